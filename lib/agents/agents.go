@@ -1,0 +1,378 @@
+// Package agents folds the journal into agents, turns, checkpoints and
+// states (CONTRACT §3). It reads only; writers append records and fold again.
+package agents
+
+import (
+	"sort"
+
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/ids"
+	"github.com/git-venom/git-venom/lib/journal"
+)
+
+// States (CONTRACT §3).
+const (
+	Settled    = "settled"
+	Running    = "running"
+	HandedOver = "handed_over"
+	Archived   = "archived"
+)
+
+// Isolations.
+const (
+	InPlace  = "in_place"
+	Worktree = "worktree"
+	Copy     = "copy"
+)
+
+// Turn is one turn of an agent.
+type Turn struct {
+	ID           string
+	N            int
+	Started      bool // a turn_start opened it
+	Ended        bool
+	HarnessTurn  string
+	HarnessEnd   string
+	Version      string
+	Dropped      bool
+	Edits        map[string]bool
+	IgnoredEdits map[string]bool
+	StartSeq     int64
+	EndSeq       int64
+}
+
+// Checkpoint is a checkpoint.taken record and what later records said of it.
+type Checkpoint struct {
+	journal.Entry
+	N       int
+	Label   *string
+	Pruned  bool
+	Removed bool
+}
+
+// Live reports whether the checkpoint still counts (not pruned or removed).
+func (c *Checkpoint) Live() bool { return !c.Pruned && !c.Removed }
+
+// Binding is the agent's harness conversation.
+type Binding struct {
+	Session    string
+	ForkSource string
+	ForkAt     string
+}
+
+// Agent is one registered agent.
+type Agent struct {
+	ID        string
+	Tree      string
+	Isolation string
+	Harness   string
+	Parent    string
+	State     string
+	Turns     []*Turn
+	OpenTurn  *Turn
+	// Checkpoints in the order they were taken; Latest is the newest live one.
+	Checkpoints []*Checkpoint
+	byID        map[string]*Checkpoint
+	Binding     Binding
+	// NotePending is the rollback note waiting for the next prompt (CONTRACT 8.12).
+	NotePending *journal.Entry
+	// OpenRollback is a rollback.started with no rollback.ended.
+	OpenRollback *journal.Entry
+	LastTurnN    int
+	LastCkptN    int
+	RegisteredAt int64
+}
+
+// Checkpoint returns the checkpoint of that id, live or not.
+func (a *Agent) Checkpoint(id string) *Checkpoint { return a.byID[id] }
+
+// Latest returns the newest live checkpoint, or nil.
+func (a *Agent) Latest() *Checkpoint {
+	for i := len(a.Checkpoints) - 1; i >= 0; i-- {
+		if a.Checkpoints[i].Live() {
+			return a.Checkpoints[i]
+		}
+	}
+	return nil
+}
+
+// Turn returns the turn of that id, or nil.
+func (a *Agent) Turn(id string) *Turn {
+	for _, t := range a.Turns {
+		if t.ID == id {
+			return t
+		}
+	}
+	return nil
+}
+
+// LastEndedTurn is the last turn that has ended and was not dropped, or nil.
+func (a *Agent) LastEndedTurn() *Turn {
+	for i := len(a.Turns) - 1; i >= 0; i-- {
+		if t := a.Turns[i]; t.Ended && !t.Dropped {
+			return t
+		}
+	}
+	return nil
+}
+
+// Live reports running or handed over (CONTRACT §3).
+func (a *Agent) Live() bool { return a.State == Running || a.State == HandedOver }
+
+// State is the fold of a whole journal.
+type State struct {
+	Agents  map[string]*Agent
+	Order   []string // agent ids in registration order
+	Entries []journal.Entry
+}
+
+// Agent returns the agent of that id, or nil.
+func (s *State) Agent(id string) *Agent { return s.Agents[id] }
+
+// Active lists the agents that are not archived, in registration order.
+func (s *State) Active() []*Agent {
+	var out []*Agent
+	for _, id := range s.Order {
+		if a := s.Agents[id]; a.State != Archived {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Sharers lists the other non-archived agents using a's tree (RFC terms).
+func (s *State) Sharers(a *Agent) []*Agent {
+	var out []*Agent
+	for _, o := range s.Active() {
+		if o.ID != a.ID && o.Tree == a.Tree {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// Guarded reports whether a's tree is guarded: in place, or shared (RFC 6).
+func (s *State) Guarded(a *Agent) bool {
+	return a.Isolation == InPlace || len(s.Sharers(a)) > 0
+}
+
+// Descendants lists a's children, their children, and so on.
+func (s *State) Descendants(a *Agent) []*Agent {
+	var out []*Agent
+	seen := map[string]bool{a.ID: true}
+	queue := []string{a.ID}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, id := range s.Order {
+			c := s.Agents[id]
+			if c.Parent == p && !seen[c.ID] {
+				seen[c.ID] = true
+				out = append(out, c)
+				queue = append(queue, c.ID)
+			}
+		}
+	}
+	return out
+}
+
+// Fold builds the state from the journal's entries.
+func Fold(entries []journal.Entry) *State {
+	s := &State{Agents: map[string]*Agent{}, Entries: entries}
+	for i := range entries {
+		s.Apply(&entries[i])
+	}
+	return s
+}
+
+// Apply folds one more record into the state.
+func (s *State) Apply(e *journal.Entry) {
+	if e.Type == journal.AgentRegistered {
+		if _, ok := s.Agents[e.Agent]; ok {
+			return
+		}
+		a := &Agent{ID: e.Agent, Tree: e.Tree, Isolation: e.Isolation, Harness: e.Harness,
+			State: Settled, byID: map[string]*Checkpoint{}, RegisteredAt: e.Seq}
+		if e.Parent != nil {
+			a.Parent = *e.Parent
+		}
+		s.Agents[e.Agent] = a
+		s.Order = append(s.Order, e.Agent)
+		return
+	}
+	a := s.Agents[e.Agent]
+	if a == nil {
+		return
+	}
+	switch e.Type {
+	case journal.AgentArchived:
+		a.State = Archived
+	case journal.TurnStarted:
+		t := a.turn(deref(e.Turn))
+		t.Started, t.StartSeq = true, e.Seq
+		if e.HarnessTurn != "" {
+			t.HarnessTurn = e.HarnessTurn
+		}
+		a.OpenTurn = t
+		if a.State != Archived {
+			a.State = Running
+		}
+	case journal.TurnEnded:
+		t := a.turn(deref(e.Turn))
+		t.Ended, t.EndSeq = true, e.Seq
+		if e.HarnessTurn != "" {
+			t.HarnessTurn = e.HarnessTurn
+		}
+		if e.HarnessEnd != "" {
+			t.HarnessEnd = e.HarnessEnd
+		}
+		if e.HarnessVersion != "" {
+			t.Version = e.HarnessVersion
+		}
+		if a.OpenTurn == t {
+			a.OpenTurn = nil
+		}
+		if a.State == Running {
+			a.State = Settled
+		}
+	case journal.EditRecorded:
+		t := a.Turn(deref(e.Turn))
+		if t == nil {
+			return
+		}
+		for _, p := range e.Paths {
+			if t.Edits == nil {
+				t.Edits = map[string]bool{}
+			}
+			t.Edits[p] = true
+		}
+		for _, p := range e.Ignored {
+			if t.IgnoredEdits == nil {
+				t.IgnoredEdits = map[string]bool{}
+			}
+			t.IgnoredEdits[p] = true
+		}
+	case journal.CheckpointTaken:
+		n, _ := ids.ParseCheckpoint(e.Checkpoint)
+		c := &Checkpoint{Entry: *e, N: n, Label: e.Label}
+		a.Checkpoints = append(a.Checkpoints, c)
+		a.byID[e.Checkpoint] = c
+		if n > a.LastCkptN {
+			a.LastCkptN = n
+		}
+		switch e.Reason {
+		case "takeover":
+			if a.State != Archived {
+				a.State = HandedOver
+			}
+		case "takeback":
+			if a.State == HandedOver {
+				a.State = Settled
+			}
+		}
+	case journal.CheckpointReused:
+		if c := a.byID[e.Checkpoint]; c != nil && e.Label != nil {
+			c.Label = e.Label
+		}
+		switch e.Reason {
+		case "takeover":
+			if a.State != Archived {
+				a.State = HandedOver
+			}
+		case "takeback":
+			if a.State == HandedOver {
+				a.State = Settled
+			}
+		}
+	case journal.CheckpointPruned:
+		for _, id := range e.Checkpoints {
+			if c := a.byID[id]; c != nil {
+				c.Pruned = true
+			}
+		}
+	case journal.CheckpointRemoved:
+		for _, id := range e.Checkpoints {
+			if c := a.byID[id]; c != nil {
+				c.Removed = true
+			}
+		}
+	case journal.AgentBinding:
+		if e.HarnessSession != nil {
+			a.Binding.Session = *e.HarnessSession
+		}
+		a.Binding.ForkSource, a.Binding.ForkAt = e.ForkSource, e.ForkAt
+	case journal.RollbackStarted:
+		cp := *e
+		a.OpenRollback = &cp
+	case journal.RollbackEnded:
+		a.OpenRollback = nil
+		for _, id := range e.Drops {
+			if t := a.Turn(id); t != nil {
+				t.Dropped = true
+			}
+		}
+		if e.OK != nil && *e.OK && e.Restore == "files" {
+			cp := *e
+			a.NotePending = &cp
+		}
+	case journal.NoteDelivered:
+		a.NotePending = nil
+	}
+}
+
+// turn returns the turn of that id, creating it (numbers never reused).
+func (a *Agent) turn(id string) *Turn {
+	if t := a.Turn(id); t != nil {
+		return t
+	}
+	n, _ := ids.ParseTurn(id)
+	t := &Turn{ID: id, N: n}
+	a.Turns = append(a.Turns, t)
+	sort.SliceStable(a.Turns, func(i, j int) bool { return a.Turns[i].N < a.Turns[j].N })
+	if n > a.LastTurnN {
+		a.LastTurnN = n
+	}
+	return t
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// Resolve picks the agent a command means: the id given (by --agent or
+// VENOM_AGENT), else the repository's only agent that is not archived
+// (CONTRACT §1).
+func (s *State) Resolve(given string) (string, error) {
+	if given != "" {
+		if !ids.ValidAgent(given) {
+			return "", errcode.Newf(errcode.InvalidParamsAgent, map[string]string{"agent": given},
+				"%q is not a valid agent id: use [a-z0-9][a-z0-9_-]{0,63}", given)
+		}
+		return given, nil
+	}
+	active := s.Active()
+	if len(active) == 1 {
+		return active[0].ID, nil
+	}
+	if len(active) == 0 {
+		return "", errcode.Newf(errcode.InvalidParamsAgent, nil, "no agent is registered here; name one with --agent").
+			Hint("git venom-checkpoint --agent=<id> registers the agent with its first checkpoint")
+	}
+	var names []string
+	for _, a := range active {
+		names = append(names, a.ID)
+	}
+	return "", errcode.Newf(errcode.InvalidParamsAgent, map[string]any{"agents": names},
+		"this repository has %d agents; name one with --agent", len(active))
+}
+
+// Known returns the agent or not_found.agent (CONTRACT 8.1).
+func (s *State) Known(id string) (*Agent, error) {
+	if a := s.Agents[id]; a != nil {
+		return a, nil
+	}
+	return nil, errcode.Newf(errcode.NotFoundAgent, map[string]string{"agent": id}, "no agent %s in this repository", id)
+}

@@ -1,0 +1,492 @@
+// Package capture turns the state of one tree into git objects: the RFC 4.1
+// recipe, done as one scan. It starts from a copy of the user's index (the
+// stat cache spares hashing the tree), lets git's own status find what
+// changed, stages only those paths into the copy and writes the tree. The
+// user's index, HEAD, branches and working files are never written.
+package capture
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	git "github.com/libgit2/git2go/v34"
+
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/gitcli"
+	"github.com/git-venom/git-venom/lib/gitindex"
+	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/paths"
+	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/testhook"
+)
+
+// Limits bound one capture (RFC 11.5).
+type Limits struct {
+	MaxFileBytes  int64
+	MaxTotalBytes int64
+}
+
+// Snapshot is a captured tree, before any commit exists for it.
+type Snapshot struct {
+	Tree       *git.Oid
+	Head       *git.Oid // nil on an unborn HEAD
+	Branch     string   // short name; "" when detached
+	Skipped    []journal.Skipped
+	Submodules []journal.Submodule
+}
+
+// HeadString is Head as the log writes it: a hex id or null.
+func (s *Snapshot) HeadString() *string {
+	if s.Head == nil {
+		return nil
+	}
+	h := s.Head.String()
+	return &h
+}
+
+// change is one path git status reported as different from the index copy.
+type change struct {
+	path      string
+	untracked bool
+	submodule string // porcelain v2 "S<c><m><u>" field, or ""
+}
+
+// Take captures r's tree into objects and returns the snapshot. tmpDir holds
+// the temporary index; the caller holds the repository's lock.
+func Take(ctx context.Context, r *repo.Repo, tmpDir string, lim Limits) (*Snapshot, error) {
+	idx, err := copyIndex(r.Index, tmpDir)
+	if err != nil {
+		return nil, gitFailure("copy_index", err)
+	}
+	defer os.Remove(idx)
+	return takeWith(ctx, r, idx, lim)
+}
+
+func takeWith(ctx context.Context, r *repo.Repo, idx string, lim Limits) (*Snapshot, error) {
+	env := []string{"GIT_INDEX_FILE=" + idx}
+	call := func(stdin []byte, args ...string) ([]byte, error) {
+		c := gitcli.Call{Env: env}
+		if stdin != nil {
+			c.Stdin = bytes.NewReader(stdin)
+		}
+		return r.Git.RunCall(ctx, c, args...)
+	}
+	flagged, err := readFlags(ctx, r, idx, env)
+	if err != nil {
+		return nil, err
+	}
+	snap := &Snapshot{}
+	// RFC 4.1 step 2: in the copy only, clear assume-unchanged, so those
+	// edits are seen (libgit2 honours the bit and would hide them).
+	var assumed, skipWT []gitindex.Entry
+	gitlinks := map[string]bool{}
+	for _, e := range flagged {
+		switch {
+		case e.SparseDir:
+			skipWT = append(skipWT, e)
+		case e.SkipWorktree:
+			skipWT = append(skipWT, e)
+		case e.AssumeValid:
+			assumed = append(assumed, e)
+		}
+		if e.Mode == 0o160000 {
+			gitlinks[e.Path] = true
+		}
+	}
+	if len(assumed) > 0 {
+		if _, err := call(nulJoin(pathsOf(assumed)), "update-index", "-z", "--no-assume-unchanged", "--stdin"); err != nil {
+			return nil, gitFailure("update-index", err)
+		}
+	}
+	for _, e := range skipWT {
+		snap.Skipped = append(snap.Skipped, skippedEntry(r.Top, e))
+	}
+
+	// RFC 4.1 step 3: one scan finds every difference from the copy.
+	out, err := call(nil, "status", "--porcelain=v2", "-z", "--no-renames", "--untracked-files=all",
+		"--ignore-submodules=none")
+	if err != nil {
+		return nil, gitFailure("status", err)
+	}
+	changes, err := parseStatus(out)
+	if err != nil {
+		return nil, gitFailure("status", err)
+	}
+	if err := testhook.Point("capture-scan"); err != nil {
+		return nil, gitFailure("status", err)
+	}
+
+	var adds, removes []string
+	type sized struct {
+		path  string
+		bytes int64
+	}
+	var added []sized
+	dirty := map[string]bool{}
+	var total int64
+	for _, c := range changes {
+		full := filepath.Join(r.Top, c.path)
+		if c.submodule != "" {
+			gitlinks[c.path] = true
+			if len(c.submodule) == 4 && (c.submodule[1] == 'C' || c.submodule[2] == 'M') {
+				dirty[c.path] = true
+			}
+		}
+		fi, err := os.Lstat(full)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) || errors.Is(err, paths.ErrNotDir) {
+				removes = append(removes, c.path)
+				continue
+			}
+			snap.Skipped = append(snap.Skipped, journal.Skipped{Path: c.path, Reason: "unreadable"})
+			continue
+		}
+		mode := fi.Mode()
+		switch {
+		case mode.IsRegular():
+			if fi.Size() > lim.MaxFileBytes {
+				snap.Skipped = append(snap.Skipped, journal.Skipped{Path: c.path, Bytes: fi.Size(), Reason: "too_big"})
+				continue
+			}
+			if !readable(full) {
+				snap.Skipped = append(snap.Skipped, journal.Skipped{Path: c.path, Bytes: fi.Size(), Reason: "unreadable"})
+				continue
+			}
+			total += fi.Size()
+			added = append(added, sized{c.path, fi.Size()})
+			adds = append(adds, c.path)
+		case mode&os.ModeSymlink != 0:
+			adds = append(adds, c.path)
+		case mode.IsDir():
+			// A nested repository or a submodule: its commit, as a gitlink.
+			if isRepo(full) {
+				gitlinks[c.path] = true
+				adds = append(adds, c.path)
+			} else {
+				// A tracked file replaced by a folder: its files are listed
+				// on their own; the file's entry goes.
+				removes = append(removes, c.path)
+			}
+		default:
+			// FIFOs, sockets and devices: git never holds them (CONTRACT 8.26).
+			removes = append(removes, c.path)
+		}
+	}
+	if total > lim.MaxTotalBytes {
+		sort.Slice(added, func(i, j int) bool { return added[i].bytes > added[j].bytes })
+		largest := []map[string]any{}
+		for i := 0; i < len(added) && i < 5; i++ {
+			largest = append(largest, paths.JSON(added[i].path, map[string]any{"bytes": added[i].bytes}))
+		}
+		return nil, errcode.Newf(errcode.FailedCheckpointTooLarge,
+			map[string]any{"repo": ".", "bytes": total, "limit": lim.MaxTotalBytes, "largest": largest},
+			"the new and changed files come to %d bytes, past venom.maxTotalBytes (%d)", total, lim.MaxTotalBytes).
+			Hint("ignore the build output in .gitignore, or raise venom.maxTotalBytes")
+	}
+	// RFC 4.1 step 4, with only the paths status listed.
+	if len(removes) > 0 {
+		if _, err := call(nulJoin(removes), "update-index", "-z", "--force-remove", "--stdin"); err != nil {
+			return nil, gitFailure("update-index", err)
+		}
+	}
+	if len(adds) > 0 {
+		if err := testhook.Point("capture-object-write"); err != nil {
+			return nil, gitFailure("update-index", err)
+		}
+		if _, err := call(nulJoin(adds), "update-index", "-z", "--add", "--replace", "--stdin"); err != nil {
+			return nil, gitFailure("update-index", err)
+		}
+	}
+	treeOut, err := call(nil, "write-tree")
+	if err != nil {
+		return nil, gitFailure("write-tree", err)
+	}
+	snap.Tree, err = git.NewOid(strings.TrimSpace(string(treeOut)))
+	if err != nil {
+		return nil, gitFailure("write-tree", err)
+	}
+	if err := readHead(r, snap); err != nil {
+		return nil, gitFailure("head", err)
+	}
+	if err := listGitlinks(ctx, r, snap, gitlinks, dirty); err != nil {
+		return nil, gitFailure("gitlinks", err)
+	}
+	sort.Slice(snap.Skipped, func(i, j int) bool { return snap.Skipped[i].Path < snap.Skipped[j].Path })
+	for i := range snap.Skipped {
+		snap.Skipped[i] = paths.FixSkipped(snap.Skipped[i])
+	}
+	if snap.Skipped == nil {
+		snap.Skipped = []journal.Skipped{}
+	}
+	if snap.Submodules == nil {
+		snap.Submodules = []journal.Submodule{}
+	}
+	return snap, nil
+}
+
+// copyIndex copies the user's index into tmpDir, keeping its mtime: git
+// decides "racily clean" entries from it, and a fresh mtime would hide an edit
+// that keeps a file's size (CONTRACT 8.18). git replaces its index by rename,
+// so the copy is never half written. No index yet: no copy.
+func copyIndex(src, tmpDir string) (string, error) {
+	if err := os.MkdirAll(tmpDir, 0o777); err != nil {
+		return "", err
+	}
+	dst := filepath.Join(tmpDir, fmt.Sprintf("capture-%d-%d.index", os.Getpid(), time.Now().UnixNano()))
+	in, err := os.Open(src)
+	if errors.Is(err, os.ErrNotExist) {
+		return dst, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return "", err
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		os.Remove(dst)
+		return "", err
+	}
+	if err := out.Close(); err != nil {
+		os.Remove(dst)
+		return "", err
+	}
+	if err := os.Chtimes(dst, fi.ModTime(), fi.ModTime()); err != nil {
+		os.Remove(dst)
+		return "", err
+	}
+	return dst, nil
+}
+
+// readFlags lists the flagged entries of the index copy, through git when the
+// index is split (its entries live in a shared file).
+func readFlags(ctx context.Context, r *repo.Repo, idx string, env []string) ([]gitindex.Entry, error) {
+	ix, err := gitindex.Read(idx)
+	if err == nil {
+		return ix.Flagged, nil
+	}
+	if !errors.Is(err, gitindex.ErrSplit) {
+		return nil, gitFailure("read_index", err)
+	}
+	out, err := r.Git.RunCall(ctx, gitcli.Call{Env: env}, "ls-files", "-z", "-v", "--stage")
+	if err != nil {
+		return nil, gitFailure("ls-files", err)
+	}
+	var flagged []gitindex.Entry
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		// "<tag> <mode> <oid> <stage>\t<path>"
+		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
+		if !ok || len(meta) < 2 {
+			continue
+		}
+		f := strings.Fields(string(meta))
+		if len(f) < 4 {
+			continue
+		}
+		tag := f[0]
+		var mode uint32
+		fmt.Sscanf(f[1], "%o", &mode)
+		e := gitindex.Entry{Path: string(path), Mode: mode,
+			AssumeValid:  tag != strings.ToUpper(tag),
+			SkipWorktree: strings.EqualFold(tag, "S"),
+			SparseDir:    mode == 0o040000}
+		if e.AssumeValid || e.SkipWorktree || e.SparseDir || mode == 0o160000 {
+			flagged = append(flagged, e)
+		}
+	}
+	return flagged, nil
+}
+
+// parseStatus reads `git status --porcelain=v2 -z` and keeps every path whose
+// working-tree side differs from the index copy.
+func parseStatus(out []byte) ([]change, error) {
+	var changes []change
+	recs := bytes.Split(out, []byte{0})
+	for _, rec := range recs {
+		if len(rec) == 0 {
+			continue
+		}
+		switch rec[0] {
+		case '1':
+			// 1 XY sub mH mI mW hH hI path
+			f := bytes.SplitN(rec, []byte{' '}, 9)
+			if len(f) != 9 {
+				return nil, fmt.Errorf("unexpected status line %q", rec)
+			}
+			xy, sub := string(f[1]), string(f[2])
+			s := ""
+			if sub[0] == 'S' {
+				s = sub
+			}
+			if xy[1] != '.' || (s != "" && s[1] == 'C') {
+				changes = append(changes, change{path: string(f[8]), submodule: s})
+			}
+		case 'u':
+			// u XY sub m1 m2 m3 mW h1 h2 h3 path
+			f := bytes.SplitN(rec, []byte{' '}, 11)
+			if len(f) != 11 {
+				return nil, fmt.Errorf("unexpected status line %q", rec)
+			}
+			changes = append(changes, change{path: string(f[10])})
+		case '?':
+			p := string(rec[2:])
+			changes = append(changes, change{path: strings.TrimSuffix(p, "/"), untracked: true})
+		case '2':
+			return nil, fmt.Errorf("unexpected rename in status output")
+		}
+	}
+	return changes, nil
+}
+
+func readHead(r *repo.Repo, snap *Snapshot) error {
+	lib, err := r.Lib()
+	if err != nil {
+		return err
+	}
+	ref, err := lib.References.Lookup("HEAD")
+	if err != nil {
+		return err
+	}
+	defer ref.Free()
+	if target := ref.SymbolicTarget(); target != "" {
+		snap.Branch = strings.TrimPrefix(target, "refs/heads/")
+		resolved, err := ref.Resolve()
+		if err != nil {
+			if git.IsErrorCode(err, git.ErrorCodeNotFound) || git.IsErrorCode(err, git.ErrorCodeUnbornBranch) {
+				return nil // unborn: head null, HEAD stays unborn
+			}
+			return err
+		}
+		defer resolved.Free()
+		snap.Head = resolved.Target()
+		return nil
+	}
+	snap.Head = ref.Target()
+	return nil
+}
+
+// listGitlinks fills submodules[] from the tree's gitlinks.
+func listGitlinks(ctx context.Context, r *repo.Repo, snap *Snapshot, links, dirty map[string]bool) error {
+	if len(links) == 0 {
+		return nil
+	}
+	lib, err := r.Lib()
+	if err != nil {
+		return err
+	}
+	tree, err := lib.LookupTree(snap.Tree)
+	if err != nil {
+		return err
+	}
+	defer tree.Free()
+	var names []string
+	for p := range links {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		e, err := tree.EntryByPath(p)
+		if err != nil || e.Filemode != git.FilemodeCommit {
+			continue
+		}
+		d := dirty[p]
+		if !d {
+			d = nestedHasChanges(ctx, r, p)
+		}
+		sm := paths.FixSubmodule(journal.Submodule{Path: p, Commit: e.Id.String(), Dirty: d})
+		snap.Submodules = append(snap.Submodules, sm)
+	}
+	return nil
+}
+
+// nestedHasChanges reports changes to tracked files inside a nested
+// repository that status did not already report on (CONTRACT 8.15).
+func nestedHasChanges(ctx context.Context, r *repo.Repo, p string) bool {
+	dir := filepath.Join(r.Top, p)
+	if !isRepo(dir) {
+		return false
+	}
+	nested := repo.New(repo.Paths{Top: dir, GitDir: nestedGitDir(dir)}, r.Git.Env)
+	out, err := nested.Git.Run(ctx, "status", "--porcelain", "--untracked-files=no", "--ignore-submodules=all")
+	return err == nil && len(bytes.TrimSpace(out)) > 0
+}
+
+func nestedGitDir(dir string) string {
+	g := filepath.Join(dir, ".git")
+	if b, err := os.ReadFile(g); err == nil {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: "); ok {
+			if !filepath.IsAbs(rest) {
+				rest = filepath.Join(dir, rest)
+			}
+			return rest
+		}
+	}
+	return g
+}
+
+func isRepo(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, ".git"))
+	return err == nil
+}
+
+func readable(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
+}
+
+func skippedEntry(top string, e gitindex.Entry) journal.Skipped {
+	if e.SparseDir {
+		return journal.Skipped{Path: strings.TrimSuffix(e.Path, "/") + "/", Bytes: 0, Reason: "skip_worktree"}
+	}
+	bytes := int64(e.Size)
+	if fi, err := os.Lstat(filepath.Join(top, e.Path)); err == nil && !fi.IsDir() {
+		bytes = fi.Size()
+	}
+	return journal.Skipped{Path: e.Path, Bytes: bytes, Reason: "skip_worktree"}
+}
+
+func pathsOf(es []gitindex.Entry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.Path
+	}
+	return out
+}
+
+func nulJoin(list []string) []byte {
+	var b bytes.Buffer
+	for _, p := range list {
+		b.WriteString(p)
+		b.WriteByte(0)
+	}
+	return b.Bytes()
+}
+
+func gitFailure(step string, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return errcode.Newf(errcode.TimeoutCheckpoint, map[string]string{"repo": "."},
+			"the capture passed venom.timeout").Wrap(err)
+	}
+	return errcode.Newf(errcode.FailedCheckpointGit, map[string]string{"repo": ".", "reason": step},
+		"the capture failed at %s", step).Wrap(err)
+}

@@ -1,0 +1,30 @@
+// Package checkpointcmd is the grammar of git-venom-checkpoint and the glue
+// from its verbs to lib/. Each verb has a file of its own.
+package checkpointcmd
+
+import (
+	"github.com/git-venom/git-venom/lib/cli"
+	"github.com/git-venom/git-venom/lib/errcode"
+)
+
+// CLI is git-venom-checkpoint's grammar.
+type CLI struct {
+	cli.Globals
+
+	Take   TakeCmd   `cmd:"" default:"withargs" hidden:"" help:"Take a checkpoint (the default verb)."`
+	List   ListCmd   `cmd:"" help:"List an agent's checkpoints, newest first."`
+	Prune  PruneCmd  `cmd:"" help:"Delete checkpoints past retention (venom.keep, venom.keepFor, venom.keepSafety)."`
+	Clean  CleanCmd  `cmd:"" help:"Archive an agent and remove its checkpoints."`
+	Events EventsCmd `cmd:"" help:"Print the event stream, one JSON object a line."`
+	Doctor DoctorCmd `cmd:"" help:"Check the repository's checkpoints and state."`
+	Agents AgentsCmd `cmd:"" help:"List the registered agents."`
+	Fork   ForkCmd   `cmd:"" help:"Register a fork sharing an agent's tree, with its own first checkpoint."`
+	Hook   HookCmd   `cmd:"" help:"Run as a harness hook, or install the hooks."`
+}
+
+// New returns the grammar.
+func New() *CLI { return &CLI{} }
+
+func notYet(verb string) error {
+	return errcode.Newf(errcode.UnsupportedNotYet, map[string]string{"verb": verb}, "%s is not available yet", verb)
+}

@@ -1,0 +1,157 @@
+package checkpointcmd
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/fatih/color"
+	git "github.com/libgit2/git2go/v34"
+
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/checkpoints"
+	"github.com/git-venom/git-venom/lib/cli"
+	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/repo"
+)
+
+// ListCmd lists checkpoints: git venom-checkpoint list [--agent] [--turn] [--before] [--limit].
+type ListCmd struct {
+	Agent  string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, or the repository's only agent)."`
+	Turn   string `name:"turn" help:"Only checkpoints of this turn (t<n>)."`
+	Before string `name:"before" help:"Only checkpoints older than this one (k<n>, exclusive)."`
+	Limit  int    `name:"limit" default:"50" help:"At most this many."`
+}
+
+// Run lists.
+func (c *ListCmd) Run(env *cli.Env) error {
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+	_, st, err := s.Read()
+	if err != nil {
+		return err
+	}
+	id, err := st.Resolve(c.Agent)
+	if err != nil {
+		return err
+	}
+	a, err := st.Known(id)
+	if err != nil {
+		return err
+	}
+	l, err := checkpoints.List(a, checkpoints.Filter{Turn: c.Turn, Before: c.Before, Limit: c.Limit})
+	if err != nil {
+		return err
+	}
+	l.Pending = checkpoints.Pending(s, a.ID)
+	if env.JSON {
+		return env.UI.JSON(l)
+	}
+	if len(l.Checkpoints) == 0 {
+		env.UI.Printf("No checkpoints for %s.\n", a.ID)
+		return nil
+	}
+	bold := env.UI.OutStyle(color.Bold)
+	dim := env.UI.OutStyle(color.Faint)
+	w := tabwriter.NewWriter(env.UI.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", dim("ID"), dim("REASON"), dim("TURN"), dim("AGE"), dim("FILES"), dim("LABEL"))
+	for i, it := range l.Checkpoints {
+		changed := "-"
+		if i+1 < len(a.Checkpoints) {
+			changed = filesChanged(s.Repo, it, previous(a.Checkpoints, it.Checkpoint))
+		}
+		turn := "-"
+		if it.Turn != nil {
+			turn = *it.Turn
+		}
+		label := ""
+		if it.Label != nil {
+			label = *it.Label
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", bold(it.Checkpoint), it.Reason, turn, age(it.At), changed, label)
+	}
+	if l.Pending {
+		fmt.Fprintf(w, "(a capture is pending)\n")
+	}
+	return w.Flush()
+}
+
+func previous(list []*agents.Checkpoint, id string) *agents.Checkpoint {
+	var prev *agents.Checkpoint
+	for _, c := range list {
+		if c.Checkpoint == id {
+			return prev
+		}
+		if c.Live() {
+			prev = c
+		}
+	}
+	return nil
+}
+
+// filesChanged counts the paths that differ from the previous checkpoint.
+func filesChanged(r *repo.Repo, it checkpoints.Item, prev *agents.Checkpoint) string {
+	if prev == nil {
+		return "-"
+	}
+	lib, err := r.Lib()
+	if err != nil {
+		return "?"
+	}
+	a, b := treeOf(lib, prev.Repos), treeOf(lib, it.Repos)
+	if a == nil || b == nil {
+		return "?"
+	}
+	defer a.Free()
+	defer b.Free()
+	d, err := lib.DiffTreeToTree(a, b, nil)
+	if err != nil {
+		return "?"
+	}
+	defer d.Free()
+	n, err := d.NumDeltas()
+	if err != nil {
+		return "?"
+	}
+	return fmt.Sprint(n)
+}
+
+func treeOf(lib *git.Repository, repos []journal.RepoState) *git.Tree {
+	if len(repos) == 0 {
+		return nil
+	}
+	id, err := git.NewOid(repos[0].Commit)
+	if err != nil {
+		return nil
+	}
+	c, err := lib.LookupCommit(id)
+	if err != nil {
+		return nil
+	}
+	defer c.Free()
+	t, err := c.Tree()
+	if err != nil {
+		return nil
+	}
+	return t
+}
+
+func age(at string) string {
+	t, err := time.Parse(journal.TimeFormat, at)
+	if err != nil {
+		return at
+	}
+	d := time.Since(t)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return strings.TrimSuffix(fmt.Sprintf("%dd", int(d.Hours()/24)), "")
+}

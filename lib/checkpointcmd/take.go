@@ -1,0 +1,68 @@
+package checkpointcmd
+
+import (
+	"github.com/fatih/color"
+
+	"github.com/git-venom/git-venom/lib/checkpoints"
+	"github.com/git-venom/git-venom/lib/cli"
+	"github.com/git-venom/git-venom/lib/journal"
+)
+
+// TakeCmd takes a checkpoint: git venom-checkpoint [--agent] [--reason] [--turn] [--label].
+type TakeCmd struct {
+	Agent     string  `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, or the repository's only agent)."`
+	Reason    string  `name:"reason" default:"manual" enum:"manual,turn_start,turn_end,takeover,takeback" help:"Why: manual, turn_start, turn_end, takeover or takeback."`
+	Turn      string  `name:"turn" help:"The turn a turn_start opens or a turn_end closes (t<n>)."`
+	Label     *string `name:"label" help:"A label for the checkpoint."`
+	Isolation string  `name:"isolation" enum:",in_place,worktree,copy" default:"" help:"How the agent's tree is isolated, fixed at registration: in_place (default), worktree or copy."`
+	Parent    string  `name:"parent" help:"The agent's parent, fixed at registration."`
+}
+
+// Run takes the checkpoint.
+func (c *TakeCmd) Run(env *cli.Env) error {
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+	_, st, err := s.Read()
+	if err != nil {
+		return err
+	}
+	agent, err := st.Resolve(c.Agent)
+	if err != nil {
+		return err
+	}
+	res, err := checkpoints.Take(env.Ctx, s, checkpoints.Request{
+		Registration: checkpoints.Registration{Agent: agent, Isolation: c.Isolation, Parent: c.Parent},
+		Reason:       c.Reason, Turn: c.Turn, Label: c.Label,
+	})
+	if err != nil {
+		return err
+	}
+	if env.JSON {
+		return env.UI.JSON(res)
+	}
+	bold := env.UI.OutStyle(color.Bold)
+	switch {
+	case res.Checkpoint == nil:
+		env.UI.Printf("No checkpoint: venom.enabled is false.\n")
+	case res.Reused:
+		env.UI.Printf("Nothing changed since %s/%s\n", res.Agent, bold(*res.Checkpoint))
+	default:
+		env.UI.Printf("Checkpoint %s/%s\n", res.Agent, bold(*res.Checkpoint))
+		printSkipped(env, res.Taken)
+	}
+	return nil
+}
+
+func printSkipped(env *cli.Env, e *journal.Entry) {
+	if e == nil {
+		return
+	}
+	yellow := env.UI.OutStyle(color.FgYellow)
+	for _, r := range e.Repos {
+		for _, s := range r.Skipped {
+			env.UI.Printf("%s %s (%s, %d bytes): the index's version is kept\n", yellow("skipped"), s.Path, s.Reason, s.Bytes)
+		}
+	}
+}

@@ -1,0 +1,60 @@
+package checkpoints
+
+import "github.com/git-venom/git-venom/lib/agents"
+
+// RewindCapable says whether the agent's harness adapter declares rewind
+// for the turn (RFC 8); the harness package sets it.
+var RewindCapable = func(a *agents.Agent, t *agents.Turn) bool { return false }
+
+// Why a checkpoint cannot bring the conversation back (RFC 11.3
+// conflict.checkpoint_files_only data.why); "" when it can.
+const (
+	WhyMidTurn      = "mid_turn"
+	WhyOverlap      = "overlap"
+	WhyFork         = "fork"
+	WhyDroppedTurn  = "dropped_turn"
+	WhyNoHarnessID  = "no_harness_id"
+	WhyCatchUpFaild = "catch_up_failed"
+)
+
+// NoConversation returns why checkpoint c's conversation cannot be brought
+// back, or "" when it can (RFC 8 "What decides it").
+func NoConversation(a *agents.Agent, c *agents.Checkpoint) string {
+	switch {
+	case c.MidTurn:
+		return WhyMidTurn
+	case c.Overlap:
+		return WhyOverlap
+	case c.Reason == Fork:
+		return WhyFork
+	}
+	if c.ThroughTurn == nil {
+		return "" // back to before the first turn: no rewind needed
+	}
+	t := a.Turn(*c.ThroughTurn)
+	if t == nil || t.Dropped {
+		return WhyDroppedTurn
+	}
+	if last := a.LastEndedTurn(); last != nil && last.ID == t.ID {
+		return "" // the latest turn: nothing to rewind
+	}
+	if t.HarnessTurn == "" && t.HarnessEnd == "" {
+		return WhyNoHarnessID
+	}
+	return ""
+}
+
+// Conversation is the list's conversation member: whether the checkpoint
+// can bring the conversation back (RFC 8).
+func Conversation(a *agents.Agent, c *agents.Checkpoint) bool {
+	if NoConversation(a, c) != "" {
+		return false
+	}
+	if c.ThroughTurn == nil {
+		return true
+	}
+	if last := a.LastEndedTurn(); last != nil && last.ID == *c.ThroughTurn {
+		return true
+	}
+	return RewindCapable(a, a.Turn(*c.ThroughTurn))
+}

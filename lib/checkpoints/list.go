@@ -1,0 +1,76 @@
+package checkpoints
+
+import (
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/ids"
+	"github.com/git-venom/git-venom/lib/journal"
+)
+
+// Item is one checkpoint of agent.checkpoints: the RFC 4.2 record without
+// type and agent, plus conversation and label (RFC 11.1).
+type Item struct {
+	Checkpoint   string              `json:"checkpoint"`
+	Reason       string              `json:"reason"`
+	Turn         *string             `json:"turn"`
+	ThroughTurn  *string             `json:"through_turn"`
+	At           string              `json:"at"`
+	MidTurn      bool                `json:"mid_turn"`
+	Overlap      bool                `json:"overlap"`
+	Conversation bool                `json:"conversation"`
+	Label        *string             `json:"label,omitempty"`
+	Repos        []journal.RepoState `json:"repos"`
+}
+
+// Listing is agent.checkpoints' result.
+type Listing struct {
+	Agent       string `json:"agent"`
+	Pending     bool   `json:"pending"`
+	Checkpoints []Item `json:"checkpoints"`
+}
+
+// Filter narrows a listing (RFC 11.1, CONTRACT 8.9: before is exclusive).
+type Filter struct {
+	Turn   string
+	Before string
+	Limit  int
+}
+
+// List returns the agent's live checkpoints, newest first.
+func List(a *agents.Agent, f Filter) (*Listing, error) {
+	before := 0
+	if f.Before != "" {
+		n, err := ids.ParseCheckpoint(f.Before)
+		if err != nil {
+			return nil, errcode.Newf(errcode.InvalidParamsCheckpoint, map[string]string{"before": f.Before}, "%v", err)
+		}
+		before = n
+	}
+	if f.Turn != "" {
+		if _, err := ids.ParseTurn(f.Turn); err != nil {
+			return nil, errcode.Newf(errcode.InvalidParamsTurn, map[string]string{"turn": f.Turn}, "%v", err)
+		}
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	out := &Listing{Agent: a.ID, Checkpoints: []Item{}}
+	for i := len(a.Checkpoints) - 1; i >= 0 && len(out.Checkpoints) < limit; i-- {
+		c := a.Checkpoints[i]
+		if !c.Live() || (before > 0 && c.N >= before) {
+			continue
+		}
+		if f.Turn != "" && (c.Turn == nil || *c.Turn != f.Turn) {
+			continue
+		}
+		out.Checkpoints = append(out.Checkpoints, ItemOf(a, c))
+	}
+	return out, nil
+}
+
+// ItemOf renders one checkpoint.
+func ItemOf(a *agents.Agent, c *agents.Checkpoint) Item {
+	return Item{Checkpoint: c.Checkpoint, Reason: c.Reason, Turn: c.Turn, ThroughTurn: c.ThroughTurn, At: c.At,
+		MidTurn: c.MidTurn, Overlap: c.Overlap, Conversation: Conversation(a, c), Label: c.Label, Repos: c.Repos}
+}

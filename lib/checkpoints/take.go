@@ -1,0 +1,422 @@
+// Package checkpoints takes checkpoints for agents (RFC 3, 4) and lists them
+// (RFC 11.1 agent.checkpoints): registration, turns, dedup, the commit, the
+// ref and the log record, all under the repository's lock.
+package checkpoints
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	git "github.com/libgit2/git2go/v34"
+
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/capture"
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/ids"
+	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/lock"
+	"github.com/git-venom/git-venom/lib/refs"
+	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/state"
+)
+
+// Reasons a caller may ask for (CONTRACT §1), and the tool's own.
+const (
+	Manual      = "manual"
+	TurnStart   = "turn_start"
+	TurnEnd     = "turn_end"
+	Takeover    = "takeover"
+	Takeback    = "takeback"
+	Fork        = "fork"
+	PreRollback = "pre_rollback"
+	Rollback    = "rollback"
+)
+
+// CallerReasons are the reasons --reason accepts.
+var CallerReasons = []string{Manual, TurnStart, TurnEnd, Takeover, Takeback}
+
+// Dedups reports whether a reason may reuse the latest checkpoint (CONTRACT 8.7).
+func Dedups(reason string) bool {
+	switch reason {
+	case Fork, PreRollback, Rollback:
+		return false
+	}
+	return true
+}
+
+// Registration is what a capturing command knows of the agent (CONTRACT 8.1).
+type Registration struct {
+	Agent     string
+	Isolation string // "" when not given
+	Parent    string // "" when not given
+	Harness   string // "" when not given
+}
+
+// Request is one capture.
+type Request struct {
+	Registration
+	Reason string
+	Turn   string // --turn, or ""
+	Label  *string
+	// HarnessTurn, HarnessEnd and HarnessVersion come from hooks.
+	HarnessTurn    string
+	HarnessEnd     string
+	HarnessVersion string
+}
+
+// Result is agent.checkpoint's result.
+type Result struct {
+	Agent      string  `json:"agent"`
+	Checkpoint *string `json:"checkpoint"`
+	Reused     bool    `json:"reused"`
+	// Taken is the new record, when one was made.
+	Taken *journal.Entry `json:"-"`
+}
+
+// Take captures the agent's tree as a checkpoint, waiting for the lock.
+func Take(ctx context.Context, s *state.Store, req Request) (*Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.Config.Timeout)
+	defer cancel()
+	if !ids.ValidAgent(req.Agent) {
+		return nil, errcode.Newf(errcode.InvalidParamsAgent, map[string]string{"agent": req.Agent},
+			"%q is not a valid agent id: use [a-z0-9][a-z0-9_-]{0,63}", req.Agent)
+	}
+	mark, err := lock.Begin(s.PendingDir(), req.Agent)
+	if err == nil {
+		defer mark.End()
+	}
+	tx, err := s.Begin(ctx, lock.Holder{Op: "checkpoint", Agent: req.Agent}, errcode.TimeoutCheckpoint)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.End()
+	return TakeIn(ctx, tx, req)
+}
+
+// TakeIn captures inside a held transaction.
+func TakeIn(ctx context.Context, tx *state.Txn, req Request) (*Result, error) {
+	s := tx.Store
+	a, err := Register(tx, req.Registration)
+	if err != nil {
+		return nil, err
+	}
+	if a.State == agents.Archived {
+		return nil, errcode.Newf(errcode.ConflictInvalidTransition, map[string]string{"agent": a.ID},
+			"agent %s is archived", a.ID)
+	}
+	turn, err := openOrCloseTurn(tx, a, req)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Agent: a.ID}
+	if !s.Config.Enabled && (req.Reason == TurnStart || req.Reason == TurnEnd) {
+		return res, nil // venom.enabled=false stops only automatic captures
+	}
+	tree, err := treeOf(ctx, s, a)
+	if err == nil {
+		defer func() {
+			if tree != s.Repo {
+				tree.Free()
+			}
+		}()
+		res, err = capture1(ctx, tx, tree, a, req, turn)
+	}
+	if err != nil {
+		e := errcode.From(err, errcode.FailedCheckpointGit)
+		_, _ = tx.Append(journal.CheckpointFailed, journal.Failed{Agent: a.ID, Reason: req.Reason,
+			Code: string(e.Code), Turn: turn, Repo: ".", At: journal.Stamp(journal.Now())})
+		return nil, e
+	}
+	return res, nil
+}
+
+// treeOf opens the agent's tree: the current worktree when it is the same,
+// another worktree of this repository otherwise.
+func treeOf(ctx context.Context, s *state.Store, a *agents.Agent) (*repo.Repo, error) {
+	if a.Tree == s.Repo.Top {
+		return s.Repo, nil
+	}
+	r, err := repo.OpenTree(ctx, a.Tree, s.Environ)
+	if err != nil {
+		return nil, err
+	}
+	if !r.SameRepository(s.Repo) {
+		r.Free()
+		return nil, errcode.Newf(errcode.FailedCheckpointGit, map[string]string{"repo": ".", "reason": "other_repository"},
+			"agent %s's tree %s now belongs to another repository", a.ID, a.Tree)
+	}
+	return r, nil
+}
+
+// Register returns the agent, registering it the first time (CONTRACT 8.1,
+// 8.21: isolation and parent are fixed at registration).
+func Register(tx *state.Txn, reg Registration) (*agents.Agent, error) {
+	if a := tx.State.Agent(reg.Agent); a != nil {
+		if reg.Isolation != "" && reg.Isolation != a.Isolation {
+			return nil, errcode.Newf(errcode.InvalidParamsIsolation,
+				map[string]string{"agent": a.ID, "isolation": a.Isolation},
+				"agent %s was registered with isolation %s", a.ID, a.Isolation)
+		}
+		if reg.Parent != "" && reg.Parent != a.Parent {
+			return nil, errcode.Newf(errcode.InvalidParamsParent, map[string]string{"agent": a.ID, "parent": a.Parent},
+				"agent %s was registered with parent %q", a.ID, a.Parent)
+		}
+		return a, nil
+	}
+	iso := reg.Isolation
+	if iso == "" {
+		iso = agents.InPlace
+	}
+	switch iso {
+	case agents.InPlace, agents.Worktree, agents.Copy:
+	default:
+		return nil, errcode.Newf(errcode.InvalidParamsIsolation, map[string]string{"isolation": iso},
+			"isolation is in_place, worktree or copy, not %q", iso)
+	}
+	var parent *string
+	if reg.Parent != "" {
+		if !ids.ValidAgent(reg.Parent) {
+			return nil, errcode.Newf(errcode.InvalidParamsParent, map[string]string{"parent": reg.Parent},
+				"%q is not a valid agent id", reg.Parent)
+		}
+		parent = &reg.Parent
+	}
+	harness := reg.Harness
+	if harness == "" {
+		harness = "none"
+	}
+	if _, err := tx.Append(journal.AgentRegistered, journal.Registered{Agent: reg.Agent, Tree: tx.Store.Repo.Top,
+		Isolation: iso, Harness: harness, Parent: parent}); err != nil {
+		return nil, err
+	}
+	return tx.State.Agent(reg.Agent), nil
+}
+
+// openOrCloseTurn logs the turn records a turn_start or turn_end implies
+// (CONTRACT §3, 8.9) and returns the checkpoint's turn.
+func openOrCloseTurn(tx *state.Txn, a *agents.Agent, req Request) (*string, error) {
+	if req.Turn != "" {
+		if _, err := ids.ParseTurn(req.Turn); err != nil {
+			return nil, errcode.Newf(errcode.InvalidParamsTurn, map[string]string{"turn": req.Turn}, "%v", err)
+		}
+	}
+	switch req.Reason {
+	case TurnStart:
+		if a.OpenTurn != nil {
+			// The open turn never reported its end; it ends here, and the
+			// window up to now is a gap (RFC 7.3).
+			if _, err := tx.Append(journal.TurnEnded, journal.TurnEnd{Agent: a.ID, Turn: a.OpenTurn.ID}); err != nil {
+				return nil, err
+			}
+		}
+		id := req.Turn
+		if id == "" {
+			id = ids.Turn(a.LastTurnN + 1)
+		} else if n, _ := ids.ParseTurn(id); n <= a.LastTurnN {
+			return nil, errcode.Newf(errcode.InvalidParamsTurn, map[string]string{"turn": id},
+				"turn %s is not new: the last turn is %s", id, ids.Turn(a.LastTurnN))
+		}
+		if _, err := tx.Append(journal.TurnStarted, journal.TurnStart{Agent: a.ID, Turn: id,
+			HarnessTurn: req.HarnessTurn}); err != nil {
+			return nil, err
+		}
+		return &id, nil
+	case TurnEnd:
+		end := journal.TurnEnd{Agent: a.ID, HarnessTurn: req.HarnessTurn, HarnessEnd: req.HarnessEnd,
+			HarnessVersion: req.HarnessVersion}
+		if a.OpenTurn != nil {
+			if req.Turn != "" && req.Turn != a.OpenTurn.ID {
+				return nil, errcode.Newf(errcode.InvalidParamsTurn, map[string]string{"turn": req.Turn, "open": a.OpenTurn.ID},
+					"turn %s is open; a turn_end closes it", a.OpenTurn.ID)
+			}
+			end.Turn = a.OpenTurn.ID
+		} else {
+			// A turn the harness started with no turn_start (RFC 3.1).
+			end.Turn, end.NoStart = req.Turn, true
+			if end.Turn == "" {
+				end.Turn = ids.Turn(a.LastTurnN + 1)
+			} else if n, _ := ids.ParseTurn(end.Turn); n <= a.LastTurnN {
+				return nil, errcode.Newf(errcode.InvalidParamsTurn, map[string]string{"turn": req.Turn},
+					"no turn is open, and %s is not new", req.Turn)
+			}
+		}
+		if _, err := tx.Append(journal.TurnEnded, end); err != nil {
+			return nil, err
+		}
+		return &end.Turn, nil
+	default:
+		if req.Turn != "" {
+			return nil, errcode.Newf(errcode.InvalidParamsTurn, map[string]string{"turn": req.Turn},
+				"--turn goes with --reason=turn_start or turn_end")
+		}
+		if a.OpenTurn != nil && req.Reason == Manual {
+			id := a.OpenTurn.ID
+			return &id, nil
+		}
+		return nil, nil
+	}
+}
+
+// capture1 captures the tree and records the checkpoint, or the reuse of the
+// latest one (RFC 3.2).
+func capture1(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Agent, req Request, turn *string) (*Result, error) {
+	s := tx.Store
+	snap, err := capture.Take(ctx, tree, s.TmpDir(), capture.Limits{MaxFileBytes: s.Config.MaxFileBytes,
+		MaxTotalBytes: s.Config.MaxTotalBytes})
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Agent: a.ID}
+	var through *string
+	if t := a.LastEndedTurn(); t != nil {
+		id := t.ID
+		through = &id
+	}
+	midTurn := req.Reason == Manual && a.OpenTurn != nil
+	if Dedups(req.Reason) {
+		if latest := a.Latest(); latest != nil && sameState(tree, latest, snap) {
+			if _, err := tx.Append(journal.CheckpointReused, journal.Reused{Agent: a.ID, Checkpoint: latest.Checkpoint,
+				Reason: req.Reason, Turn: turn, At: journal.Stamp(journal.Now()), Label: req.Label}); err != nil {
+				return nil, err
+			}
+			id := latest.Checkpoint
+			res.Checkpoint, res.Reused = &id, true
+			return res, nil
+		}
+	}
+	taken, err := Record(ctx, tx, tree, a, snap, Meta{Reason: req.Reason, Turn: turn, ThroughTurn: through,
+		MidTurn: midTurn, Label: req.Label})
+	if err != nil {
+		return nil, err
+	}
+	res.Checkpoint, res.Taken = &taken.Checkpoint, taken
+	return res, nil
+}
+
+// sameState: every tree and HEAD equal the checkpoint's (RFC 3.2).
+func sameState(r *repo.Repo, c *agents.Checkpoint, snap *capture.Snapshot) bool {
+	if len(c.Repos) != 1 {
+		return false
+	}
+	rs := c.Repos[0]
+	head := snap.HeadString()
+	if (rs.Head == nil) != (head == nil) || (head != nil && *rs.Head != *head) {
+		return false
+	}
+	id, err := git.NewOid(rs.Commit)
+	if err != nil {
+		return false
+	}
+	info, err := refs.ReadCommit(r, id)
+	return err == nil && info.Tree.Equal(snap.Tree)
+}
+
+// Meta is what a checkpoint record says besides its snapshot.
+type Meta struct {
+	Reason      string
+	Turn        *string
+	ThroughTurn *string
+	MidTurn     bool
+	Overlap     bool
+	Label       *string
+	Source      string
+}
+
+// Record commits a snapshot as the agent's next checkpoint: commit, ref
+// created only if absent, then checkpoint.taken. A ref already at the next
+// number is adopted when its trailers name this agent and id, else skipped
+// (RFC 4.2, CONTRACT 8.30).
+func Record(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Agent, snap *capture.Snapshot, m Meta) (*journal.Entry, error) {
+	now := journal.Now()
+	for n := a.LastCkptN + 1; ; n++ {
+		if err := ctx.Err(); err != nil {
+			return nil, errcode.Newf(errcode.TimeoutCheckpoint, map[string]string{"repo": "."},
+				"the capture passed venom.timeout").Wrap(err)
+		}
+		id := ids.Checkpoint(n)
+		existing, err := refs.Resolve(tree, a.ID, n)
+		if err != nil {
+			return nil, gitErr("ref", err)
+		}
+		if existing != nil {
+			if err := adopt(tx, tree, a, n, existing); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		commit, err := refs.Commit(tree, snap.Tree, snap.Head, refs.Message(a.ID, id, m.Reason, m.Turn), now)
+		if err != nil {
+			return nil, gitErr("commit", err)
+		}
+		if err := refs.Create(tree, a.ID, n, commit); err != nil {
+			if errors.Is(err, refs.ErrExists) {
+				continue
+			}
+			return nil, gitErr("update_ref", err)
+		}
+		rec := journal.Taken{Agent: a.ID, Checkpoint: id, Reason: m.Reason, Turn: m.Turn, ThroughTurn: m.ThroughTurn,
+			At: journal.Stamp(now), MidTurn: m.MidTurn, Overlap: m.Overlap, Label: m.Label, Source: m.Source,
+			Repos: []journal.RepoState{{Repo: ".", Path: tree.Top, Commit: commit.String(), Head: snap.HeadString(),
+				Branch: snap.Branch, Skipped: snap.Skipped, Submodules: snap.Submodules}}}
+		e, err := tx.Append(journal.CheckpointTaken, rec)
+		if err != nil {
+			// Leave no ref the log does not name.
+			_ = refs.Delete(tree, a.ID, n, commit)
+			return nil, err
+		}
+		return &e, nil
+	}
+}
+
+// adopt logs a ref a crashed capture left at number n, when its commit's
+// trailers name this agent and id; a foreign ref is skipped.
+func adopt(tx *state.Txn, tree *repo.Repo, a *agents.Agent, n int, commit *git.Oid) error {
+	id := ids.Checkpoint(n)
+	info, err := refs.ReadCommit(tree, commit)
+	if err != nil || info.Trailers["Venom-Agent"] != a.ID || info.Trailers["Venom-Checkpoint"] != id {
+		return nil
+	}
+	var turn *string
+	if t := info.Trailers["Venom-Turn"]; t != "" {
+		turn = &t
+	}
+	var head *string
+	var branch string
+	if info.Parent != nil {
+		h := info.Parent.String()
+		head = &h
+	}
+	var through *string
+	if t := a.LastEndedTurn(); t != nil {
+		tid := t.ID
+		through = &tid
+	}
+	reason := info.Trailers["Venom-Reason"]
+	_, err = tx.Append(journal.CheckpointTaken, journal.Taken{Agent: a.ID, Checkpoint: id, Reason: reason, Turn: turn,
+		ThroughTurn: through, At: journal.Stamp(info.When), Repos: []journal.RepoState{{Repo: ".", Path: tree.Top,
+			Commit: commit.String(), Head: head, Branch: branch, Skipped: []journal.Skipped{},
+			Submodules: []journal.Submodule{}}}})
+	return err
+}
+
+func gitErr(step string, err error) error {
+	return errcode.Newf(errcode.FailedCheckpointGit, map[string]string{"repo": ".", "reason": step},
+		"the capture failed at %s", step).Wrap(err)
+}
+
+// Pending reports whether a capture of the agent is under way or waiting
+// (CONTRACT 8.19).
+func Pending(s *state.Store, agent string) bool {
+	return lockMarked(s.PendingDir(), agent)
+}
+
+var lockMarked = lock.Marked
+
+// now is used for ages in human output.
+var now = time.Now
+
+var _ = fmt.Sprintf
+var _ = os.Getpid

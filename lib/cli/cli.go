@@ -1,0 +1,219 @@
+// Package cli wires a command's kong grammar to its streams and repository,
+// and is the one place that turns an error into output and an exit code
+// (CONTRACT §4). Only Main's caller exits.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+	"github.com/fatih/color"
+
+	"github.com/git-venom/git-venom/lib/config"
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/ui"
+)
+
+// Version is set at build time with -ldflags "-X .../lib/cli.Version=...".
+var Version = ""
+
+// VersionString is the version, from the build flags or the module info.
+func VersionString() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// Globals are the flags every command takes.
+type Globals struct {
+	JSON    bool             `name:"json" help:"Print one JSON object on stdout (RFC shapes); errors as {\"error\":{...}}."`
+	Version kong.VersionFlag `name:"version" help:"Print the version and exit."`
+}
+
+// Env is what a command runs with.
+type Env struct {
+	Ctx     context.Context
+	UI      *ui.Streams
+	Environ []string
+	Dir     string
+	JSON    bool
+	Name    string
+
+	store *state.Store
+}
+
+// Store opens the repository of the current folder and its venom config.
+func (e *Env) Store() (*state.Store, error) {
+	if e.store != nil {
+		return e.store, nil
+	}
+	r, err := repo.Open(e.Ctx, e.Dir, e.Environ)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(e.Ctx, r.Git)
+	if err != nil {
+		return nil, err
+	}
+	e.store = &state.Store{Repo: r, Config: cfg, Environ: e.Environ}
+	return e.store, nil
+}
+
+// Getenv reads the command's environment.
+func (e *Env) Getenv(name string) string {
+	for i := len(e.Environ) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(e.Environ[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+type exitSignal int
+
+// Main parses args against grammar (a kong struct whose commands have
+// Run(*Env) error) and runs the chosen command. It returns the exit code.
+func Main(name string, grammar any, args []string) int {
+	streams := ui.System()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	dir, _ := os.Getwd()
+	env := &Env{Ctx: ctx, UI: streams, Environ: os.Environ(), Dir: dir, Name: name, JSON: wantsJSON(args)}
+	return Run(env, grammar, args)
+}
+
+// Run is Main with its environment given, for tests.
+func Run(env *Env, grammar any, args []string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			if s, ok := r.(exitSignal); ok {
+				code = int(s)
+				return
+			}
+			code = Report(env, errcode.Newf(errcode.FailedInternal, nil, "panic: %v", r).
+				Hint("this is a bug in git-venom; please report it with the command you ran"))
+		}
+	}()
+	parser, err := kong.New(grammar,
+		kong.Name(name(env)),
+		kong.Description(description(env.Name)),
+		kong.Exit(func(c int) { panic(exitSignal(c)) }),
+		kong.Writers(env.UI.Out, env.UI.Err),
+		kong.Vars{"version": env.Name + " " + VersionString()},
+		kong.UsageOnError(),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: true}),
+		kong.Bind(env),
+	)
+	if err != nil {
+		return Report(env, errcode.Newf(errcode.FailedInternal, nil, "bad grammar: %v", err))
+	}
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		return Report(env, usageError(err))
+	}
+	env.JSON = env.JSON || jsonFlag(grammar)
+	if err := kctx.Run(env); err != nil {
+		return Report(env, err)
+	}
+	return 0
+}
+
+func name(env *Env) string { return env.Name }
+
+func description(name string) string {
+	switch name {
+	case "git-venom-checkpoint":
+		return "Take, list and maintain checkpoints of a coding agent's files."
+	case "git-venom-rollback":
+		return "Roll an agent's tree back to a checkpoint: a dry run, then the real call quoting its plan."
+	case "git-venom-diff":
+		return "Show what changed between two checkpoints, or since one."
+	}
+	return ""
+}
+
+// usageError maps kong's parse errors to invalid_params.usage, keeping an
+// RFC-coded error a Validate() returned.
+func usageError(err error) error {
+	if e, ok := errcode.As(err); ok {
+		return e
+	}
+	var pe *kong.ParseError
+	if errors.As(err, &pe) {
+		if e, ok := errcode.As(pe.Unwrap()); ok {
+			return e
+		}
+	}
+	return errcode.Newf(errcode.InvalidParamsUsage, nil, "%v", err).Hint("see --help")
+}
+
+// Report prints err as CONTRACT §4 says and returns its exit code.
+func Report(env *Env, err error) int {
+	e := errcode.From(err, errcode.FailedInternal)
+	if env.JSON {
+		_ = env.UI.JSON(ErrorJSON(e))
+	} else {
+		red := env.UI.ErrStyle(color.FgRed, color.Bold)
+		fmt.Fprintf(env.UI.Err, "%s %s: %s\n", red("error:"), e.Code, e.Message)
+		for _, h := range e.Hints {
+			fmt.Fprintf(env.UI.Err, "hint: %s\n", h)
+		}
+		if e.Code == errcode.FailedInternal {
+			for c := e.Cause(); c != nil; c = errors.Unwrap(c) {
+				fmt.Fprintf(env.UI.Err, "caused by: %v\n", c)
+			}
+		}
+	}
+	return e.ExitCode()
+}
+
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--json" || a == "--json=true" || a == "--json=1" || a == "--json=yes" {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonFlag reads --json from a grammar that embeds Globals.
+func jsonFlag(grammar any) bool {
+	type hasGlobals interface{ GlobalFlags() *Globals }
+	if g, ok := grammar.(hasGlobals); ok {
+		return g.GlobalFlags().JSON
+	}
+	return false
+}
+
+// GlobalFlags lets Run read the embedded flags.
+func (g *Globals) GlobalFlags() *Globals { return g }
+
+// ErrorBody is the error envelope's body, members in the RFC's order.
+type ErrorBody struct {
+	Code    errcode.Code `json:"code"`
+	Message string       `json:"message"`
+	Data    any          `json:"data"`
+}
+
+// ErrorJSON is {"error":{"code","message","data"}} (CONTRACT §4).
+func ErrorJSON(e *errcode.Error) any {
+	return struct {
+		Error ErrorBody `json:"error"`
+	}{ErrorBody{e.Code, e.Message, e.Data}}
+}

@@ -1,0 +1,160 @@
+// Package config reads the venom.* keys from git config's global and system
+// scopes only (CONTRACT §5, RFC 11.5: user-only keys, so a cloned repository
+// cannot weaken them), with the RFC's defaults.
+package config
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/gitcli"
+)
+
+// DefaultRollbackNote is RFC 11.5's rollback_note.
+const DefaultRollbackNote = "Note: the files were rolled back to their state {when}. Changes made after that point are gone, and what you remember of them may no longer be true. Read the files before you rely on them."
+
+// Config is the venom.* settings.
+type Config struct {
+	Enabled       bool
+	MaxFileBytes  int64
+	MaxTotalBytes int64
+	Keep          int
+	KeepFor       time.Duration
+	KeepSafety    time.Duration
+	Timeout       time.Duration
+	RollbackNote  string
+	DiffMaxBytes  int64
+}
+
+// Defaults are RFC 11.5's values.
+func Defaults() Config {
+	return Config{
+		Enabled:       true,
+		MaxFileBytes:  52428800,
+		MaxTotalBytes: 536870912,
+		Keep:          100,
+		KeepFor:       14 * 24 * time.Hour,
+		KeepSafety:    30 * 24 * time.Hour,
+		Timeout:       30 * time.Second,
+		RollbackNote:  DefaultRollbackNote,
+		DiffMaxBytes:  256 << 10,
+	}
+}
+
+// Load reads the keys through git config, keeping the global and system
+// scopes only.
+func Load(ctx context.Context, g *gitcli.Runner) (Config, error) {
+	c := Defaults()
+	out, err := g.Run(ctx, "config", "--show-scope", "-z", "--get-regexp", `^venom\.`)
+	if err != nil {
+		if gitcli.ExitCode(err) == 1 { // no key at all
+			return c, nil
+		}
+		return c, errcode.Newf(errcode.InvalidParamsConfig, nil, "cannot read git config").Wrap(err)
+	}
+	return c, c.parse(out)
+}
+
+// parse reads "scope\0key\nvalue\0" records.
+func (c *Config) parse(out []byte) error {
+	fields := bytes.Split(out, []byte{0})
+	for i := 0; i+1 < len(fields); i += 2 {
+		scope := string(fields[i])
+		if scope != "global" && scope != "system" {
+			continue
+		}
+		key, value, _ := strings.Cut(string(fields[i+1]), "\n")
+		if err := c.set(strings.ToLower(key), value); err != nil {
+			return errcode.Newf(errcode.InvalidParamsConfig, map[string]string{"key": key, "value": value},
+				"git config %s: %v", key, err)
+		}
+	}
+	return nil
+}
+
+func (c *Config) set(key, value string) error {
+	var err error
+	switch key {
+	case "venom.enabled":
+		c.Enabled, err = ParseBool(value)
+	case "venom.maxfilebytes":
+		c.MaxFileBytes, err = ParseBytes(value)
+	case "venom.maxtotalbytes":
+		c.MaxTotalBytes, err = ParseBytes(value)
+	case "venom.keep":
+		var n int64
+		n, err = ParseBytes(value)
+		c.Keep = int(n)
+	case "venom.keepfor":
+		c.KeepFor, err = ParseDuration(value)
+	case "venom.keepsafety":
+		c.KeepSafety, err = ParseDuration(value)
+	case "venom.timeout":
+		c.Timeout, err = ParseDuration(value)
+	case "venom.rollbacknote":
+		c.RollbackNote = value
+	case "venom.diffmaxbytes":
+		c.DiffMaxBytes, err = ParseBytes(value)
+	}
+	return err
+}
+
+// ParseBool reads a git boolean.
+func ParseBool(s string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "true", "yes", "on", "1", "":
+		return true, nil
+	case "false", "no", "off", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not a boolean", s)
+}
+
+// ParseBytes reads an integer with git's optional k, m or g suffix.
+func ParseBytes(s string) (int64, error) {
+	s = strings.TrimSpace(strings.ToLower(s))
+	mult := int64(1)
+	if n := len(s); n > 0 {
+		switch s[n-1] {
+		case 'k':
+			mult, s = 1<<10, s[:n-1]
+		case 'm':
+			mult, s = 1<<20, s[:n-1]
+		case 'g':
+			mult, s = 1<<30, s[:n-1]
+		}
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("%q is not a non-negative number", s)
+	}
+	return v * mult, nil
+}
+
+// ParseDuration reads durations like 14d, 30s, 2h, 1w, or Go's 1h30m.
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if n := len(s); n > 1 {
+		unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}[s[n-1]]
+		if unit != 0 {
+			v, err := strconv.ParseFloat(s[:n-1], 64)
+			if err != nil || v < 0 {
+				return 0, fmt.Errorf("%q is not a duration", s)
+			}
+			return time.Duration(v * float64(unit)), nil
+		}
+	}
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil && v >= 0 {
+		return time.Duration(v) * time.Second, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not a duration", s)
+	}
+	return d, nil
+}

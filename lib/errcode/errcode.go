@@ -1,0 +1,238 @@
+// Package errcode is the registry of RFC 11.3 error codes and the suite's own,
+// each with the class that fixes its exit code (CONTRACT §4).
+package errcode
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Class is the part of a code before the first dot; it fixes the exit code.
+type Class string
+
+const (
+	Failed        Class = "failed"
+	InvalidParams Class = "invalid_params"
+	NotFound      Class = "not_found"
+	Denied        Class = "denied"
+	Conflict      Class = "conflict"
+	Timeout       Class = "timeout"
+	Unsupported   Class = "unsupported"
+)
+
+// Exit returns the process exit code of a class (CONTRACT §4).
+func (c Class) Exit() int {
+	switch c {
+	case Failed:
+		return 1
+	case InvalidParams:
+		return 2
+	case NotFound:
+		return 3
+	case Denied:
+		return 4
+	case Conflict:
+		return 5
+	case Timeout:
+		return 7
+	case Unsupported:
+		return 10
+	}
+	return 1
+}
+
+// Code is one registered error code, like "conflict.outside_edits".
+type Code string
+
+// Class returns the code's class.
+func (c Code) Class() Class {
+	s := string(c)
+	if i := strings.IndexByte(s, '.'); i > 0 {
+		return Class(s[:i])
+	}
+	return Failed
+}
+
+// The registry: RFC 11.3 first, then the suite's own codes.
+const (
+	NotFoundCheckpoint     Code = "not_found.checkpoint"
+	NotFoundAgent          Code = "not_found.agent"
+	NotFoundTurn           Code = "not_found.turn"
+	NotFoundHarnessSession Code = "not_found.harness_session"
+
+	InvalidParamsPlan       Code = "invalid_params.plan"
+	InvalidParamsAgent      Code = "invalid_params.agent"
+	InvalidParamsTurn       Code = "invalid_params.turn"
+	InvalidParamsReason     Code = "invalid_params.reason"
+	InvalidParamsIsolation  Code = "invalid_params.isolation"
+	InvalidParamsParent     Code = "invalid_params.parent"
+	InvalidParamsCheckpoint Code = "invalid_params.checkpoint"
+	InvalidParamsPath       Code = "invalid_params.path"
+	InvalidParamsUsage      Code = "invalid_params.usage"
+	InvalidParamsConfig     Code = "invalid_params.config"
+	InvalidParamsHarness    Code = "invalid_params.harness"
+
+	DeniedAgentCaller Code = "denied.agent_caller"
+
+	ConflictTurnRunning         Code = "conflict.turn_running"
+	ConflictHandedOver          Code = "conflict.handed_over"
+	ConflictInvalidTransition   Code = "conflict.invalid_transition"
+	ConflictRollbackRunning     Code = "conflict.rollback_running"
+	ConflictCheckpointPending   Code = "conflict.checkpoint_pending"
+	ConflictStaleRequests       Code = "conflict.stale_requests"
+	ConflictLiveChildren        Code = "conflict.live_children"
+	ConflictTreeShared          Code = "conflict.tree_shared"
+	ConflictGitOperation        Code = "conflict.git_operation"
+	ConflictCheckpointFilesOnly Code = "conflict.checkpoint_files_only"
+	ConflictHeadMoved           Code = "conflict.head_moved"
+	ConflictCommitsPushed       Code = "conflict.commits_pushed"
+	ConflictOutsideEdits        Code = "conflict.outside_edits"
+	ConflictRollbackStale       Code = "conflict.rollback_stale"
+	ConflictHarnessForkRefused  Code = "conflict.harness_fork_refused"
+	ConflictLocked              Code = "conflict.locked"
+
+	UnsupportedHarnessCapability Code = "unsupported.harness_capability"
+	UnsupportedCheckpointNoRepo  Code = "unsupported.checkpoint_no_repo"
+	UnsupportedObjectFormat      Code = "unsupported.object_format"
+	UnsupportedNotYet            Code = "unsupported.not_yet"
+	UnsupportedEnvironment       Code = "unsupported.environment"
+
+	FailedCheckpointGit       Code = "failed.checkpoint_git"
+	FailedCheckpointTooLarge  Code = "failed.checkpoint_too_large"
+	FailedRollbackUndone      Code = "failed.rollback_undone"
+	FailedRollbackPartial     Code = "failed.rollback_partial"
+	FailedRollbackInterrupted Code = "failed.rollback_interrupted"
+	FailedState               Code = "failed.state"
+	FailedInternal            Code = "failed.internal"
+
+	TimeoutCheckpoint     Code = "timeout.checkpoint"
+	TimeoutHarnessRequest Code = "timeout.harness_request"
+	TimeoutLock           Code = "timeout.lock"
+)
+
+// Registry lists every code with the sentence that describes it, for docs
+// and for the man-page test that keeps EXIT STATUS honest.
+var Registry = map[Code]string{
+	NotFoundCheckpoint:     "the checkpoint never existed, was pruned, or its ref no longer holds the logged commit",
+	NotFoundAgent:          "no agent of that id is registered in this repository",
+	NotFoundTurn:           "no such turn, or it was dropped by a rewind",
+	NotFoundHarnessSession: "the harness has no such session or thread",
+
+	InvalidParamsPlan:       "both or neither of --dry-run and --plan",
+	InvalidParamsAgent:      "an agent id must match [a-z0-9][a-z0-9_-]{0,63}, and must be given when the repository has several agents",
+	InvalidParamsTurn:       "a turn id is t<n>, and a turn_end names the open turn",
+	InvalidParamsReason:     "a reason a caller may ask for: manual, turn_start, turn_end, takeover, takeback",
+	InvalidParamsIsolation:  "isolation is in_place, worktree or copy, fixed at registration",
+	InvalidParamsParent:     "the parent is fixed at registration",
+	InvalidParamsCheckpoint: "a checkpoint id is k<n>",
+	InvalidParamsPath:       "the path is not inside the repository",
+	InvalidParamsUsage:      "the command line is not understood",
+	InvalidParamsConfig:     "a venom.* configuration value is malformed",
+	InvalidParamsHarness:    "the harness is claude-code or codex",
+
+	DeniedAgentCaller: "an agent may not really roll back a guarded tree, nor anything but its own descendants' trees",
+
+	ConflictTurnRunning:         "a turn of the agent is running",
+	ConflictHandedOver:          "the agent is handed over to its harness",
+	ConflictInvalidTransition:   "the agent is archived",
+	ConflictRollbackRunning:     "a rollback owns the agent or its tree",
+	ConflictCheckpointPending:   "a capture of this agent has not finished; retry",
+	ConflictStaleRequests:       "stale inbox items",
+	ConflictLiveChildren:        "a descendant is live",
+	ConflictTreeShared:          "a sharer of the tree is live",
+	ConflictGitOperation:        "a merge, rebase, cherry-pick, revert or bisect is under way, or the index is locked",
+	ConflictCheckpointFilesOnly: "restore=all on a checkpoint that cannot bring the conversation back",
+	ConflictHeadMoved:           "HEAD left the checkpoint's branch or history",
+	ConflictCommitsPushed:       "a commit that would be dropped is on a remote-tracking ref",
+	ConflictOutsideEdits:        "paths changed outside the agent's turns; choose --outside",
+	ConflictRollbackStale:       "the tree, HEAD or a choice differs from the plan",
+	ConflictHarnessForkRefused:  "the harness refused to fork the conversation",
+	ConflictLocked:              "another venom command holds the repository's lock",
+
+	UnsupportedHarnessCapability: "restore=all needs a harness that can rewind",
+	UnsupportedCheckpointNoRepo:  "not in a git repository with a working tree",
+	UnsupportedObjectFormat:      "the repository's object format is not supported",
+	UnsupportedNotYet:            "this command is not available yet",
+	UnsupportedEnvironment:       "git's environment variables make the repository ambiguous",
+
+	FailedCheckpointGit:       "a git command of the capture failed, or the tree is missing",
+	FailedCheckpointTooLarge:  "the capture is past venom.maxTotalBytes",
+	FailedRollbackUndone:      "the rollback failed and was undone",
+	FailedRollbackPartial:     "the rollback failed and could not be undone; the safety checkpoint is whole",
+	FailedRollbackInterrupted: "a rollback was interrupted",
+	FailedState:               "venom's state directory could not be read or written",
+	FailedInternal:            "an unexpected failure",
+
+	TimeoutCheckpoint:     "a capture passed venom.timeout",
+	TimeoutHarnessRequest: "the harness did not answer within venom.timeout",
+	TimeoutLock:           "the repository's lock was not free within venom.timeout",
+}
+
+// Error is an RFC-coded error: what the user sees, and the cause behind it.
+type Error struct {
+	Code    Code
+	Message string
+	Data    any
+	Hints   []string
+	cause   error
+}
+
+// New makes an error with the code's registry sentence as its message.
+func New(code Code, data any) *Error {
+	return &Error{Code: code, Message: Registry[code], Data: data}
+}
+
+// Newf makes an error with its own message.
+func Newf(code Code, data any, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Data: data}
+}
+
+// Wrap keeps cause behind the error, for the "caused by" chain.
+func (e *Error) Wrap(cause error) *Error {
+	e.cause = cause
+	return e
+}
+
+// Hint adds a "hint:" line for human output.
+func (e *Error) Hint(format string, args ...any) *Error {
+	e.Hints = append(e.Hints, fmt.Sprintf(format, args...))
+	return e
+}
+
+func (e *Error) Error() string {
+	if e.cause != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.cause)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.cause }
+
+// ExitCode lets kong and the exit switch find the class's exit code.
+func (e *Error) ExitCode() int { return e.Code.Class().Exit() }
+
+// Cause returns the underlying error, if any.
+func (e *Error) Cause() error { return e.cause }
+
+// As returns err's *Error, if it holds one.
+func As(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}
+
+// Is reports whether err carries the given code.
+func Is(err error, code Code) bool {
+	e, ok := As(err)
+	return ok && e.Code == code
+}
+
+// From turns any error into a coded one: an *Error passes through, anything
+// else is a bug path reported under fallback with its cause kept.
+func From(err error, fallback Code) *Error {
+	if e, ok := As(err); ok {
+		return e
+	}
+	return Newf(fallback, nil, "%v", err).Wrap(err)
+}

@@ -1,0 +1,171 @@
+// Package journal is log.jsonl, the truth of a repository's venom state
+// (RFC 4.2, CONTRACT §2): one JSON object a line, seq 1, 2, 3, ... without
+// gaps, appended under the lock, one write a record, flushed to disk before
+// the command reports success. A torn last line left by a crash is ignored
+// when read and cut off by the next writer.
+package journal
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/git-venom/git-venom/lib/testhook"
+)
+
+// TimeFormat is the log's time format: UTC, milliseconds, Z.
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// Now is the clock, a seam for tests.
+var Now = func() time.Time { return time.Now().UTC() }
+
+// Stamp formats t in the log's format.
+func Stamp(t time.Time) string { return t.UTC().Format(TimeFormat) }
+
+// Log is the loaded journal of one repository.
+type Log struct {
+	path    string
+	Entries []Entry
+	// valid is the length of the file up to the end of its last whole line;
+	// anything after it is a torn tail.
+	valid int64
+	size  int64
+	last  int64
+}
+
+// Load reads the journal at path. A missing file is an empty journal.
+func Load(path string) (*Log, error) {
+	l := &Log{path: path}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return l, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	l.size = int64(len(data))
+	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+		l.valid = int64(i + 1)
+	}
+	body := data[:l.valid]
+	l.Entries = make([]Entry, 0, bytes.Count(body, []byte{'\n'}))
+	for len(body) > 0 {
+		i := bytes.IndexByte(body, '\n')
+		line := body[:i]
+		body = body[i+1:]
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var e Entry
+		if err := json.Unmarshal(line, &e); err != nil || e.Seq <= l.last || e.Type == "" {
+			// A line that is not a record in order is damage, not truth.
+			continue
+		}
+		e.Raw = line
+		l.last = e.Seq
+		l.Entries = append(l.Entries, e)
+	}
+	return l, nil
+}
+
+// Path is the journal's file.
+func (l *Log) Path() string { return l.path }
+
+// LastSeq is the seq of the last record, 0 when there is none.
+func (l *Log) LastSeq() int64 { return l.last }
+
+// Torn reports whether the file ends in a partial line.
+func (l *Log) Torn() bool { return l.size > l.valid }
+
+// Append writes one record: seq, ts and type, then the members of payload, in
+// one write, then fsync. The caller holds the lock.
+func (l *Log) Append(typ string, payload any) (Entry, error) {
+	seq := l.last + 1
+	ts := Stamp(Now())
+	line, err := encode(seq, ts, typ, payload)
+	if err != nil {
+		return Entry{}, err
+	}
+	if err := testhook.Point("log-append"); err != nil {
+		return Entry{}, err
+	}
+	if err := os.MkdirAll(filepath.Dir(l.path), 0o777); err != nil {
+		return Entry{}, err
+	}
+	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		return Entry{}, err
+	}
+	defer f.Close()
+	// Cut a torn tail: the file is re-measured, since it is the truth, not
+	// what this process read before it held the lock.
+	end, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return Entry{}, err
+	}
+	if end != l.valid {
+		if end < l.valid {
+			return Entry{}, fmt.Errorf("log.jsonl shrank from %d to %d bytes while held", l.valid, end)
+		}
+		if err := f.Truncate(l.valid); err != nil {
+			return Entry{}, err
+		}
+	}
+	if _, err := f.WriteAt(line, l.valid); err != nil {
+		// Leave no partial line behind.
+		_ = f.Truncate(l.valid)
+		return Entry{}, err
+	}
+	if err := testhook.Point("log-fsync"); err != nil {
+		_ = f.Truncate(l.valid)
+		return Entry{}, err
+	}
+	if err := f.Sync(); err != nil {
+		_ = f.Truncate(l.valid)
+		return Entry{}, err
+	}
+	var e Entry
+	_ = json.Unmarshal(line, &e)
+	e.Raw = bytes.TrimRight(line, "\n")
+	l.valid += int64(len(line))
+	l.size = l.valid
+	l.last = seq
+	l.Entries = append(l.Entries, e)
+	return e, nil
+}
+
+// encode renders {"seq":..,"ts":..,"type":..,<payload members>}\n.
+func encode(seq int64, ts, typ string, payload any) ([]byte, error) {
+	body, err := json.Marshal(payload)
+	if err != nil {
+		return nil, err
+	}
+	if len(body) < 2 || body[0] != '{' {
+		return nil, fmt.Errorf("journal payload of %s is not an object", typ)
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `{"seq":%d,"ts":%q,"type":%q`, seq, ts, typ)
+	if len(body) > 2 {
+		b.WriteByte(',')
+		b.Write(body[1 : len(body)-1])
+	}
+	b.WriteString("}\n")
+	return b.Bytes(), nil
+}
+
+// Cut removes a torn tail without adding a record (doctor's fix).
+func (l *Log) Cut() error {
+	if !l.Torn() {
+		return nil
+	}
+	if err := os.Truncate(l.path, l.valid); err != nil {
+		return err
+	}
+	l.size = l.valid
+	return nil
+}

@@ -1,0 +1,162 @@
+package journal
+
+import "encoding/json"
+
+// Record types (CONTRACT §2).
+const (
+	AgentRegistered   = "agent.registered"
+	AgentArchived     = "agent.archived"
+	AgentBinding      = "agent.binding"
+	TurnStarted       = "turn.started"
+	TurnEnded         = "turn.ended"
+	EditRecorded      = "edit.recorded"
+	NoteDelivered     = "note.delivered"
+	CheckpointTaken   = "checkpoint.taken"
+	CheckpointReused  = "checkpoint.reused"
+	CheckpointFailed  = "checkpoint.failed"
+	CheckpointPruned  = "checkpoint.pruned"
+	CheckpointRemoved = "checkpoint.removed"
+	RollbackStarted   = "rollback.started"
+	RollbackEnded     = "rollback.ended"
+)
+
+// Entry is any record, decoded into the union of every type's members.
+// Writers use the typed payloads below; readers fold Entries.
+type Entry struct {
+	Seq  int64           `json:"seq"`
+	Ts   string          `json:"ts"`
+	Type string          `json:"type"`
+	Raw  json.RawMessage `json:"-"`
+
+	Agent string `json:"agent"`
+
+	// agent.registered
+	Tree      string  `json:"tree"`
+	Isolation string  `json:"isolation"`
+	Harness   string  `json:"harness"`
+	Parent    *string `json:"parent"`
+
+	// turns, edits, bindings
+	Turn           *string  `json:"turn"`
+	HarnessTurn    string   `json:"harness_turn"`
+	HarnessEnd     string   `json:"harness_end"`
+	HarnessVersion string   `json:"harness_version"`
+	NoStart        bool     `json:"no_start"`
+	Paths          []string `json:"paths"`
+	Ignored        []string `json:"ignored"`
+	HarnessSession *string  `json:"harness_session"`
+	ForkSource     string   `json:"fork_source"`
+	ForkAt         string   `json:"fork_at"`
+	Dropped        []string `json:"dropped"`
+
+	// checkpoint.*
+	Checkpoint  string      `json:"checkpoint"`
+	Reason      string      `json:"reason"`
+	ThroughTurn *string     `json:"through_turn"`
+	At          string      `json:"at"`
+	MidTurn     bool        `json:"mid_turn"`
+	Overlap     bool        `json:"overlap"`
+	Label       *string     `json:"label"`
+	Repos       []RepoState `json:"repos"`
+	Code        string      `json:"code"`
+	Checkpoints []string    `json:"checkpoints"`
+	Source      string      `json:"source"`
+	Removed     int         `json:"removed"`
+	Kept        int         `json:"kept"`
+
+	// rollback.*
+	Safety  string   `json:"safety"`
+	Restore string   `json:"restore"`
+	OK      *bool    `json:"ok"`
+	After   string   `json:"after"`
+	Drops   []string `json:"drops"`
+	Plan    string   `json:"plan"`
+}
+
+// RepoState is one member of a checkpoint's repos[] (RFC 4.2).
+type RepoState struct {
+	Repo       string      `json:"repo"`
+	Path       string      `json:"path"`
+	Commit     string      `json:"commit"`
+	Head       *string     `json:"head"`
+	Branch     string      `json:"branch,omitempty"`
+	Skipped    []Skipped   `json:"skipped"`
+	Submodules []Submodule `json:"submodules"`
+}
+
+// Skipped is a path a capture left at the index's version.
+type Skipped struct {
+	Path    string `json:"path"`
+	PathB64 string `json:"path_b64,omitempty"`
+	Bytes   int64  `json:"bytes"`
+	Reason  string `json:"reason"`
+}
+
+// Submodule is a gitlink of a captured tree.
+type Submodule struct {
+	Path    string `json:"path"`
+	PathB64 string `json:"path_b64,omitempty"`
+	Commit  string `json:"commit"`
+	Dirty   bool   `json:"dirty"`
+}
+
+// Registered is agent.registered.
+type Registered struct {
+	Agent     string  `json:"agent"`
+	Tree      string  `json:"tree"`
+	Isolation string  `json:"isolation"`
+	Harness   string  `json:"harness"`
+	Parent    *string `json:"parent"`
+}
+
+// Taken is checkpoint.taken, exactly the RFC 4.2 record plus label.
+type Taken struct {
+	Agent       string      `json:"agent"`
+	Checkpoint  string      `json:"checkpoint"`
+	Reason      string      `json:"reason"`
+	Turn        *string     `json:"turn"`
+	ThroughTurn *string     `json:"through_turn"`
+	At          string      `json:"at"`
+	MidTurn     bool        `json:"mid_turn"`
+	Overlap     bool        `json:"overlap"`
+	Label       *string     `json:"label,omitempty"`
+	Source      string      `json:"source,omitempty"`
+	Repos       []RepoState `json:"repos"`
+}
+
+// Reused is checkpoint.reused (RFC 3.2).
+type Reused struct {
+	Agent      string  `json:"agent"`
+	Checkpoint string  `json:"checkpoint"`
+	Reason     string  `json:"reason"`
+	Turn       *string `json:"turn"`
+	At         string  `json:"at"`
+	Label      *string `json:"label,omitempty"`
+}
+
+// Failed is checkpoint.failed.
+type Failed struct {
+	Agent  string  `json:"agent"`
+	Reason string  `json:"reason"`
+	Code   string  `json:"code"`
+	Turn   *string `json:"turn,omitempty"`
+	Repo   string  `json:"repo,omitempty"`
+	At     string  `json:"at"`
+}
+
+// TurnStart is turn.started.
+type TurnStart struct {
+	Agent       string `json:"agent"`
+	Turn        string `json:"turn"`
+	HarnessTurn string `json:"harness_turn,omitempty"`
+}
+
+// TurnEnd is turn.ended.
+type TurnEnd struct {
+	Agent          string `json:"agent"`
+	Turn           string `json:"turn"`
+	NoStart        bool   `json:"no_start,omitempty"`
+	HarnessTurn    string `json:"harness_turn,omitempty"`
+	HarnessEnd     string `json:"harness_end,omitempty"`
+	HarnessVersion string `json:"harness_version,omitempty"`
+}

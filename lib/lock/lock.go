@@ -1,0 +1,208 @@
+// Package lock serialises every command that writes a repository's venom
+// state, across processes and linked worktrees. It is an flock(2) on
+// $COMMON/venom/lock, so the kernel drops it when its holder dies; the file
+// also names its holder, for messages and doctor, never for correctness.
+package lock
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Holder says who holds the lock.
+type Holder struct {
+	Op       string `json:"op"`
+	Agent    string `json:"agent,omitempty"`
+	PID      int    `json:"pid"`
+	Hostname string `json:"hostname"`
+	Time     string `json:"time"`
+}
+
+func (h Holder) String() string {
+	s := fmt.Sprintf("%s (pid %d", h.Op, h.PID)
+	if h.Agent != "" {
+		s += ", agent " + h.Agent
+	}
+	return s + ", since " + h.Time + ")"
+}
+
+// Lock is a held lock.
+type Lock struct {
+	f *os.File
+}
+
+// pollInterval is how often a waiting process retries; flock has no timeout.
+var pollInterval = 10 * time.Millisecond
+
+type heldError struct {
+	holder Holder
+	err    error
+}
+
+func (e *heldError) Error() string {
+	return "the repository's venom lock is held by " + e.holder.String()
+}
+
+func (e *heldError) Unwrap() error { return e.err }
+
+// IsHeld reports whether err says the lock was held by another process until
+// the context ended.
+func IsHeld(err error) bool {
+	var h *heldError
+	return errors.As(err, &h)
+}
+
+// HolderOf returns the holder named by a lock error.
+func HolderOf(err error) (Holder, bool) {
+	var h *heldError
+	if errors.As(err, &h) {
+		return h.holder, true
+	}
+	return Holder{}, false
+}
+
+// Acquire takes the lock at path, waiting until ctx ends.
+func Acquire(ctx context.Context, path string, who Holder) (*Lock, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			h, _ := ReadHolder(path)
+			f.Close()
+			return nil, &heldError{holder: h, err: ctx.Err()}
+		case <-time.After(pollInterval):
+		}
+	}
+	who.PID = os.Getpid()
+	who.Hostname, _ = os.Hostname()
+	who.Time = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+	b, _ := json.Marshal(who)
+	// The holder record is advisory: a failure to write it changes nothing.
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt(append(b, '\n'), 0)
+	}
+	return &Lock{f: f}, nil
+}
+
+// Release clears the holder record and drops the lock.
+func (l *Lock) Release() {
+	if l == nil || l.f == nil {
+		return
+	}
+	_ = l.f.Truncate(0)
+	_ = syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	_ = l.f.Close()
+	l.f = nil
+}
+
+// ReadHolder reads the holder record; it is empty when nobody holds the lock
+// or the holder died before clearing it.
+func ReadHolder(path string) (Holder, error) {
+	var h Holder
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return h, err
+	}
+	if len(strings.TrimSpace(string(b))) == 0 {
+		return h, nil
+	}
+	err = json.Unmarshal(b, &h)
+	return h, err
+}
+
+// IsFree reports whether nobody holds the lock at path right now.
+func IsFree(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return false
+	}
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return true
+}
+
+// Mark is a kernel-released marker that a process is doing something for an
+// agent, such as waiting to capture (CONTRACT 8.19). Others see it with
+// Marked until the process ends it or dies.
+type Mark struct {
+	f    *os.File
+	path string
+}
+
+// Begin sets a mark in dir for name.
+func Begin(dir, name string) (*Mark, error) {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, fmt.Sprintf("%s.%d", name, os.Getpid()))
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &Mark{f: f, path: path}, nil
+}
+
+// End removes the mark.
+func (m *Mark) End() {
+	if m == nil || m.f == nil {
+		return
+	}
+	_ = os.Remove(m.path)
+	_ = m.f.Close()
+	m.f = nil
+}
+
+// Marked reports whether a live process holds a mark for name in dir, and
+// removes the marks that dead processes left.
+func Marked(dir, name string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	live := false
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), name+".") {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+			live = true
+		} else {
+			_ = os.Remove(path)
+		}
+		f.Close()
+	}
+	return live
+}

@@ -1,0 +1,73 @@
+// Package paths renders repository paths in JSON: a path that is not valid
+// UTF-8 appears with each invalid byte replaced by U+FFFD, plus path_b64
+// holding the exact bytes (CONTRACT 8.29).
+package paths
+
+import (
+	"encoding/base64"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/git-venom/git-venom/lib/journal"
+)
+
+// ErrNotDir is what lstat says when a parent of a path is a file.
+var ErrNotDir = syscall.ENOTDIR
+
+// Display returns the path for JSON and, when it is not valid UTF-8, its
+// exact bytes in base64.
+func Display(p string) (string, string) {
+	if utf8.ValidString(p) {
+		return p, ""
+	}
+	return strings.ToValidUTF8(p, "\uFFFD"), base64.StdEncoding.EncodeToString([]byte(p))
+}
+
+// Parse accepts a path in either form: plain, or "b64:<base64>" as a
+// command line can carry any bytes.
+func Parse(s string) string {
+	if rest, ok := strings.CutPrefix(s, "b64:"); ok {
+		if b, err := base64.StdEncoding.DecodeString(rest); err == nil {
+			return string(b)
+		}
+	}
+	return s
+}
+
+// JSON returns {"path": ..., ["path_b64": ...]} plus extra members.
+func JSON(p string, extra map[string]any) map[string]any {
+	m := map[string]any{}
+	for k, v := range extra {
+		m[k] = v
+	}
+	shown, b64 := Display(p)
+	m["path"] = shown
+	if b64 != "" {
+		m["path_b64"] = b64
+	}
+	return m
+}
+
+// FixSkipped fills path_b64 for a non-UTF-8 path.
+func FixSkipped(s journal.Skipped) journal.Skipped {
+	s.Path, s.PathB64 = Display(s.Path)
+	return s
+}
+
+// FixSubmodule fills path_b64 for a non-UTF-8 path.
+func FixSubmodule(s journal.Submodule) journal.Submodule {
+	s.Path, s.PathB64 = Display(s.Path)
+	return s
+}
+
+// Raw returns the exact bytes of a path rendered by Display.
+func Raw(path, b64 string) string {
+	if b64 == "" {
+		return path
+	}
+	if b, err := base64.StdEncoding.DecodeString(b64); err == nil {
+		return string(b)
+	}
+	return path
+}

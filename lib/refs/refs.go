@@ -1,0 +1,147 @@
+// Package refs keeps checkpoint commits reachable under
+// refs/venom/checkpoints/<agent>/<n> (RFC 5.1). Refs hold objects; the
+// journal decides which refs count (RFC 4.2).
+package refs
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	git "github.com/libgit2/git2go/v34"
+
+	"github.com/git-venom/git-venom/lib/ids"
+	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/testhook"
+)
+
+// Identity is the author and committer of every checkpoint commit.
+const (
+	Name  = "venom"
+	Email = "venom@localhost"
+)
+
+// ErrExists says the ref is already there.
+var ErrExists = errors.New("ref exists")
+
+// Message is a checkpoint commit's message with its trailers (RFC 4.1 step 5).
+func Message(agent, checkpoint, reason string, turn *string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "venom checkpoint %s/%s\n\nVenom-Agent: %s\nVenom-Checkpoint: %s\nVenom-Reason: %s\n",
+		agent, checkpoint, agent, checkpoint, reason)
+	if turn != nil {
+		fmt.Fprintf(&b, "Venom-Turn: %s\n", *turn)
+	}
+	return b.String()
+}
+
+// Trailers reads the Venom-* trailers of a commit message.
+func Trailers(msg string) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(msg, "\n") {
+		k, v, ok := strings.Cut(line, ": ")
+		if ok && strings.HasPrefix(k, "Venom-") {
+			out[k] = strings.TrimSpace(v)
+		}
+	}
+	return out
+}
+
+// Commit writes the checkpoint commit of tree, with head as its parent
+// (none on an unborn HEAD).
+func Commit(r *repo.Repo, tree, head *git.Oid, msg string, when time.Time) (*git.Oid, error) {
+	lib, err := r.Lib()
+	if err != nil {
+		return nil, err
+	}
+	sig := &git.Signature{Name: Name, Email: Email, When: when}
+	var parents []*git.Oid
+	if head != nil {
+		parents = append(parents, head)
+	}
+	return lib.CreateCommitFromIds("", sig, sig, msg, tree, parents...)
+}
+
+// Create makes the ref of checkpoint n, only if it is absent (RFC 4.1 step 6).
+func Create(r *repo.Repo, agent string, n int, commit *git.Oid) error {
+	if err := testhook.Point("ref-create"); err != nil {
+		return err
+	}
+	lib, err := r.Lib()
+	if err != nil {
+		return err
+	}
+	ref, err := lib.References.Create(ids.RefName(agent, n), commit, false, "venom checkpoint")
+	if err != nil {
+		if git.IsErrorCode(err, git.ErrorCodeExists) {
+			return ErrExists
+		}
+		return err
+	}
+	ref.Free()
+	return nil
+}
+
+// Resolve returns the commit the ref of checkpoint n holds, or nil.
+func Resolve(r *repo.Repo, agent string, n int) (*git.Oid, error) {
+	lib, err := r.Lib()
+	if err != nil {
+		return nil, err
+	}
+	ref, err := lib.References.Lookup(ids.RefName(agent, n))
+	if err != nil {
+		if git.IsErrorCode(err, git.ErrorCodeNotFound) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	defer ref.Free()
+	return ref.Target(), nil
+}
+
+// Delete removes the ref of checkpoint n if it still holds commit.
+func Delete(r *repo.Repo, agent string, n int, commit *git.Oid) error {
+	lib, err := r.Lib()
+	if err != nil {
+		return err
+	}
+	ref, err := lib.References.Lookup(ids.RefName(agent, n))
+	if err != nil {
+		if git.IsErrorCode(err, git.ErrorCodeNotFound) {
+			return nil
+		}
+		return err
+	}
+	defer ref.Free()
+	if commit != nil && !ref.Target().Equal(commit) {
+		return nil
+	}
+	return ref.Delete()
+}
+
+// CommitInfo is what a checkpoint commit says of itself.
+type CommitInfo struct {
+	Tree     *git.Oid
+	Parent   *git.Oid
+	Trailers map[string]string
+	When     time.Time
+}
+
+// ReadCommit reads a checkpoint commit.
+func ReadCommit(r *repo.Repo, id *git.Oid) (*CommitInfo, error) {
+	lib, err := r.Lib()
+	if err != nil {
+		return nil, err
+	}
+	c, err := lib.LookupCommit(id)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Free()
+	info := &CommitInfo{Tree: c.TreeId(), Trailers: Trailers(c.Message()), When: c.Committer().When}
+	if c.ParentCount() > 0 {
+		info.Parent = c.ParentId(0)
+	}
+	return info, nil
+}

@@ -1,0 +1,115 @@
+// Package state opens a repository's venom state for a command: the lock,
+// the journal and its fold. Every command that writes runs inside a Txn; one
+// that only reads folds the journal without the lock.
+package state
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/config"
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/lock"
+	"github.com/git-venom/git-venom/lib/repo"
+)
+
+// Store is one repository's venom state.
+type Store struct {
+	Repo    *repo.Repo
+	Config  config.Config
+	Environ []string
+}
+
+// TmpDir holds temporary index files; only lock holders write it.
+func (s *Store) TmpDir() string { return filepath.Join(s.Repo.StateDir, "tmp") }
+
+// PendingDir holds the marks of processes waiting to capture (CONTRACT 8.19).
+func (s *Store) PendingDir() string { return filepath.Join(s.Repo.StateDir, "pending") }
+
+// Read folds the journal without taking the lock.
+func (s *Store) Read() (*journal.Log, *agents.State, error) {
+	l, err := journal.Load(s.Repo.Log)
+	if err != nil {
+		return nil, nil, errcode.Newf(errcode.FailedState, nil, "cannot read %s", s.Repo.Log).Wrap(err)
+	}
+	return l, agents.Fold(l.Entries), nil
+}
+
+// Txn is a command holding the lock, with the journal loaded and folded.
+type Txn struct {
+	Store *Store
+	Log   *journal.Log
+	State *agents.State
+	lock  *lock.Lock
+}
+
+// Begin takes the lock (waiting until ctx ends), loads the journal and
+// settles what a dead process left: temporary files, and a rollback that
+// started and never ended (RFC 7.6).
+func (s *Store) Begin(ctx context.Context, who lock.Holder, timeoutCode errcode.Code) (*Txn, error) {
+	l, err := lock.Acquire(ctx, s.Repo.Lock, who)
+	if err != nil {
+		if lock.IsHeld(err) {
+			h, _ := lock.HolderOf(err)
+			e := errcode.Newf(timeoutCode, map[string]string{"repo": "."},
+				"the repository's venom lock was not free within venom.timeout").Wrap(err)
+			if h.PID != 0 {
+				e.Hint("held by %s", h)
+			}
+			return nil, e
+		}
+		return nil, errcode.Newf(errcode.FailedState, nil, "cannot take %s", s.Repo.Lock).Wrap(err)
+	}
+	t := &Txn{Store: s, lock: l}
+	t.Log, t.State, err = s.Read()
+	if err != nil {
+		l.Release()
+		return nil, err
+	}
+	_ = os.RemoveAll(s.TmpDir())
+	if err := t.settleInterrupted(); err != nil {
+		l.Release()
+		return nil, err
+	}
+	return t, nil
+}
+
+// settleInterrupted logs rollback.ended {ok: false, failed.rollback_interrupted}
+// for every rollback whose process died, and writes nothing to any tree.
+func (t *Txn) settleInterrupted() error {
+	for _, id := range t.State.Order {
+		a := t.State.Agents[id]
+		if a.OpenRollback == nil {
+			continue
+		}
+		ok := false
+		_, err := t.Append(journal.RollbackEnded, map[string]any{
+			"agent": a.ID, "checkpoint": a.OpenRollback.Checkpoint, "safety": a.OpenRollback.Safety,
+			"restore": a.OpenRollback.Restore, "ok": ok, "code": string(errcode.FailedRollbackInterrupted),
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Append writes one record and folds it in.
+func (t *Txn) Append(typ string, payload any) (journal.Entry, error) {
+	e, err := t.Log.Append(typ, payload)
+	if err != nil {
+		return e, errcode.Newf(errcode.FailedState, nil, "cannot write %s", t.Log.Path()).Wrap(err)
+	}
+	t.State.Apply(&t.Log.Entries[len(t.Log.Entries)-1])
+	return e, nil
+}
+
+// End releases the lock.
+func (t *Txn) End() {
+	if t != nil {
+		t.lock.Release()
+	}
+}

@@ -1,0 +1,34 @@
+// Package testhook holds the named fault points that only tests use. It is
+// the one file that reads the VENOM_TEST_* variables (see tests/README.md):
+//
+//	VENOM_TEST_FAIL_AT=name[,name...]  Point(name) returns an error.
+//	VENOM_TEST_PAUSE_AT=name           Point(name) creates VENOM_TEST_PAUSE_FILE
+//	                                   and blocks, so a test can kill the process there.
+package testhook
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// Point is a named place where a test may inject a failure or a pause.
+func Point(name string) error {
+	if fail := os.Getenv("VENOM_TEST_FAIL_AT"); fail != "" {
+		for _, f := range strings.Split(fail, ",") {
+			if f == name {
+				return fmt.Errorf("injected failure at %s", name)
+			}
+		}
+	}
+	if os.Getenv("VENOM_TEST_PAUSE_AT") == name {
+		if p := os.Getenv("VENOM_TEST_PAUSE_FILE"); p != "" {
+			_ = os.WriteFile(p, []byte(fmt.Sprint(os.Getpid())), 0o666)
+		}
+		for {
+			time.Sleep(time.Hour)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,419 @@
+package tests
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Env is one hermetic test world: a repository in a temp dir, its own HOME
+// and git config, and a clock that ticks 60 s a commit (git's test_tick).
+type Env struct {
+	t    *testing.T
+	Root string // the temp dir
+	Dir  string // the repository's top level
+	Home string
+	mu   sync.Mutex
+	tick int
+	// Extra environment for every command, like VENOM_AGENT=a1.
+	Extra []string
+}
+
+// NewEnv makes a repository with one initial commit.
+func NewEnv(t *testing.T) *Env {
+	t.Helper()
+	env := NewBareEnv(t)
+	env.Write("README.md", "hello\n")
+	env.Commit("initial")
+	return env
+}
+
+// NewBareEnv makes an empty repository with no commit.
+func NewBareEnv(t *testing.T) *Env {
+	t.Helper()
+	root := t.TempDir()
+	root, _ = filepath.EvalSymlinks(root)
+	env := &Env{t: t, Root: root, Dir: filepath.Join(root, "repo"), Home: filepath.Join(root, "home")}
+	require.NoError(t, os.MkdirAll(env.Home, 0o755))
+	require.NoError(t, os.MkdirAll(env.Dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(env.Home, ".gitconfig"),
+		[]byte("[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644))
+	env.Git("init", "-q")
+	if os.Getenv("VENOM_KEEP_TRASH") != "" {
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("kept %s", root)
+			}
+		})
+	}
+	return env
+}
+
+// Environ is the child environment, built from scratch (no inherited
+// VENOM_*, CLAUDECODE, CODEX_*, GIT_*).
+func (e *Env) Environ() []string {
+	e.mu.Lock()
+	tick := e.tick
+	e.mu.Unlock()
+	date := fmt.Sprintf("%d +0000", 1700000000+60*tick)
+	env := []string{
+		"PATH=" + binDir + ":" + gitDir + ":/usr/local/bin:/usr/bin:/bin",
+		"HOME=" + e.Home,
+		"XDG_CONFIG_HOME=" + filepath.Join(e.Home, ".config"),
+		"TMPDIR=" + e.Root,
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=" + filepath.Join(e.Home, ".gitconfig"),
+		"GIT_AUTHOR_DATE=" + date,
+		"GIT_COMMITTER_DATE=" + date,
+		"LANG=C",
+		"TERM=dumb",
+	}
+	return append(env, e.Extra...)
+}
+
+// Tick advances the clock by 60 s.
+func (e *Env) Tick() {
+	e.mu.Lock()
+	e.tick++
+	e.mu.Unlock()
+}
+
+// Path is a path inside the repository.
+func (e *Env) Path(rel string) string { return filepath.Join(e.Dir, rel) }
+
+// Write writes a file, making its folders.
+func (e *Env) Write(rel, content string) {
+	e.t.Helper()
+	p := e.Path(rel)
+	require.NoError(e.t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(e.t, os.WriteFile(p, []byte(content), 0o644))
+}
+
+// Read reads a file of the repository.
+func (e *Env) Read(rel string) string {
+	e.t.Helper()
+	b, err := os.ReadFile(e.Path(rel))
+	require.NoError(e.t, err)
+	return string(b)
+}
+
+// Remove removes a file or folder.
+func (e *Env) Remove(rel string) {
+	e.t.Helper()
+	require.NoError(e.t, os.RemoveAll(e.Path(rel)))
+}
+
+// Commit stages everything and commits.
+func (e *Env) Commit(msg string) string {
+	e.t.Helper()
+	e.Tick()
+	e.Git("add", "-A")
+	e.Git("commit", "-q", "--allow-empty", "-m", msg)
+	return e.Git("rev-parse", "HEAD")
+}
+
+// Git runs git in the repository and returns its trimmed stdout.
+func (e *Env) Git(args ...string) string {
+	e.t.Helper()
+	r := e.run(e.Dir, nil, "git", args...)
+	if r.Code != 0 {
+		e.t.Fatalf("git %s: exit %d\n%s", strings.Join(args, " "), r.Code, r.Stderr)
+	}
+	return strings.TrimSpace(r.Stdout)
+}
+
+// GitRaw runs git and returns the untrimmed result.
+func (e *Env) GitRaw(args ...string) Result {
+	e.t.Helper()
+	return e.run(e.Dir, nil, "git", args...)
+}
+
+// Result is one command's outcome.
+type Result struct {
+	Args   []string
+	Stdout string
+	Stderr string
+	Code   int
+}
+
+// Venom runs `git venom-<cmd> args...` in the repository: Venom("checkpoint", "list").
+func (e *Env) Venom(cmd string, args ...string) Result {
+	e.t.Helper()
+	return e.run(e.Dir, nil, "git", append([]string{"venom-" + cmd}, args...)...)
+}
+
+// VenomIn runs a venom command in dir with extra environment.
+func (e *Env) VenomIn(dir string, extraEnv []string, cmd string, args ...string) Result {
+	e.t.Helper()
+	return e.run(dir, extraEnv, "git", append([]string{"venom-" + cmd}, args...)...)
+}
+
+// VenomInput runs a venom command with stdin.
+func (e *Env) VenomInput(stdin string, cmd string, args ...string) Result {
+	e.t.Helper()
+	return e.runInput(e.Dir, nil, stdin, "git", append([]string{"venom-" + cmd}, args...)...)
+}
+
+func (e *Env) run(dir string, extra []string, name string, args ...string) Result {
+	return e.runInput(dir, extra, "", name, args...)
+}
+
+func (e *Env) runInput(dir string, extra []string, stdin string, name string, args ...string) Result {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(e.Environ(), extra...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else {
+			code = -1
+			errb.WriteString(err.Error())
+		}
+	}
+	return Result{Args: args, Stdout: out.String(), Stderr: errb.String(), Code: code}
+}
+
+// Command returns an unstarted venom command, for crash and concurrency tests.
+func (e *Env) Command(extra []string, cmd string, args ...string) *exec.Cmd {
+	c := exec.Command("git", append([]string{"venom-" + cmd}, args...)...)
+	c.Dir = e.Dir
+	c.Env = append(e.Environ(), extra...)
+	return c
+}
+
+// OK fails the test unless the command exited 0 without a crash.
+func (r Result) OK(t *testing.T) Result {
+	t.Helper()
+	if r.Code != 0 || strings.Contains(r.Stderr, "panic:") || strings.Contains(r.Stderr, "goroutine ") {
+		t.Fatalf("%v: exit %d\nstdout: %s\nstderr: %s", r.Args, r.Code, r.Stdout, r.Stderr)
+	}
+	return r
+}
+
+// Fails checks the exact exit code and, for --json output, the error code.
+func (r Result) Fails(t *testing.T, exit int, code string) Result {
+	t.Helper()
+	if r.Code != exit {
+		t.Fatalf("%v: exit %d, want %d\nstdout: %s\nstderr: %s", r.Args, r.Code, exit, r.Stdout, r.Stderr)
+	}
+	if strings.Contains(r.Stderr, "panic:") {
+		t.Fatalf("%v crashed:\n%s", r.Args, r.Stderr)
+	}
+	if code == "" {
+		return r
+	}
+	var env struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(r.Stdout), &env) == nil && env.Error.Code != "" {
+		if env.Error.Code != code {
+			t.Fatalf("%v: error code %s, want %s\n%s", r.Args, env.Error.Code, code, r.Stdout)
+		}
+		return r
+	}
+	if !strings.Contains(r.Stderr, code) {
+		t.Fatalf("%v: want error %s\nstdout: %s\nstderr: %s", r.Args, code, r.Stdout, r.Stderr)
+	}
+	return r
+}
+
+// JSON decodes stdout, which must be exactly one JSON document.
+func (r Result) JSON(t *testing.T, v any) {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(r.Stdout))
+	require.NoError(t, dec.Decode(v), "stdout: %s", r.Stdout)
+	var extra any
+	require.Error(t, dec.Decode(&extra), "more than one JSON document on stdout: %s", r.Stdout)
+}
+
+// Map decodes stdout as one JSON object.
+func (r Result) Map(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	r.JSON(t, &m)
+	return m
+}
+
+// Snapshot is what a capture must never change (RFC invariant 1).
+type Snapshot struct {
+	Index    string // sha256 of the index file, or "absent"
+	Head     string // the HEAD file's bytes
+	Refs     string // every ref but refs/venom, with values
+	Config   string // sha256 of .git/config
+	Files    string // sha256 of every working file, with modes and links
+	Stash    string
+	IndexLck string
+}
+
+// Snapshot records the user-visible state.
+func (e *Env) Snapshot() Snapshot {
+	e.t.Helper()
+	gitDir := e.Git("rev-parse", "--absolute-git-dir")
+	common := e.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	idx := e.Git("rev-parse", "--path-format=absolute", "--git-path", "index")
+	head, _ := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	refs := e.Git("for-each-ref", "--format=%(refname) %(objectname) %(symref)")
+	var keep []string
+	for _, l := range strings.Split(refs, "\n") {
+		if !strings.HasPrefix(l, "refs/venom/") {
+			keep = append(keep, strings.TrimSpace(l))
+		}
+	}
+	stash := e.GitRaw("rev-parse", "-q", "--verify", "refs/stash").Stdout
+	return Snapshot{
+		Index:    fileHash(idx),
+		Head:     string(head),
+		Refs:     strings.Join(keep, "\n"),
+		Config:   fileHash(filepath.Join(common, "config")),
+		Files:    treeHash(e.Dir),
+		Stash:    stash,
+		IndexLck: fileHash(idx + ".lock"),
+	}
+}
+
+// AssertUntouched compares the state with an earlier snapshot.
+func (e *Env) AssertUntouched(t *testing.T, before Snapshot) {
+	t.Helper()
+	after := e.Snapshot()
+	require.Equal(t, before.Index, after.Index, "the index file changed")
+	require.Equal(t, before.Head, after.Head, "HEAD changed")
+	require.Equal(t, before.Refs, after.Refs, "a branch, tag or other ref changed")
+	require.Equal(t, before.Config, after.Config, "the config changed")
+	require.Equal(t, before.Stash, after.Stash, "the stash changed")
+	require.Equal(t, before.IndexLck, after.IndexLck, "index.lock changed")
+	require.Equal(t, before.Files, after.Files, "the working files changed")
+}
+
+func fileHash(p string) string {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "absent"
+	}
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// treeHash hashes every path under dir except .git: names, modes, link
+// targets and contents, so any change to the working files shows.
+func treeHash(dir string) string {
+	var lines []string
+	_ = filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			lines = append(lines, "error "+p)
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if rel == ".git" && fi.IsDir() {
+			return filepath.SkipDir
+		}
+		line := fmt.Sprintf("%q %v %d", rel, fi.Mode(), fi.ModTime().UnixNano())
+		switch {
+		case fi.Mode()&os.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			line += " -> " + target
+		case fi.Mode().IsRegular():
+			line += " " + fileHash(p)
+		}
+		lines = append(lines, line)
+		return nil
+	})
+	sort.Strings(lines)
+	s := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	return hex.EncodeToString(s[:])
+}
+
+// RecipeTree computes the tree RFC 4.1's git recipe gives for the current
+// state, with plain git on a copy of the index: the oracle for captures.
+func (e *Env) RecipeTree(exclude ...string) string {
+	e.t.Helper()
+	idx := e.Git("rev-parse", "--path-format=absolute", "--git-path", "index")
+	tmp := filepath.Join(e.Root, fmt.Sprintf("recipe-%d.index", len(exclude)))
+	_ = os.Remove(tmp)
+	if b, err := os.ReadFile(idx); err == nil {
+		require.NoError(e.t, os.WriteFile(tmp, b, 0o644))
+		fi, _ := os.Stat(idx)
+		require.NoError(e.t, os.Chtimes(tmp, fi.ModTime(), fi.ModTime()))
+	}
+	defer os.Remove(tmp)
+	pins := []string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false",
+		"-c", "core.quotePath=false", "-c", "status.showUntrackedFiles=normal"}
+	extra := []string{"GIT_INDEX_FILE=" + tmp}
+	lsv := e.run(e.Dir, extra, "git", append(pins, "ls-files", "-v", "-z")...)
+	var assumed []string
+	for _, rec := range strings.Split(lsv.Stdout, "\x00") {
+		if len(rec) > 2 && rec[0] >= 'a' && rec[0] <= 'z' {
+			assumed = append(assumed, rec[2:])
+		}
+	}
+	if len(assumed) > 0 {
+		r := e.runInput(e.Dir, extra, strings.Join(assumed, "\x00")+"\x00", "git",
+			append(pins, "update-index", "-z", "--no-assume-unchanged", "--stdin")...)
+		require.Equal(e.t, 0, r.Code, r.Stderr)
+	}
+	spec := ""
+	for _, x := range exclude {
+		spec += ":(exclude,literal)" + x + "\x00"
+	}
+	spec += ".\x00"
+	r := e.runInput(e.Dir, extra, spec, "git", append(pins, "add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul")...)
+	require.Equal(e.t, 0, r.Code, r.Stderr)
+	w := e.run(e.Dir, extra, "git", append(pins, "write-tree")...)
+	require.Equal(e.t, 0, w.Code, w.Stderr)
+	return strings.TrimSpace(w.Stdout)
+}
+
+// Checkpoint takes a checkpoint and returns its id.
+func (e *Env) Checkpoint(args ...string) string {
+	e.t.Helper()
+	var res struct {
+		Checkpoint *string `json:"checkpoint"`
+	}
+	e.Venom("checkpoint", append(args, "--json")...).OK(e.t).JSON(e.t, &res)
+	require.NotNil(e.t, res.Checkpoint)
+	return *res.Checkpoint
+}
+
+// CheckpointTree is the tree of an agent's checkpoint n, read with git.
+func (e *Env) CheckpointTree(agent string, n int) string {
+	e.t.Helper()
+	return e.Git("rev-parse", fmt.Sprintf("refs/venom/checkpoints/%s/%d^{tree}", agent, n))
+}
+
+// LogRecords reads the journal with plain JSON decoding.
+func (e *Env) LogRecords() []map[string]any {
+	e.t.Helper()
+	common := e.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	b, err := os.ReadFile(filepath.Join(common, "venom", "log.jsonl"))
+	if err != nil {
+		return nil
+	}
+	var out []map[string]any
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -1,0 +1,52 @@
+package tests
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// binDir holds the binaries built once for the whole run.
+var binDir string
+
+// gitDir is the folder of the git the tests use.
+var gitDir string
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "venom-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	binDir = dir
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Dir(filepath.Dir(file))
+	cmd := exec.Command("go", "build", "-o", binDir+"/", "./git-venom-checkpoint", "./git-venom-rollback", "./git-venom-diff")
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building the binaries failed:", err)
+		return 1
+	}
+	g, err := exec.LookPath("git")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "git is not on PATH")
+		return 1
+	}
+	gitDir = filepath.Dir(g)
+	return m.Run()
+}
+
+// repoRoot is the module's root folder.
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(file))
+}

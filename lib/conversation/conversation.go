@@ -1,0 +1,55 @@
+// Package conversation is the seam between rollback and the harness
+// adapters: rewinding an agent's conversation (RFC 8). The harness package
+// registers its adapters here; rollback asks through Rewind.
+package conversation
+
+import (
+	"context"
+
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/state"
+)
+
+// Rewound is a new conversation holding the turns through the target.
+type Rewound struct {
+	HarnessSession string   // the new session or thread id
+	Resume         []string // the argv that continues it, when the harness needs one
+	ForkSource     string   // recorded on the binding until the copy exists (claude-code)
+	ForkAt         string
+}
+
+// Adapter is one harness's conversation side.
+type Adapter interface {
+	// CanRewind says whether the adapter declares rewind for this turn
+	// (claude-code: only up to its tested version, CONTRACT 8.14).
+	CanRewind(a *agents.Agent, t *agents.Turn) bool
+	// Rewind makes a new conversation through turn t, leaving the source
+	// unchanged (RFC 8). It must not write the journal; the rollback logs
+	// the binding in its final record.
+	Rewind(ctx context.Context, s *state.Store, a *agents.Agent, t *agents.Turn) (*Rewound, error)
+}
+
+var adapters = map[string]Adapter{}
+
+// Register installs the adapter of a harness ("claude-code", "codex").
+func Register(harness string, ad Adapter) { adapters[harness] = ad }
+
+// For returns the agent's adapter, or nil (harness "none").
+func For(a *agents.Agent) Adapter { return adapters[a.Harness] }
+
+// CanRewind reports whether the agent's harness can rewind to turn t.
+func CanRewind(a *agents.Agent, t *agents.Turn) bool {
+	ad := For(a)
+	return ad != nil && t != nil && ad.CanRewind(a, t)
+}
+
+// Rewind asks the agent's adapter for a rewind, or fails with
+// unsupported.harness_capability (CONTRACT 8.5).
+func Rewind(ctx context.Context, s *state.Store, a *agents.Agent, t *agents.Turn) (*Rewound, error) {
+	if !CanRewind(a, t) {
+		return nil, errcode.Newf(errcode.UnsupportedHarnessCapability, map[string]string{"fix": "--restore=files"},
+			"the %s harness cannot rewind the conversation; use --restore=files", a.Harness)
+	}
+	return For(a).Rewind(ctx, s, a, t)
+}

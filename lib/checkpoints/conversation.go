@@ -1,10 +1,9 @@
 package checkpoints
 
-import "github.com/git-venom/git-venom/lib/agents"
-
-// RewindCapable says whether the agent's harness adapter declares rewind
-// for the turn (RFC 8); the harness package sets it.
-var RewindCapable = func(a *agents.Agent, t *agents.Turn) bool { return false }
+import (
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/conversation"
+)
 
 // Why a checkpoint cannot bring the conversation back (RFC 11.3
 // conflict.checkpoint_files_only data.why); "" when it can.
@@ -56,5 +55,5 @@ func Conversation(a *agents.Agent, c *agents.Checkpoint) bool {
 	if last := a.LastEndedTurn(); last != nil && last.ID == *c.ThroughTurn {
 		return true
 	}
-	return RewindCapable(a, a.Turn(*c.ThroughTurn))
+	return conversation.CanRewind(a, a.Turn(*c.ThroughTurn))
 }

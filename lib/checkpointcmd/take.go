@@ -24,13 +24,15 @@ func (c *TakeCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	_, st, err := s.Read()
-	if err != nil {
-		return err
-	}
-	agent, err := st.Resolve(c.Agent)
-	if err != nil {
-		return err
+	agent := c.Agent
+	if agent == "" {
+		_, st, err := s.Read()
+		if err != nil {
+			return err
+		}
+		if agent, err = st.Resolve(c.Agent); err != nil {
+			return err
+		}
 	}
 	res, err := checkpoints.Take(env.Ctx, s, checkpoints.Request{
 		Registration: checkpoints.Registration{Agent: agent, Isolation: c.Isolation, Parent: c.Parent},

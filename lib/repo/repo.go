@@ -4,7 +4,6 @@
 package repo
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -46,10 +45,17 @@ func Open(ctx context.Context, dir string, environ []string) (*Repo, error) {
 		return nil, err
 	}
 	user := &gitcli.Runner{Dir: dir, Env: append(gitcli.CleanEnv(environ), userRepoVars(environ)...)}
+	// One process in the common case: --show-toplevel fails outside a
+	// working tree, and then the others are asked alone to say why.
 	out, err := user.Run(ctx, "rev-parse", "--path-format=absolute",
-		"--is-bare-repository", "--git-dir", "--git-common-dir", "--git-path", "index", "--show-object-format")
+		"--is-bare-repository", "--git-dir", "--git-common-dir", "--git-path", "index", "--show-object-format",
+		"--show-toplevel")
 	if err != nil {
-		return nil, errcode.New(errcode.UnsupportedCheckpointNoRepo, nil).Wrap(err)
+		out, err = user.Run(ctx, "rev-parse", "--path-format=absolute",
+			"--is-bare-repository", "--git-dir", "--git-common-dir", "--git-path", "index", "--show-object-format")
+		if err != nil {
+			return nil, errcode.New(errcode.UnsupportedCheckpointNoRepo, nil).Wrap(err)
+		}
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if len(lines) < 5 || lines[0] == "true" {
@@ -59,12 +65,12 @@ func Open(ctx context.Context, dir string, environ []string) (*Repo, error) {
 		return nil, errcode.Newf(errcode.UnsupportedObjectFormat, map[string]string{"object_format": lines[4]},
 			"the repository uses %s objects; git-venom handles sha1 repositories only (libgit2 1.5)", lines[4])
 	}
-	topOut, err := user.Run(ctx, "rev-parse", "--show-toplevel")
-	if err != nil || len(bytes.TrimSpace(topOut)) == 0 {
-		return nil, errcode.Newf(errcode.UnsupportedCheckpointNoRepo, nil, "not inside a working tree").Wrap(err)
+	if len(lines) < 6 || lines[5] == "" {
+		return nil, errcode.Newf(errcode.UnsupportedCheckpointNoRepo, nil, "not inside a working tree")
 	}
+	top := lines[5]
 	p := Paths{
-		Top:       canonical(strings.TrimRight(string(topOut), "\n")),
+		Top:       canonical(top),
 		GitDir:    canonical(lines[1]),
 		CommonDir: canonical(lines[2]),
 		Index:     lines[3],

@@ -1,9 +1,25 @@
-// Package diffcmd is the grammar of git-venom-diff.
+// Package diffcmd is the grammar of git-venom-diff and its glue to
+// lib/treediff (RFC 11.1 agent.checkpoint_diff).
 package diffcmd
 
 import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/capture"
+	"github.com/git-venom/git-venom/lib/checkpoints"
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/gitcli"
+	"github.com/git-venom/git-venom/lib/lock"
+	"github.com/git-venom/git-venom/lib/paths"
+	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/treediff"
+	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // CLI is git-venom-diff's grammar.
@@ -13,14 +29,191 @@ type CLI struct {
 	From  string   `name:"from" help:"The checkpoint to compare from (k<n>)."`
 	To    string   `name:"to" help:"The checkpoint to compare to (k<n>); the current files when left out."`
 	Repo  string   `name:"repo" default:"." help:"The repository of the agent's scope (always .)."`
-	Path  string   `name:"path" help:"Show the patch of this path."`
+	Path  string   `name:"path" help:"Show the patch of this path (relative to the top of the tree; b64:<base64> for any bytes)."`
 	Args  []string `arg:"" optional:"" help:"Short forms: <from> [<to>]."`
 }
 
 // New returns the grammar.
 func New() *CLI { return &CLI{} }
 
-// Run is not there yet.
+// Result is agent.checkpoint_diff's result: {files, patch?}.
+type Result struct {
+	Files []treediff.File `json:"files"`
+	Patch *treediff.Patch `json:"patch,omitempty"`
+}
+
+// Run diffs.
 func (c *CLI) Run(env *cli.Env) error {
-	return errcode.Newf(errcode.UnsupportedNotYet, nil, "git venom-diff is not available yet")
+	if err := c.shortForms(); err != nil {
+		return err
+	}
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+	_, st, err := s.Read()
+	if err != nil {
+		return err
+	}
+	id, err := st.Resolve(c.Agent)
+	if err != nil {
+		return err
+	}
+	a, err := st.Known(id)
+	if err != nil {
+		return err
+	}
+	if c.Repo != "." {
+		return errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"checkpoint": c.From, "repo": c.Repo},
+			"agent %s's scope has one repository, named .", a.ID)
+	}
+	path, err := c.relPath(s.Repo)
+	if err != nil {
+		return err
+	}
+	from, err := checkpoints.Find(s.Repo, a, c.From)
+	if err != nil {
+		return err
+	}
+	d := treediff.Diff{Git: s.Repo.Git, Repo: ".", From: from.Repos[0].Commit, Path: path}
+	if c.To != "" {
+		to, err := checkpoints.Find(s.Repo, a, c.To)
+		if err != nil {
+			return err
+		}
+		d.To = to.Repos[0].Commit
+	} else if d.To, err = currentTree(env.Ctx, s, a); err != nil {
+		return err
+	}
+	if env.JSON {
+		return c.printJSON(env, s, d)
+	}
+	return c.printHuman(env, s, d)
+}
+
+// shortForms reads `git venom-diff k2 [k3]`.
+func (c *CLI) shortForms() error {
+	if len(c.Args) > 2 {
+		return errcode.Newf(errcode.InvalidParamsUsage, map[string]any{"args": c.Args},
+			"at most two checkpoints: git venom-diff <from> [<to>]")
+	}
+	if len(c.Args) > 0 {
+		if c.From != "" || (len(c.Args) == 2 && c.To != "") {
+			return errcode.Newf(errcode.InvalidParamsUsage, nil, "give the checkpoints as flags or as arguments, not both")
+		}
+		c.From = c.Args[0]
+		if len(c.Args) == 2 {
+			c.To = c.Args[1]
+		}
+	}
+	if c.From == "" {
+		return errcode.Newf(errcode.InvalidParamsUsage, nil, "which checkpoint? --from=k<n>, or git venom-diff k<n> [k<m>]")
+	}
+	return nil
+}
+
+// relPath turns --path into a path relative to the top of the tree. A path
+// outside the repository is invalid_params.path.
+func (c *CLI) relPath(r *repo.Repo) (string, error) {
+	if c.Path == "" {
+		return "", nil
+	}
+	p := paths.Parse(c.Path)
+	if filepath.IsAbs(p) {
+		rel, err := filepath.Rel(r.Top, repo.Canonical(p))
+		if err != nil {
+			return "", badPath(c.Path)
+		}
+		p = rel
+	}
+	p = filepath.ToSlash(filepath.Clean(p))
+	if p == "." || p == ".." || strings.HasPrefix(p, "../") || p == ".git" || strings.HasPrefix(p, ".git/") {
+		return "", badPath(c.Path)
+	}
+	return p, nil
+}
+
+func badPath(p string) error {
+	return errcode.Newf(errcode.InvalidParamsPath, map[string]string{"path": p},
+		"%s is not a path inside the repository", p)
+}
+
+// currentTree captures the agent's tree without a ref or a log record, as a
+// dry run does (RFC 7.2): under the lock, since the temporary index lives in
+// the state directory.
+func currentTree(ctx context.Context, s *state.Store, a *agents.Agent) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.Config.Timeout)
+	defer cancel()
+	tx, err := s.Begin(ctx, lock.Holder{Op: "diff", Agent: a.ID}, errcode.TimeoutLock)
+	if err != nil {
+		return "", err
+	}
+	defer tx.End()
+	tree, err := checkpoints.TreeOf(ctx, s, a)
+	if err != nil {
+		return "", err
+	}
+	if tree != s.Repo {
+		defer tree.Free()
+	}
+	snap, err := capture.Take(ctx, tree, s.TmpDir(), capture.Limits{MaxFileBytes: s.Config.MaxFileBytes,
+		MaxTotalBytes: s.Config.MaxTotalBytes})
+	if err != nil {
+		return "", err
+	}
+	return snap.Tree.String(), nil
+}
+
+func (c *CLI) printJSON(env *cli.Env, s *state.Store, d treediff.Diff) error {
+	files, err := d.Files(env.Ctx)
+	if err != nil {
+		return gitFailed(err)
+	}
+	res := Result{Files: files}
+	if d.Path != "" {
+		if res.Patch, err = d.Patch(env.Ctx, s.Config.DiffMaxBytes); err != nil {
+			return gitFailed(err)
+		}
+	}
+	return env.UI.JSON(res)
+}
+
+// printHuman shows git diff --stat -p's text, through the pager on a
+// terminal.
+func (c *CLI) printHuman(env *cli.Env, s *state.Store, d treediff.Diff) error {
+	files, err := d.Files(env.Ctx)
+	if err != nil {
+		return gitFailed(err)
+	}
+	to := c.To
+	if to == "" {
+		to = "the current files"
+	}
+	if len(files) == 0 {
+		env.UI.Printf("No changes between %s and %s.\n", c.From, to)
+		return nil
+	}
+	corePager, _ := s.Repo.Git.Run(env.Ctx, "config", "--get", "core.pager")
+	pager := env.UI.StartPager(ui.PagerCommand(env.Getenv, strings.TrimSpace(string(corePager))), env.Environ)
+	w := env.UI.Out
+	if pager != nil {
+		w = pager.Writer()
+	}
+	err = d.Render(env.Ctx, w, env.UI.ColorOut(), env.UI.Columns())
+	if pager != nil {
+		pager.Wait()
+		var ge *gitcli.Error
+		if errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) == "" {
+			err = nil // the person quit the pager before the end
+		}
+	}
+	if err != nil {
+		return gitFailed(err)
+	}
+	return nil
+}
+
+func gitFailed(err error) error {
+	return errcode.Newf(errcode.FailedCheckpointGit, map[string]string{"repo": ".", "reason": "diff"},
+		"git could not compare the checkpoints").Wrap(err)
 }

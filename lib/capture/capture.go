@@ -8,6 +8,7 @@ package capture
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -42,6 +43,8 @@ type Snapshot struct {
 	Branch     string   // short name; "" when detached
 	Skipped    []journal.Skipped
 	Submodules []journal.Submodule
+	// memo lets the next scan of a private index reuse this one.
+	memo memo
 }
 
 // HeadString is Head as the log writes it: a hex id or null.
@@ -53,66 +56,103 @@ func (s *Snapshot) HeadString() *string {
 	return &h
 }
 
-// change is one path git status reported as different from the index copy.
+// change is one path git status reported as different from the index.
 type change struct {
 	path      string
 	untracked bool
 	submodule string // porcelain v2 "S<c><m><u>" field, or ""
 }
 
+// base is the index a scan starts from, and what is known of it.
+type base struct {
+	idx string
+	// flagged are the user's index entries captures treat specially:
+	// skip-worktree, sparse directories and gitlinks (with their oids).
+	flagged []gitindex.Entry
+	// persistent: idx is the private index kept between captures. Content
+	// changes of tracked paths are written into it; deletions and untracked
+	// files only into a scratch copy, so its membership stays the user's.
+	persistent bool
+	// memo is the tree an earlier scan gave for the same status output and
+	// the same stat data of the paths it listed (private index only).
+	memo memo
+	// pins are extra -c flags for every git call on idx.
+	pins []string
+}
+
 // Take captures r's tree into objects and returns the snapshot. tmpDir holds
-// the temporary index; the caller holds the repository's lock.
+// temporary index files; the caller holds the repository's lock.
 func Take(ctx context.Context, r *repo.Repo, tmpDir string, lim Limits) (*Snapshot, error) {
+	if p := openPrivate(r); p != nil {
+		defer p.close()
+		snap, err := p.take(ctx, r, tmpDir, lim)
+		if err == nil || !errors.Is(err, errPrivateUnusable) {
+			return snap, err
+		}
+		// The private index could not be used: start again from a copy.
+	}
 	idx, err := copyIndex(r.Index, tmpDir)
 	if err != nil {
 		return nil, gitFailure("copy_index", err)
 	}
 	defer os.Remove(idx)
-	return takeWith(ctx, r, idx, lim)
+	flagged, err := prepareCopy(ctx, r, idx)
+	if err != nil {
+		return nil, err
+	}
+	return scan(ctx, r, base{idx: idx, flagged: flagged}, tmpDir, lim)
 }
 
-func takeWith(ctx context.Context, r *repo.Repo, idx string, lim Limits) (*Snapshot, error) {
+// prepareCopy reads the flagged entries of an index copy and clears its
+// assume-unchanged bits (RFC 4.1 step 2: in the copy only, so those edits
+// are seen; libgit2 honours the bit and would hide them).
+func prepareCopy(ctx context.Context, r *repo.Repo, idx string) ([]gitindex.Entry, error) {
 	env := []string{"GIT_INDEX_FILE=" + idx}
-	call := func(stdin []byte, args ...string) ([]byte, error) {
-		c := gitcli.Call{Env: env}
+	flagged, err := readFlags(ctx, r, idx, env)
+	if err != nil {
+		return nil, err
+	}
+	var assumed, keep []gitindex.Entry
+	for _, e := range flagged {
+		if e.AssumeValid && !e.SkipWorktree {
+			assumed = append(assumed, e)
+		}
+		if e.SkipWorktree || e.SparseDir || e.Mode == 0o160000 {
+			keep = append(keep, e)
+		}
+	}
+	if len(assumed) > 0 {
+		_, err := r.Git.RunCall(ctx, gitcli.Call{Env: env, Stdin: bytes.NewReader(nulJoin(pathsOf(assumed)))},
+			"update-index", "-z", "--no-assume-unchanged", "--stdin")
+		if err != nil {
+			return nil, gitFailure("update-index", err)
+		}
+	}
+	return keep, nil
+}
+
+// scan is RFC 4.1 steps 3 and 4 as one scan: git status lists every
+// difference from the index, and only those paths are staged.
+func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) (*Snapshot, error) {
+	on := func(idx string, stdin []byte, args ...string) ([]byte, error) {
+		c := gitcli.Call{Env: []string{"GIT_INDEX_FILE=" + idx}, Pins: b.pins}
 		if stdin != nil {
 			c.Stdin = bytes.NewReader(stdin)
 		}
 		return r.Git.RunCall(ctx, c, args...)
 	}
-	flagged, err := readFlags(ctx, r, idx, env)
-	if err != nil {
-		return nil, err
-	}
 	snap := &Snapshot{}
-	// RFC 4.1 step 2: in the copy only, clear assume-unchanged, so those
-	// edits are seen (libgit2 honours the bit and would hide them).
-	var assumed, skipWT []gitindex.Entry
-	gitlinks := map[string]bool{}
-	for _, e := range flagged {
+	userLinks := map[string]string{}
+	for _, e := range b.flagged {
 		switch {
-		case e.SparseDir:
-			skipWT = append(skipWT, e)
-		case e.SkipWorktree:
-			skipWT = append(skipWT, e)
-		case e.AssumeValid:
-			assumed = append(assumed, e)
+		case e.SkipWorktree || e.SparseDir:
+			snap.Skipped = append(snap.Skipped, skippedEntry(r.Top, e))
+		case e.Mode == 0o160000:
+			userLinks[e.Path] = hex.EncodeToString(e.Oid[:])
 		}
-		if e.Mode == 0o160000 {
-			gitlinks[e.Path] = true
-		}
-	}
-	if len(assumed) > 0 {
-		if _, err := call(nulJoin(pathsOf(assumed)), "update-index", "-z", "--no-assume-unchanged", "--stdin"); err != nil {
-			return nil, gitFailure("update-index", err)
-		}
-	}
-	for _, e := range skipWT {
-		snap.Skipped = append(snap.Skipped, skippedEntry(r.Top, e))
 	}
 
-	// RFC 4.1 step 3: one scan finds every difference from the copy.
-	out, err := call(nil, "status", "--porcelain=v2", "-z", "--no-renames", "--untracked-files=all",
+	out, err := on(b.idx, nil, "status", "--porcelain=v2", "-z", "--no-renames", "--untracked-files=all",
 		"--ignore-submodules=none")
 	if err != nil {
 		return nil, gitFailure("status", err)
@@ -124,22 +164,42 @@ func takeWith(ctx context.Context, r *repo.Repo, idx string, lim Limits) (*Snaps
 	if err := testhook.Point("capture-scan"); err != nil {
 		return nil, gitFailure("status", err)
 	}
+	var sig string
+	if b.persistent {
+		sig = scanSignature(r.Top, out, changes)
+		if sig != "" && sig == b.memo.Sig {
+			if snap, err := b.memo.snapshot(r); err == nil {
+				snap.memo = b.memo
+				return snap, nil
+			}
+		}
+	}
 
-	var adds, removes []string
+	// Sort what changed into content updates of paths the index holds,
+	// files the index does not hold, and paths that are gone.
+	var updates, additions, removes []string
 	type sized struct {
 		path  string
 		bytes int64
 	}
-	var added []sized
-	dirty := map[string]bool{}
+	var written []sized
 	var total int64
+	gitlinks := map[string]bool{}
+	for p := range userLinks {
+		gitlinks[p] = true
+	}
+	modified := map[string]bool{}
+	add := func(c change) {
+		if c.untracked {
+			additions = append(additions, c.path)
+		} else {
+			updates = append(updates, c.path)
+		}
+	}
 	for _, c := range changes {
 		full := filepath.Join(r.Top, c.path)
-		if c.submodule != "" {
-			gitlinks[c.path] = true
-			if len(c.submodule) == 4 && (c.submodule[1] == 'C' || c.submodule[2] == 'M') {
-				dirty[c.path] = true
-			}
+		if len(c.submodule) == 4 && c.submodule[2] == 'M' {
+			modified[c.path] = true
 		}
 		fi, err := os.Lstat(full)
 		if err != nil {
@@ -162,18 +222,18 @@ func takeWith(ctx context.Context, r *repo.Repo, idx string, lim Limits) (*Snaps
 				continue
 			}
 			total += fi.Size()
-			added = append(added, sized{c.path, fi.Size()})
-			adds = append(adds, c.path)
+			written = append(written, sized{c.path, fi.Size()})
+			add(c)
 		case mode&os.ModeSymlink != 0:
-			adds = append(adds, c.path)
+			add(c)
 		case mode.IsDir():
-			// A nested repository or a submodule: its commit, as a gitlink.
 			if isRepo(full) {
+				// A nested repository or a submodule: its commit, as a gitlink.
 				gitlinks[c.path] = true
-				adds = append(adds, c.path)
+				add(c)
 			} else {
-				// A tracked file replaced by a folder: its files are listed
-				// on their own; the file's entry goes.
+				// A tracked file replaced by a folder: the folder's files are
+				// listed on their own; the file's entry goes.
 				removes = append(removes, c.path)
 			}
 		default:
@@ -182,42 +242,57 @@ func takeWith(ctx context.Context, r *repo.Repo, idx string, lim Limits) (*Snaps
 		}
 	}
 	if total > lim.MaxTotalBytes {
-		sort.Slice(added, func(i, j int) bool { return added[i].bytes > added[j].bytes })
+		sort.Slice(written, func(i, j int) bool { return written[i].bytes > written[j].bytes })
 		largest := []map[string]any{}
-		for i := 0; i < len(added) && i < 5; i++ {
-			largest = append(largest, paths.JSON(added[i].path, map[string]any{"bytes": added[i].bytes}))
+		for i := 0; i < len(written) && i < 5; i++ {
+			largest = append(largest, paths.JSON(written[i].path, map[string]any{"bytes": written[i].bytes}))
 		}
 		return nil, errcode.Newf(errcode.FailedCheckpointTooLarge,
 			map[string]any{"repo": ".", "bytes": total, "limit": lim.MaxTotalBytes, "largest": largest},
 			"the new and changed files come to %d bytes, past venom.maxTotalBytes (%d)", total, lim.MaxTotalBytes).
 			Hint("ignore the build output in .gitignore, or raise venom.maxTotalBytes")
 	}
-	// RFC 4.1 step 4, with only the paths status listed.
-	if len(removes) > 0 {
-		if _, err := call(nulJoin(removes), "update-index", "-z", "--force-remove", "--stdin"); err != nil {
-			return nil, gitFailure("update-index", err)
-		}
-	}
-	if len(adds) > 0 {
+	if len(updates)+len(additions) > 0 {
 		if err := testhook.Point("capture-object-write"); err != nil {
 			return nil, gitFailure("update-index", err)
 		}
-		if _, err := call(nulJoin(adds), "update-index", "-z", "--add", "--replace", "--stdin"); err != nil {
+	}
+	target := b.idx
+	if len(removes)+len(additions) > 0 && b.persistent {
+		// Keep the private index's membership the user's: deletions and new
+		// files go into a scratch copy only.
+		if len(updates) > 0 {
+			if _, err := on(b.idx, nulJoin(updates), "update-index", "-z", "--add", "--replace", "--stdin"); err != nil {
+				return nil, gitFailure("update-index", err)
+			}
+			updates = nil
+		}
+		if target, err = copyIndex(b.idx, tmpDir); err != nil {
+			return nil, gitFailure("copy_index", err)
+		}
+		defer os.Remove(target)
+	}
+	if len(removes) > 0 {
+		if _, err := on(target, nulJoin(removes), "update-index", "-z", "--force-remove", "--stdin"); err != nil {
 			return nil, gitFailure("update-index", err)
 		}
 	}
-	treeOut, err := call(nil, "write-tree")
+	if staged := append(updates, additions...); len(staged) > 0 {
+		if _, err := on(target, nulJoin(staged), "update-index", "-z", "--add", "--replace", "--stdin"); err != nil {
+			return nil, gitFailure("update-index", err)
+		}
+	}
+	treeOut, err := on(target, nil, "write-tree")
 	if err != nil {
 		return nil, gitFailure("write-tree", err)
 	}
-	snap.Tree, err = git.NewOid(strings.TrimSpace(string(treeOut)))
-	if err != nil {
+	if snap.Tree, err = git.NewOid(strings.TrimSpace(string(treeOut))); err != nil {
 		return nil, gitFailure("write-tree", err)
 	}
 	if err := readHead(r, snap); err != nil {
 		return nil, gitFailure("head", err)
 	}
-	if err := listGitlinks(ctx, r, snap, gitlinks, dirty); err != nil {
+	if err := listGitlinks(ctx, r, snap, gitlinks, userLinks, modified); err != nil {
 		return nil, gitFailure("gitlinks", err)
 	}
 	sort.Slice(snap.Skipped, func(i, j int) bool { return snap.Skipped[i].Path < snap.Skipped[j].Path })
@@ -229,6 +304,9 @@ func takeWith(ctx context.Context, r *repo.Repo, idx string, lim Limits) (*Snaps
 	}
 	if snap.Submodules == nil {
 		snap.Submodules = []journal.Submodule{}
+	}
+	if sig != "" {
+		snap.memo = memo{Sig: sig, Tree: snap.Tree.String(), Skipped: snap.Skipped, Submodules: snap.Submodules}
 	}
 	return snap, nil
 }
@@ -381,8 +459,10 @@ func readHead(r *repo.Repo, snap *Snapshot) error {
 	return nil
 }
 
-// listGitlinks fills submodules[] from the tree's gitlinks.
-func listGitlinks(ctx context.Context, r *repo.Repo, snap *Snapshot, links, dirty map[string]bool) error {
+// listGitlinks fills submodules[] from the tree's gitlinks. dirty: the
+// nested repository's HEAD differs from the user's index, or it has changes
+// to tracked files (CONTRACT 8.15).
+func listGitlinks(ctx context.Context, r *repo.Repo, snap *Snapshot, links map[string]bool, userLinks map[string]string, modified map[string]bool) error {
 	if len(links) == 0 {
 		return nil
 	}
@@ -405,8 +485,9 @@ func listGitlinks(ctx context.Context, r *repo.Repo, snap *Snapshot, links, dirt
 		if err != nil || e.Filemode != git.FilemodeCommit {
 			continue
 		}
-		d := dirty[p]
-		if !d {
+		recorded, known := userLinks[p]
+		d := modified[p] || (known && recorded != e.Id.String())
+		if !known && !d {
 			d = nestedHasChanges(ctx, r, p)
 		}
 		sm := paths.FixSubmodule(journal.Submodule{Path: p, Commit: e.Id.String(), Dirty: d})

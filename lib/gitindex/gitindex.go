@@ -17,6 +17,7 @@ import (
 // Entry is what a capture needs of one index entry.
 type Entry struct {
 	Path         string
+	Oid          [20]byte
 	Mode         uint32
 	Size         uint32
 	Stage        int
@@ -30,8 +31,8 @@ type Entry struct {
 type Index struct {
 	Version int
 	// Flagged are the entries with assume-unchanged, skip-worktree or
-	// intent-to-add set, or sparse directories: the only ones captures treat
-	// specially. Other entries are counted, not kept.
+	// intent-to-add set, sparse directories and gitlinks: the only ones
+	// captures treat specially. Other entries are counted, not kept.
 	Flagged []Entry
 	Count   int
 }
@@ -108,7 +109,8 @@ func Parse(data []byte) (*Index, error) {
 		e := Entry{Mode: mode, Size: size, Stage: int(flags>>12) & 3,
 			AssumeValid: flags&0x8000 != 0, SkipWorktree: ext&0x4000 != 0, IntentToAdd: ext&0x2000 != 0,
 			SparseDir: mode == 0o040000}
-		if e.AssumeValid || e.SkipWorktree || e.IntentToAdd || e.SparseDir {
+		copy(e.Oid[:], body[start+40:start+60])
+		if e.AssumeValid || e.SkipWorktree || e.IntentToAdd || e.SparseDir || e.Mode == 0o160000 {
 			e.Path = string(path)
 			ix.Flagged = append(ix.Flagged, e)
 		}

@@ -1,0 +1,74 @@
+package capture
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	git "github.com/libgit2/git2go/v34"
+
+	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/repo"
+)
+
+// memo is what one scan of the private index gave, keyed by what it saw:
+// status's whole output and the stat data of every path it listed. A later
+// scan that sees exactly the same has the same tree, since git's own stat
+// cache vouches for every path status did not list. It stages and hashes
+// nothing then: untracked files an agent leaves for several turns are not
+// hashed again at every capture.
+type memo struct {
+	Sig        string              `json:"sig"`
+	Tree       string              `json:"tree"`
+	Skipped    []journal.Skipped   `json:"skipped"`
+	Submodules []journal.Submodule `json:"submodules"`
+}
+
+// scanSignature keys a memo, or returns "" when the scan must not be
+// reused: a listed path is a nested repository (its HEAD can move without
+// its folder's stat data changing), or was written too recently for its
+// timestamps to tell a later write apart.
+func scanSignature(top string, status []byte, changes []change) string {
+	h := sha256.New()
+	h.Write(status)
+	recent := time.Now().Add(-2 * time.Second).UnixNano()
+	for _, c := range changes {
+		if c.submodule != "" {
+			return ""
+		}
+		fi, err := os.Lstat(filepath.Join(top, c.path))
+		if err != nil {
+			fmt.Fprintf(h, "\x00%s\x00absent", c.path)
+			continue
+		}
+		if fi.IsDir() {
+			return ""
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			return ""
+		}
+		if st.Mtim.Nano() > recent || st.Ctim.Nano() > recent {
+			return ""
+		}
+		fmt.Fprintf(h, "\x00%s\x00%o:%d:%d:%d:%d:%d", c.path, st.Mode, st.Size, st.Mtim.Nano(), st.Ctim.Nano(), st.Ino, st.Dev)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// snapshot rebuilds the memo's snapshot with the current HEAD.
+func (m memo) snapshot(r *repo.Repo) (*Snapshot, error) {
+	id, err := git.NewOid(m.Tree)
+	if err != nil {
+		return nil, err
+	}
+	snap := &Snapshot{Tree: id, Skipped: m.Skipped, Submodules: m.Submodules}
+	if err := readHead(r, snap); err != nil {
+		return nil, err
+	}
+	return snap, nil
+}

@@ -1,0 +1,210 @@
+package capture
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/git-venom/git-venom/lib/gitindex"
+	"github.com/git-venom/git-venom/lib/repo"
+)
+
+// The private index is git-venom's own stat cache of one tree, kept in the
+// state directory between captures. It starts as a copy of the user's index
+// (re-made whenever that index changes) and is then refreshed by every
+// capture's git status, which also keeps git's untracked cache in it: safe
+// here because the index is ours, and it spares reading every directory
+// again. Its membership is always the user's index's, so ignore rules apply
+// afresh at every capture exactly as for the user's git status; only the
+// content of tracked paths moves forward in it. When anything about it is
+// doubtful it is thrown away and the capture starts from a copy.
+
+// privatePins turn on the untracked cache for -uall scans of the private
+// index only (git 2.39 keeps it for "all" when the config asks for it).
+var privatePins = []string{
+	"-c", "core.untrackedCache=true",
+	"-c", "status.showUntrackedFiles=all",
+}
+
+var errPrivateUnusable = errors.New("private index unusable")
+
+// private is the private index of one tree, held exclusively.
+type private struct {
+	index string
+	meta  string
+	lockf *os.File
+}
+
+// privateMeta says which user index the private index was made from, and
+// what it last gave.
+type privateMeta struct {
+	User    string           `json:"user"`
+	Flagged []gitindex.Entry `json:"flagged"`
+	Memo    memo             `json:"memo"`
+}
+
+// openPrivate locks the tree's private index, or returns nil when another
+// process has it (that capture then works from a copy).
+func openPrivate(r *repo.Repo) *private {
+	dir := filepath.Join(r.StateDir, "index")
+	if r.StateDir == "" || os.MkdirAll(dir, 0o777) != nil {
+		return nil
+	}
+	sum := sha1.Sum([]byte(r.Top + "\x00" + r.GitDir + "\x00" + r.Index))
+	key := hex.EncodeToString(sum[:8])
+	f, err := os.OpenFile(filepath.Join(dir, key+".lock"), os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil
+	}
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		f.Close()
+		return nil
+	}
+	p := &private{index: filepath.Join(dir, key+".index"), meta: filepath.Join(dir, key+".json"), lockf: f}
+	// A git process killed mid-write leaves index.lock behind; we hold the
+	// private index exclusively, so it is stale.
+	_ = os.Remove(p.index + ".lock")
+	return p
+}
+
+func (p *private) close() {
+	_ = p.lockf.Close()
+}
+
+// discard throws the private index away.
+func (p *private) discard() {
+	_ = os.Remove(p.index)
+	_ = os.Remove(p.meta)
+}
+
+// take captures through the private index, making it first when the user's
+// index changed since.
+func (p *private) take(ctx context.Context, r *repo.Repo, tmpDir string, lim Limits) (*Snapshot, error) {
+	user, err := userIndexSig(r.Index)
+	if err != nil {
+		return nil, errPrivateUnusable
+	}
+	m, ok := p.load()
+	if !ok || m.User != user {
+		p.discard()
+		if m, err = p.seed(ctx, r, tmpDir, user); err != nil {
+			p.discard()
+			if ctx.Err() != nil {
+				return nil, gitFailure("seed", ctx.Err())
+			}
+			return nil, errPrivateUnusable
+		}
+	}
+	// The memo holds only until the index's content moves on.
+	known := m.Memo
+	m.Memo = memo{}
+	if err := p.save(m); err != nil {
+		p.discard()
+		return nil, errPrivateUnusable
+	}
+	snap, err := scan(ctx, r, base{idx: p.index, flagged: m.Flagged, persistent: true, memo: known,
+		pins: privatePins}, tmpDir, lim)
+	if err != nil {
+		// A failed git call may have left the index half-way; it is only a
+		// cache, so it goes.
+		p.discard()
+		return nil, err
+	}
+	if snap.memo.Sig != "" {
+		m.Memo = snap.memo
+		_ = p.save(m)
+	}
+	return snap, nil
+}
+
+// seed makes the private index from the user's.
+func (p *private) seed(ctx context.Context, r *repo.Repo, tmpDir, user string) (privateMeta, error) {
+	tmp, err := copyIndex(r.Index, tmpDir)
+	if err != nil {
+		return privateMeta{}, err
+	}
+	defer os.Remove(tmp)
+	flagged, err := prepareCopy(ctx, r, tmp)
+	if err != nil {
+		return privateMeta{}, err
+	}
+	if _, err := os.Stat(tmp); errors.Is(err, os.ErrNotExist) {
+		// No user index yet (no commit): the private index starts empty.
+		if err := os.WriteFile(tmp, emptyIndex(), 0o666); err != nil {
+			return privateMeta{}, err
+		}
+	}
+	if err := os.Rename(tmp, p.index); err != nil {
+		return privateMeta{}, err
+	}
+	return privateMeta{User: user, Flagged: flagged}, nil
+}
+
+func (p *private) load() (privateMeta, bool) {
+	var m privateMeta
+	b, err := os.ReadFile(p.meta)
+	if err != nil || json.Unmarshal(b, &m) != nil {
+		return m, false
+	}
+	if _, err := os.Stat(p.index); err != nil {
+		return m, false
+	}
+	return m, true
+}
+
+func (p *private) save(m privateMeta) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	tmp := p.meta + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o666); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p.meta)
+}
+
+// userIndexSig identifies one version of the user's index: git replaces
+// the file by rename on every write, and its last 20 bytes are the checksum
+// of its content.
+func userIndexSig(path string) (string, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "absent", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	st, _ := fi.Sys().(*syscall.Stat_t)
+	var sum [20]byte
+	if fi.Size() >= 20 {
+		if _, err := f.ReadAt(sum[:], fi.Size()-20); err != nil && err != io.EOF {
+			return "", err
+		}
+	}
+	var ino uint64
+	var ctime int64
+	if st != nil {
+		ino, ctime = st.Ino, st.Ctim.Nano()
+	}
+	return fmt.Sprintf("%s:%d:%d:%d:%d:%x", path, fi.Size(), fi.ModTime().UnixNano(), ino, ctime, sum), nil
+}
+
+// emptyIndex is a valid index file with no entries.
+func emptyIndex() []byte {
+	b := []byte{'D', 'I', 'R', 'C', 0, 0, 0, 2, 0, 0, 0, 0}
+	sum := sha1.Sum(b)
+	return append(b, sum[:]...)
+}

@@ -34,10 +34,15 @@ func (c *TakeCmd) Run(env *cli.Env) error {
 			return err
 		}
 	}
+	stop := func() {}
+	if !env.JSON {
+		stop = env.UI.Progress("Capturing " + s.Repo.Top + "…")
+	}
 	res, err := checkpoints.Take(env.Ctx, s, checkpoints.Request{
 		Registration: checkpoints.Registration{Agent: agent, Isolation: c.Isolation, Parent: c.Parent},
 		Reason:       c.Reason, Turn: c.Turn, Label: c.Label,
 	})
+	stop()
 	if err != nil {
 		return err
 	}

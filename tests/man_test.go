@@ -64,7 +64,7 @@ var pageCodes = map[string][]errcode.Code{
 	},
 	"git-venom-diff": {
 		errcode.InvalidParamsCheckpoint, errcode.InvalidParamsPath, errcode.NotFoundCheckpoint,
-		errcode.FailedCheckpointGit, errcode.TimeoutCheckpoint,
+		errcode.FailedCheckpointGit, errcode.TimeoutCheckpoint, errcode.TimeoutLock,
 	},
 }
 

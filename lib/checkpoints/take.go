@@ -99,6 +99,9 @@ func Take(ctx context.Context, s *state.Store, req Request) (*Result, error) {
 // TakeIn captures inside a held transaction.
 func TakeIn(ctx context.Context, tx *state.Txn, req Request) (*Result, error) {
 	s := tx.Store
+	if err := checkTurn(tx.State.Agent(req.Agent), req); err != nil {
+		return nil, err
+	}
 	a, err := Register(tx, req.Registration)
 	if err != nil {
 		return nil, err
@@ -195,14 +198,48 @@ func Register(tx *state.Txn, reg Registration) (*agents.Agent, error) {
 	return tx.State.Agent(reg.Agent), nil
 }
 
-// openOrCloseTurn logs the turn records a turn_start or turn_end implies
-// (CONTRACT §3, 8.9) and returns the checkpoint's turn.
-func openOrCloseTurn(tx *state.Txn, a *agents.Agent, req Request) (*string, error) {
-	if req.Turn != "" {
-		if _, err := ids.ParseTurn(req.Turn); err != nil {
-			return nil, errcode.Newf(errcode.InvalidParamsTurn, map[string]string{"turn": req.Turn}, "%v", err)
-		}
+// checkTurn refuses a --turn the request cannot take (CONTRACT 8.9) before
+// anything is written: a bad request registers no agent and ends no turn.
+// a is nil for an agent not registered yet.
+func checkTurn(a *agents.Agent, req Request) error {
+	if req.Turn == "" {
+		return nil
 	}
+	n, err := ids.ParseTurn(req.Turn)
+	if err != nil {
+		return errcode.Newf(errcode.InvalidParamsTurn, map[string]string{"turn": req.Turn}, "%v", err)
+	}
+	last := 0
+	var open *agents.Turn
+	if a != nil {
+		last, open = a.LastTurnN, a.OpenTurn
+	}
+	switch req.Reason {
+	case TurnStart:
+		if n <= last {
+			return errcode.Newf(errcode.InvalidParamsTurn, map[string]string{"turn": req.Turn},
+				"turn %s is not new: the last turn is %s", req.Turn, ids.Turn(last))
+		}
+	case TurnEnd:
+		if open != nil && req.Turn != open.ID {
+			return errcode.Newf(errcode.InvalidParamsTurn, map[string]string{"turn": req.Turn, "open": open.ID},
+				"turn %s is open; a turn_end closes it", open.ID)
+		}
+		if open == nil && n <= last {
+			return errcode.Newf(errcode.InvalidParamsTurn, map[string]string{"turn": req.Turn},
+				"no turn is open, and %s is not new", req.Turn)
+		}
+	default:
+		return errcode.Newf(errcode.InvalidParamsTurn, map[string]string{"turn": req.Turn},
+			"--turn goes with --reason=turn_start or turn_end")
+	}
+	return nil
+}
+
+// openOrCloseTurn logs the turn records a turn_start or turn_end implies
+// (CONTRACT §3, 8.9) and returns the checkpoint's turn. checkTurn has
+// already accepted req.Turn.
+func openOrCloseTurn(tx *state.Txn, a *agents.Agent, req Request) (*string, error) {
 	switch req.Reason {
 	case TurnStart:
 		if a.OpenTurn != nil {
@@ -215,9 +252,6 @@ func openOrCloseTurn(tx *state.Txn, a *agents.Agent, req Request) (*string, erro
 		id := req.Turn
 		if id == "" {
 			id = ids.Turn(a.LastTurnN + 1)
-		} else if n, _ := ids.ParseTurn(id); n <= a.LastTurnN {
-			return nil, errcode.Newf(errcode.InvalidParamsTurn, map[string]string{"turn": id},
-				"turn %s is not new: the last turn is %s", id, ids.Turn(a.LastTurnN))
 		}
 		if _, err := tx.Append(journal.TurnStarted, journal.TurnStart{Agent: a.ID, Turn: id,
 			HarnessTurn: req.HarnessTurn}); err != nil {
@@ -228,19 +262,12 @@ func openOrCloseTurn(tx *state.Txn, a *agents.Agent, req Request) (*string, erro
 		end := journal.TurnEnd{Agent: a.ID, HarnessTurn: req.HarnessTurn, HarnessEnd: req.HarnessEnd,
 			HarnessVersion: req.HarnessVersion}
 		if a.OpenTurn != nil {
-			if req.Turn != "" && req.Turn != a.OpenTurn.ID {
-				return nil, errcode.Newf(errcode.InvalidParamsTurn, map[string]string{"turn": req.Turn, "open": a.OpenTurn.ID},
-					"turn %s is open; a turn_end closes it", a.OpenTurn.ID)
-			}
 			end.Turn = a.OpenTurn.ID
 		} else {
 			// A turn the harness started with no turn_start (RFC 3.1).
 			end.Turn, end.NoStart = req.Turn, true
 			if end.Turn == "" {
 				end.Turn = ids.Turn(a.LastTurnN + 1)
-			} else if n, _ := ids.ParseTurn(end.Turn); n <= a.LastTurnN {
-				return nil, errcode.Newf(errcode.InvalidParamsTurn, map[string]string{"turn": req.Turn},
-					"no turn is open, and %s is not new", req.Turn)
 			}
 		}
 		if _, err := tx.Append(journal.TurnEnded, end); err != nil {
@@ -248,10 +275,6 @@ func openOrCloseTurn(tx *state.Txn, a *agents.Agent, req Request) (*string, erro
 		}
 		return &end.Turn, nil
 	default:
-		if req.Turn != "" {
-			return nil, errcode.Newf(errcode.InvalidParamsTurn, map[string]string{"turn": req.Turn},
-				"--turn goes with --reason=turn_start or turn_end")
-		}
 		if a.OpenTurn != nil && req.Reason == Manual {
 			id := a.OpenTurn.ID
 			return &id, nil

@@ -12,9 +12,9 @@ func TestCheckpoint_CapturesLikeTheRecipe(t *testing.T) {
 	env.Write("a.txt", "one\n")
 	env.Write("dir/b.txt", "two\n")
 	env.Commit("second")
-	env.Write("a.txt", "changed\n")          // tracked, unstaged
-	env.Write("dir/c.txt", "new\n")          // untracked
-	env.Write("staged.txt", "staged\n")      // staged, then changed again
+	env.Write("a.txt", "changed\n")     // tracked, unstaged
+	env.Write("dir/c.txt", "new\n")     // untracked
+	env.Write("staged.txt", "staged\n") // staged, then changed again
 	env.Git("add", "staged.txt")
 	env.Write("staged.txt", "staged twice\n")
 	env.Remove("dir/b.txt") // deleted

@@ -311,9 +311,12 @@ func (s *State) Apply(e *journal.Entry) {
 				t.Dropped = true
 			}
 		}
-		if e.OK != nil && *e.OK && e.Restore == "files" {
-			cp := *e
-			a.NotePending = &cp
+		if e.OK != nil && *e.OK {
+			if e.Restore == "files" {
+				cp := *e
+				a.NotePending = &cp
+			}
+			s.noteSharers(a, e)
 		}
 	case journal.NoteDelivered:
 		a.NotePending = nil

@@ -1,9 +1,13 @@
-// Package rollbackcmd is the grammar of git-venom-rollback.
+// Package rollbackcmd is git-venom-rollback: its grammar, its human output,
+// and the interactive dry run → confirm → real call of a terminal (CONTRACT §1).
 package rollbackcmd
 
 import (
+	"github.com/git-venom/git-venom/lib/caller"
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/plan"
+	"github.com/git-venom/git-venom/lib/rollback"
 )
 
 // CLI is git-venom-rollback's grammar.
@@ -21,7 +25,49 @@ type CLI struct {
 // New returns the grammar.
 func New() *CLI { return &CLI{} }
 
-// Run is not there yet.
+func (c *CLI) request(env *cli.Env) rollback.Request {
+	return rollback.Request{
+		Agent:   c.Agent,
+		Options: plan.Options{Checkpoint: c.Checkpoint, Restore: c.Restore, Outside: c.Outside, KeepHead: c.KeepHead},
+		DryRun:  c.DryRun, Plan: c.Plan,
+		Caller: caller.Detect(env.Getenv),
+	}
+}
+
+// Run runs the dry run, the real call, or on a terminal with neither flag
+// the interactive flow.
 func (c *CLI) Run(env *cli.Env) error {
-	return errcode.Newf(errcode.UnsupportedNotYet, nil, "git venom-rollback is not available yet")
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+	req := c.request(env)
+	if !c.DryRun && c.Plan == "" {
+		if env.JSON || !env.UI.InTTY || !env.UI.OutTTY {
+			return errcode.Newf(errcode.InvalidParamsPlan, nil, "give exactly one of --dry-run and --plan").
+				Hint("run with --dry-run first, then quote its plan with --plan=<id>")
+		}
+		return interactive(env, s, req)
+	}
+	if c.DryRun {
+		p, err := rollback.DryRun(env.Ctx, s, req)
+		if err != nil {
+			return err
+		}
+		if env.JSON {
+			return env.UI.JSON(p.Result())
+		}
+		screen(env, p)
+		env.UI.Printf("Plan %s. To run it: git venom-rollback %s--plan=%s\n", p.ID, argsOf(req), p.ID)
+		return nil
+	}
+	res, err := rollback.Run(env.Ctx, s, req)
+	if err != nil {
+		return err
+	}
+	if env.JSON {
+		return env.UI.JSON(res)
+	}
+	done(env, res)
+	return nil
 }

@@ -1,0 +1,211 @@
+package agents
+
+import (
+	"math"
+
+	"github.com/git-venom/git-venom/lib/journal"
+)
+
+// Capture is one capture of a tree as the journal tells it: a checkpoint
+// taken, a reuse (RFC 3.2) or a failure. The window walk of RFC 7.3 runs
+// over these, by any agent using the tree (CONTRACT 8.31).
+type Capture struct {
+	Seq        int64
+	Agent      string
+	Checkpoint string // "" for a failed capture
+	Reason     string
+	Turn       string
+	// Commit is the checkpoint commit; "" when the capture failed, or its
+	// checkpoint was pruned or removed. Such a capture is a barrier: the
+	// windows around it merge into one gap (RFC 5.2).
+	Commit string
+}
+
+// Barrier reports whether the capture has no tree to compare.
+func (c Capture) Barrier() bool { return c.Commit == "" }
+
+// Window kinds (RFC 7.3).
+const (
+	TurnWindow     = "turn"
+	RollbackWindow = "rollback"
+	GapWindow      = "gap"
+)
+
+// Window is two consecutive usable captures of one tree.
+type Window struct {
+	From, To Capture
+	Kind     string
+	Turn     string // the agent's turn, for a turn window
+}
+
+// Captures lists the captures of tree in log order, by every agent
+// registered on it.
+func (s *State) Captures(tree string) []Capture {
+	var out []Capture
+	for i := range s.Entries {
+		e := &s.Entries[i]
+		switch e.Type {
+		case journal.CheckpointTaken, journal.CheckpointReused, journal.CheckpointFailed:
+		default:
+			continue
+		}
+		a := s.Agents[e.Agent]
+		if a == nil || a.Tree != tree {
+			continue
+		}
+		c := Capture{Seq: e.Seq, Agent: e.Agent, Checkpoint: e.Checkpoint, Reason: e.Reason, Turn: deref(e.Turn)}
+		if e.Type != journal.CheckpointFailed {
+			if k := a.byID[e.Checkpoint]; k != nil && k.Live() && len(k.Repos) == 1 {
+				c.Commit = k.Repos[0].Commit
+			}
+		} else {
+			c.Checkpoint = ""
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// span is when one turn ran, in log seqs measured at its captures.
+type span struct {
+	turn       string
+	start, end int64
+	started    bool
+}
+
+// spans lists a's turns, each from its turn_start capture (or its
+// turn.started record) to its turn_end capture (or its turn.ended record);
+// a turn with no turn_start runs from the agent's previous capture.
+func (s *State) spans(a *Agent) []span {
+	var out []span
+	for _, t := range a.Turns {
+		sp := span{turn: t.ID, start: t.StartSeq, end: math.MaxInt64, started: t.Started}
+		if t.Ended {
+			sp.end = t.EndSeq
+		}
+		var prev int64
+		for i := range s.Entries {
+			e := &s.Entries[i]
+			if e.Agent != a.ID {
+				continue
+			}
+			switch e.Type {
+			case journal.CheckpointTaken, journal.CheckpointReused, journal.CheckpointFailed:
+			default:
+				continue
+			}
+			if deref(e.Turn) == t.ID && e.Reason == "turn_start" && t.Started && e.Seq >= t.StartSeq {
+				sp.start = e.Seq
+			}
+			if deref(e.Turn) == t.ID && e.Reason == "turn_end" && t.Ended && e.Seq > t.EndSeq {
+				sp.end = e.Seq
+			}
+			if !t.Started && t.Ended && e.Seq < t.EndSeq {
+				prev = e.Seq
+			}
+		}
+		if !t.Started {
+			sp.start = prev
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// Windows walks a's tree from the capture at seq from (the target's first
+// capture) to the newest, and classes each window (RFC 7.3, CONTRACT 8.31).
+// Barriers merge their neighbours into one gap. The last window, from the
+// newest capture to the current state, is the caller's: always a gap.
+func (s *State) Windows(a *Agent, from int64) []Window {
+	var all []Capture
+	for _, c := range s.Captures(a.Tree) {
+		if c.Seq >= from {
+			all = append(all, c)
+		}
+	}
+	own := s.spans(a)
+	var others []span
+	for _, o := range s.Order {
+		if b := s.Agents[o]; b.ID != a.ID && b.Tree == a.Tree {
+			others = append(others, s.spans(b)...)
+		}
+	}
+	var out []Window
+	var prev *Capture
+	broken := false
+	for i := range all {
+		c := all[i]
+		if c.Barrier() {
+			broken = prev != nil || broken
+			continue
+		}
+		if prev != nil {
+			w := Window{From: *prev, To: c, Kind: GapWindow}
+			if !broken {
+				w.Kind, w.Turn = classify(a, own, others, *prev, c)
+			}
+			out = append(out, w)
+		}
+		p := c
+		prev, broken = &p, false
+	}
+	return out
+}
+
+// LastCapture is the newest usable capture of a's tree at or after seq from.
+func (s *State) LastCapture(a *Agent, from int64) *Capture {
+	var last *Capture
+	for _, c := range s.Captures(a.Tree) {
+		if c.Seq >= from && !c.Barrier() {
+			cp := c
+			last = &cp
+		}
+	}
+	return last
+}
+
+func classify(a *Agent, own, others []span, from, to Capture) (string, string) {
+	if to.Reason == "rollback" {
+		return RollbackWindow, ""
+	}
+	// Another agent's turn ran during the window: a gap.
+	for _, sp := range others {
+		if sp.start < to.Seq && sp.end > from.Seq {
+			return GapWindow, ""
+		}
+	}
+	for _, sp := range own {
+		if !sp.started {
+			continue
+		}
+		if runningAfter(a, sp, from) && runningBefore(a, sp, to) {
+			return TurnWindow, sp.turn
+		}
+	}
+	return GapWindow, ""
+}
+
+// runningAfter: the turn was running right after capture c.
+func runningAfter(a *Agent, sp span, c Capture) bool {
+	if c.Agent == a.ID {
+		return c.Turn == sp.turn && (c.Reason == "turn_start" || c.Reason == "manual")
+	}
+	return sp.start < c.Seq && c.Seq < sp.end
+}
+
+// runningBefore: the turn was running right before capture c.
+func runningBefore(a *Agent, sp span, c Capture) bool {
+	if c.Agent == a.ID {
+		return c.Turn == sp.turn && (c.Reason == "turn_end" || c.Reason == "manual")
+	}
+	return sp.start < c.Seq && c.Seq < sp.end
+}
+
+// noteSharers gives the rollback note to every other agent on the tree when
+// a rollback of a ends well (CONTRACT 8.12).
+func (s *State) noteSharers(a *Agent, e *journal.Entry) {
+	for _, o := range s.Sharers(a) {
+		cp := *e
+		o.NotePending = &cp
+	}
+}

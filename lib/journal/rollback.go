@@ -1,0 +1,31 @@
+package journal
+
+// RollbackStart is rollback.started (RFC 11.2 data, plus the plan).
+type RollbackStart struct {
+	Agent      string `json:"agent"`
+	Checkpoint string `json:"checkpoint"`
+	Safety     string `json:"safety"`
+	Restore    string `json:"restore"`
+	Plan       string `json:"plan"`
+}
+
+// RollbackEnd is rollback.ended (RFC 11.2 data).
+type RollbackEnd struct {
+	Agent      string   `json:"agent"`
+	Checkpoint string   `json:"checkpoint"`
+	Safety     string   `json:"safety"`
+	Restore    string   `json:"restore"`
+	OK         bool     `json:"ok"`
+	Code       string   `json:"code,omitempty"`
+	After      string   `json:"after,omitempty"`
+	Drops      []string `json:"drops,omitempty"`
+}
+
+// Binding is agent.binding: the agent's harness conversation. An empty
+// harness_session clears it (a rollback to before the first turn).
+type Binding struct {
+	Agent          string `json:"agent"`
+	HarnessSession string `json:"harness_session"`
+	ForkSource     string `json:"fork_source,omitempty"`
+	ForkAt         string `json:"fork_at,omitempty"`
+}

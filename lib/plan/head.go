@@ -1,0 +1,122 @@
+package plan
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/gitcli"
+	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/repo"
+)
+
+// Head is repos[].head of the result (RFC 11.1).
+type Head struct {
+	Moves   bool    `json:"moves"`
+	From    *string `json:"from"`
+	To      *string `json:"to"`
+	Commits int     `json:"commits"`
+	// Branch is the branch the move updates; "" for a detached HEAD.
+	Branch string `json:"-"`
+}
+
+// HeadState is where HEAD is now.
+type HeadState struct {
+	Commit *string // nil when unborn
+	Branch string  // "" when detached
+}
+
+// WouldMove reports whether HEAD would move, before any check (CONTRACT 8.6:
+// when the checkpoint's head is the current HEAD commit, nothing moves).
+func WouldMove(guarded, keepHead bool, cur HeadState, t journal.RepoState) bool {
+	return !guarded && !keepHead && !sameOid(cur.Commit, t.Head)
+}
+
+// PlanHead decides what happens to HEAD (RFC 7.5): nothing in a guarded tree
+// or with --keep-head; else back to the checkpoint's head when it safely can,
+// or conflict.head_moved / conflict.commits_pushed.
+func PlanHead(ctx context.Context, r *repo.Repo, guarded, keepHead bool, cur HeadState, t journal.RepoState) (Head, error) {
+	h := Head{From: cur.Commit, To: cur.Commit, Branch: cur.Branch}
+	if !WouldMove(guarded, keepHead, cur, t) {
+		return h, nil
+	}
+	moved := func(why string) error {
+		data := map[string]any{"repo": ".", "expected": t.Head, "actual": cur.Commit}
+		if t.Branch != "" {
+			data["branch"] = t.Branch
+		}
+		return errcode.Newf(errcode.ConflictHeadMoved, data, "HEAD %s; use --keep-head to restore the files only", why).
+			Hint("--keep-head restores the files and leaves HEAD where it is")
+	}
+	switch {
+	case t.Head == nil:
+		return h, moved("had no commit at the checkpoint")
+	case cur.Commit == nil:
+		return h, moved("has no commit now")
+	case t.Branch != cur.Branch:
+		if t.Branch == "" {
+			return h, moved("was detached at the checkpoint and is on " + cur.Branch + " now")
+		}
+		return h, moved("left branch " + t.Branch)
+	}
+	if _, err := r.Git.Run(ctx, "merge-base", "--is-ancestor", *t.Head, *cur.Commit); err != nil {
+		if gitcli.ExitCode(err) == 1 {
+			return h, moved("is no longer a descendant of the checkpoint's head (rebased?)")
+		}
+		return h, err
+	}
+	dropped, err := revList(ctx, r, *t.Head+".."+*cur.Commit)
+	if err != nil {
+		return h, err
+	}
+	local, err := revList(ctx, r, *t.Head+".."+*cur.Commit, "--not", "--remotes")
+	if err != nil {
+		return h, err
+	}
+	keep := map[string]bool{}
+	for _, c := range local {
+		keep[c] = true
+	}
+	var pushed []string
+	for _, c := range dropped {
+		if !keep[c] {
+			pushed = append(pushed, c)
+		}
+	}
+	if len(pushed) > 0 {
+		out, err := r.Git.Run(ctx, "for-each-ref", "--format=%(refname)", "--contains", pushed[0], "refs/remotes")
+		if err != nil {
+			return h, err
+		}
+		refs := strings.Fields(string(out))
+		return h, errcode.Newf(errcode.ConflictCommitsPushed, map[string]any{"repo": ".", "commits": pushed, "refs": refs},
+			"%d commit(s) that would be dropped are on %s; use --keep-head", len(pushed), strings.Join(refs, ", ")).
+			Hint("moving the branch back would make the next push a force push")
+	}
+	h.Moves, h.To, h.Commits = true, t.Head, len(dropped)
+	return h, nil
+}
+
+func revList(ctx context.Context, r *repo.Repo, args ...string) ([]string, error) {
+	out, err := r.Git.Run(ctx, append([]string{"rev-list"}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(string(out)), nil
+}
+
+func sameOid(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+// Count renders a number of paths: "1 file", "3 files".
+func Count(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return strconv.Itoa(n) + " files"
+}

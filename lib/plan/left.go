@@ -1,0 +1,192 @@
+package plan
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/paths"
+)
+
+// Left reasons (RFC 7.4, CONTRACT 8.24, 8.26, 8.32, 8.33).
+const (
+	LeftOutside         = "outside"
+	LeftTooBig          = "too_big"
+	LeftSkipWorktree    = "skip_worktree"
+	LeftGitlink         = "gitlink"
+	LeftIgnoredInTheWay = "ignored_in_the_way"
+	LeftUnreadable      = "unreadable"
+)
+
+// skippedSet is the skipped paths of S and T; a sparse directory covers
+// everything under it.
+type skippedSet struct {
+	exact map[string]string
+	dirs  map[string]string
+}
+
+func newSkipped(lists ...[]journal.Skipped) skippedSet {
+	s := skippedSet{exact: map[string]string{}, dirs: map[string]string{}}
+	for _, l := range lists {
+		for _, k := range l {
+			p := paths.Raw(k.Path, k.PathB64)
+			if strings.HasSuffix(p, "/") {
+				s.dirs[p] = k.Reason
+			} else if _, ok := s.exact[p]; !ok {
+				s.exact[p] = k.Reason
+			}
+		}
+	}
+	return s
+}
+
+func (s skippedSet) reason(p string) string {
+	if r, ok := s.exact[p]; ok {
+		return r
+	}
+	for d, r := range s.dirs {
+		if strings.HasPrefix(p, d) {
+			return r
+		}
+	}
+	return ""
+}
+
+// decideLeft fills each change's left reason, in this order: gitlink,
+// skipped in S or T, outside kept, blocked by a path left, and something in
+// the way of a write that S does not hold.
+func decideLeft(top string, changes []Change, outside string, sSkipped, tSkipped []journal.Skipped) {
+	skipped := newSkipped(sSkipped, tSkipped)
+	for i := range changes {
+		c := &changes[i]
+		switch {
+		case c.SMode == Gitlink || c.TMode == Gitlink:
+			c.Left = LeftGitlink
+			if c.TMode == Gitlink {
+				d := c.TOid
+				c.Detail = &d
+			}
+		case skipped.reason(c.Path) != "":
+			c.Left = skipped.reason(c.Path)
+		case c.Class == Outside && outside == "keep":
+			c.Left = LeftOutside
+		}
+	}
+	// Paths that stay where they are may block a write: a kept file where a
+	// folder must go, or the reverse (CONTRACT 8.33).
+	byPath := map[string]*Change{}
+	for i := range changes {
+		byPath[changes[i].Path] = &changes[i]
+	}
+	leftDirs := map[string]*Change{} // every parent folder of a left path S holds
+	for i := range changes {
+		c := &changes[i]
+		if c.Left == "" || c.SMode == 0 {
+			continue
+		}
+		for d := filepath.Dir(c.Path); d != "." && d != "/"; d = filepath.Dir(d) {
+			leftDirs[d] = c
+		}
+	}
+	for i := range changes {
+		c := &changes[i]
+		if c.Left != "" || !c.Writes() {
+			continue
+		}
+		if b := leftDirs[c.Path]; b != nil {
+			c.block(b)
+			continue
+		}
+		for d := filepath.Dir(c.Path); d != "." && d != "/"; d = filepath.Dir(d) {
+			if b := byPath[d]; b != nil && b.Left != "" && b.SMode != 0 {
+				c.block(b)
+				break
+			}
+		}
+		if c.Left != "" {
+			continue
+		}
+		if p, ok := inTheWay(top, c, byPath); ok {
+			c.Left = LeftIgnoredInTheWay
+			if p != c.Path {
+				d := p
+				c.Detail = &d
+			}
+		}
+	}
+}
+
+func (c *Change) block(by *Change) {
+	c.Left = by.Left
+	d := by.Path
+	c.Detail = &d
+}
+
+// inTheWay reports what a write of c would replace that S does not hold: a
+// file or other non-folder at a parent or at the path, or a folder holding
+// anything but paths the rollback deletes (RFC 7.4, CONTRACT 8.26, 8.32).
+func inTheWay(top string, c *Change, byPath map[string]*Change) (string, bool) {
+	deleted := func(p string) bool {
+		d := byPath[p]
+		return d != nil && d.Left == "" && d.SMode != 0 && d.TMode == 0
+	}
+	parts := strings.Split(c.Path, "/")
+	for i := 1; i < len(parts); i++ {
+		d := strings.Join(parts[:i], "/")
+		fi, err := os.Lstat(filepath.Join(top, d))
+		if err != nil {
+			return "", false // nothing there: the write makes the folders
+		}
+		if fi.IsDir() {
+			continue
+		}
+		if deleted(d) {
+			return "", false // S's file there goes first
+		}
+		return d, true
+	}
+	full := filepath.Join(top, c.Path)
+	fi, err := os.Lstat(full)
+	if err != nil {
+		return "", false
+	}
+	switch {
+	case fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0:
+		if c.SMode != 0 || deleted(c.Path) {
+			return "", false
+		}
+		return c.Path, true
+	case fi.IsDir():
+		// Everything in the folder must be something the rollback deletes.
+		blocked := ""
+		_ = filepath.WalkDir(full, func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				blocked = c.Path
+				return filepath.SkipAll
+			}
+			if e.IsDir() {
+				if filepath.Base(p) == ".git" && p != full {
+					blocked = c.Path
+					return filepath.SkipAll
+				}
+				return nil
+			}
+			rel, _ := filepath.Rel(top, p)
+			rel = filepath.ToSlash(rel)
+			if !deleted(rel) {
+				blocked = rel
+				return filepath.SkipAll
+			}
+			return nil
+		})
+		if blocked != "" {
+			return blocked, true
+		}
+		return "", false
+	default:
+		// FIFOs, sockets and devices: git never holds them (CONTRACT 8.26).
+		return c.Path, true
+	}
+}

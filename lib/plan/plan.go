@@ -1,0 +1,282 @@
+// Package plan is a rollback's dry run (RFC 7.2, 7.3): from the current
+// state S and the target T, the change set, each path's class, what is left
+// alone and why, what happens to HEAD and the conversation, and the plan id
+// the real call must quote. It writes nothing.
+package plan
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/capture"
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/paths"
+	"github.com/git-venom/git-venom/lib/repo"
+)
+
+// Options are the caller's choices.
+type Options struct {
+	Checkpoint string
+	Restore    string // "all" or "files"
+	Outside    string // "", refuse, keep or overwrite
+	KeepHead   bool
+}
+
+// ID is the plan id: p1- and the first 16 hex digits of the SHA-256 of the
+// RFC 7.2 JSON, with CONTRACT 8.3's members.
+func ID(o Options, tree string, head *string) string {
+	type repoJSON struct {
+		Repo string  `json:"repo"`
+		Tree string  `json:"tree"`
+		Head *string `json:"head"`
+	}
+	var outside *string
+	if o.Outside != "" {
+		outside = &o.Outside
+	}
+	b, _ := json.Marshal(struct {
+		Checkpoint string     `json:"checkpoint"`
+		Restore    string     `json:"restore"`
+		Outside    *string    `json:"outside"`
+		KeepHead   bool       `json:"keep_head"`
+		Repos      []repoJSON `json:"repos"`
+	}{o.Checkpoint, o.Restore, outside, o.KeepHead, []repoJSON{{".", tree, head}}})
+	sum := sha256.Sum256(b)
+	return "p1-" + hex.EncodeToString(sum[:])[:16]
+}
+
+// Input is what a plan is made from; preflight has passed up to HEAD.
+type Input struct {
+	Repo     *repo.Repo // the agent's tree
+	State    *agents.State
+	Agent    *agents.Agent
+	Target   *agents.Checkpoint
+	Snapshot *capture.Snapshot // S
+	Options
+	Guarded bool
+	Head    Head
+}
+
+// Plan is a computed rollback.
+type Plan struct {
+	Input
+	ID           string
+	Outside      string // the effective choice
+	Conversation Conversation
+	SharedWith   []string
+	Children     []string
+	Changes      []Change // every difference, with class or left reason
+	IgnoredEdits []string
+	STree        string
+	TTree        string
+}
+
+// Conversation is the result's conversation member (RFC 11.1, CONTRACT §6).
+type Conversation struct {
+	Rewinds        bool     `json:"rewinds"`
+	ThroughTurn    *string  `json:"through_turn"`
+	Drops          []string `json:"drops"`
+	HarnessSession string   `json:"harness_session,omitempty"`
+	Resume         []string `json:"resume,omitempty"`
+}
+
+// Build computes the plan, or conflict.outside_edits when outside paths
+// meet --outside=refuse (RFC 7.3).
+func Build(ctx context.Context, in Input) (*Plan, error) {
+	p := &Plan{Input: in, STree: in.Snapshot.Tree.String(), TTree: in.Target.Repos[0].Commit + "^{tree}"}
+	p.ID = ID(in.Options, p.STree, in.Snapshot.HeadString())
+	p.Outside = in.Options.Outside
+	if p.Outside == "" {
+		p.Outside = "overwrite"
+		if in.Guarded {
+			p.Outside = "refuse"
+		}
+	}
+	for _, o := range in.State.Sharers(in.Agent) {
+		p.SharedWith = append(p.SharedWith, o.ID)
+	}
+	for _, c := range in.State.Descendants(in.Agent) {
+		p.Children = append(p.Children, c.ID)
+	}
+	p.Conversation = conversationOf(in.Agent, in.Target, in.Restore)
+	t := in.Target.Repos[0]
+	changes, err := diffTrees(ctx, in.Repo, p.STree, t.Commit)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	if err := classify(ctx, in.Repo, in.State, in.Agent, in.Target, p.STree, changes); err != nil {
+		return nil, gitErr(err)
+	}
+	decideLeft(in.Repo.Top, changes, p.Outside, in.Snapshot.Skipped, t.Skipped)
+	p.Changes = changes
+	p.IgnoredEdits = ignoredEdits(in.State, in.Agent, in.Target.Seq)
+	if p.Outside == "refuse" {
+		var out []string
+		for _, c := range changes {
+			if c.Class == Outside && c.Left == "" {
+				out = append(out, c.Path)
+			}
+		}
+		if len(out) > 0 {
+			shown := make([]string, len(out))
+			for i, o := range out {
+				shown[i], _ = paths.Display(o)
+			}
+			return nil, errcode.Newf(errcode.ConflictOutsideEdits,
+				map[string]any{"repos": []map[string]any{{"repo": ".", "paths": shown}}},
+				"%d paths changed outside the agent's turns; choose --outside=keep or --outside=overwrite", len(out)).
+				Hint("--outside=keep leaves them as they are; --outside=overwrite restores them (their content stays in the safety checkpoint)")
+		}
+	}
+	return p, nil
+}
+
+func gitErr(err error) error {
+	if _, ok := errcode.As(err); ok {
+		return err
+	}
+	return errcode.Newf(errcode.FailedCheckpointGit, map[string]string{"repo": ".", "reason": "diff"},
+		"comparing the trees failed").Wrap(err)
+}
+
+// conversationOf says what happens to the conversation (RFC 8): with
+// restore=all the turns after the target's through_turn are dropped.
+func conversationOf(a *agents.Agent, target *agents.Checkpoint, restore string) Conversation {
+	c := Conversation{ThroughTurn: target.ThroughTurn, Drops: []string{}}
+	if restore != "all" {
+		return c
+	}
+	after := 0
+	if target.ThroughTurn != nil {
+		if t := a.Turn(*target.ThroughTurn); t != nil {
+			after = t.N
+		}
+	}
+	for _, t := range a.Turns {
+		if t.N > after && t.Ended && !t.Dropped {
+			c.Drops = append(c.Drops, t.ID)
+		}
+	}
+	c.Rewinds = len(c.Drops) > 0
+	return c
+}
+
+// ignoredEdits lists the ignored paths the agent's own edit records named
+// after the target (CONTRACT 8.34).
+func ignoredEdits(st *agents.State, a *agents.Agent, after int64) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, e := range st.Entries {
+		if e.Seq <= after || e.Type != journal.EditRecorded || e.Agent != a.ID {
+			continue
+		}
+		for _, p := range e.Ignored {
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Files are the paths the rollback restores; Left the ones it leaves.
+func (p *Plan) Files() []Change { return p.filter(func(c *Change) bool { return c.Left == "" }) }
+
+// Left are the paths the rollback does not touch.
+func (p *Plan) Left() []Change { return p.filter(func(c *Change) bool { return c.Left != "" }) }
+
+func (p *Plan) filter(keep func(*Change) bool) []Change {
+	var out []Change
+	for i := range p.Changes {
+		if keep(&p.Changes[i]) {
+			out = append(out, p.Changes[i])
+		}
+	}
+	return out
+}
+
+// FileJSON is repos[].files[].
+type FileJSON struct {
+	Path    string `json:"path"`
+	PathB64 string `json:"path_b64,omitempty"`
+	Change  string `json:"change"`
+	Class   string `json:"class"`
+}
+
+// LeftJSON is repos[].left[].
+type LeftJSON struct {
+	Path    string  `json:"path"`
+	PathB64 string  `json:"path_b64,omitempty"`
+	Reason  string  `json:"reason"`
+	Detail  *string `json:"detail,omitempty"`
+}
+
+// RepoJSON is repos[] of the result.
+type RepoJSON struct {
+	Repo         string     `json:"repo"`
+	Path         string     `json:"path"`
+	Head         Head       `json:"head"`
+	Files        []FileJSON `json:"files"`
+	Left         []LeftJSON `json:"left"`
+	IgnoredEdits []string   `json:"ignored_edits"`
+}
+
+// Result is agent.rollback's result (RFC 11.1), member order as RFC 1 shows.
+type Result struct {
+	Agent        string       `json:"agent"`
+	Checkpoint   string       `json:"checkpoint"`
+	DryRun       bool         `json:"dry_run"`
+	Plan         *string      `json:"plan,omitempty"`
+	Restore      string       `json:"restore"`
+	Guarded      *bool        `json:"guarded,omitempty"`
+	Safety       *string      `json:"safety,omitempty"`
+	After        *string      `json:"after,omitempty"`
+	Exact        *bool        `json:"exact,omitempty"`
+	Conversation Conversation `json:"conversation"`
+	SharedWith   []string     `json:"shared_with"`
+	Children     []string     `json:"children"`
+	Repos        []RepoJSON   `json:"repos"`
+}
+
+// Result renders the plan as a dry run's result.
+func (p *Plan) Result() *Result {
+	r := &Result{Agent: p.Agent.ID, Checkpoint: p.Target.Checkpoint, DryRun: true, Restore: p.Restore,
+		Conversation: p.Conversation, SharedWith: nonNil(p.SharedWith), Children: nonNil(p.Children)}
+	id, g := p.ID, p.Guarded
+	r.Plan, r.Guarded = &id, &g
+	rj := RepoJSON{Repo: ".", Path: p.Repo.Top, Head: p.Head, Files: []FileJSON{}, Left: []LeftJSON{},
+		IgnoredEdits: p.IgnoredEdits}
+	for _, c := range p.Changes {
+		shown, b64 := paths.Display(c.Path)
+		if c.Left == "" {
+			rj.Files = append(rj.Files, FileJSON{Path: shown, PathB64: b64, Change: c.Change, Class: c.Class})
+		} else {
+			rj.Left = append(rj.Left, LeftJSON{Path: shown, PathB64: b64, Reason: c.Left, Detail: c.Detail})
+		}
+	}
+	r.Repos = []RepoJSON{rj}
+	return r
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// When is the note's {when}: "after turn t3", or "before your first turn".
+func When(through *string) string {
+	if through == nil {
+		return "before your first turn"
+	}
+	return fmt.Sprintf("after turn %s", *through)
+}

@@ -1,0 +1,282 @@
+package rollback
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/git-venom/git-venom/lib/capture"
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/gitcli"
+	"github.com/git-venom/git-venom/lib/plan"
+	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/testhook"
+)
+
+// applier runs RFC 7.4's recipe on one tree. It writes the working files
+// through a temporary index, never the user's; only a HEAD move in an
+// unguarded tree writes the user's index (RFC 7.5), after saving it.
+type applier struct {
+	ctx    context.Context
+	r      *repo.Repo
+	tmp    string
+	n      int
+	moved  bool   // HEAD moved
+	backup string // the user's index before the move; "" when there was none
+}
+
+func newApplier(ctx context.Context, r *repo.Repo, tmp string) *applier {
+	return &applier{ctx: ctx, r: r, tmp: tmp}
+}
+
+// entry is one side of a change: what a path must become.
+type entry struct {
+	path string
+	mode uint32 // 0: absent
+	oid  string
+}
+
+// forward writes T's side of every file in the plan, then moves HEAD.
+func (ap *applier) forward(p *plan.Plan) error {
+	var want []entry
+	for _, c := range p.Files() {
+		want = append(want, entry{c.Path, c.TMode, c.TOid})
+	}
+	if err := ap.files(want); err != nil {
+		return err
+	}
+	if p.Head.Moves {
+		return ap.moveHead(p, *p.Head.From, *p.Head.To)
+	}
+	return nil
+}
+
+// files makes each path what want says: deletions first, longest paths
+// first, each emptied parent removed up to the root, so a file can replace
+// a folder; then every write, with smudge filters, modes and symlinks, by
+// `git checkout-index -f -z --stdin` from a temporary index.
+func (ap *applier) files(want []entry) error {
+	var dels, writes []entry
+	for _, e := range want {
+		if e.mode == 0 {
+			dels = append(dels, e)
+		} else {
+			writes = append(writes, e)
+		}
+	}
+	sort.SliceStable(dels, func(i, j int) bool {
+		if len(dels[i].path) != len(dels[j].path) {
+			return len(dels[i].path) > len(dels[j].path)
+		}
+		return dels[i].path < dels[j].path
+	})
+	if len(dels) > 0 {
+		if err := testhook.Point("rollback-apply-unlink"); err != nil {
+			return err
+		}
+	}
+	for _, e := range dels {
+		full := filepath.Join(ap.r.Top, e.path)
+		if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
+			// S held a file here; a folder now means someone wrote during
+			// the rollback. Leave it for the check of step 6.
+			continue
+		}
+		if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) && !isNotDir(err) {
+			return fmt.Errorf("unlink %s: %w", e.path, err)
+		}
+		for d := filepath.Dir(e.path); d != "." && d != "/"; d = filepath.Dir(d) {
+			if os.Remove(filepath.Join(ap.r.Top, d)) != nil {
+				break
+			}
+		}
+	}
+	if len(writes) == 0 {
+		return nil
+	}
+	if err := testhook.Point("rollback-apply-write"); err != nil {
+		return err
+	}
+	idx := ap.tempIndex()
+	defer os.Remove(idx)
+	var info, list bytes.Buffer
+	for _, e := range writes {
+		fmt.Fprintf(&info, "%o %s\t%s\x00", e.mode, e.oid, e.path)
+		list.WriteString(e.path)
+		list.WriteByte(0)
+	}
+	env := []string{"GIT_INDEX_FILE=" + idx}
+	if _, err := ap.r.Git.RunCall(ap.ctx, gitcli.Call{Env: env, Stdin: &info}, "update-index", "-z", "--index-info"); err != nil {
+		return err
+	}
+	_, err := ap.r.Git.RunCall(ap.ctx, gitcli.Call{Env: env, Stdin: &list}, "checkout-index", "-f", "-z", "--stdin")
+	return err
+}
+
+func isNotDir(err error) bool {
+	var pe *os.PathError
+	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not a directory")
+}
+
+func (ap *applier) tempIndex() string {
+	_ = os.MkdirAll(ap.tmp, 0o777)
+	ap.n++
+	return filepath.Join(ap.tmp, fmt.Sprintf("rollback-%d-%d-%d.index", os.Getpid(), time.Now().UnixNano(), ap.n))
+}
+
+// moveHead moves the branch (or a detached HEAD) from S's head to T's with
+// a compare-and-swap, then resets the user's index to it (RFC 7.5). The
+// index is saved first, so a failure can put it back byte for byte.
+func (ap *applier) moveHead(p *plan.Plan, from, to string) error {
+	if err := ap.saveIndex(); err != nil {
+		return err
+	}
+	if err := testhook.Point("rollback-head"); err != nil {
+		return err
+	}
+	msg := "venom rollback " + p.Agent.ID
+	var err error
+	if p.Head.Branch != "" {
+		_, err = ap.r.Git.Run(ap.ctx, "update-ref", "-m", msg, "refs/heads/"+p.Head.Branch, to, from)
+	} else {
+		_, err = ap.r.Git.Run(ap.ctx, "update-ref", "--no-deref", "-m", msg, "HEAD", to, from)
+	}
+	if err != nil {
+		return err
+	}
+	ap.moved = true
+	user := []string{"GIT_INDEX_FILE=" + ap.r.Index}
+	if _, err := ap.r.Git.RunCall(ap.ctx, gitcli.Call{Env: user}, "read-tree", to); err != nil {
+		return err
+	}
+	_, _ = ap.r.Git.RunCall(ap.ctx, gitcli.Call{Env: user}, "update-index", "-q", "--refresh")
+	return nil
+}
+
+func (ap *applier) saveIndex() error {
+	in, err := os.Open(ap.r.Index)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	ap.backup = ap.tempIndex()
+	out, err := os.Create(ap.backup)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// restoreIndex puts the saved index back, by rename as git does.
+func (ap *applier) restoreIndex() error {
+	if ap.backup == "" {
+		return nil
+	}
+	tmp := ap.r.Index + ".venom-restore"
+	b, err := os.ReadFile(ap.backup)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(tmp, b, 0o666); err != nil {
+		return err
+	}
+	return os.Rename(tmp, ap.r.Index)
+}
+
+// expectedTree is S with each file of the plan made T's (RFC 7.4 step 6).
+func (ap *applier) expectedTree(p *plan.Plan) (string, error) {
+	idx := ap.tempIndex()
+	defer os.Remove(idx)
+	env := []string{"GIT_INDEX_FILE=" + idx}
+	if _, err := ap.r.Git.RunCall(ap.ctx, gitcli.Call{Env: env}, "read-tree", p.STree); err != nil {
+		return "", err
+	}
+	var info bytes.Buffer
+	for _, c := range p.Files() {
+		if c.TMode == 0 {
+			fmt.Fprintf(&info, "0 %s\t%s\x00", strings.Repeat("0", 40), c.Path)
+		} else {
+			fmt.Fprintf(&info, "%o %s\t%s\x00", c.TMode, c.TOid, c.Path)
+		}
+	}
+	if info.Len() > 0 {
+		if _, err := ap.r.Git.RunCall(ap.ctx, gitcli.Call{Env: env, Stdin: &info}, "update-index", "-z", "--index-info"); err != nil {
+			return "", err
+		}
+	}
+	out, err := ap.r.Git.RunCall(ap.ctx, gitcli.Call{Env: env}, "write-tree")
+	return strings.TrimSpace(string(out)), err
+}
+
+// undo runs the recipe back to S after a failure (RFC 7.6) and checks S's
+// capture matches again: failed.rollback_undone, or failed.rollback_partial
+// when the way back fails too.
+func (r *runner) undo(ap *applier, cause error) *errcode.Error {
+	p := r.p
+	reason := cause.Error()
+	if e, ok := errcode.As(cause); ok {
+		reason = e.Message
+	}
+	back := func() error {
+		if err := testhook.Point("rollback-undo"); err != nil {
+			return err
+		}
+		if ap.moved {
+			msg := "venom rollback undone " + p.Agent.ID
+			var err error
+			if p.Head.Branch != "" {
+				_, err = ap.r.Git.Run(ap.ctx, "update-ref", "-m", msg, "refs/heads/"+p.Head.Branch, *p.Head.From, *p.Head.To)
+			} else {
+				_, err = ap.r.Git.Run(ap.ctx, "update-ref", "--no-deref", "-m", msg, "HEAD", *p.Head.From, *p.Head.To)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if ap.backup != "" {
+			if err := ap.restoreIndex(); err != nil {
+				return err
+			}
+		}
+		var want []entry
+		for _, c := range p.Files() {
+			want = append(want, entry{c.Path, c.SMode, c.SOid})
+		}
+		if err := ap.files(want); err != nil {
+			return err
+		}
+		again, err := capture.Take(ap.ctx, ap.r, ap.tmp, limits(r.tx.Store))
+		if err != nil {
+			return err
+		}
+		if !again.Tree.Equal(r.snap.Tree) || again.HeadString() == nil != (r.snap.Head == nil) ||
+			(again.Head != nil && !again.Head.Equal(r.snap.Head)) {
+			return fmt.Errorf("the tree does not match S after the way back")
+		}
+		return nil
+	}
+	if err := back(); err != nil {
+		return errcode.Newf(errcode.FailedRollbackPartial,
+			map[string]any{"repos": []map[string]any{{"repo": ".", "state": "partial", "reason": err.Error()}},
+				"safety": r.safety},
+			"the rollback failed (%s) and could not be undone; roll back to %s to recover", reason, r.safety).
+			Wrap(cause).Hint("git venom-rollback --agent=%s --checkpoint=%s --restore=files --outside=overwrite --dry-run",
+			p.Agent.ID, r.safety)
+	}
+	return errcode.Newf(errcode.FailedRollbackUndone, map[string]string{"repo": ".", "reason": reason},
+		"the rollback failed and was undone: %s", reason).Wrap(cause)
+}

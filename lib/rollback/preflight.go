@@ -1,0 +1,261 @@
+// Package rollback runs git venom-rollback (RFC 7): preflight, the dry run,
+// and the real call with its safety checkpoint, file recipe, HEAD move,
+// rollback capture and failure handling.
+package rollback
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/caller"
+	"github.com/git-venom/git-venom/lib/capture"
+	"github.com/git-venom/git-venom/lib/checkpoints"
+	"github.com/git-venom/git-venom/lib/conversation"
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/ids"
+	"github.com/git-venom/git-venom/lib/lock"
+	"github.com/git-venom/git-venom/lib/plan"
+	"github.com/git-venom/git-venom/lib/refs"
+	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/state"
+)
+
+// Request is one call of git venom-rollback.
+type Request struct {
+	Agent string // as given (--agent or VENOM_AGENT), "" to resolve
+	plan.Options
+	DryRun bool
+	Plan   string
+	Caller caller.Caller
+}
+
+// checked is what preflight found.
+type checked struct {
+	agent   *agents.Agent
+	target  *agents.Checkpoint
+	tree    *repo.Repo
+	guarded bool
+	head    plan.Head
+}
+
+func (c *checked) free(s *state.Store) {
+	if c != nil && c.tree != nil && c.tree != s.Repo {
+		c.tree.Free()
+	}
+}
+
+// Validate checks the parameters alone (CONTRACT 8.4: invalid_params first).
+func Validate(req *Request) error {
+	if req.DryRun == (req.Plan != "") {
+		return errcode.Newf(errcode.InvalidParamsPlan, nil, "give exactly one of --dry-run and --plan").
+			Hint("run with --dry-run first, then quote its plan with --plan=<id>")
+	}
+	if req.Checkpoint == "" {
+		return errcode.Newf(errcode.InvalidParamsCheckpoint, nil, "--checkpoint=k<n> is required")
+	}
+	if _, err := ids.ParseCheckpoint(req.Checkpoint); err != nil {
+		return errcode.Newf(errcode.InvalidParamsCheckpoint, map[string]string{"checkpoint": req.Checkpoint}, "%v", err)
+	}
+	if req.Restore == "" {
+		req.Restore = "all"
+	}
+	switch req.Restore {
+	case "all", "files":
+	default:
+		return errcode.Newf(errcode.InvalidParamsUsage, nil, "--restore is all or files")
+	}
+	switch req.Outside {
+	case "", "refuse", "keep", "overwrite":
+	default:
+		return errcode.Newf(errcode.InvalidParamsUsage, nil, "--outside is refuse, keep or overwrite")
+	}
+	return nil
+}
+
+// preflight runs RFC 7.1's checks in CONTRACT 8.4's order, up to HEAD;
+// outside edits come with the plan, after the capture. held says the caller
+// holds the lock (a rollback left open is then settled already).
+func preflight(ctx context.Context, s *state.Store, st *agents.State, req *Request, held bool) (*checked, error) {
+	id, err := st.Resolve(req.Agent)
+	if err != nil {
+		return nil, err
+	}
+	a, err := st.Known(id)
+	if err != nil {
+		return nil, err
+	}
+	target := a.Checkpoint(req.Checkpoint)
+	notFound := func(why string) error {
+		return errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"checkpoint": req.Checkpoint, "repo": "."},
+			"checkpoint %s/%s %s", a.ID, req.Checkpoint, why)
+	}
+	if target == nil {
+		return nil, notFound("never existed")
+	}
+	if !target.Live() || len(target.Repos) != 1 {
+		return nil, notFound("was pruned or removed")
+	}
+	n, _ := ids.ParseCheckpoint(req.Checkpoint)
+	at, err := refs.Resolve(s.Repo, a.ID, n)
+	if err != nil || at == nil || at.String() != target.Repos[0].Commit {
+		return nil, notFound("is no longer held by " + ids.RefName(a.ID, n))
+	}
+	guarded := st.Guarded(a)
+	if !req.DryRun && req.Caller.Agent {
+		if err := grant(st, a, guarded, req.Caller); err != nil {
+			return nil, err
+		}
+	}
+	switch a.State {
+	case agents.Archived:
+		return nil, errcode.Newf(errcode.ConflictInvalidTransition, map[string]string{"agent": a.ID},
+			"agent %s is archived; its checkpoints are still readable with git", a.ID)
+	case agents.HandedOver:
+		return nil, errcode.Newf(errcode.ConflictHandedOver, map[string]string{"agent": a.ID},
+			"agent %s is handed over to its harness; take it back first", a.ID)
+	case agents.Running:
+		return nil, errcode.Newf(errcode.ConflictTurnRunning, map[string]string{"agent": a.ID},
+			"a turn of %s is running; stop it first (its turn_end checkpoint is then a target)", a.ID)
+	}
+	if !held {
+		for _, o := range append([]*agents.Agent{a}, st.Sharers(a)...) {
+			if o.OpenRollback != nil && !lock.IsFree(s.Repo.Lock) {
+				return nil, errcode.Newf(errcode.ConflictRollbackRunning, map[string]string{"agent": o.ID},
+					"a rollback of %s is running on this tree", o.ID)
+			}
+		}
+	}
+	if checkpoints.Pending(s, a.ID) {
+		return nil, errcode.Newf(errcode.ConflictCheckpointPending, map[string]string{"agent": a.ID},
+			"a capture of %s has not finished; retry", a.ID)
+	}
+	var live []string
+	for _, c := range st.Descendants(a) {
+		if c.Live() {
+			live = append(live, c.ID)
+		}
+	}
+	if len(live) > 0 {
+		return nil, errcode.Newf(errcode.ConflictLiveChildren, map[string]any{"children": live},
+			"a descendant of %s is live", a.ID)
+	}
+	live = nil
+	for _, o := range st.Sharers(a) {
+		if o.Live() {
+			live = append(live, o.ID)
+		}
+	}
+	if len(live) > 0 {
+		return nil, errcode.Newf(errcode.ConflictTreeShared, map[string]any{"agents": live},
+			"an agent sharing the tree of %s is live", a.ID)
+	}
+	tree, err := checkpoints.TreeOf(ctx, s, a)
+	if err != nil {
+		return nil, err
+	}
+	c := &checked{agent: a, target: target, tree: tree, guarded: guarded}
+	head, branch, err := capture.ReadHead(tree)
+	if err != nil {
+		c.free(s)
+		return nil, errcode.Newf(errcode.FailedCheckpointGit, map[string]string{"repo": ".", "reason": "head"},
+			"cannot read HEAD").Wrap(err)
+	}
+	cur := plan.HeadState{Branch: branch}
+	if head != nil {
+		h := head.String()
+		cur.Commit = &h
+	}
+	if err := gitOperation(tree, plan.WouldMove(guarded, req.KeepHead, cur, target.Repos[0])); err != nil {
+		c.free(s)
+		return nil, err
+	}
+	if req.Restore == "all" {
+		if err := conversationCheck(a, target); err != nil {
+			c.free(s)
+			return nil, err
+		}
+	}
+	c.head, err = plan.PlanHead(ctx, tree, guarded, req.KeepHead, cur, target.Repos[0])
+	if err != nil {
+		c.free(s)
+		if _, ok := errcode.As(err); !ok {
+			err = errcode.Newf(errcode.FailedCheckpointGit, map[string]string{"repo": ".", "reason": "head"},
+				"cannot compare HEAD with the checkpoint's").Wrap(err)
+		}
+		return nil, err
+	}
+	return c, nil
+}
+
+// grant applies RFC 11.4 to an agent caller's real call: never a guarded
+// tree, and only its own descendants.
+func grant(st *agents.State, a *agents.Agent, guarded bool, who caller.Caller) error {
+	if guarded {
+		return errcode.Newf(errcode.DeniedAgentCaller, map[string]string{"agent": a.ID},
+			"an agent may not roll back a guarded tree; a person must run the real call").
+			Hint("a dry run is allowed; show its plan to a person")
+	}
+	if who.ID != "" {
+		if self := st.Agent(who.ID); self != nil {
+			for _, d := range st.Descendants(self) {
+				if d.ID == a.ID {
+					return nil
+				}
+			}
+		}
+	}
+	return errcode.Newf(errcode.DeniedAgentCaller, map[string]string{"agent": a.ID},
+		"an agent may roll back only its own descendants' trees")
+}
+
+// gitOperation finds a merge, rebase, cherry-pick, revert or bisect under
+// way, and a locked index when HEAD is to move (CONTRACT 8.27).
+func gitOperation(r *repo.Repo, headMoves bool) error {
+	for _, f := range []struct{ file, op string }{
+		{"MERGE_HEAD", "merge"}, {"rebase-merge", "rebase"}, {"rebase-apply", "rebase"},
+		{"CHERRY_PICK_HEAD", "cherry_pick"}, {"REVERT_HEAD", "revert"}, {"BISECT_LOG", "bisect"},
+	} {
+		if _, err := os.Lstat(filepath.Join(r.GitDir, f.file)); err == nil {
+			return errcode.Newf(errcode.ConflictGitOperation, map[string]string{"repo": ".", "operation": f.op},
+				"a %s is under way; finish or abort it first", f.op)
+		}
+	}
+	if headMoves {
+		if _, err := os.Lstat(r.Index + ".lock"); err == nil {
+			return errcode.Newf(errcode.ConflictGitOperation, map[string]string{"repo": ".", "operation": "index_locked"},
+				"the index is locked (%s.lock); another git command is running", r.Index)
+		}
+	}
+	return nil
+}
+
+// conversationCheck is CONTRACT 8.5 for restore=all.
+func conversationCheck(a *agents.Agent, c *agents.Checkpoint) error {
+	last := a.LastEndedTurn()
+	noRewind := c.ThroughTurn == nil || (last != nil && last.ID == *c.ThroughTurn)
+	filesOnly := func(why string) error {
+		return errcode.Newf(errcode.ConflictCheckpointFilesOnly, map[string]string{"why": why},
+			"checkpoint %s cannot bring the conversation back (%s); use --restore=files", c.Checkpoint, why).
+			Hint("--restore=files restores the files and tells the agent with the rollback note")
+	}
+	if noRewind {
+		switch {
+		case c.ThroughTurn == nil && c.MidTurn:
+			return filesOnly(checkpoints.WhyMidTurn)
+		case c.ThroughTurn == nil && c.Overlap:
+			return filesOnly(checkpoints.WhyOverlap)
+		}
+		return nil
+	}
+	if !conversation.CanRewind(a, a.Turn(*c.ThroughTurn)) {
+		return errcode.Newf(errcode.UnsupportedHarnessCapability, map[string]string{"fix": "--restore=files"},
+			"the %s harness cannot rewind the conversation; use --restore=files", a.Harness).
+			Hint("--restore=files restores the files and tells the agent with the rollback note")
+	}
+	if why := checkpoints.NoConversation(a, c); why != "" {
+		return filesOnly(why)
+	}
+	return nil
+}

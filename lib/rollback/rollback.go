@@ -1,0 +1,200 @@
+package rollback
+
+import (
+	"context"
+	"os"
+
+	"github.com/git-venom/git-venom/lib/capture"
+	"github.com/git-venom/git-venom/lib/checkpoints"
+	"github.com/git-venom/git-venom/lib/conversation"
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/lock"
+	"github.com/git-venom/git-venom/lib/plan"
+	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/testhook"
+)
+
+// DryRun computes the plan and writes nothing: no ref, no log record, no
+// file (RFC 7.2). It takes no lock, and its temporary index lives outside
+// the repository.
+func DryRun(ctx context.Context, s *state.Store, req Request) (*plan.Plan, error) {
+	if err := Validate(&req); err != nil {
+		return nil, err
+	}
+	_, st, err := s.Read()
+	if err != nil {
+		return nil, err
+	}
+	c, err := preflight(ctx, s, st, &req, false)
+	if err != nil {
+		return nil, err
+	}
+	defer c.free(s)
+	tmp, err := os.MkdirTemp("", "venom-dry-run-")
+	if err != nil {
+		return nil, errcode.Newf(errcode.FailedState, nil, "cannot make a temporary folder").Wrap(err)
+	}
+	defer os.RemoveAll(tmp)
+	snap, err := capture.Take(ctx, c.tree, tmp, limits(s))
+	if err != nil {
+		return nil, err
+	}
+	return plan.Build(ctx, plan.Input{Repo: c.tree, State: st, Agent: c.agent, Target: c.target, Snapshot: snap,
+		Options: req.Options, Guarded: c.guarded, Head: c.head})
+}
+
+func limits(s *state.Store) capture.Limits {
+	return capture.Limits{MaxFileBytes: s.Config.MaxFileBytes, MaxTotalBytes: s.Config.MaxTotalBytes}
+}
+
+// Run is the real call (RFC 7.4): plan check, safety checkpoint, the
+// conversation, the files, HEAD, the rollback capture and rollback.ended.
+func Run(ctx context.Context, s *state.Store, req Request) (*plan.Result, error) {
+	if err := Validate(&req); err != nil {
+		return nil, err
+	}
+	// A rollback already running fails at once instead of waiting for the lock.
+	_, st, err := s.Read()
+	if err != nil {
+		return nil, err
+	}
+	if c, err := preflight(ctx, s, st, &req, false); err != nil {
+		return nil, err
+	} else {
+		c.free(s)
+	}
+	lockCtx, cancel := context.WithTimeout(ctx, s.Config.Timeout)
+	defer cancel()
+	tx, err := s.Begin(lockCtx, lock.Holder{Op: "rollback", Agent: req.Agent}, errcode.TimeoutLock)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.End()
+
+	// Step 1: repeat the preflight and the capture, and compare the plans.
+	c, err := preflight(ctx, s, tx.State, &req, true)
+	if err != nil {
+		return nil, err
+	}
+	defer c.free(s)
+	snap, err := capture.Take(ctx, c.tree, s.TmpDir(), limits(s))
+	if err != nil {
+		return nil, err
+	}
+	p, err := plan.Build(ctx, plan.Input{Repo: c.tree, State: tx.State, Agent: c.agent, Target: c.target,
+		Snapshot: snap, Options: req.Options, Guarded: c.guarded, Head: c.head})
+	if err != nil {
+		return nil, err
+	}
+	if p.ID != req.Plan {
+		return nil, errcode.Newf(errcode.ConflictRollbackStale, map[string]string{"checkpoint": req.Checkpoint},
+			"the tree, HEAD or a choice differs from plan %s; run the dry run again", req.Plan).
+			Hint("the new dry run shows the current plan; quote it only after a person has seen it")
+	}
+	r := &runner{ctx: ctx, tx: tx, p: p, snap: snap}
+	return r.run()
+}
+
+// runner holds one real call from the safety checkpoint on.
+type runner struct {
+	ctx    context.Context
+	tx     *state.Txn
+	p      *plan.Plan
+	snap   *capture.Snapshot
+	safety string
+}
+
+func (r *runner) run() (*plan.Result, error) {
+	p, tx := r.p, r.tx
+	a := p.Agent
+	// Step 2: the safety checkpoint, from S: nothing is written before it.
+	var through *string
+	if t := a.LastEndedTurn(); t != nil {
+		id := t.ID
+		through = &id
+	}
+	safety, err := checkpoints.Record(r.ctx, tx, p.Repo, a, r.snap, checkpoints.Meta{Reason: checkpoints.PreRollback,
+		ThroughTurn: through})
+	if err != nil {
+		return nil, err
+	}
+	r.safety = safety.Checkpoint
+	if _, err := tx.Append(journal.RollbackStarted, journal.RollbackStart{Agent: a.ID, Checkpoint: p.Target.Checkpoint,
+		Safety: r.safety, Restore: p.Restore, Plan: p.ID}); err != nil {
+		return nil, err
+	}
+	if err := testhook.Point("rollback-after-safety"); err != nil {
+		return nil, r.end(errcode.From(err, errcode.FailedRollbackUndone), nil)
+	}
+	// Step 3: the conversation, before any file moves.
+	conv := p.Conversation
+	var binding *journal.Binding
+	if conv.Rewinds {
+		if p.Target.ThroughTurn == nil {
+			binding = &journal.Binding{Agent: a.ID}
+		} else {
+			rw, err := conversation.Rewind(r.ctx, tx.Store, a, a.Turn(*p.Target.ThroughTurn))
+			if err != nil {
+				return nil, r.end(errcode.From(err, errcode.FailedInternal), nil)
+			}
+			conv.HarnessSession, conv.Resume = rw.HarnessSession, rw.Resume
+			binding = &journal.Binding{Agent: a.ID, HarnessSession: rw.HarnessSession, ForkSource: rw.ForkSource,
+				ForkAt: rw.ForkAt}
+		}
+	}
+	// Steps 4 and 5: the files, then HEAD.
+	ap := newApplier(r.ctx, p.Repo, tx.Store.TmpDir())
+	if err := ap.forward(p); err != nil {
+		return nil, r.end(r.undo(ap, err), nil)
+	}
+	// Step 6: the rollback capture, never deduplicated, against the expected tree.
+	expected, err := ap.expectedTree(p)
+	if err != nil {
+		return nil, r.end(r.undo(ap, err), nil)
+	}
+	after, err := capture.Take(r.ctx, p.Repo, tx.Store.TmpDir(), limits(tx.Store))
+	if err != nil {
+		return nil, r.end(r.undo(ap, err), nil)
+	}
+	afterThrough := through
+	if conv.Rewinds {
+		afterThrough = p.Target.ThroughTurn
+	}
+	taken, err := checkpoints.Record(r.ctx, tx, p.Repo, a, after, checkpoints.Meta{Reason: checkpoints.Rollback,
+		ThroughTurn: afterThrough})
+	if err != nil {
+		return nil, r.end(r.undo(ap, err), nil)
+	}
+	if err := testhook.Point("rollback-before-ended"); err != nil {
+		return nil, r.end(errcode.From(err, errcode.FailedInternal), nil)
+	}
+	// Step 7: rollback.ended, with the dropped turns, then the new binding.
+	ended := journal.RollbackEnd{Agent: a.ID, Checkpoint: p.Target.Checkpoint, Safety: r.safety, Restore: p.Restore,
+		OK: true, After: taken.Checkpoint}
+	if conv.Rewinds {
+		ended.Drops = conv.Drops
+	}
+	if _, err := tx.Append(journal.RollbackEnded, ended); err != nil {
+		return nil, err
+	}
+	if binding != nil {
+		if _, err := tx.Append(journal.AgentBinding, *binding); err != nil {
+			return nil, err
+		}
+	}
+	res := p.Result()
+	res.DryRun, res.Plan, res.Guarded = false, nil, nil
+	exact := after.Tree.String() == expected
+	res.Safety, res.After, res.Exact = &r.safety, &taken.Checkpoint, &exact
+	res.Conversation = conv
+	return res, nil
+}
+
+// end logs rollback.ended {ok: false, code} and returns the error.
+func (r *runner) end(e *errcode.Error, _ any) error {
+	p := r.p
+	_, _ = r.tx.Append(journal.RollbackEnded, journal.RollbackEnd{Agent: p.Agent.ID, Checkpoint: p.Target.Checkpoint,
+		Safety: r.safety, Restore: p.Restore, OK: false, Code: string(e.Code)})
+	return e
+}

@@ -1,0 +1,163 @@
+package rollbackcmd
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fatih/color"
+
+	"github.com/git-venom/git-venom/lib/cli"
+	"github.com/git-venom/git-venom/lib/plan"
+	"github.com/git-venom/git-venom/lib/rollback"
+)
+
+// screen shows a dry run as RFC 12's confirmation screen: outside paths
+// first, highlighted; then the files by class; then what is left; then what
+// happens to HEAD and the conversation.
+func screen(env *cli.Env, p *plan.Plan) {
+	bold := env.UI.OutStyle(color.Bold)
+	gold := env.UI.OutStyle(color.FgYellow, color.Bold)
+	dim := env.UI.OutStyle(color.Faint)
+	guard := ""
+	if p.Guarded {
+		guard = " (guarded tree: HEAD, branches and the index stay)"
+	}
+	env.UI.Printf("Roll %s back to %s, %s%s.\n", p.Agent.ID, bold(p.Target.Checkpoint), plan.When(p.Target.ThroughTurn), guard)
+	files := p.Files()
+	var outside []plan.Change
+	for _, c := range p.Changes {
+		if c.Class == plan.Outside && (c.Left == "" || c.Left == plan.LeftOutside) {
+			outside = append(outside, c)
+		}
+	}
+	if len(outside) > 0 {
+		env.UI.Printf("%s\n", gold("Changed outside the agent's turns:"))
+		for _, c := range outside {
+			what := "overwritten"
+			if c.Left != "" {
+				what = "kept"
+			}
+			env.UI.Printf("  %s %s %s\n", gold(fmt.Sprintf("%-6s", c.Change)), gold(quote(c.Path)), dim("("+what+")"))
+		}
+	}
+	for _, class := range []string{plan.Agent, plan.Turn} {
+		var list []plan.Change
+		for _, c := range files {
+			if c.Class == class {
+				list = append(list, c)
+			}
+		}
+		if len(list) == 0 {
+			continue
+		}
+		title := map[string]string{plan.Agent: "Changed by the agent's edits:", plan.Turn: "Changed during the agent's turns:"}[class]
+		env.UI.Printf("%s\n", title)
+		for _, c := range list {
+			env.UI.Printf("  %-6s %s\n", c.Change, quote(c.Path))
+		}
+	}
+	if len(files) == 0 {
+		env.UI.Printf("No file changes.\n")
+	}
+	var left []plan.Change
+	for _, c := range p.Left() {
+		if c.Left != plan.LeftOutside {
+			left = append(left, c)
+		}
+	}
+	if len(left) > 0 {
+		env.UI.Printf("Left as they are:\n")
+		for _, c := range left {
+			d := ""
+			if c.Detail != nil {
+				d = " " + *c.Detail
+			}
+			env.UI.Printf("  %s %s\n", quote(c.Path), dim("("+c.Left+d+")"))
+		}
+	}
+	for _, p := range p.IgnoredEdits {
+		env.UI.Printf("  %s %s\n", quote(p), dim("(ignored, edited by the agent: cannot be restored)"))
+	}
+	h := p.Head
+	switch {
+	case h.Moves:
+		br := "HEAD (detached)"
+		if h.Branch != "" {
+			br = h.Branch
+		}
+		env.UI.Printf("HEAD: %s moves back from %s to %s, dropping %d commit(s); the index follows.\n",
+			br, short(h.From), short(h.To), h.Commits)
+	default:
+		env.UI.Printf("HEAD: stays at %s.\n", short(h.From))
+	}
+	cv := p.Conversation
+	switch {
+	case p.Restore == "files":
+		env.UI.Printf("Conversation: stays as it is; the agent gets the rollback note.\n")
+	case cv.Rewinds:
+		env.UI.Printf("Conversation: goes back %s; drops %s.\n", plan.When(cv.ThroughTurn), strings.Join(cv.Drops, ", "))
+	default:
+		env.UI.Printf("Conversation: already matches.\n")
+	}
+	if len(p.SharedWith) > 0 {
+		env.UI.Printf("Shared with %s: they get the rollback note.\n", strings.Join(p.SharedWith, ", "))
+	}
+}
+
+// done is RFC 12's transcript row:
+// ↺ Rolled back to k2 (after t1) · 1 file · conversation too · undo: k4
+func done(env *cli.Env, r *plan.Result) {
+	when := "before the first turn"
+	if r.Conversation.ThroughTurn != nil {
+		when = "after " + *r.Conversation.ThroughTurn
+	}
+	n := 0
+	for _, rp := range r.Repos {
+		n += len(rp.Files)
+	}
+	conv := "conversation too"
+	if r.Restore == "files" {
+		conv = "files only"
+	}
+	env.UI.Printf("↺ Rolled back to %s (%s) · %s · %s · undo: %s\n", r.Checkpoint, when, plan.Count(n), conv, *r.Safety)
+	if r.Exact != nil && !*r.Exact {
+		env.UI.Printf("Something wrote to the tree during the rollback: %s shows it as it came out.\n", *r.After)
+	}
+}
+
+func short(s *string) string {
+	if s == nil {
+		return "no commit"
+	}
+	if len(*s) > 12 {
+		return (*s)[:12]
+	}
+	return *s
+}
+
+// quote shows a path on one line: names with newlines or odd bytes quoted.
+func quote(p string) string {
+	if strings.ContainsAny(p, "\n\t\"\\") || strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0xFFFD }) {
+		return fmt.Sprintf("%q", p)
+	}
+	return p
+}
+
+// argsOf repeats the choices a real call must quote with the plan.
+func argsOf(req rollback.Request) string {
+	var b strings.Builder
+	if req.Agent != "" {
+		fmt.Fprintf(&b, "--agent=%s ", req.Agent)
+	}
+	fmt.Fprintf(&b, "--checkpoint=%s ", req.Checkpoint)
+	if req.Restore != "" && req.Restore != "all" {
+		fmt.Fprintf(&b, "--restore=%s ", req.Restore)
+	}
+	if req.Outside != "" {
+		fmt.Fprintf(&b, "--outside=%s ", req.Outside)
+	}
+	if req.KeepHead {
+		b.WriteString("--keep-head ")
+	}
+	return b.String()
+}

@@ -1,0 +1,168 @@
+package tests
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// RollbackResult is agent.rollback's result, as the tests read it.
+type RollbackResult struct {
+	Agent        string  `json:"agent"`
+	Checkpoint   string  `json:"checkpoint"`
+	DryRun       bool    `json:"dry_run"`
+	Plan         string  `json:"plan"`
+	Restore      string  `json:"restore"`
+	Guarded      *bool   `json:"guarded"`
+	Safety       string  `json:"safety"`
+	After        string  `json:"after"`
+	Exact        *bool   `json:"exact"`
+	Conversation struct {
+		Rewinds     bool     `json:"rewinds"`
+		ThroughTurn *string  `json:"through_turn"`
+		Drops       []string `json:"drops"`
+	} `json:"conversation"`
+	SharedWith []string `json:"shared_with"`
+	Children   []string `json:"children"`
+	Repos      []struct {
+		Repo string `json:"repo"`
+		Path string `json:"path"`
+		Head struct {
+			Moves   bool    `json:"moves"`
+			From    *string `json:"from"`
+			To      *string `json:"to"`
+			Commits int     `json:"commits"`
+		} `json:"head"`
+		Files []struct {
+			Path   string `json:"path"`
+			Change string `json:"change"`
+			Class  string `json:"class"`
+		} `json:"files"`
+		Left []struct {
+			Path   string  `json:"path"`
+			Reason string  `json:"reason"`
+			Detail *string `json:"detail"`
+		} `json:"left"`
+		IgnoredEdits []string `json:"ignored_edits"`
+	} `json:"repos"`
+}
+
+// Classes maps each restored path to its class.
+func (r RollbackResult) Classes() map[string]string {
+	m := map[string]string{}
+	for _, f := range r.Repos[0].Files {
+		m[f.Path] = f.Class
+	}
+	return m
+}
+
+// LeftReasons maps each path left alone to its reason.
+func (r RollbackResult) LeftReasons() map[string]string {
+	m := map[string]string{}
+	for _, l := range r.Repos[0].Left {
+		m[l.Path] = l.Reason
+	}
+	return m
+}
+
+// DryRun runs a rollback dry run and decodes it.
+func (e *Env) DryRun(args ...string) RollbackResult {
+	e.t.Helper()
+	var res RollbackResult
+	e.Venom("rollback", append(append([]string{}, args...), "--dry-run", "--json")...).OK(e.t).JSON(e.t, &res)
+	require.True(e.t, res.DryRun)
+	require.True(e.t, strings.HasPrefix(res.Plan, "p1-") && len(res.Plan) == 19, res.Plan)
+	return res
+}
+
+// Rollback runs the dry run, then the real call quoting its plan.
+func (e *Env) Rollback(args ...string) RollbackResult {
+	e.t.Helper()
+	plan := e.DryRun(args...).Plan
+	var res RollbackResult
+	e.Venom("rollback", append(append([]string{}, args...), "--plan="+plan, "--json")...).OK(e.t).JSON(e.t, &res)
+	require.False(e.t, res.DryRun)
+	return res
+}
+
+// RollbackFails runs the real call with a fresh plan and expects a failure.
+func (e *Env) RollbackFails(extra []string, exit int, code string, args ...string) Result {
+	e.t.Helper()
+	plan := e.DryRun(args...).Plan
+	r := e.VenomIn(e.Dir, extra, "rollback", append(append([]string{}, args...), "--plan="+plan, "--json")...)
+	return r.Fails(e.t, exit, code)
+}
+
+// Turn runs one turn of an agent: turn_start, the work, turn_end.
+func (e *Env) Turn(agent string, work func(), extra ...string) {
+	e.t.Helper()
+	e.Venom("checkpoint", append([]string{"--agent=" + agent, "--reason=turn_start", "--json"}, extra...)...).OK(e.t)
+	work()
+	e.Venom("checkpoint", "--agent="+agent, "--reason=turn_end", "--json").OK(e.t)
+}
+
+// AppendLog appends a record to the journal the way the suite would, for
+// records no command of this suite writes yet (edits, prunes, archiving).
+func (e *Env) AppendLog(typ string, members map[string]any) {
+	e.t.Helper()
+	recs := e.LogRecords()
+	seq := 0
+	if len(recs) > 0 {
+		seq = int(recs[len(recs)-1]["seq"].(float64))
+	}
+	m := map[string]any{"seq": seq + 1, "ts": time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), "type": typ}
+	for k, v := range members {
+		m[k] = v
+	}
+	b, err := json.Marshal(m)
+	require.NoError(e.t, err)
+	common := e.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	f, err := os.OpenFile(filepath.Join(common, "venom", "log.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(e.t, err)
+	_, err = f.Write(append(b, '\n'))
+	require.NoError(e.t, err)
+	require.NoError(e.t, f.Close())
+}
+
+// WorktreeTree is the tree of the working files now, by RFC 4.1's recipe.
+func (e *Env) WorktreeTree() string { e.t.Helper(); return e.RecipeTree() }
+
+// CheckpointTreeOf is the tree of a checkpoint id like k3.
+func (e *Env) CheckpointTreeOf(agent, id string) string {
+	e.t.Helper()
+	var n int
+	_, err := fmt.Sscanf(id, "k%d", &n)
+	require.NoError(e.t, err)
+	return e.CheckpointTree(agent, n)
+}
+
+// IndexHash is the sha256 of the user's index file.
+func (e *Env) IndexHash() string {
+	e.t.Helper()
+	return fileHash(e.Git("rev-parse", "--path-format=absolute", "--git-path", "index"))
+}
+
+// Records returns the journal's records of one type.
+func (e *Env) Records(typ string) []map[string]any {
+	var out []map[string]any
+	for _, r := range e.LogRecords() {
+		if r["type"] == typ {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func sha256hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

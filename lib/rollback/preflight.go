@@ -17,7 +17,6 @@ import (
 	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/plan"
-	"github.com/git-venom/git-venom/lib/refs"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
 )
@@ -86,21 +85,9 @@ func preflight(ctx context.Context, s *state.Store, st *agents.State, req *Reque
 	if err != nil {
 		return nil, err
 	}
-	target := a.Checkpoint(req.Checkpoint)
-	notFound := func(why string) error {
-		return errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"checkpoint": req.Checkpoint, "repo": "."},
-			"checkpoint %s/%s %s", a.ID, req.Checkpoint, why)
-	}
-	if target == nil {
-		return nil, notFound("never existed")
-	}
-	if !target.Live() || len(target.Repos) != 1 {
-		return nil, notFound("was pruned or removed")
-	}
-	n, _ := ids.ParseCheckpoint(req.Checkpoint)
-	at, err := refs.Resolve(s.Repo, a.ID, n)
-	if err != nil || at == nil || at.String() != target.Repos[0].Commit {
-		return nil, notFound("is no longer held by " + ids.RefName(a.ID, n))
+	target, err := checkpoints.Find(s.Repo, a, req.Checkpoint)
+	if err != nil {
+		return nil, err
 	}
 	guarded := st.Guarded(a)
 	if !req.DryRun && req.Caller.Agent {

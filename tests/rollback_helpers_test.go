@@ -15,15 +15,15 @@ import (
 
 // RollbackResult is agent.rollback's result, as the tests read it.
 type RollbackResult struct {
-	Agent        string  `json:"agent"`
-	Checkpoint   string  `json:"checkpoint"`
-	DryRun       bool    `json:"dry_run"`
-	Plan         string  `json:"plan"`
-	Restore      string  `json:"restore"`
-	Guarded      *bool   `json:"guarded"`
-	Safety       string  `json:"safety"`
-	After        string  `json:"after"`
-	Exact        *bool   `json:"exact"`
+	Agent        string `json:"agent"`
+	Checkpoint   string `json:"checkpoint"`
+	DryRun       bool   `json:"dry_run"`
+	Plan         string `json:"plan"`
+	Restore      string `json:"restore"`
+	Guarded      *bool  `json:"guarded"`
+	Safety       string `json:"safety"`
+	After        string `json:"after"`
+	Exact        *bool  `json:"exact"`
 	Conversation struct {
 		Rewinds     bool     `json:"rewinds"`
 		ThroughTurn *string  `json:"through_turn"`

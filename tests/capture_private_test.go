@@ -78,3 +78,35 @@ func TestCapture_PrivateIndexMatchesTheRecipe(t *testing.T) {
 		require.Equal(t, want, got, "seed %d step %d: the capture differs from the recipe", seed, step)
 	}
 }
+
+// TestCapture_PrivateIndexAfterARefresh: a git status that only refreshes
+// the user's index changes nothing captured, and a real change to the index
+// (git add) still shows in the next capture. (lib/capture's own test checks
+// that the refresh does not make the private index again.)
+func TestCapture_PrivateIndexAfterARefresh(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("a.txt", "one\n")
+	env.Commit("a")
+	env.Checkpoint("--agent=a1")
+	// Touch a tracked file without changing it: the next git status refreshes
+	// and rewrites the user's index.
+	before := env.Git("rev-parse", "--path-format=absolute", "--git-path", "index")
+	fi1, err := os.Stat(before)
+	require.NoError(t, err)
+	now := fi1.ModTime().Add(5 * 1e9)
+	require.NoError(t, os.Chtimes(env.Path("a.txt"), now, now))
+	env.Git("status", "--porcelain")
+	fi2, err := os.Stat(before)
+	require.NoError(t, err)
+	require.NotEqual(t, fi1.ModTime(), fi2.ModTime(), "git status did not rewrite the index")
+	m := env.Venom("checkpoint", "--agent=a1", "--json").OK(t).Map(t)
+	require.Equal(t, true, m["reused"])
+
+	env.Write("a.txt", "two\n")
+	env.Git("add", "a.txt")
+	env.Write("a.txt", "three\n")
+	want := env.RecipeTree()
+	require.Equal(t, "k2", env.Checkpoint("--agent=a1"))
+	require.Equal(t, want, env.CheckpointTree("a1", 2))
+}

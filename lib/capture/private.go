@@ -46,6 +46,7 @@ type private struct {
 // what it last gave.
 type privateMeta struct {
 	User    string           `json:"user"`
+	Content string           `json:"content"`
 	Flagged []gitindex.Entry `json:"flagged"`
 	Memo    memo             `json:"memo"`
 }
@@ -92,6 +93,14 @@ func (p *private) take(ctx context.Context, r *repo.Repo, tmpDir string, lim Lim
 		return nil, errPrivateUnusable
 	}
 	m, ok := p.load()
+	if ok && m.User != user && m.Content != "" {
+		// git rewrites its index when it only refreshed stat data (a
+		// git status does); the private index holds as long as the files
+		// the user's index records are the same.
+		if ix, err := gitindex.Read(r.Index); err == nil && ix.Content == m.Content {
+			m.User = user
+		}
+	}
 	if !ok || m.User != user {
 		p.discard()
 		if m, err = p.seed(ctx, r, tmpDir, user); err != nil {
@@ -124,13 +133,23 @@ func (p *private) take(ctx context.Context, r *repo.Repo, tmpDir string, lim Lim
 	return snap, nil
 }
 
+// seeds counts the private indexes made, for tests.
+var seeds int
+
 // seed makes the private index from the user's.
 func (p *private) seed(ctx context.Context, r *repo.Repo, tmpDir, user string) (privateMeta, error) {
+	seeds++
 	tmp, err := copyIndex(r.Index, tmpDir)
 	if err != nil {
 		return privateMeta{}, err
 	}
 	defer os.Remove(tmp)
+	// The digest of what the user's index records, read from the copy so
+	// that it describes exactly the index the private one starts from.
+	content := ""
+	if ix, err := gitindex.Read(tmp); err == nil {
+		content = ix.Content
+	}
 	flagged, err := prepareCopy(ctx, r, tmp)
 	if err != nil {
 		return privateMeta{}, err
@@ -144,7 +163,7 @@ func (p *private) seed(ctx context.Context, r *repo.Repo, tmpDir, user string) (
 	if err := os.Rename(tmp, p.index); err != nil {
 		return privateMeta{}, err
 	}
-	return privateMeta{User: user, Flagged: flagged}, nil
+	return privateMeta{User: user, Content: content, Flagged: flagged}, nil
 }
 
 func (p *private) load() (privateMeta, bool) {

@@ -8,7 +8,9 @@ package gitindex
 
 import (
 	"bytes"
+	"crypto/sha1"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -35,6 +37,10 @@ type Index struct {
 	// captures treat specially. Other entries are counted, not kept.
 	Flagged []Entry
 	Count   int
+	// Content is a digest of every entry's path, mode, object id, stage
+	// and flags, leaving out stat data: two indexes with the same Content
+	// record the same files, however git refreshed them.
+	Content string
 }
 
 // ErrSplit says the index is split; its entries must be read through git.
@@ -65,6 +71,7 @@ func Parse(data []byte) (*Index, error) {
 	body := data[:len(data)-20]
 	off := 12
 	var prev []byte
+	digest := sha1.New()
 	for i := 0; i < n; i++ {
 		if off+62 > len(body) {
 			return nil, fmt.Errorf("index truncated at entry %d", i)
@@ -106,6 +113,14 @@ func Parse(data []byte) (*Index, error) {
 			off = start + entryLen
 		}
 		prev = path
+		var meta [30]byte
+		copy(meta[:4], body[start+24:start+28])
+		copy(meta[4:24], body[start+40:start+60])
+		binary.BigEndian.PutUint16(meta[24:26], flags&0xf000)
+		binary.BigEndian.PutUint16(meta[26:28], ext)
+		binary.BigEndian.PutUint16(meta[28:30], uint16(len(path)))
+		digest.Write(meta[:])
+		digest.Write(path)
 		e := Entry{Mode: mode, Size: size, Stage: int(flags>>12) & 3,
 			AssumeValid: flags&0x8000 != 0, SkipWorktree: ext&0x4000 != 0, IntentToAdd: ext&0x2000 != 0,
 			SparseDir: mode == 0o040000}
@@ -122,8 +137,12 @@ func Parse(data []byte) (*Index, error) {
 		if sig == "link" {
 			return nil, ErrSplit
 		}
+		if sig == "sdir" {
+			digest.Write([]byte("sdir"))
+		}
 		off += 8 + size
 	}
+	ix.Content = hex.EncodeToString(digest.Sum(nil))
 	return ix, nil
 }
 

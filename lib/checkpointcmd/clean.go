@@ -1,6 +1,11 @@
 package checkpointcmd
 
-import "github.com/git-venom/git-venom/lib/cli"
+import (
+	"github.com/fatih/color"
+
+	"github.com/git-venom/git-venom/lib/cli"
+	"github.com/git-venom/git-venom/lib/retention"
+)
 
 // CleanCmd archives an agent and removes its checkpoints (RFC 5.3).
 type CleanCmd struct {
@@ -8,4 +13,42 @@ type CleanCmd struct {
 }
 
 // Run cleans.
-func (c *CleanCmd) Run(env *cli.Env) error { return notYet("clean") }
+func (c *CleanCmd) Run(env *cli.Env) error {
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+	tx, err := begin(env.Ctx, s, "clean", c.Agent)
+	if err != nil {
+		return err
+	}
+	defer tx.End()
+	if _, err := tx.State.Resolve(c.Agent); err != nil {
+		return err
+	}
+	a, err := tx.State.Known(c.Agent)
+	if err != nil {
+		return err
+	}
+	res, err := retention.Clean(env.Ctx, tx, a)
+	if err != nil {
+		return err
+	}
+	if env.JSON {
+		return env.UI.JSON(res)
+	}
+	bold := env.UI.OutStyle(color.Bold)
+	env.UI.Printf("Archived %s.\n", bold(a.ID))
+	for _, l := range res.Checkpoints {
+		env.UI.Printf("%s: removed %d %s, kept %d.\n", l.Agent, l.Removed, plural(l.Removed, "checkpoint"), l.Kept)
+		printFailures(env, l.Agent, l.Failed)
+	}
+	return nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}

@@ -1,11 +1,80 @@
 package checkpointcmd
 
-import "github.com/git-venom/git-venom/lib/cli"
+import (
+	"context"
+	"strings"
+
+	"github.com/fatih/color"
+
+	"github.com/git-venom/git-venom/lib/cli"
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/lock"
+	"github.com/git-venom/git-venom/lib/retention"
+	"github.com/git-venom/git-venom/lib/state"
+)
 
 // PruneCmd deletes checkpoints past retention (RFC 5.2).
 type PruneCmd struct {
 	Agent string `name:"agent" env:"VENOM_AGENT" help:"Only this agent's checkpoints."`
 }
 
+// PruneResult is prune's result.
+type PruneResult struct {
+	Checkpoints []retention.Pruned `json:"checkpoints"`
+}
+
 // Run prunes.
-func (c *PruneCmd) Run(env *cli.Env) error { return notYet("prune") }
+func (c *PruneCmd) Run(env *cli.Env) error {
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+	tx, err := begin(env.Ctx, s, "prune", c.Agent)
+	if err != nil {
+		return err
+	}
+	defer tx.End()
+	if c.Agent != "" {
+		if _, err := tx.State.Resolve(c.Agent); err != nil {
+			return err
+		}
+		if _, err := tx.State.Known(c.Agent); err != nil {
+			return err
+		}
+	}
+	lines, err := retention.Prune(env.Ctx, tx, c.Agent)
+	if err != nil {
+		return err
+	}
+	if env.JSON {
+		return env.UI.JSON(PruneResult{Checkpoints: lines})
+	}
+	any := false
+	bold := env.UI.OutStyle(color.Bold)
+	for _, l := range lines {
+		if len(l.Pruned) > 0 {
+			any = true
+			env.UI.Printf("Pruned %s: %s\n", bold(l.Agent), strings.Join(l.Pruned, ", "))
+		}
+		printFailures(env, l.Agent, l.Failed)
+	}
+	if !any {
+		env.UI.Printf("Nothing to prune.\n")
+	}
+	return nil
+}
+
+// begin takes the lock for a maintenance verb, waiting up to venom.timeout.
+func begin(ctx context.Context, s *state.Store, op, agent string) (*state.Txn, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.Config.Timeout)
+	defer cancel()
+	return s.Begin(ctx, lock.Holder{Op: op, Agent: agent}, errcode.TimeoutLock)
+}
+
+func printFailures(env *cli.Env, agent string, failed []retention.Failed) {
+	yellow := env.UI.ErrStyle(color.FgYellow)
+	for _, f := range failed {
+		env.UI.Errorf("%s the ref of %s/%s could not be deleted; the next prune retries: %s\n",
+			yellow("warning:"), agent, f.Checkpoint, f.Reason)
+	}
+}

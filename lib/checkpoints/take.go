@@ -133,6 +133,7 @@ func TakeIn(ctx context.Context, tx *state.Txn, req Request) (*Result, error) {
 			Code: string(e.Code), Turn: turn, Repo: ".", At: journal.Stamp(journal.Now())})
 		return nil, e
 	}
+	afterCapture(ctx, tx, a, req)
 	return res, nil
 }
 

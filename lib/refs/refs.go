@@ -4,6 +4,7 @@
 package refs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -144,4 +145,50 @@ func ReadCommit(r *repo.Repo, id *git.Oid) (*CommitInfo, error) {
 		info.Parent = c.ParentId(0)
 	}
 	return info, nil
+}
+
+// Deletion is one ref to delete, only while it still holds Old.
+type Deletion struct {
+	Name string
+	Old  string
+}
+
+// DeleteAll deletes refs in one transaction of git update-ref --stdin, each
+// only while it holds its old value (RFC 5.2). When the transaction fails as
+// a whole (a ref locked or moved), each ref is tried on its own, so one stuck
+// ref does not hold the others back; the refs that still could not be
+// deleted are returned with the reason.
+func DeleteAll(ctx context.Context, r *repo.Repo, dels []Deletion) map[string]error {
+	if len(dels) == 0 {
+		return nil
+	}
+	if err := testhook.Point("refs-delete"); err != nil {
+		return failAll(dels, err)
+	}
+	if _, err := r.Git.RunInput(ctx, script(dels), "update-ref", "--stdin"); err == nil {
+		return nil
+	}
+	failed := map[string]error{}
+	for _, d := range dels {
+		if _, err := r.Git.RunInput(ctx, script([]Deletion{d}), "update-ref", "--stdin"); err != nil {
+			failed[d.Name] = err
+		}
+	}
+	return failed
+}
+
+func script(dels []Deletion) []byte {
+	var b strings.Builder
+	for _, d := range dels {
+		fmt.Fprintf(&b, "delete %s %s\n", d.Name, d.Old)
+	}
+	return []byte(b.String())
+}
+
+func failAll(dels []Deletion, err error) map[string]error {
+	out := map[string]error{}
+	for _, d := range dels {
+		out[d.Name] = err
+	}
+	return out
 }

@@ -1,0 +1,159 @@
+package retention
+
+import (
+	"context"
+	"sort"
+
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/state"
+)
+
+// Pruned is one agent's line of a prune: {agent, repo, pruned, failed}.
+type Pruned struct {
+	Agent  string   `json:"agent"`
+	Repo   string   `json:"repo"`
+	Pruned []string `json:"pruned"`
+	Failed []Failed `json:"failed"`
+}
+
+// Failed is a ref that could not be deleted; the next prune retries it.
+type Failed struct {
+	Checkpoint string `json:"checkpoint"`
+	Reason     string `json:"reason"`
+}
+
+// Prune deletes the checkpoints retention expires, of one agent or of all
+// ("" ), inside the caller's transaction, and logs checkpoint.pruned
+// {agent, checkpoints} for each agent that lost some. A ref that cannot be
+// deleted is reported and stays counted, so the next prune retries it.
+func Prune(ctx context.Context, tx *state.Txn, agent string) ([]Pruned, error) {
+	p := PolicyOf(tx.Store.Config, journal.Now())
+	byAgent := map[string][]*agents.Checkpoint{}
+	var order []string
+	for _, id := range tx.State.Order {
+		if agent != "" && id != agent {
+			continue
+		}
+		order = append(order, id)
+		if exp := Expired(tx.State.Agents[id], p); len(exp) > 0 {
+			byAgent[id] = exp
+		}
+	}
+	outcomes := Delete(ctx, tx.Store.Repo, byAgent)
+	res := []Pruned{}
+	for _, id := range order {
+		o := outcomes[id]
+		if o == nil {
+			continue
+		}
+		line := Pruned{Agent: id, Repo: ".", Pruned: o.Gone(), Failed: failures(o)}
+		if len(line.Pruned) > 0 {
+			if _, err := tx.Append(journal.CheckpointPruned, journal.PrunedRecord{Agent: id, Checkpoints: line.Pruned}); err != nil {
+				return nil, err
+			}
+		} else {
+			line.Pruned = []string{}
+		}
+		res = append(res, line)
+	}
+	return res, nil
+}
+
+func failures(o *Outcome) []Failed {
+	out := []Failed{}
+	for id, err := range o.Failed {
+		out = append(out, Failed{Checkpoint: id, Reason: err.Error()})
+	}
+	sort.Slice(out, func(i, j int) bool { return num(out[i].Checkpoint) < num(out[j].Checkpoint) })
+	return out
+}
+
+// AfterTurnEnd prunes the agent after a turn_end capture (RFC 5.2). Pruning
+// is housekeeping: its failure never fails the capture, and the next prune
+// retries.
+func AfterTurnEnd(ctx context.Context, tx *state.Txn, agent string) {
+	_, _ = Prune(ctx, tx, agent)
+}
+
+// Removed is one member of clean's checkpoints: {agent, repo, removed, kept}
+// (RFC 5.3), plus the refs that could not be deleted, when any.
+type Removed struct {
+	Agent   string   `json:"agent"`
+	Repo    string   `json:"repo"`
+	Removed int      `json:"removed"`
+	Kept    int      `json:"kept"`
+	Failed  []Failed `json:"failed,omitempty"`
+}
+
+// Cleaned is clean's result.
+type Cleaned struct {
+	Agent       string    `json:"agent"`
+	Checkpoints []Removed `json:"checkpoints"`
+}
+
+// Clean archives the agent and removes its checkpoints by isolation (RFC
+// 5.3), logs checkpoint.removed for each agent concerned, then prunes.
+//
+//   - worktree, tree gone or removed: every checkpoint of the agent and of
+//     the forks that borrowed its tree goes; tree kept: all stay.
+//   - copy: they go with the folder, so clean removes none.
+//   - in_place: all go except pre_rollback ones younger than keep_safety.
+//
+// A failed deletion is reported, not an error.
+func Clean(ctx context.Context, tx *state.Txn, a *agents.Agent) (*Cleaned, error) {
+	if a.State != agents.Archived {
+		if _, err := tx.Append(journal.AgentArchived, journal.Archived{Agent: a.ID}); err != nil {
+			return nil, err
+		}
+	}
+	p := PolicyOf(tx.Store.Config, journal.Now())
+	concerned := []*agents.Agent{a}
+	remove := map[string][]*agents.Checkpoint{}
+	if a.Isolation == agents.Worktree && treeGone(a.Tree) {
+		// The forks that borrowed the worktree lose theirs too.
+		for _, d := range tx.State.Descendants(a) {
+			if d.Tree == a.Tree {
+				concerned = append(concerned, d)
+				remove[d.ID] = liveOf(d)
+			}
+		}
+	}
+	if list := cleanRemoves(a, p); len(list) > 0 {
+		remove[a.ID] = list
+	}
+	outcomes := Delete(ctx, tx.Store.Repo, remove)
+	res := &Cleaned{Agent: a.ID, Checkpoints: []Removed{}}
+	for _, x := range concerned {
+		live := len(liveOf(x))
+		line := Removed{Agent: x.ID, Repo: "."}
+		gone := []string{}
+		if o := outcomes[x.ID]; o != nil {
+			gone = o.Gone()
+			line.Removed = len(o.Deleted)
+			if f := failures(o); len(f) > 0 {
+				line.Failed = f
+			}
+		}
+		line.Kept = live - len(gone)
+		if _, err := tx.Append(journal.CheckpointRemoved, journal.RemovedRecord{Agent: x.ID, Repo: ".",
+			Removed: line.Removed, Kept: line.Kept, Checkpoints: gone}); err != nil {
+			return nil, err
+		}
+		res.Checkpoints = append(res.Checkpoints, line)
+	}
+	if _, err := Prune(ctx, tx, ""); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func liveOf(a *agents.Agent) []*agents.Checkpoint {
+	var out []*agents.Checkpoint
+	for _, c := range a.Checkpoints {
+		if c.Live() {
+			out = append(out, c)
+		}
+	}
+	return out
+}

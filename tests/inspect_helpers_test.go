@@ -1,0 +1,97 @@
+package tests
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// LogPath is the journal file of the repository.
+func (e *Env) LogPath() string {
+	e.t.Helper()
+	common := e.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	return filepath.Join(common, "venom", "log.jsonl")
+}
+
+// CheckpointRefs lists the refs under refs/venom/checkpoints/<agent>/ with
+// plain git, as "agent/n", in git's order.
+func (e *Env) CheckpointRefs(agent string) []string {
+	e.t.Helper()
+	out := e.Git("for-each-ref", "--format=%(refname)", "refs/venom/checkpoints/"+agent+"/")
+	list := []string{}
+	for _, l := range strings.Split(out, "\n") {
+		if l != "" {
+			list = append(list, strings.TrimPrefix(l, "refs/venom/checkpoints/"))
+		}
+	}
+	return list
+}
+
+// AppendRecord appends a record to the journal by hand, with the next seq:
+// the way to stand in for a writer another part of the suite owns.
+func (e *Env) AppendRecord(rec map[string]any) {
+	e.t.Helper()
+	recs := e.LogRecords()
+	seq := 1
+	if n := len(recs); n > 0 {
+		seq = int(recs[n-1]["seq"].(float64)) + 1
+	}
+	b, err := json.Marshal(rec)
+	require.NoError(e.t, err)
+	line := fmt.Sprintf(`{"seq":%d,"ts":%q,%s`, seq, time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), b[1:])
+	f, err := os.OpenFile(e.LogPath(), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(e.t, err)
+	_, err = f.WriteString(line + "\n")
+	require.NoError(e.t, err)
+	require.NoError(e.t, f.Close())
+}
+
+// SafetyCheckpoint stands in for a rollback's pre_rollback checkpoint: a
+// ref at the agent's next number holding HEAD's tree, and its record.
+func (e *Env) SafetyCheckpoint(agent string, n int) {
+	e.t.Helper()
+	commit := e.Git("commit-tree", "-p", "HEAD", "-m", "venom checkpoint", "HEAD^{tree}")
+	e.Git("update-ref", fmt.Sprintf("refs/venom/checkpoints/%s/%d", agent, n), commit, "")
+	e.AppendRecord(map[string]any{"type": "checkpoint.taken", "agent": agent, "checkpoint": fmt.Sprintf("k%d", n),
+		"reason": "pre_rollback", "turn": nil, "through_turn": nil, "at": time.Now().UTC().Format("2006-01-02T15:04:05.000Z"),
+		"mid_turn": false, "overlap": false, "repos": []map[string]any{{"repo": ".", "path": e.Dir, "commit": commit,
+			"head": e.Git("rev-parse", "HEAD"), "skipped": []any{}, "submodules": []any{}}}})
+}
+
+// AgeCheckpoints moves the at of the agent's given checkpoints back by d,
+// rewriting the journal: how a test makes a checkpoint old.
+func (e *Env) AgeCheckpoints(agent string, d time.Duration, ids ...string) {
+	e.t.Helper()
+	b, err := os.ReadFile(e.LogPath())
+	require.NoError(e.t, err)
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	var out []string
+	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		var m map[string]any
+		require.NoError(e.t, json.Unmarshal([]byte(line), &m))
+		if m["type"] == "checkpoint.taken" && m["agent"] == agent && want[m["checkpoint"].(string)] {
+			at, err := time.Parse("2006-01-02T15:04:05.000Z", m["at"].(string))
+			require.NoError(e.t, err)
+			old := at.Add(-d).Format("2006-01-02T15:04:05.000Z")
+			line = strings.Replace(line, fmt.Sprintf(`"at":%q`, m["at"]), fmt.Sprintf(`"at":%q`, old), 1)
+		}
+		out = append(out, line)
+	}
+	require.NoError(e.t, os.WriteFile(e.LogPath(), []byte(strings.Join(out, "\n")+"\n"), 0o644))
+}
+
+// Turn runs one turn of the agent: turn_start, an edit, turn_end.
+func (e *Env) Turn(agent string, n int, extra ...string) {
+	e.t.Helper()
+	e.Venom("checkpoint", append([]string{"--agent=" + agent, "--reason=turn_start", "--json"}, extra...)...).OK(e.t)
+	e.Write(fmt.Sprintf("turn-%s.txt", agent), fmt.Sprintf("turn %d\n", n))
+	e.Venom("checkpoint", append([]string{"--agent=" + agent, "--reason=turn_end", "--json"}, extra...)...).OK(e.t)
+}

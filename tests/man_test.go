@@ -180,7 +180,11 @@ func TestMan_Renders(t *testing.T) {
 	}
 	page := readManPage(t, "git-venom-checkpoint")
 	reclaim := roffText(page.section("RECLAIMING SPACE").all())
-	assert.Contains(t, reclaim, "git reflog expire")
+	// No reflog holds checkpoint commits (refs/venom/ has none, and a
+	// checkpoint's parent is HEAD), so the page must not send people to
+	// git reflog expire, which would throw their own reflogs away.
+	assert.NotContains(t, reclaim, "reflog expire")
+	assert.Contains(t, reclaim, "never runs")
 	assert.Contains(t, reclaim, "git gc --prune=now")
 	files := roffText(page.section("FILES").all())
 	assert.Contains(t, files, "$GIT_COMMON_DIR/venom/lock")

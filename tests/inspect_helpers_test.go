@@ -32,32 +32,13 @@ func (e *Env) CheckpointRefs(agent string) []string {
 	return list
 }
 
-// AppendRecord appends a record to the journal by hand, with the next seq:
-// the way to stand in for a writer another part of the suite owns.
-func (e *Env) AppendRecord(rec map[string]any) {
-	e.t.Helper()
-	recs := e.LogRecords()
-	seq := 1
-	if n := len(recs); n > 0 {
-		seq = int(recs[n-1]["seq"].(float64)) + 1
-	}
-	b, err := json.Marshal(rec)
-	require.NoError(e.t, err)
-	line := fmt.Sprintf(`{"seq":%d,"ts":%q,%s`, seq, time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), b[1:])
-	f, err := os.OpenFile(e.LogPath(), os.O_APPEND|os.O_WRONLY, 0)
-	require.NoError(e.t, err)
-	_, err = f.WriteString(line + "\n")
-	require.NoError(e.t, err)
-	require.NoError(e.t, f.Close())
-}
-
 // SafetyCheckpoint stands in for a rollback's pre_rollback checkpoint: a
 // ref at the agent's next number holding HEAD's tree, and its record.
 func (e *Env) SafetyCheckpoint(agent string, n int) {
 	e.t.Helper()
 	commit := e.Git("commit-tree", "-p", "HEAD", "-m", "venom checkpoint", "HEAD^{tree}")
 	e.Git("update-ref", fmt.Sprintf("refs/venom/checkpoints/%s/%d", agent, n), commit, "")
-	e.AppendRecord(map[string]any{"type": "checkpoint.taken", "agent": agent, "checkpoint": fmt.Sprintf("k%d", n),
+	e.AppendLog("checkpoint.taken", map[string]any{"agent": agent, "checkpoint": fmt.Sprintf("k%d", n),
 		"reason": "pre_rollback", "turn": nil, "through_turn": nil, "at": time.Now().UTC().Format("2006-01-02T15:04:05.000Z"),
 		"mid_turn": false, "overlap": false, "repos": []map[string]any{{"repo": ".", "path": e.Dir, "commit": commit,
 			"head": e.Git("rev-parse", "HEAD"), "skipped": []any{}, "submodules": []any{}}}})
@@ -88,10 +69,9 @@ func (e *Env) AgeCheckpoints(agent string, d time.Duration, ids ...string) {
 	require.NoError(e.t, os.WriteFile(e.LogPath(), []byte(strings.Join(out, "\n")+"\n"), 0o644))
 }
 
-// Turn runs one turn of the agent: turn_start, an edit, turn_end.
-func (e *Env) Turn(agent string, n int, extra ...string) {
+// TurnN runs turn n of the agent with rollback's Turn helper, writing one
+// file, so every turn_end makes a new checkpoint.
+func (e *Env) TurnN(agent string, n int, extra ...string) {
 	e.t.Helper()
-	e.Venom("checkpoint", append([]string{"--agent=" + agent, "--reason=turn_start", "--json"}, extra...)...).OK(e.t)
-	e.Write(fmt.Sprintf("turn-%s.txt", agent), fmt.Sprintf("turn %d\n", n))
-	e.Venom("checkpoint", append([]string{"--agent=" + agent, "--reason=turn_end", "--json"}, extra...)...).OK(e.t)
+	e.Turn(agent, func() { e.Write(fmt.Sprintf("turn-%s.txt", agent), fmt.Sprintf("turn %d\n", n)) }, extra...)
 }

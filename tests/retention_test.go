@@ -52,7 +52,7 @@ func TestRetention_KeepThreeOverTenTurnsWithManualAndSafety(t *testing.T) {
 	env := NewEnv(t)
 	env.Git("config", "--global", "venom.keep", "3")
 	for n := 1; n <= 5; n++ {
-		env.Turn("a1", n)
+		env.TurnN("a1", n)
 	}
 	env.Write("manual.txt", "m\n")
 	manual := env.Checkpoint("--agent=a1", "--label=before risky")
@@ -67,7 +67,7 @@ func TestRetention_KeepThreeOverTenTurnsWithManualAndSafety(t *testing.T) {
 	env.SafetyCheckpoint("a1", last+1)
 	safety := fmt.Sprintf("k%d", last+1)
 	for n := 6; n <= 10; n++ {
-		env.Turn("a1", n)
+		env.TurnN("a1", n)
 	}
 
 	// The three newest counted checkpoints stay, with the manual and the
@@ -138,7 +138,7 @@ func TestRetention_MovedRefIsLeftAloneAndLockedRefRetried(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
 	for n := 1; n <= 3; n++ {
-		env.Turn("a1", n)
+		env.TurnN("a1", n)
 	}
 	require.Equal(t, []string{"a1/1", "a1/2", "a1/3", "a1/4"}, env.CheckpointRefs("a1"))
 	other := env.Git("rev-parse", "refs/venom/checkpoints/a1/4")
@@ -253,8 +253,8 @@ func TestClean_CopyKeepsRefsWithTheFolder(t *testing.T) {
 func TestClean_InPlaceKeepsYoungSafetyUntilKeepSafety(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
-	env.Turn("a1", 1)
-	env.Turn("a1", 2)
+	env.TurnN("a1", 1)
+	env.TurnN("a1", 2)
 	env.SafetyCheckpoint("a1", 4) // young
 	env.SafetyCheckpoint("a1", 5) // old
 	env.AgeCheckpoints("a1", 31*24*time.Hour, "k5")
@@ -278,7 +278,7 @@ func TestClean_InPlaceKeepsYoungSafetyUntilKeepSafety(t *testing.T) {
 func TestClean_FailedDeletionIsReportedThenRetriedByPrune(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
-	env.Turn("a1", 1)
+	env.TurnN("a1", 1)
 	common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
 	lockFile := filepath.Join(common, "refs/venom/checkpoints/a1/1.lock")
 	require.NoError(t, os.WriteFile(lockFile, nil, 0o644))
@@ -302,7 +302,7 @@ func TestRetention_NeverRunsGC(t *testing.T) {
 	// The objects of pruned checkpoints stay until the repository's own gc.
 	env := NewEnv(t)
 	env.Git("config", "--global", "venom.keep", "1")
-	env.Turn("a1", 1)
+	env.TurnN("a1", 1)
 	first := env.LogRecords()
 	var commit string
 	for _, r := range first {
@@ -310,7 +310,7 @@ func TestRetention_NeverRunsGC(t *testing.T) {
 			commit = r["repos"].([]any)[0].(map[string]any)["commit"].(string)
 		}
 	}
-	env.Turn("a1", 2)
+	env.TurnN("a1", 2)
 	assert.NotContains(t, env.CheckpointRefs("a1"), "a1/1")
 	cmd := exec.Command("git", "cat-file", "-e", commit)
 	cmd.Dir = env.Dir

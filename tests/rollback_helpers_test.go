@@ -1,13 +1,17 @@
 package tests
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -166,3 +170,34 @@ func sha256hex(s string) string {
 }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// StartPaused starts a venom command that stops at a testhook point, and
+// returns once it is there. The test kills it (kill -9) or lets cleanup do so.
+func (e *Env) StartPaused(point string, extra []string, cmd string, args ...string) *exec.Cmd {
+	e.t.Helper()
+	file := filepath.Join(e.Root, fmt.Sprintf("paused-%s-%d", point, time.Now().UnixNano()))
+	c := e.Command(append([]string{"VENOM_TEST_PAUSE_AT=" + point, "VENOM_TEST_PAUSE_FILE=" + file}, extra...), cmd, args...)
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	require.NoError(e.t, c.Start())
+	e.t.Cleanup(func() { _ = c.Process.Kill(); _, _ = c.Process.Wait() })
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	for {
+		if _, err := os.Stat(file); err == nil {
+			return c
+		}
+		select {
+		case err := <-done:
+			e.t.Fatalf("%s %v ended before %s: %v\n%s", cmd, args, point, err, out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// Kill9 kills a paused command the hard way.
+func Kill9(t *testing.T, c *exec.Cmd) {
+	t.Helper()
+	require.NoError(t, c.Process.Signal(syscall.SIGKILL))
+	time.Sleep(50 * time.Millisecond)
+}

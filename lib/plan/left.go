@@ -190,3 +190,25 @@ func inTheWay(top string, c *Change, byPath map[string]*Change) (string, bool) {
 		return c.Path, true
 	}
 }
+
+// addSkipped reports in left every path S or T skipped that the change set
+// does not name: a capture keeps the index's version of such a path, so the
+// trees may agree while the files differ, and the rollback never touches it
+// (RFC 4: "Never touched; reported in left").
+func addSkipped(changes []Change, lists ...[]journal.Skipped) []Change {
+	seen := map[string]bool{}
+	for _, c := range changes {
+		seen[c.Path] = true
+	}
+	for _, l := range lists {
+		for _, k := range l {
+			p := paths.Raw(k.Path, k.PathB64)
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			changes = append(changes, Change{Path: p, Left: k.Reason})
+		}
+	}
+	return changes
+}

@@ -114,6 +114,7 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 		return nil, gitErr(err)
 	}
 	decideLeft(in.Repo.Top, changes, p.Outside, in.Snapshot.Skipped, t.Skipped)
+	changes = addSkipped(changes, in.Snapshot.Skipped, t.Skipped)
 	p.Changes = changes
 	p.IgnoredEdits = ignoredEdits(in.State, in.Agent, in.Target.Seq)
 	if p.Outside == "refuse" {

@@ -31,7 +31,7 @@ func TestRollback_Preflight(t *testing.T) {
 		}
 	}
 	cases := map[string]tc{
-		"not_found.agent": {args: []string{"--agent=zz"}, exit: 3, code: "not_found.agent"},
+		"not_found.agent":            {args: []string{"--agent=zz"}, exit: 3, code: "not_found.agent"},
 		"not_found.checkpoint never": {args: []string{"--checkpoint=k9"}, exit: 3, code: "not_found.checkpoint"},
 		"not_found.checkpoint pruned": {setup: func(t *testing.T, env *Env) []string {
 			env.AppendLog("checkpoint.pruned", map[string]any{"agent": "a1", "checkpoints": []string{"k1"}})

@@ -1,12 +1,198 @@
 package checkpointcmd
 
-import "github.com/git-venom/git-venom/lib/cli"
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
 
-// HookCmd runs as a harness hook.
+	"github.com/fatih/color"
+
+	"github.com/git-venom/git-venom/lib/cli"
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/harness"
+	_ "github.com/git-venom/git-venom/lib/harness/claude" // registers the rewind adapters
+	_ "github.com/git-venom/git-venom/lib/harness/codex"
+)
+
+// HookCmd runs as a harness hook, or installs the hooks (CONTRACT §6).
 type HookCmd struct {
-	Harness string   `arg:"" help:"claude-code, codex, install or uninstall."`
-	Rest    []string `arg:"" optional:"" passthrough:"" help:"More arguments."`
+	ClaudeCode HookClaudeCmd    `cmd:"" name:"claude-code" help:"Run as a Claude Code hook: the event's JSON on stdin."`
+	Codex      HookCodexCmd     `cmd:"" name:"codex" help:"Run as a Codex hook (JSON on stdin) or notify program (JSON as the last argument)."`
+	Install    HookInstallCmd   `cmd:"" help:"Merge git-venom's hook entries into the harness's settings."`
+	Uninstall  HookUninstallCmd `cmd:"" help:"Remove exactly the entries hook install added."`
 }
 
-// Run runs the hook.
-func (c *HookCmd) Run(env *cli.Env) error { return notYet("hook") }
+// hookFlags name the agent the hook captures for (CONTRACT 8.1, 8.13).
+type hookFlags struct {
+	Agent     string `name:"agent" help:"The agent (default: VENOM_AGENT, else claude or codex)."`
+	Isolation string `name:"isolation" enum:",in_place,worktree,copy" default:"" help:"How the agent's tree is isolated, fixed at registration."`
+	Parent    string `name:"parent" help:"The agent's parent, fixed at registration."`
+}
+
+// HookClaudeCmd is Claude Code's hook.
+type HookClaudeCmd struct {
+	hookFlags `embed:""`
+}
+
+// Run handles one event.
+func (c *HookClaudeCmd) Run(env *cli.Env) error {
+	return runHook(env, harness.ClaudeCode, c.hookFlags, "")
+}
+
+// HookCodexCmd is Codex's hook and notify program.
+type HookCodexCmd struct {
+	hookFlags `embed:""`
+	Notify    string `arg:"" optional:"" name:"json" help:"notify's agent-turn-complete JSON (Codex appends it)."`
+}
+
+// Run handles one event.
+func (c *HookCodexCmd) Run(env *cli.Env) error {
+	return runHook(env, harness.Codex, c.hookFlags, c.Notify)
+}
+
+// runHook never fails the harness: every problem is one line on stderr,
+// and the exit status is 0 (CONTRACT §6).
+func runHook(env *cli.Env, name string, f hookFlags, notify string) error {
+	h := harness.Hook{Harness: name, Agent: f.Agent, Isolation: f.Isolation, Parent: f.Parent, Dir: env.Dir}
+	if h.Agent == "" {
+		h.Agent = env.Getenv("VENOM_AGENT")
+	}
+	if h.Agent == "" {
+		h.Agent = harness.DefaultAgent(name)
+	}
+	var p *harness.Payload
+	var perr error
+	if notify != "" {
+		p, perr = harness.ParseNotify(notify)
+	} else {
+		data, err := io.ReadAll(io.LimitReader(env.UI.In, 16<<20))
+		if err != nil {
+			perr = err
+		} else {
+			p, perr = harness.ParseHook(data)
+		}
+	}
+	if p != nil && p.Cwd != "" {
+		if fi, err := os.Stat(p.Cwd); err == nil && fi.IsDir() {
+			env.Dir = p.Cwd
+			h.Dir = p.Cwd
+		}
+	}
+	s, err := env.Store()
+	if err != nil {
+		hookWarn(env, err)
+		return nil
+	}
+	if perr != nil {
+		_ = h.LogBroken(env.Ctx, s, perr)
+		hookWarn(env, errcode.Newf(errcode.InvalidParamsHookInput, nil, "%v", perr))
+		return nil
+	}
+	out, err := h.Handle(env.Ctx, s, p)
+	if len(out) > 0 {
+		_, _ = env.UI.Out.Write(out)
+	}
+	if err != nil {
+		hookWarn(env, err)
+	}
+	return nil
+}
+
+func hookWarn(env *cli.Env, err error) {
+	e := errcode.From(err, errcode.FailedInternal)
+	fmt.Fprintf(env.UI.Err, "git-venom hook: %s: %s\n", e.Code, strings.ReplaceAll(e.Message, "\n", " "))
+}
+
+// installFlags are hook install's and uninstall's.
+type installFlags struct {
+	Harness   string `arg:"" enum:"claude-code,codex" help:"claude-code or codex."`
+	Agent     string `name:"agent" help:"Put --agent=A in the hook command (default: the hook's own default)."`
+	Isolation string `name:"isolation" enum:",in_place,worktree,copy" default:"" help:"Put --isolation=I in the hook command."`
+	Scope     string `name:"scope" enum:"local,project,user" default:"local" help:"local: .claude/settings.local.json or .codex/; project: .claude/settings.json; user: ~/.claude/settings.json or $CODEX_HOME."`
+	Via       string `name:"via" enum:"auto,hooks,notify,both" default:"auto" help:"Codex: hooks.json, config.toml's notify, or both; auto picks hooks when the installed Codex has them."`
+	DryRun    bool   `name:"dry-run" help:"Print the resulting file and write nothing."`
+}
+
+// HookInstallCmd installs the hooks.
+type HookInstallCmd struct {
+	installFlags `embed:""`
+}
+
+// Run installs.
+func (c *HookInstallCmd) Run(env *cli.Env) error { return runInstall(env, c.installFlags, false) }
+
+// HookUninstallCmd removes them.
+type HookUninstallCmd struct {
+	installFlags `embed:""`
+}
+
+// Run uninstalls.
+func (c *HookUninstallCmd) Run(env *cli.Env) error { return runInstall(env, c.installFlags, true) }
+
+func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
+	in := harness.Install{Harness: f.Harness, Agent: f.Agent, Isolation: f.Isolation, Scope: f.Scope, Via: f.Via,
+		Getenv: env.Getenv}
+	s, err := env.Store()
+	if err != nil {
+		if f.Scope != harness.ScopeUser {
+			return err
+		}
+	} else {
+		in.Top = s.Repo.Top
+		in.Timeout = int(s.Config.Timeout.Seconds()) + 10
+	}
+	if in.Timeout == 0 {
+		in.Timeout = 40
+	}
+	files, err := in.Plan(env.Ctx, uninstall)
+	if err != nil {
+		return err
+	}
+	if f.DryRun {
+		if env.JSON {
+			return env.UI.JSON(installResult(f, files, true))
+		}
+		for _, file := range files {
+			if len(files) > 1 {
+				env.UI.Printf("==> %s <==\n", file.Path)
+			}
+			_, _ = env.UI.Out.Write(file.Content)
+		}
+		return nil
+	}
+	if err := harness.Apply(files); err != nil {
+		return err
+	}
+	if env.JSON {
+		return env.UI.JSON(installResult(f, files, false))
+	}
+	bold := env.UI.OutStyle(color.Bold)
+	for _, file := range files {
+		switch {
+		case !file.Changed:
+			env.UI.Printf("%s is already as it should be.\n", file.Path)
+		case uninstall && file.Content == nil:
+			env.UI.Printf("Removed %s: git-venom had created it.\n", bold(file.Path))
+		case uninstall:
+			env.UI.Printf("Removed git-venom's %s hooks from %s.\n", f.Harness, bold(file.Path))
+		default:
+			env.UI.Printf("Installed git-venom's %s hooks in %s.\n", f.Harness, bold(file.Path))
+		}
+	}
+	return nil
+}
+
+type installJSON struct {
+	Harness string         `json:"harness"`
+	Scope   string         `json:"scope"`
+	DryRun  bool           `json:"dry_run"`
+	Files   []harness.File `json:"files"`
+}
+
+func installResult(f installFlags, files []harness.File, dry bool) installJSON {
+	if files == nil {
+		files = []harness.File{}
+	}
+	return installJSON{Harness: f.Harness, Scope: f.Scope, DryRun: dry, Files: files}
+}

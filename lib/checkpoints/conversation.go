@@ -37,7 +37,7 @@ func NoConversation(a *agents.Agent, c *agents.Checkpoint) string {
 	if last := a.LastEndedTurn(); last != nil && last.ID == t.ID {
 		return "" // the latest turn: nothing to rewind
 	}
-	if t.HarnessTurn == "" && t.HarnessEnd == "" {
+	if !conversation.HasHarnessID(a, t) {
 		return WhyNoHarnessID
 	}
 	return ""

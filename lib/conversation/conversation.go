@@ -19,6 +19,14 @@ type Rewound struct {
 	ForkAt         string
 }
 
+// Options are the caller's choices for one rewind.
+type Options struct {
+	// Materialize asks claude-code to write the forked session file now, as
+	// the Agent SDK's forkSession does, so that an interactive `claude
+	// --resume NEW` opens it (interactive mode ignores --resume-session-at).
+	Materialize bool
+}
+
 // Adapter is one harness's conversation side.
 type Adapter interface {
 	// CanRewind says whether the adapter declares rewind for this turn
@@ -27,7 +35,27 @@ type Adapter interface {
 	// Rewind makes a new conversation through turn t, leaving the source
 	// unchanged (RFC 8). It must not write the journal; the rollback logs
 	// the binding in its final record.
-	Rewind(ctx context.Context, s *state.Store, a *agents.Agent, t *agents.Turn) (*Rewound, error)
+	Rewind(ctx context.Context, s *state.Store, a *agents.Agent, t *agents.Turn, o Options) (*Rewound, error)
+}
+
+// IDNeeder is an adapter that names the harness id a turn needs for a
+// rewind (RFC 8: "a turn logged without the one its adapter needs has no
+// harness id for this purpose").
+type IDNeeder interface {
+	HasHarnessID(t *agents.Turn) bool
+}
+
+// HasHarnessID reports whether turn t carries the harness id the agent's
+// adapter rewinds by: harness_end for claude-code, harness_turn for codex;
+// either one for a harness without an adapter.
+func HasHarnessID(a *agents.Agent, t *agents.Turn) bool {
+	if t == nil {
+		return false
+	}
+	if n, ok := For(a).(IDNeeder); ok {
+		return n.HasHarnessID(t)
+	}
+	return t.HarnessTurn != "" || t.HarnessEnd != ""
 }
 
 var adapters = map[string]Adapter{}
@@ -47,9 +75,14 @@ func CanRewind(a *agents.Agent, t *agents.Turn) bool {
 // Rewind asks the agent's adapter for a rewind, or fails with
 // unsupported.harness_capability (CONTRACT 8.5).
 func Rewind(ctx context.Context, s *state.Store, a *agents.Agent, t *agents.Turn) (*Rewound, error) {
+	return RewindWith(ctx, s, a, t, Options{})
+}
+
+// RewindWith is Rewind with the caller's options.
+func RewindWith(ctx context.Context, s *state.Store, a *agents.Agent, t *agents.Turn, o Options) (*Rewound, error) {
 	if !CanRewind(a, t) {
 		return nil, errcode.Newf(errcode.UnsupportedHarnessCapability, map[string]string{"fix": "--restore=files"},
 			"the %s harness cannot rewind the conversation; use --restore=files", a.Harness)
 	}
-	return For(a).Rewind(ctx, s, a, t)
+	return For(a).Rewind(ctx, s, a, t, o)
 }

@@ -72,6 +72,7 @@ const (
 	InvalidParamsUsage      Code = "invalid_params.usage"
 	InvalidParamsConfig     Code = "invalid_params.config"
 	InvalidParamsHarness    Code = "invalid_params.harness"
+	InvalidParamsHookInput  Code = "invalid_params.hook_payload"
 
 	DeniedAgentCaller Code = "denied.agent_caller"
 
@@ -91,6 +92,7 @@ const (
 	ConflictRollbackStale       Code = "conflict.rollback_stale"
 	ConflictHarnessForkRefused  Code = "conflict.harness_fork_refused"
 	ConflictLocked              Code = "conflict.locked"
+	ConflictHookInstalled       Code = "conflict.hook_installed"
 
 	UnsupportedHarnessCapability Code = "unsupported.harness_capability"
 	UnsupportedCheckpointNoRepo  Code = "unsupported.checkpoint_no_repo"
@@ -130,6 +132,7 @@ var Registry = map[Code]string{
 	InvalidParamsUsage:      "the command line is not understood",
 	InvalidParamsConfig:     "a venom.* configuration value is malformed",
 	InvalidParamsHarness:    "the harness is claude-code or codex",
+	InvalidParamsHookInput:  "a hook payload that is not JSON or names no event (logged and ignored)",
 
 	DeniedAgentCaller: "an agent may not really roll back a guarded tree, nor anything but its own descendants' trees",
 
@@ -149,6 +152,7 @@ var Registry = map[Code]string{
 	ConflictRollbackStale:       "the tree, HEAD or a choice differs from the plan",
 	ConflictHarnessForkRefused:  "the harness refused to fork the conversation",
 	ConflictLocked:              "another venom command holds the repository's lock",
+	ConflictHookInstalled:       "the harness setting git-venom needs is already taken by another program",
 
 	UnsupportedHarnessCapability: "restore=all needs a harness that can rewind",
 	UnsupportedCheckpointNoRepo:  "not in a git repository with a working tree",

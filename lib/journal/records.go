@@ -160,3 +160,21 @@ type TurnEnd struct {
 	HarnessEnd     string `json:"harness_end,omitempty"`
 	HarnessVersion string `json:"harness_version,omitempty"`
 }
+
+// Edit is edit.recorded: the paths an edit tool call of a turn named,
+// relative to the tree, and those of them that are ignored (RFC 7.3, 4).
+type Edit struct {
+	Agent   string   `json:"agent"`
+	Turn    string   `json:"turn"`
+	Paths   []string `json:"paths"`
+	Ignored []string `json:"ignored"`
+}
+
+// Note is note.delivered: the rollback note went to the agent with its next
+// prompt (CONTRACT 8.12). Rollback is the seq of the rollback.ended record.
+type Note struct {
+	Agent      string `json:"agent"`
+	Rollback   int64  `json:"rollback"`
+	From       string `json:"from"`
+	Checkpoint string `json:"checkpoint"`
+}

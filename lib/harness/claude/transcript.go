@@ -1,0 +1,316 @@
+// Package claude is git-venom's Claude Code side: reading its session
+// transcripts (the rewind anchor of a turn), forking a session file as the
+// Agent SDK's forkSession does, and the rewind adapter (RFC 8).
+//
+// The transcript format has no official schema. Everything here follows
+// Claude Code 2.1.332 and @anthropic-ai/claude-agent-sdk 0.3.332, whose
+// sdk.mjs parser keeps "user, assistant, attachment, system, progress" lines
+// with a string uuid as the conversation chain (tests/testdata/hooks).
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+)
+
+// Line is the part of a transcript line git-venom reads.
+type Line struct {
+	Type        string          `json:"type"`
+	UUID        *string         `json:"uuid"`
+	ParentUUID  *string         `json:"parentUuid"`
+	IsSidechain bool            `json:"isSidechain"`
+	PromptID    string          `json:"promptId"`
+	Version     string          `json:"version"`
+	SessionID   string          `json:"sessionId"`
+	Message     json.RawMessage `json:"message"`
+	ForkedFrom  *struct {
+		SessionID   string `json:"sessionId"`
+		MessageUUID string `json:"messageUuid"`
+	} `json:"forkedFrom"`
+	Attachment *struct {
+		SourceUUID string `json:"source_uuid"`
+	} `json:"attachment"`
+}
+
+// chainTypes are the line types of the conversation chain (sdk.mjs sMe).
+var chainTypes = map[string]bool{"user": true, "assistant": true, "attachment": true, "system": true, "progress": true}
+
+// InChain reports a line of the main conversation chain.
+func (l *Line) InChain() bool {
+	return l.UUID != nil && *l.UUID != "" && chainTypes[l.Type] && !l.IsSidechain
+}
+
+// anchorable: a chain line a rewind may stop at. Progress lines are left
+// out because forkSession drops them.
+func (l *Line) anchorable() bool { return l.InChain() && l.Type != "progress" }
+
+// isPrompt reports the line that opens a prompt: a user line whose content
+// is the person's text, not a tool result.
+func (l *Line) isPrompt() bool {
+	if l.Type != "user" || l.PromptID == "" {
+		return false
+	}
+	var m struct {
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(l.Message, &m) != nil {
+		return false
+	}
+	return len(m.Content) > 0 && m.Content[0] == '"'
+}
+
+// End is a turn's last chain entry.
+type End struct {
+	UUID    string
+	Version string
+}
+
+// ErrNoEntry: the transcript has no chain entry to anchor to.
+var ErrNoEntry = errors.New("the transcript has no conversation entry")
+
+// LastEntry finds the last chain entry of the transcript, skipping sidechain
+// lines and lines without a uuid (RFC 8 harness_end). With before set (the
+// prompt_id of a prompt that has just been submitted), it looks only before
+// that prompt's first line, so an interrupted turn ends where it stopped.
+func LastEntry(path, before string) (End, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return End{}, err
+	}
+	defer f.Close()
+	var last, found *End // the last entry overall; the answer
+	passed := before == ""
+	err = backwards(f, func(raw []byte) bool {
+		var l Line
+		if json.Unmarshal(raw, &l) != nil || !l.anchorable() {
+			return true
+		}
+		if !passed {
+			if l.isPrompt() && l.PromptID == before {
+				passed = true
+			} else if last == nil {
+				last = &End{UUID: *l.UUID, Version: l.Version}
+			}
+			return true
+		}
+		found = &End{UUID: *l.UUID, Version: l.Version}
+		return false
+	})
+	if err != nil {
+		return End{}, err
+	}
+	if found == nil && !passed {
+		// The new prompt is not in the file yet: everything is the old turn's.
+		found = last
+	}
+	if found == nil {
+		return End{}, ErrNoEntry
+	}
+	return *found, nil
+}
+
+// backwards calls fn with each line of f, last first, until fn returns false.
+func backwards(f *os.File, fn func([]byte) bool) error {
+	const block = 64 << 10
+	end, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return err
+	}
+	var tail []byte // the partial line at the start of what has been read
+	for pos := end; pos > 0; {
+		n := int64(block)
+		if pos < n {
+			n = pos
+		}
+		pos -= n
+		buf := make([]byte, n, int(n)+len(tail))
+		if _, err := f.ReadAt(buf, pos); err != nil {
+			return err
+		}
+		buf = append(buf, tail...)
+		for {
+			i := bytes.LastIndexByte(buf, '\n')
+			if i < 0 {
+				break
+			}
+			if line := bytes.TrimSpace(buf[i+1:]); len(line) > 0 && !fn(line) {
+				return nil
+			}
+			buf = buf[:i]
+		}
+		tail = buf
+	}
+	if line := bytes.TrimSpace(tail); len(line) > 0 {
+		fn(line)
+	}
+	return nil
+}
+
+// ConfigDir is Claude Code's configuration folder: CLAUDE_CONFIG_DIR, else
+// ~/.claude.
+func ConfigDir(getenv func(string) string) string {
+	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join(getenv("HOME"), ".claude")
+}
+
+var unsafeChars = regexp.MustCompile(`[^a-zA-Z0-9]`)
+
+// ProjectDir is the folder of a working folder's sessions: every character
+// but letters and digits becomes "-", and a name over 200 characters is cut
+// and given a hash (sdk.mjs aa/ske).
+func ProjectDir(configDir, cwd string) string {
+	name := unsafeChars.ReplaceAllString(cwd, "-")
+	if len(name) > 200 {
+		name = name[:200] + "-" + base36(javaHash(cwd))
+	}
+	return filepath.Join(configDir, "projects", name)
+}
+
+// javaHash is the Java string hash over UTF-16 units, as sdk.mjs computes it.
+func javaHash(s string) int32 {
+	var h int32
+	for _, r := range s {
+		if r >= 0x10000 {
+			r -= 0x10000
+			h = 31*h + int32(0xD800+(r>>10))
+			h = 31*h + int32(0xDC00+(r&0x3FF))
+			continue
+		}
+		h = 31*h + int32(r)
+	}
+	return h
+}
+
+func base36(h int32) string {
+	v := int64(h)
+	if v < 0 {
+		v = -v
+	}
+	const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+	if v == 0 {
+		return "0"
+	}
+	var out []byte
+	for v > 0 {
+		out = append([]byte{digits[v%36]}, out...)
+		v /= 36
+	}
+	return string(out)
+}
+
+// Locate finds a session's transcript: in the project folder of cwd first,
+// then in any project folder (the SDK scans them the same way).
+func Locate(configDir, cwd, session string) (string, error) {
+	if !ValidSessionID(session) {
+		return "", errors.New("not a session id: " + session)
+	}
+	if cwd != "" {
+		p := filepath.Join(ProjectDir(configDir, cwd), session+".jsonl")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	matches, _ := filepath.Glob(filepath.Join(configDir, "projects", "*", session+".jsonl"))
+	if len(matches) > 0 {
+		return matches[0], nil
+	}
+	return "", os.ErrNotExist
+}
+
+var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// ValidSessionID: Claude Code's session ids are UUIDs.
+func ValidSessionID(s string) bool { return uuidRE.MatchString(s) }
+
+// readLines reads a transcript's lines, skipping blank ones.
+func readLines(path string) ([][]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]byte
+	for _, l := range bytes.Split(data, []byte{'\n'}) {
+		if l = bytes.TrimSpace(l); len(l) > 0 {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// Resolve finds the uuid, in the transcript at path, of the entry that was
+// anchor when the turn ended. Sessions forked the SDK's way give every line
+// a new uuid and record the old one in forkedFrom, so a turn's harness_end
+// is followed through those links, across the forks' files, when it is not
+// in the file as it is.
+func Resolve(path, anchor string) (string, error) {
+	return resolve(path, anchor, 0)
+}
+
+func resolve(path, anchor string, depth int) (string, error) {
+	lines, err := readLines(path)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Dir(path)
+	type link struct{ uuid, session, from string }
+	var forked []link
+	for _, raw := range lines {
+		var l Line
+		if json.Unmarshal(raw, &l) != nil || !l.InChain() {
+			continue
+		}
+		if *l.UUID == anchor || (l.Attachment != nil && l.Attachment.SourceUUID == anchor) {
+			return *l.UUID, nil
+		}
+		if l.ForkedFrom != nil {
+			if l.ForkedFrom.MessageUUID == anchor {
+				return *l.UUID, nil
+			}
+			forked = append(forked, link{*l.UUID, l.ForkedFrom.SessionID, l.ForkedFrom.MessageUUID})
+		}
+	}
+	if depth < 8 {
+		// A fork of a fork: the anchor may be an older name of a line.
+		cache := map[string]map[string]bool{}
+		for _, f := range forked {
+			names, ok := cache[f.session]
+			if !ok {
+				names = map[string]bool{}
+				if ValidSessionID(f.session) {
+					names = olderNames(filepath.Join(dir, f.session+".jsonl"), anchor, depth+1)
+				}
+				cache[f.session] = names
+			}
+			if names[f.from] {
+				return f.uuid, nil
+			}
+		}
+	}
+	return "", errAnchor(anchor)
+}
+
+// olderNames returns the uuids of the file that stand for anchor.
+func olderNames(path, anchor string, depth int) map[string]bool {
+	u, err := resolve(path, anchor, depth)
+	if err != nil {
+		return map[string]bool{}
+	}
+	return map[string]bool{u: true}
+}
+
+type errAnchor string
+
+func (e errAnchor) Error() string { return "no message " + string(e) + " in the session" }
+
+// IsNoAnchor reports Resolve's "not found".
+func IsNoAnchor(err error) bool {
+	var e errAnchor
+	return errors.As(err, &e)
+}

@@ -1,0 +1,359 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/checkpoints"
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/gitcli"
+	"github.com/git-venom/git-venom/lib/harness/claude"
+	"github.com/git-venom/git-venom/lib/harness/codex"
+	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/lock"
+	"github.com/git-venom/git-venom/lib/state"
+)
+
+// Hook is one run of `git venom-checkpoint hook claude-code|codex`.
+type Hook struct {
+	Harness   string // ClaudeCode or Codex
+	Agent     string
+	Isolation string
+	Parent    string
+	// Dir is the folder the hook runs in; relative paths in payloads
+	// resolve against the payload's cwd, else this.
+	Dir string
+}
+
+// DefaultAgent is the hook's agent when neither --agent nor VENOM_AGENT
+// names one (CONTRACT 8.13).
+func DefaultAgent(harness string) string {
+	if harness == Codex {
+		return "codex"
+	}
+	return "claude"
+}
+
+// Handle applies one event to the journal, under the lock, and returns what
+// the hook prints on stdout (nil for nothing). Everything runs within
+// venom.timeout. A failed capture has already been logged as
+// checkpoint.failed by the time Handle returns its error; the turn records
+// are written all the same, since a failed capture never stops a turn.
+func (h Hook) Handle(ctx context.Context, s *state.Store, p *Payload) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.Config.Timeout)
+	defer cancel()
+	if captures(p.Event) {
+		// list's pending (CONTRACT 8.19) while this waits for the lock.
+		if mark, err := lock.Begin(s.PendingDir(), h.Agent); err == nil {
+			defer mark.End()
+		}
+	}
+	tx, err := s.Begin(ctx, lock.Holder{Op: "hook " + p.Event, Agent: h.Agent}, errcode.TimeoutCheckpoint)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.End()
+	a, err := checkpoints.Register(tx, checkpoints.Registration{Agent: h.Agent, Isolation: h.Isolation,
+		Parent: h.Parent, Harness: h.Harness})
+	if err != nil {
+		h.logFailed(tx, p, err)
+		return nil, err
+	}
+	r := &run{Hook: h, ctx: ctx, tx: tx, a: a, p: p}
+	out, err := r.event()
+	if err != nil && !r.logged {
+		h.logFailed(tx, p, err)
+	}
+	return out, err
+}
+
+// captures reports the events that may take a checkpoint.
+func captures(event string) bool {
+	switch event {
+	case UserPromptSubmit, Stop, StopFailure, Interrupt, TurnComplete, SessionStart, SessionEnd:
+		return true
+	}
+	return false
+}
+
+// LogBroken records a payload that cannot be read, and nothing else.
+func (h Hook) LogBroken(ctx context.Context, s *state.Store, cause error) error {
+	ctx, cancel := context.WithTimeout(ctx, s.Config.Timeout)
+	defer cancel()
+	tx, err := s.Begin(ctx, lock.Holder{Op: "hook", Agent: h.Agent}, errcode.TimeoutCheckpoint)
+	if err != nil {
+		return err
+	}
+	defer tx.End()
+	_, err = tx.Append(journal.CheckpointFailed, journal.Failed{Agent: h.Agent, Reason: "hook",
+		Code: string(errcode.InvalidParamsHookInput), At: journal.Stamp(journal.Now())})
+	return err
+}
+
+func (h Hook) logFailed(tx *state.Txn, p *Payload, err error) {
+	e := errcode.From(err, errcode.FailedCheckpointGit)
+	_, _ = tx.Append(journal.CheckpointFailed, journal.Failed{Agent: h.Agent, Reason: reasonOf(p.Event),
+		Code: string(e.Code), At: journal.Stamp(journal.Now())})
+}
+
+func reasonOf(event string) string {
+	switch event {
+	case UserPromptSubmit:
+		return checkpoints.TurnStart
+	case Stop, StopFailure, Interrupt, TurnComplete, SessionEnd, SessionStart:
+		return checkpoints.TurnEnd
+	}
+	return "hook"
+}
+
+// run is one event being applied inside the transaction.
+type run struct {
+	Hook
+	ctx    context.Context
+	tx     *state.Txn
+	a      *agents.Agent
+	p      *Payload
+	logged bool // a capture failure was already logged by checkpoints
+}
+
+func (r *run) event() ([]byte, error) {
+	p := r.p
+	switch p.Event {
+	case SessionStart:
+		// A new session while a turn is open: that turn was interrupted.
+		err := r.endOpenTurn("")
+		if e := r.bind(p.SessionID); e != nil {
+			return nil, e
+		}
+		return nil, err
+	case UserPromptSubmit:
+		return r.promptSubmitted()
+	case PostToolUse:
+		return nil, r.edited()
+	case Stop, StopFailure, Interrupt, TurnComplete:
+		if p.Event == TurnComplete {
+			if err := r.bind(p.SessionID); err != nil {
+				return nil, err
+			}
+		}
+		return nil, r.turnEnded()
+	case SessionEnd:
+		return nil, r.endOpenTurn("")
+	}
+	return nil, nil
+}
+
+// bind logs agent.binding when the session differs from the binding's, and
+// clears a pending rewind fork once its session has started (RFC 8).
+func (r *run) bind(session string) error {
+	b := r.a.Binding
+	if session == "" || (b.Session == session && b.ForkAt == "" && b.ForkSource == "") {
+		return nil
+	}
+	_, err := r.tx.Append(journal.AgentBinding, journal.Binding{Agent: r.a.ID, HarnessSession: session})
+	return err
+}
+
+func (r *run) promptSubmitted() ([]byte, error) {
+	p := r.p
+	if err := r.bind(p.SessionID); err != nil {
+		return nil, err
+	}
+	key := p.TurnKey()
+	var capErr error
+	switch open := r.a.OpenTurn; {
+	case open != nil && key != "" && open.HarnessTurn == key:
+		// The same prompt reported twice: its turn is open already.
+	case key != "" && r.seen(key):
+		// A prompt whose turn has already ended: nothing to open.
+	default:
+		capErr = r.endOpenTurn(p.PromptID)
+		_, err := checkpoints.TakeIn(r.ctx, r.tx, checkpoints.Request{
+			Registration: r.registration(), Reason: checkpoints.TurnStart, HarnessTurn: key})
+		if err != nil {
+			capErr, r.logged = err, true
+		}
+	}
+	out, err := r.deliverNote()
+	if err != nil {
+		return nil, err
+	}
+	return out, capErr
+}
+
+// seen reports a turn that carries this harness turn id.
+func (r *run) seen(key string) bool {
+	for _, t := range r.a.Turns {
+		if t.HarnessTurn == key {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *run) registration() checkpoints.Registration {
+	return checkpoints.Registration{Agent: r.a.ID, Isolation: r.Isolation, Parent: r.Parent, Harness: r.Harness}
+}
+
+// turnEnded takes turn_end with the harness's ids of the turn. A turn
+// whose harness id has already ended is a no-op: Codex's Stop hook and its
+// notify program both report every turn (CONTRACT 8.13).
+func (r *run) turnEnded() error {
+	key := r.p.TurnKey()
+	if key != "" {
+		for _, t := range r.a.Turns {
+			if t.HarnessTurn == key && t.Ended {
+				return nil
+			}
+		}
+	}
+	end := r.harnessEnd("")
+	_, err := checkpoints.TakeIn(r.ctx, r.tx, checkpoints.Request{Registration: r.registration(),
+		Reason: checkpoints.TurnEnd, HarnessTurn: key, HarnessEnd: end.UUID, HarnessVersion: end.Version})
+	if err != nil {
+		r.logged = true
+	}
+	return err
+}
+
+// endOpenTurn ends a turn the person interrupted, at the next event that
+// shows it. before is the prompt that has just been submitted, if any: the
+// interrupted turn's last entry is the one before it.
+func (r *run) endOpenTurn(before string) error {
+	open := r.a.OpenTurn
+	if open == nil {
+		return nil
+	}
+	var end claude.End
+	if r.p.SessionID != "" && r.p.SessionID == r.a.Binding.Session {
+		end = r.harnessEnd(before)
+	}
+	_, err := checkpoints.TakeIn(r.ctx, r.tx, checkpoints.Request{Registration: r.registration(),
+		Reason: checkpoints.TurnEnd, HarnessTurn: open.HarnessTurn, HarnessEnd: end.UUID,
+		HarnessVersion: end.Version})
+	if err != nil {
+		r.logged = true
+	}
+	return err
+}
+
+// harnessEnd reads the turn's last entry and the harness version from the
+// transcript: Claude Code's last chain entry (RFC 8 harness_end), Codex's
+// cli_version (Codex rewinds by turn id, so it needs no end entry).
+func (r *run) harnessEnd(before string) claude.End {
+	path := r.p.TranscriptPath
+	if path == "" {
+		return claude.End{}
+	}
+	if r.Harness == Codex {
+		return claude.End{Version: codex.RolloutVersion(path)}
+	}
+	end, err := claude.LastEntry(path, before)
+	if err != nil {
+		return claude.End{}
+	}
+	return end
+}
+
+// edited records the paths an edit tool call named for the open turn.
+func (r *run) edited() error {
+	open := r.a.OpenTurn
+	if open == nil {
+		return nil
+	}
+	named := EditedPaths(r.p.ToolName, r.p.ToolInput)
+	if len(named) == 0 {
+		return nil
+	}
+	cwd := r.p.Cwd
+	if cwd == "" {
+		cwd = r.Dir
+	}
+	var paths []string
+	for _, n := range named {
+		if rel, ok := InTree(r.a.Tree, cwd, n); ok {
+			paths = append(paths, rel)
+		}
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	ignored, err := r.ignored(paths)
+	if err != nil {
+		return err
+	}
+	_, err = r.tx.Append(journal.EditRecorded, journal.Edit{Agent: r.a.ID, Turn: open.ID, Paths: paths,
+		Ignored: ignored})
+	return err
+}
+
+// ignored lists the paths git ignores (untracked and matched by an ignore
+// rule): a capture leaves them out, so a rollback cannot restore them.
+func (r *run) ignored(paths []string) ([]string, error) {
+	g := &gitcli.Runner{Dir: r.a.Tree, Env: r.tx.Store.Repo.Git.Env}
+	if r.a.Tree != r.tx.Store.Repo.Top {
+		g = &gitcli.Runner{Dir: r.a.Tree, Env: gitcli.CleanEnv(r.tx.Store.Environ)}
+	}
+	in := []byte(strings.Join(paths, "\x00") + "\x00")
+	out, err := g.RunInput(r.ctx, in, "check-ignore", "-z", "--stdin")
+	if err != nil && gitcli.ExitCode(err) != 1 {
+		return nil, errcode.Newf(errcode.FailedCheckpointGit, map[string]string{"repo": ".", "reason": "check_ignore"},
+			"git check-ignore failed").Wrap(err)
+	}
+	ignored := []string{}
+	for _, p := range bytes.Split(out, []byte{0}) {
+		if len(p) > 0 {
+			ignored = append(ignored, string(p))
+		}
+	}
+	return ignored, nil
+}
+
+// deliverNote returns the pending rollback note as UserPromptSubmit's
+// additional context and logs note.delivered, once (CONTRACT 8.12).
+func (r *run) deliverNote() ([]byte, error) {
+	a := r.tx.State.Agent(r.a.ID)
+	e := a.NotePending
+	if e == nil {
+		return nil, nil
+	}
+	text := NoteText(r.tx.Store.Config.RollbackNote, r.tx.State, a.ID, e)
+	out, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
+		"hookEventName": UserPromptSubmit, "additionalContext": text}})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.tx.Append(journal.NoteDelivered, journal.Note{Agent: a.ID, Rollback: e.Seq, From: e.Agent,
+		Checkpoint: e.Checkpoint}); err != nil {
+		return nil, err
+	}
+	return append(out, '\n'), nil
+}
+
+// NoteText fills venom.rollbackNote's {when} for the agent self, from the
+// rollback.ended record e (RFC 11.5): "after turn t3", "before your first
+// turn"; for a sharer, whose tree another agent's rollback moved, the turn
+// is named with its agent.
+func NoteText(template string, st *agents.State, self string, e *journal.Entry) string {
+	var through *string
+	if src := st.Agent(e.Agent); src != nil {
+		if c := src.Checkpoint(e.Checkpoint); c != nil {
+			through = c.ThroughTurn
+		}
+	}
+	var when string
+	switch {
+	case e.Agent == self && through == nil:
+		when = "before your first turn"
+	case e.Agent == self:
+		when = "after turn " + *through
+	case through == nil:
+		when = "before agent " + e.Agent + "'s first turn"
+	default:
+		when = "after agent " + e.Agent + "'s turn " + *through
+	}
+	return strings.ReplaceAll(template, "{when}", when)
+}

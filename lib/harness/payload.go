@@ -1,0 +1,109 @@
+// Package harness connects git-venom to coding-agent harnesses through their
+// hook systems (CONTRACT §6): it reads Claude Code's and Codex's hook
+// payloads, turns them into turns, edits, bindings and checkpoints, delivers
+// the rollback note, and installs the hook entries in the harnesses'
+// settings. The rewind adapters live in the claude and codex subpackages.
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Harness names, as agent.registered records them.
+const (
+	ClaudeCode = "claude-code"
+	Codex      = "codex"
+)
+
+// Events this package acts on (Claude Code's names; Codex uses the same).
+const (
+	SessionStart     = "SessionStart"
+	SessionEnd       = "SessionEnd"
+	UserPromptSubmit = "UserPromptSubmit"
+	PostToolUse      = "PostToolUse"
+	Stop             = "Stop"
+	StopFailure      = "StopFailure"
+	Interrupt        = "Interrupt"
+	// TurnComplete is Codex's legacy notify program's agent-turn-complete.
+	TurnComplete = "agent-turn-complete"
+)
+
+// Payload is one hook invocation: the union of the members Claude Code
+// 2.1.332 and Codex 0.171.0 send on stdin (tests/testdata/hooks), or what
+// Codex's notify program gets as its last argument.
+type Payload struct {
+	Event          string          `json:"hook_event_name"`
+	SessionID      string          `json:"session_id"`
+	TranscriptPath string          `json:"transcript_path"`
+	Cwd            string          `json:"cwd"`
+	PromptID       string          `json:"prompt_id"` // Claude Code: one prompt and its events
+	TurnID         string          `json:"turn_id"`   // Codex: turn events
+	Source         string          `json:"source"`    // SessionStart: startup, resume, fork, clear, compact
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	AgentID        string          `json:"agent_id"` // set inside a Claude Code subagent
+
+	// notify's agent-turn-complete
+	Type         string `json:"type"`
+	ThreadID     string `json:"thread-id"`
+	NotifyTurnID string `json:"turn-id"`
+}
+
+// ParseHook reads a hook's stdin.
+func ParseHook(data []byte) (*Payload, error) {
+	var p Payload
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("the hook payload is not JSON: %v", err)
+	}
+	if p.Event == "" {
+		if p.Type == TurnComplete {
+			return fromNotify(&p)
+		}
+		return nil, fmt.Errorf("the hook payload has no hook_event_name")
+	}
+	return &p, nil
+}
+
+// ParseNotify reads Codex's notify argument: {"type":"agent-turn-complete",
+// "thread-id","turn-id","cwd",...}.
+func ParseNotify(arg string) (*Payload, error) {
+	var p Payload
+	if err := json.Unmarshal([]byte(arg), &p); err != nil {
+		return nil, fmt.Errorf("the notify argument is not JSON: %v", err)
+	}
+	if p.Type != TurnComplete {
+		return nil, fmt.Errorf("the notify type %q is not %s", p.Type, TurnComplete)
+	}
+	return fromNotify(&p)
+}
+
+func fromNotify(p *Payload) (*Payload, error) {
+	if p.ThreadID == "" || p.NotifyTurnID == "" {
+		return nil, fmt.Errorf("the notify payload lacks thread-id or turn-id")
+	}
+	p.Event, p.SessionID, p.TurnID = TurnComplete, p.ThreadID, p.NotifyTurnID
+	return p, nil
+}
+
+// TurnKey is the harness's id of the turn the event belongs to: Codex's
+// turn_id, else Claude Code's prompt_id ("" when the payload has neither).
+func (p *Payload) TurnKey() string {
+	if p.TurnID != "" {
+		return p.TurnID
+	}
+	return p.PromptID
+}
+
+// Known reports whether the event is one of the harnesses' hook events,
+// whether or not this package acts on it.
+func Known(event string) bool {
+	switch event {
+	case SessionStart, SessionEnd, UserPromptSubmit, PostToolUse, Stop, StopFailure, Interrupt, TurnComplete,
+		"PreToolUse", "PostToolUseFailure", "PostToolBatch", "Notification", "SubagentStart", "SubagentStop",
+		"PreCompact", "PostCompact", "PermissionRequest", "PermissionDenied", "UserPromptExpansion":
+		return true
+	}
+	return strings.HasPrefix(event, "Pre") || strings.HasPrefix(event, "Post")
+}

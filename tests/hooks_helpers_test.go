@@ -1,0 +1,94 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Hook fixtures were recorded from Claude Code 2.1.332 and Codex 0.171.0
+// (tests/testdata/hooks, README there); these are the folders of the
+// recording, replaced with the test's own.
+const (
+	ccProj = "/tmp/hz/ccproj"
+	ccHome = "/tmp/hz/cchome"
+	cxProj = "/tmp/hz/cxproj"
+	cxHome = "/tmp/hz/cxhome2"
+)
+
+var hookData = filepath.Join("testdata", "hooks")
+
+// claudeProjectDir is Claude Code's session folder for the test's repository.
+func (e *Env) claudeProjectDir() string {
+	return filepath.Join(e.Home, ".claude", "projects", regexp.MustCompile(`[^a-zA-Z0-9]`).ReplaceAllString(e.Dir, "-"))
+}
+
+// Payload loads a hook fixture, moves the recording's folders to the test's
+// and sets the given members.
+func (e *Env) Payload(rel string, set map[string]any) string {
+	e.t.Helper()
+	b, err := os.ReadFile(filepath.Join(hookData, rel))
+	require.NoError(e.t, err)
+	s := string(b)
+	s = strings.ReplaceAll(s, ccHome+"/.claude/projects/-tmp-hz-ccproj", e.claudeProjectDir())
+	s = strings.ReplaceAll(s, ccProj, e.Dir)
+	s = strings.ReplaceAll(s, cxHome, filepath.Join(e.Home, ".codex"))
+	s = strings.ReplaceAll(s, cxProj, e.Dir)
+	var m map[string]any
+	require.NoError(e.t, json.Unmarshal([]byte(s), &m))
+	delete(m, "_fixture_note")
+	for k, v := range set {
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+	}
+	out, err := json.Marshal(m)
+	require.NoError(e.t, err)
+	return string(out)
+}
+
+// Hook runs `git venom-checkpoint hook <harness> args...` with the payload
+// on stdin; a hook always exits 0.
+func (e *Env) Hook(harness, payload string, args ...string) Result {
+	e.t.Helper()
+	r := e.VenomInput(payload, "checkpoint", append([]string{"hook", harness}, args...)...)
+	r.OK(e.t)
+	return r
+}
+
+// conversations maps checkpoint ids to their conversation member.
+func conversations(l ListResult) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range l.Checkpoints {
+		out[c.Checkpoint] = c.Conversation
+	}
+	return out
+}
+
+// Transcript writes the Claude Code session file of the synthetic fixture
+// (three turns) up to and including the line with uuid upTo, with its
+// session id, the way the file stands when that line has been written.
+func (e *Env) Transcript(session, upTo string) string {
+	e.t.Helper()
+	const fixtureSession = "5e55a0b1-7c1d-4e2f-9a3b-0c4d5e6f7a80"
+	b, err := os.ReadFile(filepath.Join(hookData, "claude", fixtureSession+".jsonl"))
+	require.NoError(e.t, err)
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		lines = append(lines, strings.ReplaceAll(strings.ReplaceAll(l, fixtureSession, session), ccProj, e.Dir))
+		if upTo != "" && strings.Contains(l, `"uuid":"`+upTo+`"`) {
+			break
+		}
+	}
+	dir := e.claudeProjectDir()
+	require.NoError(e.t, os.MkdirAll(dir, 0o700))
+	p := filepath.Join(dir, session+".jsonl")
+	require.NoError(e.t, os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
+	return p
+}

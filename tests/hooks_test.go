@@ -291,4 +291,3 @@ func TestHook_DeliversTheRollbackNoteOnce(t *testing.T) {
 	assert.Equal(t, "claude", notes[0]["agent"])
 	assert.Equal(t, "codex", notes[1]["agent"])
 }
-

@@ -1,31 +1,48 @@
 #!/usr/bin/env bash
 # Installs git-venom: the three git subcommands and their man pages.
 #   ./install.sh [--prefix DIR]     (or PREFIX=DIR ./install.sh; default /usr/local)
-# Installs what the build needs when missing (libgit2-dev, pkg-config, man-db)
-# with apt-get as root; without root it says exactly what to install.
+# Installs what the build needs when missing (libgit2-dev, pkg-config, gcc,
+# man-db) with apt-get as root; without root it says exactly what to install.
 set -eu
+
+die() { echo "install.sh: $*" >&2; exit 1; }
 
 prefix="${PREFIX:-/usr/local}"
 while [ $# -gt 0 ]; do
   case "$1" in
-    --prefix) prefix="$2"; shift 2 ;;
+    --prefix) [ $# -ge 2 ] || die "--prefix needs a folder"; prefix="$2"; shift 2 ;;
     --prefix=*) prefix="${1#--prefix=}"; shift ;;
     --local) prefix="$HOME/.local"; shift ;;
     -h|--help) sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "install.sh: unknown argument $1" >&2; exit 2 ;;
+    *) echo "install.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
+[ -n "$prefix" ] || die "the prefix is empty"
+# A relative prefix means relative to where the user ran this, not to the
+# source folder the build runs in.
+case "$prefix" in /*) ;; *) prefix="$(pwd)/$prefix" ;; esac
 
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
 
-command -v go >/dev/null 2>&1 || { echo "install.sh: Go is not on PATH; install Go 1.22 or newer first" >&2; exit 1; }
-command -v git >/dev/null 2>&1 || { echo "install.sh: git is not on PATH" >&2; exit 1; }
+command -v go >/dev/null 2>&1 || die "Go is not on PATH; install Go $(sed -n 's/^go //p' go.mod) or newer first"
+command -v git >/dev/null 2>&1 || die "git is not on PATH"
 
+mkdir -p "$prefix/bin" "$prefix/share/man/man1" 2>/dev/null || true
+if [ ! -w "$prefix/bin" ] || [ ! -w "$prefix/share/man/man1" ]; then
+  die "$prefix is not writable; run as root or use --prefix DIR"
+fi
+
+# What the build and git's help need. git2go v34 binds libgit2 1.5 through
+# cgo, so it also needs a C compiler and the C library's headers.
+libgit2_ok() { pkg-config --exists 'libgit2 >= 1.5' 'libgit2 < 1.6' 2>/dev/null; }
 missing=""
-pkg-config --exists 'libgit2 >= 1.5' 2>/dev/null && pkg-config --exists 'libgit2 < 1.6' 2>/dev/null || missing="$missing libgit2-dev"
 command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
+libgit2_ok || missing="$missing libgit2-dev"
+command -v "$(go env CC)" >/dev/null 2>&1 || missing="$missing gcc libc6-dev"
 command -v man >/dev/null 2>&1 || missing="$missing man-db"
+# go fetches modules over https; Debian keeps the CAs in ca-certificates.
+if command -v apt-get >/dev/null 2>&1 && [ ! -e /etc/ssl/certs/ca-certificates.crt ]; then missing="$missing ca-certificates"; fi
 if [ -n "$missing" ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "install.sh: installing$missing"
@@ -35,26 +52,34 @@ if [ -n "$missing" ]; then
     apt-get install -y -qq --no-install-recommends $missing >/dev/null
   else
     echo "install.sh: missing:$missing" >&2
-    echo "install.sh: run as root: apt-get install$missing" >&2
-    exit 1
+    die "install them first, as root: apt-get install -y$missing"
   fi
 fi
-
-mkdir -p "$prefix/bin" "$prefix/share/man/man1" 2>/dev/null || true
-if [ ! -w "$prefix/bin" ] || [ ! -w "$prefix/share/man/man1" ]; then
-  echo "install.sh: $prefix is not writable; run as root or use --prefix DIR" >&2
-  exit 1
+if ! libgit2_ok; then
+  found="$(pkg-config --modversion libgit2 2>/dev/null || echo none)"
+  die "git-venom needs libgit2 1.5 (Debian 12's libgit2-dev), found $found"
 fi
 
 version="$(git describe --always --dirty 2>/dev/null || echo dev)"
 echo "install.sh: building git-venom $version (the first cgo build of libgit2's bindings takes a minute)"
-go build -trimpath -ldflags "-X github.com/git-venom/git-venom/lib/cli.Version=$version" \
+CGO_ENABLED=1 go build -trimpath -ldflags "-X github.com/git-venom/git-venom/lib/cli.Version=$version" \
   -o "$prefix/bin/" ./git-venom-checkpoint ./git-venom-rollback ./git-venom-diff
 install -m 0644 man/git-venom-checkpoint.1 man/git-venom-rollback.1 man/git-venom-diff.1 "$prefix/share/man/man1/"
-if command -v mandb >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then mandb -q "$prefix/share/man" >/dev/null 2>&1 || true; fi
+# Refresh apropos's index where man-db keeps one (the system manpath, as
+# /usr/local/share/man); mandb would take over any other folder for its user.
+if [ "$(id -u)" = 0 ] && command -v mandb >/dev/null 2>&1 \
+  && manpath -g 2>/dev/null | tr : '\n' | grep -qxF "$prefix/share/man"; then
+  mandb -q "$prefix/share/man" >/dev/null 2>&1 || true
+fi
 
+# man finds $prefix/share/man by itself once $prefix/bin is on PATH (man-db
+# maps each PATH entry's ../share/man), and git venom-<cmd> --help goes
+# through man.
 case ":$PATH:" in
   *":$prefix/bin:"*) ;;
-  *) echo "install.sh: add $prefix/bin to PATH (and $prefix/share/man to MANPATH)" ;;
+  *) echo "install.sh: add $prefix/bin to PATH" ;;
 esac
+if command -v man >/dev/null 2>&1 && ! PATH="$prefix/bin:$PATH" man -w git-venom-checkpoint >/dev/null 2>&1; then
+  echo "install.sh: man does not find the pages; add this to your shell's profile: export MANPATH=\"$prefix/share/man:\""
+fi
 PATH="$prefix/bin:$PATH" git venom-checkpoint --version

@@ -1,0 +1,154 @@
+package tests
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestInstall runs ./install.sh as a user does, into a temporary prefix,
+// then uses what it installed: git finds the subcommands on PATH, and
+// git venom-rollback --help reaches the installed man page. A second run,
+// with --prefix overriding PREFIX, must leave the same files.
+func TestInstall(t *testing.T) {
+	requireInstallable(t)
+	prefix := filepath.Join(t.TempDir(), "prefix")
+
+	first := runInstall(t, []string{"PREFIX=" + prefix})
+	assert.Regexp(t, `(?m)^git-venom-checkpoint \S+\n\z`, first, "install.sh ends with git venom-checkpoint --version")
+	assert.NotContains(t, first, "man does not find the pages")
+	installed := listTree(t, prefix)
+	var want []string
+	for _, bin := range manBinaries {
+		want = append(want, "bin/"+bin, "share/man/man1/"+bin+".1")
+	}
+	sort.Strings(want)
+	assert.Equal(t, want, installed)
+	for _, bin := range manBinaries {
+		page, err := os.ReadFile(filepath.Join(prefix, "share/man/man1", bin+".1"))
+		require.NoError(t, err)
+		src, err := os.ReadFile(filepath.Join(repoRoot(), "man", bin+".1"))
+		require.NoError(t, err)
+		assert.Equal(t, string(src), string(page), "installed %s.1", bin)
+	}
+
+	env := NewBareEnv(t)
+	env.Extra = append(env.Extra, "PATH="+filepath.Join(prefix, "bin")+":"+gitDir+":/usr/bin:/bin")
+	r := env.GitRaw("venom-checkpoint", "--version")
+	r.OK(t)
+	assert.Regexp(t, `^git-venom-checkpoint \S+\n$`, r.Stdout)
+
+	if _, err := exec.LookPath("man"); err == nil {
+		help := env.run(env.Dir, []string{"MANPATH=" + filepath.Join(prefix, "share/man"), "MANPAGER=cat", "PAGER=cat", "MANWIDTH=80"},
+			"git", "venom-rollback", "--help")
+		help.OK(t)
+		assert.Regexp(t, `(?m)^\s+git-venom-rollback - roll an agent's tree back`, help.Stdout)
+		// Without MANPATH, man-db finds the pages from PATH (bin/../share/man).
+		where := env.run(env.Dir, nil, "man", "-w", "git-venom-rollback")
+		where.OK(t)
+		assert.Equal(t, filepath.Join(prefix, "share/man/man1/git-venom-rollback.1")+"\n", where.Stdout)
+	} else {
+		t.Log("man is not installed: the --help check is skipped (tests/run installs man-db)")
+	}
+
+	// Again, with --prefix winning over PREFIX: idempotent, and the
+	// environment's prefix untouched.
+	ignored := filepath.Join(t.TempDir(), "ignored")
+	runInstall(t, []string{"PREFIX=" + ignored}, "--prefix", prefix)
+	assert.Equal(t, installed, listTree(t, prefix), "a second run changes the set of installed files")
+	assert.NoDirExists(t, ignored, "--prefix must win over PREFIX")
+	r = env.GitRaw("venom-checkpoint", "--version")
+	r.OK(t)
+}
+
+// TestInstall_SaysWhatToInstall: without root, a missing libgit2 is named
+// with the exact command to install it, and nothing is built.
+func TestInstall_SaysWhatToInstall(t *testing.T) {
+	fake := t.TempDir()
+	write := func(name, script string) {
+		require.NoError(t, os.WriteFile(filepath.Join(fake, name), []byte("#!/bin/sh\n"+script+"\n"), 0o755))
+	}
+	write("id", `echo 1000`)
+	write("pkg-config", `exit 1`)
+	prefix := filepath.Join(t.TempDir(), "prefix")
+	cmd := exec.Command(filepath.Join(repoRoot(), "install.sh"), "--prefix", prefix)
+	cmd.Env = append(installEnviron(), "PATH="+fake+":"+os.Getenv("PATH"))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, "install.sh must fail:\n%s%s", out.String(), errb.String())
+	assert.Equal(t, 1, ee.ExitCode())
+	assert.Contains(t, errb.String(), "apt-get install -y")
+	assert.Contains(t, errb.String(), "libgit2-dev")
+	assert.NotContains(t, out.String(), "building")
+	assert.Empty(t, listTree(t, prefix), "nothing is installed")
+}
+
+// requireInstallable skips only where install.sh cannot work by design: not
+// root, so it cannot apt-get, and libgit2-dev is missing.
+func requireInstallable(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		return
+	}
+	if exec.Command("pkg-config", "--exists", "libgit2 >= 1.5", "libgit2 < 1.6").Run() != nil {
+		t.Skip("not root and libgit2-dev (1.5) is missing: install.sh would stop and ask for apt-get install libgit2-dev pkg-config")
+	}
+}
+
+// installEnviron is the caller's environment, which keeps Go's caches (a
+// cold cgo build takes minutes), without what would make commands look like
+// an agent's or point git elsewhere.
+func installEnviron() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(name, "VENOM_"), strings.HasPrefix(name, "GIT_"), strings.HasPrefix(name, "CODEX_"),
+			name == "CLAUDECODE", name == "PREFIX", name == "MANPATH":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+// runInstall runs ./install.sh from another folder and returns its stdout.
+func runInstall(t *testing.T, extra []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(repoRoot(), "install.sh"), args...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(installEnviron(), extra...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	require.NoError(t, cmd.Run(), "install.sh %s:\n%s%s", strings.Join(args, " "), out.String(), errb.String())
+	return out.String()
+}
+
+// listTree lists the files under dir, relative and sorted.
+func listTree(t *testing.T, dir string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if os.IsNotExist(err) {
+			return filepath.SkipDir
+		}
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		files = append(files, rel)
+		return nil
+	})
+	require.NoError(t, err)
+	sort.Strings(files)
+	return files
+}

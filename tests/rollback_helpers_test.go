@@ -179,8 +179,10 @@ func (e *Env) StartPaused(point string, extra []string, cmd string, args ...stri
 	c := e.Command(append([]string{"VENOM_TEST_PAUSE_AT=" + point, "VENOM_TEST_PAUSE_FILE=" + file}, extra...), cmd, args...)
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out
+	// git runs git-venom-* as a child: the whole group is killed.
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	require.NoError(e.t, c.Start())
-	e.t.Cleanup(func() { _ = c.Process.Kill(); _, _ = c.Process.Wait() })
+	e.t.Cleanup(func() { _ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL) })
 	done := make(chan error, 1)
 	go func() { done <- c.Wait() }()
 	for {
@@ -198,6 +200,8 @@ func (e *Env) StartPaused(point string, extra []string, cmd string, args ...stri
 // Kill9 kills a paused command the hard way.
 func Kill9(t *testing.T, c *exec.Cmd) {
 	t.Helper()
-	require.NoError(t, c.Process.Signal(syscall.SIGKILL))
-	time.Sleep(50 * time.Millisecond)
+	require.NoError(t, syscall.Kill(-c.Process.Pid, syscall.SIGKILL))
+	for i := 0; i < 200 && syscall.Kill(-c.Process.Pid, 0) == nil; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
 }

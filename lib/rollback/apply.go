@@ -49,7 +49,7 @@ func (ap *applier) forward(p *plan.Plan) error {
 	for _, c := range p.Files() {
 		want = append(want, entry{c.Path, c.TMode, c.TOid})
 	}
-	if err := ap.files(want); err != nil {
+	if err := ap.files(want, point); err != nil {
 		return err
 	}
 	if p.Head.Moves {
@@ -62,7 +62,7 @@ func (ap *applier) forward(p *plan.Plan) error {
 // first, each emptied parent removed up to the root, so a file can replace
 // a folder; then every write, with smudge filters, modes and symlinks, by
 // `git checkout-index -f -z --stdin` from a temporary index.
-func (ap *applier) files(want []entry) error {
+func (ap *applier) files(want []entry, hook func(string) error) error {
 	var dels, writes []entry
 	for _, e := range want {
 		if e.mode == 0 {
@@ -78,7 +78,7 @@ func (ap *applier) files(want []entry) error {
 		return dels[i].path < dels[j].path
 	})
 	if len(dels) > 0 {
-		if err := testhook.Point("rollback-apply-unlink"); err != nil {
+		if err := hook("rollback-apply-unlink"); err != nil {
 			return err
 		}
 	}
@@ -101,7 +101,7 @@ func (ap *applier) files(want []entry) error {
 	if len(writes) == 0 {
 		return nil
 	}
-	if err := testhook.Point("rollback-apply-write"); err != nil {
+	if err := hook("rollback-apply-write"); err != nil {
 		return err
 	}
 	idx := ap.tempIndex()
@@ -119,6 +119,12 @@ func (ap *applier) files(want []entry) error {
 	_, err := ap.r.Git.RunCall(ap.ctx, gitcli.Call{Env: env, Stdin: &list}, "checkout-index", "-f", "-z", "--stdin")
 	return err
 }
+
+// point is a test fault point on the way forward; the way back has none
+// of them, so a test can fail the one and watch the other.
+func point(name string) error { return testhook.Point(name) }
+
+func noPoint(string) error { return nil }
 
 func isNotDir(err error) bool {
 	var pe *os.PathError
@@ -138,9 +144,6 @@ func (ap *applier) moveHead(p *plan.Plan, from, to string) error {
 	if err := ap.saveIndex(); err != nil {
 		return err
 	}
-	if err := testhook.Point("rollback-head"); err != nil {
-		return err
-	}
 	msg := "venom rollback " + p.Agent.ID
 	var err error
 	if p.Head.Branch != "" {
@@ -152,6 +155,10 @@ func (ap *applier) moveHead(p *plan.Plan, from, to string) error {
 		return err
 	}
 	ap.moved = true
+	// Between the branch and the index: a crash here leaves HEAD moved.
+	if err := testhook.Point("rollback-head"); err != nil {
+		return err
+	}
 	user := []string{"GIT_INDEX_FILE=" + ap.r.Index}
 	if _, err := ap.r.Git.RunCall(ap.ctx, gitcli.Call{Env: user}, "read-tree", to); err != nil {
 		return err
@@ -256,7 +263,7 @@ func (r *runner) undo(ap *applier, cause error) *errcode.Error {
 		for _, c := range p.Files() {
 			want = append(want, entry{c.Path, c.SMode, c.SOid})
 		}
-		if err := ap.files(want); err != nil {
+		if err := ap.files(want, noPoint); err != nil {
 			return err
 		}
 		again, err := capture.Take(ap.ctx, ap.r, ap.tmp, limits(r.tx.Store))

@@ -1,0 +1,151 @@
+package tests
+
+import (
+	"os/exec"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// failEnv: a1 unguarded, a turn that commits, deletes and writes; the
+// rollback to k1 moves HEAD, deletes a file and writes others.
+func failEnv(t *testing.T) *Env {
+	t.Helper()
+	env := NewEnv(t)
+	env.Write("keep/a.txt", "a\n")
+	env.Commit("base")
+	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--reason=turn_start", "--json").OK(t)
+	env.Write("keep/a.txt", "changed\n")
+	env.Write("made/by/turn.txt", "new\n")
+	env.Commit("the agent's commit")
+	env.Write("README.md", "dirty\n")
+	env.Venom("checkpoint", "--agent=a1", "--reason=turn_end", "--json").OK(t)
+	return env
+}
+
+func TestRollback_GitFailureIsUndone(t *testing.T) {
+	t.Parallel()
+	for _, point := range []string{"rollback-apply-unlink", "rollback-apply-write", "rollback-head"} {
+		t.Run(point, func(t *testing.T) {
+			t.Parallel()
+			env := failEnv(t)
+			before := env.Snapshot()
+			tree := env.WorktreeTree()
+			r := env.RollbackFails([]string{"VENOM_TEST_FAIL_AT=" + point}, 1, "failed.rollback_undone",
+				"--checkpoint=k1", "--restore=files")
+			require.JSONEq(t, `"."`, jsonOf(t, r.Map(t)["error"].(map[string]any)["data"].(map[string]any)["repo"]))
+			require.Equal(t, tree, env.WorktreeTree(), "the tree is not S again")
+			after := env.Snapshot()
+			require.Equal(t, before.Index, after.Index, "the index is not as it was")
+			require.Equal(t, before.Head, after.Head)
+			require.Equal(t, before.Refs, after.Refs, "the branch is not back")
+			ended := env.Records("rollback.ended")
+			require.Len(t, ended, 1)
+			require.Equal(t, false, ended[0]["ok"])
+			require.Equal(t, "failed.rollback_undone", ended[0]["code"])
+			require.Equal(t, "k3", ended[0]["safety"])
+		})
+	}
+}
+
+func TestRollback_WayBackFailsIsPartial(t *testing.T) {
+	t.Parallel()
+	env := failEnv(t)
+	tree := env.WorktreeTree()
+	r := env.RollbackFails([]string{"VENOM_TEST_FAIL_AT=rollback-apply-write,rollback-undo"}, 1,
+		"failed.rollback_partial", "--checkpoint=k1", "--restore=files")
+	data := r.Map(t)["error"].(map[string]any)["data"].(map[string]any)
+	require.Equal(t, "k3", data["safety"])
+	require.Equal(t, ".", data["repos"].([]any)[0].(map[string]any)["repo"])
+	require.Equal(t, "failed.rollback_partial", env.Records("rollback.ended")[0]["code"])
+	// A person can roll back to the safety checkpoint.
+	require.Equal(t, tree, env.CheckpointTree("a1", 3))
+	env.Rollback("--checkpoint=k3", "--restore=files", "--outside=overwrite")
+	require.Equal(t, tree, env.WorktreeTree())
+}
+
+// TestRollback_CrashAtEachStep: kill -9 at each step of RFC 7.4. The next
+// command that takes the lock logs failed.rollback_interrupted and writes
+// nothing to the tree; the safety checkpoint holds S.
+func TestRollback_CrashAtEachStep(t *testing.T) {
+	t.Parallel()
+	for _, point := range []string{"rollback-after-safety", "rollback-apply-unlink", "rollback-apply-write",
+		"rollback-head", "rollback-before-ended"} {
+		t.Run(point, func(t *testing.T) {
+			t.Parallel()
+			env := failEnv(t)
+			s := env.WorktreeTree()
+			plan := env.DryRun("--checkpoint=k1", "--restore=files").Plan
+			c := env.StartPaused(point, nil, "rollback", "--checkpoint=k1", "--restore=files", "--plan="+plan, "--json")
+			Kill9(t, c)
+			require.Len(t, env.Records("rollback.started"), 1)
+			require.Len(t, env.Records("rollback.ended"), 0)
+			// A dry run does not settle it (it takes no lock and logs nothing).
+			env.Venom("rollback", "--checkpoint=k1", "--restore=files", "--keep-head", "--dry-run", "--json").OK(t)
+			require.Len(t, env.Records("rollback.ended"), 0)
+			crashed := env.Snapshot()
+			env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+			after := env.Snapshot()
+			require.Equal(t, crashed.Files, after.Files, "settling wrote to the tree")
+			require.Equal(t, crashed.Index, after.Index)
+			ended := env.Records("rollback.ended")
+			require.Len(t, ended, 1)
+			require.Equal(t, false, ended[0]["ok"])
+			require.Equal(t, "failed.rollback_interrupted", ended[0]["code"])
+			require.Equal(t, "k3", ended[0]["safety"])
+			// Nothing lost: the safety checkpoint is S, and the tree comes back from it.
+			require.Equal(t, s, env.CheckpointTree("a1", 3))
+			env.Rollback("--checkpoint=k3", "--restore=files", "--outside=overwrite", "--keep-head")
+			require.Equal(t, s, env.WorktreeTree())
+		})
+	}
+}
+
+// TestRollback_Concurrent: a capture and a rollback of one agent started
+// together, and two rollbacks of one tree; the log stays whole.
+func TestRollback_Concurrent(t *testing.T) {
+	t.Parallel()
+	env := failEnv(t)
+	plan := env.DryRun("--checkpoint=k1", "--restore=files").Plan
+	run := func(cmds ...*exec.Cmd) []int {
+		var wg sync.WaitGroup
+		codes := make([]int, len(cmds))
+		for i, c := range cmds {
+			wg.Add(1)
+			go func(i int, c *exec.Cmd) {
+				defer wg.Done()
+				_ = c.Run()
+				codes[i] = c.ProcessState.ExitCode()
+			}(i, c)
+		}
+		wg.Wait()
+		return codes
+	}
+	rb := func() *exec.Cmd {
+		return env.Command(nil, "rollback", "--checkpoint=k1", "--restore=files", "--plan="+plan, "--json")
+	}
+	codes := run(rb(), rb())
+	require.ElementsMatch(t, []int{0, 5}, codes, "two rollbacks of one tree")
+	require.Equal(t, env.CheckpointTree("a1", 1), env.WorktreeTree())
+
+	env.Write("README.md", "dirty again\n")
+	plan = env.DryRun("--checkpoint=k1", "--restore=files").Plan
+	codes = run(rb(), env.Command(nil, "checkpoint", "--agent=a1", "--json"))
+	require.Equal(t, 0, codes[1], "the capture failed")
+	require.Contains(t, []int{0, 5}, codes[0])
+	var seqs []int
+	for _, r := range env.LogRecords() {
+		seqs = append(seqs, int(r["seq"].(float64)))
+	}
+	for i := range seqs {
+		require.Equal(t, i+1, seqs[i], "the log's seq has a gap")
+	}
+	require.Len(t, env.Records("rollback.started"), len(env.Records("rollback.ended")))
+}
+
+func jsonOf(t *testing.T, v any) string {
+	b, err := jsonMarshal(v)
+	require.NoError(t, err)
+	return string(b)
+}

@@ -43,7 +43,7 @@ var commonCodes = []errcode.Code{
 var pageCodes = map[string][]errcode.Code{
 	"git-venom-checkpoint": {
 		errcode.InvalidParamsReason, errcode.InvalidParamsTurn, errcode.InvalidParamsIsolation,
-		errcode.InvalidParamsParent, errcode.InvalidParamsCheckpoint, errcode.InvalidParamsHarness,
+		errcode.InvalidParamsParent, errcode.InvalidParamsCheckpoint, errcode.InvalidParamsHarness, errcode.InvalidParamsFilter,
 		errcode.NotFoundTurn, errcode.ConflictInvalidTransition, errcode.ConflictRollbackRunning,
 		errcode.FailedCheckpointGit, errcode.FailedCheckpointTooLarge,
 		errcode.TimeoutCheckpoint, errcode.TimeoutLock,

@@ -1,6 +1,12 @@
 package checkpointcmd
 
-import "github.com/git-venom/git-venom/lib/cli"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/git-venom/git-venom/lib/cli"
+	"github.com/git-venom/git-venom/lib/events"
+)
 
 // EventsCmd prints the event stream (RFC 11.2).
 type EventsCmd struct {
@@ -10,5 +16,63 @@ type EventsCmd struct {
 	Follow    bool   `name:"follow" help:"Wait for new events until interrupted."`
 }
 
-// Run prints events.
-func (c *EventsCmd) Run(env *cli.Env) error { return notYet("events") }
+// Run prints events: one JSON object a line with --json, a short line each
+// otherwise.
+func (c *EventsCmd) Run(env *cli.Env) error {
+	f, err := events.ParseFilter(c.Types, c.Resources)
+	if err != nil {
+		return err
+	}
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+	source, err := events.Source(s.Repo.StateDir)
+	if err != nil {
+		return err
+	}
+	st := events.NewStream(s.Repo.Log, s.Repo.StateDir, source, f, c.Since)
+	emit := func(ev events.Event) error {
+		if env.JSON {
+			return env.UI.JSON(ev)
+		}
+		_, err := fmt.Fprintln(env.UI.Out, human(ev))
+		return err
+	}
+	if c.Follow {
+		return st.Follow(env.Ctx, emit)
+	}
+	evs, err := st.Next()
+	if err != nil {
+		return err
+	}
+	for _, ev := range evs {
+		if err := emit(ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// human is one event as a line: seq, time, type, then its main members.
+func human(ev events.Event) string {
+	parts := []string{fmt.Sprint(ev.Seq), ev.Ts, ev.Type}
+	switch d := ev.Data.(type) {
+	case events.Checkpoint:
+		parts = append(parts, d.Agent+"/"+d.Checkpoint, d.Reason)
+		if d.Label != nil {
+			parts = append(parts, fmt.Sprintf("%q", *d.Label))
+		}
+	case events.CheckpointFailed:
+		parts = append(parts, d.Agent, d.Reason, d.Code)
+	case events.RollbackStarted:
+		parts = append(parts, d.Agent+"/"+d.Checkpoint, "safety "+d.Safety, d.Restore)
+	case events.RollbackEnded:
+		res := "ok"
+		if !d.OK {
+			res = d.Code
+		}
+		parts = append(parts, d.Agent+"/"+d.Checkpoint, "safety "+d.Safety, d.Restore, res)
+	}
+	return strings.Join(parts, " ")
+}

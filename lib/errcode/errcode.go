@@ -73,6 +73,7 @@ const (
 	InvalidParamsConfig     Code = "invalid_params.config"
 	InvalidParamsHarness    Code = "invalid_params.harness"
 	InvalidParamsHookInput  Code = "invalid_params.hook_payload"
+	InvalidParamsFilter     Code = "invalid_params.filter"
 
 	DeniedAgentCaller Code = "denied.agent_caller"
 
@@ -133,6 +134,7 @@ var Registry = map[Code]string{
 	InvalidParamsConfig:     "a venom.* configuration value is malformed",
 	InvalidParamsHarness:    "the harness is claude-code or codex",
 	InvalidParamsHookInput:  "a hook payload that is not JSON or names no event (logged and ignored)",
+	InvalidParamsFilter:     "an events filter is not a type (name or prefix.*) or a resource (agent:<id>)",
 
 	DeniedAgentCaller: "an agent may not really roll back a guarded tree, nor anything but its own descendants' trees",
 

@@ -59,6 +59,7 @@ type Entry struct {
 	Label       *string     `json:"label"`
 	Repos       []RepoState `json:"repos"`
 	Code        string      `json:"code"`
+	Repo        string      `json:"repo"`
 	Checkpoints []string    `json:"checkpoints"`
 	Source      string      `json:"source"`
 	Removed     int         `json:"removed"`

@@ -1,0 +1,256 @@
+// Package events maps journal records to the published event stream (RFC
+// 11.2, CONTRACT 8.11): {seq, ts, source, type, data}, one a line. Only four
+// record types are published; every other record (checkpoint.reused,
+// checkpoint.pruned, checkpoint.removed, and the suite's own agent., turn.,
+// edit. and note. records) is internal.
+package events
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/journal"
+)
+
+// Published types, from the record each comes from.
+var published = map[string]string{
+	journal.CheckpointTaken:  "agent.checkpoint",
+	journal.CheckpointFailed: "agent.checkpoint_failed",
+	journal.RollbackStarted:  "agent.rollback_started",
+	journal.RollbackEnded:    "agent.rollback_ended",
+}
+
+// Published reports whether a record type becomes an event.
+func Published(recordType string) bool { return published[recordType] != "" }
+
+// Event is one line of the stream.
+type Event struct {
+	Seq    int64  `json:"seq"`
+	Ts     string `json:"ts"`
+	Source string `json:"source"`
+	Type   string `json:"type"`
+	Data   any    `json:"data"`
+	agent  string
+}
+
+// Agent is the agent the event's resource names.
+func (e *Event) Agent() string { return e.agent }
+
+// RepoCommit is {repo, commit} of agent.checkpoint's repos.
+type RepoCommit struct {
+	Repo   string `json:"repo"`
+	Commit string `json:"commit"`
+}
+
+// Checkpoint is agent.checkpoint's data.
+type Checkpoint struct {
+	Agent       string       `json:"agent"`
+	Checkpoint  string       `json:"checkpoint"`
+	Reason      string       `json:"reason"`
+	Turn        *string      `json:"turn,omitempty"`
+	ThroughTurn *string      `json:"through_turn"`
+	Label       *string      `json:"label,omitempty"`
+	Repos       []RepoCommit `json:"repos"`
+}
+
+// CheckpointFailed is agent.checkpoint_failed's data.
+type CheckpointFailed struct {
+	Agent  string  `json:"agent"`
+	Reason string  `json:"reason"`
+	Code   string  `json:"code"`
+	Turn   *string `json:"turn,omitempty"`
+	Repo   string  `json:"repo,omitempty"`
+}
+
+// RollbackStarted is agent.rollback_started's data.
+type RollbackStarted struct {
+	Agent      string `json:"agent"`
+	Checkpoint string `json:"checkpoint"`
+	Safety     string `json:"safety"`
+	Restore    string `json:"restore"`
+}
+
+// RollbackEnded is agent.rollback_ended's data.
+type RollbackEnded struct {
+	Agent      string   `json:"agent"`
+	Checkpoint string   `json:"checkpoint"`
+	Safety     string   `json:"safety"`
+	Restore    string   `json:"restore"`
+	OK         bool     `json:"ok"`
+	Code       string   `json:"code,omitempty"`
+	After      string   `json:"after,omitempty"`
+	Drops      []string `json:"drops,omitempty"`
+}
+
+// FromRecord maps a record to its event; ok is false for internal records.
+func FromRecord(e *journal.Entry, source string) (ev Event, ok bool) {
+	typ := published[e.Type]
+	if typ == "" {
+		return ev, false
+	}
+	ev = Event{Seq: e.Seq, Ts: e.Ts, Source: source, Type: typ, agent: e.Agent}
+	switch e.Type {
+	case journal.CheckpointTaken:
+		repos := make([]RepoCommit, 0, len(e.Repos))
+		for _, r := range e.Repos {
+			repos = append(repos, RepoCommit{Repo: r.Repo, Commit: r.Commit})
+		}
+		ev.Data = Checkpoint{Agent: e.Agent, Checkpoint: e.Checkpoint, Reason: e.Reason, Turn: e.Turn,
+			ThroughTurn: e.ThroughTurn, Label: e.Label, Repos: repos}
+	case journal.CheckpointFailed:
+		ev.Data = CheckpointFailed{Agent: e.Agent, Reason: e.Reason, Code: e.Code, Turn: e.Turn, Repo: e.Repo}
+	case journal.RollbackStarted:
+		ev.Data = RollbackStarted{Agent: e.Agent, Checkpoint: e.Checkpoint, Safety: e.Safety, Restore: e.Restore}
+	case journal.RollbackEnded:
+		d := RollbackEnded{Agent: e.Agent, Checkpoint: e.Checkpoint, Safety: e.Safety, Restore: e.Restore,
+			OK: e.OK != nil && *e.OK, After: e.After}
+		if !d.OK {
+			d.Code = e.Code
+		}
+		if len(e.Drops) > 0 {
+			d.Drops = e.Drops
+		}
+		ev.Data = d
+	}
+	return ev, true
+}
+
+// Filter selects events by type and resource (CONTRACT 8.11).
+type Filter struct {
+	types     []string // exact names, or prefixes ending in "."
+	resources map[string]bool
+}
+
+// ParseFilter reads --types and --resources: a JSON array or a comma list.
+// Types are exact names or prefix.*; resources are agent:<id>.
+func ParseFilter(types, resources string) (*Filter, error) {
+	f := &Filter{}
+	ts, err := list("types", types)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range ts {
+		if t == "*" {
+			f.types = append(f.types, "")
+			continue
+		}
+		if strings.Contains(strings.TrimSuffix(t, ".*"), "*") {
+			return nil, errcode.Newf(errcode.InvalidParamsFilter, map[string]string{"types": t},
+				"%q: a type is an exact name or prefix.*, like agent.*", t)
+		}
+		if p, ok := strings.CutSuffix(t, "*"); ok {
+			f.types = append(f.types, p)
+		} else {
+			f.types = append(f.types, t+"\x00") // exact
+		}
+	}
+	rs, err := list("resources", resources)
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) > 0 {
+		f.resources = map[string]bool{}
+	}
+	for _, r := range rs {
+		id, ok := strings.CutPrefix(r, "agent:")
+		if !ok || id == "" {
+			return nil, errcode.Newf(errcode.InvalidParamsFilter, map[string]string{"resources": r},
+				"%q: a resource is agent:<id>", r)
+		}
+		f.resources[id] = true
+	}
+	return f, nil
+}
+
+func list(name, s string) ([]string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	var out []string
+	if strings.HasPrefix(s, "[") {
+		if err := json.Unmarshal([]byte(s), &out); err != nil {
+			return nil, errcode.Newf(errcode.InvalidParamsFilter, map[string]string{name: s},
+				"--%s is a JSON array of strings or a comma list", name)
+		}
+	} else {
+		for _, x := range strings.Split(s, ",") {
+			out = append(out, strings.TrimSpace(x))
+		}
+	}
+	var clean []string
+	for _, x := range out {
+		if x != "" {
+			clean = append(clean, x)
+		}
+	}
+	return clean, nil
+}
+
+// Match reports whether the filter lets the event through.
+func (f *Filter) Match(ev *Event) bool {
+	if f.resources != nil && !f.resources[ev.agent] {
+		return false
+	}
+	if f.types == nil {
+		return true
+	}
+	for _, t := range f.types {
+		if exact, ok := strings.CutSuffix(t, "\x00"); ok {
+			if ev.Type == exact {
+				return true
+			}
+		} else if strings.HasPrefix(ev.Type, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// Source returns venom/<uuid>, the repository's event source id, kept in
+// the state directory and made the first time it is asked for. Two
+// processes making it at once agree: the file is linked into place, never
+// overwritten.
+func Source(stateDir string) (string, error) {
+	path := filepath.Join(stateDir, "source")
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) == 36 {
+		return "venom/" + strings.TrimSpace(string(b)), nil
+	}
+	if err := os.MkdirAll(stateDir, 0o777); err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(stateDir, "source-*")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = fmt.Fprintln(tmp, newUUID())
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := os.Link(tmp.Name(), path); err != nil && !os.IsExist(err) {
+		return "", err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	return "venom/" + strings.TrimSpace(string(b)), nil
+}
+
+// newUUID is a random (version 4) UUID.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

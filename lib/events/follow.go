@@ -1,0 +1,136 @@
+package events
+
+import (
+	"context"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/git-venom/git-venom/lib/journal"
+)
+
+// Stream reads a journal's events from a seq on, and can follow it.
+type Stream struct {
+	Log    string // log.jsonl
+	Dir    string // the state directory, watched for changes
+	Source string
+	Filter *Filter
+	tail   journal.Tail
+}
+
+// NewStream starts after seq since.
+func NewStream(log, dir, source string, f *Filter, since int64) *Stream {
+	s := &Stream{Log: log, Dir: dir, Source: source, Filter: f}
+	s.tail = journal.Tail{Path: log, Want: Published}
+	s.tail.SkipThrough(since)
+	return s
+}
+
+// Next returns the events appended since the previous call.
+func (s *Stream) Next() ([]Event, error) {
+	recs, err := s.tail.Next()
+	if err != nil {
+		return nil, err
+	}
+	var out []Event
+	for i := range recs {
+		ev, ok := FromRecord(&recs[i], s.Source)
+		if ok && s.Filter.Match(&ev) {
+			out = append(out, ev)
+		}
+	}
+	return out, nil
+}
+
+// Follow calls emit for every event from now on, until ctx ends or emit
+// fails. It sleeps in inotify on the state directory, so a new record wakes
+// it at once and an idle stream costs nothing; because inotify can be
+// missing (an old kernel, a network file system, a full watch table) or can
+// drop events on overflow, it also looks at the file every second whatever
+// happens. Reading is by whole lines from where it stopped (journal.Tail),
+// so a record is never missed or repeated, even across a torn tail that a
+// writer cuts.
+func (s *Stream) Follow(ctx context.Context, emit func(Event) error) error {
+	w := newWatcher(s.Dir)
+	defer w.close()
+	for {
+		evs, err := s.Next()
+		if err != nil {
+			return err
+		}
+		for _, ev := range evs {
+			if err := emit(ev); err != nil {
+				return err
+			}
+		}
+		if err := w.wait(ctx, time.Second); err != nil {
+			return nil // interrupted: the stream ends cleanly
+		}
+	}
+}
+
+// watcher waits for a change in a directory.
+type watcher struct{ fd int }
+
+func newWatcher(dir string) *watcher {
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		return &watcher{fd: -1}
+	}
+	mask := uint32(unix.IN_MODIFY | unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_CLOSE_WRITE | unix.IN_DELETE)
+	if _, err := unix.InotifyAddWatch(fd, dir, mask); err != nil {
+		unix.Close(fd)
+		return &watcher{fd: -1}
+	}
+	return &watcher{fd: fd}
+}
+
+func (w *watcher) close() {
+	if w.fd >= 0 {
+		unix.Close(w.fd)
+	}
+}
+
+// wait returns when the directory changed, when max passed, or with
+// ctx's error when ctx ended. It wakes every 200 ms to look at ctx: a
+// signal cancels ctx without touching the fd.
+func (w *watcher) wait(ctx context.Context, max time.Duration) error {
+	deadline := time.Now().Add(max)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil
+		}
+		step := 200 * time.Millisecond
+		if left < step {
+			step = left
+		}
+		if w.fd < 0 {
+			time.Sleep(step)
+			continue
+		}
+		fds := []unix.PollFd{{Fd: int32(w.fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, int(step/time.Millisecond))
+		if err != nil && err != unix.EINTR {
+			time.Sleep(step)
+			continue
+		}
+		if n > 0 {
+			w.drain()
+			return nil
+		}
+	}
+}
+
+func (w *watcher) drain() {
+	buf := make([]byte, 64*1024)
+	for {
+		n, err := unix.Read(w.fd, buf)
+		if n <= 0 || err != nil {
+			return
+		}
+	}
+}

@@ -1,0 +1,148 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"strconv"
+)
+
+// Tail reads a journal incrementally, for readers that follow it without
+// the lock (events --follow). It consumes whole lines only, so a record
+// being written, or a torn tail, is never read half; the writer that cuts a
+// torn tail cuts only what no reader consumed. Records come out in seq order,
+// each once: a seq not above the last one returned is skipped, as Load does.
+type Tail struct {
+	Path string
+	// Want, when set, says which record types to decode; the others are
+	// skipped from their first bytes, which is what keeps a filtered read
+	// of a long journal fast.
+	Want func(typ string) bool
+
+	off      int64  // end of the last consumed line
+	lastLine []byte // the last consumed line, to notice a rewritten file
+	lastSeq  int64
+}
+
+// LastSeq is the seq of the last record seen (returned or skipped by Want).
+func (t *Tail) LastSeq() int64 { return t.lastSeq }
+
+// Next returns the records appended since the previous call.
+func (t *Tail) Next() ([]Entry, error) {
+	f, err := os.Open(t.Path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	start := t.off - int64(len(t.lastLine))
+	if start < 0 {
+		start = 0
+	}
+	data, err := readFrom(f, start)
+	if err != nil {
+		return nil, err
+	}
+	if len(t.lastLine) > 0 {
+		if bytes.HasPrefix(data, t.lastLine) {
+			data = data[len(t.lastLine):]
+		} else {
+			// The file is not the one read so far (replaced, or cut
+			// below what was read): read it again; seq order keeps
+			// every record once.
+			t.off, t.lastLine = 0, nil
+			if data, err = readFrom(f, 0); err != nil {
+				return nil, err
+			}
+		}
+	}
+	end := bytes.LastIndexByte(data, '\n')
+	if end < 0 {
+		return nil, nil
+	}
+	body := data[:end+1]
+	var out []Entry
+	for len(body) > 0 {
+		i := bytes.IndexByte(body, '\n')
+		line := body[:i+1]
+		body = body[i+1:]
+		t.off += int64(len(line))
+		t.lastLine = append(t.lastLine[:0], line...)
+		content := bytes.TrimSpace(line)
+		if len(content) == 0 {
+			continue
+		}
+		seq, typ, ok := peek(content)
+		if ok && (seq <= t.lastSeq || typ == "") {
+			continue
+		}
+		if ok && t.Want != nil && !t.Want(typ) {
+			t.lastSeq = seq
+			continue
+		}
+		var e Entry
+		if err := json.Unmarshal(content, &e); err != nil || e.Seq <= t.lastSeq || e.Type == "" {
+			continue // damage, not truth
+		}
+		t.lastSeq = e.Seq
+		if t.Want != nil && !t.Want(e.Type) {
+			continue
+		}
+		e.Raw = append([]byte(nil), content...)
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func readFrom(f *os.File, off int64) ([]byte, error) {
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return io.ReadAll(f)
+}
+
+// peek reads seq and type from the head every writer gives a record,
+// {"seq":N,"ts":"...","type":"T", without decoding the line. ok is false
+// for any other shape, which then gets a full decode.
+func peek(line []byte) (seq int64, typ string, ok bool) {
+	rest, found := bytes.CutPrefix(line, []byte(`{"seq":`))
+	if !found {
+		return 0, "", false
+	}
+	i := bytes.IndexByte(rest, ',')
+	if i <= 0 {
+		return 0, "", false
+	}
+	seq, err := strconv.ParseInt(string(rest[:i]), 10, 64)
+	if err != nil {
+		return 0, "", false
+	}
+	rest, found = bytes.CutPrefix(rest[i+1:], []byte(`"ts":"`))
+	if !found {
+		return 0, "", false
+	}
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return 0, "", false
+	}
+	rest, found = bytes.CutPrefix(rest[j+1:], []byte(`,"type":"`))
+	if !found {
+		return 0, "", false
+	}
+	k := bytes.IndexByte(rest, '"')
+	if k < 0 || bytes.IndexByte(rest[:k], '\\') >= 0 {
+		return 0, "", false
+	}
+	return seq, string(rest[:k]), true
+}
+
+// SkipThrough makes the tail return only records after seq.
+func (t *Tail) SkipThrough(seq int64) {
+	if seq > t.lastSeq {
+		t.lastSeq = seq
+	}
+}

@@ -166,7 +166,7 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 	}
 	var sig string
 	if b.persistent {
-		sig = scanSignature(r.Top, out, changes)
+		sig = scanSignature(r.Top, out, changes, lim)
 		if sig != "" && sig == b.memo.Sig {
 			if snap, err := b.memo.snapshot(r); err == nil {
 				snap.memo = b.memo

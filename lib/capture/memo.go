@@ -31,9 +31,11 @@ type memo struct {
 // scanSignature keys a memo, or returns "" when the scan must not be
 // reused: a listed path is a nested repository (its HEAD can move without
 // its folder's stat data changing), or was written too recently for its
-// timestamps to tell a later write apart.
-func scanSignature(top string, status []byte, changes []change) string {
+// timestamps to tell a later write apart. The limits are part of the key:
+// what was skipped as too big depends on them.
+func scanSignature(top string, status []byte, changes []change, lim Limits) string {
 	h := sha256.New()
+	fmt.Fprintf(h, "%d:%d\x00", lim.MaxFileBytes, lim.MaxTotalBytes)
 	h.Write(status)
 	recent := time.Now().Add(-2 * time.Second).UnixNano()
 	for _, c := range changes {

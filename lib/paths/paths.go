@@ -21,7 +21,23 @@ func Display(p string) (string, string) {
 	if utf8.ValidString(p) {
 		return p, ""
 	}
-	return strings.ToValidUTF8(p, "\uFFFD"), base64.StdEncoding.EncodeToString([]byte(p))
+	return replaceInvalid(p), base64.StdEncoding.EncodeToString([]byte(p))
+}
+
+// replaceInvalid replaces each invalid byte with U+FFFD, one for one
+// (strings.ToValidUTF8 would fold a run of them into one).
+func replaceInvalid(p string) string {
+	var b strings.Builder
+	for len(p) > 0 {
+		r, size := utf8.DecodeRuneInString(p)
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(p[:size])
+		}
+		p = p[size:]
+	}
+	return b.String()
 }
 
 // Parse accepts a path in either form: plain, or "b64:<base64>" as a

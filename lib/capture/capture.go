@@ -243,12 +243,13 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 	}
 	if total > lim.MaxTotalBytes {
 		sort.Slice(written, func(i, j int) bool { return written[i].bytes > written[j].bytes })
-		largest := []map[string]any{}
+		largest := []sizedPath{}
 		for i := 0; i < len(written) && i < 5; i++ {
-			largest = append(largest, paths.JSON(written[i].path, map[string]any{"bytes": written[i].bytes}))
+			p, b64 := paths.Display(written[i].path)
+			largest = append(largest, sizedPath{Path: p, PathB64: b64, Bytes: written[i].bytes})
 		}
 		return nil, errcode.Newf(errcode.FailedCheckpointTooLarge,
-			map[string]any{"repo": ".", "bytes": total, "limit": lim.MaxTotalBytes, "largest": largest},
+			tooLarge{Repo: ".", Bytes: total, Limit: lim.MaxTotalBytes, Largest: largest},
 			"the new and changed files come to %d bytes, past venom.maxTotalBytes (%d)", total, lim.MaxTotalBytes).
 			Hint("ignore the build output in .gitignore, or raise venom.maxTotalBytes")
 	}
@@ -309,6 +310,21 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 		snap.memo = memo{Sig: sig, Tree: snap.Tree.String(), Skipped: snap.Skipped, Submodules: snap.Submodules}
 	}
 	return snap, nil
+}
+
+// tooLarge is failed.checkpoint_too_large's data, members in CONTRACT
+// 8.16's order.
+type tooLarge struct {
+	Repo    string      `json:"repo"`
+	Bytes   int64       `json:"bytes"`
+	Limit   int64       `json:"limit"`
+	Largest []sizedPath `json:"largest"`
+}
+
+type sizedPath struct {
+	Path    string `json:"path"`
+	PathB64 string `json:"path_b64,omitempty"`
+	Bytes   int64  `json:"bytes"`
 }
 
 // copyIndex copies the user's index into tmpDir, keeping its mtime: git

@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // Pins are prepended to every git command (RFC 4.1).
@@ -38,6 +40,9 @@ var strippedVars = []string{
 	"GIT_PAGER", "GIT_TRACE", "GIT_TRACE2", "GIT_TRACE2_EVENT",
 	"GIT_TRACE2_PERF", "GIT_FLUSH", "GIT_OPTIONAL_LOCKS", "LC_ALL", "LANGUAGE",
 }
+
+// waitDelay bounds the wait for git's output after its context ended.
+const waitDelay = time.Second
 
 // Runner runs git for one repository.
 type Runner struct {
@@ -117,6 +122,16 @@ func (r *Runner) RunCall(ctx context.Context, c Call, args ...string) ([]byte, e
 	full := append(append(append([]string{}, Pins...), c.Pins...), args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Dir = r.Dir
+	if _, ok := ctx.Deadline(); ok {
+		// A call with a time limit (a capture) runs in its own process
+		// group, so that running out of time stops what git started too,
+		// such as a clean filter, and not git alone.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	}
+	// A child that outlives git and holds its output open must not hold
+	// the call past its context.
+	cmd.WaitDelay = waitDelay
 	cmd.Env = append(append([]string{}, r.Env...), c.Env...)
 	if c.Stdin != nil {
 		cmd.Stdin = c.Stdin

@@ -107,9 +107,11 @@ func (t *Txn) Append(typ string, payload any) (journal.Entry, error) {
 	return e, nil
 }
 
-// End releases the lock.
+// End removes the temporary files, which a git killed by a timeout can
+// leave (an index's .lock), and releases the lock.
 func (t *Txn) End() {
 	if t != nil {
+		_ = os.RemoveAll(t.Store.TmpDir())
 		t.lock.Release()
 	}
 }

@@ -1,0 +1,265 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// assertFailedCleanly checks what every failed capture must leave: a
+// checkpoint.failed record with the code, no new ref, no temporary file, the
+// lock free, and the user's state untouched.
+func assertFailedCleanly(t *testing.T, env *Env, snap Snapshot, refs []string, code string) {
+	t.Helper()
+	env.AssertUntouched(t, snap)
+	require.Equal(t, refs, env.VenomRefs(), "a failed capture left a ref")
+	require.Empty(t, env.TmpFiles(), "a failed capture left temporary files")
+	failed := env.LogOf("checkpoint.failed")
+	require.NotEmpty(t, failed, "no checkpoint.failed record")
+	last := failed[len(failed)-1]
+	require.Equal(t, code, last["code"])
+	require.Equal(t, "a1", last["agent"])
+	require.Equal(t, "manual", last["reason"])
+	env.AssertSeqGapless(t)
+	require.True(t, lockFree(env), "the lock is still held")
+}
+
+// lockFree reports whether the state directory's lock can be taken now.
+func lockFree(env *Env) bool {
+	f, err := os.OpenFile(filepath.Join(env.StateDir(), "lock"), os.O_RDWR, 0)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return false
+	}
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return true
+}
+
+func TestCheckpoint_TooLargeNamesTheFiveLargest(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Take(t, "--agent=a1")
+	env.SetGlobal("venom.maxTotalBytes", "2000")
+	env.SetGlobal("venom.maxFileBytes", "800")
+	sizes := map[string]int{"f1": 100, "f2": 200, "f3": 300, "dir/f4": 400, "f5": 500, "f6\xff": 600, "f7": 700,
+		"skipped.bin": 5000}
+	for p, n := range sizes {
+		env.Write(p, strings.Repeat("x", n))
+	}
+	snap := env.Snapshot()
+	refs := env.VenomRefs()
+
+	r := env.Venom("checkpoint", "--agent=a1", "--json")
+	r.Fails(t, 1, "failed.checkpoint_too_large")
+	e := ErrorOf(t, r)
+	// CONTRACT 8.16: {repo, bytes, limit, largest}, bytes after the skips,
+	// largest five {path, bytes}, in that member order.
+	require.Equal(t, []string{"repo", "bytes", "limit", "largest"}, Keys(t, string(e.Error.Data)))
+	var data struct {
+		Repo    string        `json:"repo"`
+		Bytes   int64         `json:"bytes"`
+		Limit   int64         `json:"limit"`
+		Largest []SkippedPath `json:"largest"`
+	}
+	require.NoError(t, json.Unmarshal(e.Error.Data, &data))
+	assert.Equal(t, ".", data.Repo)
+	assert.Equal(t, int64(2800), data.Bytes, "skipped.bin is over maxFileBytes and does not count")
+	assert.Equal(t, int64(2000), data.Limit)
+	assert.Equal(t, []SkippedPath{
+		{Path: "f7", Bytes: 700},
+		{Path: "f6\uFFFD", PathB64: "Zjb/", Bytes: 600},
+		{Path: "f5", Bytes: 500},
+		{Path: "dir/f4", Bytes: 400},
+		{Path: "f3", Bytes: 300},
+	}, data.Largest)
+	var largest []json.RawMessage
+	require.NoError(t, json.Unmarshal(mustField(t, e.Error.Data, "largest"), &largest))
+	require.Equal(t, []string{"path", "bytes"}, Keys(t, string(largest[0])))
+	assertFailedCleanly(t, env, snap, refs, "failed.checkpoint_too_large")
+
+	// Human form: the code on stderr, exit 1.
+	h := env.Venom("checkpoint", "--agent=a1")
+	require.Equal(t, 1, h.Code)
+	require.True(t, strings.HasPrefix(h.Stderr, "error: failed.checkpoint_too_large"), h.Stderr)
+
+	// Once the files are ignored, the capture works.
+	env.Write(".gitignore", "f*\ndir/\n")
+	env.Take(t, "--agent=a1")
+}
+
+func mustField(t *testing.T, obj json.RawMessage, name string) json.RawMessage {
+	t.Helper()
+	var m map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(obj, &m))
+	return m[name]
+}
+
+func TestCheckpoint_TimeoutWhileACleanFilterRuns(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Take(t, "--agent=a1")
+	pidFile := filepath.Join(env.Root, "filter.pid")
+	// The filter records its pid, then outlives any sensible timeout.
+	env.Git("config", "filter.slow.clean", "echo $$ > '"+pidFile+"'; exec sleep 600")
+	env.Write(".gitattributes", "*.slow filter=slow\n")
+	env.Write("x.slow", "slow\n")
+	env.SetGlobal("venom.timeout", "2s")
+	snap := env.Snapshot()
+	refs := env.VenomRefs()
+
+	cmd := env.Command(nil, "checkpoint", "--agent=a1", "--json")
+	var out strings.Builder
+	cmd.Stdout = &out
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(90 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("the capture waited for the clean filter far past venom.timeout")
+	}
+	r := Result{Args: cmd.Args, Stdout: out.String(), Code: cmd.ProcessState.ExitCode()}
+	r.Fails(t, 7, "timeout.checkpoint")
+	e := ErrorOf(t, r)
+	require.JSONEq(t, `{"repo":"."}`, string(e.Error.Data))
+	assertFailedCleanly(t, env, snap, refs, "timeout.checkpoint")
+
+	// The filter was stopped with the capture, not left running.
+	b, err := os.ReadFile(pidFile)
+	require.NoError(t, err, "the filter never ran")
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	require.NoError(t, err)
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	require.Error(t, syscall.Kill(pid, 0), "the clean filter (pid %d) still runs", pid)
+
+	// Without the slow file, the next capture works.
+	env.Remove("x.slow")
+	env.Write("y.txt", "y\n")
+	want := env.RecipeTree()
+	res := env.Take(t, "--agent=a1")
+	require.Equal(t, "k2", *res.Checkpoint)
+	require.Equal(t, want, env.CheckpointTree("a1", 2))
+}
+
+func TestCheckpoint_TimeoutWhileTheLockIsHeld(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Take(t, "--agent=a1")
+	env.Write("a.txt", "changed\n")
+	env.SetGlobal("venom.timeout", "1s")
+	refs := env.VenomRefs()
+	before := env.LogRecords()
+
+	f, err := os.OpenFile(filepath.Join(env.StateDir(), "lock"), os.O_RDWR, 0)
+	require.NoError(t, err)
+	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX))
+	r := env.Venom("checkpoint", "--agent=a1", "--json")
+	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_UN))
+	f.Close()
+
+	r.Fails(t, 7, "timeout.checkpoint")
+	ErrorOf(t, r)
+	require.Equal(t, refs, env.VenomRefs())
+	require.Equal(t, before, env.LogRecords(), "nothing can be logged without the lock")
+	require.Equal(t, "k2", *env.Take(t, "--agent=a1").Checkpoint)
+}
+
+func TestCheckpoint_FailuresLeaveNothingBehind(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		point string
+		exit  int
+		code  string
+	}{
+		{"capture-scan", 1, "failed.checkpoint_git"},
+		{"capture-object-write", 1, "failed.checkpoint_git"},
+		{"ref-create", 1, "failed.checkpoint_git"},
+	}
+	for _, c := range cases {
+		t.Run(c.point, func(t *testing.T) {
+			t.Parallel()
+			env := NewEnv(t)
+			env.Take(t, "--agent=a1")
+			env.Write("a.txt", "changed\n")
+			env.Write("new.txt", "new\n")
+			snap := env.Snapshot()
+			refs := env.VenomRefs()
+			r := env.VenomIn(env.Dir, []string{"VENOM_TEST_FAIL_AT=" + c.point}, "checkpoint", "--agent=a1", "--json")
+			r.Fails(t, c.exit, c.code)
+			ErrorOf(t, r)
+			assertFailedCleanly(t, env, snap, refs, c.code)
+			// The next capture is whole, and takes the next number.
+			want := env.RecipeTree()
+			require.Equal(t, "k2", *env.Take(t, "--agent=a1").Checkpoint)
+			require.Equal(t, want, env.CheckpointTree("a1", 2))
+		})
+	}
+}
+
+func TestCheckpoint_LogWriteFailureLeavesNoRef(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Take(t, "--agent=a1")
+	env.Write("a.txt", "changed\n")
+	refs := env.VenomRefs()
+	before := env.LogRecords()
+	r := env.VenomIn(env.Dir, []string{"VENOM_TEST_FAIL_AT=log-fsync"}, "checkpoint", "--agent=a1", "--json")
+	require.NotEqual(t, 0, r.Code)
+	ErrorOf(t, r)
+	// A ref no record names would be adopted later; the capture removed it.
+	require.Equal(t, refs, env.VenomRefs(), "a ref without its log record")
+	require.Equal(t, before, env.LogRecords())
+	env.AssertSeqGapless(t)
+	require.Empty(t, env.TmpFiles())
+	require.Equal(t, "k2", *env.Take(t, "--agent=a1").Checkpoint)
+}
+
+func TestCheckpoint_EnabledFalseStopsOnlyAutomaticCaptures(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.SetGlobal("venom.enabled", "false")
+	env.Write("a.txt", "x\n")
+	for _, reason := range []string{"turn_start", "turn_end"} {
+		r := env.Venom("checkpoint", "--agent=a1", "--reason="+reason, "--json").OK(t)
+		require.Equal(t, []string{"agent", "checkpoint", "reused"}, Keys(t, r.Stdout))
+		var res TakeResult
+		r.JSON(t, &res)
+		require.Nil(t, res.Checkpoint, "%s captured with venom.enabled=false", reason)
+		require.Empty(t, env.VenomRefs())
+		require.Empty(t, env.LogOf("checkpoint.taken"))
+	}
+	h := env.Venom("checkpoint", "--agent=a1", "--reason=turn_start").OK(t)
+	require.NotEmpty(t, strings.TrimSpace(h.Stdout), "a human word that nothing was captured")
+
+	// manual is an explicit ask: it still works.
+	want := env.RecipeTree()
+	res := env.Take(t, "--agent=a1")
+	require.Equal(t, "k1", *res.Checkpoint)
+	require.Equal(t, want, env.CheckpointTree("a1", 1))
+	for _, v := range []string{"true", "yes", "1"} {
+		env.SetGlobal("venom.enabled", v)
+		env.Write("a.txt", v+"\n")
+		res := env.Take(t, "--agent=a1", "--reason=turn_start")
+		require.NotNil(t, res.Checkpoint, "venom.enabled=%s", v)
+	}
+	// venom.* in the repository's own config is not consulted (CONTRACT §5).
+	env.Git("config", "--global", "--unset", "venom.enabled")
+	env.Git("config", "venom.enabled", "false")
+	env.Write("a.txt", "repo config\n")
+	require.NotNil(t, env.Take(t, "--agent=a1", "--reason=turn_end").Checkpoint)
+}

@@ -292,3 +292,32 @@ func TestRollback_IgnoredEdits(t *testing.T) {
 func lines(s string) []string { return strings.Split(strings.TrimSpace(s), "\n") }
 
 var _ = assert.Equal
+
+// TestRollback_ConversationGoesWithTheFiles: restore=all back to before the
+// first turn clears the binding and drops the turns (RFC 8, invariant 5);
+// back to the latest turn there is nothing to rewind.
+func TestRollback_ConversationGoesWithTheFiles(t *testing.T) {
+	t.Parallel()
+	env := newAgent(t, "worktree", func(env *Env) { env.Write("src/main.txt", "v2\n") })
+	env.Write("src/main.txt", "after t1\n")
+	res := env.DryRun("--checkpoint=k2")
+	require.False(t, res.Conversation.Rewinds)
+	require.Equal(t, []string{}, res.Conversation.Drops)
+	require.Equal(t, "t1", *res.Conversation.ThroughTurn)
+
+	res = env.Rollback("--checkpoint=k1")
+	require.True(t, res.Conversation.Rewinds)
+	require.Nil(t, res.Conversation.ThroughTurn)
+	require.Equal(t, []string{"t1"}, res.Conversation.Drops)
+	ended := env.Records("rollback.ended")[0]
+	require.Equal(t, []any{"t1"}, ended["drops"])
+	binding := env.Records("agent.binding")
+	require.Len(t, binding, 1)
+	require.Equal(t, "", binding[0]["harness_session"])
+	after := env.Records("checkpoint.taken")
+	require.Nil(t, after[len(after)-1]["through_turn"], "the rollback checkpoint's conversation is before the first turn")
+	// Turn numbers go on after a rewind.
+	env.Venom("checkpoint", "--agent=a1", "--reason=turn_start", "--json").OK(t)
+	started := env.Records("turn.started")
+	require.Equal(t, "t2", started[len(started)-1]["turn"])
+}

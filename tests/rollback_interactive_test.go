@@ -1,0 +1,117 @@
+package tests
+
+import (
+	"bytes"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// ptyRun runs a venom command on a pseudo-terminal (script(1)), answering
+// each prompt as it appears; it returns everything the terminal showed.
+func (e *Env) ptyRun(t *testing.T, answers []string, cmd string, args ...string) (string, int) {
+	t.Helper()
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script(1) is not installed")
+	}
+	line := "git venom-" + cmd + " " + strings.Join(args, " ")
+	c := exec.Command("script", "-qec", line, "/dev/null")
+	c.Dir = e.Dir
+	c.Env = append(e.Environ(), "TERM=xterm")
+	stdin, err := c.StdinPipe()
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var out bytes.Buffer
+	pr, pw := io.Pipe()
+	c.Stdout, c.Stderr = pw, pw
+	require.NoError(t, c.Start())
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := pr.Read(buf)
+			mu.Lock()
+			out.Write(buf[:n])
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	done := make(chan error, 1)
+	go func() { done <- c.Wait(); pw.Close() }()
+	prompts := 0
+	deadline := time.After(60 * time.Second)
+	for {
+		select {
+		case <-done:
+			time.Sleep(50 * time.Millisecond)
+			mu.Lock()
+			defer mu.Unlock()
+			return out.String(), c.ProcessState.ExitCode()
+		case <-deadline:
+			_ = c.Process.Kill()
+			mu.Lock()
+			t.Fatalf("no end; the terminal showed:\n%s", out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		mu.Lock()
+		seen := strings.Count(out.String(), "[y/N]") + strings.Count(out.String(), "[K/o]")
+		mu.Unlock()
+		if seen > prompts && prompts < len(answers) {
+			_, _ = io.WriteString(stdin, answers[prompts]+"\n")
+			prompts++
+		}
+	}
+}
+
+func interactiveEnv(t *testing.T) *Env {
+	env := NewEnv(t)
+	env.Venom("checkpoint", "--agent=a1", "--reason=turn_start", "--json").OK(t) // in place: guarded
+	env.Write("agent.txt", "agent\n")
+	env.Venom("checkpoint", "--agent=a1", "--reason=turn_end", "--json").OK(t)
+	env.Write("README.md", "a person's edit\n")
+	return env
+}
+
+func TestRollback_InteractiveKeepsOutsideByDefault(t *testing.T) {
+	t.Parallel()
+	env := interactiveEnv(t)
+	screen, code := env.ptyRun(t, []string{"", "y"}, "rollback", "--checkpoint=k1", "--restore=files")
+	require.Equal(t, 0, code, screen)
+	require.Contains(t, screen, "README.md")
+	require.Contains(t, screen, "Keep them as they are, or overwrite them? [K/o]")
+	require.Contains(t, screen, "\x1b[", "no colour on a terminal")
+	require.Contains(t, screen, "↺ Rolled back to k1 (before the first turn) · 1 file · files only · undo: k3")
+	require.Equal(t, "a person's edit\n", env.Read("README.md"))
+	require.NoFileExists(t, env.Path("agent.txt"))
+	// The real call quoted the plan shown, with --outside=keep.
+	require.Contains(t, screen, env.Records("rollback.started")[0]["plan"].(string))
+}
+
+func TestRollback_InteractiveOverwrite(t *testing.T) {
+	t.Parallel()
+	env := interactiveEnv(t)
+	screen, code := env.ptyRun(t, []string{"o", "y"}, "rollback", "--checkpoint=k1", "--restore=files")
+	require.Equal(t, 0, code, screen)
+	require.Contains(t, screen, "(overwritten)")
+	require.Equal(t, "hello\n", env.Read("README.md"))
+}
+
+func TestRollback_InteractiveNo(t *testing.T) {
+	t.Parallel()
+	env := interactiveEnv(t)
+	snap := env.Snapshot()
+	logLen := len(env.LogRecords())
+	screen, code := env.ptyRun(t, []string{"", "n"}, "rollback", "--checkpoint=k1", "--restore=files")
+	require.Equal(t, 0, code, screen)
+	require.Contains(t, screen, "Nothing was changed.")
+	env.AssertUntouched(t, snap)
+	require.Equal(t, logLen, len(env.LogRecords()))
+	// With --json, or with no terminal, there is no dialogue.
+	env.Venom("rollback", "--checkpoint=k1", "--restore=files", "--json").Fails(t, 2, "invalid_params.plan")
+}

@@ -1,13 +1,46 @@
 package checkpointcmd
 
-import "github.com/git-venom/git-venom/lib/cli"
+import (
+	"github.com/fatih/color"
 
-// ForkCmd registers a fork (RFC 10).
+	"github.com/git-venom/git-venom/lib/checkpoints"
+	"github.com/git-venom/git-venom/lib/cli"
+)
+
+// ForkCmd registers a fork (RFC 10): git venom-checkpoint fork --agent=NEW --from=SRC [--through-turn=T].
 type ForkCmd struct {
 	Agent       string `name:"agent" required:"" help:"The new agent."`
 	From        string `name:"from" required:"" help:"The source agent."`
-	ThroughTurn string `name:"through-turn" help:"The source's turn the fork's conversation goes through."`
+	ThroughTurn string `name:"through-turn" help:"The source's turn the fork's conversation goes through (default: its latest)."`
 }
 
 // Run forks.
-func (c *ForkCmd) Run(env *cli.Env) error { return notYet("fork") }
+func (c *ForkCmd) Run(env *cli.Env) error {
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+	res, err := checkpoints.TakeFork(env.Ctx, s, checkpoints.ForkRequest{Agent: c.Agent, From: c.From,
+		ThroughTurn: c.ThroughTurn})
+	if err != nil {
+		return err
+	}
+	if env.JSON {
+		return env.UI.JSON(res)
+	}
+	bold := env.UI.OutStyle(color.Bold)
+	through := "before its first turn"
+	if res.ThroughTurn != nil {
+		through = "through " + *res.ThroughTurn
+	}
+	if res.ForkCheckpoint == nil {
+		env.UI.Printf("Forked %s from %s %s. %s has no checkpoint at that point, so %s has none yet.\n",
+			bold(res.Agent), res.From, through, res.From, res.Agent)
+		return nil
+	}
+	env.UI.Printf("Forked %s from %s %s: %s/%s is %s/%s's files.\n", bold(res.Agent), res.From, through,
+		res.Agent, bold(*res.ForkCheckpoint), res.From, *res.Checkpoint)
+	env.UI.Printf("The files are as they are now; git venom-rollback --agent=%s --checkpoint=%s --restore=files lines them up.\n",
+		res.Agent, *res.ForkCheckpoint)
+	return nil
+}

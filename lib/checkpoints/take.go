@@ -53,6 +53,7 @@ type Registration struct {
 	Isolation string // "" when not given
 	Parent    string // "" when not given
 	Harness   string // "" when not given
+	Tree      string // "" for the current worktree; a fork shares its source's
 }
 
 // Request is one capture.
@@ -192,7 +193,11 @@ func Register(tx *state.Txn, reg Registration) (*agents.Agent, error) {
 	if harness == "" {
 		harness = "none"
 	}
-	if _, err := tx.Append(journal.AgentRegistered, journal.Registered{Agent: reg.Agent, Tree: tx.Store.Repo.Top,
+	tree := reg.Tree
+	if tree == "" {
+		tree = tx.Store.Repo.Top
+	}
+	if _, err := tx.Append(journal.AgentRegistered, journal.Registered{Agent: reg.Agent, Tree: tree,
 		Isolation: iso, Harness: harness, Parent: parent}); err != nil {
 		return nil, err
 	}
@@ -346,7 +351,12 @@ type Meta struct {
 	MidTurn     bool
 	Overlap     bool
 	Label       *string
-	Source      string
+	// Source names the checkpoint a fork's k1 was taken from ("a2/k3");
+	// Commit and Repo are that checkpoint's commit and repo state, which
+	// the new ref points at and the record repeats (RFC 10).
+	Source string
+	Commit *git.Oid
+	Repo   *journal.RepoState
 }
 
 // Record commits a snapshot as the agent's next checkpoint: commit, ref
@@ -371,9 +381,12 @@ func Record(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Agent
 			}
 			continue
 		}
-		commit, err := refs.Commit(tree, snap.Tree, snap.Head, refs.Message(a.ID, id, m.Reason, m.Turn), now)
-		if err != nil {
-			return nil, gitErr("commit", err)
+		commit := m.Commit
+		if commit == nil {
+			commit, err = refs.Commit(tree, snap.Tree, snap.Head, refs.Message(a.ID, id, m.Reason, m.Turn), now)
+			if err != nil {
+				return nil, gitErr("commit", err)
+			}
 		}
 		if err := refs.Create(tree, a.ID, n, commit); err != nil {
 			if errors.Is(err, refs.ErrExists) {
@@ -381,10 +394,15 @@ func Record(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Agent
 			}
 			return nil, gitErr("update_ref", err)
 		}
+		rs := journal.RepoState{Repo: ".", Path: tree.Top, Commit: commit.String()}
+		if m.Repo != nil {
+			rs.Head, rs.Branch, rs.Skipped, rs.Submodules = m.Repo.Head, m.Repo.Branch, m.Repo.Skipped, m.Repo.Submodules
+		} else {
+			rs.Head, rs.Branch, rs.Skipped, rs.Submodules = snap.HeadString(), snap.Branch, snap.Skipped, snap.Submodules
+		}
 		rec := journal.Taken{Agent: a.ID, Checkpoint: id, Reason: m.Reason, Turn: m.Turn, ThroughTurn: m.ThroughTurn,
 			At: journal.Stamp(now), MidTurn: m.MidTurn, Overlap: m.Overlap, Label: m.Label, Source: m.Source,
-			Repos: []journal.RepoState{{Repo: ".", Path: tree.Top, Commit: commit.String(), Head: snap.HeadString(),
-				Branch: snap.Branch, Skipped: snap.Skipped, Submodules: snap.Submodules}}}
+			Repos: []journal.RepoState{rs}}
 		e, err := tx.Append(journal.CheckpointTaken, rec)
 		if err != nil {
 			// Leave no ref the log does not name.

@@ -1,9 +1,106 @@
 package checkpointcmd
 
-import "github.com/git-venom/git-venom/lib/cli"
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/fatih/color"
+
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/cli"
+)
 
 // AgentsCmd lists the registered agents.
 type AgentsCmd struct{}
 
-// Run lists.
-func (c *AgentsCmd) Run(env *cli.Env) error { return notYet("agents") }
+// AgentItem is one agent: id, state, tree, isolation, harness, guarded,
+// sharers, parent, its number of live checkpoints and the newest one.
+type AgentItem struct {
+	Agent       string   `json:"agent"`
+	State       string   `json:"state"`
+	Tree        string   `json:"tree"`
+	Isolation   string   `json:"isolation"`
+	Harness     string   `json:"harness"`
+	Guarded     bool     `json:"guarded"`
+	Sharers     []string `json:"sharers"`
+	Parent      *string  `json:"parent"`
+	Checkpoints int      `json:"checkpoints"`
+	Newest      *string  `json:"newest"`
+}
+
+// AgentsResult is agents' result.
+type AgentsResult struct {
+	Agents []AgentItem `json:"agents"`
+}
+
+// Run lists, in registration order.
+func (c *AgentsCmd) Run(env *cli.Env) error {
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+	_, st, err := s.Read()
+	if err != nil {
+		return err
+	}
+	res := AgentsResult{Agents: []AgentItem{}}
+	for _, id := range st.Order {
+		res.Agents = append(res.Agents, agentItem(st, st.Agents[id]))
+	}
+	if env.JSON {
+		return env.UI.JSON(res)
+	}
+	if len(res.Agents) == 0 {
+		env.UI.Printf("No agents.\n")
+		return nil
+	}
+	bold := env.UI.OutStyle(color.Bold)
+	dim := env.UI.OutStyle(color.Faint)
+	yellow := env.UI.OutStyle(color.FgYellow)
+	w := tabwriter.NewWriter(env.UI.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dim("AGENT"), dim("STATE"), dim("ISOLATION"), dim("HARNESS"),
+		dim("CHECKPOINTS"), dim("NEWEST"), dim("GUARDED"), dim("TREE"))
+	for _, a := range res.Agents {
+		guarded := "no"
+		if a.Guarded {
+			guarded = yellow("yes")
+			if len(a.Sharers) > 0 {
+				guarded += " (shared with " + strings.Join(a.Sharers, ", ") + ")"
+			}
+		}
+		newest := "-"
+		if a.Newest != nil {
+			newest = *a.Newest
+		}
+		id := bold(a.Agent)
+		if a.Parent != nil {
+			id += dim(" ← " + *a.Parent)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", id, a.State, a.Isolation, a.Harness, a.Checkpoints,
+			newest, guarded, a.Tree)
+	}
+	return w.Flush()
+}
+
+func agentItem(st *agents.State, a *agents.Agent) AgentItem {
+	it := AgentItem{Agent: a.ID, State: a.State, Tree: a.Tree, Isolation: a.Isolation, Harness: a.Harness,
+		Guarded: st.Guarded(a), Sharers: []string{}}
+	for _, o := range st.Sharers(a) {
+		it.Sharers = append(it.Sharers, o.ID)
+	}
+	if a.Parent != "" {
+		p := a.Parent
+		it.Parent = &p
+	}
+	for _, c := range a.Checkpoints {
+		if c.Live() {
+			it.Checkpoints++
+		}
+	}
+	if l := a.Latest(); l != nil {
+		id := l.Checkpoint
+		it.Newest = &id
+	}
+	return it
+}

@@ -162,6 +162,10 @@ func usageError(err error) error {
 
 // Report prints err as CONTRACT §4 says and returns its exit code.
 func Report(env *Env, err error) int {
+	var silent Silent
+	if errors.As(err, &silent) {
+		return silent.Code
+	}
 	e := errcode.From(err, errcode.FailedInternal)
 	if env.JSON {
 		_ = env.UI.JSON(ErrorJSON(e))

@@ -1,0 +1,304 @@
+// Package doctor checks a repository's checkpoints and venom state (RFC
+// "Agent-contract impact", doctor; CONTRACT 8.20): git's version, refs the
+// log does not account for, mirror remotes, the claude-code rewind version,
+// and the state directory's health. Each check says what to run to fix it.
+// It only reads.
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/harness/claude"
+	"github.com/git-venom/git-venom/lib/ids"
+	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/lock"
+	"github.com/git-venom/git-venom/lib/state"
+)
+
+// Statuses of a check.
+const (
+	OK   = "ok"
+	Warn = "warn"
+	Fail = "fail"
+)
+
+// Check is one line of the report: {id, status, message, fix}.
+type Check struct {
+	ID      string  `json:"id"`
+	Status  string  `json:"status"`
+	Message string  `json:"message"`
+	Fix     *string `json:"fix"`
+}
+
+// Report is doctor's result: {ok, checks}; ok is false when a check fails.
+type Report struct {
+	OK     bool    `json:"ok"`
+	Checks []Check `json:"checks"`
+}
+
+func ok(id, format string, args ...any) Check {
+	return Check{ID: id, Status: OK, Message: fmt.Sprintf(format, args...)}
+}
+
+func bad(id, status, fix, format string, args ...any) Check {
+	return Check{ID: id, Status: status, Message: fmt.Sprintf(format, args...), Fix: &fix}
+}
+
+// MinGit is the oldest git the suite works with (--path-format).
+var MinGit = [3]int{2, 31, 0}
+
+// Run makes every check.
+func Run(ctx context.Context, s *state.Store) *Report {
+	r := &Report{OK: true}
+	l, st, err := s.Read()
+	r.Checks = append(r.Checks, gitVersion(ctx, s))
+	if err != nil {
+		r.Checks = append(r.Checks, bad("state.log", Fail, "check the permissions of "+s.Repo.StateDir,
+			"cannot read the log: %v", err))
+	} else {
+		r.Checks = append(r.Checks, refsCheck(ctx, s, st), mirror(ctx, s), claudeRewind(st), logCheck(s, l),
+			lockCheck(s), rollbackCheck(s, st))
+	}
+	for _, c := range r.Checks {
+		if c.Status == Fail {
+			r.OK = false
+		}
+	}
+	return r
+}
+
+var versionRE = regexp.MustCompile(`git version (\d+)\.(\d+)(?:\.(\d+))?`)
+
+func gitVersion(ctx context.Context, s *state.Store) Check {
+	const id = "checkpoints.git"
+	fix := "install git 2.31 or newer with your system's update command (apt-get install git, brew upgrade git)"
+	out, err := s.Repo.Git.Run(ctx, "version")
+	if err != nil {
+		return bad(id, Fail, fix, "git does not run: %v", err)
+	}
+	m := versionRE.FindStringSubmatch(string(out))
+	if m == nil {
+		return bad(id, Warn, fix, "cannot read git's version from %q", strings.TrimSpace(string(out)))
+	}
+	var v [3]int
+	for i := 0; i < 3; i++ {
+		v[i], _ = strconv.Atoi(m[i+1])
+	}
+	for i := 0; i < 3; i++ {
+		if v[i] != MinGit[i] {
+			if v[i] < MinGit[i] {
+				return bad(id, Fail, fix, "git %d.%d.%d is older than 2.31", v[0], v[1], v[2])
+			}
+			break
+		}
+	}
+	return ok(id, "git %d.%d.%d", v[0], v[1], v[2])
+}
+
+// refsCheck compares refs/venom/checkpoints/ with the log: refs no live
+// record names, refs that moved, refs that went, and agents past
+// venom.keep (RFC 4.2, 13).
+func refsCheck(ctx context.Context, s *state.Store, st *agents.State) Check {
+	const id = "checkpoints.refs"
+	out, err := s.Repo.Git.Run(ctx, "for-each-ref", "--format=%(objectname) %(refname)", "refs/venom/checkpoints/")
+	if err != nil {
+		return bad(id, Warn, "run git for-each-ref refs/venom/checkpoints/ to see why", "cannot list the refs: %v", err)
+	}
+	have := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if oid, name, found := strings.Cut(line, " "); found {
+			have[name] = oid
+		}
+	}
+	var orphans, moved, gone, over, fixes []string
+	named := map[string]bool{}
+	for _, aid := range st.Order {
+		a := st.Agents[aid]
+		counted := 0
+		for _, c := range a.Checkpoints {
+			if !c.Live() || len(c.Repos) == 0 {
+				continue
+			}
+			if c.Reason != "manual" && c.Reason != "pre_rollback" {
+				counted++
+			}
+			name := ids.RefName(a.ID, c.N)
+			named[name] = true
+			switch oid, found := have[name]; {
+			case !found:
+				gone = append(gone, a.ID+"/"+c.Checkpoint)
+			case oid != c.Repos[0].Commit:
+				moved = append(moved, name)
+				fixes = append(fixes, fmt.Sprintf("git update-ref %s %s %s", name, c.Repos[0].Commit, oid))
+			}
+		}
+		if a.State != agents.Archived && counted > s.Config.Keep {
+			over = append(over, fmt.Sprintf("%s has %d", a.ID, counted))
+			fixes = append(fixes, "git venom-checkpoint prune --agent="+a.ID)
+		}
+	}
+	for name, oid := range have {
+		if !named[name] {
+			orphans = append(orphans, name)
+			fixes = append(fixes, fmt.Sprintf("git update-ref -d %s %s", name, oid))
+		}
+	}
+	sort.Strings(orphans)
+	var problems []string
+	if len(orphans) > 0 {
+		problems = append(problems, fmt.Sprintf("%d no log record names: %s", len(orphans), strings.Join(orphans, ", ")))
+	}
+	if len(moved) > 0 {
+		problems = append(problems, fmt.Sprintf("%d no longer hold the logged commit: %s", len(moved), strings.Join(moved, ", ")))
+	}
+	if len(over) > 0 {
+		problems = append(problems, fmt.Sprintf("more than venom.keep (%d): %s", s.Config.Keep, strings.Join(over, ", ")))
+	}
+	if len(problems) == 0 && len(gone) == 0 {
+		return ok(id, "%d refs, each named by the log", len(have))
+	}
+	if len(gone) > 0 {
+		problems = append(problems, fmt.Sprintf("%d logged checkpoints lost their ref and cannot be used: %s",
+			len(gone), strings.Join(gone, ", ")))
+	}
+	fix := strings.Join(uniq(fixes), "; ")
+	if fix == "" {
+		fix = "nothing can bring a lost ref back; the checkpoint stays not_found"
+	}
+	return bad(id, Warn, fix, "%d refs; %s", len(have), strings.Join(problems, "; "))
+}
+
+func uniq(list []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range list {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// mirror warns about a remote with mirror set: git push would send
+// refs/venom/ along, untracked files included (RFC 5.1).
+func mirror(ctx context.Context, s *state.Store) Check {
+	const id = "checkpoints.mirror"
+	out, err := s.Repo.Git.Run(ctx, "config", "--bool", "--get-regexp", `^remote\..*\.mirror$`)
+	if err != nil {
+		return ok(id, "no remote has mirror set")
+	}
+	var names, fixes []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		key, val, _ := strings.Cut(line, " ")
+		if val != "true" {
+			continue
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(key, "remote."), ".mirror")
+		names = append(names, name)
+		fixes = append(fixes, "git config --unset remote."+name+".mirror")
+	}
+	if len(names) == 0 {
+		return ok(id, "no remote has mirror set")
+	}
+	return bad(id, Warn, strings.Join(fixes, "; "),
+		"remote %s has mirror set: a push would send the checkpoints, untracked files included",
+		strings.Join(names, ", "))
+}
+
+// claudeRewind warns when claude-code rewind is withheld because an agent's
+// Claude Code is newer than the version whose rewind was tested (CONTRACT
+// 8.14). It reads the version the hooks record on each turn.
+func claudeRewind(st *agents.State) Check {
+	const id = "harness.claude-code.rewind"
+	var seen, newer []string
+	for _, a := range st.Active() {
+		if a.Harness != "claude-code" {
+			continue
+		}
+		v := ""
+		for i := len(a.Turns) - 1; i >= 0 && v == ""; i-- {
+			v = a.Turns[i].Version
+		}
+		seen = append(seen, a.ID)
+		if v != "" && claude.Newer(v, claude.TestedVersion) {
+			newer = append(newer, fmt.Sprintf("%s runs %s", a.ID, v))
+		}
+	}
+	if len(seen) == 0 {
+		return ok(id, "no claude-code agent")
+	}
+	if len(newer) == 0 {
+		return ok(id, "rewind declared for %s (tested up to %s)", strings.Join(seen, ", "), claude.TestedVersion)
+	}
+	return bad(id, Warn, "update git-venom, whose newer release may have tested this version; meanwhile roll back with --restore=files",
+		"rewind is withheld: %s, newer than the tested %s", strings.Join(newer, ", "), claude.TestedVersion)
+}
+
+func logCheck(s *state.Store, l *journal.Log) Check {
+	const id = "state.log"
+	if l.Torn() {
+		return bad(id, Warn, "git venom-checkpoint prune (any command that writes cuts it)",
+			"the log ends in a torn line left by a crash, after seq %d; it is ignored", l.LastSeq())
+	}
+	return ok(id, "%d records", l.LastSeq())
+}
+
+// lockCheck reports a holder record whose process is gone. The lock itself
+// is flock(2), released by the kernel, so such a record never blocks
+// anyone; it says a command died while holding it.
+func lockCheck(s *state.Store) Check {
+	const id = "state.lock"
+	h, err := lock.ReadHolder(s.Repo.Lock)
+	if err != nil || h.PID == 0 {
+		return ok(id, "free")
+	}
+	if !lock.IsFree(s.Repo.Lock) {
+		return ok(id, "held by %s", h)
+	}
+	host, _ := os.Hostname()
+	if h.Hostname == host && alive(h.PID) {
+		return ok(id, "free")
+	}
+	return bad(id, Warn, "nothing to run: the lock is free, and the next command clears the record",
+		"the lock names %s, which is gone: it died while holding the lock", h)
+}
+
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
+}
+
+// rollbackCheck fails on a rollback that started and never ended while no
+// command holds the lock: the tree is in an unknown state (RFC 7.6).
+func rollbackCheck(s *state.Store, st *agents.State) Check {
+	const id = "state.rollback"
+	var open []*agents.Agent
+	for _, aid := range st.Order {
+		if a := st.Agents[aid]; a.OpenRollback != nil {
+			open = append(open, a)
+		}
+	}
+	if len(open) == 0 {
+		return ok(id, "no unfinished rollback")
+	}
+	if !lock.IsFree(s.Repo.Lock) {
+		return ok(id, "a rollback of %s is running", open[0].ID)
+	}
+	var names, fixes []string
+	for _, a := range open {
+		names = append(names, fmt.Sprintf("%s to %s (safety %s)", a.ID, a.OpenRollback.Checkpoint, a.OpenRollback.Safety))
+		fixes = append(fixes, fmt.Sprintf("git venom-diff --agent=%s %s, then if needed git venom-rollback --agent=%s --checkpoint=%s --restore=files --dry-run",
+			a.ID, a.OpenRollback.Safety, a.ID, a.OpenRollback.Safety))
+	}
+	return bad(id, Fail, "git venom-checkpoint prune records it as failed.rollback_interrupted; then "+strings.Join(fixes, "; "),
+		"a rollback was interrupted, and its trees are in an unknown state: %s", strings.Join(names, ", "))
+}

@@ -189,6 +189,7 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 		gitlinks[p] = true
 	}
 	modified := map[string]bool{}
+	sparse := newSparseArea(b.flagged)
 	add := func(c change) {
 		if c.untracked {
 			additions = append(additions, c.path)
@@ -197,6 +198,9 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 		}
 	}
 	for _, c := range changes {
+		if sparse.outside(c.path, c.untracked) {
+			continue
+		}
 		full := filepath.Join(r.Top, c.path)
 		if len(c.submodule) == 4 && c.submodule[2] == 'M' {
 			modified[c.path] = true

@@ -69,14 +69,13 @@ func Open(ctx context.Context, dir string, environ []string) (*Repo, error) {
 		return nil, errcode.Newf(errcode.UnsupportedCheckpointNoRepo, nil, "not inside a working tree")
 	}
 	top := lines[5]
+	// --git-path index honours GIT_INDEX_FILE as git reads it: a relative
+	// value is relative to the top level, not to the current folder.
 	p := Paths{
 		Top:       canonical(top),
 		GitDir:    canonical(lines[1]),
 		CommonDir: canonical(lines[2]),
 		Index:     lines[3],
-	}
-	if idx := indexFileFromEnv(environ); idx != "" {
-		p.Index = idx
 	}
 	p.StateDir = filepath.Join(p.CommonDir, "venom")
 	p.Log = filepath.Join(p.StateDir, "log.jsonl")
@@ -174,18 +173,6 @@ func withoutRepoVars(environ []string) []string {
 	return out
 }
 
-func indexFileFromEnv(environ []string) string {
-	for _, kv := range environ {
-		if v, ok := strings.CutPrefix(kv, "GIT_INDEX_FILE="); ok && v != "" {
-			if abs, err := filepath.Abs(v); err == nil {
-				return abs
-			}
-			return v
-		}
-	}
-	return ""
-}
-
 // checkEnvironment refuses variables that would send objects to another
 // store: a capture written there would be lost to this repository.
 func checkEnvironment(environ []string) error {
@@ -199,3 +186,4 @@ func checkEnvironment(environ []string) error {
 	}
 	return nil
 }
+

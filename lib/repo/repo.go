@@ -77,6 +77,9 @@ func Open(ctx context.Context, dir string, environ []string) (*Repo, error) {
 		CommonDir: canonical(lines[2]),
 		Index:     lines[3],
 	}
+	if err := checkSelection(ctx, user, environ, p); err != nil {
+		return nil, err
+	}
 	p.StateDir = filepath.Join(p.CommonDir, "venom")
 	p.Log = filepath.Join(p.StateDir, "log.jsonl")
 	p.Lock = filepath.Join(p.StateDir, "lock")
@@ -187,3 +190,109 @@ func checkEnvironment(environ []string) error {
 	return nil
 }
 
+// checkSelection refuses a repository that git's environment selects
+// ambiguously (CONTRACT 8.22): harnesses and editors leak GIT_* variables
+// into the shells agents run, and a capture into the wrong repository, or a
+// rollback through the wrong index, must never happen. Git's own meaning is
+// kept wherever it is unambiguous: an explicit GIT_DIR with GIT_WORK_TREE or
+// core.worktree, GIT_DIR=.git at the top level as git's hooks have it, and an
+// index file outside any other repository.
+func checkSelection(ctx context.Context, user *gitcli.Runner, environ []string, p Paths) error {
+	gitDir, workTree := envValue(environ, "GIT_DIR"), envValue(environ, "GIT_WORK_TREE")
+	refuse := func(name, format string, args ...any) error {
+		return errcode.Newf(errcode.UnsupportedEnvironment, map[string]string{"variable": name}, format, args...).
+			Hint("unset %s, or set GIT_DIR and GIT_WORK_TREE together, and run the command again", name)
+	}
+	if v := envValue(environ, "GIT_COMMON_DIR"); v != "" && canonical(naturalCommonDir(p.GitDir)) != p.CommonDir {
+		return refuse("GIT_COMMON_DIR", "GIT_COMMON_DIR names %s, which is not the common dir of %s", v, p.GitDir)
+	}
+	if v := envValue(environ, "GIT_INDEX_FILE"); v != "" {
+		if owner := enclosingGitDir(filepath.Dir(p.Index)); owner != "" && owner != p.GitDir && owner != p.CommonDir {
+			return refuse("GIT_INDEX_FILE", "GIT_INDEX_FILE names an index of another repository (%s)", owner)
+		}
+	}
+	if gitDir == "" && workTree == "" {
+		return nil
+	}
+	// What the tree is without the variables: its own repository, if any.
+	own := &gitcli.Runner{Dir: p.Top, Env: gitcli.CleanEnv(withoutRepoVars(environ))}
+	out, err := own.Run(ctx, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir")
+	var ownTop, ownGit string
+	if err == nil {
+		if l := strings.Split(strings.TrimRight(string(out), "\n"), "\n"); len(l) == 2 {
+			ownTop, ownGit = canonical(l[0]), canonical(l[1])
+		}
+	}
+	if ownTop == p.Top && ownGit != p.GitDir {
+		return refuse(firstSet(workTree, "GIT_WORK_TREE", "GIT_DIR"),
+			"git's environment selects %s for the tree %s, which is the worktree of another repository (%s)",
+			p.GitDir, p.Top, ownGit)
+	}
+	if workTree != "" {
+		return nil
+	}
+	// GIT_DIR alone makes the current folder the top level, unless the
+	// repository names its worktree.
+	if cfg, err := user.Run(ctx, "config", "--get", "core.worktree"); err == nil && strings.TrimSpace(string(cfg)) != "" {
+		return nil
+	}
+	if ownTop != p.Top || ownGit != p.GitDir {
+		return refuse("GIT_DIR", "GIT_DIR names %s, but %s is not the top level of its worktree", gitDir, p.Top)
+	}
+	return nil
+}
+
+func envValue(environ []string, name string) string {
+	v := ""
+	for _, kv := range environ {
+		if rest, ok := strings.CutPrefix(kv, name+"="); ok {
+			v = rest
+		}
+	}
+	return v
+}
+
+func firstSet(v, ifSet, otherwise string) string {
+	if v != "" {
+		return ifSet
+	}
+	return otherwise
+}
+
+// naturalCommonDir is the common dir a git dir names for itself: its
+// commondir file for a linked worktree, else itself.
+func naturalCommonDir(gitDir string) string {
+	b, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	if err != nil {
+		return gitDir
+	}
+	c := strings.TrimSpace(string(b))
+	if !filepath.IsAbs(c) {
+		c = filepath.Join(gitDir, c)
+	}
+	return c
+}
+
+// enclosingGitDir is the git dir that holds dir, or "" when none does.
+func enclosingGitDir(dir string) string {
+	for d := canonical(dir); ; d = filepath.Dir(d) {
+		if isGitDir(d) {
+			return d
+		}
+		if d == filepath.Dir(d) {
+			return ""
+		}
+	}
+}
+
+func isGitDir(d string) bool {
+	if fi, err := os.Stat(filepath.Join(d, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	for _, sub := range []string{"commondir", "objects"} {
+		if _, err := os.Stat(filepath.Join(d, sub)); err == nil {
+			return true
+		}
+	}
+	return false
+}

@@ -287,6 +287,9 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 			return nil, gitFailure("update-index", err)
 		}
 	}
+	if err := testhook.Point("capture-write-tree"); err != nil {
+		return nil, gitFailure("write-tree", err)
+	}
 	treeOut, err := on(target, nil, "write-tree")
 	if err != nil {
 		return nil, gitFailure("write-tree", err)

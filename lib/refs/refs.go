@@ -52,6 +52,9 @@ func Trailers(msg string) map[string]string {
 // Commit writes the checkpoint commit of tree, with head as its parent
 // (none on an unborn HEAD).
 func Commit(r *repo.Repo, tree, head *git.Oid, msg string, when time.Time) (*git.Oid, error) {
+	if err := testhook.Point("commit-write"); err != nil {
+		return nil, err
+	}
 	lib, err := r.Lib()
 	if err != nil {
 		return nil, err

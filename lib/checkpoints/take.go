@@ -21,6 +21,7 @@ import (
 	"github.com/git-venom/git-venom/lib/refs"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/testhook"
 )
 
 // Reasons a caller may ask for (CONTRACT §1), and the tool's own.
@@ -392,6 +393,11 @@ func Record(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Agent
 			if errors.Is(err, refs.ErrExists) {
 				continue
 			}
+			return nil, gitErr("update_ref", err)
+		}
+		// A crash here leaves a ref no record names: the next capture adopts it.
+		if err := testhook.Point("after-ref"); err != nil {
+			_ = refs.Delete(tree, a.ID, n, commit)
 			return nil, gitErr("update_ref", err)
 		}
 		rs := journal.RepoState{Repo: ".", Path: tree.Top, Commit: commit.String()}

@@ -306,6 +306,11 @@ func capture1(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Age
 		through = &id
 	}
 	midTurn := req.Reason == Manual && a.OpenTurn != nil
+	// Refs a crashed capture left are adopted first, so that the dedup
+	// compares with what they hold (RFC 4.2, 3.2).
+	if err := adoptLeftovers(tx, tree, a); err != nil {
+		return nil, err
+	}
 	if Dedups(req.Reason) {
 		if latest := a.Latest(); latest != nil && sameState(tree, latest, snap) {
 			if _, err := tx.Append(journal.CheckpointReused, journal.Reused{Agent: a.ID, Checkpoint: latest.Checkpoint,
@@ -416,6 +421,23 @@ func Record(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Agent
 			return nil, err
 		}
 		return &e, nil
+	}
+}
+
+// adoptLeftovers adopts the refs at the agent's next numbers that a crashed
+// capture left (foreign ones are left for Record to skip).
+func adoptLeftovers(tx *state.Txn, tree *repo.Repo, a *agents.Agent) error {
+	for n := a.LastCkptN + 1; ; n++ {
+		existing, err := refs.Resolve(tree, a.ID, n)
+		if err != nil {
+			return gitErr("ref", err)
+		}
+		if existing == nil {
+			return nil
+		}
+		if err := adopt(tx, tree, a, n, existing); err != nil {
+			return err
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package rollback
 import (
 	"context"
 	"os"
+	"time"
 
 	"github.com/git-venom/git-venom/lib/capture"
 	"github.com/git-venom/git-venom/lib/checkpoints"
@@ -145,7 +146,10 @@ func (r *runner) run() (*plan.Result, error) {
 	}
 	// Steps 4 and 5: the files, then HEAD.
 	ap := newApplier(r.ctx, p.Repo, tx.Store.TmpDir())
-	if err := ap.forward(p); err != nil {
+	filesStart := time.Now()
+	err = ap.forward(p)
+	testhook.Timed("rollback-files", filesStart)
+	if err != nil {
 		return nil, r.end(r.undo(ap, err), nil)
 	}
 	// Step 6: the rollback capture, never deduplicated, against the expected tree.

@@ -32,3 +32,18 @@ func Point(name string) error {
 	}
 	return nil
 }
+
+// Timed appends "name seconds" to the file VENOM_TEST_TIMINGS names, when it
+// is set: benchmarks read how long a step inside a command took.
+func Timed(name string, start time.Time) {
+	p := os.Getenv("VENOM_TEST_TIMINGS")
+	if p == "" {
+		return
+	}
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o666)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(f, "%s %.6f\n", name, time.Since(start).Seconds())
+	f.Close()
+}

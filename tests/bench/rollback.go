@@ -1,0 +1,207 @@
+package main
+
+// The rollback mode: git venom-rollback of 10, 1,000 and 10,000 changed
+// paths in one generated tree, side by side with git status and with the
+// RFC 7.4 recipe's own write step (`git checkout-index -f -z --stdin` of the
+// same paths through a temporary index), in one run:
+//
+//	go run ./tests/bench -rollback 10,1000,10000 -rollback-files 100000 -runs 5
+//
+// Reported per count, medians: status; checkout-index (the reference);
+// the rollback's file-writing step (timed inside the command); a no-change
+// capture; the dry run; the whole real call. Ratios: files step /
+// checkout-index (target <= 1.0), and real call / (checkout-index + two
+// no-change captures) (target <= 1.0).
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+var (
+	rollbackCounts = flag.String("rollback", "", "rollback mode: comma-separated counts of changed paths to roll back")
+	rollbackFiles  = flag.Int("rollback-files", 100000, "rollback mode: size of the generated repository")
+	rollbackBin    = flag.String("rollback-bin", "", "rollback mode: folder with git-venom-checkpoint and git-venom-rollback (default: build them)")
+)
+
+type rbTimes struct {
+	status, ref, files, nochange, dry, real []time.Duration
+}
+
+func runRollbackMode(p *proc, work string, runs int) error {
+	bin := *rollbackBin
+	if bin == "" {
+		bin = filepath.Join(work, "bin")
+		root, err := moduleRoot()
+		if err != nil {
+			return err
+		}
+		if _, err := (&proc{dir: root, env: os.Environ()}).cmd(nil, "go", "build", "-o", bin+"/",
+			"./git-venom-checkpoint", "./git-venom-rollback"); err != nil {
+			return err
+		}
+	}
+	var counts []int
+	for _, s := range strings.Split(*rollbackCounts, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return fmt.Errorf("bad -rollback entry %q", s)
+		}
+		counts = append(counts, n)
+	}
+	version, _ := p.line("version")
+	fmt.Printf("%s, rollback of changed paths in a %d-file tree, %d runs, medians\n", version, *rollbackFiles, runs)
+	fmt.Printf("%8s %9s %9s %9s %9s %9s %9s   %s   %s\n", "paths", "status", "co-index", "files", "capture0",
+		"dry-run", "real", "files/co-index", "real/(co-index+2*capture0)")
+	for _, n := range counts {
+		t, err := rollbackOnce(p, work, bin, n, runs)
+		if err != nil {
+			return err
+		}
+		ref, files, noch, real := median(t.ref), median(t.files), median(t.nochange), median(t.real)
+		fmt.Printf("%8d %9s %9s %9s %9s %9s %9s   %14s   %s\n", n, ms(median(t.status)), ms(ref), ms(files), ms(noch),
+			ms(median(t.dry)), ms(real), ratio(files, ref), ratio(real, ref+2*noch))
+	}
+	return nil
+}
+
+func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
+	top, err := prepare(p, work, *rollbackFiles, "")
+	if err != nil {
+		return nil, err
+	}
+	g := &proc{dir: top, git: p.git, env: p.env}
+	venom := func(name string, extra []string, args ...string) ([]byte, time.Duration, error) {
+		v := g.with(extra...)
+		start := time.Now()
+		out, err := v.cmd(nil, filepath.Join(bin, "git-venom-"+name), args...)
+		return out, time.Since(start), err
+	}
+	if _, _, err := venom("checkpoint", nil, "--agent=b", "--isolation=worktree", "--json"); err != nil {
+		return nil, err
+	}
+	out, err := g.run(nil, "ls-files", "-z")
+	if err != nil {
+		return nil, err
+	}
+	tracked := strings.Split(strings.TrimRight(string(out), "\x00"), "\x00")
+	m, err := scenario{name: fmt.Sprintf("rollback%d", n), changed: n}.bind(top, tracked)
+	if err != nil {
+		return nil, err
+	}
+	target, err := g.line("rev-parse", "refs/venom/checkpoints/b/1^{tree}")
+	if err != nil {
+		return nil, err
+	}
+	timings := filepath.Join(work, "timings")
+	t := &rbTimes{}
+	for run := 0; run < runs; run++ {
+		logf("%d paths, run %d", n, run+1)
+		if err := m.apply(); err != nil {
+			return nil, err
+		}
+		// Settle: the first capture after the change records it; the next
+		// is a no-change capture.
+		if _, _, err := venom("checkpoint", nil, "--agent=b", "--json"); err != nil {
+			return nil, err
+		}
+		_, d, err := venom("checkpoint", nil, "--agent=b", "--json")
+		if err != nil {
+			return nil, err
+		}
+		t.nochange = append(t.nochange, d)
+		start := time.Now()
+		if _, err := g.run(nil, "status", "--porcelain"); err != nil {
+			return nil, err
+		}
+		t.status = append(t.status, time.Since(start))
+		// The reference: the same paths written from a temporary index of T.
+		idx := filepath.Join(work, "ref.index")
+		_ = os.Remove(idx)
+		gi := g.with("GIT_INDEX_FILE=" + idx)
+		if _, err := gi.run(nil, "read-tree", target); err != nil {
+			return nil, err
+		}
+		var list []byte
+		for _, rel := range m.chg {
+			list = append(append(list, rel...), 0)
+		}
+		start = time.Now()
+		if _, err := gi.run(list, "checkout-index", "-f", "-z", "--stdin"); err != nil {
+			return nil, err
+		}
+		t.ref = append(t.ref, time.Since(start))
+		if err := m.apply(); err != nil {
+			return nil, err
+		}
+		out, d, err := venom("rollback", nil, "--agent=b", "--checkpoint=k1", "--restore=files", "--dry-run", "--json")
+		if err != nil {
+			return nil, err
+		}
+		t.dry = append(t.dry, d)
+		var dry struct {
+			Plan string `json:"plan"`
+		}
+		if err := json.Unmarshal(out, &dry); err != nil {
+			return nil, err
+		}
+		_ = os.Remove(timings)
+		if _, d, err = venom("rollback", []string{"VENOM_TEST_TIMINGS=" + timings}, "--agent=b", "--checkpoint=k1",
+			"--restore=files", "--plan="+dry.Plan, "--json"); err != nil {
+			return nil, err
+		}
+		t.real = append(t.real, d)
+		f, err := readTiming(timings, "rollback-files")
+		if err != nil {
+			return nil, err
+		}
+		t.files = append(t.files, f)
+		// The rollback must have put T back.
+		if st, err := g.line("status", "--porcelain"); err != nil || st != "" {
+			return nil, fmt.Errorf("after the rollback of %d paths the tree is not clean: %v %q", n, err, st)
+		}
+	}
+	return t, nil
+}
+
+func readTiming(path, name string) (time.Duration, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, _ := strings.Cut(sc.Text(), " ")
+		if k == name {
+			s, err := strconv.ParseFloat(v, 64)
+			return time.Duration(s * float64(time.Second)), err
+		}
+	}
+	return 0, fmt.Errorf("no %s timing in %s", name, path)
+}
+
+// moduleRoot is the folder of go.mod, from the working directory up.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}

@@ -149,3 +149,17 @@ func jsonOf(t *testing.T, v any) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+// TestRollback_NothingBeforeTheSafetyCheckpoint: invariant 2. When the
+// safety checkpoint cannot be made, the rollback fails with nothing changed.
+func TestRollback_NothingBeforeTheSafetyCheckpoint(t *testing.T) {
+	t.Parallel()
+	env := failEnv(t)
+	snap := env.Snapshot()
+	refs := env.Git("for-each-ref", "refs/venom")
+	env.RollbackFails([]string{"VENOM_TEST_FAIL_AT=ref-create"}, 1, "failed.checkpoint_git", "--checkpoint=k1", "--restore=files")
+	env.AssertUntouched(t, snap)
+	require.Equal(t, refs, env.Git("for-each-ref", "refs/venom"))
+	require.Len(t, env.Records("rollback.started"), 0)
+	require.Len(t, env.Records("rollback.ended"), 0)
+}

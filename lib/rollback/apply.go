@@ -236,27 +236,19 @@ func (ap *applier) restoreIndex() error {
 
 // expectedTree is S with each file of the plan made T's (RFC 7.4 step 6).
 func (ap *applier) expectedTree(p *plan.Plan) (string, error) {
-	idx := ap.tempIndex()
-	defer os.Remove(idx)
-	env := []string{"GIT_INDEX_FILE=" + idx}
-	if _, err := ap.r.Git.RunCall(ap.ctx, gitcli.Call{Env: env}, "read-tree", p.STree); err != nil {
+	lib, err := ap.r.Lib()
+	if err != nil {
 		return "", err
 	}
-	var info bytes.Buffer
+	var edits []entry
 	for _, c := range p.Files() {
-		if c.TMode == 0 {
-			fmt.Fprintf(&info, "0 %s\t%s\x00", strings.Repeat("0", 40), c.Path)
-		} else {
-			fmt.Fprintf(&info, "%o %s\t%s\x00", c.TMode, c.TOid, c.Path)
-		}
+		edits = append(edits, entry{c.Path, c.TMode, c.TOid})
 	}
-	if info.Len() > 0 {
-		if _, err := ap.r.Git.RunCall(ap.ctx, gitcli.Call{Env: env, Stdin: &info}, "update-index", "-z", "--index-info"); err != nil {
-			return "", err
-		}
+	id, err := editTree(lib, p.Snapshot.Tree, edits)
+	if err != nil {
+		return "", err
 	}
-	out, err := ap.r.Git.RunCall(ap.ctx, gitcli.Call{Env: env}, "write-tree")
-	return strings.TrimSpace(string(out)), err
+	return id.String(), nil
 }
 
 // undo runs the recipe back to S after a failure (RFC 7.6) and checks S's

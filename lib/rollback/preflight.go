@@ -75,8 +75,10 @@ func Validate(req *Request) error {
 
 // preflight runs RFC 7.1's checks in CONTRACT 8.4's order, up to HEAD;
 // outside edits come with the plan, after the capture. held says the caller
-// holds the lock (a rollback left open is then settled already).
-func preflight(ctx context.Context, s *state.Store, st *agents.State, req *Request, held bool) (*checked, error) {
+// holds the lock (a rollback left open is then settled already); quick
+// stops after the checks that need no git, for a real call's first look
+// before it waits for the lock.
+func preflight(ctx context.Context, s *state.Store, st *agents.State, req *Request, held, quick bool) (*checked, error) {
 	id, err := st.Resolve(req.Agent)
 	if err != nil {
 		return nil, err
@@ -137,6 +139,9 @@ func preflight(ctx context.Context, s *state.Store, st *agents.State, req *Reque
 	if len(live) > 0 {
 		return nil, errcode.Newf(errcode.ConflictTreeShared, map[string]any{"agents": live},
 			"an agent sharing the tree of %s is live", a.ID)
+	}
+	if quick {
+		return &checked{agent: a, target: target, guarded: guarded}, nil
 	}
 	tree, err := checkpoints.TreeOf(ctx, s, a)
 	if err != nil {

@@ -27,7 +27,7 @@ func DryRun(ctx context.Context, s *state.Store, req Request) (*plan.Plan, error
 	if err != nil {
 		return nil, err
 	}
-	c, err := preflight(ctx, s, st, &req, false)
+	c, err := preflight(ctx, s, st, &req, false, false)
 	if err != nil {
 		return nil, err
 	}
@@ -60,10 +60,8 @@ func Run(ctx context.Context, s *state.Store, req Request) (*plan.Result, error)
 	if err != nil {
 		return nil, err
 	}
-	if c, err := preflight(ctx, s, st, &req, false); err != nil {
+	if _, err := preflight(ctx, s, st, &req, false, true); err != nil {
 		return nil, err
-	} else {
-		c.free(s)
 	}
 	lockCtx, cancel := context.WithTimeout(ctx, s.Config.Timeout)
 	defer cancel()
@@ -74,7 +72,7 @@ func Run(ctx context.Context, s *state.Store, req Request) (*plan.Result, error)
 	defer tx.End()
 
 	// Step 1: repeat the preflight and the capture, and compare the plans.
-	c, err := preflight(ctx, s, tx.State, &req, true)
+	c, err := preflight(ctx, s, tx.State, &req, true, false)
 	if err != nil {
 		return nil, err
 	}

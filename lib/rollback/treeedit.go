@@ -1,0 +1,101 @@
+package rollback
+
+import (
+	"strings"
+
+	git "github.com/libgit2/git2go/v34"
+)
+
+// editTree returns base with each path set to its entry, or removed when
+// the entry's mode is 0 (RFC 7.4 step 6's expected tree). Only the folders
+// on the edited paths are rebuilt, in process: a 100,000-file tree costs
+// what its edits cost, not a read-tree of it.
+func editTree(repo *git.Repository, base *git.Oid, edits []entry) (*git.Oid, error) {
+	m := map[string]entry{}
+	for _, e := range edits {
+		m[e.path] = e
+	}
+	id, _, err := editLevel(repo, base, m)
+	return id, err
+}
+
+// editLevel rebuilds one folder; it reports whether the folder came out empty.
+func editLevel(repo *git.Repository, id *git.Oid, edits map[string]entry) (*git.Oid, bool, error) {
+	var tree *git.Tree
+	var tb *git.TreeBuilder
+	var err error
+	if id != nil {
+		if tree, err = repo.LookupTree(id); err != nil {
+			return nil, false, err
+		}
+		defer tree.Free()
+		tb, err = repo.TreeBuilderFromTree(tree)
+	} else {
+		tb, err = repo.TreeBuilder()
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer tb.Free()
+	names := map[string]bool{}
+	if tree != nil {
+		for i := uint64(0); i < tree.EntryCount(); i++ {
+			names[tree.EntryByIndex(i).Name] = true
+		}
+	}
+	direct := map[string]entry{}
+	sub := map[string]map[string]entry{}
+	for p, e := range edits {
+		if dir, rest, ok := strings.Cut(p, "/"); ok {
+			if sub[dir] == nil {
+				sub[dir] = map[string]entry{}
+			}
+			sub[dir][rest] = e
+		} else {
+			direct[p] = e
+		}
+	}
+	for name, e := range direct {
+		if e.mode == 0 && names[name] {
+			_ = tb.Remove(name)
+			delete(names, name)
+		}
+	}
+	for dir, es := range sub {
+		var child *git.Oid
+		if tree != nil {
+			if te := tree.EntryByName(dir); te != nil && te.Filemode == git.FilemodeTree {
+				child = te.Id
+			}
+		}
+		if names[dir] {
+			_ = tb.Remove(dir)
+			delete(names, dir)
+		}
+		newID, empty, err := editLevel(repo, child, es)
+		if err != nil {
+			return nil, false, err
+		}
+		if !empty {
+			if err := tb.Insert(dir, newID, git.FilemodeTree); err != nil {
+				return nil, false, err
+			}
+			names[dir] = true
+		}
+	}
+	for name, e := range direct {
+		if e.mode == 0 {
+			continue
+		}
+		oid, err := git.NewOid(e.oid)
+		if err != nil {
+			return nil, false, err
+		}
+		if err := tb.Insert(name, oid, git.Filemode(e.mode)); err != nil {
+			return nil, false, err
+		}
+		names[name] = true
+	}
+	out, err := tb.Write()
+	return out, len(names) == 0, err
+}

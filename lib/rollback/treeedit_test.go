@@ -1,0 +1,77 @@
+package rollback
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	git "github.com/libgit2/git2go/v34"
+	"github.com/stretchr/testify/require"
+)
+
+func gitIn(t *testing.T, dir, stdin string, env []string, args ...string) string {
+	t.Helper()
+	c := exec.Command("git", args...)
+	c.Dir = dir
+	c.Env = append(os.Environ(), env...)
+	c.Stdin = strings.NewReader(stdin)
+	out, err := c.CombinedOutput()
+	require.NoError(t, err, "git %v: %s", args, out)
+	return strings.TrimSpace(string(out))
+}
+
+// TestEditTree checks editTree against git's own index edit of the same
+// tree: read-tree, update-index --index-info, write-tree.
+func TestEditTree(t *testing.T) {
+	dir := t.TempDir()
+	gitIn(t, dir, "", nil, "init", "-q")
+	for _, f := range []string{"a.txt", "d/x.txt", "d/e/y.txt", "d/e/z.txt", "f", "g/only.txt", "h/i/j/k.txt"} {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte(f+"\n"), 0o644))
+	}
+	gitIn(t, dir, "", nil, "add", "-A")
+	base := gitIn(t, dir, "", nil, "write-tree")
+	blob := gitIn(t, dir, "new content\n", nil, "hash-object", "-w", "--stdin")
+	edits := []entry{
+		{"a.txt", 0o100755, blob},        // mode change
+		{"d/e/y.txt", 0, ""},             // delete
+		{"d/e/new.txt", 0o100644, blob},  // create in an existing folder
+		{"f", 0, ""},                     // a file becomes a folder
+		{"f/inside.txt", 0o100644, blob}, //
+		{"g/only.txt", 0, ""},            // a folder becomes a file
+		{"g", 0o120000, blob},            //
+		{"h/i/j/k.txt", 0, ""},           // a deep folder empties
+		{"n/m/new.txt", 0o100644, blob},  // new folders
+	}
+	var info strings.Builder
+	for _, e := range edits {
+		if e.mode == 0 {
+			fmt.Fprintf(&info, "0 %s\t%s\x00", strings.Repeat("0", 40), e.path)
+		} else {
+			fmt.Fprintf(&info, "%o %s\t%s\x00", e.mode, e.oid, e.path)
+		}
+	}
+	idx := []string{"GIT_INDEX_FILE=" + filepath.Join(dir, "tmp.index")}
+	gitIn(t, dir, "", idx, "read-tree", base)
+	gitIn(t, dir, info.String(), idx, "update-index", "-z", "--index-info")
+	want := gitIn(t, dir, "", idx, "write-tree")
+
+	repo, err := git.OpenRepository(dir)
+	require.NoError(t, err)
+	defer repo.Free()
+	baseID, _ := git.NewOid(base)
+	got, err := editTree(repo, baseID, edits)
+	require.NoError(t, err)
+	require.Equal(t, want, got.String())
+	// Removing everything gives the empty tree.
+	all := []entry{}
+	for _, f := range strings.Split(gitIn(t, dir, "", nil, "ls-tree", "-r", "--name-only", base), "\n") {
+		all = append(all, entry{f, 0, ""})
+	}
+	got, err = editTree(repo, baseID, all)
+	require.NoError(t, err)
+	require.Equal(t, "4b825dc642cb6eb9a060e54bf8d69288fbee4904", got.String())
+}

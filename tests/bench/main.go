@@ -47,12 +47,6 @@ func main() {
 	if err := os.MkdirAll(*work, 0o755); err != nil {
 		fatal(err)
 	}
-	if *rollbackCounts != "" {
-		if err := runRollbackMode(&proc{git: *gitPath, env: baseEnv(), dir: *work}, *work, *runs); err != nil {
-			fatal(err)
-		}
-		return
-	}
 	strategies, err := pick(*only, *full, *venom)
 	if err != nil {
 		fatal(err)

@@ -25,11 +25,42 @@ import (
 	"time"
 )
 
+// The mode has its own flag set, read in init, so that it needs nothing
+// from main.go (whose flags serve the capture benchmark).
 var (
-	rollbackCounts = flag.String("rollback", "", "rollback mode: comma-separated counts of changed paths to roll back")
-	rollbackFiles  = flag.Int("rollback-files", 100000, "rollback mode: size of the generated repository")
-	rollbackBin    = flag.String("rollback-bin", "", "rollback mode: folder with git-venom-checkpoint and git-venom-rollback (default: build them)")
+	rollbackCounts *string
+	rollbackFiles  *int
+	rollbackBin    *string
 )
+
+func init() {
+	selected := false
+	for _, a := range os.Args[1:] {
+		if a == "-rollback" || a == "--rollback" || strings.HasPrefix(a, "-rollback=") || strings.HasPrefix(a, "--rollback=") {
+			selected = true
+		}
+	}
+	if !selected {
+		return
+	}
+	fs := flag.NewFlagSet("bench -rollback", flag.ExitOnError)
+	rollbackCounts = fs.String("rollback", "10,1000,10000", "comma-separated counts of changed paths to roll back")
+	rollbackFiles = fs.Int("rollback-files", 100000, "size of the generated repository")
+	rollbackBin = fs.String("rollback-bin", "", "folder with git-venom-checkpoint and git-venom-rollback (default: build them)")
+	work := fs.String("work", filepath.Join(os.TempDir(), "git-venom-bench"), "directory for cached repositories and the working copy")
+	runs := fs.Int("runs", 5, "timed runs per count")
+	gitPath := fs.String("git", "git", "git binary")
+	verb := fs.Bool("v", false, "log progress on stderr")
+	_ = fs.Parse(os.Args[1:])
+	verbose = *verb
+	if err := os.MkdirAll(*work, 0o755); err != nil {
+		fatal(err)
+	}
+	if err := runRollbackMode(&proc{git: *gitPath, env: baseEnv(), dir: *work}, *work, *runs); err != nil {
+		fatal(err)
+	}
+	os.Exit(0)
+}
 
 type rbTimes struct {
 	status, ref, files, nochange, dry, real []time.Duration

@@ -2,10 +2,14 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
+	"testing"
 
 	"github.com/stretchr/testify/require"
 )
@@ -91,4 +95,68 @@ func (e *Env) Transcript(session, upTo string) string {
 	p := filepath.Join(dir, session+".jsonl")
 	require.NoError(e.t, os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
 	return p
+}
+
+// codexDouble builds tests/codexdouble once, as "codex" in a folder of its own.
+var codexDouble = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "venom-codexdouble-")
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "codex"), "./tests/codexdouble")
+	cmd.Dir = repoRoot()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the codex double: %v\n%s", err, out)
+	}
+	return dir, nil
+})
+
+// UseCodexDouble puts the protocol double first on PATH as codex, with
+// CODEX_HOME in the test's home and the given threads (id -> turn ids).
+func (e *Env) UseCodexDouble(threads map[string][]string) string {
+	e.t.Helper()
+	dir, err := codexDouble()
+	require.NoError(e.t, err)
+	home := filepath.Join(e.Home, ".codex")
+	require.NoError(e.t, os.MkdirAll(home, 0o755))
+	b, err := json.Marshal(map[string]any{"threads": threads})
+	require.NoError(e.t, err)
+	require.NoError(e.t, os.WriteFile(filepath.Join(home, "double.json"), b, 0o644))
+	e.Extra = append(e.Extra, "PATH="+dir+":"+binDir+":"+gitDir+":/usr/local/bin:/usr/bin:/bin", "CODEX_HOME="+home)
+	return home
+}
+
+// envFile reads a recorded environment (NAME=value lines).
+func envFile(t *testing.T, rel string) []string {
+	b, err := os.ReadFile(filepath.Join(hookData, rel))
+	require.NoError(t, err)
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if strings.Contains(l, "=") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Rewound is the conversation member of a real rollback, with the members
+// a rewind adds.
+type Rewound struct {
+	Conversation struct {
+		Rewinds        bool     `json:"rewinds"`
+		ThroughTurn    *string  `json:"through_turn"`
+		Drops          []string `json:"drops"`
+		HarnessSession string   `json:"harness_session"`
+		Resume         []string `json:"resume"`
+	} `json:"conversation"`
+}
+
+// RollbackConv runs the dry run and the real call and decodes the
+// conversation member.
+func (e *Env) RollbackConv(args ...string) Rewound {
+	e.t.Helper()
+	plan := e.DryRun(args...).Plan
+	var res Rewound
+	e.Venom("rollback", append(append([]string{}, args...), "--plan="+plan, "--json")...).OK(e.t).JSON(e.t, &res)
+	return res
 }

@@ -28,6 +28,9 @@ type Request struct {
 	DryRun bool
 	Plan   string
 	Caller caller.Caller
+	// Materialize writes a claude-code rewind's forked session at once
+	// (conversation.Options); it is not part of the plan.
+	Materialize bool
 }
 
 // checked is what preflight found.

@@ -91,7 +91,7 @@ func Run(ctx context.Context, s *state.Store, req Request) (*plan.Result, error)
 			"the tree, HEAD or a choice differs from plan %s; run the dry run again", req.Plan).
 			Hint("the new dry run shows the current plan; quote it only after a person has seen it")
 	}
-	r := &runner{ctx: ctx, tx: tx, p: p, snap: snap}
+	r := &runner{ctx: ctx, tx: tx, p: p, snap: snap, conv: conversation.Options{Materialize: req.Materialize}}
 	return r.run()
 }
 
@@ -102,6 +102,7 @@ type runner struct {
 	p      *plan.Plan
 	snap   *capture.Snapshot
 	safety string
+	conv   conversation.Options
 }
 
 func (r *runner) run() (*plan.Result, error) {
@@ -133,7 +134,7 @@ func (r *runner) run() (*plan.Result, error) {
 		if p.Target.ThroughTurn == nil {
 			binding = &journal.Binding{Agent: a.ID}
 		} else {
-			rw, err := conversation.Rewind(r.ctx, tx.Store, a, a.Turn(*p.Target.ThroughTurn))
+			rw, err := conversation.RewindWith(r.ctx, tx.Store, a, a.Turn(*p.Target.ThroughTurn), r.conv)
 			if err != nil {
 				return nil, r.end(errcode.From(err, errcode.FailedInternal), nil)
 			}

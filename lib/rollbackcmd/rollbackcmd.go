@@ -6,6 +6,8 @@ import (
 	"github.com/git-venom/git-venom/lib/caller"
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
+	_ "github.com/git-venom/git-venom/lib/harness/claude" // registers the rewind adapters
+	_ "github.com/git-venom/git-venom/lib/harness/codex"
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/rollback"
 )
@@ -20,6 +22,9 @@ type CLI struct {
 	KeepHead   bool   `name:"keep-head" help:"Restore the files and leave HEAD where it is."`
 	DryRun     bool   `name:"dry-run" help:"Say what would change, and return the plan the real call must quote."`
 	Plan       string `name:"plan" help:"The plan from the dry run."`
+	// Materialize is for claude-code, whose interactive --resume ignores
+	// --resume-session-at (tests/testdata/hooks/claude).
+	Materialize bool `name:"materialize" help:"claude-code: write the rewound session now, so that an interactive claude --resume opens it."`
 }
 
 // New returns the grammar.
@@ -30,7 +35,8 @@ func (c *CLI) request(env *cli.Env) rollback.Request {
 		Agent:   c.Agent,
 		Options: plan.Options{Checkpoint: c.Checkpoint, Restore: c.Restore, Outside: c.Outside, KeepHead: c.KeepHead},
 		DryRun:  c.DryRun, Plan: c.Plan,
-		Caller: caller.Detect(env.Getenv),
+		Caller:      caller.Detect(env.Getenv),
+		Materialize: c.Materialize,
 	}
 }
 

@@ -42,21 +42,13 @@ func NewEnv(t *testing.T) *Env {
 // NewBareEnv makes an empty repository with no commit.
 func NewBareEnv(t *testing.T) *Env {
 	t.Helper()
-	root := t.TempDir()
-	root, _ = filepath.EvalSymlinks(root)
+	root := trashDir(t)
 	env := &Env{t: t, Root: root, Dir: filepath.Join(root, "repo"), Home: filepath.Join(root, "home")}
 	require.NoError(t, os.MkdirAll(env.Home, 0o755))
 	require.NoError(t, os.MkdirAll(env.Dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(env.Home, ".gitconfig"),
 		[]byte("[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644))
 	env.Git("init", "-q")
-	if os.Getenv("VENOM_KEEP_TRASH") != "" {
-		t.Cleanup(func() {
-			if t.Failed() {
-				t.Logf("kept %s", root)
-			}
-		})
-	}
 	return env
 }
 

@@ -152,8 +152,11 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 		}
 	}
 
+	// Submodules: only their commits. Asking status whether they are dirty
+	// would run git status in each, which rewrites their own index, the
+	// user's; listGitlinks asks without optional locks instead.
 	out, err := on(b.idx, nil, "status", "--porcelain=v2", "-z", "--no-renames", "--untracked-files=all",
-		"--ignore-submodules=none")
+		"--ignore-submodules=dirty")
 	if err != nil {
 		return nil, gitFailure("status", err)
 	}
@@ -165,7 +168,8 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 		return nil, gitFailure("status", err)
 	}
 	var sig string
-	if b.persistent {
+	// A submodule's dirtiness is not in status's output: no memo then.
+	if b.persistent && len(userLinks) == 0 {
 		sig = scanSignature(r.Top, out, changes, lim)
 		if sig != "" && sig == b.memo.Sig {
 			if snap, err := b.memo.snapshot(r); err == nil {
@@ -510,7 +514,7 @@ func listGitlinks(ctx context.Context, r *repo.Repo, snap *Snapshot, links map[s
 		}
 		recorded, known := userLinks[p]
 		d := modified[p] || (known && recorded != e.Id.String())
-		if !known && !d {
+		if !d {
 			d = nestedHasChanges(ctx, r, p)
 		}
 		sm := paths.FixSubmodule(journal.Submodule{Path: p, Commit: e.Id.String(), Dirty: d})
@@ -527,7 +531,10 @@ func nestedHasChanges(ctx context.Context, r *repo.Repo, p string) bool {
 		return false
 	}
 	nested := repo.New(repo.Paths{Top: dir, GitDir: nestedGitDir(dir)}, r.Git.Env)
-	out, err := nested.Git.Run(ctx, "status", "--porcelain", "--untracked-files=no", "--ignore-submodules=all")
+	// No optional locks: the nested repository's index is its user's, and
+	// a refreshing status would rewrite it.
+	out, err := nested.Git.RunCall(ctx, gitcli.Call{Env: []string{"GIT_OPTIONAL_LOCKS=0"}},
+		"status", "--porcelain", "--untracked-files=no", "--ignore-submodules=all")
 	return err == nil && len(bytes.TrimSpace(out)) > 0
 }
 

@@ -79,7 +79,10 @@ case ":$PATH:" in
   *":$prefix/bin:"*) ;;
   *) echo "install.sh: add $prefix/bin to PATH" ;;
 esac
-if command -v man >/dev/null 2>&1 && ! PATH="$prefix/bin:$PATH" man -w git-venom-checkpoint >/dev/null 2>&1; then
+if [ -e /usr/bin/man.REAL ]; then
+  # Ubuntu's minimized images divert man to a stub that shows no page.
+  echo "install.sh: man is a minimized system's stub; run unminimize to get git venom-<cmd> --help"
+elif command -v man >/dev/null 2>&1 && ! PATH="$prefix/bin:$PATH" man -w git-venom-checkpoint >/dev/null 2>&1; then
   echo "install.sh: man does not find the pages; add this to your shell's profile: export MANPATH=\"$prefix/share/man:\""
 fi
 PATH="$prefix/bin:$PATH" git venom-checkpoint --version

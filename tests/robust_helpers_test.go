@@ -112,3 +112,11 @@ func markerHooks(t *testing.T, dir, markers string) func() []string {
 		return out
 	}
 }
+
+// lastTaken2 is the newest checkpoint.taken record as a map.
+func (e *Env) lastTaken2() map[string]any {
+	e.t.Helper()
+	recs := e.Records("checkpoint.taken")
+	require.NotEmpty(e.t, recs)
+	return recs[len(recs)-1]
+}

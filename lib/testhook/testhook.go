@@ -1,7 +1,10 @@
 // Package testhook holds the named fault points that only tests use. It is
 // the one file that reads the VENOM_TEST_* variables (see tests/README.md):
 //
-//	VENOM_TEST_FAIL_AT=name[,name...]  Point(name) returns an error.
+//	VENOM_TEST_FAIL_AT=name[,name...]  Point(name) returns an error; name#n
+//	                                   fails only the n-th time the process
+//	                                   reaches that point (ref-create#2: the
+//	                                   second ref a rollback makes).
 //	VENOM_TEST_PAUSE_AT=name           Point(name) creates VENOM_TEST_PAUSE_FILE
 //	                                   and blocks, so a test can kill the process there.
 package testhook
@@ -9,16 +12,31 @@ package testhook
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
+)
+
+var (
+	mu     sync.Mutex
+	passes = map[string]int{}
 )
 
 // Point is a named place where a test may inject a failure or a pause.
 func Point(name string) error {
 	if fail := os.Getenv("VENOM_TEST_FAIL_AT"); fail != "" {
+		mu.Lock()
+		passes[name]++
+		n := passes[name]
+		mu.Unlock()
 		for _, f := range strings.Split(fail, ",") {
-			if f == name {
-				return fmt.Errorf("injected failure at %s", name)
+			point, nth, counted := strings.Cut(f, "#")
+			if point != name {
+				continue
+			}
+			if want, err := strconv.Atoi(nth); !counted || (err == nil && want == n) {
+				return fmt.Errorf("injected failure at %s", f)
 			}
 		}
 	}

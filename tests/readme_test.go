@@ -105,3 +105,49 @@ func requiredArgs(t *testing.T, verb []string) ([]string, bool) {
 	}
 	return args, true
 }
+
+// TestReadme_TestKnobs: tests/README.md names every VENOM_* variable the code
+// and tests read (the user-facing ones are in git-venom-checkpoint.1) and
+// every fault point of lib/testhook.
+func TestReadme_TestKnobs(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot(), "tests", "README.md"))
+	require.NoError(t, err)
+	readme := string(b)
+	page, err := os.ReadFile(filepath.Join(repoRoot(), "man", "git-venom-checkpoint.1"))
+	require.NoError(t, err)
+	environment := roffText(strings.Split(string(page), "\n"))
+
+	variable := regexp.MustCompile(`"(VENOM_[A-Z_]+)"`)
+	point := regexp.MustCompile(`(?:Point|point|hook)\("([a-z][a-z-]+)"\)`)
+	vars, points := map[string]bool{}, map[string]bool{}
+	for _, dir := range []string{"lib", "tests", "git-venom-checkpoint", "git-venom-rollback", "git-venom-diff"} {
+		err := filepath.WalkDir(filepath.Join(repoRoot(), dir), func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "readme_test.go") {
+				return err
+			}
+			src, err := os.ReadFile(p)
+			for _, m := range variable.FindAllStringSubmatch(string(src), -1) {
+				vars[m[1]] = true
+			}
+			if dir == "lib" && !strings.HasSuffix(p, "_test.go") {
+				for _, m := range point.FindAllStringSubmatch(string(src), -1) {
+					points[m[1]] = true
+				}
+			}
+			return err
+		})
+		require.NoError(t, err)
+	}
+	require.Contains(t, vars, "VENOM_TEST_FAIL_AT")
+	require.Contains(t, points, "log-fsync")
+	for v := range vars {
+		if strings.HasPrefix(v, "VENOM_TEST_") || v == "VENOM_KEEP_TRASH" {
+			assert.Contains(t, readme, "`"+v, "tests/README.md does not name %s", v)
+		} else {
+			assert.Contains(t, environment, v, "ENVIRONMENT of git-venom-checkpoint.1 does not name %s", v)
+		}
+	}
+	for p := range points {
+		assert.Contains(t, readme, "`"+p+"`", "tests/README.md does not name the fault point %s", p)
+	}
+}

@@ -260,30 +260,15 @@ func (s *State) Apply(e *journal.Entry) {
 		if n > a.LastCkptN {
 			a.LastCkptN = n
 		}
-		switch e.Reason {
-		case "takeover":
-			if a.State != Archived {
-				a.State = HandedOver
-			}
-		case "takeback":
-			if a.State == HandedOver {
-				a.State = Settled
-			}
-		}
+		a.handOver(e.Reason)
 	case journal.CheckpointReused:
 		if c := a.byID[e.Checkpoint]; c != nil && e.Label != nil {
 			c.Label = e.Label
 		}
-		switch e.Reason {
-		case "takeover":
-			if a.State != Archived {
-				a.State = HandedOver
-			}
-		case "takeback":
-			if a.State == HandedOver {
-				a.State = Settled
-			}
-		}
+		a.handOver(e.Reason)
+	case journal.CheckpointFailed:
+		// The hand-over happened even when its capture failed.
+		a.handOver(e.Reason)
 	case journal.CheckpointPruned:
 		for _, id := range e.Checkpoints {
 			if c := a.byID[id]; c != nil {
@@ -320,6 +305,21 @@ func (s *State) Apply(e *journal.Entry) {
 		}
 	case journal.NoteDelivered:
 		a.NotePending = nil
+	}
+}
+
+// handOver follows a takeover or takeback capture: handed_over between
+// them (CONTRACT §3).
+func (a *Agent) handOver(reason string) {
+	switch reason {
+	case "takeover":
+		if a.State != Archived {
+			a.State = HandedOver
+		}
+	case "takeback":
+		if a.State == HandedOver {
+			a.State = Settled
+		}
 	}
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs git-venom: the three git subcommands and their man pages.
-#   ./install.sh [--prefix DIR]     (or PREFIX=DIR ./install.sh; default /usr/local)
+#   ./install.sh [--prefix DIR | --local]   (or PREFIX=DIR; default /usr/local; --local: ~/.local)
 # Installs what the build needs when missing (libgit2-dev, pkg-config, gcc,
 # man-db) with apt-get as root; without root it says exactly what to install.
 set -eu

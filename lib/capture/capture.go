@@ -170,7 +170,7 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 	var sig string
 	// A submodule's dirtiness is not in status's output: no memo then.
 	if b.persistent && len(userLinks) == 0 {
-		sig = scanSignature(r.Top, out, changes, lim)
+		sig = scanSignature(r, out, changes, lim)
 		if sig != "" && sig == b.memo.Sig {
 			if snap, err := b.memo.snapshot(r); err == nil {
 				snap.memo = b.memo

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -32,10 +33,20 @@ type memo struct {
 // reused: a listed path is a nested repository (its HEAD can move without
 // its folder's stat data changing), or was written too recently for its
 // timestamps to tell a later write apart. The limits are part of the key:
-// what was skipped as too big depends on them.
-func scanSignature(top string, status []byte, changes []change, lim Limits) string {
+// what was skipped as too big depends on them; so are the config and
+// attributes files, which say what the clean filters make of the files.
+func scanSignature(r *repo.Repo, status []byte, changes []change, lim Limits) string {
+	top := r.Top
 	h := sha256.New()
 	fmt.Fprintf(h, "%d:%d\x00", lim.MaxFileBytes, lim.MaxTotalBytes)
+	for _, f := range settingsFiles(r) {
+		if st, err := os.Stat(f); err == nil {
+			fmt.Fprintf(h, "%s:%d:%d\x00", f, st.Size(), st.ModTime().UnixNano())
+			if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+				fmt.Fprintf(h, "%d:%d\x00", sys.Ino, sys.Ctim.Nano())
+			}
+		}
+	}
 	h.Write(status)
 	recent := time.Now().Add(-2 * time.Second).UnixNano()
 	for _, c := range changes {
@@ -73,4 +84,36 @@ func (m memo) snapshot(r *repo.Repo) (*Snapshot, error) {
 		return nil, err
 	}
 	return snap, nil
+}
+
+// settingsFiles are the files whose change can change what a clean filter
+// gives for a file whose own stat data did not change: git's config files
+// and the attributes outside the tree.
+func settingsFiles(r *repo.Repo) []string {
+	env := func(name string) string {
+		for i := len(r.Git.Env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(r.Git.Env[i], name+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	files := []string{
+		filepath.Join(r.CommonDir, "config"),
+		filepath.Join(r.GitDir, "config.worktree"),
+		filepath.Join(r.CommonDir, "info", "attributes"),
+		"/etc/gitconfig",
+		"/etc/gitattributes",
+	}
+	if g := env("GIT_CONFIG_GLOBAL"); g != "" {
+		files = append(files, g)
+	}
+	if home := env("HOME"); home != "" {
+		files = append(files, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"),
+			filepath.Join(home, ".config", "git", "attributes"))
+	}
+	if x := env("XDG_CONFIG_HOME"); x != "" {
+		files = append(files, filepath.Join(x, "git", "config"), filepath.Join(x, "git", "attributes"))
+	}
+	return files
 }

@@ -484,3 +484,48 @@ func TestCheckpoint_GitLFSPointers(t *testing.T) {
 		require.True(t, strings.HasPrefix(got, "version https://git-lfs.github.com/spec/v1\n"), "%s: %q", p, got)
 	}
 }
+
+// TestCheckpoint_SettledFilesWhenSettingsChange lets the files age past the
+// point where a capture may remember its last scan, then changes only what
+// lies outside the tree: config, attributes and ignore rules. Every capture
+// must still equal the recipe's tree.
+func TestCheckpoint_SettledFilesWhenSettingsChange(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	excludes := filepath.Join(env.Home, "excludes")
+	require.NoError(t, os.WriteFile(excludes, nil, 0o644))
+	env.SetGlobal("core.excludesFile", excludes)
+	env.Write("x.up", "lower case\n")
+	env.Write("notes.txt", "notes\n")
+	env.Write("build.out", "output\n")
+	time.Sleep(2100 * time.Millisecond)
+	n := 0
+	capture := func(what string) {
+		t.Helper()
+		want := env.RecipeTree()
+		res := env.Take(t, "--agent=a1")
+		if !res.Reused {
+			n++
+		}
+		require.Equal(t, want, env.CheckpointTree("a1", n), "after %s", what)
+		// Once more: a capture that may reuse the last scan.
+		res = env.Take(t, "--agent=a1")
+		require.True(t, res.Reused, "after %s", what)
+	}
+	capture("the first capture")
+	env.Write(".git/info/attributes", "*.up filter=upper\n")
+	env.Git("config", "filter.upper.clean", "tr a-z A-Z")
+	capture("a clean filter configured in the repository")
+	env.Git("config", "filter.upper.clean", "tr a-z _")
+	capture("the filter changed")
+	env.Write(".git/info/attributes", "")
+	capture("the attributes changed")
+	require.NoError(t, os.WriteFile(excludes, []byte("*.out\n"), 0o644))
+	capture("core.excludesFile's content changed")
+	env.Write(".git/info/exclude", "notes.txt\n")
+	capture("info/exclude changed")
+	_, ok := env.blob(n, "notes.txt")
+	require.False(t, ok)
+	_, ok = env.blob(n, "build.out")
+	require.False(t, ok)
+}

@@ -11,16 +11,15 @@ import (
 
 // Change is one path that differs between S and T, with both entries.
 type Change struct {
-	Path    string
-	Change  string // create, modify or delete (T's view: what the rollback does)
-	SMode   uint32 // 0 when S lacks the path
-	SOid    string
-	TMode   uint32 // 0 when T lacks the path
-	TOid    string
-	Class   string
-	Left    string // the left reason, "" when the path is restored
-	Detail  *string
-	outside bool
+	Path   string
+	Change string // create, modify or delete (T's view: what the rollback does)
+	SMode  uint32 // 0 when S lacks the path
+	SOid   string
+	TMode  uint32 // 0 when T lacks the path
+	TOid   string
+	Class  string
+	Left   string // the left reason, "" when the path is restored
+	Detail *string
 }
 
 // Gitlink is a submodule's or nested repository's mode.

@@ -73,8 +73,7 @@ type Plan struct {
 	Children     []string
 	Changes      []Change // every difference, with class or left reason
 	IgnoredEdits []string
-	STree        string
-	TTree        string
+	STree        string // S's tree id
 }
 
 // Conversation is the result's conversation member (RFC 11.1, CONTRACT §6).
@@ -89,7 +88,7 @@ type Conversation struct {
 // Build computes the plan, or conflict.outside_edits when outside paths
 // meet --outside=refuse (RFC 7.3).
 func Build(ctx context.Context, in Input) (*Plan, error) {
-	p := &Plan{Input: in, STree: in.Snapshot.Tree.String(), TTree: in.Target.Repos[0].Commit + "^{tree}"}
+	p := &Plan{Input: in, STree: in.Snapshot.Tree.String()}
 	p.ID = ID(in.Options, p.STree, in.Snapshot.HeadString())
 	p.Outside = in.Options.Outside
 	if p.Outside == "" {

@@ -125,7 +125,7 @@ func (r *runner) run() (*plan.Result, error) {
 		return nil, err
 	}
 	if err := testhook.Point("rollback-after-safety"); err != nil {
-		return nil, r.end(errcode.From(err, errcode.FailedRollbackUndone), nil)
+		return nil, r.end(errcode.From(err, errcode.FailedRollbackUndone))
 	}
 	// Step 3: the conversation, before any file moves.
 	conv := p.Conversation
@@ -136,7 +136,7 @@ func (r *runner) run() (*plan.Result, error) {
 		} else {
 			rw, err := conversation.RewindWith(r.ctx, tx.Store, a, a.Turn(*p.Target.ThroughTurn), r.conv)
 			if err != nil {
-				return nil, r.end(errcode.From(err, errcode.FailedInternal), nil)
+				return nil, r.end(errcode.From(err, errcode.FailedInternal))
 			}
 			conv.HarnessSession, conv.Resume = rw.HarnessSession, rw.Resume
 			binding = &journal.Binding{Agent: a.ID, HarnessSession: rw.HarnessSession, ForkSource: rw.ForkSource,
@@ -149,16 +149,16 @@ func (r *runner) run() (*plan.Result, error) {
 	err = ap.forward(p)
 	testhook.Timed("rollback-files", filesStart)
 	if err != nil {
-		return nil, r.end(r.undo(ap, err), nil)
+		return nil, r.end(r.undo(ap, err))
 	}
 	// Step 6: the rollback capture, never deduplicated, against the expected tree.
 	expected, err := ap.expectedTree(p)
 	if err != nil {
-		return nil, r.end(r.undo(ap, err), nil)
+		return nil, r.end(r.undo(ap, err))
 	}
 	after, err := capture.Take(r.ctx, p.Repo, tx.Store.TmpDir(), limits(tx.Store))
 	if err != nil {
-		return nil, r.end(r.undo(ap, err), nil)
+		return nil, r.end(r.undo(ap, err))
 	}
 	afterThrough := through
 	if conv.Rewinds {
@@ -167,10 +167,10 @@ func (r *runner) run() (*plan.Result, error) {
 	taken, err := checkpoints.Record(r.ctx, tx, p.Repo, a, after, checkpoints.Meta{Reason: checkpoints.Rollback,
 		ThroughTurn: afterThrough})
 	if err != nil {
-		return nil, r.end(r.undo(ap, err), nil)
+		return nil, r.end(r.undo(ap, err))
 	}
 	if err := testhook.Point("rollback-before-ended"); err != nil {
-		return nil, r.end(errcode.From(err, errcode.FailedInternal), nil)
+		return nil, r.end(r.undo(ap, err))
 	}
 	// Step 7: rollback.ended, with the dropped turns, then the new binding.
 	ended := journal.RollbackEnd{Agent: a.ID, Checkpoint: p.Target.Checkpoint, Safety: r.safety, Restore: p.Restore,
@@ -195,7 +195,7 @@ func (r *runner) run() (*plan.Result, error) {
 }
 
 // end logs rollback.ended {ok: false, code} and returns the error.
-func (r *runner) end(e *errcode.Error, _ any) error {
+func (r *runner) end(e *errcode.Error) error {
 	p := r.p
 	_, _ = r.tx.Append(journal.RollbackEnded, journal.RollbackEnd{Agent: p.Agent.ID, Checkpoint: p.Target.Checkpoint,
 		Safety: r.safety, Restore: p.Restore, OK: false, Code: string(e.Code)})

@@ -37,10 +37,13 @@ func DryRun(ctx context.Context, s *state.Store, req Request) (*plan.Plan, error
 		return nil, errcode.Newf(errcode.FailedState, nil, "cannot make a temporary folder").Wrap(err)
 	}
 	defer os.RemoveAll(tmp)
+	t0 := time.Now()
 	snap, err := capture.Take(ctx, c.tree, tmp, limits(s))
+	testhook.Timed("dry-capture", t0)
 	if err != nil {
 		return nil, err
 	}
+	defer testhook.Timed("dry-build", time.Now())
 	return plan.Build(ctx, plan.Input{Repo: c.tree, State: st, Agent: c.agent, Target: c.target, Snapshot: snap,
 		Options: req.Options, Guarded: c.guarded, Head: c.head})
 }
@@ -72,12 +75,17 @@ func Run(ctx context.Context, s *state.Store, req Request) (*plan.Result, error)
 	defer tx.End()
 
 	// Step 1: repeat the preflight and the capture, and compare the plans.
+	t0 := time.Now()
 	c, err := preflight(ctx, s, tx.State, &req, true, false)
 	if err != nil {
 		return nil, err
 	}
 	defer c.free(s)
+	testhook.Timed("real-preflight", t0)
+	t0 = time.Now()
 	snap, err := capture.Take(ctx, c.tree, s.TmpDir(), limits(s))
+	testhook.Timed("real-capture-s", t0)
+	t0 = time.Now()
 	if err != nil {
 		return nil, err
 	}
@@ -86,6 +94,7 @@ func Run(ctx context.Context, s *state.Store, req Request) (*plan.Result, error)
 	if err != nil {
 		return nil, err
 	}
+	testhook.Timed("real-build", t0)
 	if p.ID != req.Plan {
 		return nil, errcode.Newf(errcode.ConflictRollbackStale, map[string]string{"checkpoint": req.Checkpoint},
 			"the tree, HEAD or a choice differs from plan %s; run the dry run again", req.Plan).
@@ -114,12 +123,14 @@ func (r *runner) run() (*plan.Result, error) {
 		id := t.ID
 		through = &id
 	}
+	t0 := time.Now()
 	safety, err := checkpoints.Record(r.ctx, tx, p.Repo, a, r.snap, checkpoints.Meta{Reason: checkpoints.PreRollback,
 		ThroughTurn: through})
 	if err != nil {
 		return nil, err
 	}
 	r.safety = safety.Checkpoint
+	testhook.Timed("real-safety", t0)
 	if _, err := tx.Append(journal.RollbackStarted, journal.RollbackStart{Agent: a.ID, Checkpoint: p.Target.Checkpoint,
 		Safety: r.safety, Restore: p.Restore, Plan: p.ID}); err != nil {
 		return nil, err
@@ -156,7 +167,9 @@ func (r *runner) run() (*plan.Result, error) {
 	if err != nil {
 		return nil, r.end(r.undo(ap, err))
 	}
+	t0 = time.Now()
 	after, err := capture.Take(r.ctx, p.Repo, tx.Store.TmpDir(), limits(tx.Store))
+	testhook.Timed("real-capture-after", t0)
 	if err != nil {
 		return nil, r.end(r.undo(ap, err))
 	}

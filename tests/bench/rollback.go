@@ -172,7 +172,9 @@ func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
 		if err := m.apply(); err != nil {
 			return nil, err
 		}
-		out, d, err := venom("rollback", nil, "--agent=b", "--checkpoint=k1", "--restore=files", "--dry-run", "--json")
+		_ = os.Remove(timings)
+		out, d, err := venom("rollback", []string{"VENOM_TEST_TIMINGS=" + timings}, "--agent=b", "--checkpoint=k1",
+			"--restore=files", "--dry-run", "--json")
 		if err != nil {
 			return nil, err
 		}
@@ -183,7 +185,6 @@ func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
 		if err := json.Unmarshal(out, &dry); err != nil {
 			return nil, err
 		}
-		_ = os.Remove(timings)
 		if _, d, err = venom("rollback", []string{"VENOM_TEST_TIMINGS=" + timings}, "--agent=b", "--checkpoint=k1",
 			"--restore=files", "--plan="+dry.Plan, "--json"); err != nil {
 			return nil, err
@@ -194,6 +195,9 @@ func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
 			return nil, err
 		}
 		t.files = append(t.files, f)
+		if b, err := os.ReadFile(timings); err == nil {
+			logf("steps (s): %s", strings.ReplaceAll(strings.TrimSpace(string(b)), "\n", ", "))
+		}
 		// The rollback must have put T back.
 		if st, err := g.line("status", "--porcelain"); err != nil || st != "" {
 			return nil, fmt.Errorf("after the rollback of %d paths the tree is not clean: %v %q", n, err, st)

@@ -250,3 +250,29 @@ func readFile(t *testing.T, p string) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+// A turn rewinds in the session it ran in, also after /clear started another.
+func TestRewind_ClaudeTurnOfAnEarlierSession(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Hook("claude-code", env.Payload("claude/hooks/SessionStart.startup.json", nil))
+	claudeTurn(t, env, "p1", t1End, func() { env.Write("a.txt", "1\n") })
+	claudeTurn(t, env, "p2", t2End, func() { env.Write("a.txt", "2\n") })
+	const cleared = "11111111-2222-4333-8444-555555555555"
+	other := map[string]any{"session_id": cleared, "source": "clear",
+		"transcript_path": filepath.Join(env.claudeProjectDir(), cleared+".jsonl")}
+	env.Hook("claude-code", env.Payload("claude/hooks/SessionStart.startup.json", other))
+	delete(other, "source")
+	other["prompt_id"] = "p3"
+	env.Hook("claude-code", env.Payload("claude/hooks/UserPromptSubmit.json", other))
+	env.Write("a.txt", "3\n")
+	env.Transcript(cleared, t1End)
+	env.Hook("claude-code", env.Payload("claude/hooks/Stop.json", other))
+	starts := env.Records("turn.started")
+	assert.Equal(t, claudeSession, starts[0]["harness_session"])
+	assert.Equal(t, cleared, starts[2]["harness_session"])
+
+	c := env.RollbackConv("--agent=claude", "--checkpoint=k2", "--outside=keep").Conversation
+	assert.Equal(t, []string{"claude", "-p", "--resume", claudeSession, "--resume-session-at", t1End, "--fork-session",
+		"--session-id", c.HarnessSession}, c.Resume)
+}

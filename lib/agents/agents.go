@@ -32,6 +32,7 @@ type Turn struct {
 	Started      bool // a turn_start opened it
 	Ended        bool
 	HarnessTurn  string
+	Session      string // the harness session or thread it ran in, when hooks said
 	HarnessEnd   string
 	Version      string
 	Dropped      bool
@@ -213,6 +214,9 @@ func (s *State) Apply(e *journal.Entry) {
 		if e.HarnessTurn != "" {
 			t.HarnessTurn = e.HarnessTurn
 		}
+		if e.HarnessSession != nil && *e.HarnessSession != "" {
+			t.Session = *e.HarnessSession
+		}
 		a.OpenTurn = t
 		if a.State != Archived {
 			a.State = Running
@@ -222,6 +226,9 @@ func (s *State) Apply(e *journal.Entry) {
 		t.Ended, t.EndSeq = true, e.Seq
 		if e.HarnessTurn != "" {
 			t.HarnessTurn = e.HarnessTurn
+		}
+		if e.HarnessSession != nil && *e.HarnessSession != "" {
+			t.Session = *e.HarnessSession
 		}
 		if e.HarnessEnd != "" {
 			t.HarnessEnd = e.HarnessEnd

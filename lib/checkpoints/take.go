@@ -65,6 +65,7 @@ type Request struct {
 	Label  *string
 	// HarnessTurn, HarnessEnd and HarnessVersion come from hooks.
 	HarnessTurn    string
+	HarnessSession string
 	HarnessEnd     string
 	HarnessVersion string
 }
@@ -261,12 +262,12 @@ func openOrCloseTurn(tx *state.Txn, a *agents.Agent, req Request) (*string, erro
 			id = ids.Turn(a.LastTurnN + 1)
 		}
 		if _, err := tx.Append(journal.TurnStarted, journal.TurnStart{Agent: a.ID, Turn: id,
-			HarnessTurn: req.HarnessTurn}); err != nil {
+			HarnessTurn: req.HarnessTurn, HarnessSession: req.HarnessSession}); err != nil {
 			return nil, err
 		}
 		return &id, nil
 	case TurnEnd:
-		end := journal.TurnEnd{Agent: a.ID, HarnessTurn: req.HarnessTurn, HarnessEnd: req.HarnessEnd,
+		end := journal.TurnEnd{Agent: a.ID, HarnessTurn: req.HarnessTurn, HarnessSession: req.HarnessSession, HarnessEnd: req.HarnessEnd,
 			HarnessVersion: req.HarnessVersion}
 		if a.OpenTurn != nil {
 			end.Turn = a.OpenTurn.ID

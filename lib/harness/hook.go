@@ -172,7 +172,8 @@ func (r *run) promptSubmitted() ([]byte, error) {
 	default:
 		capErr = r.endOpenTurn(p.PromptID)
 		_, err := checkpoints.TakeIn(r.ctx, r.tx, checkpoints.Request{
-			Registration: r.registration(), Reason: checkpoints.TurnStart, HarnessTurn: key})
+			Registration: r.registration(), Reason: checkpoints.TurnStart, HarnessTurn: key,
+			HarnessSession: p.SessionID})
 		if err != nil {
 			capErr, r.logged = err, true
 		}
@@ -212,7 +213,8 @@ func (r *run) turnEnded() error {
 	}
 	end := r.harnessEnd("")
 	_, err := checkpoints.TakeIn(r.ctx, r.tx, checkpoints.Request{Registration: r.registration(),
-		Reason: checkpoints.TurnEnd, HarnessTurn: key, HarnessEnd: end.UUID, HarnessVersion: end.Version})
+		Reason: checkpoints.TurnEnd, HarnessTurn: key, HarnessSession: r.p.SessionID, HarnessEnd: end.UUID,
+		HarnessVersion: end.Version})
 	if err != nil {
 		r.logged = true
 	}

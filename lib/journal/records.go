@@ -150,6 +150,8 @@ type TurnStart struct {
 	Agent       string `json:"agent"`
 	Turn        string `json:"turn"`
 	HarnessTurn string `json:"harness_turn,omitempty"`
+	// HarnessSession is the session or thread the turn ran in, from hooks.
+	HarnessSession string `json:"harness_session,omitempty"`
 }
 
 // TurnEnd is turn.ended.
@@ -158,6 +160,7 @@ type TurnEnd struct {
 	Turn           string `json:"turn"`
 	NoStart        bool   `json:"no_start,omitempty"`
 	HarnessTurn    string `json:"harness_turn,omitempty"`
+	HarnessSession string `json:"harness_session,omitempty"`
 	HarnessEnd     string `json:"harness_end,omitempty"`
 	HarnessVersion string `json:"harness_version,omitempty"`
 }

@@ -76,7 +76,13 @@ func parts(v string) []int {
 // start. With Materialize the copy is written now, the SDK's way, and
 // resume is a plain `claude --resume NEW`. The source is never modified.
 func (Adapter) Rewind(ctx context.Context, s *state.Store, a *agents.Agent, t *agents.Turn, o conversation.Options) (*conversation.Rewound, error) {
-	src := a.Binding.ForkSource // a rewind whose copy does not exist yet copies from its source
+	// The session the turn ran in holds its last entry. Before hooks said
+	// which, the binding's: a rewind whose copy does not exist yet copies
+	// from its source.
+	src := t.Session
+	if src == "" {
+		src = a.Binding.ForkSource
+	}
 	if src == "" {
 		src = a.Binding.Session
 	}

@@ -36,7 +36,10 @@ func (Adapter) CanRewind(a *agents.Agent, t *agents.Turn) bool {
 
 // Rewind forks the agent's thread through turn t, within venom.timeout.
 func (Adapter) Rewind(ctx context.Context, s *state.Store, a *agents.Agent, t *agents.Turn, _ conversation.Options) (*conversation.Rewound, error) {
-	thread := a.Binding.Session
+	thread := t.Session // the thread the turn ran in; turn ids stay valid in forks
+	if thread == "" {
+		thread = a.Binding.Session
+	}
 	if thread == "" {
 		return nil, errcode.Newf(errcode.NotFoundHarnessSession, map[string]string{"agent": a.ID},
 			"agent %s has no Codex thread bound; its hooks bind one", a.ID)

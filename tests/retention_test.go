@@ -316,3 +316,32 @@ func TestRetention_NeverRunsGC(t *testing.T) {
 	cmd.Dir = env.Dir
 	assert.NoError(t, cmd.Run(), "a pruned checkpoint's commit was removed")
 }
+
+// A pruned checkpoint merges the two windows around it, which makes RFC
+// 7.3's classes more cautious, never less (RFC 5.2): paths a turn changed
+// become outside once the turn's end is pruned.
+func TestRetention_PrunedCheckpointMergesWindows(t *testing.T) {
+	t.Parallel()
+	for _, keep := range []string{"100", "1"} {
+		t.Run("keep="+keep, func(t *testing.T) {
+			t.Parallel()
+			env := NewEnv(t)
+			env.Git("config", "--global", "venom.keep", keep)
+			require.Equal(t, "k1", env.Checkpoint("--agent=a1"))
+			env.Turn("a1", func() { env.Write("a.txt", "by turn one\n") })
+			env.Turn("a1", func() { env.Write("b.txt", "by turn two\n") })
+			r := env.Venom("rollback", "--agent=a1", "--checkpoint=k1", "--restore=files", "--dry-run", "--json")
+			if keep == "100" {
+				r.OK(t)
+				var res RollbackResult
+				r.JSON(t, &res)
+				assert.Equal(t, map[string]string{"a.txt": "turn", "b.txt": "turn"}, res.Classes())
+				return
+			}
+			assert.Equal(t, []string{"a1/1", "a1/3"}, env.CheckpointRefs("a1"), "k2 was not pruned")
+			m := r.Fails(t, 5, "conflict.outside_edits").Map(t)
+			data := m["error"].(map[string]any)["data"].(map[string]any)
+			assert.Equal(t, []any{map[string]any{"repo": ".", "paths": []any{"a.txt", "b.txt"}}}, data["repos"])
+		})
+	}
+}

@@ -1,0 +1,199 @@
+package main
+
+// The journal benchmark: how list, events and a rollback dry run (its
+// preflight) grow with the number of log records.
+//
+//	go run ./tests/bench -journal 1000,5000,10000 -runs 11
+//
+// For each size it writes a repository whose log.jsonl holds that many
+// records of one agent, as a long-lived agent leaves them (turn.started,
+// checkpoint.reused, edit.recorded, turn.ended, checkpoint.taken, a
+// checkpoint.pruned every tenth turn), with venom.keep (100) live refs, all at
+// real commits. It then times the built binaries, run directly (git's own
+// dispatch adds about a millisecond), median of -runs, and prints the ratio
+// to the smallest size, so growth reads as linear or not. The target is
+// under 50 ms at 10,000 records.
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+var journalSizes = flag.String("journal", "", "run the journal benchmark instead: comma-separated log sizes, like 1000,5000,10000")
+
+func runJournal(work string, runs int) {
+	bin := filepath.Join(work, "bin")
+	build := exec.Command("go", "build", "-o", bin+"/", "./git-venom-checkpoint", "./git-venom-rollback")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fatal(fmt.Errorf("go build (run from the module root): %w", err))
+	}
+	type row struct {
+		n     int
+		times map[string]time.Duration
+	}
+	var rows []row
+	names := []string{"list", "events", "rollback dry run"}
+	for _, f := range strings.Split(*journalSizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 10 {
+			fatal(fmt.Errorf("bad -journal entry %q", f))
+		}
+		dir, target, err := journalRepo(work, n)
+		if err != nil {
+			fatal(err)
+		}
+		cmds := map[string][]string{
+			"list":             {filepath.Join(bin, "git-venom-checkpoint"), "list", "--agent=a1", "--json"},
+			"events":           {filepath.Join(bin, "git-venom-checkpoint"), "events", "--json"},
+			"rollback dry run": {filepath.Join(bin, "git-venom-rollback"), "--agent=a1", "--checkpoint=" + target, "--restore=files", "--dry-run", "--json"},
+		}
+		r := row{n: n, times: map[string]time.Duration{}}
+		for _, name := range names {
+			var ds []time.Duration
+			for i := 0; i < runs+1; i++ {
+				d, err := timeRun(dir, cmds[name])
+				if err != nil {
+					fatal(fmt.Errorf("%s at %d records: %w", name, n, err))
+				}
+				if i > 0 { // the first run warms the page cache
+					ds = append(ds, d)
+				}
+			}
+			r.times[name] = median(ds)
+		}
+		rows = append(rows, r)
+	}
+	fmt.Printf("journal benchmark: wall time of one process, median of %d runs (ms; ratio to %d records)\n", runs, rows[0].n)
+	fmt.Printf("%-18s", "records")
+	for _, r := range rows {
+		fmt.Printf("%16d", r.n)
+	}
+	fmt.Println()
+	for _, name := range names {
+		fmt.Printf("%-18s", name)
+		for _, r := range rows {
+			cell := ms(r.times[name])
+			if r.n != rows[0].n {
+				cell += fmt.Sprintf(" (%.2fx)", float64(r.times[name])/float64(rows[0].times[name]))
+			}
+			fmt.Printf("%16s", cell)
+		}
+		fmt.Println()
+	}
+}
+
+func timeRun(dir string, argv []string) (time.Duration, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = dir, baseEnv()
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = nil, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	if err != nil {
+		return 0, fmt.Errorf("%v: %s", err, stderr.String())
+	}
+	return d, nil
+}
+
+// journalRepo makes (or reuses) a repository with an n-record log and
+// returns it with a live checkpoint to roll back to.
+func journalRepo(work string, n int) (string, string, error) {
+	dir := filepath.Join(work, fmt.Sprintf("journal-%d", n))
+	if err := os.RemoveAll(dir); err != nil {
+		return "", "", err
+	}
+	p := &proc{git: "git", env: baseEnv(), dir: dir}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", err
+	}
+	steps := [][]string{{"init", "-q"}, {"config", "user.name", "b"}, {"config", "user.email", "b@b"}}
+	for _, s := range steps {
+		if _, err := p.run(nil, s...); err != nil {
+			return "", "", err
+		}
+	}
+	for i := 0; i < 50; i++ {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.txt", i)), []byte(fmt.Sprintf("file %d\n", i)), 0o644); err != nil {
+			return "", "", err
+		}
+	}
+	if _, err := p.run(nil, "add", "-A"); err != nil {
+		return "", "", err
+	}
+	if _, err := p.run(nil, "commit", "-qm", "base"); err != nil {
+		return "", "", err
+	}
+	head, err := p.line("rev-parse", "HEAD")
+	if err != nil {
+		return "", "", err
+	}
+	tree, err := p.line("rev-parse", "HEAD^{tree}")
+	if err != nil {
+		return "", "", err
+	}
+	commit, err := p.line("commit-tree", "-p", head, "-m", "venom checkpoint", tree)
+	if err != nil {
+		return "", "", err
+	}
+	top, _ := filepath.EvalSymlinks(dir)
+	var log bytes.Buffer
+	seq := 0
+	rec := func(typ, members string) {
+		seq++
+		fmt.Fprintf(&log, `{"seq":%d,"ts":"2026-11-30T12:00:00.000Z","type":%q,%s}`+"\n", seq, typ, members)
+	}
+	rec("agent.registered", fmt.Sprintf(`"agent":"a1","tree":%q,"isolation":"worktree","harness":"none","parent":null`, top))
+	var live []int
+	var pending []int
+	k := 0
+	for turn := 1; seq < n; turn++ {
+		t := fmt.Sprintf("t%d", turn)
+		rec("turn.started", fmt.Sprintf(`"agent":"a1","turn":%q`, t))
+		if k > 0 {
+			rec("checkpoint.reused", fmt.Sprintf(`"agent":"a1","checkpoint":"k%d","reason":"turn_start","turn":%q,"at":"2026-11-30T12:00:00.000Z"`, k, t))
+		}
+		rec("edit.recorded", fmt.Sprintf(`"agent":"a1","turn":%q,"paths":["f%02d.txt"]`, t, turn%50))
+		rec("turn.ended", fmt.Sprintf(`"agent":"a1","turn":%q`, t))
+		k++
+		rec("checkpoint.taken", fmt.Sprintf(`"agent":"a1","checkpoint":"k%d","reason":"turn_end","turn":%q,"through_turn":%q,"at":"2026-11-30T12:00:00.000Z","mid_turn":false,"overlap":false,"repos":[{"repo":".","path":%q,"commit":%q,"head":%q,"branch":"main","skipped":[],"submodules":[]}]`,
+				k, t, t, top, commit, head))
+		live = append(live, k)
+		if len(live) > 100 {
+			pending = append(pending, live[0])
+			live = live[1:]
+		}
+		if turn%10 == 0 && len(pending) > 0 {
+			ids := make([]string, len(pending))
+			for i, p := range pending {
+				ids[i] = fmt.Sprintf(`"k%d"`, p)
+			}
+			rec("checkpoint.pruned", fmt.Sprintf(`"agent":"a1","checkpoints":[%s]`, strings.Join(ids, ",")))
+			pending = nil
+		}
+	}
+	// Refs for every checkpoint the log still counts.
+	var refs bytes.Buffer
+	for _, x := range append(pending, live...) {
+		fmt.Fprintf(&refs, "create refs/venom/checkpoints/a1/%d %s\n", x, commit)
+	}
+	if _, err := p.run(refs.Bytes(), "update-ref", "--stdin"); err != nil {
+		return "", "", err
+	}
+	common := filepath.Join(dir, ".git", "venom")
+	if err := os.MkdirAll(common, 0o755); err != nil {
+		return "", "", err
+	}
+	if err := os.WriteFile(filepath.Join(common, "log.jsonl"), log.Bytes(), 0o644); err != nil {
+		return "", "", err
+	}
+	return dir, fmt.Sprintf("k%d", live[len(live)/2]), nil
+}

@@ -165,7 +165,7 @@ func journalRepo(work string, n int) (string, string, error) {
 		rec("turn.ended", fmt.Sprintf(`"agent":"a1","turn":%q`, t))
 		k++
 		rec("checkpoint.taken", fmt.Sprintf(`"agent":"a1","checkpoint":"k%d","reason":"turn_end","turn":%q,"through_turn":%q,"at":"2026-11-30T12:00:00.000Z","mid_turn":false,"overlap":false,"repos":[{"repo":".","path":%q,"commit":%q,"head":%q,"branch":"main","skipped":[],"submodules":[]}]`,
-				k, t, t, top, commit, head))
+			k, t, t, top, commit, head))
 		live = append(live, k)
 		if len(live) > 100 {
 			pending = append(pending, live[0])

@@ -74,6 +74,7 @@ type Agent struct {
 	// Checkpoints in the order they were taken; Latest is the newest live one.
 	Checkpoints []*Checkpoint
 	byID        map[string]*Checkpoint
+	turnByID    map[string]*Turn
 	Binding     Binding
 	// NotePending is the rollback note waiting for the next prompt (CONTRACT 8.12).
 	NotePending *journal.Entry
@@ -99,6 +100,9 @@ func (a *Agent) Latest() *Checkpoint {
 
 // Turn returns the turn of that id, or nil.
 func (a *Agent) Turn(id string) *Turn {
+	if a.turnByID != nil {
+		return a.turnByID[id]
+	}
 	for _, t := range a.Turns {
 		if t.ID == id {
 			return t
@@ -337,8 +341,19 @@ func (a *Agent) turn(id string) *Turn {
 	}
 	n, _ := ids.ParseTurn(id)
 	t := &Turn{ID: id, N: n}
+	if a.turnByID == nil {
+		a.turnByID = map[string]*Turn{}
+		for _, o := range a.Turns {
+			a.turnByID[o.ID] = o
+		}
+	}
+	a.turnByID[id] = t
 	a.Turns = append(a.Turns, t)
-	sort.SliceStable(a.Turns, func(i, j int) bool { return a.Turns[i].N < a.Turns[j].N })
+	// Turns almost always arrive in order; sorting each time made a fold
+	// quadratic in the number of turns.
+	if k := len(a.Turns); k > 1 && a.Turns[k-2].N > n {
+		sort.SliceStable(a.Turns, func(i, j int) bool { return a.Turns[i].N < a.Turns[j].N })
+	}
 	if n > a.LastTurnN {
 		a.LastTurnN = n
 	}

@@ -53,16 +53,20 @@ func Load(path string) (*Log, error) {
 		l.valid = int64(i + 1)
 	}
 	body := data[:l.valid]
+	// One string for the whole log: each record's strings are slices of it.
+	text := string(body)
 	l.Entries = make([]Entry, 0, bytes.Count(body, []byte{'\n'}))
-	for len(body) > 0 {
+	for off := 0; len(body) > 0; {
 		i := bytes.IndexByte(body, '\n')
 		line := body[:i]
+		str := text[off : off+i]
 		body = body[i+1:]
+		off += i + 1
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		var e Entry
-		if err := json.Unmarshal(line, &e); err != nil || e.Seq <= l.last || e.Type == "" {
+		if err := decodeString(str, &e); err != nil || e.Seq <= l.last || e.Type == "" {
 			// A line that is not a record in order is damage, not truth.
 			continue
 		}
@@ -130,7 +134,7 @@ func (l *Log) Append(typ string, payload any) (Entry, error) {
 		return Entry{}, err
 	}
 	var e Entry
-	_ = json.Unmarshal(line, &e)
+	_ = decode(line, &e)
 	e.Raw = bytes.TrimRight(line, "\n")
 	l.valid += int64(len(line))
 	l.size = l.valid

@@ -2,7 +2,6 @@ package journal
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -85,7 +84,7 @@ func (t *Tail) Next() ([]Entry, error) {
 			continue
 		}
 		var e Entry
-		if err := json.Unmarshal(content, &e); err != nil || e.Seq <= t.lastSeq || e.Type == "" {
+		if err := decode(content, &e); err != nil || e.Seq <= t.lastSeq || e.Type == "" {
 			continue // damage, not truth
 		}
 		t.lastSeq = e.Seq
@@ -102,7 +101,25 @@ func readFrom(f *os.File, off int64) ([]byte, error) {
 	if _, err := f.Seek(off, io.SeekStart); err != nil {
 		return nil, err
 	}
-	return io.ReadAll(f)
+	// One read of the known size; ReadAll would grow its buffer by doubling.
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, 0, max(fi.Size()-off, 0)+512)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // peek reads seq and type from the head every writer gives a record,

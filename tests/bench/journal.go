@@ -38,9 +38,10 @@ func runJournal(work string, runs int) {
 	type row struct {
 		n     int
 		times map[string]time.Duration
+		cpu   map[string]time.Duration
 	}
 	var rows []row
-	names := []string{"list", "events", "rollback dry run"}
+	names := []string{"startup", "list", "events", "rollback dry run"}
 	for _, f := range strings.Split(*journalSizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 10 {
@@ -51,46 +52,56 @@ func runJournal(work string, runs int) {
 			fatal(err)
 		}
 		cmds := map[string][]string{
+			"startup":          {filepath.Join(bin, "git-venom-checkpoint"), "--version"},
 			"list":             {filepath.Join(bin, "git-venom-checkpoint"), "list", "--agent=a1", "--json"},
 			"events":           {filepath.Join(bin, "git-venom-checkpoint"), "events", "--json"},
 			"rollback dry run": {filepath.Join(bin, "git-venom-rollback"), "--agent=a1", "--checkpoint=" + target, "--restore=files", "--dry-run", "--json"},
 		}
-		r := row{n: n, times: map[string]time.Duration{}}
+		r := row{n: n, times: map[string]time.Duration{}, cpu: map[string]time.Duration{}}
 		for _, name := range names {
-			var ds []time.Duration
+			var ds, cs []time.Duration
 			for i := 0; i < runs+1; i++ {
-				d, err := timeRun(dir, cmds[name])
+				d, c, err := timeRun(dir, cmds[name])
 				if err != nil {
 					fatal(fmt.Errorf("%s at %d records: %w", name, n, err))
 				}
 				if i > 0 { // the first run warms the page cache
-					ds = append(ds, d)
+					ds, cs = append(ds, d), append(cs, c)
 				}
 			}
-			r.times[name] = median(ds)
+			r.times[name], r.cpu[name] = median(ds), median(cs)
 		}
 		rows = append(rows, r)
 	}
-	fmt.Printf("journal benchmark: wall time of one process, median of %d runs (ms; ratio to %d records)\n", runs, rows[0].n)
-	fmt.Printf("%-18s", "records")
-	for _, r := range rows {
-		fmt.Printf("%16d", r.n)
-	}
-	fmt.Println()
-	for _, name := range names {
-		fmt.Printf("%-18s", name)
+	for _, kind := range []string{"wall", "cpu (user+sys, git children included)"} {
+		fmt.Printf("journal benchmark, %s time of one process, median of %d runs (ms; ratio to %d records)\n", kind, runs, rows[0].n)
+		fmt.Printf("%-18s", "records")
 		for _, r := range rows {
-			cell := ms(r.times[name])
-			if r.n != rows[0].n {
-				cell += fmt.Sprintf(" (%.2fx)", float64(r.times[name])/float64(rows[0].times[name]))
-			}
-			fmt.Printf("%16s", cell)
+			fmt.Printf("%16d", r.n)
 		}
 		fmt.Println()
+		for _, name := range names {
+			fmt.Printf("%-18s", name)
+			for _, r := range rows {
+				t, t0 := r.times[name], rows[0].times[name]
+				if kind != "wall" {
+					t, t0 = r.cpu[name], rows[0].cpu[name]
+				}
+				cell := ms(t)
+				if r.n != rows[0].n {
+					cell += fmt.Sprintf(" (%.2fx)", float64(t)/float64(t0))
+				}
+				fmt.Printf("%16s", cell)
+			}
+			fmt.Println()
+		}
 	}
 }
 
-func timeRun(dir string, argv []string) (time.Duration, error) {
+// timeRun runs argv once and returns its wall time and its CPU time (user
+// and system, with the git processes it waited for): on a shared machine
+// the CPU time is the steadier figure.
+func timeRun(dir string, argv []string) (time.Duration, time.Duration, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env = dir, baseEnv()
 	var stderr bytes.Buffer
@@ -99,9 +110,9 @@ func timeRun(dir string, argv []string) (time.Duration, error) {
 	err := cmd.Run()
 	d := time.Since(start)
 	if err != nil {
-		return 0, fmt.Errorf("%v: %s", err, stderr.String())
+		return 0, 0, fmt.Errorf("%v: %s", err, stderr.String())
 	}
-	return d, nil
+	return d, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
 // journalRepo makes (or reuses) a repository with an n-record log and

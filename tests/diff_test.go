@@ -197,3 +197,22 @@ func TestDiff_UnknownPrunedOrMovedIsNotFound(t *testing.T) {
 	env.Venom("diff", "k1", "--json").Fails(t, 3, "not_found.checkpoint")
 	env.Venom("diff", "k3", "--json").OK(t)
 }
+
+func TestDiff_TerminalOutputIsColouredAndPaged(t *testing.T) {
+	t.Parallel()
+	env := threeCheckpoints(t)
+	env.Extra = []string{`GIT_PAGER=printf 'LESS=%s\n' "$LESS"; sed s/^/PAGED:/`}
+	screen, code := env.ptyRun(t, nil, "diff", "k1", "k2")
+	require.Equal(t, 0, code, screen)
+	assert.Contains(t, screen, "LESS=FRX")
+	assert.Contains(t, screen, "PAGED: a.txt")
+	assert.Contains(t, screen, "\x1b[", "no colour on a terminal")
+	assert.Contains(t, screen, "PAGED:\x1b[1mdiff --git a/a.txt b/a.txt")
+
+	// GIT_PAGER=cat: no pager, still coloured.
+	env.Extra = []string{"GIT_PAGER=cat"}
+	screen, code = env.ptyRun(t, nil, "diff", "k1", "k2")
+	require.Equal(t, 0, code, screen)
+	assert.NotContains(t, screen, "PAGED:")
+	assert.Contains(t, screen, "\x1b[")
+}

@@ -50,6 +50,11 @@ func TestScriptedSession_ClaudeCode(t *testing.T) {
 		r.Fails(t, 4, "denied.agent_caller")
 	}
 
+	// Edit tools' paths are the agent's, shell commands' the turn's, and
+	// the person's edit between turns is outside.
+	classes := env.DryRun("--agent=claude", "--checkpoint=k2", "--outside=keep").Classes()
+	assert.Equal(t, map[string]string{"hello.txt": "agent", "gen/out.txt": "turn"}, classes)
+
 	// Back to t1, files and conversation: the person's README stays.
 	res := env.RollbackConv("--agent=claude", "--checkpoint=k2", "--outside=keep")
 	c := res.Conversation

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -100,6 +101,10 @@ func TestHookClaude_TurnsEditsAndHarnessEnds(t *testing.T) {
 	assert.Equal(t, "hello", env.Git("show", "refs/venom/checkpoints/claude/2:README.md"))
 	assert.Equal(t, "a person's edit", env.Git("show", "refs/venom/checkpoints/claude/3:README.md"))
 	assert.Equal(t, "by a shell command", env.Git("show", "refs/venom/checkpoints/claude/2:gen/out.txt"))
+
+	// The ignored file an edit tool wrote is named in the plan.
+	dry := env.DryRun("--agent=claude", "--checkpoint=k1", "--restore=files", "--outside=keep")
+	assert.Equal(t, []string{"debug.log"}, dry.Repos[0].IgnoredEdits)
 
 	// The same Stop again is a no-op.
 	before := len(env.LogRecords())
@@ -290,4 +295,28 @@ func TestHook_DeliversTheRollbackNoteOnce(t *testing.T) {
 	require.Len(t, notes, 2)
 	assert.Equal(t, "claude", notes[0]["agent"])
 	assert.Equal(t, "codex", notes[1]["agent"])
+}
+
+func TestHook_BoundedByTimeoutAndStopFailure(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Hook("claude-code", env.Payload("claude/hooks/UserPromptSubmit.json", map[string]any{"prompt_id": "p1"}))
+	env.Write("a.txt", "1\n")
+	// StopFailure (an API error) ends the turn too.
+	env.Hook("claude-code", env.Payload("claude/hooks/StopFailure.json", map[string]any{"prompt_id": "p1",
+		"session_id": claudeSession}))
+	ends := env.Records("turn.ended")
+	require.Len(t, ends, 1)
+	assert.Equal(t, "p1", ends[0]["harness_turn"])
+
+	// Another command holds the lock: the hook gives up within venom.timeout,
+	// exits 0, and says so on one line.
+	env.SetGlobal("venom.timeout", "2s")
+	env.StartPaused("capture-scan", nil, "checkpoint", "--agent=other", "--json")
+	start := time.Now()
+	r := env.Hook("claude-code", env.Payload("claude/hooks/UserPromptSubmit.json", map[string]any{"prompt_id": "p2"}))
+	assert.Less(t, time.Since(start), 15*time.Second)
+	assert.Contains(t, r.Stderr, "timeout.checkpoint")
+	assert.Equal(t, 1, strings.Count(r.Stderr, "\n"), r.Stderr)
+	assert.Empty(t, r.Stdout)
 }

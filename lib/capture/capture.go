@@ -598,6 +598,6 @@ func gitFailure(step string, err error) error {
 		return errcode.Newf(errcode.TimeoutCheckpoint, map[string]string{"repo": "."},
 			"the capture passed venom.timeout").Wrap(err)
 	}
-	return errcode.Newf(errcode.FailedCheckpointGit, map[string]string{"repo": ".", "reason": step},
+	return errcode.Newf(errcode.FailedCheckpointGit, errcode.RepoReason{Repo: ".", Reason: step},
 		"the capture failed at %s", step).Wrap(err)
 }

@@ -152,7 +152,7 @@ func treeOf(ctx context.Context, s *state.Store, a *agents.Agent) (*repo.Repo, e
 	}
 	if !r.SameRepository(s.Repo) {
 		r.Free()
-		return nil, errcode.Newf(errcode.FailedCheckpointGit, map[string]string{"repo": ".", "reason": "other_repository"},
+		return nil, errcode.Newf(errcode.FailedCheckpointGit, errcode.RepoReason{Repo: ".", Reason: "other_repository"},
 			"agent %s's tree %s now belongs to another repository", a.ID, a.Tree)
 	}
 	return r, nil
@@ -474,7 +474,7 @@ func adopt(tx *state.Txn, tree *repo.Repo, a *agents.Agent, n int, commit *git.O
 }
 
 func gitErr(step string, err error) error {
-	return errcode.Newf(errcode.FailedCheckpointGit, map[string]string{"repo": ".", "reason": step},
+	return errcode.Newf(errcode.FailedCheckpointGit, errcode.RepoReason{Repo: ".", Reason: step},
 		"the capture failed at %s", step).Wrap(err)
 }
 

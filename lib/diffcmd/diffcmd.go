@@ -214,6 +214,6 @@ func (c *CLI) printHuman(env *cli.Env, s *state.Store, d treediff.Diff) error {
 }
 
 func gitFailed(err error) error {
-	return errcode.Newf(errcode.FailedCheckpointGit, map[string]string{"repo": ".", "reason": "diff"},
+	return errcode.Newf(errcode.FailedCheckpointGit, errcode.RepoReason{Repo: ".", Reason: "diff"},
 		"git could not compare the checkpoints").Wrap(err)
 }

@@ -242,3 +242,10 @@ func From(err error, fallback Code) *Error {
 	}
 	return Newf(fallback, nil, "%v", err).Wrap(err)
 }
+
+// RepoReason is the data of failed.checkpoint_git and failed.rollback_undone:
+// {repo, reason}, in RFC 11.3's member order (a map would sort them).
+type RepoReason struct {
+	Repo   string `json:"repo"`
+	Reason string `json:"reason"`
+}

@@ -302,7 +302,7 @@ func (r *run) ignored(paths []string) ([]string, error) {
 	in := []byte(strings.Join(paths, "\x00") + "\x00")
 	out, err := g.RunInput(r.ctx, in, "check-ignore", "-z", "--stdin")
 	if err != nil && gitcli.ExitCode(err) != 1 {
-		return nil, errcode.Newf(errcode.FailedCheckpointGit, map[string]string{"repo": ".", "reason": "check_ignore"},
+		return nil, errcode.Newf(errcode.FailedCheckpointGit, errcode.RepoReason{Repo: ".", Reason: "check_ignore"},
 			"git check-ignore failed").Wrap(err)
 	}
 	ignored := []string{}

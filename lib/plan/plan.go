@@ -141,7 +141,7 @@ func gitErr(err error) error {
 	if _, ok := errcode.As(err); ok {
 		return err
 	}
-	return errcode.Newf(errcode.FailedCheckpointGit, map[string]string{"repo": ".", "reason": "diff"},
+	return errcode.Newf(errcode.FailedCheckpointGit, errcode.RepoReason{Repo: ".", Reason: "diff"},
 		"comparing the trees failed").Wrap(err)
 }
 

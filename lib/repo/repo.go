@@ -99,7 +99,7 @@ func New(p Paths, environ []string) *Repo {
 func OpenTree(ctx context.Context, tree string, environ []string) (*Repo, error) {
 	fi, err := os.Stat(tree)
 	if err != nil || !fi.IsDir() {
-		return nil, errcode.Newf(errcode.FailedCheckpointGit, map[string]string{"repo": ".", "reason": "tree_missing"},
+		return nil, errcode.Newf(errcode.FailedCheckpointGit, errcode.RepoReason{Repo: ".", Reason: "tree_missing"},
 			"the agent's tree %s is missing", tree)
 	}
 	env := withoutRepoVars(environ)
@@ -108,7 +108,7 @@ func OpenTree(ctx context.Context, tree string, environ []string) (*Repo, error)
 		return nil, err
 	}
 	if r.Top != canonical(tree) {
-		return nil, errcode.Newf(errcode.FailedCheckpointGit, map[string]string{"repo": ".", "reason": "not_a_git_root"},
+		return nil, errcode.Newf(errcode.FailedCheckpointGit, errcode.RepoReason{Repo: ".", Reason: "not_a_git_root"},
 			"%s is not the top level of a git worktree", tree)
 	}
 	return r, nil

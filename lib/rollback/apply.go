@@ -306,6 +306,6 @@ func (r *runner) undo(ap *applier, cause error) *errcode.Error {
 			Wrap(cause).Hint("git venom-rollback --agent=%s --checkpoint=%s --restore=files --outside=overwrite --dry-run",
 			p.Agent.ID, r.safety)
 	}
-	return errcode.Newf(errcode.FailedRollbackUndone, map[string]string{"repo": ".", "reason": reason},
+	return errcode.Newf(errcode.FailedRollbackUndone, errcode.RepoReason{Repo: ".", Reason: reason},
 		"the rollback failed and was undone: %s", reason).Wrap(cause)
 }

@@ -154,7 +154,7 @@ func preflight(ctx context.Context, s *state.Store, st *agents.State, req *Reque
 	head, branch, err := capture.ReadHead(tree)
 	if err != nil {
 		c.free(s)
-		return nil, errcode.Newf(errcode.FailedCheckpointGit, map[string]string{"repo": ".", "reason": "head"},
+		return nil, errcode.Newf(errcode.FailedCheckpointGit, errcode.RepoReason{Repo: ".", Reason: "head"},
 			"cannot read HEAD").Wrap(err)
 	}
 	cur := plan.HeadState{Branch: branch}
@@ -176,7 +176,7 @@ func preflight(ctx context.Context, s *state.Store, st *agents.State, req *Reque
 	if err != nil {
 		c.free(s)
 		if _, ok := errcode.As(err); !ok {
-			err = errcode.Newf(errcode.FailedCheckpointGit, map[string]string{"repo": ".", "reason": "head"},
+			err = errcode.Newf(errcode.FailedCheckpointGit, errcode.RepoReason{Repo: ".", Reason: "head"},
 				"cannot compare HEAD with the checkpoint's").Wrap(err)
 		}
 		return nil, err

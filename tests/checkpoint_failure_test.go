@@ -201,7 +201,8 @@ func TestCheckpoint_FailuresLeaveNothingBehind(t *testing.T) {
 			refs := env.VenomRefs()
 			r := env.VenomIn(env.Dir, []string{"VENOM_TEST_FAIL_AT=" + c.point}, "checkpoint", "--agent=a1", "--json")
 			r.Fails(t, c.exit, c.code)
-			ErrorOf(t, r)
+			e := ErrorOf(t, r)
+			require.Equal(t, []string{"repo", "reason"}, Keys(t, string(e.Error.Data)), "RFC 11.3: {repo, reason}")
 			assertFailedCleanly(t, env, snap, refs, c.code)
 			// The next capture is whole, and takes the next number.
 			want := env.RecipeTree()
@@ -262,4 +263,54 @@ func TestCheckpoint_EnabledFalseStopsOnlyAutomaticCaptures(t *testing.T) {
 	env.Git("config", "venom.enabled", "false")
 	env.Write("a.txt", "repo config\n")
 	require.NotNil(t, env.Take(t, "--agent=a1", "--reason=turn_end").Checkpoint)
+}
+
+func TestCheckpoint_AgentTreeMissing(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	wt := filepath.Join(env.Root, "wt")
+	env.Git("worktree", "add", "-q", "-b", "feature", wt)
+	env.VenomIn(wt, nil, "checkpoint", "--agent=w1", "--isolation=worktree", "--json").OK(t)
+	env.Git("worktree", "remove", wt)
+	refs := env.VenomRefs()
+
+	r := env.Venom("checkpoint", "--agent=w1", "--json")
+	r.Fails(t, 1, "failed.checkpoint_git")
+	e := ErrorOf(t, r)
+	require.JSONEq(t, `{"repo":".","reason":"tree_missing"}`, string(e.Error.Data))
+	require.Equal(t, []string{"repo", "reason"}, Keys(t, string(e.Error.Data)))
+	require.Equal(t, refs, env.VenomRefs())
+	failed := env.LogOf("checkpoint.failed")
+	require.Len(t, failed, 1)
+	require.Equal(t, "failed.checkpoint_git", failed[0]["code"])
+	// Another agent of the main worktree is not held up by it.
+	env.Write("a.txt", "x\n")
+	require.Equal(t, "k1", *env.Take(t, "--agent=m1").Checkpoint)
+}
+
+func TestCheckpoint_WhichAgent(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	// No agent yet and none named.
+	env.Venom("checkpoint", "--json").Fails(t, 2, "invalid_params.agent")
+	require.Empty(t, env.LogRecords())
+	// VENOM_AGENT names one (CONTRACT §1).
+	r := env.VenomIn(env.Dir, []string{"VENOM_AGENT=a1"}, "checkpoint", "--json").OK(t)
+	var res TakeResult
+	r.JSON(t, &res)
+	require.Equal(t, "a1", res.Agent)
+	env.VenomIn(env.Dir, []string{"VENOM_AGENT=Bad"}, "checkpoint", "--json").Fails(t, 2, "invalid_params.agent")
+	// The only agent is the default.
+	env.Write("a.txt", "x\n")
+	require.Equal(t, "a1", env.Take(t).Agent)
+	require.Equal(t, "a1", env.List(t).Agent)
+	// --agent wins over VENOM_AGENT.
+	r = env.VenomIn(env.Dir, []string{"VENOM_AGENT=a1"}, "checkpoint", "--agent=b2", "--json").OK(t)
+	r.JSON(t, &res)
+	require.Equal(t, "b2", res.Agent)
+	// Two agents: one must be named.
+	r = env.Venom("checkpoint", "--json")
+	r.Fails(t, 2, "invalid_params.agent")
+	require.JSONEq(t, `{"agents":["a1","b2"]}`, string(ErrorOf(t, r).Error.Data))
+	env.Venom("checkpoint", "list", "--json").Fails(t, 2, "invalid_params.agent")
 }

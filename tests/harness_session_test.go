@@ -19,6 +19,20 @@ import (
 func TestScriptedSession_ClaudeCode(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
+	// The hooks as hook install sets them up: each event runs the command
+	// this test runs.
+	env.Venom("checkpoint", "hook", "install", "claude-code").OK(t)
+	var settings struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(env.Read(".claude/settings.local.json")), &settings))
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "StopFailure"} {
+		require.Equal(t, "git venom-checkpoint hook claude-code", settings.Hooks[ev][0].Hooks[0].Command, ev)
+	}
 	env.Hook("claude-code", env.Payload("claude/hooks/SessionStart.startup.json", nil))
 	claudeTurn(t, env, "p1", t1End, func() {
 		env.Write("hello.txt", "hello\n")

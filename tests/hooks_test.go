@@ -225,6 +225,13 @@ func TestHook_ConcurrentHooksLoseNothing(t *testing.T) {
 func TestHookCodex_HooksAndNotify(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
+	// The rollout the payloads name, where Codex 0.171.0 wrote it.
+	rollout, err := os.ReadFile(filepath.Join(hookData, "codex", "rollout-0.171.0-01a22c93-1777-7b03-81d2-cc9f451e14c8.jsonl"))
+	require.NoError(t, err)
+	sessions := filepath.Join(env.Home, ".codex", "sessions", "2026", "11", "30")
+	require.NoError(t, os.MkdirAll(sessions, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(sessions,
+		"rollout-2026-11-30T13-09-27-01a22c93-1777-7b03-81d2-cc9f451e14c8.jsonl"), rollout, 0o644))
 	env.Hook("codex", env.Payload("codex/hooks/SessionStart.startup.json", nil), "--agent=cx")
 	env.Hook("codex", env.Payload("codex/hooks/UserPromptSubmit.json", nil), "--agent=cx")
 	env.Write("hello.txt", "hello\n")
@@ -251,6 +258,7 @@ func TestHookCodex_HooksAndNotify(t *testing.T) {
 	ends := env.Records("turn.ended")
 	require.Len(t, ends, 2)
 	assert.Equal(t, "01a22c93-1812-7df0-9ee4-f5a15fed6464", ends[0]["harness_turn"])
+	assert.Equal(t, "0.171.0", ends[0]["harness_version"], "the rollout's cli_version")
 	assert.Equal(t, "01a22c93-4615-7e41-bfc6-61fc84931e71", ends[1]["harness_turn"], "notify's turn-id")
 	assert.Equal(t, "t2", ends[1]["turn"])
 	assert.Nil(t, ends[0]["no_start"])

@@ -87,6 +87,12 @@ type exitSignal int
 // Main parses args against grammar (a kong struct whose commands have
 // Run(*Env) error) and runs the chosen command. It returns the exit code.
 func Main(name string, grammar any, args []string) int {
+	// A command lives for milliseconds and reads the whole log: collecting
+	// garbage at 5x the live heap instead of 2x halves the CPU of a
+	// 10,000-record list or events, for a few MB more at most.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	streams := ui.System()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/capture"
@@ -18,6 +19,7 @@ import (
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/testhook"
 )
 
 // Options are the caller's choices.
@@ -105,14 +107,20 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 	}
 	p.Conversation = conversationOf(in.Agent, in.Target, in.Restore)
 	t := in.Target.Repos[0]
+	t0 := time.Now()
 	changes, err := diffTrees(ctx, in.Repo, p.STree, t.Commit)
 	if err != nil {
 		return nil, gitErr(err)
 	}
+	testhook.Timed("plan-diff", t0)
+	t0 = time.Now()
 	if err := classify(ctx, in.Repo, in.State, in.Agent, in.Target, p.STree, changes); err != nil {
 		return nil, gitErr(err)
 	}
+	testhook.Timed("plan-classify", t0)
+	t0 = time.Now()
 	decideLeft(in.Repo.Top, changes, p.Outside, in.Snapshot.Skipped, t.Skipped)
+	testhook.Timed("plan-left", t0)
 	changes = addSkipped(changes, in.Snapshot.Skipped, t.Skipped)
 	p.Changes = changes
 	p.IgnoredEdits = ignoredEdits(in.State, in.Agent, in.Target.Seq)

@@ -47,7 +47,10 @@ func init() {
 	rollbackCounts = fs.String("rollback", "10,1000,10000", "comma-separated counts of changed paths to roll back")
 	rollbackFiles = fs.Int("rollback-files", 100000, "size of the generated repository")
 	rollbackBin = fs.String("rollback-bin", "", "folder with git-venom-checkpoint and git-venom-rollback (default: build them)")
-	work := fs.String("work", filepath.Join(os.TempDir(), "git-venom-bench"), "directory for cached repositories and the working copy")
+	// Its own work folder: other modes run at the same time and rebuild
+	// bin/ and run/ in theirs. A generated repository cached there is
+	// borrowed by hard links (prepare only ever copies from a cache).
+	work := fs.String("work", filepath.Join(os.TempDir(), "git-venom-bench-rollback"), "directory for cached repositories and the working copy")
 	runs := fs.Int("runs", 5, "timed runs per count")
 	gitPath := fs.String("git", "git", "git binary")
 	verb := fs.Bool("v", false, "log progress on stderr")
@@ -56,10 +59,28 @@ func init() {
 	if err := os.MkdirAll(*work, 0o755); err != nil {
 		fatal(err)
 	}
+	borrowCache(*work, filepath.Join(os.TempDir(), "git-venom-bench"), *rollbackFiles)
 	if err := runRollbackMode(&proc{git: *gitPath, env: baseEnv(), dir: *work}, *work, *runs); err != nil {
 		fatal(err)
 	}
 	os.Exit(0)
+}
+
+// borrowCache hard-links the shared cache of a generated repository into
+// work, when work has none.
+func borrowCache(work, shared string, n int) {
+	name := fmt.Sprintf("gen-%d-%s", n, genVersion)
+	if _, err := os.Stat(filepath.Join(work, name, ".git", "bench-complete")); err == nil {
+		return
+	}
+	if _, err := os.Stat(filepath.Join(shared, name, ".git", "bench-complete")); err != nil {
+		return
+	}
+	_ = os.RemoveAll(filepath.Join(work, name))
+	p := &proc{dir: work, env: os.Environ()}
+	if _, err := p.cmd(nil, "cp", "-al", filepath.Join(shared, name), filepath.Join(work, name)); err != nil {
+		logf("borrowing %s: %v", name, err)
+	}
 }
 
 type rbTimes struct {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // Tail reads a journal incrementally, for readers that follow it without
@@ -64,13 +65,18 @@ func (t *Tail) Next() ([]Entry, error) {
 		return nil, nil
 	}
 	body := data[:end+1]
+	// data is this call's own buffer: records keep slices of it, and of
+	// one string made of it, instead of a copy each.
+	text := string(body)
 	var out []Entry
-	for len(body) > 0 {
+	var line []byte
+	for off := 0; len(body) > 0; {
 		i := bytes.IndexByte(body, '\n')
-		line := body[:i+1]
+		line = body[:i+1]
 		body = body[i+1:]
+		start := off
+		off += i + 1
 		t.off += int64(len(line))
-		t.lastLine = append(t.lastLine[:0], line...)
 		content := bytes.TrimSpace(line)
 		if len(content) == 0 {
 			continue
@@ -84,16 +90,17 @@ func (t *Tail) Next() ([]Entry, error) {
 			continue
 		}
 		var e Entry
-		if err := decode(content, &e); err != nil || e.Seq <= t.lastSeq || e.Type == "" {
+		if err := decodeString(strings.TrimSpace(text[start:off]), &e); err != nil || e.Seq <= t.lastSeq || e.Type == "" {
 			continue // damage, not truth
 		}
 		t.lastSeq = e.Seq
 		if t.Want != nil && !t.Want(e.Type) {
 			continue
 		}
-		e.Raw = append([]byte(nil), content...)
+		e.Raw = content
 		out = append(out, e)
 	}
+	t.lastLine = append(t.lastLine[:0], line...)
 	return out, nil
 }
 

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"math"
+	"sort"
 
 	"github.com/git-venom/git-venom/lib/journal"
 )
@@ -77,35 +78,51 @@ type span struct {
 // turn.started record) to its turn_end capture (or its turn.ended record);
 // a turn with no turn_start runs from the agent's previous capture.
 func (s *State) spans(a *Agent) []span {
+	// One pass over the log: each turn's captures, and every capture's seq
+	// (a log of 100,000 records and 500 turns must not be read 500 times).
+	type capture struct {
+		seq    int64
+		reason string
+	}
+	byTurn := map[string][]capture{}
+	var seqs []int64
+	for i := range s.Entries {
+		e := &s.Entries[i]
+		if e.Agent != a.ID {
+			continue
+		}
+		switch e.Type {
+		case journal.CheckpointTaken, journal.CheckpointReused, journal.CheckpointFailed:
+		default:
+			continue
+		}
+		seqs = append(seqs, e.Seq)
+		if t := deref(e.Turn); t != "" {
+			byTurn[t] = append(byTurn[t], capture{e.Seq, e.Reason})
+		}
+	}
 	var out []span
 	for _, t := range a.Turns {
 		sp := span{turn: t.ID, start: t.StartSeq, end: math.MaxInt64, started: t.Started}
 		if t.Ended {
 			sp.end = t.EndSeq
 		}
-		var prev int64
-		for i := range s.Entries {
-			e := &s.Entries[i]
-			if e.Agent != a.ID {
-				continue
+		for _, c := range byTurn[t.ID] {
+			if c.reason == "turn_start" && t.Started && c.seq >= t.StartSeq {
+				sp.start = c.seq
 			}
-			switch e.Type {
-			case journal.CheckpointTaken, journal.CheckpointReused, journal.CheckpointFailed:
-			default:
-				continue
-			}
-			if deref(e.Turn) == t.ID && e.Reason == "turn_start" && t.Started && e.Seq >= t.StartSeq {
-				sp.start = e.Seq
-			}
-			if deref(e.Turn) == t.ID && e.Reason == "turn_end" && t.Ended && e.Seq > t.EndSeq {
-				sp.end = e.Seq
-			}
-			if !t.Started && t.Ended && e.Seq < t.EndSeq {
-				prev = e.Seq
+			if c.reason == "turn_end" && t.Ended && c.seq > t.EndSeq {
+				sp.end = c.seq
 			}
 		}
 		if !t.Started {
-			sp.start = prev
+			// From the agent's last capture before the turn ended.
+			sp.start = 0
+			if t.Ended {
+				if i := sort.Search(len(seqs), func(i int) bool { return seqs[i] >= t.EndSeq }); i > 0 {
+					sp.start = seqs[i-1]
+				}
+			}
 		}
 		out = append(out, sp)
 	}

@@ -150,7 +150,7 @@ func Build(dir string, checkpoints, records int, env []string) (*Fixture, error)
 			h := head
 			if err := add(journal.CheckpointTaken, journal.Taken{Agent: "a1", Checkpoint: fmt.Sprintf("k%d", n),
 				Reason: reason, Turn: &t, ThroughTurn: through,
-				At:    journal.Stamp(when.Add(time.Duration(n) * time.Second)),
+				At: journal.Stamp(when.Add(time.Duration(n) * time.Second)),
 				Repos: []journal.RepoState{{Repo: ".", Path: top, Commit: commits[n], Head: &h, Branch: branch,
 					Skipped: []journal.Skipped{}, Submodules: []journal.Submodule{}}}}); err != nil {
 				return nil, err

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	git "github.com/libgit2/git2go/v34"
 
@@ -30,22 +31,12 @@ func (c *Change) Writes() bool { return c.TMode != 0 }
 
 // diffTrees lists the differences between trees (or commits) a and b,
 // recursively, with no rename detection: what the RFC 7.4 recipe's `git
-// diff-tree -r -z --no-renames` gives, with modes and object ids. libgit2
-// does it in process: in a loaded machine a git process costs more than
-// the diff of two trees that share most of their subtrees.
+// diff-tree -r -z --no-renames` gives, with modes and object ids, worked out
+// in process (a git process costs more than the few folders that differ).
 func diffTrees(_ context.Context, r *repo.Repo, a, b string) ([]Change, error) {
 	var list []Change
-	err := eachDelta(r, a, b, func(d git.DiffDelta) {
-		c := Change{Path: d.NewFile.Path, SMode: uint32(d.OldFile.Mode), TMode: uint32(d.NewFile.Mode)}
-		if c.Path == "" {
-			c.Path = d.OldFile.Path
-		}
-		if c.SMode != 0 {
-			c.SOid = d.OldFile.Oid.String()
-		}
-		if c.TMode != 0 {
-			c.TOid = d.NewFile.Oid.String()
-		}
+	err := eachChange(r, a, b, func(path string, s, t side) {
+		c := Change{Path: path, SMode: s.mode, SOid: s.oid, TMode: t.mode, TOid: t.oid}
 		switch {
 		case c.SMode == 0:
 			c.Change = "create"
@@ -56,21 +47,18 @@ func diffTrees(_ context.Context, r *repo.Repo, a, b string) ([]Change, error) {
 		}
 		list = append(list, c)
 	})
+	sort.SliceStable(list, func(i, j int) bool { return list[i].Path < list[j].Path })
 	return list, err
 }
 
 // changedPaths lists the paths that differ between two trees (or commits).
 func changedPaths(_ context.Context, r *repo.Repo, a, b string) (map[string]bool, error) {
 	set := map[string]bool{}
-	err := eachDelta(r, a, b, func(d git.DiffDelta) {
-		set[d.OldFile.Path] = true
-		set[d.NewFile.Path] = true
-	})
-	delete(set, "")
+	err := eachChange(r, a, b, func(path string, _, _ side) { set[path] = true })
 	return set, err
 }
 
-func eachDelta(r *repo.Repo, a, b string, fn func(git.DiffDelta)) error {
+func eachChange(r *repo.Repo, a, b string, emit func(path string, s, t side)) error {
 	lib, err := r.Lib()
 	if err != nil {
 		return err
@@ -85,29 +73,7 @@ func eachDelta(r *repo.Repo, a, b string, fn func(git.DiffDelta)) error {
 		return err
 	}
 	defer tb.Free()
-	opts, err := git.DefaultDiffOptions()
-	if err != nil {
-		return err
-	}
-	// A file that becomes a symlink or a gitlink is one change, not two.
-	opts.Flags |= git.DiffIncludeTypeChange
-	d, err := lib.DiffTreeToTree(ta, tb, &opts)
-	if err != nil {
-		return err
-	}
-	defer d.Free()
-	n, err := d.NumDeltas()
-	if err != nil {
-		return err
-	}
-	for i := 0; i < n; i++ {
-		delta, err := d.Delta(i)
-		if err != nil {
-			return err
-		}
-		fn(delta)
-	}
-	return nil
+	return walkDiff(lib, ta, tb, "", emit)
 }
 
 // lookupTree finds the tree of a tree or commit id.

@@ -456,3 +456,30 @@ func TestRobust_RollbackStartedFaultKeepsOnlyTheSafety(t *testing.T) {
 	require.Equal(t, "pre_rollback", env.lastTaken2()["reason"])
 	rollbackExactly(t, env, "k1", "--restore=files")
 }
+
+// TestRobust_RollbackFailsBetweenUnlinks: the third of five deletions
+// fails; the two done are undone, and the files are S's again.
+func TestRobust_RollbackFailsBetweenUnlinks(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("keep.txt", "keep\n")
+	env.Commit("base")
+	agentTurn(t, env, func() {
+		for i := 0; i < 5; i++ {
+			env.Write(fmt.Sprintf("made/%d/new.txt", i), "new\n")
+		}
+		env.Write("keep.txt", "changed\n")
+	})
+	before := env.Snapshot()
+	s := env.WorktreeTree()
+	env.RollbackFails([]string{"VENOM_TEST_FAIL_AT=rollback-unlink-each#3"}, 1, "failed.rollback_undone",
+		"--agent=a1", "--checkpoint=k1", "--restore=files")
+	require.Equal(t, s, env.WorktreeTree(), "the files are not S again")
+	after := env.Snapshot()
+	require.Equal(t, before.Index, after.Index)
+	require.Equal(t, before.Head, after.Head)
+	require.Equal(t, before.Refs, after.Refs)
+	env.assertWholeLog(t)
+	env.assertRefsLogged(t)
+	rollbackExactly(t, env, "k1", "--restore=files")
+}

@@ -85,6 +85,10 @@ func (ap *applier) files(want []entry, hook func(string) error) error {
 		}
 	}
 	for _, e := range dels {
+		// Each unlink, so a test can fail the n-th after the others ran.
+		if err := hook("rollback-unlink-each"); err != nil {
+			return err
+		}
 		full := filepath.Join(ap.r.Top, e.path)
 		if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
 			// S held a file here; a folder now means someone wrote during

@@ -130,8 +130,14 @@ func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
 		return nil, err
 	}
 	g := &proc{dir: top, git: p.git, env: p.env}
+	// venom.timeout bounds one capture; a loaded machine capturing 10,000
+	// changed files needs more than the default 30 s.
+	cfg := filepath.Join(work, "rollback.gitconfig")
+	if err := os.WriteFile(cfg, []byte("[venom]\n\ttimeout = 1h\n"), 0o644); err != nil {
+		return nil, err
+	}
 	venom := func(name string, extra []string, args ...string) ([]byte, time.Duration, error) {
-		v := g.with(extra...)
+		v := g.with(append([]string{"GIT_CONFIG_GLOBAL=" + cfg}, extra...)...)
 		start := time.Now()
 		out, err := v.cmd(nil, filepath.Join(bin, "git-venom-"+name), args...)
 		return out, time.Since(start), err

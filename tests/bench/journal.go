@@ -26,7 +26,32 @@ import (
 	"time"
 )
 
-var journalSizes = flag.String("journal", "", "run the journal benchmark instead: comma-separated log sizes, like 1000,5000,10000")
+var journalSizes = new(string)
+
+// The mode has its own flag set, read in init, so that it needs nothing
+// from main.go (whose flags serve the capture benchmark), as -rollback.
+func init() {
+	selected := false
+	for _, a := range os.Args[1:] {
+		if a == "-journal" || a == "--journal" || strings.HasPrefix(a, "-journal=") || strings.HasPrefix(a, "--journal=") {
+			selected = true
+		}
+	}
+	if !selected {
+		return
+	}
+	fs := flag.NewFlagSet("bench -journal", flag.ExitOnError)
+	fs.StringVar(journalSizes, "journal", "1000,5000,10000", "comma-separated log sizes")
+	runs := fs.Int("runs", 11, "timed runs per command and size")
+	// Its own folder: other modes rebuild bin/ in theirs at the same time.
+	work := fs.String("work", filepath.Join(os.TempDir(), "git-venom-bench-journal"), "directory for the generated repositories and binaries")
+	_ = fs.Parse(os.Args[1:])
+	if err := os.MkdirAll(*work, 0o755); err != nil {
+		fatal(err)
+	}
+	runJournal(*work, *runs)
+	os.Exit(0)
+}
 
 func runJournal(work string, runs int) {
 	bin := filepath.Join(work, "bin")

@@ -21,7 +21,11 @@ import (
 	"time"
 )
 
-var verbose bool
+var (
+	verbose  bool
+	idle     float64
+	idleWait time.Duration
+)
 
 func logf(format string, args ...any) {
 	if verbose {
@@ -42,6 +46,8 @@ func main() {
 		gitPath = flag.String("git", "git", "git binary")
 		verb    = flag.Bool("v", false, "log progress on stderr")
 	)
+	flag.Float64Var(&idle, "idle", 0.8, "before each timed run wait until the CPUs are this idle (0: don't wait)")
+	flag.DurationVar(&idleWait, "idle-wait", 10*time.Second, "longest wait for -idle; a run timed after it counts as busy")
 	flag.Parse()
 	verbose = *verb
 	if err := os.MkdirAll(*work, 0o755); err != nil {
@@ -130,6 +136,7 @@ func pick(only, full, venom string) ([]strategy, error) {
 type sample struct {
 	wall, cpu time.Duration
 	objects   int
+	busy      bool // the machine was not quiet before the run
 }
 
 // cell is one strategy in one scenario.
@@ -284,10 +291,15 @@ func (b *bench) once(sc scenario, m *mutation, s strategy, c *cell) error {
 			return err
 		}
 		b.warm(s)
+		if s.keepObjects {
+			m.epoch++
+			defer func() { m.epoch = 0 }()
+		}
 		if err := m.apply(); err != nil {
 			return err
 		}
 	}
+	quiet := waitQuiet(idle, idleWait)
 	p := b.git.with()
 	start := time.Now()
 	res, err := s.run(b.repo, p)
@@ -330,7 +342,7 @@ func (b *bench) once(sc scenario, m *mutation, s strategy, c *cell) error {
 			return err
 		}
 	}
-	c.samples = append(c.samples, sample{wall: wall, cpu: p.cpu, objects: added})
+	c.samples = append(c.samples, sample{wall: wall, cpu: p.cpu, objects: added, busy: !quiet})
 	return nil
 }
 
@@ -383,8 +395,8 @@ func median(d []time.Duration) time.Duration {
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
 
 func (b *bench) report(cells map[string]*cell) {
-	fmt.Printf("%-12s %-12s %9s %9s %9s %7s %7s %6s %s\n",
-		"scenario", "strategy", "wall ms", "min ms", "cpu ms", "wall x", "cpu x", "objs", "tree")
+	fmt.Printf("%-12s %-12s %9s %9s %9s %7s %7s %6s %4s %s\n",
+		"scenario", "strategy", "wall ms", "min ms", "cpu ms", "wall x", "cpu x", "objs", "busy", "tree")
 	for _, sc := range b.scenarios {
 		var baseWall, baseCPU time.Duration
 		for _, s := range b.strategies {
@@ -395,7 +407,11 @@ func (b *bench) report(cells map[string]*cell) {
 			}
 			var walls, cpus []time.Duration
 			var objs []int
+			busy := 0
 			for _, x := range c.samples {
+				if x.busy {
+					busy++
+				}
 				walls = append(walls, x.wall)
 				cpus = append(cpus, x.cpu)
 				objs = append(objs, x.objects)
@@ -425,8 +441,8 @@ func (b *bench) report(cells map[string]*cell) {
 					obj = fmt.Sprint(c.samples[0].objects)
 				}
 			}
-			fmt.Printf("%-12s %-12s %9s %9s %9s %7s %7s %6s %s\n", sc.name, s.name,
-				ms(wall), ms(minWall), ms(cpu), ratio(wall, baseWall), ratio(cpu, baseCPU), obj, tree)
+			fmt.Printf("%-12s %-12s %9s %9s %9s %7s %7s %6s %4d %s\n", sc.name, s.name,
+				ms(wall), ms(minWall), ms(cpu), ratio(wall, baseWall), ratio(cpu, baseCPU), obj, busy, tree)
 		}
 	}
 }

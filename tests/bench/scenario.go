@@ -31,6 +31,10 @@ type mutation struct {
 	base   [][]byte
 	added  []string
 	suffix []byte
+	// epoch, when set, makes each apply write content never written before,
+	// so a strategy that keeps its objects (ours) pays for writing every blob
+	// as the others do, instead of finding them already stored.
+	epoch int
 }
 
 // bind picks the scenario's files among the tracked ones, deterministically,
@@ -77,6 +81,9 @@ func (s scenario) bind(top string, tracked []string) (*mutation, error) {
 func (m *mutation) apply() error {
 	for i, rel := range m.chg {
 		b := append(append([]byte(nil), m.base[i]...), m.suffix...)
+		if m.epoch > 0 {
+			b = append(b, fmt.Sprintf("epoch %d\n", m.epoch)...)
+		}
 		if err := os.WriteFile(filepath.Join(m.top, rel), b, 0o644); err != nil {
 			return err
 		}
@@ -86,7 +93,7 @@ func (m *mutation) apply() error {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(p, []byte("new file "+rel+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(fmt.Sprintf("new file %s %d\n", rel, m.epoch)), 0o644); err != nil {
 			return err
 		}
 	}

@@ -401,3 +401,12 @@ func (s *State) Known(id string) (*Agent, error) {
 	}
 	return nil, errcode.Newf(errcode.NotFoundAgent, map[string]string{"agent": id}, "no agent %s in this repository", id)
 }
+
+// Named is the registered agent a command means: Resolve, then Known.
+func (s *State) Named(given string) (*Agent, error) {
+	id, err := s.Resolve(given)
+	if err != nil {
+		return nil, err
+	}
+	return s.Known(id)
+}

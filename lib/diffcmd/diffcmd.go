@@ -55,11 +55,7 @@ func (c *CLI) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	id, err := st.Resolve(c.Agent)
-	if err != nil {
-		return err
-	}
-	a, err := st.Known(id)
+	a, err := st.Named(c.Agent)
 	if err != nil {
 		return err
 	}

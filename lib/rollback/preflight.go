@@ -82,11 +82,7 @@ func Validate(req *Request) error {
 // stops after the checks that need no git, for a real call's first look
 // before it waits for the lock.
 func preflight(ctx context.Context, s *state.Store, st *agents.State, req *Request, held, quick bool) (*checked, error) {
-	id, err := st.Resolve(req.Agent)
-	if err != nil {
-		return nil, err
-	}
-	a, err := st.Known(id)
+	a, err := st.Named(req.Agent)
 	if err != nil {
 		return nil, err
 	}

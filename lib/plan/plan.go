@@ -138,7 +138,7 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 			}
 			return nil, errcode.Newf(errcode.ConflictOutsideEdits,
 				map[string]any{"repos": []map[string]any{{"repo": ".", "paths": shown}}},
-				"%d paths changed outside the agent's turns; choose --outside=keep or --outside=overwrite", len(out)).
+				"%s changed outside the agent's turns; choose --outside=keep or --outside=overwrite", countPaths(len(out))).
 				Hint("--outside=keep leaves them as they are; --outside=overwrite restores them (their content stays in the safety checkpoint)")
 		}
 	}
@@ -287,4 +287,12 @@ func When(through *string) string {
 		return "before your first turn"
 	}
 	return fmt.Sprintf("after turn %s", *through)
+}
+
+// countPaths says "1 path" or "n paths", as the RFC's message does.
+func countPaths(n int) string {
+	if n == 1 {
+		return "1 path"
+	}
+	return fmt.Sprintf("%d paths", n)
 }

@@ -36,11 +36,7 @@ type AgentsResult struct {
 
 // Run lists, in registration order.
 func (c *AgentsCmd) Run(env *cli.Env) error {
-	s, err := env.Store()
-	if err != nil {
-		return err
-	}
-	_, st, err := s.Read()
+	_, st, err := env.Read()
 	if err != nil {
 		return err
 	}

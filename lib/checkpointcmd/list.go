@@ -26,11 +26,7 @@ type ListCmd struct {
 
 // Run lists.
 func (c *ListCmd) Run(env *cli.Env) error {
-	s, err := env.Store()
-	if err != nil {
-		return err
-	}
-	_, st, err := s.Read()
+	s, st, err := env.Read()
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/fatih/color"
 
+	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/config"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/repo"
@@ -70,6 +71,17 @@ func (e *Env) Store() (*state.Store, error) {
 	}
 	e.store = &state.Store{Repo: r, Config: cfg, Environ: e.Environ}
 	return e.store, nil
+}
+
+// Read opens the store and folds its journal without the lock, for the
+// commands that only read.
+func (e *Env) Read() (*state.Store, *agents.State, error) {
+	s, err := e.Store()
+	if err != nil {
+		return nil, nil, err
+	}
+	_, st, err := s.Read()
+	return s, st, err
 }
 
 // Getenv reads the command's environment.

@@ -47,11 +47,7 @@ func (c *CLI) Run(env *cli.Env) error {
 	if err := c.shortForms(); err != nil {
 		return err
 	}
-	s, err := env.Store()
-	if err != nil {
-		return err
-	}
-	_, st, err := s.Read()
+	s, st, err := env.Read()
 	if err != nil {
 		return err
 	}

@@ -75,17 +75,9 @@ type RollbackStarted struct {
 	Restore    string `json:"restore"`
 }
 
-// RollbackEnded is agent.rollback_ended's data.
-type RollbackEnded struct {
-	Agent      string   `json:"agent"`
-	Checkpoint string   `json:"checkpoint"`
-	Safety     string   `json:"safety"`
-	Restore    string   `json:"restore"`
-	OK         bool     `json:"ok"`
-	Code       string   `json:"code,omitempty"`
-	After      string   `json:"after,omitempty"`
-	Drops      []string `json:"drops,omitempty"`
-}
+// RollbackEnded is agent.rollback_ended's data: the record's members are
+// exactly RFC 11.2's.
+type RollbackEnded = journal.RollbackEnd
 
 // FromRecord maps a record to its event; ok is false for internal records.
 func FromRecord(e *journal.Entry, source string) (ev Event, ok bool) {

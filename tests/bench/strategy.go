@@ -278,6 +278,16 @@ func venomStrategy(bin string) strategy {
 			}
 			var res result
 			find(v, &res)
+			if res.tree == "" && res.commit == "" {
+				// {"agent":"a","checkpoint":"k3",...}: check the tree of
+				// its ref (RFC 5.1) instead.
+				top, _ := v.(map[string]any)
+				agent, _ := top["agent"].(string)
+				id, _ := top["checkpoint"].(string)
+				if agent != "" && len(id) > 1 && id[0] == 'k' {
+					res.commit = "refs/venom/checkpoints/" + agent + "/" + id[1:]
+				}
+			}
 			return res, nil
 		}}
 }

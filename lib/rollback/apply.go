@@ -20,6 +20,7 @@ import (
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/testhook"
+	"github.com/git-venom/git-venom/lib/treeedit"
 )
 
 // applier runs RFC 7.4's recipe on one tree. It writes the working files
@@ -244,11 +245,11 @@ func (ap *applier) expectedTree(p *plan.Plan) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var edits []entry
+	var edits []treeedit.Edit
 	for _, c := range p.Files() {
-		edits = append(edits, entry{c.Path, c.TMode, c.TOid})
+		edits = append(edits, treeedit.Edit{Path: c.Path, Mode: c.TMode, Oid: c.TOid})
 	}
-	id, err := editTree(lib, p.Snapshot.Tree, edits)
+	id, err := treeedit.Apply(lib, p.Snapshot.Tree, edits)
 	if err != nil {
 		return "", err
 	}

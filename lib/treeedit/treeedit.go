@@ -1,4 +1,6 @@
-package rollback
+// Package treeedit builds a tree from a base tree and a list of path edits,
+// rebuilding only the folders on the edited paths.
+package treeedit
 
 import (
 	"strings"
@@ -6,21 +8,28 @@ import (
 	git "github.com/libgit2/git2go/v34"
 )
 
-// editTree returns base with each path set to its entry, or removed when
-// the entry's mode is 0 (RFC 7.4 step 6's expected tree). Only the folders
-// on the edited paths are rebuilt, in process: a 100,000-file tree costs
-// what its edits cost, not a read-tree of it.
-func editTree(repo *git.Repository, base *git.Oid, edits []entry) (*git.Oid, error) {
-	m := map[string]entry{}
+// Edit sets one path of a tree.
+type Edit struct {
+	Path string
+	Mode uint32 // 0: the path is removed
+	Oid  string
+}
+
+// Apply returns base (nil: the empty tree) with each path set to its edit,
+// or removed when the edit's mode is 0. Only the folders on the edited paths
+// are rebuilt, in process: a 100,000-file tree costs what its edits cost,
+// not a read-tree of it. Trees are written to repo's object database.
+func Apply(repo *git.Repository, base *git.Oid, edits []Edit) (*git.Oid, error) {
+	m := map[string]Edit{}
 	for _, e := range edits {
-		m[e.path] = e
+		m[e.Path] = e
 	}
 	id, _, err := editLevel(repo, base, m)
 	return id, err
 }
 
 // editLevel rebuilds one folder; it reports whether the folder came out empty.
-func editLevel(repo *git.Repository, id *git.Oid, edits map[string]entry) (*git.Oid, bool, error) {
+func editLevel(repo *git.Repository, id *git.Oid, edits map[string]Edit) (*git.Oid, bool, error) {
 	var tree *git.Tree
 	var tb *git.TreeBuilder
 	var err error
@@ -43,12 +52,12 @@ func editLevel(repo *git.Repository, id *git.Oid, edits map[string]entry) (*git.
 			names[tree.EntryByIndex(i).Name] = true
 		}
 	}
-	direct := map[string]entry{}
-	sub := map[string]map[string]entry{}
+	direct := map[string]Edit{}
+	sub := map[string]map[string]Edit{}
 	for p, e := range edits {
 		if dir, rest, ok := strings.Cut(p, "/"); ok {
 			if sub[dir] == nil {
-				sub[dir] = map[string]entry{}
+				sub[dir] = map[string]Edit{}
 			}
 			sub[dir][rest] = e
 		} else {
@@ -56,7 +65,7 @@ func editLevel(repo *git.Repository, id *git.Oid, edits map[string]entry) (*git.
 		}
 	}
 	for name, e := range direct {
-		if e.mode == 0 && names[name] {
+		if e.Mode == 0 && names[name] {
 			_ = tb.Remove(name)
 			delete(names, name)
 		}
@@ -84,14 +93,14 @@ func editLevel(repo *git.Repository, id *git.Oid, edits map[string]entry) (*git.
 		}
 	}
 	for name, e := range direct {
-		if e.mode == 0 {
+		if e.Mode == 0 {
 			continue
 		}
-		oid, err := git.NewOid(e.oid)
+		oid, err := git.NewOid(e.Oid)
 		if err != nil {
 			return nil, false, err
 		}
-		if err := tb.Insert(name, oid, git.Filemode(e.mode)); err != nil {
+		if err := tb.Insert(name, oid, git.Filemode(e.Mode)); err != nil {
 			return nil, false, err
 		}
 		names[name] = true

@@ -1,4 +1,4 @@
-package rollback
+package treeedit
 
 import (
 	"fmt"
@@ -23,9 +23,9 @@ func gitIn(t *testing.T, dir, stdin string, env []string, args ...string) string
 	return strings.TrimSpace(string(out))
 }
 
-// TestEditTree checks editTree against git's own index edit of the same
+// TestApply checks Apply against git's own index edit of the same
 // tree: read-tree, update-index --index-info, write-tree.
-func TestEditTree(t *testing.T) {
+func TestApply(t *testing.T) {
 	dir := t.TempDir()
 	gitIn(t, dir, "", nil, "init", "-q")
 	for _, f := range []string{"a.txt", "d/x.txt", "d/e/y.txt", "d/e/z.txt", "f", "g/only.txt", "h/i/j/k.txt"} {
@@ -35,7 +35,7 @@ func TestEditTree(t *testing.T) {
 	gitIn(t, dir, "", nil, "add", "-A")
 	base := gitIn(t, dir, "", nil, "write-tree")
 	blob := gitIn(t, dir, "new content\n", nil, "hash-object", "-w", "--stdin")
-	edits := []entry{
+	edits := []Edit{
 		{"a.txt", 0o100755, blob},        // mode change
 		{"d/e/y.txt", 0, ""},             // delete
 		{"d/e/new.txt", 0o100644, blob},  // create in an existing folder
@@ -48,10 +48,10 @@ func TestEditTree(t *testing.T) {
 	}
 	var info strings.Builder
 	for _, e := range edits {
-		if e.mode == 0 {
-			fmt.Fprintf(&info, "0 %s\t%s\x00", strings.Repeat("0", 40), e.path)
+		if e.Mode == 0 {
+			fmt.Fprintf(&info, "0 %s\t%s\x00", strings.Repeat("0", 40), e.Path)
 		} else {
-			fmt.Fprintf(&info, "%o %s\t%s\x00", e.mode, e.oid, e.path)
+			fmt.Fprintf(&info, "%o %s\t%s\x00", e.Mode, e.Oid, e.Path)
 		}
 	}
 	idx := []string{"GIT_INDEX_FILE=" + filepath.Join(dir, "tmp.index")}
@@ -63,15 +63,15 @@ func TestEditTree(t *testing.T) {
 	require.NoError(t, err)
 	defer repo.Free()
 	baseID, _ := git.NewOid(base)
-	got, err := editTree(repo, baseID, edits)
+	got, err := Apply(repo, baseID, edits)
 	require.NoError(t, err)
 	require.Equal(t, want, got.String())
 	// Removing everything gives the empty tree.
-	all := []entry{}
+	all := []Edit{}
 	for _, f := range strings.Split(gitIn(t, dir, "", nil, "ls-tree", "-r", "--name-only", base), "\n") {
-		all = append(all, entry{f, 0, ""})
+		all = append(all, Edit{f, 0, ""})
 	}
-	got, err = editTree(repo, baseID, all)
+	got, err = Apply(repo, baseID, all)
 	require.NoError(t, err)
 	require.Equal(t, "4b825dc642cb6eb9a060e54bf8d69288fbee4904", got.String())
 }

@@ -85,6 +85,32 @@ type Agent struct {
 	RegisteredAt int64
 }
 
+// ignoredEdit is an edit.recorded's ignored paths, at its seq.
+type ignoredEdit struct {
+	seq   int64
+	paths []string
+}
+
+// IgnoredEditsAfter lists, sorted and once each, the ignored paths the
+// agent's own edit records named after seq (CONTRACT 8.34).
+func (s *State) IgnoredEditsAfter(agent string, seq int64) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, e := range s.ignoredEdits[agent] {
+		if e.seq <= seq {
+			continue
+		}
+		for _, p := range e.paths {
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Checkpoint returns the checkpoint of that id, live or not.
 func (a *Agent) Checkpoint(id string) *Checkpoint { return a.byID[id] }
 
@@ -126,9 +152,24 @@ func (a *Agent) Live() bool { return a.State == Running || a.State == HandedOver
 
 // State is the fold of a whole journal.
 type State struct {
-	Agents  map[string]*Agent
-	Order   []string // agent ids in registration order
-	Entries []journal.Entry
+	Agents map[string]*Agent
+	Order  []string // agent ids in registration order
+	// captures are the capture records (checkpoint.taken, .reused and
+	// .failed) in log order, for the window walk: the fold keeps these
+	// rather than every record, so that it holds the state, not the log.
+	captures []captureRecord
+	// ignoredEdits are the edit records that named ignored paths, by agent.
+	ignoredEdits map[string][]ignoredEdit
+}
+
+// captureRecord is what the window walk reads of a capture record.
+type captureRecord struct {
+	seq        int64
+	typ        string
+	agent      string
+	checkpoint string
+	reason     string
+	turn       string
 }
 
 // Agent returns the agent of that id, or nil.
@@ -181,17 +222,33 @@ func (s *State) Descendants(a *Agent) []*Agent {
 	return out
 }
 
+// New is the state of an empty journal; Apply folds records into it.
+func New() *State { return &State{Agents: map[string]*Agent{}} }
+
 // Fold builds the state from the journal's entries.
 func Fold(entries []journal.Entry) *State {
-	s := &State{Agents: map[string]*Agent{}, Entries: entries}
+	s := New()
 	for i := range entries {
 		s.Apply(&entries[i])
 	}
 	return s
 }
 
-// Apply folds one more record into the state.
+// Apply folds one more record into the state. It keeps copies of what it
+// needs, never e itself, so a reader may reuse e for the next record.
 func (s *State) Apply(e *journal.Entry) {
+	switch e.Type {
+	case journal.CheckpointTaken, journal.CheckpointReused, journal.CheckpointFailed:
+		s.captures = append(s.captures, captureRecord{seq: e.Seq, typ: e.Type, agent: e.Agent,
+			checkpoint: e.Checkpoint, reason: e.Reason, turn: deref(e.Turn)})
+	case journal.EditRecorded:
+		if len(e.Ignored) > 0 {
+			if s.ignoredEdits == nil {
+				s.ignoredEdits = map[string][]ignoredEdit{}
+			}
+			s.ignoredEdits[e.Agent] = append(s.ignoredEdits[e.Agent], ignoredEdit{e.Seq, e.Ignored})
+		}
+	}
 	if e.Type == journal.AgentRegistered {
 		if _, ok := s.Agents[e.Agent]; ok {
 			return
@@ -263,6 +320,7 @@ func (s *State) Apply(e *journal.Entry) {
 			}
 			t.IgnoredEdits[p] = true
 		}
+
 	case journal.CheckpointTaken:
 		n, _ := ids.ParseCheckpoint(e.Checkpoint)
 		c := &Checkpoint{Entry: *e, N: n, Label: e.Label}

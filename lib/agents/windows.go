@@ -43,20 +43,15 @@ type Window struct {
 // registered on it.
 func (s *State) Captures(tree string) []Capture {
 	var out []Capture
-	for i := range s.Entries {
-		e := &s.Entries[i]
-		switch e.Type {
-		case journal.CheckpointTaken, journal.CheckpointReused, journal.CheckpointFailed:
-		default:
-			continue
-		}
-		a := s.Agents[e.Agent]
+	for i := range s.captures {
+		e := &s.captures[i]
+		a := s.Agents[e.agent]
 		if a == nil || a.Tree != tree {
 			continue
 		}
-		c := Capture{Seq: e.Seq, Agent: e.Agent, Checkpoint: e.Checkpoint, Reason: e.Reason, Turn: deref(e.Turn)}
-		if e.Type != journal.CheckpointFailed {
-			if k := a.byID[e.Checkpoint]; k != nil && k.Live() && len(k.Repos) == 1 {
+		c := Capture{Seq: e.seq, Agent: e.agent, Checkpoint: e.checkpoint, Reason: e.reason, Turn: e.turn}
+		if e.typ != journal.CheckpointFailed {
+			if k := a.byID[e.checkpoint]; k != nil && k.Live() && len(k.Repos) == 1 {
 				c.Commit = k.Repos[0].Commit
 			}
 		} else {
@@ -86,19 +81,14 @@ func (s *State) spans(a *Agent) []span {
 	}
 	byTurn := map[string][]capture{}
 	var seqs []int64
-	for i := range s.Entries {
-		e := &s.Entries[i]
-		if e.Agent != a.ID {
+	for i := range s.captures {
+		e := &s.captures[i]
+		if e.agent != a.ID {
 			continue
 		}
-		switch e.Type {
-		case journal.CheckpointTaken, journal.CheckpointReused, journal.CheckpointFailed:
-		default:
-			continue
-		}
-		seqs = append(seqs, e.Seq)
-		if t := deref(e.Turn); t != "" {
-			byTurn[t] = append(byTurn[t], capture{e.Seq, e.Reason})
+		seqs = append(seqs, e.seq)
+		if e.turn != "" {
+			byTurn[e.turn] = append(byTurn[e.turn], capture{e.seq, e.reason})
 		}
 	}
 	var out []span

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unsafe"
 
 	"github.com/git-venom/git-venom/lib/testhook"
 )
@@ -29,19 +30,40 @@ func Stamp(t time.Time) string { return t.UTC().Format(TimeFormat) }
 
 // Log is the loaded journal of one repository.
 type Log struct {
-	path    string
+	path string
+	// Entries are the records, when the log was read by Load; Scan keeps
+	// none (its caller folds them as they come).
 	Entries []Entry
 	// valid is the length of the file up to the end of its last whole line;
 	// anything after it is a torn tail.
 	valid int64
 	size  int64
 	last  int64
+	keep  bool // Entries holds every record (Load), so Append adds to it
 }
 
-// Load reads the journal at path. A missing file is an empty journal.
+// Load reads the journal at path and keeps every record. A missing file is
+// an empty journal.
 func Load(path string) (*Log, error) {
+	var entries []Entry
+	l, err := Scan(path, func(e *Entry) { entries = append(entries, *e) })
+	if err != nil {
+		return nil, err
+	}
+	l.Entries, l.keep = entries, true
+	return l, nil
+}
+
+// Scan reads the journal at path and calls each with every record in seq
+// order, without keeping them: a command that folds the log as it is read
+// holds one record at a time, not the whole log (on a 10,000-record log,
+// megabytes of memory a short-lived process would fault in page by page).
+// The record passed to each is reused for the next one: each copies what it
+// keeps. Its strings and slices are its own, or slices of the file's one
+// buffer, which nothing writes again. A missing file is an empty journal.
+func Scan(path string, each func(*Entry)) (*Log, error) {
 	l := &Log{path: path}
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return l, nil
 	}
@@ -53,28 +75,44 @@ func Load(path string) (*Log, error) {
 		l.valid = int64(i + 1)
 	}
 	body := data[:l.valid]
-	// One string for the whole log: each record's strings are slices of it.
-	text := string(body)
-	l.Entries = make([]Entry, 0, bytes.Count(body, []byte{'\n'}))
-	for off := 0; len(body) > 0; {
-		i := bytes.IndexByte(body, '\n')
-		line := body[:i]
+	if len(body) == 0 {
+		return l, nil
+	}
+	// One string for the whole log, sharing the buffer: each record's
+	// strings are slices of it, not copies. The buffer is this function's
+	// own and is never written after the read.
+	text := unsafe.String(&body[0], len(body))
+	var e Entry
+	for off := 0; off < len(body); {
+		i := bytes.IndexByte(body[off:], '\n')
+		line := body[off : off+i]
 		str := text[off : off+i]
-		body = body[i+1:]
 		off += i + 1
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var e Entry
+		e = Entry{}
 		if err := decodeString(str, &e); err != nil || e.Seq <= l.last || e.Type == "" {
 			// A line that is not a record in order is damage, not truth.
 			continue
 		}
 		e.Raw = line
 		l.last = e.Seq
-		l.Entries = append(l.Entries, e)
+		each(&e)
 	}
 	return l, nil
+}
+
+// readFile reads a whole file into a buffer of its size, in one read when
+// the size holds (os.ReadFile does the same; kept here so that the buffer
+// is known to be this package's own).
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readFrom(f, 0)
 }
 
 // Path is the journal's file.
@@ -139,7 +177,9 @@ func (l *Log) Append(typ string, payload any) (Entry, error) {
 	l.valid += int64(len(line))
 	l.size = l.valid
 	l.last = seq
-	l.Entries = append(l.Entries, e)
+	if l.keep {
+		l.Entries = append(l.Entries, e)
+	}
 	return e, nil
 }
 

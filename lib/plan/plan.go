@@ -10,13 +10,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/capture"
 	"github.com/git-venom/git-venom/lib/errcode"
-	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/testhook"
@@ -123,7 +121,7 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 	testhook.Timed("plan-left", t0)
 	changes = addSkipped(changes, in.Snapshot.Skipped, t.Skipped)
 	p.Changes = changes
-	p.IgnoredEdits = ignoredEdits(in.State, in.Agent, in.Target.Seq)
+	p.IgnoredEdits = in.State.IgnoredEditsAfter(in.Agent.ID, in.Target.Seq)
 	if p.Outside == "refuse" {
 		var out []string
 		for _, c := range changes {
@@ -173,26 +171,6 @@ func conversationOf(a *agents.Agent, target *agents.Checkpoint, restore string) 
 	}
 	c.Rewinds = len(c.Drops) > 0
 	return c
-}
-
-// ignoredEdits lists the ignored paths the agent's own edit records named
-// after the target (CONTRACT 8.34).
-func ignoredEdits(st *agents.State, a *agents.Agent, after int64) []string {
-	seen := map[string]bool{}
-	out := []string{}
-	for _, e := range st.Entries {
-		if e.Seq <= after || e.Type != journal.EditRecorded || e.Agent != a.ID {
-			continue
-		}
-		for _, p := range e.Ignored {
-			if !seen[p] {
-				seen[p] = true
-				out = append(out, p)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Files are the paths the rollback restores; Left the ones it leaves.

@@ -92,7 +92,7 @@ func TestRewindFailureChangesNoFile(t *testing.T) {
 	require.True(t, errcode.Is(err, errcode.TimeoutHarnessRequest), "%v", err)
 	b, _ := os.ReadFile(file)
 	require.Equal(t, "t2\n", string(b), "a file moved though the conversation could not")
-	l, _, err := s.Read()
+	l, err := journal.Load(s.Repo.Log)
 	require.NoError(t, err)
 	last := l.Entries[len(l.Entries)-1]
 	require.Equal(t, journal.RollbackEnded, last.Type)

@@ -29,13 +29,15 @@ func (s *Store) TmpDir() string { return filepath.Join(s.Repo.StateDir, "tmp") }
 // PendingDir holds the marks of processes waiting to capture (CONTRACT 8.19).
 func (s *Store) PendingDir() string { return filepath.Join(s.Repo.StateDir, "pending") }
 
-// Read folds the journal without taking the lock.
+// Read folds the journal without taking the lock. The log it returns holds
+// no entries: the fold is made as the records are read.
 func (s *Store) Read() (*journal.Log, *agents.State, error) {
-	l, err := journal.Load(s.Repo.Log)
+	st := agents.New()
+	l, err := journal.Scan(s.Repo.Log, st.Apply)
 	if err != nil {
 		return nil, nil, errcode.Newf(errcode.FailedState, nil, "cannot read %s", s.Repo.Log).Wrap(err)
 	}
-	return l, agents.Fold(l.Entries), nil
+	return l, st, nil
 }
 
 // Txn is a command holding the lock, with the journal loaded and folded.
@@ -103,7 +105,7 @@ func (t *Txn) Append(typ string, payload any) (journal.Entry, error) {
 	if err != nil {
 		return e, errcode.Newf(errcode.FailedState, nil, "cannot write %s", t.Log.Path()).Wrap(err)
 	}
-	t.State.Apply(&t.Log.Entries[len(t.Log.Entries)-1])
+	t.State.Apply(&e)
 	return e, nil
 }
 

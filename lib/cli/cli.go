@@ -65,7 +65,7 @@ func (e *Env) Store() (*state.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.Load(e.Ctx, r.Git)
+	cfg, err := config.Load(e.Ctx, r.Git, e.Environ)
 	if err != nil {
 		return nil, err
 	}

@@ -46,9 +46,24 @@ func Defaults() Config {
 	}
 }
 
-// Load reads the keys through git config, keeping the global and system
-// scopes only.
-func Load(ctx context.Context, g *gitcli.Runner) (Config, error) {
+// Load reads the keys of the global and system scopes: in process when
+// environ is plain and the files are too (fromFiles), else through git
+// config, keeping those scopes only.
+func Load(ctx context.Context, g *gitcli.Runner, environ []string) (Config, error) {
+	c := Defaults()
+	if keys, ok := fromFiles(environ); ok {
+		for _, kv := range keys {
+			if err := c.setKey(kv[0], kv[1]); err != nil {
+				return c, err
+			}
+		}
+		return c, nil
+	}
+	return fromGit(ctx, g)
+}
+
+// fromGit reads the keys through git config.
+func fromGit(ctx context.Context, g *gitcli.Runner) (Config, error) {
 	c := Defaults()
 	out, err := g.Run(ctx, "config", "--show-scope", "-z", "--get-regexp", `^venom\.`)
 	if err != nil {
@@ -69,10 +84,18 @@ func (c *Config) parse(out []byte) error {
 			continue
 		}
 		key, value, _ := strings.Cut(string(fields[i+1]), "\n")
-		if err := c.set(strings.ToLower(key), value); err != nil {
-			return errcode.Newf(errcode.InvalidParamsConfig, map[string]string{"key": key, "value": value},
-				"git config %s: %v", key, err)
+		if err := c.setKey(key, value); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// setKey sets one key as git config names it, or says which is wrong.
+func (c *Config) setKey(key, value string) error {
+	if err := c.set(strings.ToLower(key), value); err != nil {
+		return errcode.Newf(errcode.InvalidParamsConfig, map[string]string{"key": key, "value": value},
+			"git config %s: %v", key, err)
 	}
 	return nil
 }

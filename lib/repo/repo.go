@@ -44,6 +44,19 @@ func Open(ctx context.Context, dir string, environ []string) (*Repo, error) {
 	if err := checkEnvironment(environ); err != nil {
 		return nil, err
 	}
+	if p, ok := discover(dir, environ); ok {
+		return New(p.withState(), environ), nil
+	}
+	p, err := discoverWithGit(ctx, dir, environ)
+	if err != nil {
+		return nil, err
+	}
+	return New(p.withState(), environ), nil
+}
+
+// discoverWithGit asks git for the repository of dir, and checks the
+// selection that git's environment made.
+func discoverWithGit(ctx context.Context, dir string, environ []string) (Paths, error) {
 	user := &gitcli.Runner{Dir: dir, Env: append(gitcli.CleanEnv(environ), userRepoVars(environ)...)}
 	// One process in the common case: --show-toplevel fails outside a
 	// working tree, and then the others are asked alone to say why.
@@ -54,19 +67,19 @@ func Open(ctx context.Context, dir string, environ []string) (*Repo, error) {
 		out, err = user.Run(ctx, "rev-parse", "--path-format=absolute",
 			"--is-bare-repository", "--git-dir", "--git-common-dir", "--git-path", "index", "--show-object-format")
 		if err != nil {
-			return nil, errcode.New(errcode.UnsupportedCheckpointNoRepo, nil).Wrap(err)
+			return Paths{}, errcode.New(errcode.UnsupportedCheckpointNoRepo, nil).Wrap(err)
 		}
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if len(lines) < 5 || lines[0] == "true" {
-		return nil, errcode.Newf(errcode.UnsupportedCheckpointNoRepo, nil, "the repository has no working tree")
+		return Paths{}, errcode.Newf(errcode.UnsupportedCheckpointNoRepo, nil, "the repository has no working tree")
 	}
 	if lines[4] != "sha1" {
-		return nil, errcode.Newf(errcode.UnsupportedObjectFormat, map[string]string{"object_format": lines[4]},
+		return Paths{}, errcode.Newf(errcode.UnsupportedObjectFormat, map[string]string{"object_format": lines[4]},
 			"the repository uses %s objects; git-venom handles sha1 repositories only (libgit2 1.5)", lines[4])
 	}
 	if len(lines) < 6 || lines[5] == "" {
-		return nil, errcode.Newf(errcode.UnsupportedCheckpointNoRepo, nil, "not inside a working tree")
+		return Paths{}, errcode.Newf(errcode.UnsupportedCheckpointNoRepo, nil, "not inside a working tree")
 	}
 	top := lines[5]
 	// --git-path index honours GIT_INDEX_FILE as git reads it: a relative
@@ -78,12 +91,17 @@ func Open(ctx context.Context, dir string, environ []string) (*Repo, error) {
 		Index:     lines[3],
 	}
 	if err := checkSelection(ctx, user, environ, p); err != nil {
-		return nil, err
+		return Paths{}, err
 	}
+	return p, nil
+}
+
+// withState adds the paths of the venom state directory.
+func (p Paths) withState() Paths {
 	p.StateDir = filepath.Join(p.CommonDir, "venom")
 	p.Log = filepath.Join(p.StateDir, "log.jsonl")
 	p.Lock = filepath.Join(p.StateDir, "lock")
-	return New(p, environ), nil
+	return p
 }
 
 // New makes a Repo of known paths; its git runs in Top with GIT_DIR and

@@ -1,0 +1,117 @@
+package gitconfig
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// gitList is what git reads of a file: `git config -f F --list -z`, each
+// record "name\nvalue" or "name" for a key without a value; ok is false when
+// git refuses the file.
+func gitList(t *testing.T, text string) ([]Entry, bool) {
+	path := filepath.Join(t.TempDir(), "config")
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	cmd := exec.Command("git", "config", "-f", path, "--list", "-z")
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, false
+	}
+	var es []Entry
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		if len(rec) == 0 {
+			continue
+		}
+		name, value, has := strings.Cut(string(rec), "\n")
+		es = append(es, Entry{Name: name, Value: value, HasValue: has})
+	}
+	return es, true
+}
+
+// Every file the parser reads, it reads as git does; a file git refuses, it
+// refuses. (It may refuse more than git: its callers then ask git.)
+func TestParse_AgreesWithGit(t *testing.T) {
+	files := []string{
+		"",
+		"\n\n",
+		"[venom]\n\tkeep = 3\n",
+		"[venom]\nkeep=3\n[Venom]\n  KeepFor  =  2d  \n",
+		"[venom]\n\tenabled\n",
+		"[venom]\n\tenabled =\n",
+		"[venom]\n\trollbackNote = \"  quoted  \" and more  # comment\n",
+		"[venom]\n\trollbackNote = a\\tb\\nc\\\\d\\\"e\n",
+		"[venom]\n\trollbackNote = one \\\n two\n",
+		"[venom]\n\trollbackNote = \"semi;colon # hash\" ; comment\n",
+		"[venom]\r\n\tkeep = 5\r\n",
+		"\xef\xbb\xbf[venom]\n\tkeep = 5\n",
+		"# comment\n; another\n[venom] keep = 7 ; trailing\n",
+		"[venom \"Sub.Section\"]\n\tkeep = 1\n",
+		"[venom \"a\\\"b\\\\c\\d\"]\n\tkeep = 1\n",
+		"[venom.Sub]\n\tkeep = 1\n",
+		"[user]\n\tname = A \"B\" C\n[venom]\n\tkeep = 9\n[alias]\n\tlg = log --graph \\\n --oneline\n",
+		"[filter \"lfs\"]\n\tclean = git-lfs clean -- %f\n\trequired = true\n",
+		"[venom]\n\tkeep-for = 1\n\tk9 = x\n",
+		"[venom]\n\tkeep = 3\n[venom]\n\tkeep = 4\n",
+		"[venom]\n\tkeep = \"unterminated\n",
+		"[venom\n\tkeep = 1\n",
+		"[venom]\n\t9keep = 1\n",
+		"[venom]\n\tkeep = a\\qb\n",
+		"[venom]\n\tkeep = 1 \\",
+		"[venom]\n\tke_ep = 1\n",
+		"[venom \"x\"\n",
+		"[venom x]\n",
+		"[]\n",
+		"[ve nom]\n",
+		"\xef\xbbx\n",
+		"[venom]\n\tkeep = \t\n",
+		"[venom]\n\tkeep = \"\"\n",
+		"[venom]\n\tkeep = x\ry\n",
+		"[venom]\n\trollbackNote = a\tb  c\n",
+		"[venom]\n\trollbackNote = a \"\" b\n",
+		"[venom]\n\trollbackNote = \"a\" \\\n b\n",
+		"[venom]\n\tkeep = é\n",
+		"[venom]\n\tkeep",
+		"[venom]keep=1",
+	}
+	for _, text := range files {
+		want, gitReads := gitList(t, text)
+		got, err := Parse([]byte(text))
+		if err != nil {
+			continue // refused: the caller asks git
+		}
+		assert.True(t, gitReads, "git refuses %q, which the parser read as %v", text, got)
+		if len(want) == 0 {
+			want = nil
+		}
+		assert.Equal(t, want, got, "%q", text)
+	}
+}
+
+// The cases that matter are read, not refused: a parser that refused every
+// file would agree with git too.
+func TestParse_ReadsTheCommonFiles(t *testing.T) {
+	for _, text := range []string{
+		"[user]\n\tname = A \"B\" C\n[venom]\n\tkeep = 9\n[alias]\n\tlg = log --graph \\\n --oneline\n",
+		"[filter \"lfs\"]\n\tclean = git-lfs clean -- %f\n\trequired = true\n",
+		"[venom]\n\trollbackNote = \"  quoted  \" and more  # comment\n",
+		"[venom]\r\n\tkeep = 5\r\n",
+	} {
+		_, err := Parse([]byte(text))
+		assert.NoError(t, err, "%q", text)
+	}
+}
+
+func TestPlainEnvironment(t *testing.T) {
+	assert.True(t, PlainEnvironment([]string{"HOME=/h", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=x", "GIT_SSL_CAINFO=/c"}))
+	for _, v := range []string{"GIT_DIR=x", "GIT_CONFIG_PARAMETERS='a.b'='c'", "GIT_CONFIG_COUNT=0", "GIT_CONFIG=/f",
+		"GIT_WORK_TREE=/", "GIT_INDEX_FILE=i", "GIT_CEILING_DIRECTORIES=/", "GIT_TRACE=1", "GIT_NEW_THING=1"} {
+		assert.False(t, PlainEnvironment([]string{"HOME=/h", v}), v)
+	}
+}

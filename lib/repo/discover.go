@@ -1,0 +1,192 @@
+package repo
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/git-venom/git-venom/lib/gitconfig"
+)
+
+// discover finds the repository of dir without running git, in the plain
+// case only: a worktree whose .git is a directory, found by walking up from
+// dir within one file system, owned by the current user, with a config that
+// neither makes it bare, names another worktree, asks for an extension nor
+// includes another file, and an environment that selects nothing (no GIT_*
+// variable but the few that select nothing). ok is false for anything
+// else, and Open then asks git, whose answer is the truth this one must
+// equal (TestDiscover_AgreesWithGit); a plain case costs a few stat calls
+// instead of a git process.
+func discover(dir string, environ []string) (p Paths, ok bool) {
+	if !gitconfig.PlainEnvironment(environ) {
+		return p, false
+	}
+	// safe.directory: git compares owners with SUDO_UID when root runs it.
+	if os.Geteuid() == 0 && envValue(environ, "SUDO_UID") != "" {
+		return p, false
+	}
+	// git walks up the physical path (getcwd), not a logical one.
+	start, err := filepath.EvalSymlinks(dir)
+	if err != nil || !filepath.IsAbs(start) {
+		return p, false
+	}
+	dev, ok := deviceOf(start)
+	if !ok {
+		return p, false
+	}
+	for d := start; ; {
+		dot := filepath.Join(d, ".git")
+		fi, err := os.Lstat(dot)
+		switch {
+		case err == nil && fi.IsDir():
+			return plainRepository(d, dot)
+		case err == nil, !errors.Is(err, fs.ErrNotExist):
+			// A .git file (a linked worktree, a submodule), a
+			// symlink, or something unreadable: git's to judge.
+			return p, false
+		}
+		// A folder that is itself a git dir (a bare repository, or the
+		// inside of .git) is git's to judge too.
+		if _, err := os.Lstat(filepath.Join(d, "HEAD")); !errors.Is(err, fs.ErrNotExist) {
+			return p, false
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return p, false // no repository: git says why
+		}
+		if pd, ok := deviceOf(parent); !ok || pd != dev {
+			// git stops at a file system boundary unless told not to.
+			return p, false
+		}
+		d = parent
+	}
+}
+
+// plainRepository checks the repository whose worktree is top and whose git
+// dir is gitDir, as git's discovery would accept it unchanged.
+func plainRepository(top, gitDir string) (p Paths, ok bool) {
+	// is_git_directory: a HEAD git reads, objects and refs.
+	if fi, err := os.Lstat(filepath.Join(gitDir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+		return p, false
+	}
+	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil || !validHead(head) {
+		return p, false
+	}
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(gitDir, sub)); err != nil || !fi.IsDir() {
+			return p, false
+		}
+	}
+	// A commondir file would make it a linked worktree's git dir.
+	if _, err := os.Lstat(filepath.Join(gitDir, "commondir")); !errors.Is(err, fs.ErrNotExist) {
+		return p, false
+	}
+	// safe.directory: git refuses a repository another user owns, unless
+	// configured to accept it; only the plain case is ours.
+	uid := os.Geteuid()
+	for _, path := range []string{top, gitDir} {
+		if owner, ok := ownerOf(path); !ok || owner != uid {
+			return p, false
+		}
+	}
+	if !plainConfig(filepath.Join(gitDir, "config")) {
+		return p, false
+	}
+	return Paths{Top: top, GitDir: gitDir, CommonDir: gitDir, Index: filepath.Join(gitDir, "index")}, true
+}
+
+// plainConfig reports whether the repository's config leaves discovery as
+// it is: core.bare false or unset, no core.worktree, a format version of 0
+// or 1, no extension (sha256 objects among them), no include.
+func plainConfig(path string) bool {
+	text, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	if err != nil {
+		return false
+	}
+	entries, err := gitconfig.Parse(text)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		switch {
+		case e.Name == "core.bare":
+			if b, known := boolValue(e); !known || b {
+				return false
+			}
+		case e.Name == "core.worktree":
+			return false
+		case e.Name == "core.repositoryformatversion":
+			if e.Value != "0" && e.Value != "1" {
+				return false
+			}
+		case hasPrefix(e.Name, "extensions."), hasPrefix(e.Name, "include."), hasPrefix(e.Name, "includeif."):
+			return false
+		}
+	}
+	return true
+}
+
+// boolValue reads a config boolean; known is false for anything but the
+// words git reads (a number is left to git).
+func boolValue(e gitconfig.Entry) (b, known bool) {
+	if !e.HasValue {
+		return true, true
+	}
+	switch string(bytes.ToLower([]byte(e.Value))) {
+	case "true", "yes", "on":
+		return true, true
+	case "false", "no", "off", "":
+		return false, true
+	}
+	return false, false
+}
+
+// validHead is validate_headref: a symbolic ref into refs/, or an object id.
+func validHead(b []byte) bool {
+	if bytes.HasPrefix(b, []byte("ref:")) {
+		rest := bytes.TrimLeft(b[4:], " \t")
+		return bytes.HasPrefix(rest, []byte("refs/"))
+	}
+	if len(b) < 40 {
+		return false
+	}
+	for _, c := range b[:40] {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
+
+func deviceOf(path string) (uint64, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return uint64(st.Dev), true
+}
+
+func ownerOf(path string) (int, bool) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return 0, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int(st.Uid), true
+}

@@ -1,11 +1,13 @@
 package checkpointcmd
 
 import (
+	"bufio"
 	"fmt"
 	"strings"
 
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/events"
+	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // EventsCmd prints the event stream (RFC 11.2).
@@ -32,12 +34,24 @@ func (c *EventsCmd) Run(env *cli.Env) error {
 		return err
 	}
 	st := events.NewStream(s.Repo.Log, s.Repo.StateDir, source, f, c.Since)
+	// One write for the whole answer, not one a line: a long log has
+	// thousands of events. Followed, each event goes out as it comes.
+	out := bufio.NewWriterSize(env.UI.Out, 64<<10)
 	emit := func(ev events.Event) error {
 		if env.JSON {
-			return env.UI.JSON(ev)
+			b, err := ui.Marshal(ev)
+			if err != nil {
+				return err
+			}
+			out.Write(b)
+			out.WriteByte('\n')
+		} else {
+			fmt.Fprintln(out, human(ev))
 		}
-		_, err := fmt.Fprintln(env.UI.Out, human(ev))
-		return err
+		if c.Follow {
+			return out.Flush()
+		}
+		return nil
 	}
 	if c.Follow {
 		return st.Follow(env.Ctx, emit)
@@ -51,7 +65,7 @@ func (c *EventsCmd) Run(env *cli.Env) error {
 			return err
 		}
 	}
-	return nil
+	return out.Flush()
 }
 
 // human is one event as a line: seq, time, type, then its main members.

@@ -28,16 +28,15 @@ func NewStream(log, dir, source string, f *Filter, since int64) *Stream {
 
 // Next returns the events appended since the previous call.
 func (s *Stream) Next() ([]Event, error) {
-	recs, err := s.tail.Next()
-	if err != nil {
-		return nil, err
-	}
 	var out []Event
-	for i := range recs {
-		ev, ok := FromRecord(&recs[i], s.Source)
+	err := s.tail.Each(func(e *journal.Entry) {
+		ev, ok := FromRecord(e, s.Source)
 		if ok && s.Filter.Match(&ev) {
 			out = append(out, ev)
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

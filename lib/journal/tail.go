@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // Tail reads a journal incrementally, for readers that follow it without
@@ -31,12 +32,21 @@ func (t *Tail) LastSeq() int64 { return t.lastSeq }
 
 // Next returns the records appended since the previous call.
 func (t *Tail) Next() ([]Entry, error) {
+	var out []Entry
+	err := t.Each(func(e *Entry) { out = append(out, *e) })
+	return out, err
+}
+
+// Each is Next without the slice: it calls each with every record appended
+// since the previous call, reusing the record for the next one (each
+// copies what it keeps).
+func (t *Tail) Each(each func(*Entry)) error {
 	f, err := os.Open(t.Path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
 	start := t.off - int64(len(t.lastLine))
@@ -45,7 +55,7 @@ func (t *Tail) Next() ([]Entry, error) {
 	}
 	data, err := readFrom(f, start)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(t.lastLine) > 0 {
 		if bytes.HasPrefix(data, t.lastLine) {
@@ -56,19 +66,19 @@ func (t *Tail) Next() ([]Entry, error) {
 			// every record once.
 			t.off, t.lastLine = 0, nil
 			if data, err = readFrom(f, 0); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
 	end := bytes.LastIndexByte(data, '\n')
 	if end < 0 {
-		return nil, nil
+		return nil
 	}
 	body := data[:end+1]
-	// data is this call's own buffer: records keep slices of it, and of
-	// one string made of it, instead of a copy each.
-	text := string(body)
-	var out []Entry
+	// data is this call's own buffer, never written again: records keep
+	// slices of it, and of one string sharing it, instead of a copy each.
+	text := unsafe.String(&body[0], len(body))
+	var e Entry
 	var line []byte
 	for off := 0; len(body) > 0; {
 		i := bytes.IndexByte(body, '\n')
@@ -89,7 +99,7 @@ func (t *Tail) Next() ([]Entry, error) {
 			t.lastSeq = seq
 			continue
 		}
-		var e Entry
+		e = Entry{}
 		if err := decodeString(strings.TrimSpace(text[start:off]), &e); err != nil || e.Seq <= t.lastSeq || e.Type == "" {
 			continue // damage, not truth
 		}
@@ -98,10 +108,10 @@ func (t *Tail) Next() ([]Entry, error) {
 			continue
 		}
 		e.Raw = content
-		out = append(out, e)
+		each(&e)
 	}
 	t.lastLine = append(t.lastLine[:0], line...)
-	return out, nil
+	return nil
 }
 
 func readFrom(f *os.File, off int64) ([]byte, error) {

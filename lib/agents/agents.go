@@ -43,8 +43,13 @@ type Turn struct {
 }
 
 // Checkpoint is a checkpoint.taken record and what later records said of it.
+// It keeps the record's own members, not a whole journal.Entry: a long-lived
+// agent has thousands of checkpoints, and an Entry is the union of every
+// record type's members, four times the size.
 type Checkpoint struct {
-	journal.Entry
+	journal.Taken
+	Seq     int64
+	Ts      string
 	N       int
 	Label   *string
 	Pruned  bool
@@ -157,9 +162,33 @@ type State struct {
 	// captures are the capture records (checkpoint.taken, .reused and
 	// .failed) in log order, for the window walk: the fold keeps these
 	// rather than every record, so that it holds the state, not the log.
-	captures []captureRecord
+	captures captureLog
 	// ignoredEdits are the edit records that named ignored paths, by agent.
 	ignoredEdits map[string][]ignoredEdit
+}
+
+// captureLog is the capture records in log order, in blocks of a fixed
+// size: a slice grown by append copies itself again and again, on a long
+// log five times its size in memory a short-lived process must fault in.
+type captureLog struct{ blocks [][]captureRecord }
+
+const captureBlock = 512
+
+func (l *captureLog) add(r captureRecord) {
+	if n := len(l.blocks); n == 0 || len(l.blocks[n-1]) == captureBlock {
+		l.blocks = append(l.blocks, make([]captureRecord, 0, captureBlock))
+	}
+	last := &l.blocks[len(l.blocks)-1]
+	*last = append(*last, r)
+}
+
+// each calls fn with every record, in log order.
+func (l *captureLog) each(fn func(*captureRecord)) {
+	for _, b := range l.blocks {
+		for i := range b {
+			fn(&b[i])
+		}
+	}
 }
 
 // captureRecord is what the window walk reads of a capture record.
@@ -239,7 +268,7 @@ func Fold(entries []journal.Entry) *State {
 func (s *State) Apply(e *journal.Entry) {
 	switch e.Type {
 	case journal.CheckpointTaken, journal.CheckpointReused, journal.CheckpointFailed:
-		s.captures = append(s.captures, captureRecord{seq: e.Seq, typ: e.Type, agent: e.Agent,
+		s.captures.add(captureRecord{seq: e.Seq, typ: e.Type, agent: e.Agent,
 			checkpoint: e.Checkpoint, reason: e.Reason, turn: deref(e.Turn)})
 	case journal.EditRecorded:
 		if len(e.Ignored) > 0 {
@@ -323,7 +352,9 @@ func (s *State) Apply(e *journal.Entry) {
 
 	case journal.CheckpointTaken:
 		n, _ := ids.ParseCheckpoint(e.Checkpoint)
-		c := &Checkpoint{Entry: *e, N: n, Label: e.Label}
+		c := &Checkpoint{Taken: journal.Taken{Agent: e.Agent, Checkpoint: e.Checkpoint, Reason: e.Reason,
+			Turn: e.Turn, ThroughTurn: e.ThroughTurn, At: e.At, MidTurn: e.MidTurn, Overlap: e.Overlap,
+			Label: e.Label, Source: e.Source, Repos: e.Repos}, Seq: e.Seq, Ts: e.Ts, N: n, Label: e.Label}
 		a.Checkpoints = append(a.Checkpoints, c)
 		a.byID[e.Checkpoint] = c
 		if n > a.LastCkptN {

@@ -43,11 +43,10 @@ type Window struct {
 // registered on it.
 func (s *State) Captures(tree string) []Capture {
 	var out []Capture
-	for i := range s.captures {
-		e := &s.captures[i]
+	s.captures.each(func(e *captureRecord) {
 		a := s.Agents[e.agent]
 		if a == nil || a.Tree != tree {
-			continue
+			return
 		}
 		c := Capture{Seq: e.seq, Agent: e.agent, Checkpoint: e.checkpoint, Reason: e.reason, Turn: e.turn}
 		if e.typ != journal.CheckpointFailed {
@@ -58,7 +57,7 @@ func (s *State) Captures(tree string) []Capture {
 			c.Checkpoint = ""
 		}
 		out = append(out, c)
-	}
+	})
 	return out
 }
 
@@ -81,16 +80,15 @@ func (s *State) spans(a *Agent) []span {
 	}
 	byTurn := map[string][]capture{}
 	var seqs []int64
-	for i := range s.captures {
-		e := &s.captures[i]
+	s.captures.each(func(e *captureRecord) {
 		if e.agent != a.ID {
-			continue
+			return
 		}
 		seqs = append(seqs, e.seq)
 		if e.turn != "" {
 			byTurn[e.turn] = append(byTurn[e.turn], capture{e.seq, e.reason})
 		}
-	}
+	})
 	var out []span
 	for _, t := range a.Turns {
 		sp := span{turn: t.ID, start: t.StartSeq, end: math.MaxInt64, started: t.Started}

@@ -2,12 +2,12 @@ package checkpointcmd
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/events"
-	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // EventsCmd prints the event stream (RFC 11.2).
@@ -37,14 +37,14 @@ func (c *EventsCmd) Run(env *cli.Env) error {
 	// One write for the whole answer, not one a line: a long log has
 	// thousands of events. Followed, each event goes out as it comes.
 	out := bufio.NewWriterSize(env.UI.Out, 64<<10)
+	// The encoding of ui.Marshal, one object a line.
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
 	emit := func(ev events.Event) error {
 		if env.JSON {
-			b, err := ui.Marshal(ev)
-			if err != nil {
+			if err := enc.Encode(ev); err != nil {
 				return err
 			}
-			out.Write(b)
-			out.WriteByte('\n')
 		} else {
 			fmt.Fprintln(out, human(ev))
 		}

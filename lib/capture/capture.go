@@ -78,6 +78,9 @@ type base struct {
 	memo memo
 	// pins are extra -c flags for every git call on idx.
 	pins []string
+	// tree is the tree of idx's content, when known (private index only):
+	// the capture is then built on it without an index write.
+	tree *git.Oid
 }
 
 // Take captures r's tree into objects and returns the snapshot. tmpDir holds
@@ -193,6 +196,7 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 		gitlinks[p] = true
 	}
 	modified := map[string]bool{}
+	modes := map[string]uint32{}
 	sparse := newSparseArea(b.flagged)
 	add := func(c change) {
 		if c.untracked {
@@ -231,8 +235,13 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 			}
 			total += fi.Size()
 			written = append(written, sized{c.path, fi.Size()})
+			modes[c.path] = 0o100644
+			if mode&0o100 != 0 {
+				modes[c.path] = 0o100755
+			}
 			add(c)
 		case mode&os.ModeSymlink != 0:
+			modes[c.path] = 0o120000
 			add(c)
 		case mode.IsDir():
 			if isRepo(full) {
@@ -261,33 +270,39 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 			"the new and changed files come to %d bytes, past venom.maxTotalBytes (%d)", total, lim.MaxTotalBytes).
 			Hint("ignore the build output in .gitignore, or raise venom.maxTotalBytes")
 	}
+	if b.tree != nil && !attributesFromIndex(b.flagged, updates, removes, modes) {
+		tree, err := buildOnBase(ctx, r, b.tree, updates, additions, removes, modes, gitlinks)
+		if err == nil {
+			return finish(ctx, r, snap, tree, sig, gitlinks, userLinks, modified)
+		}
+		if !errors.Is(err, errNoTreePath) {
+			return nil, err
+		}
+	}
 	if len(updates)+len(additions) > 0 {
 		if err := testhook.Point("capture-object-write"); err != nil {
 			return nil, gitFailure("update-index", err)
 		}
 	}
 	target := b.idx
-	if len(removes)+len(additions) > 0 && b.persistent {
-		// Keep the private index's membership the user's: deletions and new
-		// files go into a scratch copy only.
-		if len(updates) > 0 {
-			if _, err := on(b.idx, nulJoin(updates), "update-index", "-z", "--add", "--replace", "--stdin"); err != nil {
-				return nil, gitFailure("update-index", err)
-			}
-			updates = nil
-		}
+	if b.persistent && len(updates)+len(removes)+len(additions) > 0 {
+		// The private index's content stays the user's (its tree is the
+		// base of the tree path): the capture's edits go into a scratch copy.
 		if target, err = copyIndex(b.idx, tmpDir); err != nil {
 			return nil, gitFailure("copy_index", err)
 		}
 		defer os.Remove(target)
 	}
-	if len(removes) > 0 {
-		if _, err := on(target, nulJoin(removes), "update-index", "-z", "--force-remove", "--stdin"); err != nil {
+	// Files first, removals after, as git add -A does in one pass: a
+	// .gitattributes that is gone from the tree still applies to the files
+	// from the index (git reads it there), so it must leave the index last.
+	if staged := append(updates, additions...); len(staged) > 0 {
+		if _, err := on(target, nulJoin(staged), "update-index", "-z", "--add", "--replace", "--stdin"); err != nil {
 			return nil, gitFailure("update-index", err)
 		}
 	}
-	if staged := append(updates, additions...); len(staged) > 0 {
-		if _, err := on(target, nulJoin(staged), "update-index", "-z", "--add", "--replace", "--stdin"); err != nil {
+	if len(removes) > 0 {
+		if _, err := on(target, nulJoin(removes), "update-index", "-z", "--force-remove", "--stdin"); err != nil {
 			return nil, gitFailure("update-index", err)
 		}
 	}
@@ -298,9 +313,60 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 	if err != nil {
 		return nil, gitFailure("write-tree", err)
 	}
-	if snap.Tree, err = git.NewOid(strings.TrimSpace(string(treeOut))); err != nil {
+	tree, err := git.NewOid(strings.TrimSpace(string(treeOut)))
+	if err != nil {
 		return nil, gitFailure("write-tree", err)
 	}
+	return finish(ctx, r, snap, tree, sig, gitlinks, userLinks, modified)
+}
+
+// buildOnBase is the tree path for the paths a scan listed, when every one
+// of them is a plain file or link: it returns errNoTreePath otherwise.
+func buildOnBase(ctx context.Context, r *repo.Repo, base *git.Oid, updates, additions, removes []string, modes map[string]uint32, gitlinks map[string]bool) (*git.Oid, error) {
+	if len(updates)+len(additions)+len(removes) == 0 {
+		return base, nil
+	}
+	files := make([]staged, 0, len(updates)+len(additions))
+	for i, p := range append(updates, additions...) {
+		m := modes[p]
+		if gitlinks[p] {
+			m = 0o160000
+		}
+		if m == 0 {
+			return nil, errNoTreePath
+		}
+		files = append(files, staged{path: p, mode: m, tracked: i < len(updates)})
+	}
+	return buildTree(ctx, r, base, files, removes)
+}
+
+// attributesFromIndex says whether git would read some .gitattributes from
+// the index rather than the tree: it does when the tracked file is gone
+// from the tree or is not a regular file there (skip-worktree, deleted,
+// replaced by a link). hash-object reads no index, so the index way decides.
+func attributesFromIndex(flagged []gitindex.Entry, updates, removes []string, modes map[string]uint32) bool {
+	isAttr := func(p string) bool { return p == ".gitattributes" || strings.HasSuffix(p, "/.gitattributes") }
+	for _, e := range flagged {
+		if e.SkipWorktree && isAttr(e.Path) {
+			return true
+		}
+	}
+	for _, p := range removes {
+		if isAttr(p) {
+			return true
+		}
+	}
+	for _, p := range updates {
+		if isAttr(p) && modes[p]&0o170000 != 0o100000 {
+			return true
+		}
+	}
+	return false
+}
+
+// finish completes a snapshot whose tree is written.
+func finish(ctx context.Context, r *repo.Repo, snap *Snapshot, tree *git.Oid, sig string, gitlinks map[string]bool, userLinks map[string]string, modified map[string]bool) (*Snapshot, error) {
+	snap.Tree = tree
 	if err := readHead(r, snap); err != nil {
 		return nil, gitFailure("head", err)
 	}

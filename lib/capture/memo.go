@@ -3,6 +3,7 @@ package capture
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -78,6 +79,19 @@ func (m memo) snapshot(r *repo.Repo) (*Snapshot, error) {
 	id, err := git.NewOid(m.Tree)
 	if err != nil {
 		return nil, err
+	}
+	// The tree may be gone: nothing holds a tree whose commit was never made.
+	lib, err := r.Lib()
+	if err != nil {
+		return nil, err
+	}
+	odb, err := lib.Odb()
+	if err != nil {
+		return nil, err
+	}
+	defer odb.Free()
+	if !odb.Exists(id) {
+		return nil, errors.New("the remembered tree is gone")
 	}
 	snap := &Snapshot{Tree: id, Skipped: m.Skipped, Submodules: m.Submodules}
 	if err := readHead(r, snap); err != nil {

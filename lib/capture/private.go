@@ -10,8 +10,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
+	git "github.com/libgit2/git2go/v34"
+
+	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/repo"
 )
@@ -21,10 +25,11 @@ import (
 // (re-made whenever that index changes) and is then refreshed by every
 // capture's git status, which also keeps git's untracked cache in it: safe
 // here because the index is ours, and it spares reading every directory
-// again. Its membership is always the user's index's, so ignore rules apply
-// afresh at every capture exactly as for the user's git status; only the
-// content of tracked paths moves forward in it. When anything about it is
-// doubtful it is thrown away and the capture starts from a copy.
+// again. Its entries are always the user's index's (only their stat data
+// moves on), so ignore rules apply afresh at every capture exactly as for the
+// user's git status, and its tree, written once when it is made, is the base
+// that a capture edits with what status lists (build.go). When anything
+// about it is doubtful it is thrown away and the capture starts from a copy.
 
 // privatePins turn on the untracked cache for -uall scans of the private
 // index only (git 2.39 keeps it for "all" when the config asks for it).
@@ -34,6 +39,10 @@ var privatePins = []string{
 }
 
 var errPrivateUnusable = errors.New("private index unusable")
+
+// privateFormat changes whenever what a private index means changes; one of
+// another format is made again.
+const privateFormat = 2
 
 // private is the private index of one tree, held exclusively.
 type private struct {
@@ -45,7 +54,11 @@ type private struct {
 // privateMeta says which user index the private index was made from, and
 // what it last gave.
 type privateMeta struct {
-	User    string           `json:"user"`
+	Format int    `json:"format"`
+	User   string `json:"user"`
+	// Tree is the tree of the private index's content (the user's, at
+	// seed), or "" when it has none (unmerged entries).
+	Tree    string           `json:"tree"`
 	Content string           `json:"content"`
 	Flagged []gitindex.Entry `json:"flagged"`
 	Memo    memo             `json:"memo"`
@@ -101,7 +114,7 @@ func (p *private) take(ctx context.Context, r *repo.Repo, tmpDir string, lim Lim
 			m.User = user
 		}
 	}
-	if !ok || m.User != user {
+	if !ok || m.User != user || m.Format != privateFormat {
 		p.discard()
 		if m, err = p.seed(ctx, r, tmpDir, user); err != nil {
 			p.discard()
@@ -118,8 +131,14 @@ func (p *private) take(ctx context.Context, r *repo.Repo, tmpDir string, lim Lim
 		p.discard()
 		return nil, errPrivateUnusable
 	}
-	snap, err := scan(ctx, r, base{idx: p.index, flagged: m.Flagged, persistent: true, memo: known,
-		pins: privatePins}, tmpDir, lim)
+	b := base{idx: p.index, flagged: m.Flagged, persistent: true, memo: known, pins: privatePins}
+	if m.Tree != "" {
+		if b.tree, err = git.NewOid(m.Tree); err != nil {
+			p.discard()
+			return nil, errPrivateUnusable
+		}
+	}
+	snap, err := scan(ctx, r, b, tmpDir, lim)
 	if err != nil {
 		// A failed git call may have left the index half-way; it is only a
 		// cache, so it goes.
@@ -160,10 +179,19 @@ func (p *private) seed(ctx context.Context, r *repo.Repo, tmpDir, user string) (
 			return privateMeta{}, err
 		}
 	}
+	// The tree of what the index holds: the base every capture edits. An
+	// index with unmerged entries has none; its captures take the index way.
+	tree := ""
+	out, err := r.Git.RunCall(ctx, gitcli.Call{Env: []string{"GIT_INDEX_FILE=" + tmp}}, "write-tree")
+	if err == nil {
+		tree = strings.TrimSpace(string(out))
+	} else if ctx.Err() != nil {
+		return privateMeta{}, err
+	}
 	if err := os.Rename(tmp, p.index); err != nil {
 		return privateMeta{}, err
 	}
-	return privateMeta{User: user, Content: content, Flagged: flagged}, nil
+	return privateMeta{Format: privateFormat, User: user, Tree: tree, Content: content, Flagged: flagged}, nil
 }
 
 func (p *private) load() (privateMeta, bool) {

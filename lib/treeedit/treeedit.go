@@ -20,16 +20,21 @@ type Edit struct {
 // are rebuilt, in process: a 100,000-file tree costs what its edits cost,
 // not a read-tree of it. Trees are written to repo's object database.
 func Apply(repo *git.Repository, base *git.Oid, edits []Edit) (*git.Oid, error) {
+	return ApplyNoting(repo, base, edits, func(*git.Oid) {})
+}
+
+// ApplyNoting is Apply, telling written the id of every tree it writes.
+func ApplyNoting(repo *git.Repository, base *git.Oid, edits []Edit, written func(*git.Oid)) (*git.Oid, error) {
 	m := map[string]Edit{}
 	for _, e := range edits {
 		m[e.Path] = e
 	}
-	id, _, err := editLevel(repo, base, m)
+	id, _, err := editLevel(repo, base, m, written)
 	return id, err
 }
 
 // editLevel rebuilds one folder; it reports whether the folder came out empty.
-func editLevel(repo *git.Repository, id *git.Oid, edits map[string]Edit) (*git.Oid, bool, error) {
+func editLevel(repo *git.Repository, id *git.Oid, edits map[string]Edit, written func(*git.Oid)) (*git.Oid, bool, error) {
 	var tree *git.Tree
 	var tb *git.TreeBuilder
 	var err error
@@ -81,7 +86,7 @@ func editLevel(repo *git.Repository, id *git.Oid, edits map[string]Edit) (*git.O
 			_ = tb.Remove(dir)
 			delete(names, dir)
 		}
-		newID, empty, err := editLevel(repo, child, es)
+		newID, empty, err := editLevel(repo, child, es, written)
 		if err != nil {
 			return nil, false, err
 		}
@@ -106,5 +111,9 @@ func editLevel(repo *git.Repository, id *git.Oid, edits map[string]Edit) (*git.O
 		names[name] = true
 	}
 	out, err := tb.Write()
-	return out, len(names) == 0, err
+	if err != nil {
+		return nil, false, err
+	}
+	written(out)
+	return out, len(names) == 0, nil
 }

@@ -100,7 +100,7 @@ func contains(list, name string) bool {
 }
 
 func pick(only, full, venom string) ([]strategy, error) {
-	all := []strategy{statusStrategy(), recipeStrategy(), singleStrategy()}
+	all := []strategy{statusStrategy(), recipeStrategy(), hashStrategy(), singleStrategy()}
 	var fullV *variant
 	for _, v := range variants() {
 		all = append(all, persistentStrategy(v))
@@ -124,8 +124,8 @@ func pick(only, full, venom string) ([]strategy, error) {
 	}
 	var out []strategy
 	for _, s := range all {
-		// The baseline and the reference tree always run.
-		if only == "" || s.name == "status" || s.name == "recipe" || contains(only, s.name) {
+		// The baseline, the reference tree and the hashing floor always run.
+		if only == "" || s.name == "status" || s.name == "recipe" || s.name == "hash" || contains(only, s.name) {
 			out = append(out, s)
 		}
 	}
@@ -204,6 +204,7 @@ func (b *bench) measure(work string, n int, src string) error {
 			return err
 		}
 		logf("%d files, scenario %s", len(tracked), sc.name)
+		r.changed = append(append([]string(nil), m.chg...), m.added...)
 		if err := b.scenario(sc, m, cells); err != nil {
 			return err
 		}
@@ -370,9 +371,23 @@ func (b *bench) once(sc scenario, m *mutation, s strategy, c *cell) error {
 	return nil
 }
 
-// loose lists the loose objects in an object directory.
+// loose lists the objects in an object directory: loose ones by id, and
+// each pack as "pack-<name>" once per object it holds.
 func loose(dir string) (map[string]struct{}, error) {
 	set := map[string]struct{}{}
+	packs, err := filepath.Glob(filepath.Join(dir, "pack", "*.idx"))
+	if err != nil {
+		return nil, err
+	}
+	for _, idx := range packs {
+		n, err := packObjects(idx)
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < n; i++ {
+			set[fmt.Sprintf("%s#%d", filepath.Base(idx), i)] = struct{}{}
+		}
+	}
 	for i := 0; i < 256; i++ {
 		sub := fmt.Sprintf("%02x", i)
 		ents, err := os.ReadDir(filepath.Join(dir, sub))
@@ -399,12 +414,37 @@ func (b *bench) dropObjects() error {
 	}
 	for id := range now {
 		if _, ok := b.base[id]; !ok {
+			if idx, _, ok := strings.Cut(id, "#"); ok {
+				// A pack's objects go with the pack.
+				pack := filepath.Join(b.repo.objects, "pack", strings.TrimSuffix(idx, ".idx"))
+				for _, ext := range []string{".idx", ".pack", ".rev"} {
+					if err := os.Remove(pack + ext); err != nil && !os.IsNotExist(err) {
+						return err
+					}
+				}
+				continue
+			}
 			if err := os.Remove(filepath.Join(b.repo.objects, id[:2], id[2:])); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// packObjects reads the object count of a version 2 pack index: the last
+// entry of its fan-out table.
+func packObjects(idx string) (int, error) {
+	f, err := os.Open(idx)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	var b [4]byte
+	if _, err := f.ReadAt(b[:], 8+255*4); err != nil {
+		return 0, err
+	}
+	return int(b[0])<<24 | int(b[1])<<16 | int(b[2])<<8 | int(b[3]), nil
 }
 
 func median(d []time.Duration) time.Duration {
@@ -422,7 +462,7 @@ func (b *bench) report(cells map[string]*cell) {
 	fmt.Printf("%-12s %-12s %9s %9s %9s %7s %7s %6s %4s %s\n",
 		"scenario", "strategy", "wall ms", "min ms", "cpu ms", "wall x", "cpu x", "objs", "busy", "tree")
 	for _, sc := range b.scenarios {
-		var baseWall, baseCPU time.Duration
+		var baseWall, baseCPU, hashWall, hashCPU, venomWall, venomCPU time.Duration
 		for _, s := range b.strategies {
 			c := cells[sc.name+"/"+s.name]
 			if c.err != nil {
@@ -467,6 +507,16 @@ func (b *bench) report(cells map[string]*cell) {
 			}
 			fmt.Printf("%-12s %-12s %9s %9s %9s %7s %7s %6s %4d %s\n", sc.name, s.name,
 				ms(wall), ms(minWall), ms(cpu), ratio(wall, baseWall), ratio(cpu, baseCPU), obj, busy, tree)
+			if s.name == "hash" {
+				hashWall, hashCPU = wall, cpu
+			}
+			if s.name == "venom" && sc.changed+sc.added > 0 {
+				venomWall, venomCPU = wall, cpu
+			}
+		}
+		if venomWall > 0 && hashWall > 0 {
+			fmt.Printf("%-12s venom / (status + hash): wall %s, cpu %s\n", sc.name,
+				ratio(venomWall, baseWall+hashWall), ratio(venomCPU, baseCPU+hashCPU))
 		}
 	}
 }

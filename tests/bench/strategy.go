@@ -19,10 +19,11 @@ var pins = []string{
 // repo is the working copy under measurement.
 type repo struct {
 	top     string
-	index   string // the user's index, absolute
-	objects string // the object directory, absolute
-	private string // where persistent strategies keep their state
-	tmp     string // scratch for temporary index copies
+	index   string   // the user's index, absolute
+	objects string   // the object directory, absolute
+	private string   // where persistent strategies keep their state
+	tmp     string   // scratch for temporary index copies
+	changed []string // the files the scenario writes
 }
 
 // result is what one timed run of a strategy produced.
@@ -109,6 +110,22 @@ func commitTree(p *proc, cfg []string, tree string) (string, error) {
 func statusStrategy() strategy {
 	return strategy{name: "status", run: func(r *repo, p *proc) (result, error) {
 		_, err := p.run(nil, "status", "--porcelain")
+		return result{}, err
+	}}
+}
+
+// hashStrategy stores the scenario's files as blobs and nothing else: the
+// "time to hash those files alone" of issue 2's target for 1,000 changes.
+func hashStrategy() strategy {
+	return strategy{name: "hash", run: func(r *repo, p *proc) (result, error) {
+		if len(r.changed) == 0 {
+			return result{}, nil
+		}
+		var in []byte
+		for _, f := range r.changed {
+			in = append(append(in, f...), '\n')
+		}
+		_, err := p.run(in, gitArgs(pins, "hash-object", "-w", "--stdin-paths")...)
 		return result{}, err
 	}}
 }

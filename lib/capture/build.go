@@ -1,0 +1,372 @@
+package capture
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	git "github.com/libgit2/git2go/v34"
+
+	"github.com/git-venom/git-venom/lib/gitcli"
+	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/testhook"
+	"github.com/git-venom/git-venom/lib/treeedit"
+)
+
+// The tree path builds a capture's tree without touching an index: the
+// private index's content never moves from the user's, so its tree (base,
+// written once when the private index is made) plus the paths status listed
+// is the capture. git itself decides each file's blob id (hash-object
+// applies the clean filters, LFS and line endings, that libgit2 cannot run);
+// libgit2 stores a file's bytes only when they hash to that very id, so
+// what is stored is always what git would have stored. New blobs and the
+// trees on their paths go to disk as one pack instead of one loose file
+// each, which is most of a large capture's cost.
+
+// errNoTreePath sends a capture the index way.
+var errNoTreePath = errors.New("the tree path does not apply")
+
+// Files at most this large are stored through the in-memory pack; larger ones
+// and any past memoryBudget go through git, streamed, as loose objects.
+const (
+	memoryFileBytes = 4 << 20
+	memoryBudget    = 64 << 20
+)
+
+// staged is one path a capture stores: its mode from lstat.
+type staged struct {
+	path    string
+	mode    uint32 // 0o100644, 0o100755, 0o120000 or 0o160000 (a nested repository)
+	tracked bool   // the user's index holds the path
+}
+
+// treePathUsable says whether the tree path can give exactly the tree the
+// index way would: git's view of modes must be the plain one, and the
+// process must see the configuration git sees.
+func treePathUsable(r *repo.Repo, lib *git.Repository) bool {
+	for _, kv := range r.Git.Env {
+		// git -c …: libgit2 cannot see those settings.
+		if strings.HasPrefix(kv, "GIT_CONFIG_PARAMETERS=") || strings.HasPrefix(kv, "GIT_CONFIG_COUNT=") {
+			return false
+		}
+	}
+	cfg, err := lib.Config()
+	if err != nil {
+		return false
+	}
+	defer cfg.Free()
+	flag := func(name string, def bool) bool {
+		v, err := cfg.LookupBool(name)
+		if err != nil {
+			return def
+		}
+		return v
+	}
+	// Modes and links as stat gives them, and no per-worktree configuration
+	// that libgit2 1.5 might read differently.
+	return flag("core.filemode", true) && flag("core.symlinks", true) && !flag("extensions.worktreeconfig", false)
+}
+
+// buildTree returns base edited with files (stored) and removes, or
+// errNoTreePath when some path needs the index way.
+func buildTree(ctx context.Context, r *repo.Repo, base *git.Oid, files []staged, removes []string) (*git.Oid, error) {
+	// A handle of our own: its object database gets the in-memory pack, so
+	// nothing written through it reaches the disk until the pack does.
+	lib, err := git.OpenRepositoryExtended(r.GitDir, git.RepositoryOpenNoSearch, "")
+	if err != nil {
+		return nil, errNoTreePath
+	}
+	defer lib.Free()
+	if !treePathUsable(r, lib) {
+		return nil, errNoTreePath
+	}
+	odb, err := lib.Odb()
+	if err != nil {
+		return nil, err
+	}
+	defer odb.Free()
+	mem, err := git.NewMempack(odb)
+	if err != nil {
+		return nil, err
+	}
+	defer mem.Reset()
+
+	if len(files) > 0 {
+		if err := testhook.Point("capture-object-write"); err != nil {
+			return nil, gitFailure("hash-object", err)
+		}
+	}
+	main, err := r.Lib()
+	if err != nil {
+		return nil, err
+	}
+	disk, err := main.Odb()
+	if err != nil {
+		return nil, err
+	}
+	defer disk.Free()
+	// What the pack gets: the objects that are not on disk already.
+	var fresh []*git.Oid
+	note := func(id *git.Oid) {
+		if !disk.Exists(id) {
+			fresh = append(fresh, id)
+		}
+	}
+	ids, err := storeFiles(ctx, r, odb, files, note)
+	if err != nil {
+		return nil, err
+	}
+	edits := make([]treeedit.Edit, 0, len(files)+len(removes))
+	for _, p := range removes {
+		edits = append(edits, treeedit.Edit{Path: p})
+	}
+	for i, f := range files {
+		edits = append(edits, treeedit.Edit{Path: f.path, Mode: f.mode, Oid: ids[i]})
+	}
+	if err := testhook.Point("capture-write-tree"); err != nil {
+		return nil, gitFailure("write-tree", err)
+	}
+	tree, err := treeedit.ApplyNoting(lib, base, edits, note)
+	if err != nil {
+		return nil, gitFailure("write-tree", err)
+	}
+	if err := writePack(r, lib, fresh); err != nil {
+		return nil, gitFailure("write-pack", err)
+	}
+	return tree, nil
+}
+
+// storeFiles stores each file's blob and returns the ids, in files' order.
+func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, files []staged, note func(*git.Oid)) ([]string, error) {
+	ids := make([]string, len(files))
+	var regular []int
+	for i, f := range files {
+		if f.mode == 0o160000 {
+			// A nested repository is its HEAD commit, as update-index records it.
+			id, err := nestedHead(filepath.Join(r.Top, f.path))
+			if err != nil {
+				return nil, errNoTreePath
+			}
+			ids[i] = id
+			continue
+		}
+		if f.mode == 0o120000 {
+			// A link's blob is its target, never filtered.
+			target, err := os.Readlink(filepath.Join(r.Top, f.path))
+			if err != nil {
+				return nil, errNoTreePath
+			}
+			id, err := odb.Write([]byte(target), git.ObjectBlob)
+			if err != nil {
+				return nil, gitFailure("write-object", err)
+			}
+			note(id)
+			ids[i] = id.String()
+			continue
+		}
+		regular = append(regular, i)
+	}
+	if len(regular) == 0 {
+		return ids, nil
+	}
+	var list bytes.Buffer
+	for _, i := range regular {
+		writePathLine(&list, files[i].path)
+	}
+	out, err := r.Git.RunCall(ctx, gitcli.Call{Stdin: bytes.NewReader(list.Bytes())}, "hash-object", "--stdin-paths")
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, gitFailure("hash-object", ctx.Err())
+		}
+		// A file gone or changed into something else since status: the
+		// index way reports it as git would.
+		return nil, errNoTreePath
+	}
+	want := strings.Fields(string(out))
+	if len(want) != len(regular) {
+		return nil, errNoTreePath
+	}
+	var viaGit []int
+	var inMemory int64
+	for k, i := range regular {
+		full := filepath.Join(r.Top, files[i].path)
+		fi, err := os.Lstat(full)
+		if err != nil || !fi.Mode().IsRegular() {
+			return nil, errNoTreePath
+		}
+		keep := fi.Size() <= memoryFileBytes && inMemory+fi.Size() <= memoryBudget
+		raw, err := readBlob(full, keep)
+		if err != nil {
+			return nil, errNoTreePath
+		}
+		if raw.id != want[k] && raw.hasCR && files[i].tracked {
+			// git converted the file, maybe its line endings: for a tracked
+			// file that conversion depends on the index's blob (git keeps
+			// CRLF that the index already has), which hash-object does not
+			// read. The index way decides.
+			return nil, errNoTreePath
+		}
+		if raw.id != want[k] || raw.data == nil {
+			// A filter made the blob, the file moved on since git read it,
+			// or it is large: git stores it.
+			viaGit = append(viaGit, k)
+			continue
+		}
+		id, err := odb.Write(raw.data, git.ObjectBlob)
+		if err != nil {
+			return nil, gitFailure("write-object", err)
+		}
+		note(id)
+		inMemory += int64(len(raw.data))
+		ids[i] = want[k]
+	}
+	if len(viaGit) > 0 {
+		list.Reset()
+		for _, k := range viaGit {
+			writePathLine(&list, files[regular[k]].path)
+		}
+		out, err := r.Git.RunCall(ctx, gitcli.Call{Stdin: bytes.NewReader(list.Bytes())}, "hash-object", "-w", "--stdin-paths")
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, gitFailure("hash-object", ctx.Err())
+			}
+			return nil, errNoTreePath
+		}
+		got := strings.Fields(string(out))
+		if len(got) != len(viaGit) {
+			return nil, errNoTreePath
+		}
+		for j, k := range viaGit {
+			ids[regular[k]] = got[j]
+		}
+	}
+	return ids, nil
+}
+
+// rawBlob is a file's bytes taken as a blob, unconverted.
+type rawBlob struct {
+	id    string
+	hasCR bool
+	data  []byte // the bytes, when asked to keep them
+}
+
+// readBlob hashes a file's bytes as a blob, streaming it unless keep.
+func readBlob(path string, keep bool) (rawBlob, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return rawBlob{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return rawBlob{}, err
+	}
+	var b rawBlob
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", fi.Size())
+	if keep {
+		if b.data, err = io.ReadAll(f); err != nil {
+			return rawBlob{}, err
+		}
+		if int64(len(b.data)) != fi.Size() {
+			return rawBlob{}, errors.New("the file changed while read")
+		}
+		h.Write(b.data)
+		b.hasCR = bytes.IndexByte(b.data, '\r') >= 0
+	} else {
+		buf := make([]byte, 1<<20)
+		var n int64
+		for {
+			m, err := f.Read(buf)
+			h.Write(buf[:m])
+			n += int64(m)
+			b.hasCR = b.hasCR || bytes.IndexByte(buf[:m], '\r') >= 0
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return rawBlob{}, err
+			}
+		}
+		if n != fi.Size() {
+			return rawBlob{}, errors.New("the file changed while read")
+		}
+	}
+	b.id = hex.EncodeToString(h.Sum(nil))
+	return b, nil
+}
+
+// writePathLine writes one line of hash-object --stdin-paths' input. git
+// unquotes a line that starts with '"' and drops a CR before the LF, so
+// such paths, and those with control characters, go C-quoted.
+func writePathLine(b *bytes.Buffer, p string) {
+	quote := strings.HasPrefix(p, `"`)
+	for i := 0; i < len(p) && !quote; i++ {
+		quote = p[i] < 0x20 || p[i] == 0x7f
+	}
+	if !quote {
+		b.WriteString(p)
+		b.WriteByte('\n')
+		return
+	}
+	b.WriteByte('"')
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(b, "\\%03o", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteString("\"\n")
+}
+
+// nestedHead is the commit a nested repository's HEAD names.
+func nestedHead(dir string) (string, error) {
+	nested, err := git.OpenRepositoryExtended(dir, git.RepositoryOpenNoSearch, "")
+	if err != nil {
+		return "", err
+	}
+	defer nested.Free()
+	ref, err := nested.Head()
+	if err != nil {
+		return "", err
+	}
+	defer ref.Free()
+	resolved, err := ref.Resolve()
+	if err != nil {
+		return "", err
+	}
+	defer resolved.Free()
+	return resolved.Target().String(), nil
+}
+
+// writePack writes the given objects, which lib's object database holds in
+// memory, to the repository as one pack file with its index. (libgit2 1.5's
+// mempack dump packs only commits and everything they reach.)
+func writePack(r *repo.Repo, lib *git.Repository, ids []*git.Oid) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	pb, err := lib.NewPackbuilder()
+	if err != nil {
+		return err
+	}
+	defer pb.Free()
+	for _, id := range ids {
+		if err := pb.Insert(id, ""); err != nil {
+			return err
+		}
+	}
+	return pb.WriteToFile(filepath.Join(r.CommonDir, "objects", "pack"), 0o444)
+}

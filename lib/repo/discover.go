@@ -12,8 +12,8 @@ import (
 )
 
 // discover finds the repository of dir without running git, in the plain
-// case only: a worktree whose .git is a directory, found by walking up from
-// dir within one file system, owned by the current user, with a config that
+// case only: a worktree whose .git is a directory, or a file naming a linked
+// worktree's git dir, found by walking up from dir within one file system, owned by the current user, with a config that
 // neither makes it bare, names another worktree, asks for an extension nor
 // includes another file, and an environment that selects nothing (no GIT_*
 // variable but the few that select nothing). ok is false for anything
@@ -43,9 +43,10 @@ func discover(dir string, environ []string) (p Paths, ok bool) {
 		switch {
 		case err == nil && fi.IsDir():
 			return plainRepository(d, dot)
+		case err == nil && fi.Mode().IsRegular():
+			return linkedWorktree(d, dot)
 		case err == nil, !errors.Is(err, fs.ErrNotExist):
-			// A .git file (a linked worktree, a submodule), a
-			// symlink, or something unreadable: git's to judge.
+			// A symlink, or something unreadable: git's to judge.
 			return p, false
 		}
 		// A folder that is itself a git dir (a bare repository, or the
@@ -68,35 +69,90 @@ func discover(dir string, environ []string) (p Paths, ok bool) {
 // plainRepository checks the repository whose worktree is top and whose git
 // dir is gitDir, as git's discovery would accept it unchanged.
 func plainRepository(top, gitDir string) (p Paths, ok bool) {
-	// is_git_directory: a HEAD git reads, objects and refs.
-	if fi, err := os.Lstat(filepath.Join(gitDir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
-		return p, false
-	}
-	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
-	if err != nil || !validHead(head) {
-		return p, false
-	}
-	for _, sub := range []string{"objects", "refs"} {
-		if fi, err := os.Stat(filepath.Join(gitDir, sub)); err != nil || !fi.IsDir() {
-			return p, false
-		}
-	}
 	// A commondir file would make it a linked worktree's git dir.
 	if _, err := os.Lstat(filepath.Join(gitDir, "commondir")); !errors.Is(err, fs.ErrNotExist) {
 		return p, false
 	}
-	// safe.directory: git refuses a repository another user owns, unless
-	// configured to accept it; only the plain case is ours.
-	uid := os.Geteuid()
-	for _, path := range []string{top, gitDir} {
-		if owner, ok := ownerOf(path); !ok || owner != uid {
-			return p, false
-		}
-	}
-	if !plainConfig(filepath.Join(gitDir, "config")) {
+	if !gitDirectory(gitDir, gitDir) || !ownedByUs(top, gitDir) || !plainConfig(filepath.Join(gitDir, "config")) {
 		return p, false
 	}
 	return Paths{Top: top, GitDir: gitDir, CommonDir: gitDir, Index: filepath.Join(gitDir, "index")}, true
+}
+
+// linkedWorktree checks a worktree whose .git file (dot) names a linked
+// worktree's git dir ("gitdir: <path>", as git worktree add writes it),
+// which names the repository's common dir in its commondir file. A .git
+// file without a commondir behind it (a submodule) is git's to judge.
+func linkedWorktree(top, dot string) (p Paths, ok bool) {
+	// read_gitfile_gently: "gitdir: " and a path, line ends trimmed, a
+	// relative path relative to the .git file's folder.
+	b, err := os.ReadFile(dot)
+	if err != nil || !bytes.HasPrefix(b, []byte("gitdir: ")) {
+		return p, false
+	}
+	named := string(bytes.TrimRight(b[len("gitdir: "):], "\r\n"))
+	if named == "" || bytes.ContainsAny([]byte(named), "\x00\n") {
+		return p, false
+	}
+	if !filepath.IsAbs(named) {
+		// Not filepath.Join, which would take "link/.." away before
+		// the symlink is followed; EvalSymlinks follows it first.
+		named = top + "/" + named
+	}
+	gitDir, err := filepath.EvalSymlinks(named)
+	if err != nil {
+		return p, false
+	}
+	c, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	if err != nil {
+		return p, false
+	}
+	common := string(bytes.TrimRight(c, "\r\n"))
+	if common == "" || bytes.ContainsAny([]byte(common), "\x00\n") {
+		return p, false
+	}
+	if !filepath.IsAbs(common) {
+		common = gitDir + "/" + common
+	}
+	if common, err = filepath.EvalSymlinks(common); err != nil {
+		return p, false
+	}
+	if !gitDirectory(gitDir, common) || !gitDirectory(common, common) ||
+		!ownedByUs(dot, top, gitDir, common) || !plainConfig(filepath.Join(common, "config")) {
+		return p, false
+	}
+	return Paths{Top: top, GitDir: gitDir, CommonDir: common, Index: filepath.Join(gitDir, "index")}, true
+}
+
+// gitDirectory is is_git_directory: a HEAD git reads in gitDir, and
+// objects and refs in its common dir.
+func gitDirectory(gitDir, common string) bool {
+	if fi, err := os.Lstat(filepath.Join(gitDir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil || !validHead(head) {
+		return false
+	}
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(common, sub)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// ownedByUs is safe.directory's condition for git to go on without asking
+// the config: every path owned by the current user. Anything else is
+// git's to judge.
+func ownedByUs(paths ...string) bool {
+	uid := os.Geteuid()
+	for _, path := range paths {
+		if owner, ok := ownerOf(path); !ok || owner != uid {
+			return false
+		}
+	}
+	return true
 }
 
 // plainConfig reports whether the repository's config leaves discovery as

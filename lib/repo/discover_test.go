@@ -55,13 +55,26 @@ func TestDiscover_AgreesWithGit(t *testing.T) {
 	nested := filepath.Join(dir, "sub", "inner")
 	require.NoError(t, os.MkdirAll(nested, 0o755))
 	runGit(t, nested, env, "init", "-q")
+	worktree := filepath.Join(filepath.Dir(dir), "wt")
+	runGit(t, dir, env, "worktree", "add", "-q", worktree)
+	require.NoError(t, os.MkdirAll(filepath.Join(worktree, "sub", "new"), 0o755))
+	relative := filepath.Join(filepath.Dir(dir), "wt-relative")
+	runGit(t, dir, env, "worktree", "add", "-q", relative)
+	// A .git file with a relative path, as git worktree repair can leave.
+	gd := runGit(t, relative, env, "rev-parse", "--absolute-git-dir")
+	rel, err := filepath.Rel(relative, gd)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(relative, ".git"), []byte("gitdir: "+rel+"\n"), 0o644))
 
 	for name, cwd := range map[string]string{
-		"top":            dir,
-		"subfolder":      filepath.Join(dir, "sub", "deeper"),
-		"symlinked cwd":  link,
-		"nested repo":    nested,
-		"ignored folder": filepath.Join(dir, "sub"),
+		"top":                       dir,
+		"subfolder":                 filepath.Join(dir, "sub", "deeper"),
+		"symlinked cwd":             link,
+		"nested repo":               nested,
+		"ignored folder":            filepath.Join(dir, "sub"),
+		"linked worktree":           worktree,
+		"linked worktree subfolder": filepath.Join(worktree, "sub", "new"),
+		"relative .git file":        relative,
 	} {
 		t.Run(name, func(t *testing.T) {
 			got, ok := discover(cwd, env)
@@ -118,10 +131,22 @@ func TestDiscover_LeavesTheUnusualToGit(t *testing.T) {
 			require.NoError(t, f.Close())
 			return dir
 		}},
-		"linked worktree": {setup: func(t *testing.T, dir string) string {
+		"submodule": {setup: func(t *testing.T, dir string) string {
+			sub := newRepo(t, base)
+			runGit(t, dir, base, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "mod")
+			return filepath.Join(dir, "mod")
+		}},
+		"linked worktree with a worktree config": {setup: func(t *testing.T, dir string) string {
 			wt := filepath.Join(filepath.Dir(dir), "wt")
 			runGit(t, dir, base, "worktree", "add", "-q", wt)
+			runGit(t, dir, base, "config", "extensions.worktreeConfig", "true")
 			return wt
+		}},
+		"a .git file naming no repository": {setup: func(t *testing.T, dir string) string {
+			d := filepath.Join(dir, "sub", "fake")
+			require.NoError(t, os.MkdirAll(d, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(d, ".git"), []byte("gitdir: /nowhere\n"), 0o644))
+			return d
 		}},
 		"inside .git": {setup: func(t *testing.T, dir string) string { return filepath.Join(dir, ".git", "refs") }},
 		"bare repository": {setup: func(t *testing.T, dir string) string {

@@ -3,8 +3,10 @@ package journal
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // decode reads one record into e. It is a decoder for the members this
@@ -30,9 +32,37 @@ func decodeString(line string, e *Entry) error {
 	return json.Unmarshal([]byte(line), e)
 }
 
+// decodeOwned is decode into strings of the record's own, for a line in a
+// buffer that is read over again: none of e's strings is a slice of line.
+// Strings that repeat from record to record (types, agents, reasons, trees)
+// are copied once, into syms.
+func decodeOwned(line []byte, e *Entry, syms symbols) error {
+	d := decoder{b: unsafe.String(unsafe.SliceData(line), len(line)), syms: syms}
+	if d.entry(e) && d.end() {
+		return nil
+	}
+	*e = Entry{}
+	return json.Unmarshal(line, e) // encoding/json copies every string
+}
+
+// symbols holds one copy of each repeated string.
+type symbols map[string]string
+
+func (s symbols) of(b string) string {
+	if v, ok := s[b]; ok {
+		return v
+	}
+	v := strings.Clone(b)
+	s[v] = v
+	return v
+}
+
 type decoder struct {
 	b string
 	i int
+	// syms, when set, makes the decoder copy its strings out of b: the
+	// repeated ones (sym) into syms, the others each to its own.
+	syms symbols
 }
 
 func (d *decoder) ws() {
@@ -133,7 +163,30 @@ func (d *decoder) str(dst *string) bool {
 	}
 	save := d.i
 	if s, ok := d.rawString(); ok {
+		if d.syms != nil {
+			s = strings.Clone(s)
+		}
 		*dst = s
+		return true
+	}
+	d.i = save
+	s, ok := d.escaped()
+	*dst = s
+	return ok
+}
+
+// sym is str for a member whose values repeat (a type, an agent, a
+// reason, a tree): kept once in syms.
+func (d *decoder) sym(dst *string) bool {
+	if d.syms == nil {
+		return d.str(dst)
+	}
+	if d.null() {
+		return true
+	}
+	save := d.i
+	if s, ok := d.rawString(); ok {
+		*dst = d.syms.of(s)
 		return true
 	}
 	d.i = save
@@ -341,15 +394,15 @@ func (d *decoder) entry(e *Entry) bool {
 		case "ts":
 			return d.str(&e.Ts)
 		case "type":
-			return d.str(&e.Type)
+			return d.sym(&e.Type)
 		case "agent":
-			return d.str(&e.Agent)
+			return d.sym(&e.Agent)
 		case "tree":
-			return d.str(&e.Tree)
+			return d.sym(&e.Tree)
 		case "isolation":
-			return d.str(&e.Isolation)
+			return d.sym(&e.Isolation)
 		case "harness":
-			return d.str(&e.Harness)
+			return d.sym(&e.Harness)
 		case "parent":
 			return d.strPtr(&e.Parent)
 		case "turn":
@@ -357,9 +410,9 @@ func (d *decoder) entry(e *Entry) bool {
 		case "harness_turn":
 			return d.str(&e.HarnessTurn)
 		case "harness_end":
-			return d.str(&e.HarnessEnd)
+			return d.sym(&e.HarnessEnd)
 		case "harness_version":
-			return d.str(&e.HarnessVersion)
+			return d.sym(&e.HarnessVersion)
 		case "no_start":
 			return d.boolean(&e.NoStart)
 		case "paths":
@@ -377,7 +430,7 @@ func (d *decoder) entry(e *Entry) bool {
 		case "checkpoint":
 			return d.str(&e.Checkpoint)
 		case "reason":
-			return d.str(&e.Reason)
+			return d.sym(&e.Reason)
 		case "through_turn":
 			return d.strPtr(&e.ThroughTurn)
 		case "at":
@@ -391,13 +444,13 @@ func (d *decoder) entry(e *Entry) bool {
 		case "repos":
 			return d.repos(&e.Repos)
 		case "code":
-			return d.str(&e.Code)
+			return d.sym(&e.Code)
 		case "repo":
-			return d.str(&e.Repo)
+			return d.sym(&e.Repo)
 		case "checkpoints":
 			return d.strings(&e.Checkpoints)
 		case "source":
-			return d.str(&e.Source)
+			return d.sym(&e.Source)
 		case "removed":
 			return d.integerInt(&e.Removed)
 		case "kept":
@@ -405,7 +458,7 @@ func (d *decoder) entry(e *Entry) bool {
 		case "safety":
 			return d.str(&e.Safety)
 		case "restore":
-			return d.str(&e.Restore)
+			return d.sym(&e.Restore)
 		case "ok":
 			return d.boolPtr(&e.OK)
 		case "after":
@@ -426,15 +479,15 @@ func (d *decoder) repos(dst *[]RepoState) bool {
 		if !d.object(func(k string) bool {
 			switch k {
 			case "repo":
-				return d.str(&r.Repo)
+				return d.sym(&r.Repo)
 			case "path":
-				return d.str(&r.Path)
+				return d.sym(&r.Path)
 			case "commit":
 				return d.str(&r.Commit)
 			case "head":
 				return d.strPtr(&r.Head)
 			case "branch":
-				return d.str(&r.Branch)
+				return d.sym(&r.Branch)
 			case "skipped":
 				return d.skipped(&r.Skipped)
 			case "submodules":

@@ -1,7 +1,5 @@
 package journal
 
-import "encoding/json"
-
 // Record types (CONTRACT §2).
 const (
 	AgentRegistered   = "agent.registered"
@@ -23,10 +21,9 @@ const (
 // Entry is any record, decoded into the union of every type's members.
 // Writers use the typed payloads below; readers fold Entries.
 type Entry struct {
-	Seq  int64           `json:"seq"`
-	Ts   string          `json:"ts"`
-	Type string          `json:"type"`
-	Raw  json.RawMessage `json:"-"`
+	Seq  int64  `json:"seq"`
+	Ts   string `json:"ts"`
+	Type string `json:"type"`
 
 	Agent string `json:"agent"`
 

@@ -107,7 +107,6 @@ func (t *Tail) Each(each func(*Entry)) error {
 		if t.Want != nil && !t.Want(e.Type) {
 			continue
 		}
-		e.Raw = content
 		each(&e)
 	}
 	t.lastLine = append(t.lastLine[:0], line...)

@@ -1,0 +1,110 @@
+package journal
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// reference reads a journal the plain way: the whole file, each whole line
+// decoded by encoding/json, in seq order, damage skipped.
+func reference(t *testing.T, data []byte) (es []Entry, last int64, torn bool) {
+	t.Helper()
+	valid := bytes.LastIndexByte(data, '\n') + 1
+	for _, line := range bytes.Split(data[:valid], []byte{'\n'}) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var e Entry
+		if decode(line, &e) != nil || e.Seq <= last || e.Type == "" {
+			continue
+		}
+		last = e.Seq
+		es = append(es, e)
+	}
+	return es, last, valid < len(data)
+}
+
+// Scan reads through a buffer it reuses, so a record whose strings were
+// slices of it would change under the caller's feet as the next chunk is
+// read: every record kept from a log many chunks long must still be what
+// its line says, at the end of the read. Lines cross the chunk's edges, one
+// is longer than a chunk, some are damage, the last is torn.
+func TestScan_RecordsOwnTheirStringsAcrossChunks(t *testing.T) {
+	var b bytes.Buffer
+	seq := 0
+	long := strings.Repeat("x", 3*scanChunk)
+	for i := 0; b.Len() < 8*scanChunk; i++ {
+		seq++
+		switch {
+		case i == 100:
+			fmt.Fprintf(&b, `{"seq":%d,"ts":"2026-01-01T00:00:00.000Z","type":"checkpoint.taken","agent":"a%d","checkpoint":"k%d","reason":"manual","label":%q,"repos":[{"repo":".","path":"/t","commit":"c%d","skipped":[],"submodules":[]}]}`+"\n", seq, i%3, i, long, i)
+		case i%97 == 0:
+			b.WriteString("not json at all\n   \n")
+		case i%89 == 0:
+			fmt.Fprintf(&b, `{"seq":1,"ts":"x","type":"turn.started","agent":"old"}`+"\n") // out of order
+		case i%2 == 0:
+			fmt.Fprintf(&b, `{"seq":%d,"ts":"2026-01-01T00:00:%02d.000Z","type":"turn.started","agent":"a%d","turn":"t%d","harness_session":"s\u00e9%d"}`+"\n", seq, i%60, i%3, i, i)
+		default:
+			fmt.Fprintf(&b, `{"seq":%d,"ts":"2026-01-01T00:00:%02d.000Z","type":"edit.recorded","agent":"a%d","turn":"t%d","paths":["p\"%d","q/%d"],"ignored":["i%d"]}`+"\n", seq, i%60, i%3, i-1, i, i, i)
+		}
+	}
+	b.WriteString(`{"seq":999999,"ts":"2026`) // torn
+	path := filepath.Join(t.TempDir(), "log.jsonl")
+	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o666))
+
+	var got []Entry
+	l, err := Scan(path, func(e *Entry) { got = append(got, *e) })
+	require.NoError(t, err)
+	want, last, torn := reference(t, b.Bytes())
+	require.Greater(t, len(want), 1000)
+	assert.Equal(t, want, got)
+	assert.Equal(t, last, l.LastSeq())
+	assert.Equal(t, torn, l.Torn())
+	assert.True(t, l.Torn())
+	labels := 0
+	for _, e := range got {
+		if e.Label != nil {
+			labels++
+			assert.Equal(t, long, *e.Label, "the line longer than a chunk")
+		}
+	}
+	assert.Equal(t, 1, labels)
+}
+
+// A log that ends in a whole line is not torn; an empty or missing one is
+// empty.
+func TestScan_EndsAndEmptiness(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Scan(filepath.Join(dir, "missing"), func(*Entry) { t.Fatal("no record") })
+	require.NoError(t, err)
+	assert.False(t, l.Torn())
+	assert.Zero(t, l.LastSeq())
+	path := filepath.Join(dir, "log.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(`{"seq":1,"ts":"t","type":"agent.archived","agent":"a"}`+"\n"), 0o666))
+	n := 0
+	l, err = Scan(path, func(*Entry) { n++ })
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.False(t, l.Torn())
+	// Appending goes on after the last whole line.
+	_, err = l.Append("agent.archived", map[string]string{"agent": "b"})
+	require.NoError(t, err)
+	es, last, torn := reference(t, must(os.ReadFile(path)))
+	assert.Len(t, es, 2)
+	assert.Equal(t, int64(2), last)
+	assert.False(t, torn)
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

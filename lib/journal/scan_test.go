@@ -37,25 +37,7 @@ func reference(t *testing.T, data []byte) (es []Entry, last int64, torn bool) {
 // its line says, at the end of the read. Lines cross the chunk's edges, one
 // is longer than a chunk, some are damage, the last is torn.
 func TestScan_RecordsOwnTheirStringsAcrossChunks(t *testing.T) {
-	var b bytes.Buffer
-	seq := 0
-	long := strings.Repeat("x", 3*scanChunk)
-	for i := 0; b.Len() < 8*scanChunk; i++ {
-		seq++
-		switch {
-		case i == 100:
-			fmt.Fprintf(&b, `{"seq":%d,"ts":"2026-01-01T00:00:00.000Z","type":"checkpoint.taken","agent":"a%d","checkpoint":"k%d","reason":"manual","label":%q,"repos":[{"repo":".","path":"/t","commit":"c%d","skipped":[],"submodules":[]}]}`+"\n", seq, i%3, i, long, i)
-		case i%97 == 0:
-			b.WriteString("not json at all\n   \n")
-		case i%89 == 0:
-			fmt.Fprintf(&b, `{"seq":1,"ts":"x","type":"turn.started","agent":"old"}`+"\n") // out of order
-		case i%2 == 0:
-			fmt.Fprintf(&b, `{"seq":%d,"ts":"2026-01-01T00:00:%02d.000Z","type":"turn.started","agent":"a%d","turn":"t%d","harness_session":"s\u00e9%d"}`+"\n", seq, i%60, i%3, i, i)
-		default:
-			fmt.Fprintf(&b, `{"seq":%d,"ts":"2026-01-01T00:00:%02d.000Z","type":"edit.recorded","agent":"a%d","turn":"t%d","paths":["p\"%d","q/%d"],"ignored":["i%d"]}`+"\n", seq, i%60, i%3, i-1, i, i, i)
-		}
-	}
-	b.WriteString(`{"seq":999999,"ts":"2026`) // torn
+	b, long := bigLog()
 	path := filepath.Join(t.TempDir(), "log.jsonl")
 	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o666))
 
@@ -76,6 +58,49 @@ func TestScan_RecordsOwnTheirStringsAcrossChunks(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, labels)
+}
+
+// Tail reads through a reused buffer too: what it hands out stays true
+// after the read, and a second call goes on where the first stopped.
+func TestTail_RecordsOwnTheirStringsAcrossChunks(t *testing.T) {
+	b, _ := bigLog()
+	path := filepath.Join(t.TempDir(), "log.jsonl")
+	data := b.Bytes()
+	half := bytes.IndexByte(data[len(data)/2:], '\n') + len(data)/2 + 1
+	require.NoError(t, os.WriteFile(path, data[:half], 0o666))
+	tail := &Tail{Path: path}
+	var got []Entry
+	require.NoError(t, tail.Each(func(e *Entry) { got = append(got, *e) }))
+	require.NoError(t, os.WriteFile(path, data, 0o666)) // the rest, torn tail and all
+	require.NoError(t, tail.Each(func(e *Entry) { got = append(got, *e) }))
+	want, last, _ := reference(t, data)
+	assert.Equal(t, want, got)
+	assert.Equal(t, last, tail.LastSeq())
+}
+
+// bigLog is a log many chunks long: lines cross the chunk's edges, one is
+// longer than a chunk, some are damage, the last is torn.
+func bigLog() (*bytes.Buffer, string) {
+	var b bytes.Buffer
+	seq := 0
+	long := strings.Repeat("x", 3*scanChunk)
+	for i := 0; b.Len() < 8*scanChunk; i++ {
+		seq++
+		switch {
+		case i == 100:
+			fmt.Fprintf(&b, `{"seq":%d,"ts":"2026-01-01T00:00:00.000Z","type":"checkpoint.taken","agent":"a%d","checkpoint":"k%d","reason":"manual","label":%q,"repos":[{"repo":".","path":"/t","commit":"c%d","skipped":[],"submodules":[]}]}`+"\n", seq, i%3, i, long, i)
+		case i%97 == 0:
+			b.WriteString("not json at all\n   \n")
+		case i%89 == 0:
+			fmt.Fprintf(&b, `{"seq":1,"ts":"x","type":"turn.started","agent":"old"}`+"\n") // out of order
+		case i%2 == 0:
+			fmt.Fprintf(&b, `{"seq":%d,"ts":"2026-01-01T00:00:%02d.000Z","type":"turn.started","agent":"a%d","turn":"t%d","harness_session":"s\u00e9%d"}`+"\n", seq, i%60, i%3, i, i)
+		default:
+			fmt.Fprintf(&b, `{"seq":%d,"ts":"2026-01-01T00:00:%02d.000Z","type":"edit.recorded","agent":"a%d","turn":"t%d","paths":["p\"%d","q/%d"],"ignored":["i%d"]}`+"\n", seq, i%60, i%3, i-1, i, i, i)
+		}
+	}
+	b.WriteString(`{"seq":999999,"ts":"2026`) // torn
+	return &b, long
 }
 
 // A log that ends in a whole line is not torn; an empty or missing one is

@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
-	"unsafe"
 )
 
 // Tail reads a journal incrementally, for readers that follow it without
@@ -39,7 +37,7 @@ func (t *Tail) Next() ([]Entry, error) {
 
 // Each is Next without the slice: it calls each with every record appended
 // since the previous call, reusing the record for the next one (each
-// copies what it keeps).
+// copies what it keeps). It reads through one buffer, as Scan does.
 func (t *Tail) Each(each func(*Entry)) error {
 	f, err := os.Open(t.Path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -49,91 +47,71 @@ func (t *Tail) Each(each func(*Entry)) error {
 		return err
 	}
 	defer f.Close()
-	start := t.off - int64(len(t.lastLine))
-	if start < 0 {
-		start = 0
-	}
-	data, err := readFrom(f, start)
-	if err != nil {
-		return err
-	}
 	if len(t.lastLine) > 0 {
-		if bytes.HasPrefix(data, t.lastLine) {
-			data = data[len(t.lastLine):]
-		} else {
+		start := max(t.off-int64(len(t.lastLine)), 0)
+		head := make([]byte, len(t.lastLine))
+		_, err := f.ReadAt(head, start)
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if err != nil || !bytes.Equal(head, t.lastLine) {
 			// The file is not the one read so far (replaced, or cut
 			// below what was read): read it again; seq order keeps
 			// every record once.
 			t.off, t.lastLine = 0, nil
-			if data, err = readFrom(f, 0); err != nil {
-				return err
-			}
 		}
 	}
-	end := bytes.LastIndexByte(data, '\n')
-	if end < 0 {
-		return nil
+	if _, err := f.Seek(t.off, io.SeekStart); err != nil {
+		return err
 	}
-	body := data[:end+1]
-	// data is this call's own buffer, never written again: records keep
-	// slices of it, and of one string sharing it, instead of a copy each.
-	text := unsafe.String(&body[0], len(body))
+	buf := make([]byte, scanChunk)
+	syms := symbols{}
 	var e Entry
-	var line []byte
-	for off := 0; len(body) > 0; {
-		i := bytes.IndexByte(body, '\n')
-		line = body[:i+1]
-		body = body[i+1:]
-		start := off
-		off += i + 1
-		t.off += int64(len(line))
-		content := bytes.TrimSpace(line)
-		if len(content) == 0 {
-			continue
-		}
-		seq, typ, ok := peek(content)
-		if ok && (seq <= t.lastSeq || typ == "") {
-			continue
-		}
-		if ok && t.Want != nil && !t.Want(typ) {
-			t.lastSeq = seq
-			continue
-		}
-		e = Entry{}
-		if err := decodeString(strings.TrimSpace(text[start:off]), &e); err != nil || e.Seq <= t.lastSeq || e.Type == "" {
-			continue // damage, not truth
-		}
-		t.lastSeq = e.Seq
-		if t.Want != nil && !t.Want(e.Type) {
-			continue
-		}
-		each(&e)
-	}
-	t.lastLine = append(t.lastLine[:0], line...)
-	return nil
-}
-
-func readFrom(f *os.File, off int64) ([]byte, error) {
-	if _, err := f.Seek(off, io.SeekStart); err != nil {
-		return nil, err
-	}
-	// One read of the known size; ReadAll would grow its buffer by doubling.
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	buf := make([]byte, 0, max(fi.Size()-off, 0)+512)
+	held := 0 // bytes of a partial line at the start of buf
 	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+		n, rerr := f.Read(buf[held:])
+		data := buf[:held+n]
+		done := 0
+		for {
+			i := bytes.IndexByte(data[done:], '\n')
+			if i < 0 {
+				break
+			}
+			line := data[done : done+i+1]
+			done += i + 1
+			t.off += int64(len(line))
+			t.lastLine = append(t.lastLine[:0], line...)
+			content := bytes.TrimSpace(line)
+			if len(content) == 0 {
+				continue
+			}
+			seq, typ, ok := peek(content)
+			if ok && (seq <= t.lastSeq || typ == "") {
+				continue
+			}
+			if ok && t.Want != nil && !t.Want(typ) {
+				t.lastSeq = seq
+				continue
+			}
+			e = Entry{}
+			if err := decodeOwned(content, &e, syms); err != nil || e.Seq <= t.lastSeq || e.Type == "" {
+				continue // damage, not truth
+			}
+			t.lastSeq = e.Seq
+			if t.Want != nil && !t.Want(e.Type) {
+				continue
+			}
+			each(&e)
 		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
+		held = copy(buf, data[done:])
+		if rerr == io.EOF {
+			return nil
 		}
-		if err != nil {
-			return nil, err
+		if rerr != nil {
+			return rerr
+		}
+		if held == len(buf) {
+			buf = append(buf, make([]byte, len(buf))...)
 		}
 	}
 }

@@ -110,6 +110,8 @@ func TestParse_ReadsTheCommonFiles(t *testing.T) {
 
 func TestPlainEnvironment(t *testing.T) {
 	assert.True(t, PlainEnvironment([]string{"HOME=/h", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=x", "GIT_SSL_CAINFO=/c"}))
+	// What git itself sets when it runs git venom-checkpoint.
+	assert.True(t, PlainEnvironment([]string{"HOME=/h", "GIT_EXEC_PATH=/usr/lib/git-core"}))
 	for _, v := range []string{"GIT_DIR=x", "GIT_CONFIG_PARAMETERS='a.b'='c'", "GIT_CONFIG_COUNT=0", "GIT_CONFIG=/f",
 		"GIT_WORK_TREE=/", "GIT_INDEX_FILE=i", "GIT_CEILING_DIRECTORIES=/", "GIT_TRACE=1", "GIT_NEW_THING=1"} {
 		assert.False(t, PlainEnvironment([]string{"HOME=/h", v}), v)

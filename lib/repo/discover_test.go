@@ -21,7 +21,8 @@ func plainEnv(t *testing.T) []string {
 			env = append(env, kv)
 		}
 	}
-	return append(env, "HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t")
+	// GIT_EXEC_PATH is what git sets when it runs git venom-*.
+	return append(env, "HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_EXEC_PATH=/usr/lib/git-core")
 }
 
 func runGit(t *testing.T, dir string, env []string, args ...string) string {

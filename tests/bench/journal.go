@@ -13,6 +13,15 @@ package main
 // dispatch adds about a millisecond), median of -runs, and prints the ratio
 // to the smallest size, so growth reads as linear or not. The target is
 // under 50 ms at 10,000 records.
+//
+// With -baseline DIR (a folder holding git-venom-checkpoint and
+// git-venom-rollback built from another revision), each timed run of ours is
+// paired with one of the baseline's on the same repository, one after the
+// other, and a third table gives ours/baseline: a ratio that the load of a
+// shared machine disturbs much less than either figure.
+//
+//	git worktree add /tmp/base <rev> && (cd /tmp/base && go build -o /tmp/base-bin/ ./git-venom-checkpoint ./git-venom-rollback)
+//	go run ./tests/bench -journal 1000,5000,10000 -baseline /tmp/base-bin
 
 import (
 	"bytes"
@@ -21,6 +30,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -45,15 +55,17 @@ func init() {
 	runs := fs.Int("runs", 11, "timed runs per command and size")
 	// Its own folder: other modes rebuild bin/ in theirs at the same time.
 	work := fs.String("work", filepath.Join(os.TempDir(), "git-venom-bench-journal"), "directory for the generated repositories and binaries")
+	baseline := fs.String("baseline", "", "directory of git-venom-checkpoint and git-venom-rollback to compare with, run by run")
+	idle := fs.Float64("idle", 0.8, "before each timed run wait until the CPUs are this idle (0: don't wait)")
 	_ = fs.Parse(os.Args[1:])
 	if err := os.MkdirAll(*work, 0o755); err != nil {
 		fatal(err)
 	}
-	runJournal(*work, *runs)
+	runJournal(*work, *runs, *baseline, *idle)
 	os.Exit(0)
 }
 
-func runJournal(work string, runs int) {
+func runJournal(work string, runs int, baseline string, idle float64) {
 	bin := filepath.Join(work, "bin")
 	build := exec.Command("go", "build", "-o", bin+"/", "./git-venom-checkpoint", "./git-venom-rollback")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
@@ -64,6 +76,7 @@ func runJournal(work string, runs int) {
 		n     int
 		times map[string]time.Duration
 		cpu   map[string]time.Duration
+		ratio map[string]float64 // median of ours/baseline, run by run
 	}
 	var rows []row
 	names := []string{"startup", "list", "events", "rollback dry run"}
@@ -76,25 +89,43 @@ func runJournal(work string, runs int) {
 		if err != nil {
 			fatal(err)
 		}
-		cmds := map[string][]string{
-			"startup":          {filepath.Join(bin, "git-venom-checkpoint"), "--version"},
-			"list":             {filepath.Join(bin, "git-venom-checkpoint"), "list", "--agent=a1", "--json"},
-			"events":           {filepath.Join(bin, "git-venom-checkpoint"), "events", "--json"},
-			"rollback dry run": {filepath.Join(bin, "git-venom-rollback"), "--agent=a1", "--checkpoint=" + target, "--restore=files", "--dry-run", "--json"},
+		cmdsOf := func(bin string) map[string][]string {
+			return map[string][]string{
+				"startup":          {filepath.Join(bin, "git-venom-checkpoint"), "--version"},
+				"list":             {filepath.Join(bin, "git-venom-checkpoint"), "list", "--agent=a1", "--json"},
+				"events":           {filepath.Join(bin, "git-venom-checkpoint"), "events", "--json"},
+				"rollback dry run": {filepath.Join(bin, "git-venom-rollback"), "--agent=a1", "--checkpoint=" + target, "--restore=files", "--dry-run", "--json"},
+			}
 		}
-		r := row{n: n, times: map[string]time.Duration{}, cpu: map[string]time.Duration{}}
+		cmds, base := cmdsOf(bin), cmdsOf(baseline)
+		r := row{n: n, times: map[string]time.Duration{}, cpu: map[string]time.Duration{}, ratio: map[string]float64{}}
 		for _, name := range names {
 			var ds, cs []time.Duration
+			var ratios []float64
 			for i := 0; i < runs+1; i++ {
+				waitQuiet(idle, 3*time.Second)
 				d, c, err := timeRun(dir, cmds[name])
 				if err != nil {
 					fatal(fmt.Errorf("%s at %d records: %w", name, n, err))
+				}
+				if baseline != "" {
+					bd, _, err := timeRun(dir, base[name])
+					if err != nil {
+						fatal(fmt.Errorf("baseline %s at %d records: %w", name, n, err))
+					}
+					if i > 0 {
+						ratios = append(ratios, float64(d)/float64(bd))
+					}
 				}
 				if i > 0 { // the first run warms the page cache
 					ds, cs = append(ds, d), append(cs, c)
 				}
 			}
 			r.times[name], r.cpu[name] = median(ds), median(cs)
+			if len(ratios) > 0 {
+				sort.Float64s(ratios)
+				r.ratio[name] = ratios[len(ratios)/2]
+			}
 		}
 		rows = append(rows, r)
 	}
@@ -120,6 +151,22 @@ func runJournal(work string, runs int) {
 			}
 			fmt.Println()
 		}
+	}
+	if baseline == "" {
+		return
+	}
+	fmt.Printf("ours/baseline (%s), median of %d paired runs\n", baseline, runs)
+	fmt.Printf("%-18s", "records")
+	for _, r := range rows {
+		fmt.Printf("%16d", r.n)
+	}
+	fmt.Println()
+	for _, name := range names {
+		fmt.Printf("%-18s", name)
+		for _, r := range rows {
+			fmt.Printf("%16s", fmt.Sprintf("%.2f", r.ratio[name]))
+		}
+		fmt.Println()
 	}
 }
 

@@ -176,22 +176,13 @@ func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, files []staged,
 	if len(regular) == 0 {
 		return ids, nil
 	}
-	var list bytes.Buffer
-	for _, i := range regular {
-		writePathLine(&list, files[i].path)
+	paths := make([]string, len(regular))
+	for k, i := range regular {
+		paths[k] = files[i].path
 	}
-	out, err := r.Git.RunCall(ctx, gitcli.Call{Stdin: bytes.NewReader(list.Bytes())}, "hash-object", "--stdin-paths")
+	want, err := hashObjects(ctx, r, paths, false)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, gitFailure("hash-object", ctx.Err())
-		}
-		// A file gone or changed into something else since status: the
-		// index way reports it as git would.
-		return nil, errNoTreePath
-	}
-	want := strings.Fields(string(out))
-	if len(want) != len(regular) {
-		return nil, errNoTreePath
+		return nil, err
 	}
 	var viaGit []int
 	var inMemory int64
@@ -228,24 +219,43 @@ func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, files []staged,
 		ids[i] = want[k]
 	}
 	if len(viaGit) > 0 {
-		list.Reset()
+		paths = paths[:0]
 		for _, k := range viaGit {
-			writePathLine(&list, files[regular[k]].path)
+			paths = append(paths, files[regular[k]].path)
 		}
-		out, err := r.Git.RunCall(ctx, gitcli.Call{Stdin: bytes.NewReader(list.Bytes())}, "hash-object", "-w", "--stdin-paths")
+		got, err := hashObjects(ctx, r, paths, true)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, gitFailure("hash-object", ctx.Err())
-			}
-			return nil, errNoTreePath
-		}
-		got := strings.Fields(string(out))
-		if len(got) != len(viaGit) {
-			return nil, errNoTreePath
+			return nil, err
 		}
 		for j, k := range viaGit {
 			ids[regular[k]] = got[j]
 		}
+	}
+	return ids, nil
+}
+
+// hashObjects asks git for the blob ids of paths, filters applied, storing
+// the blobs when write. A file gone or changed into something else since
+// status gives errNoTreePath: the index way reports it as git would.
+func hashObjects(ctx context.Context, r *repo.Repo, paths []string, write bool) ([]string, error) {
+	var list bytes.Buffer
+	for _, p := range paths {
+		writePathLine(&list, p)
+	}
+	args := []string{"hash-object", "--stdin-paths"}
+	if write {
+		args = []string{"hash-object", "-w", "--stdin-paths"}
+	}
+	out, err := r.Git.RunCall(ctx, gitcli.Call{Stdin: bytes.NewReader(list.Bytes())}, args...)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, gitFailure("hash-object", ctx.Err())
+		}
+		return nil, errNoTreePath
+	}
+	ids := strings.Fields(string(out))
+	if len(ids) != len(paths) {
+		return nil, errNoTreePath
 	}
 	return ids, nil
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/git-venom/git-venom/lib/gittest"
+
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/checkpoints"
 	"github.com/git-venom/git-venom/lib/config"
@@ -36,7 +38,7 @@ func (f *fakeHarness) Rewind(_ context.Context, _ *state.Store, _ *agents.Agent,
 func twoTurns(t *testing.T, h string) (*state.Store, string) {
 	t.Helper()
 	dir := t.TempDir()
-	gitIn(t, dir, "", nil, "init", "-q")
+	gittest.Run(t, dir, "", nil, "init", "-q")
 	ctx := context.Background()
 	env := append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
 	r, err := repo.Open(ctx, dir, env)

@@ -3,38 +3,28 @@ package treeedit
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	git "github.com/libgit2/git2go/v34"
 	"github.com/stretchr/testify/require"
-)
 
-func gitIn(t *testing.T, dir, stdin string, env []string, args ...string) string {
-	t.Helper()
-	c := exec.Command("git", args...)
-	c.Dir = dir
-	c.Env = append(os.Environ(), env...)
-	c.Stdin = strings.NewReader(stdin)
-	out, err := c.CombinedOutput()
-	require.NoError(t, err, "git %v: %s", args, out)
-	return strings.TrimSpace(string(out))
-}
+	"github.com/git-venom/git-venom/lib/gittest"
+)
 
 // TestApply checks Apply against git's own index edit of the same
 // tree: read-tree, update-index --index-info, write-tree.
 func TestApply(t *testing.T) {
 	dir := t.TempDir()
-	gitIn(t, dir, "", nil, "init", "-q")
+	gittest.Run(t, dir, "", nil, "init", "-q")
 	for _, f := range []string{"a.txt", "d/x.txt", "d/e/y.txt", "d/e/z.txt", "f", "g/only.txt", "h/i/j/k.txt"} {
 		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte(f+"\n"), 0o644))
 	}
-	gitIn(t, dir, "", nil, "add", "-A")
-	base := gitIn(t, dir, "", nil, "write-tree")
-	blob := gitIn(t, dir, "new content\n", nil, "hash-object", "-w", "--stdin")
+	gittest.Run(t, dir, "", nil, "add", "-A")
+	base := gittest.Run(t, dir, "", nil, "write-tree")
+	blob := gittest.Run(t, dir, "new content\n", nil, "hash-object", "-w", "--stdin")
 	edits := []Edit{
 		{"a.txt", 0o100755, blob},        // mode change
 		{"d/e/y.txt", 0, ""},             // delete
@@ -55,9 +45,9 @@ func TestApply(t *testing.T) {
 		}
 	}
 	idx := []string{"GIT_INDEX_FILE=" + filepath.Join(dir, "tmp.index")}
-	gitIn(t, dir, "", idx, "read-tree", base)
-	gitIn(t, dir, info.String(), idx, "update-index", "-z", "--index-info")
-	want := gitIn(t, dir, "", idx, "write-tree")
+	gittest.Run(t, dir, "", idx, "read-tree", base)
+	gittest.Run(t, dir, info.String(), idx, "update-index", "-z", "--index-info")
+	want := gittest.Run(t, dir, "", idx, "write-tree")
 
 	repo, err := git.OpenRepository(dir)
 	require.NoError(t, err)
@@ -68,7 +58,7 @@ func TestApply(t *testing.T) {
 	require.Equal(t, want, got.String())
 	// Removing everything gives the empty tree.
 	all := []Edit{}
-	for _, f := range strings.Split(gitIn(t, dir, "", nil, "ls-tree", "-r", "--name-only", base), "\n") {
+	for _, f := range strings.Split(gittest.Run(t, dir, "", nil, "ls-tree", "-r", "--name-only", base), "\n") {
 		all = append(all, Edit{f, 0, ""})
 	}
 	got, err = Apply(repo, baseID, all)

@@ -1,12 +1,14 @@
 package tests
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -47,7 +49,7 @@ func TestCapture_PrivateIndexMatchesTheRecipe(t *testing.T) {
 	n := 0
 	for step := 0; step < steps; step++ {
 		name := names[rng.Intn(len(names))]
-		switch op := rng.Intn(17); op {
+		switch op := rng.Intn(18); op {
 		case 0, 1, 2:
 			put(name, fmt.Sprintf("%s %d\n", name, rng.Int()))
 		case 3:
@@ -103,6 +105,10 @@ func TestCapture_PrivateIndexMatchesTheRecipe(t *testing.T) {
 			if fi, err := os.Stat(env.Path(name)); err == nil && fi.Mode().IsRegular() {
 				_ = os.Chmod(env.Path(name), 0o644)
 			}
+		case 17:
+			// Large enough for the private index to move on (more bytes
+			// than twice the index).
+			put(name, strings.Repeat(fmt.Sprintf("%s %d\n", name, step), 300+rng.Intn(300)))
 		case 16:
 			// A nested repository: the capture holds its commit.
 			if _, err := os.Lstat(env.Path("nested")); err != nil {
@@ -168,4 +174,66 @@ func TestCapture_PrivateIndexAfterARefresh(t *testing.T) {
 	want := env.RecipeTree()
 	require.Equal(t, "k2", env.Checkpoint("--agent=a1"))
 	require.Equal(t, want, env.CheckpointTree("a1", 2))
+}
+
+// TestCapture_PrivateIndexMovesOn: once the tracked files that differ from
+// the private index come to more bytes than twice the index, the private
+// index takes their content and its base tree follows; captures stay the
+// recipe's, and the private index never takes an untracked file.
+func TestCapture_PrivateIndexMovesOn(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("a.txt", "one\n")
+	env.Write("d/b.txt", "two\n")
+	env.Commit("base")
+	require.Equal(t, "k1", env.Checkpoint("--agent=a1"))
+	metas, err := filepath.Glob(filepath.Join(env.Git("rev-parse", "--path-format=absolute", "--git-common-dir"), "venom", "index", "*.json"))
+	require.NoError(t, err)
+	require.Len(t, metas, 1)
+	meta := func() (tree string) {
+		var m struct {
+			Tree string `json:"tree"`
+		}
+		b, err := os.ReadFile(metas[0])
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(b, &m))
+		return m.Tree
+	}
+	seedTree := meta()
+	require.Equal(t, env.Git("rev-parse", "HEAD^{tree}"), seedTree)
+
+	// A small change leaves the private index as it was.
+	env.Write("a.txt", "small\n")
+	want := env.RecipeTree()
+	require.Equal(t, "k2", env.Checkpoint("--agent=a1"))
+	require.Equal(t, want, env.CheckpointTree("a1", 2))
+	require.Equal(t, seedTree, meta())
+
+	// A large one moves it on: the base is then the tracked files' new
+	// content, without the untracked file captured beside them.
+	env.Write("d/b.txt", strings.Repeat("large line\n", 2000))
+	env.Write("untracked.txt", strings.Repeat("untracked line\n", 2000))
+	want = env.RecipeTree()
+	require.Equal(t, "k3", env.Checkpoint("--agent=a1"))
+	require.Equal(t, want, env.CheckpointTree("a1", 3))
+	moved := meta()
+	require.NotEqual(t, seedTree, moved)
+	require.Equal(t, env.Git("rev-parse", env.CheckpointTree("a1", 3)+":d/b.txt"), env.Git("rev-parse", moved+":d/b.txt"))
+	require.Equal(t, env.Git("rev-parse", env.CheckpointTree("a1", 3)+":a.txt"), env.Git("rev-parse", moved+":a.txt"))
+	require.NotContains(t, env.Git("ls-tree", "-r", "--name-only", moved), "untracked.txt")
+	idx := strings.TrimSuffix(metas[0], ".json") + ".index"
+	require.NotContains(t, env.run(env.Dir, []string{"GIT_INDEX_FILE=" + idx}, "git", "ls-files").Stdout, "untracked.txt")
+
+	// Later captures build on the moved base and still equal the recipe,
+	// including a file put back to the content the user's index has.
+	env.Write("d/b.txt", "two\n")
+	env.Remove("untracked.txt")
+	env.Write("new.txt", "new\n")
+	want = env.RecipeTree()
+	require.Equal(t, "k4", env.Checkpoint("--agent=a1"))
+	require.Equal(t, want, env.CheckpointTree("a1", 4))
+	env.Remove("a.txt")
+	want = env.RecipeTree()
+	require.Equal(t, "k5", env.Checkpoint("--agent=a1"))
+	require.Equal(t, want, env.CheckpointTree("a1", 5))
 }

@@ -45,6 +45,10 @@ type Snapshot struct {
 	Submodules []journal.Submodule
 	// memo lets the next scan of a private index reuse this one.
 	memo memo
+	// moved are the tracked files whose content differs from the private
+	// index's, and movedBytes their size, when the tree path built the tree.
+	moved      []string
+	movedBytes int64
 }
 
 // HeadString is Head as the log writes it: a hex id or null.
@@ -198,8 +202,10 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 	modified := map[string]bool{}
 	modes := map[string]uint32{}
 	sparse := newSparseArea(b.flagged)
+	untracked := map[string]bool{}
 	add := func(c change) {
 		if c.untracked {
+			untracked[c.path] = true
 			additions = append(additions, c.path)
 		} else {
 			updates = append(updates, c.path)
@@ -273,6 +279,16 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 	if b.tree != nil && !attributesFromIndex(b.flagged, updates, removes, modes) {
 		tree, err := buildOnBase(ctx, r, b.tree, updates, additions, removes, modes, gitlinks)
 		if err == nil {
+			for _, p := range updates {
+				if modes[p] != 0 && !gitlinks[p] {
+					snap.moved = append(snap.moved, p)
+				}
+			}
+			for _, w := range written {
+				if !untracked[w.path] {
+					snap.movedBytes += w.bytes
+				}
+			}
 			return finish(ctx, r, snap, tree, sig, gitlinks, userLinks, modified)
 		}
 		if !errors.Is(err, errNoTreePath) {

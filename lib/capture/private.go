@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
@@ -149,8 +150,45 @@ func (p *private) take(ctx context.Context, r *repo.Repo, tmpDir string, lim Lim
 		m.Memo = snap.memo
 		_ = p.save(m)
 	}
+	p.moveOn(ctx, r, m, snap)
 	return snap, nil
 }
+
+// moveOn brings the private index's tracked files up to the tree just
+// captured, when that is cheaper than what they cost every capture now:
+// git status reads again each file whose content differs from the index,
+// and the capture hashes it again. Moving on costs two reads and writes of
+// the index (update-index, then write-tree for the new base), so it is done
+// once those files come to more bytes than twice the index. Membership
+// stays the user's: only content moves. A failure throws the index away.
+func (p *private) moveOn(ctx context.Context, r *repo.Repo, m privateMeta, snap *Snapshot) {
+	fi, err := os.Stat(p.index)
+	if err != nil || len(snap.moved) == 0 || snap.movedBytes <= 2*fi.Size() {
+		return
+	}
+	moves++
+	env := []string{"GIT_INDEX_FILE=" + p.index}
+	c := gitcli.Call{Env: env, Pins: privatePins, Stdin: bytes.NewReader(nulJoin(snap.moved))}
+	if _, err := r.Git.RunCall(ctx, c, "update-index", "-z", "--add", "--replace", "--stdin"); err != nil {
+		p.discard()
+		return
+	}
+	// The base is what the index now holds, whatever the files held when
+	// update-index read them.
+	out, err := r.Git.RunCall(ctx, gitcli.Call{Env: env, Pins: privatePins}, "write-tree")
+	if err != nil {
+		p.discard()
+		return
+	}
+	m.Tree = strings.TrimSpace(string(out))
+	m.Memo = memo{}
+	if p.save(m) != nil {
+		p.discard()
+	}
+}
+
+// moves counts the times a private index moved on, for tests.
+var moves int
 
 // seeds counts the private indexes made, for tests.
 var seeds int

@@ -73,7 +73,12 @@ func eachChange(r *repo.Repo, a, b string, emit func(path string, s, t side)) er
 		return err
 	}
 	defer tb.Free()
-	return walkDiff(lib, ta, tb, "", emit)
+	odb, err := lib.Odb()
+	if err != nil {
+		return err
+	}
+	defer odb.Free()
+	return walkDiff(odb, ta.Id(), tb.Id(), "", emit)
 }
 
 // lookupTree finds the tree of a tree or commit id.

@@ -1,7 +1,11 @@
 package plan
 
 import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
 	"sort"
+	"strconv"
 
 	git "github.com/libgit2/git2go/v34"
 )
@@ -12,12 +16,28 @@ type side struct {
 	oid  string
 }
 
-// walkDiff compares two trees as `git diff-tree -r` does, descending only
-// into subtrees whose ids differ, so a 100,000-file tree with a few changes
-// costs a few folders. emit gets each path with its two sides (mode 0: the
-// path is absent on that side).
-func walkDiff(lib *git.Repository, a, b *git.Tree, prefix string, emit func(path string, s, t side)) error {
-	ea, eb := entries(a), entries(b)
+// rawEntry is one entry of a tree object as stored.
+type rawEntry struct {
+	mode uint32
+	id   string // binary object id
+}
+
+const modeTree = 0o040000
+
+// walkDiff compares two trees (nil: empty) as `git diff-tree -r` does,
+// descending only into subtrees whose ids differ, so a 100,000-file tree
+// with a few changes costs a few folders. emit gets each path with its two
+// sides (mode 0: the path is absent on that side). Trees are read as raw
+// objects and parsed here: one call into libgit2 a folder, not one an entry.
+func walkDiff(odb *git.Odb, a, b *git.Oid, prefix string, emit func(path string, s, t side)) error {
+	ea, err := readTree(odb, a)
+	if err != nil {
+		return err
+	}
+	eb, err := readTree(odb, b)
+	if err != nil {
+		return err
+	}
 	names := make([]string, 0, len(ea)+len(eb))
 	for n := range ea {
 		names = append(names, n)
@@ -31,69 +51,83 @@ func walkDiff(lib *git.Repository, a, b *git.Tree, prefix string, emit func(path
 	for _, n := range names {
 		x, inA := ea[n]
 		y, inB := eb[n]
-		if inA && inB && x.Filemode == y.Filemode && x.Id.Equal(y.Id) {
+		if inA && inB && x == y {
 			continue
 		}
 		path := prefix + n
-		xTree := inA && x.Filemode == git.FilemodeTree
-		yTree := inB && y.Filemode == git.FilemodeTree
+		xTree := inA && x.mode == modeTree
+		yTree := inB && y.mode == modeTree
 		if xTree || yTree {
-			var ta, tb *git.Tree
-			var err error
+			var ta, tb *git.Oid
 			if xTree {
-				if ta, err = lib.LookupTree(x.Id); err != nil {
-					return err
-				}
+				ta = oidOf(x.id)
 			}
 			if yTree {
-				if tb, err = lib.LookupTree(y.Id); err != nil {
-					if ta != nil {
-						ta.Free()
-					}
-					return err
-				}
+				tb = oidOf(y.id)
 			}
 			// A file on one side and a folder on the other: the file is a
 			// change of its own, beside everything in the folder.
 			if inA && !xTree {
-				emit(path, side{uint32(x.Filemode), x.Id.String()}, side{})
+				emit(path, x.side(), side{})
 			}
 			if inB && !yTree {
-				emit(path, side{}, side{uint32(y.Filemode), y.Id.String()})
+				emit(path, side{}, y.side())
 			}
-			err = walkDiff(lib, ta, tb, path+"/", emit)
-			if ta != nil {
-				ta.Free()
-			}
-			if tb != nil {
-				tb.Free()
-			}
-			if err != nil {
+			if err := walkDiff(odb, ta, tb, path+"/", emit); err != nil {
 				return err
 			}
 			continue
 		}
 		var s, t side
 		if inA {
-			s = side{uint32(x.Filemode), x.Id.String()}
+			s = x.side()
 		}
 		if inB {
-			t = side{uint32(y.Filemode), y.Id.String()}
+			t = y.side()
 		}
 		emit(path, s, t)
 	}
 	return nil
 }
 
-func entries(t *git.Tree) map[string]*git.TreeEntry {
-	m := map[string]*git.TreeEntry{}
-	if t == nil {
-		return m
+func (e rawEntry) side() side { return side{e.mode, hex.EncodeToString([]byte(e.id))} }
+
+func oidOf(raw string) *git.Oid {
+	var o git.Oid
+	copy(o[:], raw)
+	return &o
+}
+
+// readTree parses a tree object: "<octal mode> <name>\0<binary id>" a
+// entry. A nil id is the empty tree.
+func readTree(odb *git.Odb, id *git.Oid) (map[string]rawEntry, error) {
+	m := map[string]rawEntry{}
+	if id == nil {
+		return m, nil
 	}
-	n := t.EntryCount()
-	for i := uint64(0); i < n; i++ {
-		e := t.EntryByIndex(i)
-		m[e.Name] = e
+	obj, err := odb.Read(id)
+	if err != nil {
+		return nil, err
 	}
-	return m
+	defer obj.Free()
+	if obj.Type() != git.ObjectTree {
+		return nil, fmt.Errorf("%s is not a tree", id)
+	}
+	data := obj.Data()
+	const idLen = len(git.Oid{})
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		nul := bytes.IndexByte(data, 0)
+		if sp < 0 || nul < sp || len(data) < nul+1+idLen {
+			return nil, fmt.Errorf("tree %s is damaged", id)
+		}
+		mode, err := strconv.ParseUint(string(data[:sp]), 8, 32)
+		if err != nil {
+			return nil, fmt.Errorf("tree %s is damaged", id)
+		}
+		// Strings are copied out: data is libgit2's memory, freed on return.
+		m[string(data[sp+1:nul])] = rawEntry{uint32(mode), string(data[nul+1 : nul+1+idLen])}
+		data = data[nul+1+idLen:]
+	}
+	return m, nil
 }

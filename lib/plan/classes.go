@@ -28,13 +28,43 @@ func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Age
 	}
 	gap := map[string]bool{}
 	edited := map[string]bool{}
+	// Windows often repeat a pair of trees (a tree rolled back and forth,
+	// captures with nothing new): each pair is compared once, by tree.
+	trees := map[string]string{}
+	treeOf := func(id string) (string, error) {
+		if t, ok := trees[id]; ok {
+			return t, nil
+		}
+		lib, err := r.Lib()
+		if err != nil {
+			return "", err
+		}
+		t, err := lookupTree(lib, id)
+		if err != nil {
+			return "", err
+		}
+		defer t.Free()
+		trees[id] = t.Id().String()
+		return trees[id], nil
+	}
+	compared := map[[2]string]map[string]bool{}
 	mark := func(from, to string, kind string) error {
+		var err error
+		if from, err = treeOf(from); err != nil {
+			return err
+		}
+		if to, err = treeOf(to); err != nil {
+			return err
+		}
 		if from == to {
 			return nil
 		}
-		changed, err := changedPaths(ctx, r, from, to)
-		if err != nil {
-			return err
+		changed, ok := compared[[2]string{from, to}]
+		if !ok {
+			if changed, err = changedPaths(ctx, r, from, to); err != nil {
+				return err
+			}
+			compared[[2]string{from, to}] = changed
 		}
 		for p := range changed {
 			if wanted[p] == nil {

@@ -74,41 +74,56 @@ func Scan(path string, each func(*Entry)) (*Log, error) {
 		return nil, err
 	}
 	defer f.Close()
-	buf := make([]byte, scanChunk)
 	syms := symbols{}
 	var e Entry
+	size, err := eachLine(f, func(line []byte) {
+		l.valid += int64(len(line))
+		line = line[:len(line)-1]
+		if len(bytes.TrimSpace(line)) == 0 {
+			return
+		}
+		e = Entry{}
+		if err := decodeOwned(line, &e, syms); err != nil || e.Seq <= l.last || e.Type == "" {
+			// A line that is not a record in order is damage, not truth.
+			return
+		}
+		l.last = e.Seq
+		each(&e)
+	})
+	l.size = size
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// eachLine reads r through one buffer of scanChunk bytes (grown for a
+// longer line) and calls fn with every whole line, its '\n' included; the
+// bytes are fn's only until it returns. It returns how many bytes it read,
+// a partial last line included.
+func eachLine(r io.Reader, fn func(line []byte)) (int64, error) {
+	buf := make([]byte, scanChunk)
+	var read int64
 	held := 0 // bytes of a partial line at the start of buf
 	for {
-		n, err := f.Read(buf[held:])
-		l.size += int64(n)
+		n, err := r.Read(buf[held:])
+		read += int64(n)
 		data := buf[:held+n]
-		// Every whole line in data.
 		done := 0
 		for {
 			i := bytes.IndexByte(data[done:], '\n')
 			if i < 0 {
 				break
 			}
-			line := data[done : done+i]
+			fn(data[done : done+i+1])
 			done += i + 1
-			l.valid += int64(i + 1)
-			if len(bytes.TrimSpace(line)) == 0 {
-				continue
-			}
-			e = Entry{}
-			if err := decodeOwned(line, &e, syms); err != nil || e.Seq <= l.last || e.Type == "" {
-				// A line that is not a record in order is damage, not truth.
-				continue
-			}
-			l.last = e.Seq
-			each(&e)
 		}
 		held = copy(buf, data[done:])
 		if err == io.EOF {
-			return l, nil
+			return read, nil
 		}
 		if err != nil {
-			return nil, err
+			return read, err
 		}
 		if held == len(buf) {
 			// One line longer than the buffer: a bigger one.

@@ -64,56 +64,34 @@ func (t *Tail) Each(each func(*Entry)) error {
 	if _, err := f.Seek(t.off, io.SeekStart); err != nil {
 		return err
 	}
-	buf := make([]byte, scanChunk)
 	syms := symbols{}
 	var e Entry
-	held := 0 // bytes of a partial line at the start of buf
-	for {
-		n, rerr := f.Read(buf[held:])
-		data := buf[:held+n]
-		done := 0
-		for {
-			i := bytes.IndexByte(data[done:], '\n')
-			if i < 0 {
-				break
-			}
-			line := data[done : done+i+1]
-			done += i + 1
-			t.off += int64(len(line))
-			t.lastLine = append(t.lastLine[:0], line...)
-			content := bytes.TrimSpace(line)
-			if len(content) == 0 {
-				continue
-			}
-			seq, typ, ok := peek(content)
-			if ok && (seq <= t.lastSeq || typ == "") {
-				continue
-			}
-			if ok && t.Want != nil && !t.Want(typ) {
-				t.lastSeq = seq
-				continue
-			}
-			e = Entry{}
-			if err := decodeOwned(content, &e, syms); err != nil || e.Seq <= t.lastSeq || e.Type == "" {
-				continue // damage, not truth
-			}
-			t.lastSeq = e.Seq
-			if t.Want != nil && !t.Want(e.Type) {
-				continue
-			}
-			each(&e)
+	_, err = eachLine(f, func(line []byte) {
+		t.off += int64(len(line))
+		t.lastLine = append(t.lastLine[:0], line...)
+		content := bytes.TrimSpace(line)
+		if len(content) == 0 {
+			return
 		}
-		held = copy(buf, data[done:])
-		if rerr == io.EOF {
-			return nil
+		seq, typ, ok := peek(content)
+		if ok && (seq <= t.lastSeq || typ == "") {
+			return
 		}
-		if rerr != nil {
-			return rerr
+		if ok && t.Want != nil && !t.Want(typ) {
+			t.lastSeq = seq
+			return
 		}
-		if held == len(buf) {
-			buf = append(buf, make([]byte, len(buf))...)
+		e = Entry{}
+		if err := decodeOwned(content, &e, syms); err != nil || e.Seq <= t.lastSeq || e.Type == "" {
+			return // damage, not truth
 		}
-	}
+		t.lastSeq = e.Seq
+		if t.Want != nil && !t.Want(e.Type) {
+			return
+		}
+		each(&e)
+	})
+	return err
 }
 
 // peek reads seq and type from the head every writer gives a record,

@@ -472,86 +472,73 @@ func (d *decoder) entry(e *Entry) bool {
 	})
 }
 
-func (d *decoder) repos(dst *[]RepoState) bool {
-	list := []RepoState{}
+// objects decodes an array of objects (or null) into dst, each member of
+// each object through member, which reports false for a member it does not
+// know.
+func objects[T any](d *decoder, dst *[]T, member func(v *T, key string) bool) bool {
+	list := []T{}
 	ok := d.array(func() { list = nil }, func() bool {
-		var r RepoState
-		if !d.object(func(k string) bool {
-			switch k {
-			case "repo":
-				return d.sym(&r.Repo)
-			case "path":
-				return d.sym(&r.Path)
-			case "commit":
-				return d.str(&r.Commit)
-			case "head":
-				return d.strPtr(&r.Head)
-			case "branch":
-				return d.sym(&r.Branch)
-			case "skipped":
-				return d.skipped(&r.Skipped)
-			case "submodules":
-				return d.submodules(&r.Submodules)
-			}
-			return false
-		}) {
+		var v T
+		if !d.object(func(k string) bool { return member(&v, k) }) {
 			return false
 		}
-		list = append(list, r)
+		list = append(list, v)
 		return true
 	})
 	*dst = list
 	return ok
+}
+
+func (d *decoder) repos(dst *[]RepoState) bool {
+	return objects(d, dst, func(r *RepoState, k string) bool {
+		switch k {
+		case "repo":
+			return d.sym(&r.Repo)
+		case "path":
+			return d.sym(&r.Path)
+		case "commit":
+			return d.str(&r.Commit)
+		case "head":
+			return d.strPtr(&r.Head)
+		case "branch":
+			return d.sym(&r.Branch)
+		case "skipped":
+			return d.skipped(&r.Skipped)
+		case "submodules":
+			return d.submodules(&r.Submodules)
+		}
+		return false
+	})
 }
 
 func (d *decoder) skipped(dst *[]Skipped) bool {
-	list := []Skipped{}
-	ok := d.array(func() { list = nil }, func() bool {
-		var s Skipped
-		if !d.object(func(k string) bool {
-			switch k {
-			case "path":
-				return d.str(&s.Path)
-			case "path_b64":
-				return d.str(&s.PathB64)
-			case "bytes":
-				return d.integer(&s.Bytes)
-			case "reason":
-				return d.str(&s.Reason)
-			}
-			return false
-		}) {
-			return false
+	return objects(d, dst, func(s *Skipped, k string) bool {
+		switch k {
+		case "path":
+			return d.str(&s.Path)
+		case "path_b64":
+			return d.str(&s.PathB64)
+		case "bytes":
+			return d.integer(&s.Bytes)
+		case "reason":
+			return d.str(&s.Reason)
 		}
-		list = append(list, s)
-		return true
+		return false
 	})
-	*dst = list
-	return ok
 }
 
 func (d *decoder) submodules(dst *[]Submodule) bool {
-	list := []Submodule{}
-	ok := d.array(func() { list = nil }, func() bool {
-		var s Submodule
-		if !d.object(func(k string) bool {
-			switch k {
-			case "path":
-				return d.str(&s.Path)
-			case "path_b64":
-				return d.str(&s.PathB64)
-			case "commit":
-				return d.str(&s.Commit)
-			case "dirty":
-				return d.boolean(&s.Dirty)
-			}
-			return false
-		}) {
-			return false
+	return objects(d, dst, func(s *Submodule, k string) bool {
+		switch k {
+		case "path":
+			return d.str(&s.Path)
+		case "path_b64":
+			return d.str(&s.PathB64)
+		case "commit":
+			return d.str(&s.Commit)
+		case "dirty":
+			return d.boolean(&s.Dirty)
 		}
-		list = append(list, s)
-		return true
+		return false
 	})
-	*dst = list
-	return ok
 }

@@ -25,13 +25,7 @@ import (
 var hookSizes *string
 
 func init() {
-	selected := false
-	for _, a := range os.Args[1:] {
-		if a == "-hook" || a == "--hook" || strings.HasPrefix(a, "-hook=") || strings.HasPrefix(a, "--hook=") {
-			selected = true
-		}
-	}
-	if !selected {
+	if !modeSelected("hook") {
 		return
 	}
 	fs := flag.NewFlagSet("bench -hook", flag.ExitOnError)

@@ -41,13 +41,7 @@ var journalSizes = new(string)
 // The mode has its own flag set, read in init, so that it needs nothing
 // from main.go (whose flags serve the capture benchmark), as -rollback.
 func init() {
-	selected := false
-	for _, a := range os.Args[1:] {
-		if a == "-journal" || a == "--journal" || strings.HasPrefix(a, "-journal=") || strings.HasPrefix(a, "--journal=") {
-			selected = true
-		}
-	}
-	if !selected {
+	if !modeSelected("journal") {
 		return
 	}
 	fs := flag.NewFlagSet("bench -journal", flag.ExitOnError)

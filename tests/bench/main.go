@@ -90,6 +90,18 @@ func fatal(err error) {
 	os.Exit(1)
 }
 
+// modeSelected says whether the command line names the mode's flag
+// (-name or --name, with or without =value): each mode reads its own flags.
+func modeSelected(name string) bool {
+	for _, a := range os.Args[1:] {
+		a, _, _ = strings.Cut(a, "=")
+		if a == "-"+name || a == "--"+name {
+			return true
+		}
+	}
+	return false
+}
+
 func contains(list, name string) bool {
 	for _, s := range strings.Split(list, ",") {
 		if strings.TrimSpace(s) == name {

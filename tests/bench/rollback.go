@@ -34,13 +34,7 @@ var (
 )
 
 func init() {
-	selected := false
-	for _, a := range os.Args[1:] {
-		if a == "-rollback" || a == "--rollback" || strings.HasPrefix(a, "-rollback=") || strings.HasPrefix(a, "--rollback=") {
-			selected = true
-		}
-	}
-	if !selected {
+	if !modeSelected("rollback") {
 		return
 	}
 	fs := flag.NewFlagSet("bench -rollback", flag.ExitOnError)

@@ -13,20 +13,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/git-venom/git-venom/tests/scalefixture"
 )
 
 func init() {
-	selected := false
-	for _, a := range os.Args[1:] {
-		if a == "-scale" || a == "--scale" || strings.HasPrefix(a, "-scale=") || strings.HasPrefix(a, "--scale=") {
-			selected = true
-		}
-	}
-	if !selected {
+	if !modeSelected("scale") {
 		return
 	}
 	fs := flag.NewFlagSet("bench -scale", flag.ExitOnError)

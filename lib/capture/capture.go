@@ -202,10 +202,9 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 	modified := map[string]bool{}
 	modes := map[string]uint32{}
 	sparse := newSparseArea(b.flagged)
-	untracked := map[string]bool{}
+	var trackedBytes int64 // of the tracked files among written
 	add := func(c change) {
 		if c.untracked {
-			untracked[c.path] = true
 			additions = append(additions, c.path)
 		} else {
 			updates = append(updates, c.path)
@@ -241,6 +240,9 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 			}
 			total += fi.Size()
 			written = append(written, sized{c.path, fi.Size()})
+			if !c.untracked {
+				trackedBytes += fi.Size()
+			}
 			modes[c.path] = 0o100644
 			if mode&0o100 != 0 {
 				modes[c.path] = 0o100755
@@ -284,11 +286,7 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 					snap.moved = append(snap.moved, p)
 				}
 			}
-			for _, w := range written {
-				if !untracked[w.path] {
-					snap.movedBytes += w.bytes
-				}
-			}
+			snap.movedBytes = trackedBytes
 			return finish(ctx, r, snap, tree, sig, gitlinks, userLinks, modified)
 		}
 		if !errors.Is(err, errNoTreePath) {

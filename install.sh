@@ -60,6 +60,9 @@ if ! libgit2_ok; then
   die "git-venom needs libgit2 1.5 (Debian 12's libgit2-dev), found $found"
 fi
 
+# libgit2 goes into the binaries when Debian's static archives are there.
+. lib/static/env.sh
+
 version="$(git describe --always --dirty 2>/dev/null || echo dev)"
 echo "install.sh: building git-venom $version (the first cgo build of libgit2's bindings takes a minute)"
 CGO_ENABLED=1 go build -trimpath -ldflags "-X github.com/git-venom/git-venom/lib/cli.Version=$version" \

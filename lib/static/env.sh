@@ -1,0 +1,18 @@
+# Sourced by install.sh and tests/run (bash): when Debian's static archives
+# of libgit2 and its libraries are there, every go command that follows
+# links libgit2 into the binaries (see libgit2.pc); otherwise the build
+# stays on the shared library, slower to start but the same otherwise.
+venom_static_archives() {
+  local lib
+  lib="$(pkg-config --variable=libdir libgit2 2>/dev/null)" || return 1
+  for a in libgit2 libmbedtls libmbedx509 libmbedcrypto libhttp_parser libssh2 libcrypto libpcre2-8 libz; do
+    [ -e "$lib/$a.a" ] || return 1
+  done
+  [ -e "$lib/libgssapi_krb5.so.2" ]
+}
+if venom_static_archives; then
+  export PKG_CONFIG_PATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+  export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=static,system_libgit2"
+else
+  echo "git-venom: libgit2's static archives are missing; linking the shared library" >&2
+fi

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/git-venom/git-venom/lib/agents"
@@ -75,7 +76,8 @@ func Run(ctx context.Context, s *state.Store) *Report {
 	return r
 }
 
-var versionRE = regexp.MustCompile(`git version (\d+)\.(\d+)(?:\.(\d+))?`)
+// Compiled on first use, not at every command's start.
+var versionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`git version (\d+)\.(\d+)(?:\.(\d+))?`) })
 
 func gitVersion(ctx context.Context, s *state.Store) Check {
 	const id = "checkpoints.git"
@@ -84,7 +86,7 @@ func gitVersion(ctx context.Context, s *state.Store) Check {
 	if err != nil {
 		return bad(id, Fail, fix, "git does not run: %v", err)
 	}
-	m := versionRE.FindStringSubmatch(string(out))
+	m := versionRE().FindStringSubmatch(string(out))
 	if m == nil {
 		return bad(id, Warn, fix, "cannot read git's version from %q", strings.TrimSpace(string(out)))
 	}

@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"sync"
 
 	"os"
 	"os/exec"
@@ -311,7 +312,8 @@ func (in Install) notifyLine() string {
 	return "notify = [" + strings.Join(q, ", ") + "]"
 }
 
-var notifyKey = regexp.MustCompile(`^\s*notify\s*=`)
+// Compiled on first use, not at every command's start.
+var notifyKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*notify\s*=`) })
 
 // notifyFile sets config.toml's top-level notify to git-venom's hook (Codex
 // passes the turn's JSON as the last argument). Codex runs one notify
@@ -331,7 +333,7 @@ func (in Install) notifyFile(path string, uninstall bool) (File, error) {
 		if strings.HasPrefix(t, "[") {
 			break // top-level keys end at the first table
 		}
-		if notifyKey.MatchString(l) {
+		if notifyKey().MatchString(l) {
 			if !strings.Contains(l, `"venom-checkpoint"`) {
 				if uninstall {
 					return File{Path: path, Existed: existed, Content: data, mode: mode}, nil
@@ -410,7 +412,7 @@ func writeAtomic(path string, data []byte, mode os.FileMode) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-var versionRE = regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)`)
+var versionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)`) })
 
 // installedCodex runs `codex --version` ("codex-cli 0.171.0").
 func installedCodex(ctx context.Context) ([3]int, bool) {
@@ -423,7 +425,7 @@ func installedCodex(ctx context.Context) ([3]int, bool) {
 
 // ParseVersion reads the first x.y.z of s.
 func ParseVersion(s string) ([3]int, bool) {
-	m := versionRE.FindStringSubmatch(s)
+	m := versionRE().FindStringSubmatch(s)
 	if m == nil {
 		return [3]int{}, false
 	}

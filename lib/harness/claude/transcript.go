@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 )
 
 // Line is the part of a transcript line git-venom reads.
@@ -160,13 +161,15 @@ func ConfigDir(getenv func(string) string) string {
 	return filepath.Join(getenv("HOME"), ".claude")
 }
 
-var unsafeChars = regexp.MustCompile(`[^a-zA-Z0-9]`)
+// Compiled on first use, like every pattern here: a package-level regexp
+// is compiled at the start of every command, which mostly needs none.
+var unsafeChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9]`) })
 
 // ProjectDir is the folder of a working folder's sessions: every character
 // but letters and digits becomes "-", and a name over 200 characters is cut
 // and given a hash (sdk.mjs aa/ske).
 func ProjectDir(configDir, cwd string) string {
-	name := unsafeChars.ReplaceAllString(cwd, "-")
+	name := unsafeChars().ReplaceAllString(cwd, "-")
 	if len(name) > 200 {
 		name = name[:200] + "-" + base36(javaHash(cwd))
 	}
@@ -224,10 +227,12 @@ func Locate(configDir, cwd, session string) (string, error) {
 	return "", os.ErrNotExist
 }
 
-var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+var uuidRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+})
 
 // ValidSessionID: Claude Code's session ids are UUIDs.
-func ValidSessionID(s string) bool { return uuidRE.MatchString(s) }
+func ValidSessionID(s string) bool { return uuidRE().MatchString(s) }
 
 // readLines reads a transcript's lines, skipping blank ones.
 func readLines(path string) ([][]byte, error) {

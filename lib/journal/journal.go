@@ -74,28 +74,64 @@ func Scan(path string, each func(*Entry)) (*Log, error) {
 		return nil, err
 	}
 	defer f.Close()
-	syms := symbols{}
-	var e Entry
-	size, err := eachLine(f, func(line []byte) {
-		l.valid += int64(len(line))
-		line = line[:len(line)-1]
-		if len(bytes.TrimSpace(line)) == 0 {
-			return
+	// Decoding is half of a fold's work, so it runs on a goroutine of its
+	// own, a few batches of records ahead of each: on two cores a 10,000
+	// record fold takes the time of the slower half, not of both. The
+	// batches go round between the two, never more than scanBatches.
+	full := make(chan []Entry, scanBatches)
+	free := make(chan []Entry, scanBatches)
+	for i := 0; i < scanBatches; i++ {
+		free <- make([]Entry, 0, scanBatch)
+	}
+	var size int64
+	var readErr error
+	go func() {
+		defer close(full)
+		syms := symbols{}
+		batch := <-free
+		size, readErr = eachLine(f, func(line []byte) {
+			l.valid += int64(len(line))
+			line = line[:len(line)-1]
+			if len(bytes.TrimSpace(line)) == 0 {
+				return
+			}
+			batch = append(batch, Entry{})
+			e := &batch[len(batch)-1]
+			if err := decodeOwned(line, e, syms); err != nil || e.Seq <= l.last || e.Type == "" {
+				// A line that is not a record in order is damage, not truth.
+				batch = batch[:len(batch)-1]
+				return
+			}
+			l.last = e.Seq
+			if len(batch) == scanBatch {
+				full <- batch
+				batch = (<-free)[:0]
+			}
+		})
+		if len(batch) > 0 {
+			full <- batch
 		}
-		e = Entry{}
-		if err := decodeOwned(line, &e, syms); err != nil || e.Seq <= l.last || e.Type == "" {
-			// A line that is not a record in order is damage, not truth.
-			return
+	}()
+	for batch := range full {
+		for i := range batch {
+			each(&batch[i])
 		}
-		l.last = e.Seq
-		each(&e)
-	})
+		free <- batch
+	}
+	// full is closed: the goroutine's writes to l, size and readErr are seen.
 	l.size = size
-	if err != nil {
-		return nil, err
+	if readErr != nil {
+		return nil, readErr
 	}
 	return l, nil
 }
+
+// scanBatches batches of scanBatch records are what Scan's decoder may be
+// ahead of its caller.
+const (
+	scanBatches = 3
+	scanBatch   = 128
+)
 
 // eachLine reads r through one buffer of scanChunk bytes (grown for a
 // longer line) and calls fn with every whole line, its '\n' included; the

@@ -27,19 +27,18 @@ const (
 
 // Turn is one turn of an agent.
 type Turn struct {
-	ID           string
-	N            int
-	Started      bool // a turn_start opened it
-	Ended        bool
-	HarnessTurn  string
-	Session      string // the harness session or thread it ran in, when hooks said
-	HarnessEnd   string
-	Version      string
-	Dropped      bool
-	Edits        map[string]bool
-	IgnoredEdits map[string]bool
-	StartSeq     int64
-	EndSeq       int64
+	ID          string
+	N           int
+	Started     bool // a turn_start opened it
+	Ended       bool
+	HarnessTurn string
+	Session     string // the harness session or thread it ran in, when hooks said
+	HarnessEnd  string
+	Version     string
+	Dropped     bool
+	Edits       []string // the paths the hooks saw it edit, maybe twice
+	StartSeq    int64
+	EndSeq      int64
 }
 
 // Checkpoint is a checkpoint.taken record and what later records said of it.
@@ -337,18 +336,9 @@ func (s *State) Apply(e *journal.Entry) {
 		if t == nil {
 			return
 		}
-		for _, p := range e.Paths {
-			if t.Edits == nil {
-				t.Edits = map[string]bool{}
-			}
-			t.Edits[p] = true
-		}
-		for _, p := range e.Ignored {
-			if t.IgnoredEdits == nil {
-				t.IgnoredEdits = map[string]bool{}
-			}
-			t.IgnoredEdits[p] = true
-		}
+		// A list, not a set: a turn of one edit would cost a map, and a
+		// path edited twice is only looked at twice.
+		t.Edits = append(t.Edits, e.Paths...)
 
 	case journal.CheckpointTaken:
 		n, _ := ids.ParseCheckpoint(e.Checkpoint)

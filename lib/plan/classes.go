@@ -80,7 +80,7 @@ func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Age
 	for _, w := range windows {
 		if w.Kind == agents.TurnWindow {
 			if t := a.Turn(w.Turn); t != nil {
-				for p := range t.Edits {
+				for _, p := range t.Edits {
 					if wanted[p] != nil {
 						edited[p] = true
 					}

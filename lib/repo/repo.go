@@ -143,6 +143,11 @@ func (r *Repo) Lib() (*git.Repository, error) {
 	return r.lib, r.err
 }
 
+// Twin is the same worktree with a libgit2 handle of its own, for work on
+// another goroutine: libgit2's objects are not to be used by two threads at
+// once.
+func (r *Repo) Twin() *Repo { return &Repo{Paths: r.Paths, Git: r.Git} }
+
 // Free releases the libgit2 handle.
 func (r *Repo) Free() {
 	if r.lib != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/plan"
+	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/testhook"
 )
@@ -23,7 +24,22 @@ func DryRun(ctx context.Context, s *state.Store, req Request) (*plan.Plan, error
 	if err := Validate(&req); err != nil {
 		return nil, err
 	}
-	_, st, err := s.Read()
+	// Reading the log and the capture (git status) are a dry run's two
+	// main costs. When the agent works in this very worktree, which its
+	// registration (near the log's start) says, the capture starts then
+	// and runs beside the rest of the read.
+	var early *earlyCapture
+	defer func() {
+		if early != nil {
+			early.wait()
+			early.free()
+		}
+	}()
+	_, st, err := s.ReadWatching(func(e *journal.Entry) {
+		if early == nil && e.Type == journal.AgentRegistered && e.Agent == req.Agent && e.Tree == s.Repo.Top {
+			early = startCapture(ctx, s)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -32,20 +48,57 @@ func DryRun(ctx context.Context, s *state.Store, req Request) (*plan.Plan, error
 		return nil, err
 	}
 	defer c.free(s)
-	tmp, err := os.MkdirTemp("", "venom-dry-run-")
-	if err != nil {
-		return nil, errcode.Newf(errcode.FailedState, nil, "cannot make a temporary folder").Wrap(err)
+	var snap *capture.Snapshot
+	if early != nil && c.tree == s.Repo {
+		snap, err = early.wait()
+	} else {
+		snap, err = captureInto(ctx, s, c.tree)
 	}
-	defer os.RemoveAll(tmp)
-	t0 := time.Now()
-	snap, err := capture.Take(ctx, c.tree, tmp, limits(s))
-	testhook.Timed("dry-capture", t0)
 	if err != nil {
 		return nil, err
 	}
 	defer testhook.Timed("dry-build", time.Now())
 	return plan.Build(ctx, plan.Input{Repo: c.tree, State: st, Agent: c.agent, Target: c.target, Snapshot: snap,
 		Options: req.Options, Guarded: c.guarded, Head: c.head})
+}
+
+// earlyCapture is a dry run's capture of its own worktree, running on a
+// goroutine with a libgit2 handle of its own. It is never cancelled: a
+// capture stopped half-way throws away the private index, which costs the
+// next capture far more than waiting costs a failed dry run.
+type earlyCapture struct {
+	tree *repo.Repo
+	done chan struct{}
+	snap *capture.Snapshot
+	err  error
+}
+
+func startCapture(ctx context.Context, s *state.Store) *earlyCapture {
+	e := &earlyCapture{tree: s.Repo.Twin(), done: make(chan struct{})}
+	go func() {
+		defer close(e.done)
+		e.snap, e.err = captureInto(ctx, s, e.tree)
+	}()
+	return e
+}
+
+func (e *earlyCapture) wait() (*capture.Snapshot, error) {
+	<-e.done
+	return e.snap, e.err
+}
+
+func (e *earlyCapture) free() { e.tree.Free() }
+
+// captureInto captures tree as a dry run does: its temporary index lives
+// outside the repository.
+func captureInto(ctx context.Context, s *state.Store, tree *repo.Repo) (*capture.Snapshot, error) {
+	tmp, err := os.MkdirTemp("", "venom-dry-run-")
+	if err != nil {
+		return nil, errcode.Newf(errcode.FailedState, nil, "cannot make a temporary folder").Wrap(err)
+	}
+	defer os.RemoveAll(tmp)
+	defer testhook.Timed("dry-capture", time.Now())
+	return capture.Take(ctx, tree, tmp, limits(s))
 }
 
 func limits(s *state.Store) capture.Limits {

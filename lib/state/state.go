@@ -31,9 +31,21 @@ func (s *Store) PendingDir() string { return filepath.Join(s.Repo.StateDir, "pen
 
 // Read folds the journal without taking the lock. The log it returns holds
 // no entries: the fold is made as the records are read.
-func (s *Store) Read() (*journal.Log, *agents.State, error) {
+func (s *Store) Read() (*journal.Log, *agents.State, error) { return s.ReadWatching(nil) }
+
+// ReadWatching is Read that also shows watch each record once it is
+// folded, so that a caller can start work as soon as the record it waits
+// for is read.
+func (s *Store) ReadWatching(watch func(*journal.Entry)) (*journal.Log, *agents.State, error) {
 	st := agents.New()
-	l, err := journal.Scan(s.Repo.Log, st.Apply)
+	each := st.Apply
+	if watch != nil {
+		each = func(e *journal.Entry) {
+			st.Apply(e)
+			watch(e)
+		}
+	}
+	l, err := journal.Scan(s.Repo.Log, each)
 	if err != nil {
 		return nil, nil, errcode.Newf(errcode.FailedState, nil, "cannot read %s", s.Repo.Log).Wrap(err)
 	}

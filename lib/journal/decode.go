@@ -36,7 +36,7 @@ func decodeString(line string, e *Entry) error {
 // buffer that is read over again: none of e's strings is a slice of line.
 // Strings that repeat from record to record (types, agents, reasons, trees)
 // are copied once, into syms.
-func decodeOwned(line []byte, e *Entry, syms symbols) error {
+func decodeOwned(line []byte, e *Entry, syms *symbols) error {
 	d := decoder{b: unsafe.String(unsafe.SliceData(line), len(line)), syms: syms}
 	if d.entry(e) && d.end() {
 		return nil
@@ -45,24 +45,51 @@ func decodeOwned(line []byte, e *Entry, syms symbols) error {
 	return json.Unmarshal(line, e) // encoding/json copies every string
 }
 
-// symbols holds one copy of each repeated string.
-type symbols map[string]string
+// symbols holds one copy of each repeated string, and copies the others
+// into shared chunks: one allocation for a few hundred strings instead of
+// one each, which is most of a 10,000-record fold's allocations.
+type symbols struct {
+	set   map[string]string
+	chunk []byte
+}
 
-func (s symbols) of(b string) string {
-	if v, ok := s[b]; ok {
+func newSymbols() *symbols { return &symbols{set: map[string]string{}} }
+
+// symbolChunk is the size of the chunks strings are copied into; a string
+// keeps its whole chunk alive, so longer strings get their own allocation.
+const symbolChunk = 16 << 10
+
+func (s *symbols) of(b string) string {
+	if v, ok := s.set[b]; ok {
 		return v
 	}
-	v := strings.Clone(b)
-	s[v] = v
+	v := s.own(b)
+	s.set[v] = v
 	return v
+}
+
+// own returns a copy of b.
+func (s *symbols) own(b string) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > symbolChunk/16 {
+		return strings.Clone(b)
+	}
+	if cap(s.chunk)-len(s.chunk) < len(b) {
+		s.chunk = make([]byte, 0, symbolChunk)
+	}
+	start := len(s.chunk)
+	s.chunk = append(s.chunk, b...)
+	return unsafe.String(&s.chunk[start], len(b))
 }
 
 type decoder struct {
 	b string
 	i int
 	// syms, when set, makes the decoder copy its strings out of b: the
-	// repeated ones (sym) into syms, the others each to its own.
-	syms symbols
+	// repeated ones (sym) once, the others each (own).
+	syms *symbols
 }
 
 func (d *decoder) ws() {
@@ -164,7 +191,7 @@ func (d *decoder) str(dst *string) bool {
 	save := d.i
 	if s, ok := d.rawString(); ok {
 		if d.syms != nil {
-			s = strings.Clone(s)
+			s = d.syms.own(s)
 		}
 		*dst = s
 		return true

@@ -87,7 +87,7 @@ func Scan(path string, each func(*Entry)) (*Log, error) {
 	var readErr error
 	go func() {
 		defer close(full)
-		syms := symbols{}
+		syms := newSymbols()
 		batch := <-free
 		size, readErr = eachLine(f, func(line []byte) {
 			l.valid += int64(len(line))

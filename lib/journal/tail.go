@@ -64,7 +64,7 @@ func (t *Tail) Each(each func(*Entry)) error {
 	if _, err := f.Seek(t.off, io.SeekStart); err != nil {
 		return err
 	}
-	syms := symbols{}
+	syms := newSymbols()
 	var e Entry
 	_, err = eachLine(f, func(line []byte) {
 		t.off += int64(len(line))

@@ -15,6 +15,7 @@ import (
 	git "github.com/libgit2/git2go/v34"
 
 	"github.com/git-venom/git-venom/lib/gitcli"
+	"github.com/git-venom/git-venom/lib/packfile"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/git-venom/git-venom/lib/treeedit"
@@ -361,54 +362,37 @@ func nestedHead(dir string) (string, error) {
 	return resolved.Target().String(), nil
 }
 
-// packConfig turns delta search off in libgit2's packbuilder: a capture's
-// pack is soon repacked by the user's own gc, and finding deltas among a
-// thousand changed files costs more than the capture's whole scan. (libgit2
-// 1.5 reads its big-file threshold, above which it tries no delta, from
-// pack.deltaCacheSize; both keys are set.)
-const packConfig = "[pack]\n\tdeltaCacheSize = 1\n\tbigFileThreshold = 1\n"
-
-// noDeltas adds packConfig to lib's configuration, in memory only: the
-// file is ours, in the state directory, and lib is our own handle.
-func noDeltas(r *repo.Repo, lib *git.Repository) error {
-	path := filepath.Join(r.StateDir, "pack.config")
-	if b, err := os.ReadFile(path); err != nil || string(b) != packConfig {
-		tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
-		if err := os.WriteFile(tmp, []byte(packConfig), 0o666); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, path); err != nil {
-			os.Remove(tmp)
-			return err
-		}
-	}
-	cfg, err := lib.Config()
-	if err != nil {
-		return err
-	}
-	defer cfg.Free()
-	return cfg.AddFile(path, git.ConfigLevelApp, false)
-}
-
 // writePack writes the given objects, which lib's object database holds in
-// memory, to the repository as one pack file with its index. (libgit2 1.5's
-// mempack dump packs only commits and everything they reach.)
+// memory, to the repository as one pack file with its index, without
+// deltas: the pack is soon repacked by the user's own gc, and finding
+// deltas among a thousand changed files would cost more than the capture's
+// whole scan.
 func writePack(r *repo.Repo, lib *git.Repository, ids []*git.Oid) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	if err := noDeltas(r, lib); err != nil {
-		return err
-	}
-	pb, err := lib.NewPackbuilder()
+	odb, err := lib.Odb()
 	if err != nil {
 		return err
 	}
-	defer pb.Free()
+	defer odb.Free()
+	w, err := packfile.Create(filepath.Join(r.CommonDir, "objects", "pack"), len(ids))
+	if err != nil {
+		return err
+	}
 	for _, id := range ids {
-		if err := pb.Insert(id, ""); err != nil {
+		obj, err := odb.Read(id)
+		if err != nil {
+			w.Abort()
+			return err
+		}
+		err = w.Add(*id, int(obj.Type()), obj.Data())
+		obj.Free()
+		if err != nil {
+			w.Abort()
 			return err
 		}
 	}
-	return pb.WriteToFile(filepath.Join(r.CommonDir, "objects", "pack"), 0o444)
+	_, err = w.Finish()
+	return err
 }

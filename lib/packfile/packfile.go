@@ -1,0 +1,243 @@
+// Package packfile writes a git pack (version 2, no deltas) and its index
+// (version 2) into a repository's objects/pack folder, as git's
+// Documentation/gitformat-pack.txt describes them.
+//
+// A capture's new objects are a few blobs and the trees on their paths.
+// libgit2's packbuilder spent most of a small capture's write on them (it
+// hashes every object again and writes through its indexer); here each
+// object is compressed once as it comes and the index is built from what
+// was written.
+package packfile
+
+import (
+	"bufio"
+	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// Object types as a pack records them.
+const (
+	Commit = 1
+	Tree   = 2
+	Blob   = 3
+	Tag    = 4
+)
+
+// Writer writes one pack. Add each object, then Finish; Abort on failure.
+type Writer struct {
+	dir   string
+	f     *os.File
+	buf   *bufio.Writer
+	sum   hash.Hash // of every byte of the pack so far
+	off   uint64
+	count uint32
+	want  uint32
+	ents  []entry
+	zbuf  bytes.Buffer
+	z     *zlib.Writer
+}
+
+type entry struct {
+	id  [20]byte
+	off uint64
+	crc uint32
+}
+
+// Create starts a pack of exactly n objects in dir (objects/pack).
+func Create(dir string, n int) (*Writer, error) {
+	if n <= 0 || n > 1<<31 {
+		return nil, fmt.Errorf("a pack of %d objects", n)
+	}
+	f, err := os.CreateTemp(dir, "tmp_pack_")
+	if err != nil {
+		return nil, err
+	}
+	w := &Writer{dir: dir, f: f, sum: sha1.New(), want: uint32(n)}
+	w.buf = bufio.NewWriterSize(io.MultiWriter(f, w.sum), 64<<10)
+	// git writes loose objects at core.looseCompression's default, speed
+	// first; a capture's pack holds what git add would have written loose.
+	w.z, _ = zlib.NewWriterLevel(&w.zbuf, zlib.BestSpeed)
+	var hdr [12]byte
+	copy(hdr[:], "PACK")
+	binary.BigEndian.PutUint32(hdr[4:], 2)
+	binary.BigEndian.PutUint32(hdr[8:], uint32(n))
+	if _, err := w.buf.Write(hdr[:]); err != nil {
+		w.Abort()
+		return nil, err
+	}
+	w.off = 12
+	return w, nil
+}
+
+// Add writes one object of type typ whose id is id (the caller's: Add does
+// not hash data again).
+func (w *Writer) Add(id [20]byte, typ int, data []byte) error {
+	if w.count == w.want {
+		return errors.New("more objects than the pack was made for")
+	}
+	// The entry header: type and size, the size 4 bits first, then 7 bits
+	// a byte, each byte but the last with its top bit set.
+	var hdr [16]byte
+	size := uint64(len(data))
+	b := byte(typ<<4) | byte(size&0x0f)
+	size >>= 4
+	n := 0
+	for size != 0 {
+		hdr[n] = b | 0x80
+		n++
+		b = byte(size & 0x7f)
+		size >>= 7
+	}
+	hdr[n] = b
+	n++
+	w.zbuf.Reset()
+	w.z.Reset(&w.zbuf)
+	if _, err := w.z.Write(data); err != nil {
+		return err
+	}
+	if err := w.z.Close(); err != nil {
+		return err
+	}
+	crc := crc32.Update(crc32.ChecksumIEEE(hdr[:n]), crc32.IEEETable, w.zbuf.Bytes())
+	if _, err := w.buf.Write(hdr[:n]); err != nil {
+		return err
+	}
+	if _, err := w.buf.Write(w.zbuf.Bytes()); err != nil {
+		return err
+	}
+	w.ents = append(w.ents, entry{id: id, off: w.off, crc: crc})
+	w.off += uint64(n + w.zbuf.Len())
+	w.count++
+	return nil
+}
+
+// Finish ends the pack, writes its index, and moves both to their names,
+// the index last: git looks for packs through their index, so a reader
+// never finds an index without its pack. It returns the pack's name.
+func (w *Writer) Finish() (string, error) {
+	if w.count != w.want {
+		w.Abort()
+		return "", fmt.Errorf("%d objects added to a pack of %d", w.count, w.want)
+	}
+	if err := w.buf.Flush(); err != nil {
+		w.Abort()
+		return "", err
+	}
+	packSum := w.sum.Sum(nil)
+	if _, err := w.f.Write(packSum); err != nil {
+		w.Abort()
+		return "", err
+	}
+	if err := w.f.Close(); err != nil {
+		os.Remove(w.f.Name())
+		return "", err
+	}
+	idx, err := w.index(packSum)
+	if err != nil {
+		os.Remove(w.f.Name())
+		return "", err
+	}
+	name := "pack-" + hex.EncodeToString(packSum)
+	base := filepath.Join(w.dir, name)
+	if err := install(w.f.Name(), base+".pack"); err != nil {
+		os.Remove(w.f.Name())
+		os.Remove(idx)
+		return "", err
+	}
+	if err := install(idx, base+".idx"); err != nil {
+		os.Remove(idx)
+		return "", err
+	}
+	return name, nil
+}
+
+// Abort removes the unfinished pack.
+func (w *Writer) Abort() {
+	w.f.Close()
+	os.Remove(w.f.Name())
+}
+
+// index writes the version 2 index of the pack to a temporary file.
+func (w *Writer) index(packSum []byte) (string, error) {
+	sort.Slice(w.ents, func(i, j int) bool { return bytes.Compare(w.ents[i].id[:], w.ents[j].id[:]) < 0 })
+	f, err := os.CreateTemp(w.dir, "tmp_idx_")
+	if err != nil {
+		return "", err
+	}
+	sum := sha1.New()
+	out := bufio.NewWriterSize(io.MultiWriter(f, sum), 64<<10)
+	put32 := func(v uint32) {
+		var b [4]byte
+		binary.BigEndian.PutUint32(b[:], v)
+		out.Write(b[:])
+	}
+	out.Write([]byte{0xff, 't', 'O', 'c'})
+	put32(2)
+	// Fan-out: how many ids start with a byte at most i.
+	var fan [256]uint32
+	for _, e := range w.ents {
+		fan[e.id[0]]++
+	}
+	var total uint32
+	for i := range fan {
+		total += fan[i]
+		put32(total)
+	}
+	for _, e := range w.ents {
+		out.Write(e.id[:])
+	}
+	for _, e := range w.ents {
+		put32(e.crc)
+	}
+	var large []uint64
+	for _, e := range w.ents {
+		if e.off < 1<<31 {
+			put32(uint32(e.off))
+			continue
+		}
+		put32(1<<31 | uint32(len(large)))
+		large = append(large, e.off)
+	}
+	for _, off := range large {
+		var b [8]byte
+		binary.BigEndian.PutUint64(b[:], off)
+		out.Write(b[:])
+	}
+	out.Write(packSum)
+	err = out.Flush()
+	if err == nil {
+		_, err = f.Write(sum.Sum(nil))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// install gives a finished file git's read-only mode and its name. A pack
+// of that name already there holds the same objects (its name is the hash
+// of its contents), and is kept.
+func install(tmp, final string) error {
+	if err := os.Chmod(tmp, 0o444); err != nil {
+		return err
+	}
+	if _, err := os.Stat(final); err == nil {
+		return os.Remove(tmp)
+	}
+	return os.Rename(tmp, final)
+}

@@ -1,0 +1,91 @@
+package packfile
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-venom/git-venom/lib/gittest"
+)
+
+func objectID(typ string, data []byte) [20]byte {
+	h := sha1.New()
+	fmt.Fprintf(h, "%s %d\x00", typ, len(data))
+	h.Write(data)
+	var id [20]byte
+	copy(id[:], h.Sum(nil))
+	return id
+}
+
+// git itself must read the pack back: verify-pack checks the index, the
+// entries' CRCs and the checksums; fsck and cat-file every object.
+func TestWriter_GitReadsThePack(t *testing.T) {
+	dir := t.TempDir()
+	gittest.Run(t, dir, "", nil, "init", "-q")
+	packDir := filepath.Join(dir, ".git", "objects", "pack")
+
+	rng := rand.New(rand.NewSource(1))
+	blobs := map[string][]byte{}
+	var treeBody []byte
+	for i := 0; i < 300; i++ {
+		// Sizes around the header's 4- and 7-bit steps, empty included.
+		size := []int{0, 1, 15, 16, 17, 127, 128, 2047, 2048, 100000}[i%10] + i/10
+		data := make([]byte, size)
+		rng.Read(data[:size/2]) // half noise, half zeros
+		id := objectID("blob", data)
+		blobs[hex.EncodeToString(id[:])] = data
+		treeBody = append(treeBody, fmt.Sprintf("100644 f%03d\x00", i)...)
+		treeBody = append(treeBody, id[:]...)
+	}
+	w, err := Create(packDir, len(blobs)+1)
+	require.NoError(t, err)
+	for hexID, data := range blobs {
+		var id [20]byte
+		b, _ := hex.DecodeString(hexID)
+		copy(id[:], b)
+		require.NoError(t, w.Add(id, Blob, data))
+	}
+	treeID := objectID("tree", treeBody)
+	require.NoError(t, w.Add(treeID, Tree, treeBody))
+	name, err := w.Finish()
+	require.NoError(t, err)
+
+	out := gittest.Run(t, dir, "", nil, "verify-pack", "-v", filepath.Join(packDir, name+".idx"))
+	require.Contains(t, out, fmt.Sprintf("non delta: %d objects", len(blobs)+1))
+	gittest.Run(t, dir, "", nil, "fsck", "--strict", "--no-dangling")
+	tree := hex.EncodeToString(treeID[:])
+	require.Equal(t, "tree", gittest.Run(t, dir, "", nil, "cat-file", "-t", tree))
+	require.Equal(t, 300, len(strings.Split(gittest.Run(t, dir, "", nil, "ls-tree", tree), "\n")))
+	for hexID, data := range blobs {
+		got := gittest.Run(t, dir, "", nil, "cat-file", "-s", hexID)
+		require.Equal(t, fmt.Sprint(len(data)), got)
+	}
+	// No temporary file is left, and the two files are read-only as git's.
+	entries, err := os.ReadDir(packDir)
+	require.NoError(t, err)
+	require.Len(t, entries, 2)
+	fi, err := os.Stat(filepath.Join(packDir, name+".pack"))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o444), fi.Mode().Perm())
+}
+
+// A pack that does not get the objects it was made for leaves nothing.
+func TestWriter_ShortPackLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Create(dir, 2)
+	require.NoError(t, err)
+	data := []byte("one\n")
+	require.NoError(t, w.Add(objectID("blob", data), Blob, data))
+	_, err = w.Finish()
+	require.Error(t, err)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries)
+}

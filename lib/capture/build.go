@@ -368,6 +368,17 @@ func nestedHead(dir string) (string, error) {
 // deltas among a thousand changed files would cost more than the capture's
 // whole scan.
 func writePack(r *repo.Repo, lib *git.Repository, ids []*git.Oid) error {
+	// Two files of one content, or one tree noted twice, are one object:
+	// a pack lists each once.
+	seen := make(map[git.Oid]bool, len(ids))
+	unique := ids[:0:0]
+	for _, id := range ids {
+		if !seen[*id] {
+			seen[*id] = true
+			unique = append(unique, id)
+		}
+	}
+	ids = unique
 	if len(ids) == 0 {
 		return nil
 	}

@@ -81,7 +81,8 @@ func Create(dir string, n int) (*Writer, error) {
 }
 
 // Add writes one object of type typ whose id is id (the caller's: Add does
-// not hash data again).
+// not hash data again). Each id is added once: git's index-pack refuses a
+// pack that holds an object twice.
 func (w *Writer) Add(id [20]byte, typ int, data []byte) error {
 	if w.count == w.want {
 		return errors.New("more objects than the pack was made for")

@@ -26,7 +26,18 @@ type ListCmd struct {
 
 // Run lists.
 func (c *ListCmd) Run(env *cli.Env) error {
-	s, st, err := env.Read()
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+	var st *agents.State
+	if c.Agent != "" {
+		// A listing is the agent's own: reading only its records makes it
+		// cost what its history costs, whatever other agents wrote.
+		st, err = s.ReadAgent(c.Agent)
+	} else {
+		_, st, err = s.Read()
+	}
 	if err != nil {
 		return err
 	}

@@ -33,6 +33,17 @@ func (s *Store) PendingDir() string { return filepath.Join(s.Repo.StateDir, "pen
 // no entries: the fold is made as the records are read.
 func (s *Store) Read() (*journal.Log, *agents.State, error) { return s.ReadWatching(nil) }
 
+// ReadAgent folds only the records of one agent: enough for what is the
+// agent's alone (its checkpoints, turns and state), not for what other
+// agents' records bear on (windows of a shared tree, sharers, guards).
+func (s *Store) ReadAgent(agent string) (*agents.State, error) {
+	st := agents.New()
+	if _, err := journal.ScanAgent(s.Repo.Log, agent, st.Apply); err != nil {
+		return nil, errcode.Newf(errcode.FailedState, nil, "cannot read %s", s.Repo.Log).Wrap(err)
+	}
+	return st, nil
+}
+
 // ReadWatching is Read that also shows watch each record once it is
 // folded, so that a caller can start work as soon as the record it waits
 // for is read.

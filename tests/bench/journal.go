@@ -6,13 +6,16 @@ package main
 //	go run ./tests/bench -journal 1000,5000,10000 -runs 11
 //
 // For each size it writes a repository whose log.jsonl holds that many
-// records of one agent, as a long-lived agent leaves them (turn.started,
-// checkpoint.reused, edit.recorded, turn.ended, checkpoint.taken, a
-// checkpoint.pruned every tenth turn), with venom.keep (100) live refs, all at
-// real commits. It then times the built binaries, run directly (git's own
+// records, nearly all of one agent (a1) as a long-lived agent leaves them
+// (turn.started, checkpoint.reused, edit.recorded, turn.ended,
+// checkpoint.taken, a checkpoint.pruned every tenth turn), with venom.keep
+// (100) live refs, all at real commits; agent a0 has 31 records at the
+// start ("list a0": a command about one agent next to a long history of
+// another). It then times the built binaries, run directly (git's own
 // dispatch adds about a millisecond), median of -runs, and prints the ratio
 // to the smallest size, so growth reads as linear or not. The target is
-// under 50 ms at 10,000 records.
+// under 50 ms at 10,000 records, growing at most linearly with the
+// records of the agent a command is about.
 //
 // With -baseline DIR (a folder holding git-venom-checkpoint and
 // git-venom-rollback built from another revision), each timed run of ours is
@@ -73,7 +76,7 @@ func runJournal(work string, runs int, baseline string, idle float64) {
 		ratio map[string]float64 // median of ours/baseline, run by run
 	}
 	var rows []row
-	names := []string{"startup", "list", "events", "rollback dry run"}
+	names := []string{"startup", "list", "list a0", "events", "rollback dry run"}
 	for _, f := range strings.Split(*journalSizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 10 {
@@ -87,6 +90,7 @@ func runJournal(work string, runs int, baseline string, idle float64) {
 			return map[string][]string{
 				"startup":          {filepath.Join(bin, "git-venom-checkpoint"), "--version"},
 				"list":             {filepath.Join(bin, "git-venom-checkpoint"), "list", "--agent=a1", "--json"},
+				"list a0":          {filepath.Join(bin, "git-venom-checkpoint"), "list", "--agent=a0", "--json"},
 				"events":           {filepath.Join(bin, "git-venom-checkpoint"), "events", "--json"},
 				"rollback dry run": {filepath.Join(bin, "git-venom-rollback"), "--agent=a1", "--checkpoint=" + target, "--restore=files", "--dry-run", "--json"},
 			}
@@ -181,8 +185,12 @@ func timeRun(dir string, argv []string) (time.Duration, time.Duration, error) {
 	return d, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
+// smallAgentTurns is the length of agent a0's history in every log.
+const smallAgentTurns = 10
+
 // journalRepo makes (or reuses) a repository with an n-record log and
-// returns it with a live checkpoint to roll back to.
+// returns it with a live checkpoint to roll back to. Agent a0 has
+// 1 + 3 x smallAgentTurns of the records, a1 all the others.
 func journalRepo(work string, n int) (string, string, error) {
 	dir := filepath.Join(work, fmt.Sprintf("journal-%d", n))
 	if err := os.RemoveAll(dir); err != nil {
@@ -228,6 +236,16 @@ func journalRepo(work string, n int) (string, string, error) {
 		seq++
 		fmt.Fprintf(&log, `{"seq":%d,"ts":"2026-11-30T12:00:00.000Z","type":%q,%s}`+"\n", seq, typ, members)
 	}
+	// a0 comes first with a short history of its own: listing it shows what
+	// the log's other records cost a command about one agent.
+	rec("agent.registered", fmt.Sprintf(`"agent":"a0","tree":%q,"isolation":"in_place","harness":"none","parent":null`, top))
+	for k0 := 1; k0 <= smallAgentTurns; k0++ {
+		t := fmt.Sprintf("t%d", k0)
+		rec("turn.started", fmt.Sprintf(`"agent":"a0","turn":%q`, t))
+		rec("turn.ended", fmt.Sprintf(`"agent":"a0","turn":%q`, t))
+		rec("checkpoint.taken", fmt.Sprintf(`"agent":"a0","checkpoint":"k%d","reason":"turn_end","turn":%q,"through_turn":%q,"at":"2026-11-30T12:00:00.000Z","mid_turn":false,"overlap":false,"repos":[{"repo":".","path":%q,"commit":%q,"head":%q,"branch":"main","skipped":[],"submodules":[]}]`,
+			k0, t, t, top, commit, head))
+	}
 	rec("agent.registered", fmt.Sprintf(`"agent":"a1","tree":%q,"isolation":"worktree","harness":"none","parent":null`, top))
 	var live []int
 	var pending []int
@@ -261,6 +279,9 @@ func journalRepo(work string, n int) (string, string, error) {
 	var refs bytes.Buffer
 	for _, x := range append(pending, live...) {
 		fmt.Fprintf(&refs, "create refs/venom/checkpoints/a1/%d %s\n", x, commit)
+	}
+	for k0 := 1; k0 <= smallAgentTurns; k0++ {
+		fmt.Fprintf(&refs, "create refs/venom/checkpoints/a0/%d %s\n", k0, commit)
 	}
 	if _, err := p.run(refs.Bytes(), "update-ref", "--stdin"); err != nil {
 		return "", "", err

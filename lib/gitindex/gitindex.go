@@ -14,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
+	"syscall"
 )
 
 // Entry is what a capture needs of one index entry.
@@ -47,7 +49,52 @@ type Index struct {
 var ErrSplit = errors.New("split index")
 
 // Read parses the index file at path. A missing file is an empty index.
+//
+// The file is mapped, not read: a 100,000-file index is 10 MB, and copying
+// it into fresh memory cost five times the parse (65 against 12 ms). git
+// replaces an index by renaming a new file over it and never writes into
+// one, so the mapping stays whole; should the file shrink under it all the
+// same, the fault is caught and the file read the plain way.
 func Read(path string) (*Index, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &Index{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() < 12+20 || fi.Size() != int64(int(fi.Size())) {
+		return readCopy(path)
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return readCopy(path)
+	}
+	defer syscall.Munmap(data)
+	return parseMapped(data, path)
+}
+
+// parseMapped is Parse of a mapping, read again by readCopy when the
+// mapping faults. Parse keeps nothing of data.
+func parseMapped(data []byte, path string) (ix *Index, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if _, fault := r.(interface{ Addr() uintptr }); !fault {
+				panic(r)
+			}
+			ix, err = readCopy(path)
+		}
+	}()
+	return Parse(data)
+}
+
+func readCopy(path string) (*Index, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Index{}, nil

@@ -63,6 +63,9 @@ type privateMeta struct {
 	Content string           `json:"content"`
 	Flagged []gitindex.Entry `json:"flagged"`
 	Memo    memo             `json:"memo"`
+	// GitDir is the git dir of the worktree the index serves: once it is
+	// gone, so is the worktree, and ForgetGone removes the index.
+	GitDir string `json:"git_dir,omitempty"`
 }
 
 // openPrivate locks the tree's private index, or returns nil when another
@@ -128,6 +131,7 @@ func (p *private) take(ctx context.Context, r *repo.Repo, tmpDir string, lim Lim
 	// The memo holds only until the index's content moves on.
 	known := m.Memo
 	m.Memo = memo{}
+	m.GitDir = r.GitDir
 	if err := p.save(m); err != nil {
 		p.discard()
 		return nil, errPrivateUnusable
@@ -254,6 +258,39 @@ func (p *private) save(m privateMeta) error {
 		return err
 	}
 	return os.Rename(tmp, p.meta)
+}
+
+// ForgetGone removes the private indexes of worktrees whose git dir is
+// gone (a linked worktree that git worktree remove or prune took away): a
+// private index is as large as the user's, and nothing else would ever
+// remove it. One whose lock another process holds is left alone. It
+// returns how many it removed.
+func ForgetGone(stateDir string) int {
+	metas, _ := filepath.Glob(filepath.Join(stateDir, "index", "*.json"))
+	removed := 0
+	for _, meta := range metas {
+		b, err := os.ReadFile(meta)
+		var m privateMeta
+		if err != nil || json.Unmarshal(b, &m) != nil || m.GitDir == "" {
+			continue
+		}
+		if _, err := os.Stat(m.GitDir); !errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		key := strings.TrimSuffix(meta, ".json")
+		f, err := os.OpenFile(key+".lock", os.O_RDWR|os.O_CREATE, 0o666)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			os.Remove(key + ".index")
+			os.Remove(meta)
+			os.Remove(key + ".lock")
+			removed++
+		}
+		f.Close()
+	}
+	return removed
 }
 
 // userIndexSig identifies one version of the user's index: git replaces

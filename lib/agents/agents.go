@@ -53,6 +53,9 @@ type Checkpoint struct {
 	Label   *string
 	Pruned  bool
 	Removed bool
+	// reposJSON is Repos still as the log's text, from a scan with
+	// LazyRepos, until DecodeRepos.
+	reposJSON string
 }
 
 // Live reports whether the checkpoint still counts (not pruned or removed).
@@ -200,6 +203,25 @@ type captureRecord struct {
 	turn       string
 }
 
+// DecodeRepos ends a fold made with journal.ScanOptions.LazyRepos: the
+// checkpoints still live get their Repos; pruned and removed ones, which
+// nothing reads them of, keep none. A record whose repos do not decode
+// leaves its checkpoint without, which makes it unusable, as a damaged
+// record is.
+func (s *State) DecodeRepos() {
+	for _, a := range s.Agents {
+		for _, c := range a.Checkpoints {
+			if c.reposJSON == "" {
+				continue
+			}
+			if c.Live() && c.Repos == nil {
+				c.Repos, _ = journal.DecodeRepos(c.reposJSON)
+			}
+			c.reposJSON = ""
+		}
+	}
+}
+
 // Agent returns the agent of that id, or nil.
 func (s *State) Agent(id string) *Agent { return s.Agents[id] }
 
@@ -344,7 +366,8 @@ func (s *State) Apply(e *journal.Entry) {
 		n, _ := ids.ParseCheckpoint(e.Checkpoint)
 		c := &Checkpoint{Taken: journal.Taken{Agent: e.Agent, Checkpoint: e.Checkpoint, Reason: e.Reason,
 			Turn: e.Turn, ThroughTurn: e.ThroughTurn, At: e.At, MidTurn: e.MidTurn, Overlap: e.Overlap,
-			Label: e.Label, Source: e.Source, Repos: e.Repos}, Seq: e.Seq, Ts: e.Ts, N: n, Label: e.Label}
+			Label: e.Label, Source: e.Source, Repos: e.Repos}, Seq: e.Seq, Ts: e.Ts, N: n, Label: e.Label,
+			reposJSON: e.ReposJSON}
 		a.Checkpoints = append(a.Checkpoints, c)
 		a.byID[e.Checkpoint] = c
 		if n > a.LastCkptN {

@@ -69,6 +69,16 @@ func TestFold_WhileScanningIsTheFoldOfTheLoadedLog(t *testing.T) {
 	assert.Equal(t, []int64{4, 8, 9, 12, 14}, seqs)
 	assert.Equal(t, "", got.Captures("/t")[0].Commit, "k1 was pruned: a barrier")
 	assert.Equal(t, "c2", got.Captures("/t")[1].Commit)
+
+	// A fold with repos kept as text (state's reads) is the same once
+	// DecodeRepos ran, but for the pruned k1, which keeps none.
+	lazy := New()
+	_, err = journal.ScanWith(path, journal.ScanOptions{LazyRepos: true}, lazy.Apply)
+	require.NoError(t, err)
+	lazy.DecodeRepos()
+	require.Nil(t, lazy.Agent("a1").Checkpoint("k1").Repos)
+	lazy.Agent("a1").Checkpoint("k1").Repos = want.Agent("a1").Checkpoint("k1").Repos
+	assert.Equal(t, want, lazy)
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -36,8 +36,8 @@ func decodeString(line string, e *Entry) error {
 // buffer that is read over again: none of e's strings is a slice of line.
 // Strings that repeat from record to record (types, agents, reasons, trees)
 // are copied once, into syms.
-func decodeOwned(line []byte, e *Entry, syms *symbols) error {
-	d := decoder{b: unsafe.String(unsafe.SliceData(line), len(line)), syms: syms}
+func decodeOwned(line []byte, e *Entry, syms *symbols, lazyRepos bool) error {
+	d := decoder{b: unsafe.String(unsafe.SliceData(line), len(line)), syms: syms, lazyRepos: lazyRepos}
 	if d.entry(e) && d.end() {
 		return nil
 	}
@@ -90,6 +90,9 @@ type decoder struct {
 	// syms, when set, makes the decoder copy its strings out of b: the
 	// repeated ones (sym) once, the others each (own).
 	syms *symbols
+	// lazyRepos keeps a checkpoint's repos as JSON text (Entry.ReposJSON)
+	// instead of decoding them: see ScanOptions.LazyRepos.
+	lazyRepos bool
 }
 
 func (d *decoder) ws() {
@@ -469,6 +472,9 @@ func (d *decoder) entry(e *Entry) bool {
 		case "label":
 			return d.strPtr(&e.Label)
 		case "repos":
+			if d.lazyRepos {
+				return d.rawArray(&e.ReposJSON)
+			}
 			return d.repos(&e.Repos)
 		case "code":
 			return d.sym(&e.Code)
@@ -514,6 +520,61 @@ func objects[T any](d *decoder, dst *[]T, member func(v *T, key string) bool) bo
 	})
 	*dst = list
 	return ok
+}
+
+// rawArray passes over an array (or null), keeping its text in dst
+// (copied when the decoder owns its strings). It follows only brackets and
+// strings; the text is decoded, and checked, by DecodeRepos.
+func (d *decoder) rawArray(dst *string) bool {
+	if d.null() {
+		*dst = ""
+		return true
+	}
+	d.ws()
+	start, depth := d.i, 0
+	if start >= len(d.b) || d.b[start] != '[' {
+		return false
+	}
+	for d.i < len(d.b) {
+		switch d.b[d.i] {
+		case '"':
+			for d.i++; d.i < len(d.b) && d.b[d.i] != '"'; d.i++ {
+				if d.b[d.i] == '\\' {
+					d.i++
+				}
+			}
+		case '[', '{':
+			depth++
+		case ']', '}':
+			depth--
+		}
+		d.i++
+		if depth == 0 {
+			break
+		}
+	}
+	if depth != 0 {
+		return false
+	}
+	raw := d.b[start:d.i]
+	if d.syms != nil {
+		raw = d.syms.own(raw)
+	}
+	*dst = raw
+	return true
+}
+
+// DecodeRepos decodes the repos of a checkpoint.taken record that a scan
+// kept as text (Entry.ReposJSON).
+func DecodeRepos(text string) ([]RepoState, error) {
+	var out []RepoState
+	d := decoder{b: text}
+	if d.repos(&out) && d.end() {
+		return out, nil
+	}
+	out = nil
+	err := json.Unmarshal([]byte(text), &out)
+	return out, err
 }
 
 func (d *decoder) repos(dst *[]RepoState) bool {

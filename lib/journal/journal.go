@@ -64,18 +64,28 @@ func Load(path string) (*Log, error) {
 // process pays page by page (on a 10,000-record log, 1.8 MB and a fifth of
 // a list's time). The records' strings are copied out of the buffer
 // instead, the repeated ones once (decodeOwned).
-func Scan(path string, each func(*Entry)) (*Log, error) { return ScanAgent(path, "", each) }
+func Scan(path string, each func(*Entry)) (*Log, error) { return ScanWith(path, ScanOptions{}, each) }
 
-// ScanAgent is Scan of one agent's records: a line that does not hold
-// "agent":"<agent>" is skipped before it is decoded, so reading the log
-// costs, beyond the bytes, what that agent's records cost. Every record
-// names its agent, as encoding/json writes it, and agent ids need no
-// escape; a line that holds the text otherwise (in a label, escaped) is
-// only decoded for nothing. An empty agent is every record.
-func ScanAgent(path, agent string, each func(*Entry)) (*Log, error) {
+// ScanOptions narrow what Scan decodes.
+type ScanOptions struct {
+	// Agent, when set, skips before decoding every line that does not hold
+	// "agent":"<Agent>", so reading the log costs, beyond the bytes, what
+	// that agent's records cost. Every record names its agent, as
+	// encoding/json writes it, and agent ids need no escape; a line that
+	// holds the text otherwise (in a label, escaped) is only decoded for
+	// nothing.
+	Agent string
+	// LazyRepos keeps each checkpoint.taken's repos as text in ReposJSON,
+	// for DecodeRepos: a fold needs them only for the checkpoints still
+	// live at its end, and most of a long log's are pruned by then.
+	LazyRepos bool
+}
+
+// ScanWith is Scan with options.
+func ScanWith(path string, o ScanOptions, each func(*Entry)) (*Log, error) {
 	var mark []byte
-	if agent != "" {
-		mark = []byte(`"agent":"` + agent + `"`)
+	if o.Agent != "" {
+		mark = []byte(`"agent":"` + o.Agent + `"`)
 	}
 	l := &Log{path: path}
 	f, err := os.Open(path)
@@ -109,7 +119,7 @@ func ScanAgent(path, agent string, each func(*Entry)) (*Log, error) {
 			}
 			batch = append(batch, Entry{})
 			e := &batch[len(batch)-1]
-			if err := decodeOwned(line, e, syms); err != nil || e.Seq <= l.last || e.Type == "" {
+			if err := decodeOwned(line, e, syms, o.LazyRepos); err != nil || e.Seq <= l.last || e.Type == "" {
 				// A line that is not a record in order is damage, not truth.
 				batch = batch[:len(batch)-1]
 				return

@@ -55,12 +55,15 @@ type Entry struct {
 	Overlap     bool        `json:"overlap"`
 	Label       *string     `json:"label"`
 	Repos       []RepoState `json:"repos"`
-	Code        string      `json:"code"`
-	Repo        string      `json:"repo"`
-	Checkpoints []string    `json:"checkpoints"`
-	Source      string      `json:"source"`
-	Removed     int         `json:"removed"`
-	Kept        int         `json:"kept"`
+	// ReposJSON is repos as the log has it, not yet decoded, when the scan
+	// was asked to (ScanOptions.LazyRepos); Repos is then nil.
+	ReposJSON   string   `json:"-"`
+	Code        string   `json:"code"`
+	Repo        string   `json:"repo"`
+	Checkpoints []string `json:"checkpoints"`
+	Source      string   `json:"source"`
+	Removed     int      `json:"removed"`
+	Kept        int      `json:"kept"`
 
 	// rollback.*
 	Safety  string   `json:"safety"`
@@ -120,6 +123,9 @@ type Taken struct {
 	Label       *string     `json:"label,omitempty"`
 	Source      string      `json:"source,omitempty"`
 	Repos       []RepoState `json:"repos"`
+	// ReposJSON is repos as the log has it, not yet decoded, when the scan
+	// was asked to (ScanOptions.LazyRepos); Repos is then nil.
+	ReposJSON string `json:"-"`
 }
 
 // Reused is checkpoint.reused (RFC 3.2).

@@ -133,3 +133,42 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+// A scan with LazyRepos keeps each checkpoint's repos as text that
+// DecodeRepos turns into exactly what the eager scan decodes, brackets and
+// escapes inside strings included; every other member is the same.
+func TestScanWith_LazyReposDecodeToTheSame(t *testing.T) {
+	var b bytes.Buffer
+	repos := []string{
+		`[{"repo":".","path":"/t","commit":"c1","head":null,"skipped":[],"submodules":[]}]`,
+		`[{"repo":".","path":"/a]b[c","commit":"c2","head":"h","branch":"main","skipped":[{"path":"x\"]}","bytes":5,"reason":"too_big"}],"submodules":[{"path":"sub","commit":"c","dirty":true}]}]`,
+		`[{"repo":".","path":"/t\\\"[","commit":"c3","skipped":[{"path_b64":"/w==","bytes":1,"reason":"unreadable"}],"submodules":[]}]`,
+		`null`,
+		`[]`,
+	}
+	for i, r := range repos {
+		fmt.Fprintf(&b, `{"seq":%d,"ts":"t","type":"checkpoint.taken","agent":"a","checkpoint":"k%d","reason":"manual","repos":%s,"label":"after"}`+"\n", i+1, i+1, r)
+	}
+	path := filepath.Join(t.TempDir(), "log.jsonl")
+	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o666))
+
+	var eager, lazy []Entry
+	_, err := Scan(path, func(e *Entry) { eager = append(eager, *e) })
+	require.NoError(t, err)
+	_, err = ScanWith(path, ScanOptions{LazyRepos: true}, func(e *Entry) { lazy = append(lazy, *e) })
+	require.NoError(t, err)
+	require.Len(t, lazy, len(repos))
+	require.Len(t, eager, len(repos))
+	for i := range lazy {
+		if repos[i] == "null" {
+			assert.Empty(t, lazy[i].ReposJSON)
+		} else {
+			assert.Equal(t, repos[i], lazy[i].ReposJSON)
+			got, err := DecodeRepos(lazy[i].ReposJSON)
+			require.NoError(t, err)
+			assert.Equal(t, eager[i].Repos, got, "record %d", i+1)
+		}
+		lazy[i].ReposJSON, lazy[i].Repos = "", eager[i].Repos
+		assert.Equal(t, eager[i], lazy[i], "record %d", i+1)
+	}
+}

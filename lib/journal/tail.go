@@ -82,7 +82,7 @@ func (t *Tail) Each(each func(*Entry)) error {
 			return
 		}
 		e = Entry{}
-		if err := decodeOwned(content, &e, syms); err != nil || e.Seq <= t.lastSeq || e.Type == "" {
+		if err := decodeOwned(content, &e, syms, false); err != nil || e.Seq <= t.lastSeq || e.Type == "" {
 			return // damage, not truth
 		}
 		t.lastSeq = e.Seq

@@ -38,9 +38,10 @@ func (s *Store) Read() (*journal.Log, *agents.State, error) { return s.ReadWatch
 // agents' records bear on (windows of a shared tree, sharers, guards).
 func (s *Store) ReadAgent(agent string) (*agents.State, error) {
 	st := agents.New()
-	if _, err := journal.ScanAgent(s.Repo.Log, agent, st.Apply); err != nil {
+	if _, err := journal.ScanWith(s.Repo.Log, journal.ScanOptions{Agent: agent, LazyRepos: true}, st.Apply); err != nil {
 		return nil, errcode.Newf(errcode.FailedState, nil, "cannot read %s", s.Repo.Log).Wrap(err)
 	}
+	st.DecodeRepos()
 	return st, nil
 }
 
@@ -56,10 +57,11 @@ func (s *Store) ReadWatching(watch func(*journal.Entry)) (*journal.Log, *agents.
 			watch(e)
 		}
 	}
-	l, err := journal.Scan(s.Repo.Log, each)
+	l, err := journal.ScanWith(s.Repo.Log, journal.ScanOptions{LazyRepos: true}, each)
 	if err != nil {
 		return nil, nil, errcode.Newf(errcode.FailedState, nil, "cannot read %s", s.Repo.Log).Wrap(err)
 	}
+	st.DecodeRepos()
 	return l, st, nil
 }
 

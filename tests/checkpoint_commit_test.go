@@ -87,8 +87,7 @@ func TestCheckpoint_LinkedWorktree(t *testing.T) {
 	env := NewEnv(t)
 	wt := filepath.Join(env.Root, "wt")
 	env.Git("worktree", "add", "-q", "-b", "feature", wt)
-	// An Env view of the linked worktree, sharing the test's world.
-	w := &Env{t: t, Root: env.Root, Dir: wt, Home: env.Home, tick: env.tick}
+	w := env.At(wt) // the linked worktree, in the test's world
 	w.Write("feature.txt", "agent's work\n")
 	w.Write("README.md", "edited in the worktree\n")
 	env.Write("README.md", "edited in the main worktree\n")

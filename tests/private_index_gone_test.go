@@ -14,7 +14,7 @@ func TestPrune_ForgetsThePrivateIndexOfARemovedWorktree(t *testing.T) {
 	env := NewEnv(t)
 	wt := filepath.Join(env.Root, "wt")
 	env.Git("worktree", "add", "-q", "-b", "feature", wt)
-	w := &Env{t: t, Root: env.Root, Dir: wt, Home: env.Home, tick: env.tick}
+	w := env.At(wt)
 	w.Write("feature.txt", "agent's work\n")
 	w.Take(t, "--agent=w1", "--isolation=worktree")
 	env.Take(t, "--agent=m1")

@@ -37,18 +37,21 @@ func (s *Store) Read() (*journal.Log, *agents.State, error) { return s.ReadWatch
 // agent's alone (its checkpoints, turns and state), not for what other
 // agents' records bear on (windows of a shared tree, sharers, guards).
 func (s *Store) ReadAgent(agent string) (*agents.State, error) {
-	st := agents.New()
-	if _, err := journal.ScanWith(s.Repo.Log, journal.ScanOptions{Agent: agent, LazyRepos: true}, st.Apply); err != nil {
-		return nil, errcode.Newf(errcode.FailedState, nil, "cannot read %s", s.Repo.Log).Wrap(err)
-	}
-	st.DecodeRepos()
-	return st, nil
+	_, st, err := s.fold(agent, nil)
+	return st, err
 }
 
 // ReadWatching is Read that also shows watch each record once it is
 // folded, so that a caller can start work as soon as the record it waits
 // for is read.
 func (s *Store) ReadWatching(watch func(*journal.Entry)) (*journal.Log, *agents.State, error) {
+	return s.fold("", watch)
+}
+
+// fold reads the log (one agent's records, or all) into a State. The
+// checkpoints' repos stay text while the log is read and are decoded at
+// the end for the live ones only (journal.ScanOptions.LazyRepos).
+func (s *Store) fold(agent string, watch func(*journal.Entry)) (*journal.Log, *agents.State, error) {
 	st := agents.New()
 	each := st.Apply
 	if watch != nil {
@@ -57,7 +60,7 @@ func (s *Store) ReadWatching(watch func(*journal.Entry)) (*journal.Log, *agents.
 			watch(e)
 		}
 	}
-	l, err := journal.ScanWith(s.Repo.Log, journal.ScanOptions{LazyRepos: true}, each)
+	l, err := journal.ScanWith(s.Repo.Log, journal.ScanOptions{Agent: agent, LazyRepos: true}, each)
 	if err != nil {
 		return nil, nil, errcode.Newf(errcode.FailedState, nil, "cannot read %s", s.Repo.Log).Wrap(err)
 	}

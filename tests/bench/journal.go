@@ -69,13 +69,7 @@ func runJournal(work string, runs int, baseline string, idle float64) {
 	if err := build.Run(); err != nil {
 		fatal(fmt.Errorf("go build (run from the module root): %w", err))
 	}
-	type row struct {
-		n     int
-		times map[string]time.Duration
-		cpu   map[string]time.Duration
-		ratio map[string]float64 // median of ours/baseline, run by run
-	}
-	var rows []row
+	var rows []journalRow
 	names := []string{"startup", "list", "list a0", "events", "rollback dry run"}
 	for _, f := range strings.Split(*journalSizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -96,7 +90,7 @@ func runJournal(work string, runs int, baseline string, idle float64) {
 			}
 		}
 		cmds, base := cmdsOf(bin), cmdsOf(baseline)
-		r := row{n: n, times: map[string]time.Duration{}, cpu: map[string]time.Duration{}, ratio: map[string]float64{}}
+		r := journalRow{n: n, times: map[string]time.Duration{}, cpu: map[string]time.Duration{}, ratio: map[string]float64{}}
 		for _, name := range names {
 			var ds, cs []time.Duration
 			var ratios []float64
@@ -128,32 +122,37 @@ func runJournal(work string, runs int, baseline string, idle float64) {
 		rows = append(rows, r)
 	}
 	for _, kind := range []string{"wall", "cpu (user+sys, git children included)"} {
+		times := func(r journalRow) map[string]time.Duration { return r.times }
+		if kind != "wall" {
+			times = func(r journalRow) map[string]time.Duration { return r.cpu }
+		}
 		fmt.Printf("journal benchmark, %s time of one process, median of %d runs (ms; ratio to %d records)\n", kind, runs, rows[0].n)
-		fmt.Printf("%-18s", "records")
-		for _, r := range rows {
-			fmt.Printf("%16d", r.n)
-		}
-		fmt.Println()
-		for _, name := range names {
-			fmt.Printf("%-18s", name)
-			for _, r := range rows {
-				t, t0 := r.times[name], rows[0].times[name]
-				if kind != "wall" {
-					t, t0 = r.cpu[name], rows[0].cpu[name]
-				}
-				cell := ms(t)
-				if r.n != rows[0].n {
-					cell += fmt.Sprintf(" (%.2fx)", float64(t)/float64(t0))
-				}
-				fmt.Printf("%16s", cell)
+		table(rows, names, func(r journalRow, name string) string {
+			t, t0 := times(r)[name], times(rows[0])[name]
+			if r.n == rows[0].n {
+				return ms(t)
 			}
-			fmt.Println()
-		}
+			return ms(t) + fmt.Sprintf(" (%.2fx)", float64(t)/float64(t0))
+		})
 	}
 	if baseline == "" {
 		return
 	}
 	fmt.Printf("ours/baseline (%s), median of %d paired runs\n", baseline, runs)
+	table(rows, names, func(r journalRow, name string) string { return fmt.Sprintf("%.2f", r.ratio[name]) })
+}
+
+// journalRow is one log size's medians.
+type journalRow struct {
+	n     int
+	times map[string]time.Duration
+	cpu   map[string]time.Duration
+	ratio map[string]float64 // median of ours/baseline, run by run
+}
+
+// table prints a line of log sizes, then a line a command with cell's text
+// for each size.
+func table(rows []journalRow, names []string, cell func(r journalRow, name string) string) {
 	fmt.Printf("%-18s", "records")
 	for _, r := range rows {
 		fmt.Printf("%16d", r.n)
@@ -162,7 +161,7 @@ func runJournal(work string, runs int, baseline string, idle float64) {
 	for _, name := range names {
 		fmt.Printf("%-18s", name)
 		for _, r := range rows {
-			fmt.Printf("%16s", fmt.Sprintf("%.2f", r.ratio[name]))
+			fmt.Printf("%16s", cell(r, name))
 		}
 		fmt.Println()
 	}

@@ -49,6 +49,9 @@ type Snapshot struct {
 	// index's, and movedBytes their size, when the tree path built the tree.
 	moved      []string
 	movedBytes int64
+	// untracked are the untracked paths git status listed (none when the
+	// quick scan stood for it).
+	untracked []string
 }
 
 // HeadString is Head as the log writes it: a hex id or null.
@@ -80,6 +83,8 @@ type base struct {
 	// memo is the tree an earlier scan gave for the same status output and
 	// the same stat data of the paths it listed (private index only).
 	memo memo
+	// quick, when set, stands for git status: what the quick scan found.
+	quick *quickResult
 	// pins are extra -c flags for every git call on idx.
 	pins []string
 	// tree is the tree of idx's content, when known (private index only):
@@ -162,14 +167,28 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 	// Submodules: only their commits. Asking status whether they are dirty
 	// would run git status in each, which rewrites their own index, the
 	// user's; listGitlinks asks without optional locks instead.
-	out, err := on(b.idx, nil, "status", "--porcelain=v2", "-z", "--no-renames", "--untracked-files=all",
-		"--ignore-submodules=dirty")
-	if err != nil {
-		return nil, gitFailure("status", err)
-	}
-	changes, err := parseStatus(out)
-	if err != nil {
-		return nil, gitFailure("status", err)
+	var out []byte
+	var changes []change
+	if b.quick != nil {
+		out, changes = b.quick.status, b.quick.changes
+	} else {
+		if err := testhook.Point("capture-status"); err != nil {
+			return nil, gitFailure("status", err)
+		}
+		var err error
+		out, err = on(b.idx, nil, "status", "--porcelain=v2", "-z", "--no-renames", "--untracked-files=all",
+			"--ignore-submodules=dirty")
+		if err != nil {
+			return nil, gitFailure("status", err)
+		}
+		if changes, err = parseStatus(out); err != nil {
+			return nil, gitFailure("status", err)
+		}
+		for _, c := range changes {
+			if c.untracked {
+				snap.untracked = append(snap.untracked, c.path)
+			}
+		}
 	}
 	if err := testhook.Point("capture-scan"); err != nil {
 		return nil, gitFailure("status", err)
@@ -299,6 +318,7 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 		}
 	}
 	target := b.idx
+	var err error
 	if b.persistent && len(updates)+len(removes)+len(additions) > 0 {
 		// The private index's content stays the user's (its tree is the
 		// base of the tree path): the capture's edits go into a scratch copy.

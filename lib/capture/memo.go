@@ -5,9 +5,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -40,14 +40,7 @@ func scanSignature(r *repo.Repo, status []byte, changes []change, lim Limits) st
 	top := r.Top
 	h := sha256.New()
 	fmt.Fprintf(h, "%d:%d\x00", lim.MaxFileBytes, lim.MaxTotalBytes)
-	for _, f := range settingsFiles(r) {
-		if st, err := os.Stat(f); err == nil {
-			fmt.Fprintf(h, "%s:%d:%d\x00", f, st.Size(), st.ModTime().UnixNano())
-			if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-				fmt.Fprintf(h, "%d:%d\x00", sys.Ino, sys.Ctim.Nano())
-			}
-		}
-	}
+	statDigest(h, settingsFiles(r))
 	h.Write(status)
 	recent := time.Now().Add(-2 * time.Second).UnixNano()
 	for _, c := range changes {
@@ -100,18 +93,26 @@ func (m memo) snapshot(r *repo.Repo) (*Snapshot, error) {
 	return snap, nil
 }
 
+// statDigest writes the stat data of each file to w, or that it is absent.
+func statDigest(w io.Writer, files []string) {
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			fmt.Fprintf(w, "%s:absent\x00", f)
+			continue
+		}
+		fmt.Fprintf(w, "%s:%d:%d\x00", f, st.Size(), st.ModTime().UnixNano())
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+			fmt.Fprintf(w, "%d:%d\x00", sys.Ino, sys.Ctim.Nano())
+		}
+	}
+}
+
 // settingsFiles are the files whose change can change what a clean filter
 // gives for a file whose own stat data did not change: git's config files
 // and the attributes outside the tree.
 func settingsFiles(r *repo.Repo) []string {
-	env := func(name string) string {
-		for i := len(r.Git.Env) - 1; i >= 0; i-- {
-			if v, ok := strings.CutPrefix(r.Git.Env[i], name+"="); ok {
-				return v
-			}
-		}
-		return ""
-	}
+	env := func(name string) string { return envValue(r, name) }
 	files := []string{
 		filepath.Join(r.CommonDir, "config"),
 		filepath.Join(r.GitDir, "config.worktree"),

@@ -100,6 +100,7 @@ func (p *private) close() {
 func (p *private) discard() {
 	_ = os.Remove(p.index)
 	_ = os.Remove(p.meta)
+	p.dropRecord()
 }
 
 // take captures through the private index, making it first when the user's
@@ -143,12 +144,29 @@ func (p *private) take(ctx context.Context, r *repo.Repo, tmpDir string, lim Lim
 			return nil, errPrivateUnusable
 		}
 	}
+	rec := p.loadRecord()
+	if rec != nil && rec.Dirs != nil {
+		q, drop, err := p.quickScan(r, rec)
+		if drop {
+			p.dropRecord()
+			rec = nil
+		}
+		if err == nil {
+			b.quick = q
+		}
+	}
 	snap, err := scan(ctx, r, b, tmpDir, lim)
 	if err != nil {
 		// A failed git call may have left the index half-way; it is only a
 		// cache, so it goes.
 		p.discard()
 		return nil, err
+	}
+	switch {
+	case b.quick != nil && b.quick.record != nil:
+		p.saveRecord(b.quick.record)
+	case b.quick == nil && (rec == nil || rec.Dirs == nil):
+		p.makeRecord(ctx, r, rec, snap.untracked)
 	}
 	if snap.memo.Sig != "" {
 		m.Memo = snap.memo
@@ -284,6 +302,7 @@ func ForgetGone(stateDir string) int {
 		}
 		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
 			os.Remove(key + ".index")
+			os.Remove(key + ".scan")
 			os.Remove(meta)
 			os.Remove(key + ".lock")
 			removed++

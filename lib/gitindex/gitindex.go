@@ -82,16 +82,28 @@ func Read(path string) (*Index, error) {
 // parseMapped is Parse of a mapping, read again by readCopy when the
 // mapping faults. Parse keeps nothing of data.
 func parseMapped(data []byte, path string) (ix *Index, err error) {
+	if fault := catchFault(func() { ix, err = Parse(data) }); fault != nil {
+		return readCopy(path)
+	}
+	return ix, err
+}
+
+// errFault says a mapped file faulted while read.
+var errFault = errors.New("the mapped file faulted")
+
+// catchFault runs fn, turning a memory fault inside it into errFault.
+func catchFault(fn func()) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
 			if _, fault := r.(interface{ Addr() uintptr }); !fault {
 				panic(r)
 			}
-			ix, err = readCopy(path)
+			err = errFault
 		}
 	}()
-	return Parse(data)
+	fn()
+	return nil
 }
 
 func readCopy(path string) (*Index, error) {
@@ -107,52 +119,104 @@ func readCopy(path string) (*Index, error) {
 
 // Parse parses index bytes.
 func Parse(data []byte) (*Index, error) {
-	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
-		return nil, fmt.Errorf("not a git index")
+	ix := &Index{}
+	digest := sha1.New()
+	version, err := decode(data, func(r *rawEntry) {
+		digest.Write(r.meta[:])
+		digest.Write(r.path)
+		e := r.entry(false)
+		if e.AssumeValid || e.SkipWorktree || e.IntentToAdd || e.SparseDir || e.Mode == 0o160000 {
+			e.Path = string(r.path)
+			ix.Flagged = append(ix.Flagged, e)
+		}
+		ix.Count++
+	}, func(sig string) {
+		if sig == "sdir" {
+			digest.Write([]byte("sdir"))
+		}
+	})
+	if err != nil {
+		return nil, err
 	}
-	ix := &Index{Version: int(binary.BigEndian.Uint32(data[4:8]))}
-	if ix.Version < 2 || ix.Version > 4 {
-		return nil, fmt.Errorf("index version %d is not supported", ix.Version)
+	ix.Version = version
+	ix.Content = hex.EncodeToString(digest.Sum(nil))
+	return ix, nil
+}
+
+// rawEntry is one entry as decode finds it; path and stat point into the
+// index bytes and live only for the call.
+type rawEntry struct {
+	stat  []byte // the 40 bytes of cached stat data, mode included
+	oid   []byte
+	flags uint16
+	ext   uint16
+	path  []byte
+	// meta is what Content digests of the entry besides its path: mode,
+	// object id, the stage and flag bits, the extended flags, path length.
+	meta [30]byte
+}
+
+func (r *rawEntry) entry(withPath bool) Entry {
+	mode := binary.BigEndian.Uint32(r.stat[24:28])
+	e := Entry{Mode: mode, Size: binary.BigEndian.Uint32(r.stat[36:40]), Stage: int(r.flags>>12) & 3,
+		AssumeValid: r.flags&0x8000 != 0, SkipWorktree: r.ext&0x4000 != 0, IntentToAdd: r.ext&0x2000 != 0,
+		SparseDir: mode == 0o040000}
+	copy(e.Oid[:], r.oid)
+	if withPath {
+		e.Path = string(r.path)
+	}
+	return e
+}
+
+// decode walks the entries of index bytes, then names each extension; it
+// returns the index version. A split index gives ErrSplit.
+func decode(data []byte, each func(*rawEntry), ext func(sig string)) (int, error) {
+	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
+		return 0, fmt.Errorf("not a git index")
+	}
+	version := int(binary.BigEndian.Uint32(data[4:8]))
+	if version < 2 || version > 4 {
+		return 0, fmt.Errorf("index version %d is not supported", version)
 	}
 	n := int(binary.BigEndian.Uint32(data[8:12]))
 	body := data[:len(data)-20]
 	off := 12
 	var prev []byte
-	digest := sha1.New()
+	var r rawEntry
 	for i := 0; i < n; i++ {
 		if off+62 > len(body) {
-			return nil, fmt.Errorf("index truncated at entry %d", i)
+			return 0, fmt.Errorf("index truncated at entry %d", i)
 		}
 		start := off
-		mode := binary.BigEndian.Uint32(body[off+24 : off+28])
-		size := binary.BigEndian.Uint32(body[off+36 : off+40])
-		flags := binary.BigEndian.Uint16(body[off+60 : off+62])
+		r.stat = body[start : start+40]
+		r.oid = body[start+40 : start+60]
+		r.flags = binary.BigEndian.Uint16(body[off+60 : off+62])
 		off += 62
-		var ext uint16
-		if flags&0x4000 != 0 {
-			if ix.Version < 3 || off+2 > len(body) {
-				return nil, fmt.Errorf("bad extended flags at entry %d", i)
+		r.ext = 0
+		if r.flags&0x4000 != 0 {
+			if version < 3 || off+2 > len(body) {
+				return 0, fmt.Errorf("bad extended flags at entry %d", i)
 			}
-			ext = binary.BigEndian.Uint16(body[off : off+2])
+			r.ext = binary.BigEndian.Uint16(body[off : off+2])
 			off += 2
 		}
 		var path []byte
-		if ix.Version == 4 {
+		if version == 4 {
 			strip, w := varint(body[off:])
 			if w == 0 || strip > len(prev) {
-				return nil, fmt.Errorf("bad path prefix at entry %d", i)
+				return 0, fmt.Errorf("bad path prefix at entry %d", i)
 			}
 			off += w
 			end := bytes.IndexByte(body[off:], 0)
 			if end < 0 {
-				return nil, fmt.Errorf("unterminated path at entry %d", i)
+				return 0, fmt.Errorf("unterminated path at entry %d", i)
 			}
 			path = append(append([]byte{}, prev[:len(prev)-strip]...), body[off:off+end]...)
 			off += end + 1
 		} else {
 			end := bytes.IndexByte(body[off:], 0)
 			if end < 0 {
-				return nil, fmt.Errorf("unterminated path at entry %d", i)
+				return 0, fmt.Errorf("unterminated path at entry %d", i)
 			}
 			path = body[off : off+end]
 			// Entries are padded with 1 to 8 NULs to a multiple of 8 bytes.
@@ -160,37 +224,26 @@ func Parse(data []byte) (*Index, error) {
 			off = start + entryLen
 		}
 		prev = path
-		var meta [30]byte
-		copy(meta[:4], body[start+24:start+28])
-		copy(meta[4:24], body[start+40:start+60])
-		binary.BigEndian.PutUint16(meta[24:26], flags&0xf000)
-		binary.BigEndian.PutUint16(meta[26:28], ext)
-		binary.BigEndian.PutUint16(meta[28:30], uint16(len(path)))
-		digest.Write(meta[:])
-		digest.Write(path)
-		e := Entry{Mode: mode, Size: size, Stage: int(flags>>12) & 3,
-			AssumeValid: flags&0x8000 != 0, SkipWorktree: ext&0x4000 != 0, IntentToAdd: ext&0x2000 != 0,
-			SparseDir: mode == 0o040000}
-		copy(e.Oid[:], body[start+40:start+60])
-		if e.AssumeValid || e.SkipWorktree || e.IntentToAdd || e.SparseDir || e.Mode == 0o160000 {
-			e.Path = string(path)
-			ix.Flagged = append(ix.Flagged, e)
-		}
-		ix.Count++
+		r.path = path
+		copy(r.meta[:4], r.stat[24:28])
+		copy(r.meta[4:24], r.oid)
+		binary.BigEndian.PutUint16(r.meta[24:26], r.flags&0xf000)
+		binary.BigEndian.PutUint16(r.meta[26:28], r.ext)
+		binary.BigEndian.PutUint16(r.meta[28:30], uint16(len(path)))
+		each(&r)
 	}
 	for off+8 <= len(body) {
 		sig := string(body[off : off+4])
 		size := int(binary.BigEndian.Uint32(body[off+4 : off+8]))
 		if sig == "link" {
-			return nil, ErrSplit
+			return 0, ErrSplit
 		}
-		if sig == "sdir" {
-			digest.Write([]byte("sdir"))
+		if ext != nil {
+			ext(sig)
 		}
 		off += 8 + size
 	}
-	ix.Content = hex.EncodeToString(digest.Sum(nil))
-	return ix, nil
+	return version, nil
 }
 
 // varint decodes git's offset encoding of index v4 path prefixes.

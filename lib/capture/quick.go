@@ -1,0 +1,742 @@
+package capture
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/git-venom/git-venom/lib/gitcli"
+	"github.com/git-venom/git-venom/lib/gitindex"
+	"github.com/git-venom/git-venom/lib/ignore"
+	"github.com/git-venom/git-venom/lib/repo"
+)
+
+// The quick scan finds what git status would list for the private index
+// without running git: on a small tree, git status is most of a capture,
+// and most of git status is its process and the reading of the index.
+//
+// It rests on two stat caches. The private index holds the stat data of
+// every tracked file as git last saw it content-clean; a file whose stat
+// data moved since (or was taken too close to the index's write to tell)
+// is listed as changed, and the capture hashes it, which is what git status
+// would have done to decide. The scan record (below) holds the stat data of
+// every directory git's untracked scan reads (those not ignored) and the
+// untracked files found in each: a directory's entries cannot change
+// without its stat data changing, so only the directories whose stat data
+// moved are read again, with git's ignore rules (lib/ignore).
+//
+// The record is made by walking the whole tree right after a git status,
+// and kept only when the walk lists exactly the untracked files git listed:
+// the ignore rules are checked against git on this very tree. Anything the
+// quick scan cannot decide as git would (ignore files that changed, a
+// folder gone, more changed files than is worth hashing, flagged entries,
+// a case-insensitive tree) sends the capture back to git status.
+
+// recordFormat changes whenever what a scan record means changes.
+const recordFormat = 1
+
+// maxQuickChanges bounds the tracked files whose stat data moved: past it,
+// git status, which refreshes the private index's stat data, costs less
+// than hashing them at every capture.
+const maxQuickChanges = 256
+
+// racyWindow: a folder's stat data taken less than this after its last
+// change cannot tell a later change in the same clock tick apart (git's
+// racy-git problem), so such a folder is read again. git's untracked
+// cache judges this against the index's write; reading again is never
+// wrong, only slower.
+const racyWindow = 2 * time.Second
+
+// scanRecord is what the last scan of a tree found outside the index.
+type scanRecord struct {
+	Format int `json:"format"`
+	// Members is the private index's paths (gitindex.Stats.Members): what
+	// is untracked depends on them.
+	Members string `json:"members"`
+	// Settings is the stat data of git's config and exclude files.
+	Settings string `json:"settings"`
+	// Excludes are the global exclude files, as git resolved them.
+	Excludes []string `json:"excludes"`
+	// Dirs are the folders git's untracked scan reads, by path ("" is the
+	// top).
+	Dirs []dirState `json:"dirs"`
+	// Untracked are the untracked files, links and nested repositories not
+	// ignored, by path.
+	Untracked []string `json:"untracked"`
+	// Ignores are the .gitignore files the scan read, tracked or not: an
+	// edit to one moves no folder, and can change what is ignored anywhere
+	// under it.
+	Ignores []dirState `json:"ignores"`
+	// Failed counts the walks that disagreed with git status; past two the
+	// tree keeps to git status until the index changes.
+	Failed int `json:"failed,omitempty"`
+}
+
+// dirState is a folder, or an ignore file, as the scan found it.
+type dirState struct {
+	Path string `json:"p"`
+	Stat fsStat `json:"s"`
+	// Listed is when the stat data was taken, just before the folder or
+	// file was read (unix ns).
+	Listed int64 `json:"l"`
+	// Sum is an ignore file's content digest.
+	Sum string `json:"h,omitempty"`
+}
+
+// moved says whether d's stat data moved, or was taken too close to its
+// last change to tell; st is nil when the path is gone.
+func (d *dirState) moved(st *syscall.Stat_t) bool {
+	racy := d.Listed - int64(racyWindow)
+	return st == nil || statOf(st) != d.Stat || d.Stat.Mtime >= racy || d.Stat.Ctime >= racy
+}
+
+// fsStat is the stat data that moves when a folder's entries change.
+type fsStat struct {
+	Mtime int64  `json:"m"`
+	Ctime int64  `json:"c"`
+	Ino   uint64 `json:"i"`
+	Size  int64  `json:"z"`
+	Mode  uint32 `json:"o"`
+}
+
+func statOf(st *syscall.Stat_t) fsStat {
+	return fsStat{Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Size: st.Size, Mode: st.Mode}
+}
+
+// errQuickUnsure sends a capture to git status.
+var errQuickUnsure = errors.New("the quick scan cannot decide")
+
+// quickResult is a quick scan's answer.
+type quickResult struct {
+	changes []change
+	// status stands for git status's output in the memo's signature.
+	status []byte
+	record *scanRecord // to save once the capture succeeded; nil: unchanged
+}
+
+func (p *private) recordPath() string { return strings.TrimSuffix(p.index, ".index") + ".scan" }
+
+func (p *private) loadRecord() *scanRecord {
+	b, err := os.ReadFile(p.recordPath())
+	if err != nil {
+		return nil
+	}
+	var rec scanRecord
+	if json.Unmarshal(b, &rec) != nil || rec.Format != recordFormat {
+		return nil
+	}
+	return &rec
+}
+
+func (p *private) saveRecord(rec *scanRecord) {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return
+	}
+	tmp := p.recordPath() + ".tmp"
+	if os.WriteFile(tmp, b, 0o666) != nil || os.Rename(tmp, p.recordPath()) != nil {
+		_ = os.Remove(tmp)
+		_ = os.Remove(p.recordPath())
+	}
+}
+
+func (p *private) dropRecord() { _ = os.Remove(p.recordPath()) }
+
+// quickUsable says whether a quick scan can stand for git status on idx.
+func quickUsable(r *repo.Repo, stats *gitindex.Stats) bool {
+	for _, kv := range r.Git.Env {
+		// git -c …: settings this process cannot see.
+		if strings.HasPrefix(kv, "GIT_CONFIG_PARAMETERS=") || strings.HasPrefix(kv, "GIT_CONFIG_COUNT=") {
+			return false
+		}
+	}
+	for _, e := range stats.Entries {
+		if e.Flagged || e.Stage != 0 {
+			return false
+		}
+	}
+	for _, x := range stats.Extensions {
+		if x == "sdir" || x == "link" {
+			return false
+		}
+	}
+	return true
+}
+
+// quickScan lists what git status would list for the private index, or
+// returns errQuickUnsure. drop: the record no longer holds and must be
+// made again.
+func (p *private) quickScan(r *repo.Repo, rec *scanRecord) (q *quickResult, drop bool, err error) {
+	stats, err := gitindex.ReadStats(p.index)
+	if err != nil || !quickUsable(r, stats) {
+		return nil, false, errQuickUnsure
+	}
+	if stats.Members != rec.Members || settingsDigest(r, rec.Excludes) != rec.Settings {
+		return nil, true, errQuickUnsure
+	}
+	changed, err := statTracked(r.Top, stats)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(changed) > maxQuickChanges {
+		return nil, false, errQuickUnsure
+	}
+	// An ignore file that changed can change what is ignored anywhere under
+	// it: the record is made again, from git status.
+	known := make(map[string]bool, len(rec.Ignores))
+	for i := range rec.Ignores {
+		f := &rec.Ignores[i]
+		known[f.Path] = true
+		var st syscall.Stat_t
+		if syscall.Lstat(filepath.Join(r.Top, f.Path), &st) != nil || f.moved(&st) && !sameContent(filepath.Join(r.Top, f.Path), f.Sum) {
+			return nil, true, errQuickUnsure
+		}
+	}
+	for _, c := range changed {
+		if isIgnoreFile(c) && !known[c] {
+			return nil, true, errQuickUnsure
+		}
+	}
+	moved, err := statDirs(r.Top, rec.Dirs)
+	if err != nil {
+		return nil, true, errQuickUnsure
+	}
+	q = &quickResult{}
+	untracked := rec.Untracked
+	if len(moved) > 0 {
+		next, err := relist(r, stats, rec, moved)
+		if err != nil {
+			return nil, true, errQuickUnsure
+		}
+		q.record = next
+		untracked = next.Untracked
+	}
+	var status bytes.Buffer
+	status.WriteString("venom quick scan\x00")
+	for _, c := range changed {
+		q.changes = append(q.changes, change{path: c})
+		fmt.Fprintf(&status, "T %s\x00", c)
+	}
+	for _, u := range untracked {
+		q.changes = append(q.changes, change{path: u, untracked: true})
+		fmt.Fprintf(&status, "U %s\x00", u)
+	}
+	q.status = status.Bytes()
+	return q, false, nil
+}
+
+func isIgnoreFile(p string) bool { return p == ".gitignore" || strings.HasSuffix(p, "/.gitignore") }
+
+// statTracked returns the tracked files whose stat data differs from what
+// the index cached, or is racy against the index's write, in index order.
+// Racy is git's own rule (is_racy_stat), no wider: a file git deems clean
+// by its stat data is not hashed again by git status or git add either,
+// and the capture must be the tree they give.
+func statTracked(top string, stats *gitindex.Stats) ([]string, error) {
+	sec, nsec := uint32(stats.Mtime.Unix()), uint32(stats.Mtime.Nanosecond())
+	bad := make([]bool, len(stats.Entries))
+	parallel(len(stats.Entries), func(i int) {
+		e := &stats.Entries[i]
+		racy := sec < e.Stat.MtimeSec || sec == e.Stat.MtimeSec && nsec <= e.Stat.MtimeNsec
+		var st syscall.Stat_t
+		if racy || syscall.Lstat(top+"/"+e.Path, &st) != nil || !sameStat(&e.Stat, &st) {
+			bad[i] = true
+		}
+	})
+	var changed []string
+	for i, b := range bad {
+		if b {
+			changed = append(changed, stats.Entries[i].Path)
+		}
+	}
+	return changed, nil
+}
+
+// sameStat compares as git's ie_match_stat does, and more strictly: every
+// field git may compare, whatever core.checkStat and core.trustCtime say.
+func sameStat(s *gitindex.Stat, st *syscall.Stat_t) bool {
+	if s.MtimeSec != uint32(st.Mtim.Sec) || s.MtimeNsec != uint32(st.Mtim.Nsec) ||
+		s.CtimeSec != uint32(st.Ctim.Sec) || s.CtimeNsec != uint32(st.Ctim.Nsec) ||
+		s.Ino != uint32(st.Ino) || s.UID != st.Uid || s.GID != st.Gid || s.Size != uint32(st.Size) {
+		return false
+	}
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFREG:
+		return s.Mode == 0o100644 && st.Mode&0o100 == 0 || s.Mode == 0o100755 && st.Mode&0o100 != 0
+	case syscall.S_IFLNK:
+		return s.Mode == 0o120000
+	}
+	return false
+}
+
+// statDirs returns the indexes of the recorded folders whose stat data
+// moved or was taken too close to their last change. A folder gone or no
+// longer a folder is an error: its untracked files went with it, which a
+// re-read of its parent alone would not tell.
+func statDirs(top string, dirs []dirState) ([]int, error) {
+	bad := make([]bool, len(dirs))
+	gone := false
+	var mu sync.Mutex
+	parallel(len(dirs), func(i int) {
+		d := &dirs[i]
+		var st syscall.Stat_t
+		if syscall.Lstat(filepath.Join(top, d.Path), &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+			mu.Lock()
+			gone = true
+			mu.Unlock()
+			return
+		}
+		bad[i] = d.moved(&st)
+	})
+	if gone {
+		return nil, errQuickUnsure
+	}
+	var moved []int
+	for i, b := range bad {
+		if b {
+			moved = append(moved, i)
+		}
+	}
+	return moved, nil
+}
+
+// parallel runs fn(0..n-1) on a few goroutines: stat calls wait on the
+// kernel, not on the CPU, so more workers than cores still help.
+func parallel(n int, fn func(i int)) {
+	workers := 2 * runtime.GOMAXPROCS(0)
+	if n < 256 {
+		workers = 1
+	}
+	const chunk = 128
+	var next int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				start := next
+				next += chunk
+				mu.Unlock()
+				if start >= n {
+					return
+				}
+				for i := start; i < n && i < start+chunk; i++ {
+					fn(i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// relist reads again the moved folders and returns the record with their
+// new listings.
+func relist(r *repo.Repo, stats *gitindex.Stats, rec *scanRecord, moved []int) (*scanRecord, error) {
+	w := newWalker(r, stats, rec.Excludes)
+	known := make(map[string]bool, len(rec.Dirs))
+	for _, d := range rec.Dirs {
+		known[d.Path] = true
+	}
+	w.known = known
+	w.ignores = append(w.ignores, rec.Ignores...)
+	w.knownIgnores = map[string]bool{}
+	for _, f := range rec.Ignores {
+		w.knownIgnores[f.Path] = true
+	}
+	again := map[string]bool{}
+	for _, i := range moved {
+		again[rec.Dirs[i].Path] = true
+	}
+	// The untracked entries of folders not read again stay.
+	for _, u := range rec.Untracked {
+		if !again[parentDir(u)] {
+			w.untracked = append(w.untracked, u)
+		}
+	}
+	for _, d := range rec.Dirs {
+		if !again[d.Path] {
+			w.dirs = append(w.dirs, d)
+		}
+	}
+	for _, i := range moved {
+		path := rec.Dirs[i].Path
+		stack, err := w.stackFor(path)
+		if err != nil {
+			return nil, err
+		}
+		if err := w.list(path, stack, false); err != nil {
+			return nil, err
+		}
+	}
+	return w.record(rec), nil
+}
+
+// walker reads folders as git's untracked scan does (dir.c
+// read_directory_recursive with --untracked-files=all).
+type walker struct {
+	top      string
+	stats    *gitindex.Stats
+	excludes []string
+	global   []*ignore.List
+	stacks   map[string]*ignore.Stack
+	// known are the folders of the record, each stat-checked on its own:
+	// a re-read leaves them to that check (nil: walking the whole tree).
+	known     map[string]bool
+	dirs      []dirState
+	untracked []string
+	ignores   []dirState
+	// knownIgnores are the ignore files of the record (a re-read): one
+	// found that is not among them is new.
+	knownIgnores map[string]bool
+}
+
+func newWalker(r *repo.Repo, stats *gitindex.Stats, excludes []string) *walker {
+	w := &walker{top: r.Top, stats: stats, excludes: excludes, stacks: map[string]*ignore.Stack{}}
+	for _, f := range excludes {
+		if b, err := os.ReadFile(f); err == nil {
+			w.global = append(w.global, ignore.Parse(b, ""))
+		}
+	}
+	return w
+}
+
+func (w *walker) record(old *scanRecord) *scanRecord {
+	sort.Slice(w.dirs, func(i, j int) bool { return w.dirs[i].Path < w.dirs[j].Path })
+	sort.Strings(w.untracked)
+	sort.Slice(w.ignores, func(i, j int) bool { return w.ignores[i].Path < w.ignores[j].Path })
+	rec := *old
+	rec.Dirs, rec.Untracked, rec.Ignores = w.dirs, w.untracked, w.ignores
+	if rec.Untracked == nil {
+		rec.Untracked = []string{}
+	}
+	return &rec
+}
+
+// readIgnore returns the .gitignore of folder dir ("" the top), nil when
+// it has none, and notes its stat data. One that is not a regular file is
+// refused: git reads it with O_NOFOLLOW semantics this scan does not
+// reproduce.
+func (w *walker) readIgnore(dir string) ([]byte, error) {
+	rel := joinRel(dir, ".gitignore")
+	name := filepath.Join(w.top, rel)
+	listed := time.Now().UnixNano()
+	var st syscall.Stat_t
+	if err := syscall.Lstat(name, &st); err != nil {
+		if errors.Is(err, syscall.ENOENT) {
+			return nil, nil
+		}
+		return nil, errQuickUnsure
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return nil, errQuickUnsure
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, errQuickUnsure
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	if w.knownIgnores == nil || !w.knownIgnores[rel] {
+		w.ignores = append(w.ignores, dirState{Path: rel, Stat: statOf(&st), Listed: listed, Sum: contentSum(b)})
+	}
+	return b, nil
+}
+
+func contentSum(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// sameContent says whether the file at path still holds what sum digests:
+// an ignore file touched, or written too recently for its stat data to
+// tell, still says the same.
+func sameContent(path, sum string) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && contentSum(b) == sum
+}
+
+// stackFor returns the ignore rules in force in folder dir.
+func (w *walker) stackFor(dir string) (*ignore.Stack, error) {
+	if s, ok := w.stacks[dir]; ok {
+		return s, nil
+	}
+	var s *ignore.Stack
+	if dir == "" {
+		top, err := w.readIgnore("")
+		if err != nil {
+			return nil, err
+		}
+		s = ignore.Root(w.global...).Top(top)
+	} else {
+		parent, err := w.stackFor(parentDir(dir))
+		if err != nil {
+			return nil, err
+		}
+		gi, err := w.readIgnore(dir)
+		if err != nil {
+			return nil, err
+		}
+		s = parent.Child(filepath.Base(dir), gi)
+	}
+	if s.Unsupported() {
+		return nil, errQuickUnsure
+	}
+	w.stacks[dir] = s
+	return s, nil
+}
+
+// tracked says whether the index holds path as a file.
+func (w *walker) tracked(path string) bool {
+	es := w.stats.Entries
+	i := sort.Search(len(es), func(i int) bool { return es[i].Path >= path })
+	return i < len(es) && es[i].Path == path
+}
+
+// trackedDir says whether the index holds files under folder path.
+func (w *walker) trackedDir(path string) bool {
+	prefix := path + "/"
+	es := w.stats.Entries
+	i := sort.Search(len(es), func(i int) bool { return es[i].Path >= prefix })
+	return i < len(es) && strings.HasPrefix(es[i].Path, prefix)
+}
+
+// list reads folder dir, whose rules are stack, into the walker: its stat
+// data, its untracked entries, and the folders under it that are not
+// known, wholly. recurse: read known folders too (the first walk).
+func (w *walker) list(dir string, stack *ignore.Stack, recurse bool) error {
+	full := filepath.Join(w.top, dir)
+	listed := time.Now().UnixNano()
+	var st syscall.Stat_t
+	if err := syscall.Lstat(full, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+		return errQuickUnsure
+	}
+	entries, err := os.ReadDir(full)
+	if err != nil {
+		return errQuickUnsure
+	}
+	w.dirs = append(w.dirs, dirState{Path: dir, Stat: statOf(&st), Listed: listed})
+	for _, e := range entries {
+		name := e.Name()
+		if name == ".git" {
+			continue
+		}
+		if name == ".gitignore" && w.knownIgnores != nil && !w.knownIgnores[joinRel(dir, name)] {
+			// A new ignore file: what it hides is for a new walk to find.
+			return errQuickUnsure
+		}
+		rel := joinRel(dir, name)
+		switch t := e.Type(); {
+		case t.IsDir():
+			if !recurse && w.known[rel] {
+				continue // stat-checked on its own
+			}
+			if stack.Excluded(name, true) {
+				// Ignored, and so is everything under it, tracked folder or not.
+				continue
+			}
+			if !w.trackedDir(rel) {
+				nested, err := nestedRepo(filepath.Join(full, name))
+				if err != nil {
+					return err
+				}
+				if nested {
+					w.untracked = append(w.untracked, rel)
+					continue
+				}
+			}
+			gi, err := w.readIgnore(rel)
+			if err != nil {
+				return err
+			}
+			child := stack.Child(name, gi)
+			if child.Unsupported() {
+				return errQuickUnsure
+			}
+			w.stacks[rel] = child
+			if err := w.list(rel, child, true); err != nil {
+				return err
+			}
+		case t.IsRegular() || t&os.ModeSymlink != 0:
+			if w.trackedDir(rel) {
+				// A tracked folder became a file or a link: git takes the
+				// files under it as deleted, which their stat data, seen
+				// through a link, may not tell.
+				return errQuickUnsure
+			}
+			if w.tracked(rel) || stack.Excluded(name, false) {
+				continue
+			}
+			w.untracked = append(w.untracked, rel)
+		}
+		// FIFOs, sockets and devices: git lists none.
+	}
+	return nil
+}
+
+func joinRel(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// nestedRepo says whether dir holds a repository that git's untracked
+// scan lists as one entry (is_nonbare_repository_dir): a .git folder, or a
+// .git file naming one (a linked worktree, an absorbed submodule). A .git
+// git might not take for a repository is an error: the scan cannot tell
+// what git would do.
+func nestedRepo(dir string) (bool, error) {
+	dotgit := filepath.Join(dir, ".git")
+	fi, err := os.Lstat(dotgit)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, errQuickUnsure
+	}
+	gitdir := dotgit
+	if fi.Mode().IsRegular() {
+		b, err := os.ReadFile(dotgit)
+		target, ok := strings.CutPrefix(strings.TrimRight(string(b), "\r\n"), "gitdir: ")
+		if err != nil || !ok {
+			return false, errQuickUnsure
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(dir, target)
+		}
+		gitdir = target
+	} else if !fi.IsDir() {
+		return false, errQuickUnsure
+	}
+	common := gitdir
+	if b, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
+		c := strings.TrimRight(string(b), "\r\n")
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitdir, c)
+		}
+		common = c
+	}
+	for _, need := range []string{filepath.Join(gitdir, "HEAD"), filepath.Join(common, "objects"), filepath.Join(common, "refs")} {
+		if _, err := os.Stat(need); err != nil {
+			return false, errQuickUnsure
+		}
+	}
+	return true, nil
+}
+
+// makeRecord walks the whole tree after a git status listed untracked,
+// and keeps the record when the walk lists the same. old is the record
+// there was, if any: after two walks that disagreed with git, none is
+// tried again until the index's files change.
+func (p *private) makeRecord(ctx context.Context, r *repo.Repo, old *scanRecord, untracked []string) {
+	stats, err := gitindex.ReadStats(p.index)
+	if err != nil || !quickUsable(r, stats) {
+		return
+	}
+	failed := 0
+	if old != nil && old.Members == stats.Members {
+		failed = old.Failed
+	}
+	if failed >= 2 {
+		return
+	}
+	walks++
+	excludes, ok := globalExcludes(ctx, r)
+	if !ok {
+		return
+	}
+	w := newWalker(r, stats, excludes)
+	stack, err := w.stackFor("")
+	if err == nil {
+		err = w.list("", stack, true)
+	}
+	rec := w.record(&scanRecord{Format: recordFormat, Members: stats.Members, Excludes: excludes,
+		Settings: settingsDigest(r, excludes)})
+	want := append([]string(nil), untracked...)
+	sort.Strings(want)
+	if err != nil || strings.Join(want, "\x00") != strings.Join(rec.Untracked, "\x00") {
+		// The walk met what it cannot judge, or judged otherwise than git.
+		rec = &scanRecord{Format: recordFormat, Members: stats.Members, Failed: failed + 1}
+	}
+	p.saveRecord(rec)
+}
+
+// walks counts the whole-tree walks that made a record, for tests.
+var walks int
+
+// globalExcludes are the exclude files git reads besides the .gitignore
+// files, highest precedence first: info/exclude, then core.excludesFile or
+// its XDG default. ok is false when the tree ignores case (the scan
+// compares names exactly) or git could not be asked.
+func globalExcludes(ctx context.Context, r *repo.Repo) ([]string, bool) {
+	out, err := r.Git.RunCall(ctx, gitcli.Call{}, "config", "-z", "--path", "--get-regexp", `^core\.(excludesfile|ignorecase)$`)
+	if err != nil && gitcli.ExitCode(err) != 1 { // 1: neither is set
+		return nil, false
+	}
+	excludesFile := ""
+	for _, kv := range bytes.Split(out, []byte{0}) {
+		k, v, _ := strings.Cut(string(kv), "\n")
+		switch strings.ToLower(k) {
+		case "core.excludesfile":
+			excludesFile = v
+		case "core.ignorecase":
+			if v != "false" && v != "no" && v != "off" && v != "0" {
+				return nil, false
+			}
+		}
+	}
+	if excludesFile == "" {
+		excludesFile = xdgPath(r, "ignore")
+	}
+	files := []string{filepath.Join(r.CommonDir, "info", "exclude")}
+	if excludesFile != "" {
+		files = append(files, excludesFile)
+	}
+	return files, true
+}
+
+// xdgPath is git's xdg_config_home(name): $XDG_CONFIG_HOME/git/name, else
+// $HOME/.config/git/name.
+func xdgPath(r *repo.Repo, name string) string {
+	if x := envValue(r, "XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "git", name)
+	}
+	if home := envValue(r, "HOME"); home != "" {
+		return filepath.Join(home, ".config", "git", name)
+	}
+	return ""
+}
+
+// envValue is a variable of the environment git runs in.
+func envValue(r *repo.Repo, name string) string {
+	for i := len(r.Git.Env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(r.Git.Env[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// settingsDigest digests the stat data of git's config files and of the
+// exclude files: a change to any can change what is ignored.
+func settingsDigest(r *repo.Repo, excludes []string) string {
+	h := sha256.New()
+	statDigest(h, append(settingsFiles(r), excludes...))
+	return hex.EncodeToString(h.Sum(nil))
+}

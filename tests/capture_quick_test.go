@@ -1,0 +1,242 @@
+package tests
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// noStatus arms the fault point just before a capture's git status: a
+// capture that succeeds with it armed was decided by the quick scan alone.
+var noStatus = []string{"VENOM_TEST_FAIL_AT=capture-status"}
+
+// quickCapture takes a checkpoint that must not run git status, and returns
+// its tree.
+func quickCapture(t *testing.T, env *Env) string {
+	t.Helper()
+	var res struct {
+		Checkpoint string `json:"checkpoint"`
+	}
+	env.VenomIn(env.Dir, noStatus, "checkpoint", "--agent=a1", "--json").OK(t).JSON(t, &res)
+	return env.Git("rev-parse", "refs/venom/checkpoints/a1/"+res.Checkpoint[1:]+"^{tree}")
+}
+
+// initNested makes a repository with one commit at rel.
+func initNested(t *testing.T, env *Env, rel string) {
+	t.Helper()
+	env.Write(rel+"/n.txt", "nested\n")
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "n"}} {
+		c := exec.Command("git", args...)
+		c.Dir = env.Path(rel)
+		c.Env = env.Environ()
+		out, err := c.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+}
+
+// TestCapture_QuickScanFindsWhatGitStatusFinds: once a capture has recorded
+// the tree's folders, later captures run no git status, and still hold
+// exactly the recipe's tree: edits, new files in old, new and nested
+// folders, a folder that was empty, links, nested repositories, files that
+// ignore rules hide or show again.
+func TestCapture_QuickScanFindsWhatGitStatusFinds(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write(".gitignore", "*.log\n!keep.log\nbuild/\n/top-only.txt\n")
+	env.Write("a.txt", "a\n")
+	env.Write("d/c.txt", "c\n")
+	env.Write("d/e/f.txt", "f\n")
+	env.Commit("base")
+	env.Checkpoint("--agent=a1") // records the folders
+
+	// Nothing changed: no git status, the same checkpoint.
+	var res struct {
+		Checkpoint string `json:"checkpoint"`
+		Reused     bool   `json:"reused"`
+	}
+	env.VenomIn(env.Dir, noStatus, "checkpoint", "--agent=a1", "--json").OK(t).JSON(t, &res)
+	require.True(t, res.Reused)
+
+	steps := []struct {
+		name string
+		do   func()
+	}{
+		{"edits and new files", func() {
+			env.Write("a.txt", "a changed\n")
+			env.Write("d/new.txt", "new\n")
+			env.Write("n1/n2/deep.txt", "deep\n")
+			env.Write("x.log", "ignored\n")
+			env.Write("d/keep.log", "shown again\n")
+			env.Write("build/out.bin", "ignored folder\n")
+			env.Write("d/top-only.txt", "anchored rule, other folder\n")
+			env.Write("top-only.txt", "anchored rule\n")
+			require.NoError(t, os.MkdirAll(env.Path("empty"), 0o755))
+			require.NoError(t, os.Symlink("a.txt", env.Path("link")))
+		}},
+		{"a file in the folder that was empty", func() {
+			env.Write("empty/now.txt", "not empty\n")
+		}},
+		{"removals", func() {
+			env.Remove("d/new.txt")
+			env.Remove("d/e/f.txt")
+			env.Remove("link")
+		}},
+		{"a nested repository", func() {
+			initNested(t, env, "sub")
+		}},
+		{"a linked worktree inside the tree", func() {
+			env.Git("worktree", "add", "-q", "--detach", "inner-wt")
+		}},
+		{"a tracked file becomes a folder", func() {
+			env.Remove("d/c.txt")
+			env.Write("d/c.txt/inner.txt", "inner\n")
+		}},
+	}
+	for _, s := range steps {
+		s.do()
+		want := env.RecipeTree()
+		require.Equal(t, want, quickCapture(t, env), s.name)
+	}
+	// Ignored files alone change nothing.
+	env.Write("build/more.bin", "ignored\n")
+	env.Write("d/y.log", "ignored\n")
+	env.VenomIn(env.Dir, noStatus, "checkpoint", "--agent=a1", "--json").OK(t).JSON(t, &res)
+	require.True(t, res.Reused)
+}
+
+// TestCapture_QuickScanLeavesDoubtToGit: what the quick scan cannot decide
+// exactly sends the capture to git status, and the capture after that is
+// quick again.
+func TestCapture_QuickScanLeavesDoubtToGit(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write(".gitignore", "*.log\n")
+	env.Write("d/c.txt", "c\n")
+	env.Write("d/e/f.txt", "f\n")
+	env.Commit("base")
+	env.Checkpoint("--agent=a1")
+	exclude := filepath.Join(env.Git("rev-parse", "--path-format=absolute", "--git-common-dir"), "info", "exclude")
+	cases := []struct {
+		name string
+		do   func()
+	}{
+		{"a tracked ignore file changed", func() { env.Write(".gitignore", "*.txt\n") }},
+		{"info/exclude changed", func() {
+			require.NoError(t, os.MkdirAll(filepath.Dir(exclude), 0o755))
+			require.NoError(t, os.WriteFile(exclude, []byte("d/e/\n"), 0o644))
+		}},
+		{"the global excludes file appeared", func() {
+			env.Write("g.tmp", "global\n")
+			p := filepath.Join(env.Home, ".config", "git", "ignore")
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, []byte("*.tmp\n"), 0o644))
+		}},
+		{"a new ignore file in a folder", func() { env.Write("d/.gitignore", "*.x\n") }},
+		{"a folder went away", func() { env.Remove("d") }},
+	}
+	for _, c := range cases {
+		c.do()
+		r := env.VenomIn(env.Dir, noStatus, "checkpoint", "--agent=a1", "--json")
+		require.NotEqual(t, 0, r.Code, "%s: the quick scan decided alone", c.name)
+		want := env.RecipeTree()
+		require.Equal(t, want, env.CheckpointTree("a1", mustAtoi(t, strings.TrimPrefix(env.Checkpoint("--agent=a1"), "k"))), c.name)
+		// git status made the record again: the next capture is quick.
+		env.Write("d/after.txt", c.name+"\n")
+		require.Equal(t, env.RecipeTree(), quickCapture(t, env), c.name)
+	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	require.NoError(t, err)
+	return n
+}
+
+// TestCapture_QuickScanMatchesTheRecipe drives random changes to folders,
+// files and ignore rules. Each capture first tries without git status;
+// whichever way it goes, its tree must be the recipe's.
+func TestCapture_QuickScanMatchesTheRecipe(t *testing.T) {
+	t.Parallel()
+	seed := int64(1)
+	if s := os.Getenv("VENOM_TEST_SEED"); s != "" {
+		seed, _ = strconv.ParseInt(s, 10, 64)
+	}
+	steps := 60
+	if os.Getenv("VENOM_TEST_LONG") != "" {
+		steps = 500
+	}
+	rng := rand.New(rand.NewSource(seed))
+	env := NewEnv(t)
+	dirs := []string{"", "a", "a/b", "a/b/c", "d", "d/e", "build", "a/build"}
+	files := []string{"f.txt", "g.log", "h.o", "sp ace.txt", "keep.log", "x.tmp", ".hidden"}
+	ignores := []string{"*.log\n", "*.log\n!keep.log\n", "build/\n", "/f.txt\n", "b/\n", "*.o\n*.tmp\n", "e\n", "c/*.txt\n",
+		"**/b/f.txt\n", "#only a comment\n", "a/**\n!a/b/\n", "*.txt\n!*/\n"}
+	pick := func(list []string) string { return list[rng.Intn(len(list))] }
+	path := func() string { return filepath.Join(pick(dirs), pick(files)) }
+	for _, d := range dirs[1:4] {
+		env.Write(filepath.Join(d, "f.txt"), d+"\n")
+	}
+	env.Commit("base")
+	exclude := filepath.Join(env.Git("rev-parse", "--path-format=absolute", "--git-common-dir"), "info", "exclude")
+	quick := 0
+	captures := 0
+	for step := 0; step < steps; step++ {
+		switch rng.Intn(12) {
+		case 0, 1, 2, 3:
+			env.Write(path(), fmt.Sprintf("%d\n", rng.Int()))
+		case 4:
+			env.Remove(path())
+		case 5:
+			env.Remove(pick(dirs[1:]))
+		case 6:
+			require.NoError(t, os.MkdirAll(env.Path(pick(dirs)), 0o755))
+		case 7:
+			env.Write(filepath.Join(pick(dirs[:4]), ".gitignore"), pick(ignores))
+		case 8:
+			env.Remove(filepath.Join(pick(dirs), ".gitignore"))
+		case 9:
+			require.NoError(t, os.MkdirAll(filepath.Dir(exclude), 0o755))
+			require.NoError(t, os.WriteFile(exclude, []byte(pick(ignores)), 0o644))
+		case 10:
+			env.GitRaw("add", "-A")
+		case 11:
+			p := path()
+			if _, err := os.Lstat(env.Path(p)); err != nil {
+				require.NoError(t, os.MkdirAll(filepath.Dir(env.Path(p)), 0o755))
+				require.NoError(t, os.Symlink("target", env.Path(p)))
+			}
+		}
+		if rng.Intn(2) == 0 {
+			continue
+		}
+		captures++
+		var res struct {
+			Checkpoint string `json:"checkpoint"`
+		}
+		r := env.VenomIn(env.Dir, noStatus, "checkpoint", "--agent=a1", "--json")
+		if r.Code == 0 {
+			quick++
+		} else {
+			r = env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+		}
+		r.JSON(t, &res)
+		want := env.RecipeTree()
+		got := env.Git("rev-parse", "refs/venom/checkpoints/a1/"+res.Checkpoint[1:]+"^{tree}")
+		if want != got {
+			t.Fatalf("seed %d step %d (quick %v): the capture differs from the recipe:\n%s\nstatus:\n%s", seed, step, r.Code == 0,
+				env.GitRaw("diff-tree", "-r", want, got).Stdout, env.GitRaw("status", "--porcelain", "-uall").Stdout)
+		}
+	}
+	t.Logf("seed %d: %d of %d captures without git status", seed, quick, captures)
+	// The test must exercise the quick scan, not only its fallback.
+	require.Greater(t, quick, captures/4, "too few captures went without git status")
+	env.CheckObjects(t)
+}

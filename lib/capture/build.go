@@ -177,26 +177,76 @@ func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, files []staged,
 	if len(regular) == 0 {
 		return ids, nil
 	}
-	paths := make([]string, len(regular))
-	for k, i := range regular {
-		paths[k] = files[i].path
-	}
-	want, err := hashObjects(ctx, r, paths, false)
-	if err != nil {
-		return nil, err
-	}
 	var viaGit []int
 	var inMemory int64
-	for k, i := range regular {
+	// read hashes file i's bytes, keeping them while the budget allows.
+	read := func(i int) (rawBlob, error) {
 		full := filepath.Join(r.Top, files[i].path)
 		fi, err := os.Lstat(full)
 		if err != nil || !fi.Mode().IsRegular() {
-			return nil, errNoTreePath
+			return rawBlob{}, errNoTreePath
 		}
 		keep := fi.Size() <= memoryFileBytes && inMemory+fi.Size() <= memoryBudget
 		raw, err := readBlob(full, keep)
 		if err != nil {
-			return nil, errNoTreePath
+			return rawBlob{}, errNoTreePath
+		}
+		return raw, nil
+	}
+	store := func(i int, raw rawBlob) error {
+		id, err := odb.Write(raw.data, git.ObjectBlob)
+		if err != nil {
+			return gitFailure("write-object", err)
+		}
+		note(id)
+		inMemory += int64(len(raw.data))
+		ids[i] = raw.id
+		return nil
+	}
+	// First the files git would store as they are (rawblob.go): no
+	// attribute could convert them and they hold no CR. Their blob is
+	// their bytes, and git is not asked.
+	nc := newNoConversion(r)
+	var asked []int
+	for _, i := range regular {
+		if !nc.attributesQuiet(files[i].path) {
+			asked = append(asked, i)
+			continue
+		}
+		raw, err := read(i)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case raw.hasCR:
+			// Line endings may change: git decides.
+			asked = append(asked, i)
+		case raw.data == nil:
+			// Large: git stores it, streamed, with this very id.
+			viaGit = append(viaGit, i)
+		default:
+			if err := store(i, raw); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// The others: git says what their blob is, and a file whose bytes are
+	// that blob is stored by us.
+	var paths []string
+	for _, i := range asked {
+		paths = append(paths, files[i].path)
+	}
+	var want []string
+	if len(paths) > 0 {
+		var err error
+		if want, err = hashObjects(ctx, r, paths, false); err != nil {
+			return nil, err
+		}
+	}
+	for k, i := range asked {
+		raw, err := read(i)
+		if err != nil {
+			return nil, err
 		}
 		if raw.id != want[k] && raw.hasCR && files[i].tracked {
 			// git converted the file, maybe its line endings: for a tracked
@@ -208,28 +258,24 @@ func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, files []staged,
 		if raw.id != want[k] || raw.data == nil {
 			// A filter made the blob, the file moved on since git read it,
 			// or it is large: git stores it.
-			viaGit = append(viaGit, k)
+			viaGit = append(viaGit, i)
 			continue
 		}
-		id, err := odb.Write(raw.data, git.ObjectBlob)
-		if err != nil {
-			return nil, gitFailure("write-object", err)
+		if err := store(i, raw); err != nil {
+			return nil, err
 		}
-		note(id)
-		inMemory += int64(len(raw.data))
-		ids[i] = want[k]
 	}
 	if len(viaGit) > 0 {
 		paths = paths[:0]
-		for _, k := range viaGit {
-			paths = append(paths, files[regular[k]].path)
+		for _, i := range viaGit {
+			paths = append(paths, files[i].path)
 		}
 		got, err := hashObjects(ctx, r, paths, true)
 		if err != nil {
 			return nil, err
 		}
-		for j, k := range viaGit {
-			ids[regular[k]] = got[j]
+		for j, i := range viaGit {
+			ids[i] = got[j]
 		}
 	}
 	return ids, nil
@@ -239,6 +285,9 @@ func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, files []staged,
 // the blobs when write. A file gone or changed into something else since
 // status gives errNoTreePath: the index way reports it as git would.
 func hashObjects(ctx context.Context, r *repo.Repo, paths []string, write bool) ([]string, error) {
+	if err := testhook.Point("capture-hash-object"); err != nil {
+		return nil, gitFailure("hash-object", err)
+	}
 	var list bytes.Buffer
 	for _, p := range paths {
 		writePathLine(&list, p)

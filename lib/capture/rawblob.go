@@ -1,0 +1,306 @@
+package capture
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/git-venom/git-venom/lib/gitconfig"
+	"github.com/git-venom/git-venom/lib/repo"
+)
+
+// When git stores a file as it is, its blob is the file's bytes, and the
+// capture need not ask git hash-object (a process, ~10 ms here) for an id
+// it can compute itself. git changes a file on its way in only in
+// convert_to_git (convert.c, git 2.39), through four steps:
+//
+//   - apply_filter: the driver named by the `filter` attribute, when the
+//     config defines one (filter.<name>.clean or .process);
+//   - encode_to_git: the `working-tree-encoding` attribute;
+//   - crlf_to_git: driven by `text`, `eol`, `crlf`, core.autocrlf and
+//     core.eol, it turns CRLF into LF and nothing else. It returns before
+//     touching a byte unless gather_stats counted a CRLF ("No CRLF? Nothing
+//     to convert, regardless"); in the auto modes a lone CR makes the file
+//     binary, which is never converted. A file without any CR byte is
+//     therefore never changed by it, whatever those settings say.
+//     core.safecrlf never changes bytes either: it only warns, or dies when
+//     git writes the object; the tree path's hash-object writes nothing, so
+//     it never dies there, and neither does this shortcut (update-index, the
+//     index way, does die under core.safecrlf=true).
+//   - ident_to_git: the `ident` attribute.
+//
+// So a file without a CR byte is stored as it is unless an attribute named
+// filter, working-tree-encoding or ident applies to it. An attribute
+// applies through a line that names it, or through a macro: `binary`, git's
+// only built-in one, unsets text alone; others are defined by `[attr]`
+// lines. noConversion reads every source of attributes that could apply to
+// a path and trusts it only when none mentions "filter", "ident",
+// "encoding" or "[attr]" anywhere (case folded, comments included: a crude
+// reading errs only on the side of asking git). Those sources are, as
+// hash-object reads them (it reads no index; attributesFromIndex sends a
+// capture the index way whenever git would read a .gitattributes from
+// there): the .gitattributes of the file's folder and of each folder above
+// it in the tree, $GIT_DIR/info/attributes, the global file
+// (core.attributesFile, else the XDG one) and the system one. Anything this
+// reading is unsure of sends the file, or every file, to hash-object, as
+// before.
+
+// noConversion tells the files git would store unconverted.
+type noConversion struct {
+	top string
+	// usable: the attributes outside the tree and the config were read and
+	// say nothing that could convert a file.
+	usable bool
+	// quietDirs caches, per folder of the tree ("" for the top), whether
+	// its .gitattributes and those above it are quiet.
+	quietDirs map[string]bool
+}
+
+// attrWords are the words whose presence in an attributes source may mean a
+// conversion (lower case; sources are folded before the search).
+var attrWords = [][]byte{[]byte("filter"), []byte("ident"), []byte("encoding"), []byte("[attr]")}
+
+// maxAttrFile bounds the attributes files read whole; a larger one (git
+// ignores those past 100 MB) is taken as not quiet.
+const maxAttrFile = 1 << 20
+
+func newNoConversion(r *repo.Repo) *noConversion {
+	n := &noConversion{top: r.Top, quietDirs: map[string]bool{}}
+	n.usable = settingsQuiet(r)
+	return n
+}
+
+// attributesQuiet reports whether no attribute could make git convert the
+// file at path (relative to the top, '/'-separated). git then stores it as
+// it is if it holds no CR byte.
+func (n *noConversion) attributesQuiet(path string) bool {
+	return n.usable && n.dirQuiet(parentDir(path))
+}
+
+// dirQuiet reports whether the .gitattributes files of dir and of every
+// folder above it are quiet.
+func (n *noConversion) dirQuiet(dir string) bool {
+	if q, ok := n.quietDirs[dir]; ok {
+		return q
+	}
+	q := treeAttrQuiet(filepath.Join(n.top, filepath.FromSlash(dir), ".gitattributes"))
+	if q && dir != "" {
+		q = n.dirQuiet(parentDir(dir))
+	}
+	n.quietDirs[dir] = q
+	return q
+}
+
+// treeAttrQuiet reads a .gitattributes of the tree. git opens those without
+// following a link (and ignores one that is a link), so anything but an
+// absent file or a regular one is taken as not quiet.
+func treeAttrQuiet(path string) bool {
+	fi, err := os.Lstat(path)
+	if absent(err) {
+		return true
+	}
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	return attrFileQuiet(path)
+}
+
+// attrFileQuiet reads one attributes file, following links as git does for
+// those outside the tree: an absent file is quiet; one that cannot be read
+// is not.
+func attrFileQuiet(path string) bool {
+	fi, err := os.Stat(path)
+	if absent(err) {
+		return true
+	}
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxAttrFile {
+		return false
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return absent(err)
+	}
+	text = bytes.ToLower(text)
+	for _, w := range attrWords {
+		if bytes.Contains(text, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// absent: the error says there is no file at the path.
+func absent(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// settingsQuiet reports whether the attributes outside the tree are quiet,
+// reading the config for where the global ones are. Whatever is doubtful
+// (git variables that select other files, a config file git might read
+// differently, a path this cannot expand) answers no.
+func settingsQuiet(r *repo.Repo) bool {
+	env := map[string]string{}
+	var plain []string
+	for _, kv := range r.Git.Env {
+		name, v, _ := strings.Cut(kv, "=")
+		env[name] = v
+		// Our own: the repository's paths, and optional locks.
+		if name != "GIT_DIR" && name != "GIT_WORK_TREE" && name != "GIT_OPTIONAL_LOCKS" {
+			plain = append(plain, kv)
+		}
+	}
+	// GIT_ATTR_NOSYSTEM, GIT_ATTR_SOURCE, GIT_CONFIG_PARAMETERS and the
+	// like: not plain, and not worth following.
+	if !gitconfig.PlainEnvironment(plain) {
+		return false
+	}
+	sysconf, ok := gitSysconfDir()
+	if !ok {
+		return false
+	}
+	home, xdg := env["HOME"], env["XDG_CONFIG_HOME"]
+	// Every config file git may read here, whichever scopes the
+	// environment turns off: reading more than git does only makes the
+	// answer more careful.
+	configs := []string{
+		filepath.Join(sysconf, "gitconfig"), "/etc/gitconfig",
+		filepath.Join(r.CommonDir, "config"),
+		filepath.Join(r.CommonDir, "config.worktree"),
+		filepath.Join(r.GitDir, "config.worktree"),
+	}
+	for _, name := range []string{"GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL"} {
+		if v := env[name]; v != "" {
+			configs = append(configs, v)
+		}
+	}
+	attrs := []string{
+		filepath.Join(sysconf, "gitattributes"), "/etc/gitattributes",
+		filepath.Join(r.CommonDir, "info", "attributes"),
+		filepath.Join(r.GitDir, "info", "attributes"),
+	}
+	if xdg != "" {
+		configs = append(configs, filepath.Join(xdg, "git", "config"))
+		attrs = append(attrs, filepath.Join(xdg, "git", "attributes"))
+	}
+	if home != "" {
+		configs = append(configs, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
+		attrs = append(attrs, filepath.Join(home, ".config", "git", "attributes"))
+	}
+	w := configWalk{home: home, top: r.Top}
+	for _, c := range configs {
+		if !w.read(c, 0) {
+			return false
+		}
+	}
+	for _, a := range append(attrs, w.attributesFiles...) {
+		if !attrFileQuiet(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// gitSysconfDir is where the git on PATH, the one gitcli runs, reads its
+// system files: git's Makefile puts them in $(prefix)/etc, or /etc when
+// the prefix is /usr (Debian's git reads /etc/gitattributes).
+func gitSysconfDir() (string, bool) {
+	p, err := exec.LookPath("git")
+	if err != nil {
+		return "", false
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		p = real
+	}
+	p, err = filepath.Abs(p)
+	if err != nil {
+		return "", false
+	}
+	prefix := filepath.Dir(filepath.Dir(p))
+	if prefix == "/usr" {
+		return "/etc", true
+	}
+	return filepath.Join(prefix, "etc"), true
+}
+
+// configWalk reads config files for what says where attributes come from.
+type configWalk struct {
+	home, top string
+	// attributesFiles are the values of core.attributesFile set anywhere.
+	attributesFiles []string
+}
+
+// gitMaxIncludeDepth is git's MAX_INCLUDE_DEPTH.
+const gitMaxIncludeDepth = 10
+
+// read reads one config file and, whatever their condition, the files it
+// includes. It returns false when git might read the file differently or
+// the config reads attributes from a tree (attr.tree, git 2.42 and later).
+func (w *configWalk) read(path string, depth int) bool {
+	if depth > gitMaxIncludeDepth {
+		return false
+	}
+	text, err := os.ReadFile(path)
+	if absent(err) {
+		return true
+	}
+	if err != nil {
+		return false
+	}
+	entries, err := gitconfig.Parse(text)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		name := e.Name
+		switch {
+		case name == "attr.tree":
+			return false
+		case name == "core.attributesfile":
+			p, ok := w.expand(e)
+			if !ok {
+				return false
+			}
+			if !filepath.IsAbs(p) {
+				// hash-object runs at the top level.
+				p = filepath.Join(w.top, p)
+			}
+			w.attributesFiles = append(w.attributesFiles, p)
+		case name == "include.path" || strings.HasPrefix(name, "includeif.") && strings.HasSuffix(name, ".path"):
+			p, ok := w.expand(e)
+			if !ok {
+				return false
+			}
+			if !filepath.IsAbs(p) {
+				// git: relative to the including file's folder.
+				p = filepath.Join(filepath.Dir(path), p)
+			}
+			if !w.read(p, depth+1) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// expand is git's interpolate_path for the forms this follows: "~" and
+// "~/..." from HOME, and plain paths.
+func (w *configWalk) expand(e gitconfig.Entry) (string, bool) {
+	v := e.Value
+	switch {
+	case !e.HasValue:
+		return "", false
+	case v == "~" || strings.HasPrefix(v, "~/"):
+		if w.home == "" {
+			return "", false
+		}
+		return filepath.Join(w.home, strings.TrimPrefix(v, "~")), true
+	case strings.HasPrefix(v, "~") || strings.HasPrefix(v, "%(prefix)/"):
+		return "", false
+	}
+	return v, true
+}

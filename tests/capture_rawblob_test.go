@@ -258,10 +258,14 @@ func TestCapture_HashObjectOnlyWhenSomethingConverts(t *testing.T) {
 	env.Write("a.txt", "a changed\n")
 	env.Write("new/file.txt", "new\n")
 	spared("plain edits")
+	// Every capture takes what differs from the user's index, so each
+	// file that needs git is put back before the next step.
 	env.Write("sub/x.txt", "filtered\n")
 	asked("an edit under a filter")
+	env.Write("sub/x.txt", "lower\n")
 	env.Write("a.txt", "crlf\r\n")
 	asked("an edit with a CR")
+	env.Write("a.txt", "a changed again\n")
 	env.Write("other/y.txt", "beside the filtered folder\n")
 	spared("an edit beside the filtered folder")
 	env.Write(".gitattributes", "[attr]mine text\n")

@@ -16,10 +16,11 @@ import (
 )
 
 // Knobs for the differential test: go test ./lib/ignore -run Differential
-// -args -ignore.seeds=100000 runs more cases, -ignore.seed=N replays one.
+// -args -ignore.seeds=10000 tries more trees, -ignore.from=N -ignore.seeds=1
+// replays seed N.
 var (
-	seedCount = flag.Int("ignore.seeds", 100, "random trees TestStack_DifferentialAgainstGit tries")
-	seedOnly  = flag.Int64("ignore.seed", -1, "try only the tree of this seed in TestStack_DifferentialAgainstGit")
+	seedCount = flag.Int64("ignore.seeds", 50, "random trees TestStack_DifferentialAgainstGit tries")
+	seedFrom  = flag.Int64("ignore.from", 1, "the first seed TestStack_DifferentialAgainstGit tries")
 )
 
 // gitRepo is one scratch repository, reused by every case: git init once,
@@ -401,10 +402,7 @@ const (
 // "case0/"...) tried with configs random sets of ignore files.
 func TestStack_DifferentialAgainstGit(t *testing.T) {
 	r := newGitRepo(t)
-	first, count := int64(1), int64(*seedCount)
-	if *seedOnly >= 0 {
-		first, count = *seedOnly, 1
-	}
+	first, count := *seedFrom, *seedCount
 	failures := 0
 	for seed := first; seed < first+count && failures < 3; seed++ {
 		rng := rand.New(rand.NewSource(seed))
@@ -417,11 +415,174 @@ func TestStack_DifferentialAgainstGit(t *testing.T) {
 		}
 		for c := 0; c < configs && failures < 3; c++ {
 			r.randIgnores(t, rng, dirs)
-			if !r.check(t, fmt.Sprintf("seed %d, ignore files %d (replay: -args -ignore.seed=%d)", seed, c, seed)) {
+			if !r.check(t, fmt.Sprintf("seed %d, ignore files %d (replay: -args -ignore.from=%d -ignore.seeds=1)", seed, c, seed)) {
 				failures++
 			}
 		}
 	}
 	t.Logf("compared %d trees, each with %d sets of ignore files, with git: %d of %d files listed",
 		count, configs, r.listed, r.files)
+}
+
+// TestStack_PatternsAgainstCheckIgnore asks git check-ignore about many
+// random paths at once, none of which exist: a path's leading directories
+// count as directories (git's prep_exclude checks them so), its last
+// component as no directory. With few patterns per file, each pattern's own
+// match shows, so this puts wildmatch and the pattern forms through far more
+// cases per git process than a walk can. "sub/" exists, with its own
+// .gitignore, for patterns relative to a subdirectory.
+func TestStack_PatternsAgainstCheckIgnore(t *testing.T) {
+	r := newGitRepo(t)
+	// A round costs a fifth of a tree of the walk test: five per seed.
+	const paths = 400
+	first, count := *seedFrom*5, *seedCount*5
+	failures := 0
+	checked, ignored := 0, 0
+	for seed := first; seed < first+count && failures < 3; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		r.reset(t)
+		require.NoError(t, os.Mkdir(filepath.Join(r.top, "sub"), 0o755))
+		// Half the seeds draw patterns and names from a few bytes,
+		// glob specials among them, so odd and malformed patterns
+		// ("[!]", "\\[", "a**b/") meet paths they match.
+		noise := seed%2 == 0
+		top, sub := randIgnoreFile(rng), randIgnoreFile(rng)
+		if noise {
+			top, sub = randNoiseFile(rng), randNoiseFile(rng)
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(r.top, ".gitignore"), top, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(r.top, "sub", ".gitignore"), sub, 0o644))
+		root := Root().Top(top)
+		var in bytes.Buffer
+		want := map[string]bool{}
+		for i := 0; i < paths; i++ {
+			var parts []string
+			if rng.Intn(3) == 0 {
+				parts = append(parts, "sub")
+			}
+			for n := 1 + rng.Intn(3); n > 0; n-- {
+				if noise {
+					parts = append(parts, randNoiseName(rng, len(parts) == 0))
+				} else {
+					parts = append(parts, names[rng.Intn(len(names))])
+				}
+			}
+			if parts[len(parts)-1] == "sub" {
+				continue // sub is a directory
+			}
+			s := root
+			for _, p := range parts[:len(parts)-1] {
+				var gitignore []byte
+				if s == root && p == "sub" {
+					gitignore = sub
+				}
+				s = s.Child(p, gitignore)
+			}
+			path := strings.Join(parts, "/")
+			want[path] = s.Excluded(parts[len(parts)-1], false)
+			in.WriteString(path + "\x00")
+		}
+		c := exec.Command("git", "check-ignore", "--no-index", "-z", "--stdin")
+		c.Dir, c.Env, c.Stdin = r.top, r.env, &in
+		var stderr bytes.Buffer
+		c.Stderr = &stderr
+		out, err := c.Output()
+		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+			err = nil // nothing ignored
+		}
+		require.NoError(t, err, "seed %d: %s", seed, stderr.String())
+		got := map[string]bool{}
+		for _, p := range bytes.Split(out, []byte{0}) {
+			if len(p) > 0 {
+				got[string(p)] = true
+			}
+		}
+		for path, excluded := range want {
+			checked++
+			if got[path] {
+				ignored++
+			}
+			if got[path] != excluded {
+				t.Errorf("round %d (replay: -args -ignore.from=%d -ignore.seeds=1): %q: git ignores it: %v, Stack: %v\n"+
+					".gitignore: %q\nsub/.gitignore: %q", seed, seed/5, path, got[path], excluded, top, sub)
+				failures++
+				break
+			}
+		}
+	}
+	t.Logf("compared %d paths (%d ignored) with git check-ignore", checked, ignored)
+}
+
+// noiseBytes are the bytes of noise names, 'a' and 'b' most often.
+const noiseBytes = `aaaabbbb.-]^!: [\\*?`
+
+// randNoiseToken is one piece of a noise pattern: a literal, an escape, a
+// wildcard, a slash, a bracket expression (negated, ranges, classes, escapes,
+// ']' first) or something malformed.
+func randNoiseToken(rng *rand.Rand) string {
+	pick := func(s string) string { return string(s[rng.Intn(len(s))]) }
+	switch rng.Intn(20) {
+	case 0, 1, 2, 3, 4, 5:
+		return pick("ab")
+	case 6:
+		return pick(".-]^!: ")
+	case 7:
+		return `\` + pick(`ab*?[]\ `)
+	case 8, 9:
+		return "*"
+	case 10:
+		return "**"
+	case 11:
+		return "?"
+	case 12, 13:
+		return "/"
+	case 14, 15, 16:
+		var b strings.Builder
+		b.WriteString("[")
+		b.WriteString([]string{"", "", "!", "^"}[rng.Intn(4)])
+		for n := 1 + rng.Intn(3); n > 0; n-- {
+			b.WriteString([]string{
+				pick(`ab-]^![:`), pick("ab"), "a-b", "]-a", "!-b", "a-", `\]`, `\\`, `a-\b`,
+				"[:alpha:]", "[:punct:]", "[:space:]", "[:bogus:]", "[:", "[::]",
+			}[rng.Intn(15)])
+		}
+		b.WriteString("]")
+		return b.String()
+	case 17:
+		return []string{"[", `\`, "[:alpha:", "[!", "[]"}[rng.Intn(5)]
+	case 18:
+		return " "
+	}
+	return `\ `
+}
+
+// randNoiseFile is an ignore file of 1 to 3 lines of noise tokens.
+func randNoiseFile(rng *rand.Rand) []byte {
+	var b bytes.Buffer
+	for n := 1 + rng.Intn(3); n > 0; n-- {
+		if rng.Intn(4) == 0 {
+			b.WriteString("!")
+		}
+		for k := 1 + rng.Intn(6); k > 0; k-- {
+			b.WriteString(randNoiseToken(rng))
+		}
+		b.WriteString("\n")
+	}
+	return b.Bytes()
+}
+
+// randNoiseName is a path component of 1 to 4 noiseBytes, never "." nor
+// ".." (git would resolve them), and for the first component of a path not
+// starting with ':' (check-ignore takes pathspecs, where that is magic, and
+// refuses GIT_LITERAL_PATHSPECS).
+func randNoiseName(rng *rand.Rand, first bool) string {
+	for {
+		var b strings.Builder
+		for k := 1 + rng.Intn(4); k > 0; k-- {
+			b.WriteByte(noiseBytes[rng.Intn(len(noiseBytes))])
+		}
+		if n := b.String(); n != "." && n != ".." && (!first || n[0] != ':') {
+			return n
+		}
+	}
 }

@@ -200,6 +200,15 @@ func TestWildmatch_GitVectors(t *testing.T) {
 		{"a", "[B-a]", true, true},
 		{"z", "[Z-y]", false, false},
 		{"Z", "[Z-y]", true, true},
+
+		// More, checked with git check-ignore: a "[:" without ":]"
+		// makes '[' and ':' plain members.
+		{":", "[[:]", true, true},
+		{"[", "[[:]", true, true},
+		{":", "[[:a]", true, true},
+		{"-", "[a-]", true, true},
+		{"b", "[!a-]", true, true},
+		{"]", "[^]]", false, false},
 	} {
 		if got := wildmatch(c.pattern, c.text, wmPathname); got != c.pathname {
 			t.Errorf("wildmatch(%q, %q, WM_PATHNAME) = %v, git says %v", c.pattern, c.text, got, c.pathname)

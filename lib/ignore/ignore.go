@@ -11,10 +11,13 @@
 //
 // What the caller decides, as git does: a .gitignore is read only when it is
 // a regular file (git opens it with O_NOFOLLOW: a symlinked one counts as
-// absent); core.excludesFile defaults to $XDG_CONFIG_HOME/git/ignore (or
-// ~/.config/git/ignore); a directory holding ".git" is a nested repository,
-// and a tracked directory is recursed into by git whatever its rules say only
-// when it is not excluded (this package says nothing about the index).
+// absent, with a warning); a .gitignore missing from the worktree but
+// skip-worktree in the index is read from the index's blob; core.excludesFile
+// defaults to $XDG_CONFIG_HOME/git/ignore (or ~/.config/git/ignore), and git
+// dies when it (or info/exclude) is readable but cannot be read, a directory
+// say; info/exclude is the common directory's; a directory holding ".git" is
+// a nested repository. git checks exclusion before the index: it does not
+// enter an excluded directory even when files in it are tracked.
 package ignore
 
 import (

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -21,6 +20,7 @@ import (
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/ignore"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/testhook"
 )
 
 // The quick scan finds what git status would list for the private index
@@ -61,38 +61,38 @@ const racyWindow = 2 * time.Second
 
 // scanRecord is what the last scan of a tree found outside the index.
 type scanRecord struct {
-	Format int `json:"format"`
+	Format int
 	// Members is the private index's paths (gitindex.Stats.Members): what
 	// is untracked depends on them.
-	Members string `json:"members"`
+	Members string
 	// Settings is the stat data of git's config and exclude files.
-	Settings string `json:"settings"`
+	Settings string
 	// Excludes are the global exclude files, as git resolved them.
-	Excludes []string `json:"excludes"`
+	Excludes []string
 	// Dirs are the folders git's untracked scan reads, by path ("" is the
 	// top).
-	Dirs []dirState `json:"dirs"`
+	Dirs []dirState
 	// Untracked are the untracked files, links and nested repositories not
 	// ignored, by path.
-	Untracked []string `json:"untracked"`
+	Untracked []string
 	// Ignores are the .gitignore files the scan read, tracked or not: an
 	// edit to one moves no folder, and can change what is ignored anywhere
 	// under it.
-	Ignores []dirState `json:"ignores"`
+	Ignores []dirState
 	// Failed counts the walks that disagreed with git status; past two the
 	// tree keeps to git status until the index changes.
-	Failed int `json:"failed,omitempty"`
+	Failed int
 }
 
 // dirState is a folder, or an ignore file, as the scan found it.
 type dirState struct {
-	Path string `json:"p"`
-	Stat fsStat `json:"s"`
+	Path string
+	Stat fsStat
 	// Listed is when the stat data was taken, just before the folder or
 	// file was read (unix ns).
-	Listed int64 `json:"l"`
+	Listed int64
 	// Sum is an ignore file's content digest.
-	Sum string `json:"h,omitempty"`
+	Sum string
 }
 
 // moved says whether d's stat data moved, or was taken too close to its
@@ -104,11 +104,11 @@ func (d *dirState) moved(st *syscall.Stat_t) bool {
 
 // fsStat is the stat data that moves when a folder's entries change.
 type fsStat struct {
-	Mtime int64  `json:"m"`
-	Ctime int64  `json:"c"`
-	Ino   uint64 `json:"i"`
-	Size  int64  `json:"z"`
-	Mode  uint32 `json:"o"`
+	Mtime int64
+	Ctime int64
+	Ino   uint64
+	Size  int64
+	Mode  uint32
 }
 
 func statOf(st *syscall.Stat_t) fsStat {
@@ -133,20 +133,16 @@ func (p *private) loadRecord() *scanRecord {
 	if err != nil {
 		return nil
 	}
-	var rec scanRecord
-	if json.Unmarshal(b, &rec) != nil || rec.Format != recordFormat {
+	rec, err := decodeRecord(b)
+	if err != nil {
 		return nil
 	}
-	return &rec
+	return rec
 }
 
 func (p *private) saveRecord(rec *scanRecord) {
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return
-	}
 	tmp := p.recordPath() + ".tmp"
-	if os.WriteFile(tmp, b, 0o666) != nil || os.Rename(tmp, p.recordPath()) != nil {
+	if os.WriteFile(tmp, rec.encode(), 0o666) != nil || os.Rename(tmp, p.recordPath()) != nil {
 		_ = os.Remove(tmp)
 		_ = os.Remove(p.recordPath())
 	}
@@ -154,7 +150,8 @@ func (p *private) saveRecord(rec *scanRecord) {
 
 func (p *private) dropRecord() { _ = os.Remove(p.recordPath()) }
 
-// quickUsable says whether a quick scan can stand for git status on idx.
+// quickUsable says whether a quick scan can stand for git status on an
+// index.
 func quickUsable(r *repo.Repo, stats *gitindex.Stats) bool {
 	for _, kv := range r.Git.Env {
 		// git -c …: settings this process cannot see.
@@ -162,10 +159,8 @@ func quickUsable(r *repo.Repo, stats *gitindex.Stats) bool {
 			return false
 		}
 	}
-	for _, e := range stats.Entries {
-		if e.Flagged || e.Stage != 0 {
-			return false
-		}
+	if stats.Flagged {
+		return false
 	}
 	for _, x := range stats.Extensions {
 		if x == "sdir" || x == "link" {
@@ -179,8 +174,13 @@ func quickUsable(r *repo.Repo, stats *gitindex.Stats) bool {
 // returns errQuickUnsure. drop: the record no longer holds and must be
 // made again.
 func (p *private) quickScan(r *repo.Repo, rec *scanRecord) (q *quickResult, drop bool, err error) {
+	defer testhook.Timed("quick-scan", time.Now())
 	stats, err := gitindex.ReadStats(p.index)
-	if err != nil || !quickUsable(r, stats) {
+	if err != nil {
+		return nil, false, errQuickUnsure
+	}
+	defer stats.Close()
+	if !quickUsable(r, stats) {
 		return nil, false, errQuickUnsure
 	}
 	if stats.Members != rec.Members || settingsDigest(r, rec.Excludes) != rec.Settings {
@@ -245,20 +245,25 @@ func isIgnoreFile(p string) bool { return p == ".gitignore" || strings.HasSuffix
 // by its stat data is not hashed again by git status or git add either,
 // and the capture must be the tree they give.
 func statTracked(top string, stats *gitindex.Stats) ([]string, error) {
+	dir, err := syscall.Open(top, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, errQuickUnsure
+	}
+	defer syscall.Close(dir)
 	sec, nsec := uint32(stats.Mtime.Unix()), uint32(stats.Mtime.Nanosecond())
-	bad := make([]bool, len(stats.Entries))
-	parallel(len(stats.Entries), func(i int) {
-		e := &stats.Entries[i]
-		racy := sec < e.Stat.MtimeSec || sec == e.Stat.MtimeSec && nsec <= e.Stat.MtimeNsec
+	bad := make([]bool, stats.Len())
+	parallel(stats.Len(), func(i int) {
+		s := stats.Stat(i)
+		racy := sec < s.MtimeSec || sec == s.MtimeSec && nsec <= s.MtimeNsec
 		var st syscall.Stat_t
-		if racy || syscall.Lstat(top+"/"+e.Path, &st) != nil || !sameStat(&e.Stat, &st) {
+		if racy || lstatAt(top, dir, stats.CPath(i), &st) != nil || !sameStat(&s, &st) {
 			bad[i] = true
 		}
 	})
 	var changed []string
 	for i, b := range bad {
 		if b {
-			changed = append(changed, stats.Entries[i].Path)
+			changed = append(changed, string(stats.Path(i)))
 		}
 	}
 	return changed, nil
@@ -503,17 +508,15 @@ func (w *walker) stackFor(dir string) (*ignore.Stack, error) {
 
 // tracked says whether the index holds path as a file.
 func (w *walker) tracked(path string) bool {
-	es := w.stats.Entries
-	i := sort.Search(len(es), func(i int) bool { return es[i].Path >= path })
-	return i < len(es) && es[i].Path == path
+	i := w.stats.Find([]byte(path))
+	return i < w.stats.Len() && string(w.stats.Path(i)) == path
 }
 
 // trackedDir says whether the index holds files under folder path.
 func (w *walker) trackedDir(path string) bool {
-	prefix := path + "/"
-	es := w.stats.Entries
-	i := sort.Search(len(es), func(i int) bool { return es[i].Path >= prefix })
-	return i < len(es) && strings.HasPrefix(es[i].Path, prefix)
+	prefix := []byte(path + "/")
+	i := w.stats.Find(prefix)
+	return i < w.stats.Len() && bytes.HasPrefix(w.stats.Path(i), prefix)
 }
 
 // list reads folder dir, whose rules are stack, into the walker: its stat
@@ -646,7 +649,11 @@ func nestedRepo(dir string) (bool, error) {
 // tried again until the index's files change.
 func (p *private) makeRecord(ctx context.Context, r *repo.Repo, old *scanRecord, untracked []string) {
 	stats, err := gitindex.ReadStats(p.index)
-	if err != nil || !quickUsable(r, stats) {
+	if err != nil {
+		return
+	}
+	defer stats.Close()
+	if !quickUsable(r, stats) {
 		return
 	}
 	failed := 0

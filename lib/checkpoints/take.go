@@ -295,8 +295,10 @@ func openOrCloseTurn(tx *state.Txn, a *agents.Agent, req Request) (*string, erro
 // latest one (RFC 3.2).
 func capture1(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Agent, req Request, turn *string) (*Result, error) {
 	s := tx.Store
+	t0 := time.Now()
 	snap, err := capture.Take(ctx, tree, s.TmpDir(), capture.Limits{MaxFileBytes: s.Config.MaxFileBytes,
 		MaxTotalBytes: s.Config.MaxTotalBytes})
+	testhook.Timed("capture", t0)
 	if err != nil {
 		return nil, err
 	}
@@ -371,6 +373,7 @@ type Meta struct {
 // number is adopted when its trailers name this agent and id, else skipped
 // (RFC 4.2, CONTRACT 8.30).
 func Record(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Agent, snap *capture.Snapshot, m Meta) (*journal.Entry, error) {
+	defer testhook.Timed("record", time.Now())
 	now := journal.Now()
 	for n := a.LastCkptN + 1; ; n++ {
 		if err := ctx.Err(); err != nil {

@@ -1,11 +1,13 @@
 package gitindex
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"os"
+	"sort"
 	"syscall"
 	"time"
 )
@@ -17,30 +19,37 @@ type Stat struct {
 	Dev, Ino, Mode, UID, GID, Size           uint32
 }
 
-// StatEntry is one entry with its cached stat data.
-type StatEntry struct {
-	Path  string
-	Stat  Stat
-	Stage int
-	// Flagged: assume-unchanged, skip-worktree, intent-to-add, a sparse
-	// directory or a gitlink; git's status treats it otherwise than by stat.
-	Flagged bool
-}
-
-// Stats is an index read for a stat check of its files.
+// Stats is an index read for a stat check of its files. It reads the
+// entries in place, from the mapped file, and copies nothing it need not:
+// a stat check runs on every capture, and on this kind of machine fresh
+// memory costs more than the parse (a first touch of a page costs ~15 µs).
+// Close unmaps it; nothing it returned may be used after.
 type Stats struct {
-	Entries []StatEntry // in the index's order, which is by path bytes
+	data  []byte // the mapped file, or its bytes
+	paths []byte // every path, each followed by a NUL: data itself for v2 and v3
+	ents  []ent
 	// Members is a digest of the entries' paths alone: it moves when a
 	// file is added to or removed from the index, not when a file's content
 	// or stat data does.
 	Members string
 	// Mtime is the index file's own: git deems an entry racily clean when
 	// the file was written in the same second or later.
-	Mtime      time.Time
+	Mtime time.Time
+	// Flagged: some entry is assume-unchanged, skip-worktree,
+	// intent-to-add, a sparse directory, a gitlink or unmerged; git's
+	// status treats those otherwise than by stat data.
+	Flagged    bool
 	Extensions []string
+	mapped     bool
 }
 
-// ReadStats reads the index at path with every entry's stat data.
+type ent struct {
+	stat uint32 // offset of the entry's stat data in data
+	path uint32 // offset of its path in paths
+	plen uint32
+}
+
+// ReadStats maps the index at path for a stat check of its files.
 func ReadStats(path string) (*Stats, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -51,66 +60,118 @@ func ReadStats(path string) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fi.Size() < 12+20 || fi.Size() != int64(int(fi.Size())) {
+	if fi.Size() < 12+20 || fi.Size() >= 1<<32 {
 		return nil, errors.New("not a git index")
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
 		return nil, err
 	}
-	defer syscall.Munmap(data)
-	st, err := parseStatsMapped(data, path)
-	if err != nil {
-		return nil, err
-	}
-	st.Mtime = fi.ModTime()
-	return st, nil
-}
-
-// parseStatsMapped is ParseStats of a mapping; a fault (the file shrank
-// under it) reads the file the plain way.
-func parseStatsMapped(data []byte, path string) (st *Stats, err error) {
-	if fault := catchFault(func() { st, err = ParseStats(data) }); fault != nil {
+	var st *Stats
+	if fault := catchFault(func() { st, err = parseStats(data) }); fault != nil || err != nil {
+		syscall.Munmap(data)
+		if fault == nil {
+			return nil, err
+		}
+		// The file shrank under the mapping: read it the plain way.
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}
-		return ParseStats(b)
+		if st, err = parseStats(b); err != nil {
+			return nil, err
+		}
+		st.Mtime = fi.ModTime()
+		return st, nil
 	}
-	return st, err
+	st.mapped = true
+	st.Mtime = fi.ModTime()
+	return st, nil
 }
 
-// ParseStats parses index bytes with every entry's stat data.
-func ParseStats(data []byte) (*Stats, error) {
-	st := &Stats{}
-	// The paths go into one buffer, and every Path is a slice of one
-	// string made of it: two allocations instead of one per entry.
-	var buf []byte
-	var ends []int
+// ParseStats parses index bytes for a stat check.
+func ParseStats(data []byte) (*Stats, error) { return parseStats(data) }
+
+func parseStats(data []byte) (*Stats, error) {
+	st := &Stats{data: data}
+	if len(data) >= 12 {
+		st.ents = make([]ent, 0, binary.BigEndian.Uint32(data[8:12])&0xffffff)
+	}
 	members := sha1.New()
-	_, err := decode(data, func(r *rawEntry) {
+	var built []byte // v4's paths, which the file compresses
+	version, err := decode(data, func(r *rawEntry) {
 		e := r.entry(false)
-		s := Stat{}
-		fields := []*uint32{&s.CtimeSec, &s.CtimeNsec, &s.MtimeSec, &s.MtimeNsec, &s.Dev, &s.Ino, &s.Mode, &s.UID, &s.GID, &s.Size}
-		for i, f := range fields {
-			*f = binary.BigEndian.Uint32(r.stat[4*i : 4*i+4])
+		if e.AssumeValid || e.SkipWorktree || e.IntentToAdd || e.SparseDir || e.Mode == 0o160000 || e.Stage != 0 {
+			st.Flagged = true
 		}
-		st.Entries = append(st.Entries, StatEntry{Stat: s, Stage: e.Stage,
-			Flagged: e.AssumeValid || e.SkipWorktree || e.IntentToAdd || e.SparseDir || e.Mode == 0o160000})
-		buf = append(buf, r.path...)
-		ends = append(ends, len(buf))
+		n := ent{stat: uint32(offsetIn(data, r.stat)), plen: uint32(len(r.path))}
+		if built != nil || offsetIn(data, r.path) < 0 {
+			n.path = uint32(len(built))
+			built = append(append(built, r.path...), 0)
+		} else {
+			n.path = uint32(offsetIn(data, r.path))
+		}
+		st.ents = append(st.ents, n)
 		members.Write(r.path)
-		members.Write([]byte{0})
+		members.Write(nul)
 	}, func(sig string) { st.Extensions = append(st.Extensions, sig) })
 	if err != nil {
 		return nil, err
 	}
-	all := string(buf)
-	start := 0
-	for i, end := range ends {
-		st.Entries[i].Path = all[start:end]
-		start = end
+	st.paths = data
+	if version == 4 {
+		st.paths = built
 	}
 	st.Members = hex.EncodeToString(members.Sum(nil))
 	return st, nil
+}
+
+var nul = []byte{0}
+
+// offsetIn is the offset of b inside data, or -1 when b lies elsewhere.
+func offsetIn(data, b []byte) int {
+	if len(b) == 0 || len(data) == 0 {
+		return -1
+	}
+	off := cap(data) - cap(b)
+	if off < 0 || off > len(data) || &data[off] != &b[0] {
+		return -1
+	}
+	return off
+}
+
+// Close unmaps the index.
+func (s *Stats) Close() {
+	if s.mapped {
+		syscall.Munmap(s.data)
+		s.mapped = false
+	}
+}
+
+// Len is the number of entries.
+func (s *Stats) Len() int { return len(s.ents) }
+
+// Path is entry i's path, in the index's memory.
+func (s *Stats) Path(i int) []byte {
+	e := s.ents[i]
+	return s.paths[e.path : e.path+e.plen]
+}
+
+// CPath is entry i's path with the NUL after it, for a system call.
+func (s *Stats) CPath(i int) []byte {
+	e := s.ents[i]
+	return s.paths[e.path : e.path+e.plen+1]
+}
+
+// Stat is entry i's cached stat data.
+func (s *Stats) Stat(i int) Stat {
+	b := s.data[s.ents[i].stat:]
+	u := func(k int) uint32 { return binary.BigEndian.Uint32(b[4*k:]) }
+	return Stat{u(0), u(1), u(2), u(3), u(4), u(5), u(6), u(7), u(8), u(9)}
+}
+
+// Find returns the first entry whose path is at least p (entries are in
+// path order).
+func (s *Stats) Find(p []byte) int {
+	return sort.Search(len(s.ents), func(i int) bool { return bytes.Compare(s.Path(i), p) >= 0 })
 }

@@ -30,27 +30,30 @@ func TestReadStats_StatDataGitCached(t *testing.T) {
 		st, err := ReadStats(index)
 		require.NoError(t, err)
 		var paths []string
-		for _, e := range st.Entries {
-			paths = append(paths, e.Path)
-			var fs syscall.Stat_t
-			require.NoError(t, syscall.Lstat(filepath.Join(dir, e.Path), &fs))
-			require.Equal(t, uint32(fs.Mtim.Sec), e.Stat.MtimeSec, e.Path)
-			require.Equal(t, uint32(fs.Mtim.Nsec), e.Stat.MtimeNsec, e.Path)
-			require.Equal(t, uint32(fs.Ctim.Sec), e.Stat.CtimeSec, e.Path)
-			require.Equal(t, uint32(fs.Ino), e.Stat.Ino, e.Path)
-			require.Equal(t, uint32(fs.Size), e.Stat.Size, e.Path)
-			require.False(t, e.Flagged, e.Path)
-		}
-		require.Equal(t, []string{"a.txt", "dir/b.txt", "dir/sub/c.sh", "link"}, paths)
 		modes := map[string]uint32{}
-		for _, e := range st.Entries {
-			modes[e.Path] = e.Stat.Mode
+		for i := 0; i < st.Len(); i++ {
+			p, s := string(st.Path(i)), st.Stat(i)
+			require.Equal(t, p+"\x00", string(st.CPath(i)))
+			paths = append(paths, p)
+			modes[p] = s.Mode
+			var fs syscall.Stat_t
+			require.NoError(t, syscall.Lstat(filepath.Join(dir, p), &fs))
+			require.Equal(t, uint32(fs.Mtim.Sec), s.MtimeSec, p)
+			require.Equal(t, uint32(fs.Mtim.Nsec), s.MtimeNsec, p)
+			require.Equal(t, uint32(fs.Ctim.Sec), s.CtimeSec, p)
+			require.Equal(t, uint32(fs.Ino), s.Ino, p)
+			require.Equal(t, uint32(fs.Size), s.Size, p)
 		}
+		require.False(t, st.Flagged)
+		require.Equal(t, []string{"a.txt", "dir/b.txt", "dir/sub/c.sh", "link"}, paths)
+		require.Equal(t, 2, st.Find([]byte("dir/sub")))
+		require.Equal(t, 4, st.Find([]byte("zzz")))
 		require.Equal(t, uint32(0o100755), modes["dir/sub/c.sh"])
 		require.Equal(t, uint32(0o120000), modes["link"])
 		fi, err := os.Stat(index)
 		require.NoError(t, err)
 		require.Equal(t, fi.ModTime(), st.Mtime)
+		st.Close()
 	}
 
 	before, err := ReadStats(index)
@@ -69,5 +72,5 @@ func TestReadStats_StatDataGitCached(t *testing.T) {
 	git("update-index", "--skip-worktree", "a.txt")
 	flagged, err := ReadStats(index)
 	require.NoError(t, err)
-	require.True(t, flagged.Entries[0].Flagged)
+	require.True(t, flagged.Flagged)
 }

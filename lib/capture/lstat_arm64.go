@@ -1,0 +1,5 @@
+package capture
+
+import "syscall"
+
+const sysFstatat = syscall.SYS_FSTATAT

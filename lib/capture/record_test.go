@@ -1,0 +1,33 @@
+package capture
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestScanRecord_RoundTrip(t *testing.T) {
+	rec := &scanRecord{Format: recordFormat, Members: "m", Settings: "s", Excludes: []string{"/x/info/exclude", ""},
+		Dirs: []dirState{{Path: "", Stat: fsStat{Mtime: -1, Ctime: 2, Ino: 1 << 40, Size: 4096, Mode: 0o40755}, Listed: 7},
+			{Path: "a b/\nc", Listed: 1}},
+		Untracked: []string{"a b/new.txt", "nested"},
+		Ignores:   []dirState{{Path: ".gitignore", Sum: "abc"}}}
+	got, err := decodeRecord(rec.encode())
+	require.NoError(t, err)
+	require.Equal(t, rec, got)
+
+	// A failed record has no folders, which is not an empty tree's.
+	failed := &scanRecord{Format: recordFormat, Members: "m", Failed: 2, Excludes: []string{}, Untracked: []string{}, Ignores: []dirState{}}
+	got, err = decodeRecord(failed.encode())
+	require.NoError(t, err)
+	require.Nil(t, got.Dirs)
+	require.Equal(t, 2, got.Failed)
+
+	b := rec.encode()
+	for _, cut := range []int{0, 3, 10, len(b) - 1} {
+		_, err := decodeRecord(b[:cut])
+		require.Error(t, err, "cut at %d", cut)
+	}
+	_, err = decodeRecord(append(b, 0))
+	require.Error(t, err)
+}

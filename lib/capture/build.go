@@ -78,17 +78,19 @@ func treePathUsable(r *repo.Repo, lib *git.Repository) bool {
 // buildTree returns base edited with files (stored) and removes, or
 // errNoTreePath when some path needs the index way.
 func buildTree(ctx context.Context, r *repo.Repo, base *git.Oid, files []staged, removes []string) (*git.Oid, error) {
-	// A handle of our own: its object database gets the in-memory pack, so
-	// nothing written through it reaches the disk until the pack does.
-	lib, err := git.OpenRepositoryExtended(r.GitDir, git.RepositoryOpenNoSearch, "")
+	main, err := r.Lib()
 	if err != nil {
+		return nil, err
+	}
+	if !treePathUsable(r, main) {
 		return nil, errNoTreePath
 	}
-	defer lib.Free()
-	if !treePathUsable(r, lib) {
-		return nil, errNoTreePath
-	}
-	odb, err := lib.Odb()
+	// The new objects go to an object database of their own, in memory,
+	// that nothing on disk backs: writing one there looks nothing up on
+	// disk (libgit2 looks for an object before it writes it, and reads the
+	// pack folder again when it is not found). Base trees are read from the
+	// repository; the new objects reach the disk as one pack.
+	odb, err := git.NewOdb()
 	if err != nil {
 		return nil, err
 	}
@@ -98,25 +100,26 @@ func buildTree(ctx context.Context, r *repo.Repo, base *git.Oid, files []staged,
 		return nil, err
 	}
 	defer mem.Reset()
+	lib, err := git.NewRepositoryWrapOdb(odb)
+	if err != nil {
+		return nil, err
+	}
+	defer lib.Free()
 
 	if len(files) > 0 {
 		if err := testhook.Point("capture-object-write"); err != nil {
 			return nil, gitFailure("hash-object", err)
 		}
 	}
-	main, err := r.Lib()
+	disk, err := openDiskObjects(filepath.Join(r.CommonDir, "objects"))
 	if err != nil {
 		return nil, err
 	}
-	disk, err := main.Odb()
-	if err != nil {
-		return nil, err
-	}
-	defer disk.Free()
+	defer disk.close()
 	// What the pack gets: the objects that are not on disk already.
 	var fresh []*git.Oid
 	note := func(id *git.Oid) {
-		if !disk.Exists(id) {
+		if !disk.has(id) {
 			fresh = append(fresh, id)
 		}
 	}
@@ -134,11 +137,11 @@ func buildTree(ctx context.Context, r *repo.Repo, base *git.Oid, files []staged,
 	if err := testhook.Point("capture-write-tree"); err != nil {
 		return nil, gitFailure("write-tree", err)
 	}
-	tree, err := treeedit.ApplyNoting(lib, base, edits, note)
+	tree, err := treeedit.ApplyNoting(main, lib, base, edits, note)
 	if err != nil {
 		return nil, gitFailure("write-tree", err)
 	}
-	if err := writePack(r, lib, fresh); err != nil {
+	if err := writePack(r, odb, fresh); err != nil {
 		return nil, gitFailure("write-pack", err)
 	}
 	return tree, nil
@@ -332,12 +335,15 @@ func readBlob(path string, keep bool) (rawBlob, error) {
 	h := sha1.New()
 	fmt.Fprintf(h, "blob %d\x00", fi.Size())
 	if keep {
-		if b.data, err = io.ReadAll(f); err != nil {
-			return rawBlob{}, err
-		}
-		if int64(len(b.data)) != fi.Size() {
+		// One buffer of the file's size, and one byte more to see that it
+		// did not grow: io.ReadAll's doubling copies a large file several
+		// times over.
+		b.data = make([]byte, fi.Size()+1)
+		n, err := io.ReadFull(f, b.data)
+		if err != io.ErrUnexpectedEOF && err != io.EOF || int64(n) != fi.Size() {
 			return rawBlob{}, errors.New("the file changed while read")
 		}
+		b.data = b.data[:n]
 		h.Write(b.data)
 		b.hasCR = bytes.IndexByte(b.data, '\r') >= 0
 	} else {
@@ -411,12 +417,12 @@ func nestedHead(dir string) (string, error) {
 	return resolved.Target().String(), nil
 }
 
-// writePack writes the given objects, which lib's object database holds in
+// writePack writes the given objects, which odb holds in
 // memory, to the repository as one pack file with its index, without
 // deltas: the pack is soon repacked by the user's own gc, and finding
 // deltas among a thousand changed files would cost more than the capture's
 // whole scan.
-func writePack(r *repo.Repo, lib *git.Repository, ids []*git.Oid) error {
+func writePack(r *repo.Repo, odb *git.Odb, ids []*git.Oid) error {
 	// Two files of one content, or one tree noted twice, are one object:
 	// a pack lists each once.
 	seen := make(map[git.Oid]bool, len(ids))
@@ -431,11 +437,6 @@ func writePack(r *repo.Repo, lib *git.Repository, ids []*git.Oid) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	odb, err := lib.Odb()
-	if err != nil {
-		return err
-	}
-	defer odb.Free()
 	w, err := packfile.Create(filepath.Join(r.CommonDir, "objects", "pack"), len(ids))
 	if err != nil {
 		return err

@@ -209,6 +209,18 @@ func (p *private) quickScan(r *repo.Repo, rec *scanRecord) (q *quickResult, drop
 			return nil, true, errQuickUnsure
 		}
 	}
+	if len(changed) > 0 {
+		nc := newNoConversion(r)
+		for _, c := range changed {
+			if !nc.attributesQuiet(c) {
+				// git status compares such a file through its filters,
+				// and refreshes the index's stat data when it is
+				// unchanged; the quick scan would hand it to git
+				// hash-object at every capture instead.
+				return nil, false, errQuickUnsure
+			}
+		}
+	}
 	moved, err := statDirs(r.Top, rec.Dirs)
 	if err != nil {
 		return nil, true, errQuickUnsure
@@ -408,13 +420,19 @@ type walker struct {
 	// knownIgnores are the ignore files of the record (a re-read): one
 	// found that is not among them is new.
 	knownIgnores map[string]bool
+	unreadable   bool // a global exclude file exists but cannot be read
 }
 
 func newWalker(r *repo.Repo, stats *gitindex.Stats, excludes []string) *walker {
 	w := &walker{top: r.Top, stats: stats, excludes: excludes, stacks: map[string]*ignore.Stack{}}
 	for _, f := range excludes {
-		if b, err := os.ReadFile(f); err == nil {
+		b, err := os.ReadFile(f)
+		switch {
+		case err == nil:
 			w.global = append(w.global, ignore.Parse(b, ""))
+		case !errors.Is(err, os.ErrNotExist):
+			// git dies on an exclude file it cannot read (a folder, say).
+			w.unreadable = true
 		}
 	}
 	return w
@@ -480,6 +498,9 @@ func sameContent(path, sum string) bool {
 func (w *walker) stackFor(dir string) (*ignore.Stack, error) {
 	if s, ok := w.stacks[dir]; ok {
 		return s, nil
+	}
+	if w.unreadable {
+		return nil, errQuickUnsure
 	}
 	var s *ignore.Stack
 	if dir == "" {

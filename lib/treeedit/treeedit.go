@@ -20,32 +20,35 @@ type Edit struct {
 // are rebuilt, in process: a 100,000-file tree costs what its edits cost,
 // not a read-tree of it. Trees are written to repo's object database.
 func Apply(repo *git.Repository, base *git.Oid, edits []Edit) (*git.Oid, error) {
-	return ApplyNoting(repo, base, edits, func(*git.Oid) {})
+	return ApplyNoting(repo, repo, base, edits, func(*git.Oid) {})
 }
 
-// ApplyNoting is Apply, telling written the id of every tree it writes.
-func ApplyNoting(repo *git.Repository, base *git.Oid, edits []Edit, written func(*git.Oid)) (*git.Oid, error) {
+// ApplyNoting is Apply reading the base trees from read and writing the
+// new ones to write, telling written the id of every tree it writes.
+func ApplyNoting(read, write *git.Repository, base *git.Oid, edits []Edit, written func(*git.Oid)) (*git.Oid, error) {
 	m := map[string]Edit{}
 	for _, e := range edits {
 		m[e.Path] = e
 	}
-	id, _, err := editLevel(repo, base, m, written)
+	id, _, err := editLevel(repos{read, write}, base, m, written)
 	return id, err
 }
 
+type repos struct{ read, write *git.Repository }
+
 // editLevel rebuilds one folder; it reports whether the folder came out empty.
-func editLevel(repo *git.Repository, id *git.Oid, edits map[string]Edit, written func(*git.Oid)) (*git.Oid, bool, error) {
+func editLevel(repo repos, id *git.Oid, edits map[string]Edit, written func(*git.Oid)) (*git.Oid, bool, error) {
 	var tree *git.Tree
 	var tb *git.TreeBuilder
 	var err error
 	if id != nil {
-		if tree, err = repo.LookupTree(id); err != nil {
+		if tree, err = repo.read.LookupTree(id); err != nil {
 			return nil, false, err
 		}
 		defer tree.Free()
-		tb, err = repo.TreeBuilderFromTree(tree)
+		tb, err = repo.write.TreeBuilderFromTree(tree)
 	} else {
-		tb, err = repo.TreeBuilder()
+		tb, err = repo.write.TreeBuilder()
 	}
 	if err != nil {
 		return nil, false, err

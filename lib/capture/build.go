@@ -24,12 +24,13 @@ import (
 // The tree path builds a capture's tree without touching an index: the
 // private index's content never moves from the user's, so its tree (base,
 // written once when the private index is made) plus the paths status listed
-// is the capture. git itself decides each file's blob id (hash-object
-// applies the clean filters, LFS and line endings, that libgit2 cannot run);
-// libgit2 stores a file's bytes only when they hash to that very id, so
-// what is stored is always what git would have stored. New blobs and the
-// trees on their paths go to disk as one pack instead of one loose file
-// each, which is most of a large capture's cost.
+// is the capture. git decides each file's blob id (hash-object applies the
+// clean filters, LFS and line endings, that libgit2 cannot run), unless
+// nothing could convert the file (rawblob.go); a file's bytes are packed
+// only when they hash to that very id, so what is stored is always what git
+// would have stored. New blobs and the trees on their paths go to disk as
+// one pack instead of one loose file each, which is most of a large
+// capture's cost.
 
 // errNoTreePath sends a capture the index way.
 var errNoTreePath = errors.New("the tree path does not apply")
@@ -123,7 +124,10 @@ func buildTree(ctx context.Context, r *repo.Repo, base *git.Oid, files []staged,
 			fresh = append(fresh, id)
 		}
 	}
-	ids, err := storeFiles(ctx, r, odb, files, note)
+	// Blobs read from files go to the pack as they are, without a detour
+	// through libgit2 (which would hash and copy them again).
+	blobs := map[git.Oid][]byte{}
+	ids, err := storeFiles(ctx, r, odb, blobs, files, note)
 	if err != nil {
 		return nil, err
 	}
@@ -141,14 +145,14 @@ func buildTree(ctx context.Context, r *repo.Repo, base *git.Oid, files []staged,
 	if err != nil {
 		return nil, gitFailure("write-tree", err)
 	}
-	if err := writePack(r, odb, fresh); err != nil {
+	if err := writePack(r, odb, blobs, fresh); err != nil {
 		return nil, gitFailure("write-pack", err)
 	}
 	return tree, nil
 }
 
 // storeFiles stores each file's blob and returns the ids, in files' order.
-func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, files []staged, note func(*git.Oid)) ([]string, error) {
+func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, blobs map[git.Oid][]byte, files []staged, note func(*git.Oid)) ([]string, error) {
 	ids := make([]string, len(files))
 	var regular []int
 	for i, f := range files {
@@ -197,10 +201,11 @@ func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, files []staged,
 		return raw, nil
 	}
 	store := func(i int, raw rawBlob) error {
-		id, err := odb.Write(raw.data, git.ObjectBlob)
+		id, err := git.NewOid(raw.id)
 		if err != nil {
 			return gitFailure("write-object", err)
 		}
+		blobs[*id] = raw.data
 		note(id)
 		inMemory += int64(len(raw.data))
 		ids[i] = raw.id
@@ -422,7 +427,7 @@ func nestedHead(dir string) (string, error) {
 // deltas: the pack is soon repacked by the user's own gc, and finding
 // deltas among a thousand changed files would cost more than the capture's
 // whole scan.
-func writePack(r *repo.Repo, odb *git.Odb, ids []*git.Oid) error {
+func writePack(r *repo.Repo, odb *git.Odb, blobs map[git.Oid][]byte, ids []*git.Oid) error {
 	// Two files of one content, or one tree noted twice, are one object:
 	// a pack lists each once.
 	seen := make(map[git.Oid]bool, len(ids))
@@ -442,13 +447,15 @@ func writePack(r *repo.Repo, odb *git.Odb, ids []*git.Oid) error {
 		return err
 	}
 	for _, id := range ids {
-		obj, err := odb.Read(id)
-		if err != nil {
-			w.Abort()
-			return err
+		if data, ok := blobs[*id]; ok {
+			err = w.Add(*id, int(git.ObjectBlob), data)
+		} else {
+			var obj *git.OdbObject
+			if obj, err = odb.Read(id); err == nil {
+				err = w.Add(*id, int(obj.Type()), obj.Data())
+				obj.Free()
+			}
 		}
-		err = w.Add(*id, int(obj.Type()), obj.Data())
-		obj.Free()
 		if err != nil {
 			w.Abort()
 			return err

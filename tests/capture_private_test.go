@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -20,12 +19,9 @@ import (
 // private index and its memo must never make a capture differ from it.
 func TestCapture_PrivateIndexMatchesTheRecipe(t *testing.T) {
 	t.Parallel()
-	seed := int64(1)
-	if s := os.Getenv("VENOM_TEST_SEED"); s != "" {
-		seed, _ = strconv.ParseInt(s, 10, 64)
-	}
+	seed, long := randomSeed(1)
 	steps := 40
-	if os.Getenv("VENOM_TEST_LONG") != "" {
+	if long {
 		steps = 400
 	}
 	rng := rand.New(rand.NewSource(seed))

@@ -165,12 +165,9 @@ func mustAtoi(t *testing.T, s string) int {
 // whichever way it goes, its tree must be the recipe's.
 func TestCapture_QuickScanMatchesTheRecipe(t *testing.T) {
 	t.Parallel()
-	seed := int64(1)
-	if s := os.Getenv("VENOM_TEST_SEED"); s != "" {
-		seed, _ = strconv.ParseInt(s, 10, 64)
-	}
+	seed, long := randomSeed(1)
 	steps := 60
-	if os.Getenv("VENOM_TEST_LONG") != "" {
+	if long {
 		steps = 500
 	}
 	rng := rand.New(rand.NewSource(seed))

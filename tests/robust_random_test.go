@@ -3,7 +3,6 @@ package tests
 import (
 	"fmt"
 	"math/rand"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,12 +26,9 @@ import (
 // VENOM_TEST_SEED replays one seed; VENOM_TEST_LONG=1 plays many more.
 func TestRobust_RandomSessions(t *testing.T) {
 	t.Parallel()
-	seed := int64(6)
-	if s := os.Getenv("VENOM_TEST_SEED"); s != "" {
-		seed, _ = strconv.ParseInt(s, 10, 64)
-	}
+	seed, long := randomSeed(6)
 	sessions, steps := 2, 20
-	if os.Getenv("VENOM_TEST_LONG") != "" {
+	if long {
 		sessions, steps = 12, 120
 	}
 	for i := 0; i < sessions; i++ {

@@ -56,27 +56,43 @@ var ErrSplit = errors.New("split index")
 // one, so the mapping stays whole; should the file shrink under it all the
 // same, the fault is caught and the file read the plain way.
 func Read(path string) (*Index, error) {
-	f, err := os.Open(path)
+	data, _, err := mapIndex(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Index{}, nil
 	}
+	if errors.Is(err, errNotMapped) {
+		return readCopy(path)
+	}
 	if err != nil {
 		return nil, err
+	}
+	defer syscall.Munmap(data)
+	return parseMapped(data, path)
+}
+
+// errNotMapped: the file could not be mapped (too small to be an index,
+// too large, or the mapping failed).
+var errNotMapped = errors.New("the index could not be mapped")
+
+// mapIndex maps the index file at path, read-only.
+func mapIndex(path string) ([]byte, os.FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if fi.Size() < 12+20 || fi.Size() != int64(int(fi.Size())) {
-		return readCopy(path)
+	if fi.Size() < 12+20 || fi.Size() >= 1<<32 {
+		return nil, fi, errNotMapped
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
-		return readCopy(path)
+		return nil, fi, errNotMapped
 	}
-	defer syscall.Munmap(data)
-	return parseMapped(data, path)
+	return data, fi, nil
 }
 
 // parseMapped is Parse of a mapping, read again by readCopy when the

@@ -51,19 +51,10 @@ type ent struct {
 
 // ReadStats maps the index at path for a stat check of its files.
 func ReadStats(path string) (*Stats, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	data, fi, err := mapIndex(path)
+	if errors.Is(err, errNotMapped) {
+		return nil, errors.New("not a git index, or too large")
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() < 12+20 || fi.Size() >= 1<<32 {
-		return nil, errors.New("not a git index")
-	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
 		return nil, err
 	}

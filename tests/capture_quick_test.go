@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -236,4 +237,26 @@ func TestCapture_QuickScanMatchesTheRecipe(t *testing.T) {
 	// The test must exercise the quick scan, not only its fallback.
 	require.Greater(t, quick, captures/4, "too few captures went without git status")
 	env.CheckObjects(t)
+}
+
+// TestCapture_MemoSeesTheAttributesFileTheConfigNames: the memo that spares
+// hashing untracked files again holds only while the attributes that apply
+// to them stay the same, also those of the file core.attributesFile names.
+func TestCapture_MemoSeesTheAttributesFileTheConfigNames(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	attrs := filepath.Join(env.Home, "my-attributes")
+	env.Git("config", "--global", "core.attributesFile", attrs)
+	env.Git("config", "--global", "filter.upper.clean", "tr a-z A-Z")
+	env.Git("config", "--global", "filter.upper.smudge", "cat")
+	env.Write("u.txt", "lower\n") // untracked: listed at every capture
+	// The memo keeps no path changed in the last two seconds.
+	time.Sleep(2100 * time.Millisecond)
+	env.Checkpoint("--agent=a1")
+	require.Equal(t, env.RecipeTree(), env.CheckpointTree("a1", 1))
+	env.Checkpoint("--agent=a1") // reused, through the memo
+	require.NoError(t, os.WriteFile(attrs, []byte("*.txt filter=upper\n"), 0o644))
+	id := env.Checkpoint("--agent=a1")
+	require.Equal(t, "k2", id, "the attributes changed what u.txt stores")
+	require.Equal(t, env.RecipeTree(), env.CheckpointTree("a1", 2))
 }

@@ -130,5 +130,12 @@ func settingsFiles(r *repo.Repo) []string {
 	if x := env("XDG_CONFIG_HOME"); x != "" {
 		files = append(files, filepath.Join(x, "git", "config"), filepath.Join(x, "git", "attributes"))
 	}
-	return files
+	// And what those config files name: the files they include and the
+	// attributes files core.attributesFile points at, which an edit can
+	// change the filters of every file under.
+	w := configWalk{home: env("HOME"), top: r.Top}
+	for _, f := range files {
+		w.read(f, 0)
+	}
+	return append(append(files, w.included...), w.attributesFiles...)
 }

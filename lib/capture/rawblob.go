@@ -232,6 +232,8 @@ type configWalk struct {
 	home, top string
 	// attributesFiles are the values of core.attributesFile set anywhere.
 	attributesFiles []string
+	// included are the config files the ones read include.
+	included []string
 }
 
 // gitMaxIncludeDepth is git's MAX_INCLUDE_DEPTH.
@@ -279,6 +281,7 @@ func (w *configWalk) read(path string, depth int) bool {
 				// git: relative to the including file's folder.
 				p = filepath.Join(filepath.Dir(path), p)
 			}
+			w.included = append(w.included, p)
 			if !w.read(p, depth+1) {
 				return false
 			}

@@ -260,3 +260,27 @@ func TestCapture_MemoSeesTheAttributesFileTheConfigNames(t *testing.T) {
 	require.Equal(t, "k2", id, "the attributes changed what u.txt stores")
 	require.Equal(t, env.RecipeTree(), env.CheckpointTree("a1", 2))
 }
+
+// TestCapture_DamagedScanRecordIsMadeAgain: a scan record cut short or
+// overwritten (a crash mid-write without fsync, a stray edit) is ignored:
+// the capture goes to git status, gives the recipe's tree, and makes the
+// record again.
+func TestCapture_DamagedScanRecordIsMadeAgain(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("d/c.txt", "c\n")
+	env.Commit("base")
+	env.Checkpoint("--agent=a1")
+	common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	records, err := filepath.Glob(filepath.Join(common, "venom", "index", "*.scan"))
+	require.NoError(t, err)
+	require.Len(t, records, 1)
+	for _, damage := range [][]byte{[]byte("VSR"), []byte("not a record at all"), {}} {
+		require.NoError(t, os.WriteFile(records[0], damage, 0o644))
+		env.VenomIn(env.Dir, noStatus, "checkpoint", "--agent=a1", "--json").Fails(t, 1, "failed.checkpoint_git")
+		env.Write("d/new.txt", fmt.Sprintf("%q\n", damage))
+		require.Equal(t, env.RecipeTree(), env.CheckpointTree("a1", mustAtoi(t, strings.TrimPrefix(env.Checkpoint("--agent=a1"), "k"))))
+		env.Write("d/after.txt", fmt.Sprintf("after %q\n", damage))
+		require.Equal(t, env.RecipeTree(), quickCapture(t, env))
+	}
+}

@@ -246,14 +246,7 @@ func (w *configWalk) read(path string, depth int) bool {
 	if depth > gitMaxIncludeDepth {
 		return false
 	}
-	text, err := os.ReadFile(path)
-	if absent(err) {
-		return true
-	}
-	if err != nil {
-		return false
-	}
-	entries, err := gitconfig.Parse(text)
+	entries, err := gitconfig.ReadFile(path)
 	if err != nil {
 		return false
 	}

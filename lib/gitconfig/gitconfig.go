@@ -9,7 +9,10 @@ package gitconfig
 
 import (
 	"errors"
+	"io/fs"
+	"os"
 	"strings"
+	"syscall"
 )
 
 // Entry is one key of a file: its full name as git prints it (section and
@@ -23,6 +26,19 @@ type Entry struct {
 
 // ErrSyntax is a file git would refuse to read.
 var ErrSyntax = errors.New("not a config file git reads")
+
+// ReadFile reads and parses the config file at path. A file that is not
+// there has no entries, as for git: nil, nil.
+func ReadFile(path string) ([]Entry, error) {
+	text, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return Parse(text)
+}
 
 // Parse reads a config file's text into its entries, in file order.
 func Parse(text []byte) ([]Entry, error) {

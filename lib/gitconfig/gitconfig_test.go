@@ -117,3 +117,28 @@ func TestPlainEnvironment(t *testing.T) {
 		assert.False(t, PlainEnvironment([]string{"HOME=/h", v}), v)
 	}
 }
+
+// ReadFile: a file that is not there has no entries, as for git; one that
+// cannot be read or parsed is an error.
+func TestReadFile_AbsentReadableAndBroken(t *testing.T) {
+	dir := t.TempDir()
+	entries, err := ReadFile(filepath.Join(dir, "missing"))
+	require.NoError(t, err)
+	require.Empty(t, entries)
+
+	good := filepath.Join(dir, "config")
+	require.NoError(t, os.WriteFile(good, []byte("[core]\n\tbare = false\n"), 0o644))
+	entries, err = ReadFile(good)
+	require.NoError(t, err)
+	require.Equal(t, []Entry{{Name: "core.bare", Value: "false", HasValue: true}}, entries)
+	entries, err = ReadFile(filepath.Join(good, "under-a-file")) // ENOTDIR: not there either
+	require.NoError(t, err)
+	require.Empty(t, entries)
+
+	bad := filepath.Join(dir, "bad")
+	require.NoError(t, os.WriteFile(bad, []byte("[core\n"), 0o644))
+	_, err = ReadFile(bad)
+	require.Error(t, err)
+	_, err = ReadFile(dir) // a folder
+	require.Error(t, err)
+}

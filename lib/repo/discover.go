@@ -159,14 +159,7 @@ func ownedByUs(paths ...string) bool {
 // it is: core.bare false or unset, no core.worktree, a format version of 0
 // or 1, no extension (sha256 objects among them), no include.
 func plainConfig(path string) bool {
-	text, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return true
-	}
-	if err != nil {
-		return false
-	}
-	entries, err := gitconfig.Parse(text)
+	entries, err := gitconfig.ReadFile(path)
 	if err != nil {
 		return false
 	}

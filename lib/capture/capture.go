@@ -85,6 +85,9 @@ type base struct {
 	memo memo
 	// quick, when set, stands for git status: what the quick scan found.
 	quick *quickResult
+	// settings are git's files outside the tree (settingsFiles), listed
+	// once per capture for the memo's key and the quick scan's.
+	settings []string
 	// pins are extra -c flags for every git call on idx.
 	pins []string
 	// tree is the tree of idx's content, when known (private index only):
@@ -196,7 +199,7 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 	var sig string
 	// A submodule's dirtiness is not in status's output: no memo then.
 	if b.persistent && len(userLinks) == 0 {
-		sig = scanSignature(r, out, changes, lim)
+		sig = scanSignature(r, b.settings, out, changes, lim)
 		if sig != "" && sig == b.memo.Sig {
 			if snap, err := b.memo.snapshot(r); err == nil {
 				snap.memo = b.memo

@@ -36,11 +36,11 @@ type memo struct {
 // timestamps to tell a later write apart. The limits are part of the key:
 // what was skipped as too big depends on them; so are the config and
 // attributes files, which say what the clean filters make of the files.
-func scanSignature(r *repo.Repo, status []byte, changes []change, lim Limits) string {
+func scanSignature(r *repo.Repo, settings []string, status []byte, changes []change, lim Limits) string {
 	top := r.Top
 	h := sha256.New()
 	fmt.Fprintf(h, "%d:%d\x00", lim.MaxFileBytes, lim.MaxTotalBytes)
-	statDigest(h, settingsFiles(r))
+	statDigest(h, settings)
 	h.Write(status)
 	recent := time.Now().Add(-2 * time.Second).UnixNano()
 	for _, c := range changes {
@@ -110,32 +110,13 @@ func statDigest(w io.Writer, files []string) {
 
 // settingsFiles are the files whose change can change what a clean filter
 // gives for a file whose own stat data did not change: git's config files
-// and the attributes outside the tree.
+// and the attributes outside the tree, with the files the config includes
+// and the attributes files core.attributesFile points at.
 func settingsFiles(r *repo.Repo) []string {
-	env := func(name string) string { return envValue(r, name) }
-	files := []string{
-		filepath.Join(r.CommonDir, "config"),
-		filepath.Join(r.GitDir, "config.worktree"),
-		filepath.Join(r.CommonDir, "info", "attributes"),
-		"/etc/gitconfig",
-		"/etc/gitattributes",
-	}
-	if g := env("GIT_CONFIG_GLOBAL"); g != "" {
-		files = append(files, g)
-	}
-	if home := env("HOME"); home != "" {
-		files = append(files, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"),
-			filepath.Join(home, ".config", "git", "attributes"))
-	}
-	if x := env("XDG_CONFIG_HOME"); x != "" {
-		files = append(files, filepath.Join(x, "git", "config"), filepath.Join(x, "git", "attributes"))
-	}
-	// And what those config files name: the files they include and the
-	// attributes files core.attributesFile points at, which an edit can
-	// change the filters of every file under.
-	w := configWalk{home: env("HOME"), top: r.Top}
-	for _, f := range files {
+	configs, attrs, _ := outsideFiles(r)
+	w := configWalk{home: envValue(r, "HOME"), top: r.Top}
+	for _, f := range configs {
 		w.read(f, 0)
 	}
-	return append(append(files, w.included...), w.attributesFiles...)
+	return append(append(append(configs, attrs...), w.included...), w.attributesFiles...)
 }

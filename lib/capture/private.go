@@ -137,7 +137,8 @@ func (p *private) take(ctx context.Context, r *repo.Repo, tmpDir string, lim Lim
 		p.discard()
 		return nil, errPrivateUnusable
 	}
-	b := base{idx: p.index, flagged: m.Flagged, persistent: true, memo: known, pins: privatePins}
+	b := base{idx: p.index, flagged: m.Flagged, persistent: true, memo: known, pins: privatePins,
+		settings: settingsFiles(r)}
 	if m.Tree != "" {
 		if b.tree, err = git.NewOid(m.Tree); err != nil {
 			p.discard()
@@ -146,7 +147,7 @@ func (p *private) take(ctx context.Context, r *repo.Repo, tmpDir string, lim Lim
 	}
 	rec := p.loadRecord()
 	if rec != nil && rec.Dirs != nil {
-		q, drop, err := p.quickScan(r, rec)
+		q, drop, err := p.quickScan(r, rec, b.settings)
 		if drop {
 			p.dropRecord()
 			rec = nil
@@ -166,7 +167,7 @@ func (p *private) take(ctx context.Context, r *repo.Repo, tmpDir string, lim Lim
 	case b.quick != nil && b.quick.record != nil:
 		p.saveRecord(b.quick.record)
 	case b.quick == nil && (rec == nil || rec.Dirs == nil):
-		p.makeRecord(ctx, r, rec, snap.untracked)
+		p.makeRecord(ctx, r, rec, snap.untracked, b.settings)
 	}
 	if snap.memo.Sig != "" {
 		m.Memo = snap.memo
@@ -301,9 +302,7 @@ func ForgetGone(stateDir string) int {
 			continue
 		}
 		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
-			os.Remove(key + ".index")
-			os.Remove(key + ".scan")
-			os.Remove(meta)
+			(&private{index: key + ".index", meta: meta}).discard()
 			os.Remove(key + ".lock")
 			removed++
 		}

@@ -173,7 +173,7 @@ func quickUsable(r *repo.Repo, stats *gitindex.Stats) bool {
 // quickScan lists what git status would list for the private index, or
 // returns errQuickUnsure. drop: the record no longer holds and must be
 // made again.
-func (p *private) quickScan(r *repo.Repo, rec *scanRecord) (q *quickResult, drop bool, err error) {
+func (p *private) quickScan(r *repo.Repo, rec *scanRecord, settings []string) (q *quickResult, drop bool, err error) {
 	defer testhook.Timed("quick-scan", time.Now())
 	stats, err := gitindex.ReadStats(p.index)
 	if err != nil {
@@ -183,7 +183,7 @@ func (p *private) quickScan(r *repo.Repo, rec *scanRecord) (q *quickResult, drop
 	if !quickUsable(r, stats) {
 		return nil, false, errQuickUnsure
 	}
-	if stats.Members != rec.Members || settingsDigest(r, rec.Excludes) != rec.Settings {
+	if stats.Members != rec.Members || settingsDigest(settings, rec.Excludes) != rec.Settings {
 		return nil, true, errQuickUnsure
 	}
 	changed, err := statTracked(r.Top, stats)
@@ -406,11 +406,10 @@ func relist(r *repo.Repo, stats *gitindex.Stats, rec *scanRecord, moved []int) (
 // walker reads folders as git's untracked scan does (dir.c
 // read_directory_recursive with --untracked-files=all).
 type walker struct {
-	top      string
-	stats    *gitindex.Stats
-	excludes []string
-	global   []*ignore.List
-	stacks   map[string]*ignore.Stack
+	top    string
+	stats  *gitindex.Stats
+	global []*ignore.List
+	stacks map[string]*ignore.Stack
 	// known are the folders of the record, each stat-checked on its own:
 	// a re-read leaves them to that check (nil: walking the whole tree).
 	known     map[string]bool
@@ -424,7 +423,7 @@ type walker struct {
 }
 
 func newWalker(r *repo.Repo, stats *gitindex.Stats, excludes []string) *walker {
-	w := &walker{top: r.Top, stats: stats, excludes: excludes, stacks: map[string]*ignore.Stack{}}
+	w := &walker{top: r.Top, stats: stats, stacks: map[string]*ignore.Stack{}}
 	for _, f := range excludes {
 		b, err := os.ReadFile(f)
 		switch {
@@ -668,7 +667,7 @@ func nestedRepo(dir string) (bool, error) {
 // and keeps the record when the walk lists the same. old is the record
 // there was, if any: after two walks that disagreed with git, none is
 // tried again until the index's files change.
-func (p *private) makeRecord(ctx context.Context, r *repo.Repo, old *scanRecord, untracked []string) {
+func (p *private) makeRecord(ctx context.Context, r *repo.Repo, old *scanRecord, untracked, settings []string) {
 	stats, err := gitindex.ReadStats(p.index)
 	if err != nil {
 		return
@@ -684,7 +683,6 @@ func (p *private) makeRecord(ctx context.Context, r *repo.Repo, old *scanRecord,
 	if failed >= 2 {
 		return
 	}
-	walks++
 	excludes, ok := globalExcludes(ctx, r)
 	if !ok {
 		return
@@ -695,7 +693,7 @@ func (p *private) makeRecord(ctx context.Context, r *repo.Repo, old *scanRecord,
 		err = w.list("", stack, true)
 	}
 	rec := w.record(&scanRecord{Format: recordFormat, Members: stats.Members, Excludes: excludes,
-		Settings: settingsDigest(r, excludes)})
+		Settings: settingsDigest(settings, excludes)})
 	want := append([]string(nil), untracked...)
 	sort.Strings(want)
 	if err != nil || strings.Join(want, "\x00") != strings.Join(rec.Untracked, "\x00") {
@@ -704,9 +702,6 @@ func (p *private) makeRecord(ctx context.Context, r *repo.Repo, old *scanRecord,
 	}
 	p.saveRecord(rec)
 }
-
-// walks counts the whole-tree walks that made a record, for tests.
-var walks int
 
 // globalExcludes are the exclude files git reads besides the .gitignore
 // files, highest precedence first: info/exclude, then core.excludesFile or
@@ -761,10 +756,10 @@ func envValue(r *repo.Repo, name string) string {
 	return ""
 }
 
-// settingsDigest digests the stat data of git's config files and of the
-// exclude files: a change to any can change what is ignored.
-func settingsDigest(r *repo.Repo, excludes []string) string {
+// settingsDigest digests the stat data of git's config files (settings)
+// and of the exclude files: a change to any can change what is ignored.
+func settingsDigest(settings, excludes []string) string {
 	h := sha256.New()
-	statDigest(h, append(settingsFiles(r), excludes...))
+	statDigest(h, append(append([]string(nil), settings...), excludes...))
 	return hex.EncodeToString(h.Sum(nil))
 }

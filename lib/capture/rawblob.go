@@ -144,11 +144,9 @@ func absent(err error) bool {
 // (git variables that select other files, a config file git might read
 // differently, a path this cannot expand) answers no.
 func settingsQuiet(r *repo.Repo) bool {
-	env := map[string]string{}
 	var plain []string
 	for _, kv := range r.Git.Env {
-		name, v, _ := strings.Cut(kv, "=")
-		env[name] = v
+		name, _, _ := strings.Cut(kv, "=")
 		// Our own: the repository's paths, and optional locks.
 		if name != "GIT_DIR" && name != "GIT_WORK_TREE" && name != "GIT_OPTIONAL_LOCKS" {
 			plain = append(plain, kv)
@@ -159,39 +157,11 @@ func settingsQuiet(r *repo.Repo) bool {
 	if !gitconfig.PlainEnvironment(plain) {
 		return false
 	}
-	sysconf, ok := gitSysconfDir()
+	configs, attrs, ok := outsideFiles(r)
 	if !ok {
 		return false
 	}
-	home, xdg := env["HOME"], env["XDG_CONFIG_HOME"]
-	// Every config file git may read here, whichever scopes the
-	// environment turns off: reading more than git does only makes the
-	// answer more careful.
-	configs := []string{
-		filepath.Join(sysconf, "gitconfig"), "/etc/gitconfig",
-		filepath.Join(r.CommonDir, "config"),
-		filepath.Join(r.CommonDir, "config.worktree"),
-		filepath.Join(r.GitDir, "config.worktree"),
-	}
-	for _, name := range []string{"GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL"} {
-		if v := env[name]; v != "" {
-			configs = append(configs, v)
-		}
-	}
-	attrs := []string{
-		filepath.Join(sysconf, "gitattributes"), "/etc/gitattributes",
-		filepath.Join(r.CommonDir, "info", "attributes"),
-		filepath.Join(r.GitDir, "info", "attributes"),
-	}
-	if xdg != "" {
-		configs = append(configs, filepath.Join(xdg, "git", "config"))
-		attrs = append(attrs, filepath.Join(xdg, "git", "attributes"))
-	}
-	if home != "" {
-		configs = append(configs, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
-		attrs = append(attrs, filepath.Join(home, ".config", "git", "attributes"))
-	}
-	w := configWalk{home: home, top: r.Top}
+	w := configWalk{home: envValue(r, "HOME"), top: r.Top}
 	for _, c := range configs {
 		if !w.read(c, 0) {
 			return false
@@ -203,6 +173,41 @@ func settingsQuiet(r *repo.Repo) bool {
 		}
 	}
 	return true
+}
+
+// outsideFiles are the config and attributes files outside the tree that
+// git may read here, whichever scopes the environment turns off: reading
+// more than git does only makes an answer more careful. ok is false when
+// git's system folder is unknown (the list then lacks its files).
+func outsideFiles(r *repo.Repo) (configs, attrs []string, ok bool) {
+	configs = []string{"/etc/gitconfig",
+		filepath.Join(r.CommonDir, "config"),
+		filepath.Join(r.CommonDir, "config.worktree"),
+		filepath.Join(r.GitDir, "config.worktree"),
+	}
+	attrs = []string{"/etc/gitattributes",
+		filepath.Join(r.CommonDir, "info", "attributes"),
+		filepath.Join(r.GitDir, "info", "attributes"),
+	}
+	sysconf, ok := gitSysconfDir()
+	if ok && sysconf != "/etc" {
+		configs = append(configs, filepath.Join(sysconf, "gitconfig"))
+		attrs = append(attrs, filepath.Join(sysconf, "gitattributes"))
+	}
+	for _, name := range []string{"GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL"} {
+		if v := envValue(r, name); v != "" {
+			configs = append(configs, v)
+		}
+	}
+	if xdg := envValue(r, "XDG_CONFIG_HOME"); xdg != "" {
+		configs = append(configs, filepath.Join(xdg, "git", "config"))
+		attrs = append(attrs, filepath.Join(xdg, "git", "attributes"))
+	}
+	if home := envValue(r, "HOME"); home != "" {
+		configs = append(configs, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
+		attrs = append(attrs, filepath.Join(home, ".config", "git", "attributes"))
+	}
+	return configs, attrs, ok
 }
 
 // gitSysconfDir is where the git on PATH, the one gitcli runs, reads its

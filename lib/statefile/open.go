@@ -1,0 +1,77 @@
+// Package statefile opens the files git-venom reads and writes outside the
+// work tree (its state folder, a harness's transcript) so that no planted
+// link, FIFO or device can redirect, block or swallow a read or a write.
+package statefile
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// NotRegularError says a path is not a regular file (or is a link where
+// none is followed); nothing was read or written through it.
+type NotRegularError struct {
+	Path string
+	Kind string // "symbolic link", "FIFO", "socket", "device", "directory", ...
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("%s is a %s, not a regular file", e.Path, e.Kind)
+}
+
+// OpenRegular opens path only if it is a regular file. The open carries
+// O_NONBLOCK, so a FIFO cannot block it, and O_NOFOLLOW when nofollow is
+// set, so a link at the last component is refused; fstat then checks the
+// file itself, and O_NONBLOCK is cleared again for ordinary reads.
+func OpenRegular(path string, flag int, perm os.FileMode, nofollow bool) (*os.File, error) {
+	flag |= syscall.O_NONBLOCK | syscall.O_CLOEXEC
+	if nofollow {
+		flag |= syscall.O_NOFOLLOW
+	}
+	f, err := os.OpenFile(path, flag, perm)
+	if err != nil {
+		if nofollow && isLoop(err) {
+			return nil, &NotRegularError{Path: path, Kind: "symbolic link"}
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &NotRegularError{Path: path, Kind: kind(fi.Mode())}
+	}
+	if err := unix.SetNonblock(int(f.Fd()), false); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func isLoop(err error) bool {
+	pe, ok := err.(*fs.PathError)
+	return ok && pe.Err == syscall.ELOOP
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "FIFO"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0 || m&fs.ModeCharDevice != 0:
+		return "device"
+	case m.IsDir():
+		return "directory"
+	}
+	return "special file"
+}

@@ -1,0 +1,118 @@
+package treepath
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// tree makes top/d/x and outside/x, returning both folders.
+func tree(t *testing.T) (top, outside string) {
+	t.Helper()
+	base := t.TempDir()
+	top, outside = filepath.Join(base, "top"), filepath.Join(base, "outside")
+	for _, f := range []string{filepath.Join(top, "d", "x"), filepath.Join(outside, "x")} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("keep"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return top, outside
+}
+
+func eachResolver(t *testing.T, run func(t *testing.T)) {
+	t.Run("openat2", run)
+	t.Run("walk", func(t *testing.T) {
+		noOpenat2.Store(true)
+		defer noOpenat2.Store(false)
+		run(t)
+	})
+}
+
+func TestRootNeverFollowsAParentLink(t *testing.T) {
+	eachResolver(t, func(t *testing.T) {
+		top, outside := tree(t)
+		// d becomes a link to the outside folder, as another process may do mid-rollback.
+		if err := os.RemoveAll(filepath.Join(top, "d")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(outside, filepath.Join(top, "d")); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(top)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if err := r.Remove("d/x"); !errors.Is(err, ErrNotDir) {
+			t.Errorf("Remove through a link: %v, want ErrNotDir", err)
+		}
+		if _, err := r.Lstat("d/x"); !errors.Is(err, ErrNotDir) {
+			t.Errorf("Lstat through a link: %v, want ErrNotDir", err)
+		}
+		if err := r.RemoveEmptyDir("d"); err == nil {
+			t.Errorf("RemoveEmptyDir removed a link")
+		}
+		if b, err := os.ReadFile(filepath.Join(outside, "x")); err != nil || string(b) != "keep" {
+			t.Fatalf("the outside file changed: %q %v", b, err)
+		}
+		// The link itself is an entry of the tree: it may be removed.
+		if fi, err := r.Lstat("d"); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			t.Errorf("Lstat(d) = %v %v, want a link", fi, err)
+		}
+		if err := r.Remove("d"); err != nil {
+			t.Errorf("Remove(d), a link: %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(outside, "x")); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestRootOperations(t *testing.T) {
+	eachResolver(t, func(t *testing.T) {
+		top, _ := tree(t)
+		r, err := Open(top)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if err := r.Remove("d"); err == nil {
+			t.Error("Remove removed a folder")
+		}
+		if err := r.RemoveEmptyDir("d"); err == nil {
+			t.Error("RemoveEmptyDir removed a full folder")
+		}
+		if fi, err := r.Lstat("d/x"); err != nil || !fi.Mode().IsRegular() || fi.Size() != 4 || fi.Name() != "x" {
+			t.Errorf("Lstat(d/x) = %v, %v", fi, err)
+		}
+		if err := r.Remove("d/x"); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Remove("d/x"); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("second Remove: %v, want not exist", err)
+		}
+		if err := r.Remove("gone/x"); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Remove under a missing folder: %v, want not exist", err)
+		}
+		if err := r.RemoveEmptyDir("d"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(top, "f"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Remove("f/x"); !errors.Is(err, ErrNotDir) {
+			t.Errorf("Remove under a file: %v, want ErrNotDir", err)
+		}
+		for _, p := range []string{"../outside/x", "d/../../outside/x", "/etc/passwd", ".git/config", ""} {
+			var e *Error
+			if err := r.Remove(p); !errors.As(err, &e) {
+				t.Errorf("Remove(%q) = %v, want a rule error", p, err)
+			}
+		}
+	})
+}

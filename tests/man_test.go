@@ -59,7 +59,7 @@ var pageCodes = map[string][]errcode.Code{
 		errcode.ConflictRollbackStale, errcode.ConflictHarnessForkRefused,
 		errcode.UnsupportedHarnessCapability,
 		errcode.FailedRollbackUndone, errcode.FailedRollbackPartial, errcode.FailedRollbackInterrupted,
-		errcode.FailedCheckpointGit, errcode.FailedCheckpointTooLarge,
+		errcode.FailedCheckpointGit, errcode.FailedCheckpointTooLarge, errcode.FailedCheckpointUnsafe,
 		errcode.TimeoutCheckpoint, errcode.TimeoutLock, errcode.TimeoutHarnessRequest,
 	},
 	"git-venom-diff": {

@@ -103,6 +103,7 @@ const (
 
 	FailedCheckpointGit       Code = "failed.checkpoint_git"
 	FailedCheckpointTooLarge  Code = "failed.checkpoint_too_large"
+	FailedCheckpointUnsafe    Code = "failed.checkpoint_unsafe_path"
 	FailedRollbackUndone      Code = "failed.rollback_undone"
 	FailedRollbackPartial     Code = "failed.rollback_partial"
 	FailedRollbackInterrupted Code = "failed.rollback_interrupted"
@@ -164,6 +165,7 @@ var Registry = map[Code]string{
 
 	FailedCheckpointGit:       "a git command of the capture failed, or the tree is missing",
 	FailedCheckpointTooLarge:  "the capture is past venom.maxTotalBytes",
+	FailedCheckpointUnsafe:    "the checkpoint's tree holds a path git would refuse to check out (outside the tree, or into .git)",
 	FailedRollbackUndone:      "the rollback failed and was undone",
 	FailedRollbackPartial:     "the rollback failed and could not be undone; the safety checkpoint is whole",
 	FailedRollbackInterrupted: "a rollback was interrupted",

@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/testhook"
+	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // Options are the caller's choices.
@@ -111,6 +113,9 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 		return nil, gitErr(err)
 	}
 	testhook.Timed("plan-diff", t0)
+	if err := unsafePath(in.Target.Checkpoint, changes); err != nil {
+		return nil, err
+	}
 	t0 = time.Now()
 	if err := classify(ctx, in.Repo, in.State, in.Agent, in.Target, p.STree, changes); err != nil {
 		return nil, gitErr(err)
@@ -141,6 +146,38 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// unsafePath refuses a target whose tree holds a path git would never
+// check out (treepath.Verify: a ".." or ".git" component, an NTFS or HFS+
+// alias of .git, ...): such a tree came from somewhere other than a
+// capture, and restoring it would write or delete outside the tree or
+// inside .git. It runs before the plan is used, so the dry run and the
+// real call (before its safety checkpoint) refuse alike. Every path the
+// rollback touches is in the change set; S's are checked too, as a
+// deletion goes through them.
+func unsafePath(checkpoint string, changes []Change) error {
+	for _, c := range changes {
+		err := treepath.VerifyMode(c.Path, c.TMode)
+		var bad *treepath.Error
+		if !errors.As(err, &bad) {
+			continue
+		}
+		shown, b64 := paths.Display(c.Path)
+		return errcode.Newf(errcode.FailedCheckpointUnsafe, unsafeData{checkpoint, shown, b64, string(bad.Rule)},
+			"checkpoint %s holds the path %q, which git would refuse to check out (%s); nothing was changed",
+			checkpoint, shown, bad.Rule).
+			Hint("it was not made by a capture: git venom-checkpoint doctor lists the refs that hold such trees")
+	}
+	return nil
+}
+
+// unsafeData is failed.checkpoint_unsafe_path's data.
+type unsafeData struct {
+	Checkpoint string `json:"checkpoint"`
+	Path       string `json:"path"`
+	PathB64    string `json:"path_b64,omitempty"`
+	Rule       string `json:"rule"`
 }
 
 func gitErr(err error) error {

@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	git "github.com/libgit2/git2go/v34"
@@ -21,6 +22,7 @@ import (
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/git-venom/git-venom/lib/treeedit"
+	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // applier runs RFC 7.4's recipe on one tree. It writes the working files
@@ -33,6 +35,8 @@ type applier struct {
 	n      int
 	moved  bool   // HEAD moved
 	backup string // the user's index before the move; "" when there was none
+	// backupMode is the index's permission bits, which the restore keeps.
+	backupMode os.FileMode
 }
 
 func newApplier(ctx context.Context, r *repo.Repo, tmp string) *applier {
@@ -84,24 +88,18 @@ func (ap *applier) files(want []entry, hook func(string) error) error {
 		if err := hook("rollback-apply-unlink"); err != nil {
 			return err
 		}
-	}
-	for _, e := range dels {
-		// Each unlink, so a test can fail the n-th after the others ran.
-		if err := hook("rollback-unlink-each"); err != nil {
+		root, err := treepath.Open(ap.r.Top)
+		if err != nil {
 			return err
 		}
-		full := filepath.Join(ap.r.Top, e.path)
-		if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
-			// S held a file here; a folder now means someone wrote during
-			// the rollback. Leave it for the check of step 6.
-			continue
-		}
-		if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) && !isNotDir(err) {
-			return fmt.Errorf("unlink %s: %w", e.path, err)
-		}
-		for d := filepath.Dir(e.path); d != "." && d != "/"; d = filepath.Dir(d) {
-			if os.Remove(filepath.Join(ap.r.Top, d)) != nil {
-				break
+		defer root.Close()
+		for _, e := range dels {
+			// Each unlink, so a test can fail the n-th after the others ran.
+			if err := hook("rollback-unlink-each"); err != nil {
+				return err
+			}
+			if err := removeFile(root, e.path); err != nil {
+				return err
 			}
 		}
 	}
@@ -130,8 +128,37 @@ func (ap *applier) files(want []entry, hook func(string) error) error {
 			return err
 		}
 	}
+	// The writes are git's own, and safe from the same swaps: every path
+	// passed treepath.Verify in plan.Build (none climbs out or into .git),
+	// and checkout-index lstat()s each leading folder of a path before it
+	// writes (entry.c: check_path, create_directories' has_dirs_only_path);
+	// with -f a link or file found there is unlinked and a real folder made
+	// in its place, so a folder swapped for a link is replaced, never
+	// followed. The file itself is unlinked and created anew, not opened.
 	_, err := ap.r.Git.RunCall(ap.ctx, gitcli.Call{Env: env, Stdin: &list}, "checkout-index", "-f", "-z", "--stdin")
 	return err
+}
+
+// removeFile deletes S's file at p, then each folder that empties, up to
+// the top, through the door: nothing is reached through a link. A parent
+// that is no longer a folder of the tree (swapped for a link or a file)
+// means p is gone as far as the tree goes; step 6's capture then shows
+// what the tree holds (exact:false).
+func removeFile(root *treepath.Root, p string) error {
+	if fi, err := root.Lstat(p); err == nil && fi.IsDir() {
+		// S held a file here; a folder now means someone wrote during
+		// the rollback. Leave it for the check of step 6.
+		return nil
+	}
+	if err := root.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, treepath.ErrNotDir) {
+		return fmt.Errorf("unlink %s: %w", p, err)
+	}
+	for d := path.Dir(p); d != "."; d = path.Dir(d) {
+		if root.RemoveEmptyDir(d) != nil {
+			break
+		}
+	}
+	return nil
 }
 
 // point is a test fault point on the way forward; the way back has none
@@ -159,11 +186,6 @@ func writeIndex(path string, writes []entry) error {
 		}
 	}
 	return ix.Write()
-}
-
-func isNotDir(err error) bool {
-	var pe *os.PathError
-	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not a directory")
 }
 
 func (ap *applier) tempIndex() string {
@@ -211,11 +233,19 @@ func (ap *applier) saveIndex() error {
 		return err
 	}
 	defer in.Close()
-	ap.backup = ap.tempIndex()
-	out, err := os.Create(ap.backup)
+	fi, err := in.Stat()
 	if err != nil {
 		return err
 	}
+	ap.backupMode = fi.Mode().Perm()
+	// Created exclusively under a random name: a link planted in the
+	// state folder cannot receive the copy.
+	_ = os.MkdirAll(ap.tmp, 0o777)
+	out, err := os.CreateTemp(ap.tmp, "rollback-index-backup-*")
+	if err != nil {
+		return err
+	}
+	ap.backup = out.Name()
 	if _, err := io.Copy(out, in); err != nil {
 		out.Close()
 		return err
@@ -228,15 +258,30 @@ func (ap *applier) restoreIndex() error {
 	if ap.backup == "" {
 		return nil
 	}
-	tmp := ap.r.Index + ".venom-restore"
 	b, err := os.ReadFile(ap.backup)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(tmp, b, 0o666); err != nil {
+	// Beside the index, created exclusively under a random name, then
+	// renamed over it: nothing is written through a planted link.
+	tmp, err := os.CreateTemp(filepath.Dir(ap.r.Index), filepath.Base(ap.r.Index)+".venom-restore-*")
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, ap.r.Index)
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), ap.backupMode)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), ap.r.Index)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+	}
+	return err
 }
 
 // expectedTree is S with each file of the plan made T's (RFC 7.4 step 6).

@@ -7,6 +7,8 @@
 //	                                   second ref a rollback makes).
 //	VENOM_TEST_PAUSE_AT=name           Point(name) creates VENOM_TEST_PAUSE_FILE
 //	                                   and blocks, so a test can kill the process there.
+//	VENOM_TEST_PAUSE_RESUME=1          with a pause file: the pause ends when the
+//	                                   test removes that file.
 package testhook
 
 import (
@@ -41,8 +43,18 @@ func Point(name string) error {
 		}
 	}
 	if os.Getenv("VENOM_TEST_PAUSE_AT") == name {
-		if p := os.Getenv("VENOM_TEST_PAUSE_FILE"); p != "" {
+		p := os.Getenv("VENOM_TEST_PAUSE_FILE")
+		if p != "" {
 			_ = os.WriteFile(p, []byte(fmt.Sprint(os.Getpid())), 0o666)
+		}
+		// Resumable: the test changes the tree meanwhile, then removes the file.
+		if p != "" && os.Getenv("VENOM_TEST_PAUSE_RESUME") == "1" {
+			for {
+				if _, err := os.Lstat(p); os.IsNotExist(err) {
+					return nil
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
 		}
 		for {
 			time.Sleep(time.Hour)

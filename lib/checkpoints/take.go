@@ -445,12 +445,13 @@ func adoptLeftovers(tx *state.Txn, tree *repo.Repo, a *agents.Agent) error {
 	}
 }
 
-// adopt logs a ref a crashed capture left at number n, when its commit's
-// trailers name this agent and id; a foreign ref is skipped.
+// adopt logs a ref a crashed capture left at number n, when its commit is
+// one a capture could have made (adoptable); any other ref is skipped, as
+// a foreign one is, and never adopted.
 func adopt(tx *state.Txn, tree *repo.Repo, a *agents.Agent, n int, commit *git.Oid) error {
 	id := ids.Checkpoint(n)
 	info, err := refs.ReadCommit(tree, commit)
-	if err != nil || info.Trailers["Venom-Agent"] != a.ID || info.Trailers["Venom-Checkpoint"] != id {
+	if err != nil || !adoptable(tree, info, a.ID, id) {
 		return nil
 	}
 	var turn *string
@@ -474,6 +475,41 @@ func adopt(tx *state.Txn, tree *repo.Repo, a *agents.Agent, n int, commit *git.O
 			Commit: commit.String(), Head: head, Branch: branch, Skipped: []journal.Skipped{},
 			Submodules: []journal.Submodule{}}}})
 	return err
+}
+
+// reasons are every reason a checkpoint commit can carry.
+var reasons = map[string]bool{Manual: true, TurnStart: true, TurnEnd: true, Takeover: true, Takeback: true,
+	Fork: true, PreRollback: true, Rollback: true}
+
+// adoptable: the commit's trailers are well-formed and name this agent and
+// id (RFC 4.2), and its tree holds only paths git would check out. A ref
+// under refs/venom may have been fetched, unpacked or written by another
+// party; adopting it would let its tree and reason through to a rollback.
+func adoptable(tree *repo.Repo, info *refs.CommitInfo, agent, id string) bool {
+	t := info.Trailers
+	if t["Venom-Agent"] != agent || t["Venom-Checkpoint"] != id || !reasons[t["Venom-Reason"]] {
+		return false
+	}
+	if turn := t["Venom-Turn"]; turn != "" {
+		if _, err := ids.ParseTurn(turn); err != nil {
+			return false
+		}
+	}
+	for _, v := range t {
+		if hasControl(v) {
+			return false
+		}
+	}
+	return refs.UnsafePath(tree, info.Tree, nil) == nil
+}
+
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || (r >= 0x7f && r < 0xa0) {
+			return true
+		}
+	}
+	return false
 }
 
 func gitErr(step string, err error) error {

@@ -7,6 +7,7 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -16,12 +17,16 @@ import (
 	"sync"
 	"syscall"
 
+	git "github.com/libgit2/git2go/v34"
+
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/harness/claude"
 	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
+	"github.com/git-venom/git-venom/lib/refs"
 	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // Statuses of a check.
@@ -67,6 +72,7 @@ func Run(ctx context.Context, s *state.Store) *Report {
 	} else {
 		r.Checks = append(r.Checks, refsCheck(ctx, s, st), mirror(ctx, s), claudeRewind(st), logCheck(s, l),
 			lockCheck(s), rollbackCheck(s, st))
+		r.Checks = append(r.Checks, unsafePaths(ctx, s))
 	}
 	for _, c := range r.Checks {
 		if c.Status == Fail {
@@ -176,6 +182,46 @@ func refsCheck(ctx context.Context, s *state.Store, st *agents.State) Check {
 		fix = "nothing can bring a lost ref back; the checkpoint stays not_found"
 	}
 	return bad(id, Warn, fix, "%d refs; %s", len(have), strings.Join(problems, "; "))
+}
+
+// unsafePaths finds refs under refs/venom whose trees hold a path git
+// would refuse to check out (treepath.Verify, at any depth): no capture
+// makes one, a rollback refuses it, and a capture never adopts it.
+func unsafePaths(ctx context.Context, s *state.Store) Check {
+	const id = "checkpoints.paths"
+	out, err := s.Repo.Git.Run(ctx, "for-each-ref", "--format=%(tree) %(objectname) %(refname)", "refs/venom/")
+	if err != nil {
+		return bad(id, Warn, "run git for-each-ref refs/venom/ to see why", "cannot list the refs: %v", err)
+	}
+	seen := map[git.Oid]bool{}
+	var found, fixes []string
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			continue // not a commit: no tree to check
+		}
+		n++
+		tree, err := git.NewOid(f[0])
+		if err != nil {
+			continue
+		}
+		var hit *treepath.Error
+		switch err := refs.UnsafePath(s.Repo, tree, seen); {
+		case errors.As(err, &hit):
+			found = append(found, fmt.Sprintf("%s (%q: %s)", f[2], hit.Path, hit.Rule))
+			fixes = append(fixes, fmt.Sprintf("git update-ref -d %s %s", f[2], f[1]))
+		case err != nil:
+			found = append(found, fmt.Sprintf("%s (tree unreadable: %v)", f[2], err))
+		}
+	}
+	if len(found) == 0 {
+		return ok(id, "%d refs, every path one git would check out", n)
+	}
+	fix := "no capture made these refs; a rollback to them is refused. If you did not make them: " +
+		strings.Join(fixes, "; ")
+	return bad(id, Fail, fix, "%d refs hold a path git would refuse to check out: %s", len(found),
+		strings.Join(found, ", "))
 }
 
 func uniq(list []string) []string {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+
+	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // EditedPaths returns the files an edit tool call names, as given (absolute
@@ -78,7 +80,8 @@ func PatchPaths(patch string) []string {
 }
 
 // InTree makes path relative to the tree's top level, resolving it against
-// cwd when relative; ok is false for a path outside the tree or inside .git.
+// cwd when relative; ok is false for a path outside the tree, inside .git,
+// or one git would refuse (treepath.Verify).
 func InTree(top, cwd, path string) (string, bool) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(cwd, path)
@@ -95,7 +98,9 @@ func InTree(top, cwd, path string) (string, bool) {
 			return "", false
 		}
 	}
-	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
+	// An edit record names a path of the tree: one git would check out
+	// (no .git in any case or alias), never one a rollback must refuse.
+	if treepath.Verify(rel) != nil {
 		return "", false
 	}
 	return rel, true

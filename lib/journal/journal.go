@@ -12,9 +12,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
+	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/testhook"
 )
 
@@ -37,8 +37,15 @@ type Log struct {
 	// anything after it is a torn tail.
 	valid int64
 	size  int64
-	last  int64
-	keep  bool // Entries holds every record (Load), so Append adds to it
+	last  int64 // seq of the last record taken
+	// high is the highest seq any line claims, damaged ones included: a
+	// writer goes on above it, so no two lines ever claim one seq.
+	high int64
+	// damage is the damaged lines the read found (the first maxDamage),
+	// damaged how many there are.
+	damage  []Damage
+	damaged int
+	keep    bool // Entries holds every record (Load), so Append adds to it
 }
 
 // Load reads the journal at path and keeps every record. A missing file is
@@ -59,6 +66,11 @@ func Load(path string) (*Log, error) {
 // is reused for the next one, so each copies what it keeps; its strings and
 // slices are its own. A missing file is an empty journal.
 //
+// Every whole line is checked as it is read: one that is not a record, or
+// whose seq repeats, goes back or skips, is damage (Log.Damage), with its
+// line number. The records that are whole and in order are still passed to
+// each, so that a command can go on with everything the damage spares.
+//
 // The file is read through one buffer of scanChunk bytes: reading a long
 // log whole would cost its size in fresh memory, which a short-lived
 // process pays page by page (on a 10,000-record log, 1.8 MB and a fifth of
@@ -73,7 +85,9 @@ type ScanOptions struct {
 	// that agent's records cost. Every record names its agent, as
 	// encoding/json writes it, and agent ids need no escape; a line that
 	// holds the text otherwise (in a label, escaped) is only decoded for
-	// nothing.
+	// nothing. The lines skipped are checked by their head and their end
+	// only (seq, ts, type, a closing brace): damage inside another agent's
+	// record shows in a full read, as doctor's.
 	Agent string
 	// LazyRepos keeps each checkpoint.taken's repos as text in ReposJSON,
 	// for DecodeRepos: a fold needs them only for the checkpoints still
@@ -88,7 +102,9 @@ func ScanWith(path string, o ScanOptions, each func(*Entry)) (*Log, error) {
 		mark = []byte(`"agent":"` + o.Agent + `"`)
 	}
 	l := &Log{path: path}
-	f, err := os.Open(path)
+	// No link is followed to the log, and a FIFO or device is refused
+	// (statefile): what is read as the truth is the state folder's own file.
+	f, err := statefile.Open(path, os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return l, nil
 	}
@@ -111,20 +127,25 @@ func ScanWith(path string, o ScanOptions, each func(*Entry)) (*Log, error) {
 		defer close(full)
 		syms := newSymbols()
 		batch := <-free
+		var check order
 		size, readErr = eachLine(f, func(line []byte) {
 			l.valid += int64(len(line))
+			check.next()
 			line = line[:len(line)-1]
-			if len(bytes.TrimSpace(line)) == 0 || (mark != nil && !bytes.Contains(line, mark)) {
+			if len(bytes.TrimSpace(line)) == 0 {
+				return
+			}
+			if mark != nil && !bytes.Contains(line, mark) {
+				otherAgent(&check, line, syms)
 				return
 			}
 			batch = append(batch, Entry{})
 			e := &batch[len(batch)-1]
-			if err := decodeOwned(line, e, syms, o.LazyRepos); err != nil || e.Seq <= l.last || e.Type == "" {
+			if !check.decoded(line, e, decodeOwned(line, e, syms, o.LazyRepos)) {
 				// A line that is not a record in order is damage, not truth.
 				batch = batch[:len(batch)-1]
 				return
 			}
-			l.last = e.Seq
 			if len(batch) == scanBatch {
 				full <- batch
 				batch = (<-free)[:0]
@@ -133,6 +154,7 @@ func ScanWith(path string, o ScanOptions, each func(*Entry)) (*Log, error) {
 		if len(batch) > 0 {
 			full <- batch
 		}
+		l.last, l.high, l.damage, l.damaged = check.last, check.high, check.damage, check.count
 	}()
 	for batch := range full {
 		for i := range batch {
@@ -146,6 +168,18 @@ func ScanWith(path string, o ScanOptions, each func(*Entry)) (*Log, error) {
 		return nil, readErr
 	}
 	return l, nil
+}
+
+// otherAgent checks a line a scan of one agent skips: by the head and the
+// end every writer gives a record when it has them, which costs next to
+// nothing, else by decoding it.
+func otherAgent(check *order, line []byte, syms *symbols) {
+	if seq, typ, ok := peek(line); ok && seq > 0 && typ != "" && line[len(line)-1] == '}' {
+		check.inOrder(seq)
+		return
+	}
+	var e Entry
+	check.decoded(line, &e, decodeOwned(line, &e, syms, true))
 }
 
 // scanBatches batches of scanBatch records are what Scan's decoder may be
@@ -199,13 +233,24 @@ func (l *Log) Path() string { return l.path }
 // LastSeq is the seq of the last record, 0 when there is none.
 func (l *Log) LastSeq() int64 { return l.last }
 
+// Damage is the log's damaged lines, in file order: the first twenty.
+func (l *Log) Damage() []Damage { return l.damage }
+
+// Damaged counts the log's damaged lines; a torn tail is not one.
+func (l *Log) Damaged() int { return l.damaged }
+
 // Torn reports whether the file ends in a partial line.
 func (l *Log) Torn() bool { return l.size > l.valid }
 
 // Append writes one record: seq, ts and type, then the members of payload, in
 // one write, then fsync. The caller holds the lock.
 func (l *Log) Append(typ string, payload any) (Entry, error) {
-	seq := l.last + 1
+	// Above every seq a line claims, damaged ones included: seq stays
+	// monotonic in the file whatever the damage.
+	seq := max(l.last, l.high) + 1
+	if seq < 1 {
+		return Entry{}, fmt.Errorf("log.jsonl claims seq %d, the last there can be", l.high)
+	}
 	ts := Stamp(Now())
 	line, err := encode(seq, ts, typ, payload)
 	if err != nil {
@@ -214,10 +259,10 @@ func (l *Log) Append(typ string, payload any) (Entry, error) {
 	if err := testhook.Point("log-append"); err != nil {
 		return Entry{}, err
 	}
-	if err := os.MkdirAll(filepath.Dir(l.path), 0o777); err != nil {
-		return Entry{}, err
-	}
-	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE, 0o666)
+	// Opened link-free and only if regular (statefile): a torn tail is cut,
+	// and a record appended, in the state folder's own file, never in one
+	// a planted link or FIFO leads to.
+	f, err := statefile.Open(l.path, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -253,7 +298,7 @@ func (l *Log) Append(typ string, payload any) (Entry, error) {
 	_ = decode(line, &e)
 	l.valid += int64(len(line))
 	l.size = l.valid
-	l.last = seq
+	l.last, l.high = seq, seq
 	if l.keep {
 		l.Entries = append(l.Entries, e)
 	}
@@ -284,7 +329,15 @@ func (l *Log) Cut() error {
 	if !l.Torn() {
 		return nil
 	}
-	if err := os.Truncate(l.path, l.valid); err != nil {
+	f, err := statefile.Open(l.path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Truncate(l.valid)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return err
 	}
 	l.size = l.valid

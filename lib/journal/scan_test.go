@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,19 +17,53 @@ import (
 // decoded by encoding/json, in seq order, damage skipped.
 func reference(t *testing.T, data []byte) (es []Entry, last int64, torn bool) {
 	t.Helper()
+	p := readPlainly(data)
+	return p.entries, p.last, p.torn
+}
+
+// plainRead is what readPlainly finds in a log.
+type plainRead struct {
+	entries []Entry
+	last    int64
+	damaged []int64 // the numbers of the damaged lines, as Scan must report them
+	torn    bool
+}
+
+// readPlainly is the oracle of Scan, written from CONTRACT §2 without its
+// speed: every whole line that is not blank is a record (JSON of an
+// object with a positive seq, a ts and a type) whose seq is one above the
+// last record's, or damage. Only a seq that goes up is taken; a jump is
+// also damage unless as many damaged lines came between as seqs are missing.
+func readPlainly(data []byte) plainRead {
+	var p plainRead
 	valid := bytes.LastIndexByte(data, '\n') + 1
-	for _, line := range bytes.Split(data[:valid], []byte{'\n'}) {
+	p.torn = valid < len(data)
+	if valid == 0 {
+		return p
+	}
+	broken := int64(0) // damaged lines since the last record taken
+	for i, line := range bytes.Split(data[:valid-1], []byte{'\n'}) {
+		n := int64(i + 1)
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		var e Entry
-		if decode(line, &e) != nil || e.Seq <= last || e.Type == "" {
+		if json.Unmarshal(line, &e) != nil || e.Seq < 1 || e.Ts == "" || e.Type == "" {
+			p.damaged = append(p.damaged, n)
+			broken++
 			continue
 		}
-		last = e.Seq
-		es = append(es, e)
+		if e.Seq <= p.last {
+			p.damaged = append(p.damaged, n)
+			continue
+		}
+		if e.Seq-p.last-1 > broken {
+			p.damaged = append(p.damaged, n)
+		}
+		p.last, broken = e.Seq, 0
+		p.entries = append(p.entries, e)
 	}
-	return es, last, valid < len(data)
+	return p
 }
 
 // Scan reads through a buffer it reuses, so a record whose strings were
@@ -47,6 +82,9 @@ func TestScan_RecordsOwnTheirStringsAcrossChunks(t *testing.T) {
 	want, last, torn := reference(t, b.Bytes())
 	require.Greater(t, len(want), 1000)
 	assert.Equal(t, want, got)
+	p := readPlainly(b.Bytes())
+	assert.Equal(t, len(p.damaged), l.Damaged())
+	assert.Equal(t, p.damaged[:maxDamage], linesOf(l.Damage()))
 	assert.Equal(t, last, l.LastSeq())
 	assert.Equal(t, torn, l.Torn())
 	assert.True(t, l.Torn())

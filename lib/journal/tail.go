@@ -5,7 +5,8 @@ import (
 	"errors"
 	"io"
 	"os"
-	"strconv"
+
+	"github.com/git-venom/git-venom/lib/statefile"
 )
 
 // Tail reads a journal incrementally, for readers that follow it without
@@ -39,7 +40,7 @@ func (t *Tail) Next() ([]Entry, error) {
 // since the previous call, reusing the record for the next one (each
 // copies what it keeps). It reads through one buffer, as Scan does.
 func (t *Tail) Each(each func(*Entry)) error {
-	f, err := os.Open(t.Path)
+	f, err := statefile.Open(t.Path, os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -82,8 +83,8 @@ func (t *Tail) Each(each func(*Entry)) error {
 			return
 		}
 		e = Entry{}
-		if err := decodeOwned(content, &e, syms, false); err != nil || e.Seq <= t.lastSeq || e.Type == "" {
-			return // damage, not truth
+		if err := decodeOwned(content, &e, syms, false); err != nil || e.Seq <= t.lastSeq || e.Type == "" || e.Ts == "" {
+			return // damage, not truth (Scan says which and where)
 		}
 		t.lastSeq = e.Seq
 		if t.Want != nil && !t.Want(e.Type) {
@@ -98,19 +99,11 @@ func (t *Tail) Each(each func(*Entry)) error {
 // {"seq":N,"ts":"...","type":"T", without decoding the line. ok is false
 // for any other shape, which then gets a full decode.
 func peek(line []byte) (seq int64, typ string, ok bool) {
-	rest, found := bytes.CutPrefix(line, []byte(`{"seq":`))
-	if !found {
+	seq, rest, ok := headSeq(line)
+	if !ok {
 		return 0, "", false
 	}
-	i := bytes.IndexByte(rest, ',')
-	if i <= 0 {
-		return 0, "", false
-	}
-	seq, err := strconv.ParseInt(string(rest[:i]), 10, 64)
-	if err != nil {
-		return 0, "", false
-	}
-	rest, found = bytes.CutPrefix(rest[i+1:], []byte(`"ts":"`))
+	rest, found := bytes.CutPrefix(rest, []byte(`"ts":"`))
 	if !found {
 		return 0, "", false
 	}

@@ -17,10 +17,15 @@ import (
 type NotRegularError struct {
 	Path string
 	Kind string // "symbolic link", "FIFO", "socket", "device", "directory", ...
+	Want string // what should be there: "" for a regular file, or "folder"
 }
 
 func (e *NotRegularError) Error() string {
-	return fmt.Sprintf("%s is a %s, not a regular file", e.Path, e.Kind)
+	want := e.Want
+	if want == "" {
+		want = "regular file"
+	}
+	return fmt.Sprintf("%s is a %s, not a %s", e.Path, e.Kind, want)
 }
 
 // OpenRegular opens path only if it is a regular file. The open carries

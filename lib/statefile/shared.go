@@ -1,0 +1,166 @@
+package statefile
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// Shared is core.sharedRepository as git reads it (git_config_perm in
+// setup.c): 0 for umask (the default), a positive value for permission
+// bits added to what the umask leaves (0660 group, 0664 everybody), a
+// negative one for exactly the bits of an octal mode ("0640" is -0640).
+type Shared int
+
+// The values git_config_perm gives names to.
+const (
+	SharedUmask     Shared = 0
+	SharedGroup     Shared = 0o660
+	SharedEverybody Shared = 0o664
+)
+
+// ParseShared reads a core.sharedRepository value as git 2.39 does; set is
+// false for a key written without "=" (git's NULL value, which means group).
+func ParseShared(value string, set bool) (Shared, error) {
+	if !set {
+		return SharedGroup, nil
+	}
+	switch value {
+	case "umask":
+		return SharedUmask, nil
+	case "group":
+		return SharedGroup, nil
+	case "all", "world", "everybody":
+		return SharedEverybody, nil
+	}
+	i, err := strconv.ParseInt(value, 8, 32)
+	if err != nil {
+		// Not octal: a boolean, as git_config_bool reads one.
+		if n, err := strconv.Atoi(value); err == nil && n != 0 {
+			return SharedGroup, nil
+		}
+		switch strings.ToLower(value) {
+		case "true", "yes", "on":
+			return SharedGroup, nil
+		case "false", "no", "off", "":
+			return SharedUmask, nil
+		}
+		return 0, fmt.Errorf("bad boolean config value %q for core.sharedRepository", value)
+	}
+	switch i {
+	case 0:
+		return SharedUmask, nil
+	case 1:
+		return SharedGroup, nil
+	case 2:
+		return SharedEverybody, nil
+	}
+	if i&0o600 != 0o600 {
+		return 0, fmt.Errorf("core.sharedRepository %q: the owner of files must always have read and write permissions", value)
+	}
+	// Others never get write permission; x bits are the folders' affair.
+	return Shared(-(i & 0o666)), nil
+}
+
+// Mode is calc_shared_perm, with adjust_shared_perm's folder rule: the
+// mode git gives a file or folder that was made with mode (its bits after
+// the umask).
+func (s Shared) Mode(mode uint32, isDir bool) uint32 {
+	if s == SharedUmask {
+		return mode
+	}
+	tweak := uint32(s)
+	if s < 0 {
+		tweak = uint32(-s)
+	}
+	if mode&0o200 == 0 {
+		tweak &^= 0o222
+	}
+	if mode&0o100 != 0 {
+		tweak |= (tweak & 0o444) >> 2
+	}
+	if s < 0 {
+		mode = mode&^0o777 | tweak
+	} else {
+		mode |= tweak
+	}
+	if isDir {
+		mode |= (mode & 0o444) >> 2
+		mode |= unix.S_ISGID
+	}
+	return mode
+}
+
+// roots maps a repository's common dir to how its core.sharedRepository is
+// read, once, the first time something is made beneath it.
+var roots sync.Map // string → *sharedRoot
+
+type sharedRoot struct {
+	once sync.Once
+	read func() (Shared, error)
+	s    Shared
+	err  error
+}
+
+// Share says that files and folders made beneath dir (a repository's
+// common dir) follow the core.sharedRepository that read returns; read is
+// called at most once, and only when something is made there.
+func Share(dir string, read func() (Shared, error)) {
+	roots.LoadOrStore(filepath.Clean(dir), &sharedRoot{read: read})
+}
+
+// sharedFor is the setting of the repository that holds path.
+func sharedFor(path string) (Shared, error) {
+	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
+		if v, ok := roots.Load(d); ok {
+			r := v.(*sharedRoot)
+			r.once.Do(func() { r.s, r.err = r.read() })
+			return r.s, r.err
+		}
+		if d == filepath.Dir(d) {
+			return SharedUmask, nil
+		}
+	}
+}
+
+// adjustShared gives the file or folder open at fd, just made at path,
+// the mode core.sharedRepository asks for (adjust_shared_perm).
+func adjustShared(fd int, path string, isDir bool) error {
+	s, err := sharedFor(path)
+	if err != nil || s == SharedUmask {
+		return err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	old := st.Mode &^ unix.S_IFMT
+	if mode := s.Mode(old, isDir); mode != old {
+		return unix.Fchmod(fd, mode)
+	}
+	return nil
+}
+
+// AdjustShared gives a file or folder that another library made beneath a
+// shared repository (a ref libgit2 wrote) the mode git would have given
+// it; it follows no link.
+func AdjustShared(path string) error {
+	s, err := sharedFor(absClean(path))
+	if err != nil || s == SharedUmask {
+		return err
+	}
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	return adjustShared(fd, path, st.Mode&unix.S_IFMT == unix.S_IFDIR)
+}

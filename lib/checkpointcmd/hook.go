@@ -2,7 +2,6 @@ package checkpointcmd
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -52,9 +51,13 @@ func (c *HookCodexCmd) Run(env *cli.Env) error {
 }
 
 // runHook never fails the harness: every problem is one line on stderr,
-// and the exit status is 0 (CONTRACT §6).
+// and the exit status is 0 (CONTRACT §6). It runs within venom.timeout from
+// its start (hookdeadline.go).
 func runHook(env *cli.Env, name string, f hookFlags, notify string) error {
-	h := harness.Hook{Harness: name, Agent: f.Agent, Isolation: f.Isolation, Parent: f.Parent, Dir: env.Dir}
+	d := startHookDeadline(env)
+	defer d.end()
+	h := harness.Hook{Harness: name, Agent: f.Agent, Isolation: f.Isolation, Parent: f.Parent, Dir: env.Dir,
+		Note: func(err error) { hookWarn(env, err) }}
 	if h.Agent == "" {
 		h.Agent = env.Getenv("VENOM_AGENT")
 	}
@@ -66,12 +69,7 @@ func runHook(env *cli.Env, name string, f hookFlags, notify string) error {
 	if notify != "" {
 		p, perr = harness.ParseNotify(notify)
 	} else {
-		data, err := io.ReadAll(io.LimitReader(env.UI.In, 16<<20))
-		if err != nil {
-			perr = err
-		} else {
-			p, perr = harness.ParseHook(data)
-		}
+		p, perr = harness.ReadHook(env.UI.In)
 	}
 	if p != nil && p.Cwd != "" {
 		if fi, err := os.Stat(p.Cwd); err == nil && fi.IsDir() {
@@ -84,6 +82,7 @@ func runHook(env *cli.Env, name string, f hookFlags, notify string) error {
 		hookWarn(env, err)
 		return nil
 	}
+	d.set(env, s.Config.Timeout)
 	if perr != nil {
 		_ = h.LogBroken(env.Ctx, s, perr)
 		hookWarn(env, errcode.Newf(errcode.InvalidParamsHookInput, nil, "%v", perr))

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"strings"
 
 	"github.com/git-venom/git-venom/lib/agents"
@@ -15,6 +17,7 @@ import (
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/testhook"
 )
 
 // Hook is one run of `git venom-checkpoint hook claude-code|codex`.
@@ -26,6 +29,10 @@ type Hook struct {
 	// Dir is the folder the hook runs in; relative paths in payloads
 	// resolve against the payload's cwd, else this.
 	Dir string
+	// Note, when set, is told what the hook could not read and did without
+	// (a transcript that is a FIFO or too large): the event is still
+	// recorded, so it is a note, not a failure.
+	Note func(error)
 }
 
 // DefaultAgent is the hook's agent when neither --agent nor VENOM_AGENT
@@ -38,13 +45,13 @@ func DefaultAgent(harness string) string {
 }
 
 // Handle applies one event to the journal, under the lock, and returns what
-// the hook prints on stdout (nil for nothing). Everything runs within
-// venom.timeout. A failed capture has already been logged as
-// checkpoint.failed by the time Handle returns its error; the turn records
-// are written all the same, since a failed capture never stops a turn.
+// the hook prints on stdout (nil for nothing). ctx carries the hook's
+// deadline (venom.timeout from its start, CONTRACT §6): the wait for the
+// lock, every git command and the transcript's reading end with it. A
+// failed capture has already been logged as checkpoint.failed by the time
+// Handle returns its error; the turn records are written all the same,
+// since a failed capture never stops a turn.
 func (h Hook) Handle(ctx context.Context, s *state.Store, p *Payload) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.Config.Timeout)
-	defer cancel()
 	if captures(p.Event) {
 		// list's pending (CONTRACT 8.19) while this waits for the lock.
 		if mark, err := lock.Begin(s.PendingDir(), h.Agent); err == nil {
@@ -56,6 +63,10 @@ func (h Hook) Handle(ctx context.Context, s *state.Store, p *Payload) ([]byte, e
 		return nil, err
 	}
 	defer tx.End()
+	if err := testhook.Point("hook-locked"); err != nil {
+		h.logFailed(tx, p, err)
+		return nil, err
+	}
 	a, err := checkpoints.Register(tx, checkpoints.Registration{Agent: h.Agent, Isolation: h.Isolation,
 		Parent: h.Parent, Harness: h.Harness})
 	if err != nil {
@@ -79,10 +90,9 @@ func captures(event string) bool {
 	return false
 }
 
-// LogBroken records a payload that cannot be read, and nothing else.
+// LogBroken records a payload that cannot be read, and nothing else,
+// within ctx's deadline.
 func (h Hook) LogBroken(ctx context.Context, s *state.Store, cause error) error {
-	ctx, cancel := context.WithTimeout(ctx, s.Config.Timeout)
-	defer cancel()
 	tx, err := s.Begin(ctx, lock.Holder{Op: "hook", Agent: h.Agent}, errcode.TimeoutCheckpoint)
 	if err != nil {
 		return err
@@ -253,8 +263,16 @@ func (r *run) harnessEnd(before string) claude.End {
 	if r.Harness == Codex {
 		return claude.End{Version: codex.RolloutVersion(path)}
 	}
-	end, err := claude.LastEntry(path, before)
+	end, err := claude.LastEntry(r.ctx, path, before)
 	if err != nil {
+		// A transcript not written yet, or without an entry, is ordinary; a
+		// deadline fails the capture that follows. Anything else (a FIFO, a
+		// file over the caps) is said, and the turn ends without an anchor.
+		quiet := errors.Is(err, fs.ErrNotExist) || errors.Is(err, claude.ErrNoEntry) || r.ctx.Err() != nil
+		if !quiet && r.Note != nil {
+			r.Note(errcode.Newf(errcode.InvalidParamsHookInput, nil,
+				"transcript_path: %v; the turn's end has no conversation anchor", err))
+		}
 		return claude.End{}
 	}
 	return end

@@ -8,6 +8,7 @@ package harness
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -51,7 +52,25 @@ type Payload struct {
 	NotifyTurnID string `json:"turn-id"`
 }
 
-// ParseHook reads a hook's stdin.
+// MaxPayloadBytes caps a hook's stdin. The largest payloads are
+// PostToolUse's, which carry a tool's input and output (a file written
+// whole, an image read); a harness's own limits keep those to a few MB.
+const MaxPayloadBytes = 16 << 20
+
+// ReadHook reads and parses a hook's stdin, of at most MaxPayloadBytes:
+// a longer one is refused unread beyond the cap.
+func ReadHook(r io.Reader) (*Payload, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxPayloadBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the hook payload: %v", err)
+	}
+	if len(data) > MaxPayloadBytes {
+		return nil, fmt.Errorf("the hook payload is over %d bytes", MaxPayloadBytes)
+	}
+	return ParseHook(data)
+}
+
+// ParseHook parses a hook's stdin.
 func ParseHook(data []byte) (*Payload, error) {
 	var p Payload
 	if err := json.Unmarshal(data, &p); err != nil {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -37,6 +38,12 @@ func (h Holder) String() string {
 type Lock struct {
 	f *os.File
 }
+
+// held are the locks this process holds, for ReleaseAll.
+var (
+	heldMu sync.Mutex
+	held   = map[*Lock]bool{}
+)
 
 // pollInterval is how often a waiting process retries; flock has no timeout.
 var pollInterval = 10 * time.Millisecond
@@ -94,6 +101,10 @@ func Acquire(ctx context.Context, path string, who Holder) (*Lock, error) {
 		case <-time.After(pollInterval):
 		}
 	}
+	l := &Lock{f: f}
+	heldMu.Lock() // after ReleaseAll, this waits for the exit
+	held[l] = true
+	heldMu.Unlock()
 	who.PID = os.Getpid()
 	who.Hostname, _ = os.Hostname()
 	who.Time = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
@@ -102,18 +113,35 @@ func Acquire(ctx context.Context, path string, who Holder) (*Lock, error) {
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt(append(b, '\n'), 0)
 	}
-	return &Lock{f: f}, nil
+	return l, nil
 }
 
 // Release clears the holder record and drops the lock.
 func (l *Lock) Release() {
+	heldMu.Lock()
+	defer heldMu.Unlock()
 	if l == nil || l.f == nil {
 		return
 	}
+	delete(held, l)
 	_ = l.f.Truncate(0)
 	_ = syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
 	_ = l.f.Close()
 	l.f = nil
+}
+
+// ReleaseAll is for a process about to exit before its work is done (a
+// hook past its deadline, or told to stop): it clears the holder record of
+// every lock the process holds, and from then on keeps its other goroutines
+// from taking or releasing one. The flocks themselves go with the process a
+// moment later, when the kernel closes its files, so nothing the process
+// may still be writing lands after another process has taken the lock. The
+// caller must exit next.
+func ReleaseAll() {
+	heldMu.Lock() // never unlocked: the process is ending
+	for l := range held {
+		_ = l.f.Truncate(0)
+	}
 }
 
 // ReadHolder reads the holder record; it is empty when nobody holds the lock

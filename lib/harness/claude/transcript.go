@@ -10,13 +10,17 @@ package claude
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sync"
+
+	"github.com/git-venom/git-venom/lib/statefile"
 )
 
 // Line is the part of a transcript line git-venom reads.
@@ -74,19 +78,54 @@ type End struct {
 // ErrNoEntry: the transcript has no chain entry to anchor to.
 var ErrNoEntry = errors.New("the transcript has no conversation entry")
 
+// Limits bound what reading one transcript may take, so that no file a
+// payload names (a 1 GB file without a newline, say) makes a hook grow or
+// run without end. Claude Code writes one line a message: a few MB at most,
+// with a tool's output or an image; a long session is tens of MB, and the
+// end of a turn sits near the end of the file.
+type limits struct {
+	block int   // bytes read at a time, from the end
+	line  int   // the longest line; a longer one ends the read
+	total int64 // the most bytes read back from the end
+}
+
+var hookLimits = limits{block: 64 << 10, line: 8 << 20, total: 64 << 20}
+
+// maxForwardBytes caps a transcript read whole, as a rewind's fork does:
+// Claude Code itself cannot hold a longer session in one string.
+const maxForwardBytes = 256 << 20
+
+// ErrTooLarge: a transcript line, or the part of a transcript read, is
+// over its cap; nothing was decided from what was read.
+var ErrTooLarge = errors.New("the transcript is too large to read")
+
 // LastEntry finds the last chain entry of the transcript, skipping sidechain
 // lines and lines without a uuid (RFC 8 harness_end). With before set (the
 // prompt_id of a prompt that has just been submitted), it looks only before
 // that prompt's first line, so an interrupted turn ends where it stopped.
-func LastEntry(path, before string) (End, error) {
-	f, err := os.Open(path)
+// It opens only a regular file (a FIFO cannot block it), reads within
+// hookLimits and stops when ctx ends.
+func LastEntry(ctx context.Context, path, before string) (End, error) {
+	f, err := statefile.OpenRegular(path, os.O_RDONLY, 0, false)
 	if err != nil {
 		return End{}, err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return End{}, err
+	}
+	end, err := lastEntry(ctx, f, fi.Size(), hookLimits, before)
+	if errors.Is(err, ErrTooLarge) {
+		return End{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return end, err
+}
+
+func lastEntry(ctx context.Context, r io.ReaderAt, size int64, lim limits, before string) (End, error) {
 	var last, found *End // the last entry overall; the answer
 	passed := before == ""
-	err = backwards(f, func(raw []byte) bool {
+	err := backwards(ctx, r, size, lim, func(raw []byte) bool {
 		var l Line
 		if json.Unmarshal(raw, &l) != nil || !l.anchorable() {
 			return true
@@ -115,38 +154,61 @@ func LastEntry(path, before string) (End, error) {
 	return *found, nil
 }
 
-// backwards calls fn with each line of f, last first, until fn returns false.
-func backwards(f *os.File, fn func([]byte) bool) error {
-	const block = 64 << 10
-	end, err := f.Seek(0, io.SeekEnd)
-	if err != nil {
-		return err
-	}
-	var tail []byte // the partial line at the start of what has been read
-	for pos := end; pos > 0; {
-		n := int64(block)
-		if pos < n {
-			n = pos
-		}
-		pos -= n
-		buf := make([]byte, n, int(n)+len(tail))
-		if _, err := f.ReadAt(buf, pos); err != nil {
+// backwards calls fn with each line of the size bytes of r, last first,
+// trimmed and skipping blank ones, until fn returns false. It reads
+// lim.block bytes at a time into one buffer whose end holds the line being
+// put together, so a long line costs its length once, not once a block. A
+// line longer than lim.line, or more than lim.total bytes to read, ends it
+// with ErrTooLarge; so does ctx ending, with ctx's error.
+func backwards(ctx context.Context, r io.ReaderAt, size int64, lim limits, fn func([]byte) bool) error {
+	var buf []byte // buf[start:] is the partial line: read, not yet passed to fn
+	start := 0
+	for pos := size; pos > 0; {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
-		buf = append(buf, tail...)
+		if size-pos >= lim.total {
+			return fmt.Errorf("%w: no answer in its last %d bytes", ErrTooLarge, lim.total)
+		}
+		n := lim.block
+		if pos < int64(n) {
+			n = int(pos)
+		}
+		if start < n { // no room before the partial line: grow, keeping it at the end
+			partial := buf[start:]
+			grown := make([]byte, max(2*len(buf), len(partial)+n))
+			start = len(grown) - len(partial)
+			copy(grown[start:], partial)
+			buf = grown
+		}
+		pos -= int64(n)
+		start -= n
+		if _, err := r.ReadAt(buf[start:start+n], pos); err != nil {
+			return err
+		}
+		rest := buf[start:]
 		for {
-			i := bytes.LastIndexByte(buf, '\n')
+			// Only the block just read can hold a newline: the partial
+			// line after it has none.
+			i := bytes.LastIndexByte(rest[:min(n, len(rest))], '\n')
 			if i < 0 {
 				break
 			}
-			if line := bytes.TrimSpace(buf[i+1:]); len(line) > 0 && !fn(line) {
+			if len(rest)-i-1 > lim.line {
+				return fmt.Errorf("%w: a line is over %d bytes", ErrTooLarge, lim.line)
+			}
+			if line := bytes.TrimSpace(rest[i+1:]); len(line) > 0 && !fn(line) {
 				return nil
 			}
-			buf = buf[:i]
+			rest = rest[:i]
 		}
-		tail = buf
+		if len(rest) > lim.line {
+			return fmt.Errorf("%w: a line is over %d bytes", ErrTooLarge, lim.line)
+		}
+		start = len(buf) - len(rest)
+		copy(buf[start:], rest)
 	}
-	if line := bytes.TrimSpace(tail); len(line) > 0 {
+	if line := bytes.TrimSpace(buf[start:]); len(line) > 0 {
 		fn(line)
 	}
 	return nil
@@ -234,11 +296,20 @@ var uuidRE = sync.OnceValue(func() *regexp.Regexp {
 // ValidSessionID: Claude Code's session ids are UUIDs.
 func ValidSessionID(s string) bool { return uuidRE().MatchString(s) }
 
-// readLines reads a transcript's lines, skipping blank ones.
+// readLines reads a transcript's lines, skipping blank ones: a regular
+// file only, of at most maxForwardBytes.
 func readLines(path string) ([][]byte, error) {
-	data, err := os.ReadFile(path)
+	f, err := statefile.OpenRegular(path, os.O_RDONLY, 0, false)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxForwardBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxForwardBytes {
+		return nil, fmt.Errorf("%s: %w: over %d bytes", path, ErrTooLarge, maxForwardBytes)
 	}
 	var out [][]byte
 	for _, l := range bytes.Split(data, []byte{'\n'}) {

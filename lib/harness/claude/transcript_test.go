@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -46,14 +47,14 @@ func TestLastEntry_IsTheTurnsLastChainLine(t *testing.T) {
 	// At Stop time of turn 2: the sidechain line written after the last
 	// assistant line is skipped.
 	p := upTo(t, dir, turn2End)
-	e, err := LastEntry(p, "")
+	e, err := LastEntry(context.Background(), p, "")
 	require.NoError(t, err)
 	assert.Equal(t, turn2End, e.UUID)
 	assert.Equal(t, "2.1.332", e.Version)
 
 	// The whole file ends with a stop_hook_summary and meta lines without uuid.
 	all := upTo(t, dir, "")
-	e, err = LastEntry(all, "")
+	e, err = LastEntry(context.Background(), all, "")
 	require.NoError(t, err)
 	assert.Equal(t, "00000003-0000-4000-8000-000000000005", e.UUID)
 }
@@ -73,18 +74,18 @@ func TestLastEntry_BeforeANewPrompt(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, prompt3)
-	e, err := LastEntry(p, prompt3)
+	e, err := LastEntry(context.Background(), p, prompt3)
 	require.NoError(t, err)
 	assert.Equal(t, "00000002-0000-4000-8000-000000000007", e.UUID, "the entry just before turn 3's prompt")
 
 	// The prompt is not written yet: everything is the old turn's.
-	e, err = LastEntry(upTo(t, dir, turn2End), "not-yet-written")
+	e, err = LastEntry(context.Background(), upTo(t, dir, turn2End), "not-yet-written")
 	require.NoError(t, err)
 	assert.Equal(t, turn2End, e.UUID)
 }
 
 func TestLastEntry_RealTranscript(t *testing.T) {
-	e, err := LastEntry(filepath.Join(fixtures, "real-2.1.332-7ed25220-ebd9-4d8a-a85d-0225263a02da.jsonl"), "")
+	e, err := LastEntry(context.Background(), filepath.Join(fixtures, "real-2.1.332-7ed25220-ebd9-4d8a-a85d-0225263a02da.jsonl"), "")
 	require.NoError(t, err)
 	assert.NotEmpty(t, e.UUID)
 	assert.Equal(t, "2.1.332", e.Version)

@@ -7,12 +7,15 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+
+	"github.com/git-venom/git-venom/lib/statefile"
 )
 
 // RolloutVersion reads cli_version from a rollout's session_meta line (its
-// first), or "".
+// first), or "". Only a regular file is opened (a FIFO cannot block it)
+// and only its first line, of at most 4 MiB, is read.
 func RolloutVersion(path string) string {
-	f, err := os.Open(path)
+	f, err := statefile.OpenRegular(path, os.O_RDONLY, 0, false)
 	if err != nil {
 		return ""
 	}

@@ -1,0 +1,63 @@
+package checkpointcmd
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/git-venom/git-venom/lib/cli"
+	"github.com/git-venom/git-venom/lib/config"
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/lock"
+)
+
+// hookGrace is how long a hook past its deadline, or told to stop by
+// SIGTERM or SIGINT, gets to end by itself (its git commands killed, its
+// checkpoint.failed written) before the backstop ends it.
+const hookGrace = time.Second
+
+// hookDeadline holds a hook to venom.timeout from its start (CONTRACT §6):
+// the command's context ends then, or at SIGTERM or SIGINT, and every step
+// that honours it returns (the wait for the lock, git, the transcript's
+// reading). hookGrace later, a backstop ends the process with exit 0 and
+// one line on stderr if a step did not, clearing the lock's holder record;
+// the kernel drops the lock itself as the process ends.
+type hookDeadline struct {
+	start    time.Time
+	parent   context.Context // Main's, which SIGTERM and SIGINT end
+	cancel   context.CancelFunc
+	backstop *cli.Backstop
+}
+
+// startHookDeadline gives env.Ctx the deadline of venom.timeout's
+// default: the payload names the repository, so its config comes later.
+func startHookDeadline(env *cli.Env) *hookDeadline {
+	d := &hookDeadline{start: time.Now(), parent: env.Ctx}
+	d.backstop = &cli.Backstop{Grace: hookGrace, Code: 0, Last: func(cause string) {
+		lock.ReleaseAll()
+		if cause == "deadline" {
+			fmt.Fprintf(env.UI.Err, "git-venom hook: %s: still running %s past venom.timeout; "+
+				"stopped, the lock left free\n", errcode.TimeoutCheckpoint, hookGrace)
+			return
+		}
+		fmt.Fprintf(env.UI.Err, "git-venom hook: stopped (%s) before the event was recorded; "+
+			"the lock left free\n", cause)
+	}}
+	timeout := config.Defaults().Timeout
+	env.Ctx, d.cancel = context.WithDeadline(d.parent, d.start.Add(timeout))
+	d.backstop.Start(d.start.Add(timeout))
+	return d
+}
+
+// set moves the deadline to venom.timeout as configured.
+func (d *hookDeadline) set(env *cli.Env, timeout time.Duration) {
+	d.cancel()
+	env.Ctx, d.cancel = context.WithDeadline(d.parent, d.start.Add(timeout))
+	d.backstop.Move(d.start.Add(timeout))
+}
+
+// end disarms the backstop: the hook is ending by itself.
+func (d *hookDeadline) end() {
+	d.backstop.Stop()
+	d.cancel()
+}

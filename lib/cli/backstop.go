@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// Backstop ends the process when its command outlives a deadline or a
+// request to stop, for a command that must always end (a hook, CONTRACT
+// §6). The command's context ends first (Main cancels it on SIGTERM and
+// SIGINT; the command gives it the deadline), and every step that honours
+// it returns; Grace later, if the command is still running (a read no
+// context reaches, a test's pause point), Last runs and the process exits
+// with Code. Like Main, it is a place where the process exits; nothing else
+// in lib/ calls os.Exit.
+type Backstop struct {
+	Grace time.Duration
+	Code  int
+	// Last runs just before the exit, told what ended the command:
+	// "deadline", or the signal ("terminated", "interrupt").
+	Last func(cause string)
+
+	timer *time.Timer
+	sigs  chan os.Signal
+	done  chan struct{}
+}
+
+// Start arms the backstop: it fires Grace after deadline, or Grace after
+// the first SIGTERM or SIGINT, unless Stop comes first.
+func (b *Backstop) Start(deadline time.Time) {
+	b.timer = time.NewTimer(time.Until(deadline) + b.Grace)
+	b.sigs = make(chan os.Signal, 1)
+	b.done = make(chan struct{})
+	signal.Notify(b.sigs, os.Interrupt, syscall.SIGTERM)
+	go b.watch()
+}
+
+// Move sets a new deadline, such as the one a config read later gives.
+func (b *Backstop) Move(deadline time.Time) {
+	b.timer.Reset(time.Until(deadline) + b.Grace)
+}
+
+// Stop disarms it: the command is ending by itself.
+func (b *Backstop) Stop() {
+	signal.Stop(b.sigs)
+	b.timer.Stop()
+	close(b.done)
+}
+
+func (b *Backstop) watch() {
+	var cause string
+	select {
+	case <-b.done:
+		return
+	case <-b.timer.C:
+		cause = "deadline"
+	case s := <-b.sigs:
+		select {
+		case <-b.done:
+			return
+		case <-time.After(b.Grace):
+			cause = s.String()
+		}
+	}
+	b.Last(cause)
+	os.Exit(b.Code)
+}

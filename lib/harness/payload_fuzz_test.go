@@ -1,0 +1,117 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// hookFixtures are the payloads recorded from Claude Code and Codex.
+var hookFixtures = filepath.Join("..", "..", "tests", "testdata", "hooks")
+
+// FuzzPayload feeds any bytes to the hook's stdin parser and Codex's notify
+// parser. Whatever they accept must be a payload the hook can act on, and
+// must read back the same from its own JSON.
+func FuzzPayload(f *testing.F) {
+	for _, dir := range []string{"claude/hooks", "codex/hooks"} {
+		files, _ := filepath.Glob(filepath.Join(hookFixtures, dir, "*.json"))
+		for _, p := range files {
+			if b, err := os.ReadFile(p); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+	f.Add([]byte(`{"type":"agent-turn-complete","thread-id":"t","turn-id":"u","cwd":"/x"}`))
+	f.Add([]byte(`{"hook_event_name":"PostToolUse","tool_name":"apply_patch","tool_input":{"command":["apply_patch","*** Begin Patch\n*** Add File: a\n*** Move to: b\n*** End Patch"]}}`))
+	f.Add([]byte(`{"hook_event_name":"Stop","transcript_path":"/dev/stdin","tool_input":null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ReadHook(bytes.NewReader(data))
+		q, qerr := ParseHook(data)
+		require.Equal(t, qerr == nil, err == nil, "ReadHook and ParseHook disagree below the cap")
+		if err == nil {
+			require.Equal(t, q, p)
+			checkPayload(t, p)
+			// Its own JSON reads back the same.
+			out, err := json.Marshal(p)
+			require.NoError(t, err)
+			again, err := ParseHook(out)
+			require.NoError(t, err, "%s", out)
+			sameJSON(t, p, again)
+		}
+		if n, err := ParseNotify(string(data)); err == nil {
+			checkPayload(t, n)
+			assert.Equal(t, TurnComplete, n.Event)
+			assert.Equal(t, n.ThreadID, n.SessionID)
+			assert.NotEmpty(t, n.TurnID)
+			assert.Equal(t, n.TurnID, n.TurnKey())
+		}
+	})
+}
+
+// checkPayload asserts what the hook relies on in a parsed payload.
+func checkPayload(t *testing.T, p *Payload) {
+	require.NotEmpty(t, p.Event, "a payload without an event was accepted")
+	if p.TurnID != "" {
+		assert.Equal(t, p.TurnID, p.TurnKey())
+	} else {
+		assert.Equal(t, p.PromptID, p.TurnKey())
+	}
+	_ = Known(p.Event)
+	seen := map[string]bool{}
+	for _, path := range EditedPaths(p.ToolName, p.ToolInput) {
+		assert.NotEmpty(t, path)
+		assert.False(t, seen[path], "%q named twice", path)
+		seen[path] = true
+	}
+}
+
+// sameJSON compares two payloads with tool_input by its JSON value:
+// encoding/json compacts a raw member it writes and escapes <, > and &;
+// null and absent are the same.
+func sameJSON(t *testing.T, a, b *Payload) {
+	x, y := *a, *b
+	x.ToolInput, y.ToolInput = nil, nil
+	assert.Equal(t, x, y)
+	assert.Equal(t, jsonValue(t, a.ToolInput), jsonValue(t, b.ToolInput))
+}
+
+func jsonValue(t *testing.T, raw json.RawMessage) any {
+	if len(raw) == 0 {
+		return nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	require.NoError(t, d.Decode(&v))
+	return v
+}
+
+// endless is a stdin that never ends, counting what was read of it.
+type endless struct{ read int64 }
+
+func (e *endless) Read(b []byte) (int, error) {
+	for i := range b {
+		b[i] = ' '
+	}
+	e.read += int64(len(b))
+	return len(b), nil
+}
+
+func TestReadHook_StopsAtTheCap(t *testing.T) {
+	in := &endless{}
+	_, err := ReadHook(in)
+	require.ErrorContains(t, err, "over 16777216 bytes")
+	assert.Equal(t, int64(MaxPayloadBytes+1), in.read, "read past the cap")
+
+	// At the cap exactly, a payload still parses.
+	pad := bytes.Repeat([]byte(" "), MaxPayloadBytes-len(`{"hook_event_name":"Stop"}`))
+	p, err := ReadHook(io.MultiReader(bytes.NewReader([]byte(`{"hook_event_name":"Stop"}`)), bytes.NewReader(pad)))
+	require.NoError(t, err)
+	assert.Equal(t, Stop, p.Event)
+}

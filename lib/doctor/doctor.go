@@ -70,7 +70,7 @@ func Run(ctx context.Context, s *state.Store) *Report {
 		r.Checks = append(r.Checks, bad("state.log", Fail, "check the permissions of "+s.Repo.StateDir,
 			"cannot read the log: %v", err))
 	} else {
-		r.Checks = append(r.Checks, refsCheck(ctx, s, st), mirror(ctx, s), claudeRewind(st), logCheck(s, l),
+		r.Checks = append(r.Checks, refsCheck(ctx, s, st, l), mirror(ctx, s), claudeRewind(st), logCheck(s, l),
 			lockCheck(s), rollbackCheck(s, st))
 		r.Checks = append(r.Checks, unsafePaths(ctx, s))
 	}
@@ -113,8 +113,9 @@ func gitVersion(ctx context.Context, s *state.Store) Check {
 
 // refsCheck compares refs/venom/checkpoints/ with the log: refs no live
 // record names, refs that moved, refs that went, and agents past
-// venom.keep (RFC 4.2, 13).
-func refsCheck(ctx context.Context, s *state.Store, st *agents.State) Check {
+// venom.keep (RFC 4.2, 13). While the log has damage it advises nothing
+// that deletes or moves a ref (keepRefs).
+func refsCheck(ctx context.Context, s *state.Store, st *agents.State, l *journal.Log) Check {
 	const id = "checkpoints.refs"
 	out, err := s.Repo.Git.Run(ctx, "for-each-ref", "--format=%(objectname) %(refname)", "refs/venom/checkpoints/")
 	if err != nil {
@@ -162,7 +163,7 @@ func refsCheck(ctx context.Context, s *state.Store, st *agents.State) Check {
 	sort.Strings(orphans)
 	var problems []string
 	if len(orphans) > 0 {
-		problems = append(problems, fmt.Sprintf("%d no log record names: %s", len(orphans), strings.Join(orphans, ", ")))
+		problems = append(problems, fmt.Sprintf("%d no log record names%s: %s", len(orphans), mayBeDamaged(l), strings.Join(orphans, ", ")))
 	}
 	if len(moved) > 0 {
 		problems = append(problems, fmt.Sprintf("%d no longer hold the logged commit: %s", len(moved), strings.Join(moved, ", ")))
@@ -181,7 +182,24 @@ func refsCheck(ctx context.Context, s *state.Store, st *agents.State) Check {
 	if fix == "" {
 		fix = "nothing can bring a lost ref back; the checkpoint stays not_found"
 	}
+	if l.Damaged() > 0 {
+		fix = keepRefs
+	}
 	return bad(id, Warn, fix, "%d refs; %s", len(have), strings.Join(problems, "; "))
+}
+
+// keepRefs is the refs check's advice while the log has damage: a ref no
+// whole record names may be the checkpoint of a damaged one, and deleting
+// it (the advice for an orphan otherwise) would lose that checkpoint.
+const keepRefs = "keep every ref until the log is mended (see state.log): refs no whole record names may be " +
+	"the checkpoints of its damaged records, and prune and clean refuse until then"
+
+// mayBeDamaged qualifies the refs no record names while the log has damage.
+func mayBeDamaged(l *journal.Log) string {
+	if l.Damaged() == 0 {
+		return ""
+	}
+	return " (the log is damaged: they may be its damaged records' checkpoints)"
 }
 
 // unsafePaths finds refs under refs/venom whose trees hold a path git
@@ -291,13 +309,42 @@ func claudeRewind(st *agents.State) Check {
 		"rewind is withheld: %s, newer than the tested %s", strings.Join(newer, ", "), claude.TestedVersion)
 }
 
+// logCheck fails on damage inside the log, line by line (the first ten),
+// and warns on a torn tail, which is what a crash leaves and is cut by the
+// next writer.
 func logCheck(s *state.Store, l *journal.Log) Check {
 	const id = "state.log"
+	if n := l.Damaged(); n > 0 {
+		torn := ""
+		if l.Torn() {
+			torn = "; it also ends in a torn line, which is ignored"
+		}
+		return bad(id, Fail, mendLog(s),
+			"%d damaged %s inside the log (not a torn tail): %s%s",
+			n, plural(n, "line", "lines"), l.DamageText(10), torn)
+	}
 	if l.Torn() {
 		return bad(id, Warn, "git venom-checkpoint prune (any command that writes cuts it)",
 			"the log ends in a torn line left by a crash, after seq %d; it is ignored", l.LastSeq())
 	}
 	return ok(id, "%d records", l.LastSeq())
+}
+
+// mendLog is the fix for damage inside the log. No command rewrites the
+// log (it is the truth, and a guess would lose more), so the fix is a
+// person's.
+func mendLog(s *state.Store) string {
+	return "mend those lines of " + s.Repo.Log + " by hand, or put back a copy from a backup: no command rewrites the log. " +
+		"A damaged checkpoint.taken's ref is still under refs/venom/checkpoints/ (git for-each-ref), and its commit's " +
+		"Venom-Agent and Venom-Checkpoint trailers say which it was. Until then the other records are used, prune and " +
+		"clean refuse, and no ref should be deleted"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // lockCheck reports a holder record whose process is gone. The lock itself

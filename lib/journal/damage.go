@@ -152,3 +152,17 @@ func headSeq(line []byte) (seq int64, rest []byte, ok bool) {
 	seq, err := strconv.ParseInt(string(rest[:i]), 10, 64)
 	return seq, rest[i+1:], err == nil
 }
+
+// DamageText says what is damaged in at most n lines of the log's, and how
+// many more there are: "line 3 is not JSON (it claims seq 2); line 7
+// repeats seq 5; and 4 more". It is "" when the log has no damage.
+func (l *Log) DamageText(n int) string {
+	var parts []string
+	for _, d := range l.damage[:min(n, len(l.damage))] {
+		parts = append(parts, d.String())
+	}
+	if more := l.damaged - len(parts); more > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more", more))
+	}
+	return strings.Join(parts, "; ")
+}

@@ -162,3 +162,11 @@ func TestScan_DamageIsCapped(t *testing.T) {
 	require.Len(t, l.Damage(), maxDamage)
 	assert.Equal(t, int64(maxDamage+1), l.Damage()[maxDamage-1].Line)
 }
+
+func TestLog_DamageText(t *testing.T) {
+	l, _ := scanText(t, rec(1)+cut(2)+rec(3)+rec(3)+rec(9))
+	assert.Equal(t, "line 2 is not JSON (it claims seq 2); line 4 repeats seq 3; line 5 skips seq 4 to 8", l.DamageText(5))
+	assert.Equal(t, "line 2 is not JSON (it claims seq 2); and 2 more", l.DamageText(1))
+	whole, _ := scanText(t, rec(1))
+	assert.Equal(t, "", whole.DamageText(3))
+}

@@ -1,0 +1,213 @@
+package tests
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Issue 12 item 4: a hook always finishes (CONTRACT §6). Each test bounds
+// the hook with a guard far past any deadline, so that a hook that hangs
+// fails the test instead of the suite's timeout.
+const hookGuard = 90 * time.Second
+
+// hookRun is one hook run: its result, and the largest resident set of the
+// process tree (git and git-venom-checkpoint) in KiB.
+type hookRun struct {
+	Result
+	MaxRSSKiB int64
+}
+
+// startHook starts `git venom-checkpoint hook harness` with the payload on
+// stdin, in a process group of its own.
+func (e *Env) startHook(extra []string, harness, payload string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	e.t.Helper()
+	c := e.Command(extra, "checkpoint", "hook", harness)
+	c.Stdin = strings.NewReader(payload)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	require.NoError(e.t, c.Start())
+	e.t.Cleanup(func() { _ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL) })
+	return c, &out, &errb
+}
+
+// waitHook waits for a started hook, failing the test if it outlives the
+// guard.
+func (e *Env) waitHook(c *exec.Cmd, out, errb *bytes.Buffer) hookRun {
+	e.t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(hookGuard):
+		_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+		<-done
+		e.t.Fatalf("the hook was still running after %s\nstderr: %s", hookGuard, errb.String())
+	}
+	r := hookRun{Result: Result{Args: c.Args, Stdout: out.String(), Stderr: errb.String(),
+		Code: c.ProcessState.ExitCode()}}
+	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.MaxRSSKiB = ru.Maxrss // wait4 gives the largest of git and its children
+	}
+	return r
+}
+
+// runHook runs a hook to its end.
+func (e *Env) runHook(harness, payload string) hookRun {
+	e.t.Helper()
+	c, out, errb := e.startHook(nil, harness, payload)
+	return e.waitHook(c, out, errb)
+}
+
+// lockHolder is the lock file's holder record, "" when none is written.
+func (e *Env) lockHolder() string {
+	e.t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.Git("rev-parse", "--path-format=absolute", "--git-common-dir"), "venom", "lock"))
+	require.NoError(e.t, err)
+	return strings.TrimSpace(string(b))
+}
+
+// A transcript_path that is a FIFO nobody writes to: the hook neither opens
+// it for good nor waits for the deadline; the turn ends without a
+// conversation anchor, a line on stderr says why, and the next command
+// runs at once.
+func TestSecurity_HookTranscriptIsAFIFO(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	fifo := filepath.Join(env.Root, "transcript.jsonl")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+
+	env.Hook("claude-code", env.Payload("claude/hooks/UserPromptSubmit.json", map[string]any{"prompt_id": "p1"}))
+	env.Write("a.txt", "a\n")
+	r := env.runHook("claude-code", env.Payload("claude/hooks/Stop.json",
+		map[string]any{"prompt_id": "p1", "transcript_path": fifo}))
+	r.OK(t)
+	assert.Contains(t, r.Stderr, "invalid_params.hook_payload")
+	assert.Contains(t, r.Stderr, "FIFO")
+	assert.NotContains(t, r.Stderr, "venom.timeout", "the hook waited for its deadline")
+	ends := env.Records("turn.ended")
+	require.Len(t, ends, 1, "the turn ended all the same")
+	assert.Empty(t, ends[0]["harness_end"])
+	assert.Equal(t, "a\n", env.Git("show", "refs/venom/checkpoints/claude/2:a.txt")+"\n", "turn_end was captured")
+
+	// Codex reads its rollout's first line for the version: the same FIFO.
+	r = env.runHook("codex", env.Payload("codex/hooks/Stop.turn1.json", map[string]any{"transcript_path": fifo}))
+	r.OK(t)
+	assert.NotContains(t, r.Stderr, "venom.timeout")
+	assert.NotEmpty(t, env.Git("for-each-ref", "refs/venom/checkpoints/codex"), "turn_end was captured")
+
+	list := env.Command(nil, "checkpoint", "list", "--agent=claude")
+	list.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out, errb bytes.Buffer
+	list.Stdout, list.Stderr = &out, &errb
+	require.NoError(t, list.Start())
+	env.waitHook(list, &out, &errb).OK(t)
+	assert.Contains(t, out.String(), "turn_end")
+	assert.Empty(t, env.lockHolder())
+}
+
+// A 1 GB sparse transcript without a newline: the backward reader gives up
+// at its line cap, the hook stays small, records the turn without an
+// anchor and exits 0.
+func TestSecurity_HookHugeTranscriptWithoutNewline(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	huge := filepath.Join(env.Root, "huge.jsonl")
+	f, err := os.Create(huge)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(1<<30))
+	require.NoError(t, f.Close())
+
+	env.Hook("claude-code", env.Payload("claude/hooks/UserPromptSubmit.json", map[string]any{"prompt_id": "p1"}))
+	r := env.runHook("claude-code", env.Payload("claude/hooks/Stop.json",
+		map[string]any{"prompt_id": "p1", "transcript_path": huge}))
+	r.OK(t)
+	assert.Less(t, r.MaxRSSKiB, int64(200<<10), "the hook grew to %d MiB", r.MaxRSSKiB>>10)
+	assert.Contains(t, r.Stderr, "too large")
+	assert.NotContains(t, r.Stderr, "venom.timeout")
+	ends := env.Records("turn.ended")
+	require.Len(t, ends, 1)
+	assert.Empty(t, ends[0]["harness_end"])
+	assert.Empty(t, env.Records("checkpoint.failed"))
+	assert.Empty(t, env.lockHolder())
+}
+
+// startPausedHook starts a UserPromptSubmit hook that stops at fault point
+// hook-locked, holding the lock, and returns it with the pid of
+// git-venom-checkpoint (git's child).
+func (e *Env) startPausedHook(prompt string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer, int) {
+	e.t.Helper()
+	file := filepath.Join(e.Root, "paused-"+prompt)
+	c, out, errb := e.startHook([]string{"VENOM_TEST_PAUSE_AT=hook-locked", "VENOM_TEST_PAUSE_FILE=" + file},
+		"claude-code", e.Payload("claude/hooks/UserPromptSubmit.json", map[string]any{"prompt_id": prompt}))
+	deadline := time.Now().Add(hookGuard)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(file); err == nil && len(b) > 0 {
+			pid, err := strconv.Atoi(string(b))
+			require.NoError(e.t, err)
+			return c, out, errb, pid
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e.t.Fatalf("the hook never reached hook-locked\nstderr: %s", errb.String())
+	return nil, nil, nil, 0
+}
+
+// SIGTERM to a hook that holds the lock (a harness ending its hook): it
+// exits 0, its holder record is cleared, and the next command takes the
+// lock at once. SIGINT to the whole group (^C) frees it the same way.
+func TestSecurity_HookSIGTERMReleasesTheLock(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	c, out, errb, pid := env.startPausedHook("p1")
+	assert.Contains(t, env.lockHolder(), `"pid":`+strconv.Itoa(pid), "the paused hook holds the lock")
+	// From here, a command that has to wait for the lock fails fast.
+	env.SetGlobal("venom.timeout", "1s")
+
+	require.NoError(t, syscall.Kill(pid, syscall.SIGTERM))
+	r := env.waitHook(c, out, errb)
+	r.OK(t)
+	assert.Contains(t, r.Stderr, "stopped (terminated)")
+	assert.Empty(t, env.lockHolder(), "the holder record is cleared")
+	res := env.Take(t, "--agent=a2")
+	require.Equal(t, "k1", *res.Checkpoint)
+
+	// ^C in a terminal signals git and the hook together; git dies of the
+	// signal once the hook has ended, so only the lock tells.
+	env.SetGlobal("venom.timeout", "30s")
+	c, out, errb, _ = env.startPausedHook("p2")
+	env.SetGlobal("venom.timeout", "1s")
+	require.NoError(t, syscall.Kill(-c.Process.Pid, syscall.SIGINT))
+	r = env.waitHook(c, out, errb)
+	assert.Contains(t, r.Stderr, "stopped (interrupt)")
+	assert.Empty(t, env.lockHolder())
+	env.Write("b.txt", "b\n")
+	res = env.Take(t, "--agent=a2")
+	require.Equal(t, "k2", *res.Checkpoint)
+}
+
+// A hook stuck past venom.timeout while holding the lock ends by itself
+// with exit 0, one line on stderr, and the lock free.
+func TestSecurity_HookStuckPastTheTimeout(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.SetGlobal("venom.timeout", "2s")
+	c, out, errb, _ := env.startPausedHook("p1")
+	r := env.waitHook(c, out, errb)
+	r.OK(t)
+	assert.Contains(t, r.Stderr, "git-venom hook: timeout.checkpoint:")
+	assert.Equal(t, 1, strings.Count(r.Stderr, "\n"), "one line on stderr: %q", r.Stderr)
+	assert.Empty(t, env.lockHolder())
+	res := env.Take(t, "--agent=a2")
+	require.Equal(t, "k1", *res.Checkpoint)
+}

@@ -17,7 +17,6 @@ import (
 	"sort"
 	"strings"
 	"syscall"
-	"time"
 
 	git "github.com/libgit2/git2go/v34"
 
@@ -27,6 +26,7 @@ import (
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/testhook"
 )
 
@@ -110,7 +110,7 @@ func Take(ctx context.Context, r *repo.Repo, tmpDir string, lim Limits) (*Snapsh
 	if err != nil {
 		return nil, gitFailure("copy_index", err)
 	}
-	defer os.Remove(idx)
+	defer statefile.Remove(idx)
 	flagged, err := prepareCopy(ctx, r, idx)
 	if err != nil {
 		return nil, err
@@ -328,7 +328,7 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 		if target, err = copyIndex(b.idx, tmpDir); err != nil {
 			return nil, gitFailure("copy_index", err)
 		}
-		defer os.Remove(target)
+		defer statefile.Remove(target)
 	}
 	// Files first, removals after, as git add -A does in one pass: a
 	// .gitattributes that is gone from the tree still applies to the files
@@ -444,15 +444,14 @@ type sizedPath struct {
 // copyIndex copies the user's index into tmpDir, keeping its mtime: git
 // decides "racily clean" entries from it, and a fresh mtime would hide an edit
 // that keeps a file's size (CONTRACT 8.18). git replaces its index by rename,
-// so the copy is never half written. No index yet: no copy.
+// so the copy is never half written. No index yet: no copy, and a name no
+// file has, which git may then create. The copy is a new file of an
+// unpredictable name in a folder reached link-free (statefile), so nothing
+// planted in the state folder can receive it.
 func copyIndex(src, tmpDir string) (string, error) {
-	if err := os.MkdirAll(tmpDir, 0o777); err != nil {
-		return "", err
-	}
-	dst := filepath.Join(tmpDir, fmt.Sprintf("capture-%d-%d.index", os.Getpid(), time.Now().UnixNano()))
 	in, err := os.Open(src)
 	if errors.Is(err, os.ErrNotExist) {
-		return dst, nil
+		return freeName(tmpDir)
 	}
 	if err != nil {
 		return "", err
@@ -462,24 +461,33 @@ func copyIndex(src, tmpDir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	out, err := statefile.CreateTemp(tmpDir, "capture-*.index")
 	if err != nil {
 		return "", err
 	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		os.Remove(dst)
-		return "", err
+	dst := out.Name()
+	_, err = io.Copy(out, in)
+	if err == nil {
+		err = statefile.SetModTime(out, fi.ModTime())
 	}
-	if err := out.Close(); err != nil {
-		os.Remove(dst)
-		return "", err
+	if cerr := out.Close(); err == nil {
+		err = cerr
 	}
-	if err := os.Chtimes(dst, fi.ModTime(), fi.ModTime()); err != nil {
-		os.Remove(dst)
+	if err != nil {
+		statefile.Remove(dst)
 		return "", err
 	}
 	return dst, nil
+}
+
+// freeName is the unpredictable name of a file that is not in tmpDir.
+func freeName(tmpDir string) (string, error) {
+	f, err := statefile.CreateTemp(tmpDir, "capture-*.index")
+	if err != nil {
+		return "", err
+	}
+	f.Close()
+	return f.Name(), statefile.Remove(f.Name())
 }
 
 // readFlags lists the flagged entries of the index copy, through git when the

@@ -19,6 +19,7 @@ import (
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/statefile"
 )
 
 // The private index is git-venom's own stat cache of one tree, kept in the
@@ -72,12 +73,14 @@ type privateMeta struct {
 // process has it (that capture then works from a copy).
 func openPrivate(r *repo.Repo) *private {
 	dir := filepath.Join(r.StateDir, "index")
-	if r.StateDir == "" || os.MkdirAll(dir, 0o777) != nil {
+	if r.StateDir == "" {
 		return nil
 	}
 	sum := sha1.Sum([]byte(r.Top + "\x00" + r.GitDir + "\x00" + r.Index))
 	key := hex.EncodeToString(sum[:8])
-	f, err := os.OpenFile(filepath.Join(dir, key+".lock"), os.O_RDWR|os.O_CREATE, 0o666)
+	// A link, FIFO or device at the lock (or a link for index/) makes the
+	// private index unusable: the capture goes on from a copy.
+	f, err := statefile.Open(filepath.Join(dir, key+".lock"), os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
 		return nil
 	}
@@ -88,7 +91,7 @@ func openPrivate(r *repo.Repo) *private {
 	p := &private{index: filepath.Join(dir, key+".index"), meta: filepath.Join(dir, key+".json"), lockf: f}
 	// A git process killed mid-write leaves index.lock behind; we hold the
 	// private index exclusively, so it is stale.
-	_ = os.Remove(p.index + ".lock")
+	_ = statefile.Remove(p.index + ".lock")
 	return p
 }
 
@@ -98,8 +101,8 @@ func (p *private) close() {
 
 // discard throws the private index away.
 func (p *private) discard() {
-	_ = os.Remove(p.index)
-	_ = os.Remove(p.meta)
+	_ = statefile.Remove(p.index)
+	_ = statefile.Remove(p.meta)
 	p.dropRecord()
 }
 
@@ -223,7 +226,7 @@ func (p *private) seed(ctx context.Context, r *repo.Repo, tmpDir, user string) (
 	if err != nil {
 		return privateMeta{}, err
 	}
-	defer os.Remove(tmp)
+	defer statefile.Remove(tmp)
 	// The digest of what the user's index records, read from the copy so
 	// that it describes exactly the index the private one starts from.
 	content := ""
@@ -234,9 +237,9 @@ func (p *private) seed(ctx context.Context, r *repo.Repo, tmpDir, user string) (
 	if err != nil {
 		return privateMeta{}, err
 	}
-	if _, err := os.Stat(tmp); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(tmp); errors.Is(err, os.ErrNotExist) {
 		// No user index yet (no commit): the private index starts empty.
-		if err := os.WriteFile(tmp, emptyIndex(), 0o666); err != nil {
+		if err := statefile.WriteAtomic(tmp, emptyIndex(), 0o666); err != nil {
 			return privateMeta{}, err
 		}
 	}
@@ -249,7 +252,7 @@ func (p *private) seed(ctx context.Context, r *repo.Repo, tmpDir, user string) (
 	} else if ctx.Err() != nil {
 		return privateMeta{}, err
 	}
-	if err := os.Rename(tmp, p.index); err != nil {
+	if err := statefile.Rename(tmp, p.index); err != nil {
 		return privateMeta{}, err
 	}
 	return privateMeta{Format: privateFormat, User: user, Tree: tree, Content: content, Flagged: flagged}, nil
@@ -257,7 +260,7 @@ func (p *private) seed(ctx context.Context, r *repo.Repo, tmpDir, user string) (
 
 func (p *private) load() (privateMeta, bool) {
 	var m privateMeta
-	b, err := os.ReadFile(p.meta)
+	b, err := statefile.ReadFile(p.meta)
 	if err != nil || json.Unmarshal(b, &m) != nil {
 		return m, false
 	}
@@ -272,11 +275,7 @@ func (p *private) save(m privateMeta) error {
 	if err != nil {
 		return err
 	}
-	tmp := p.meta + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o666); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p.meta)
+	return statefile.WriteAtomic(p.meta, b, 0o666)
 }
 
 // ForgetGone removes the private indexes of worktrees whose git dir is
@@ -288,7 +287,7 @@ func ForgetGone(stateDir string) int {
 	metas, _ := filepath.Glob(filepath.Join(stateDir, "index", "*.json"))
 	removed := 0
 	for _, meta := range metas {
-		b, err := os.ReadFile(meta)
+		b, err := statefile.ReadFile(meta)
 		var m privateMeta
 		if err != nil || json.Unmarshal(b, &m) != nil || m.GitDir == "" {
 			continue
@@ -297,13 +296,13 @@ func ForgetGone(stateDir string) int {
 			continue
 		}
 		key := strings.TrimSuffix(meta, ".json")
-		f, err := os.OpenFile(key+".lock", os.O_RDWR|os.O_CREATE, 0o666)
+		f, err := statefile.Open(key+".lock", os.O_RDWR|os.O_CREATE, 0o666)
 		if err != nil {
 			continue
 		}
 		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
 			(&private{index: key + ".index", meta: meta}).discard()
-			os.Remove(key + ".lock")
+			statefile.Remove(key + ".lock")
 			removed++
 		}
 		f.Close()

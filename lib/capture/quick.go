@@ -20,6 +20,7 @@ import (
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/ignore"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/testhook"
 )
 
@@ -129,7 +130,7 @@ type quickResult struct {
 func (p *private) recordPath() string { return strings.TrimSuffix(p.index, ".index") + ".scan" }
 
 func (p *private) loadRecord() *scanRecord {
-	b, err := os.ReadFile(p.recordPath())
+	b, err := statefile.ReadFile(p.recordPath())
 	if err != nil {
 		return nil
 	}
@@ -141,14 +142,12 @@ func (p *private) loadRecord() *scanRecord {
 }
 
 func (p *private) saveRecord(rec *scanRecord) {
-	tmp := p.recordPath() + ".tmp"
-	if os.WriteFile(tmp, rec.encode(), 0o666) != nil || os.Rename(tmp, p.recordPath()) != nil {
-		_ = os.Remove(tmp)
-		_ = os.Remove(p.recordPath())
+	if statefile.WriteAtomic(p.recordPath(), rec.encode(), 0o666) != nil {
+		_ = statefile.Remove(p.recordPath())
 	}
 }
 
-func (p *private) dropRecord() { _ = os.Remove(p.recordPath()) }
+func (p *private) dropRecord() { _ = statefile.Remove(p.recordPath()) }
 
 // quickUsable says whether a quick scan can stand for git status on an
 // index.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/statefile"
 )
 
 // Published types, from the record each comes from.
@@ -210,17 +211,14 @@ func (f *Filter) Match(ev *Event) bool {
 // overwritten.
 func Source(stateDir string) (string, error) {
 	path := filepath.Join(stateDir, "source")
-	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) == 36 {
+	if b, err := statefile.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) == 36 {
 		return "venom/" + strings.TrimSpace(string(b)), nil
 	}
-	if err := os.MkdirAll(stateDir, 0o777); err != nil {
-		return "", err
-	}
-	tmp, err := os.CreateTemp(stateDir, "source-*")
+	tmp, err := statefile.CreateTemp(stateDir, "source-*")
 	if err != nil {
 		return "", err
 	}
-	defer os.Remove(tmp.Name())
+	defer statefile.Remove(tmp.Name())
 	_, err = fmt.Fprintln(tmp, newUUID())
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
@@ -228,10 +226,10 @@ func Source(stateDir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := os.Link(tmp.Name(), path); err != nil && !os.IsExist(err) {
+	if err := statefile.Link(tmp.Name(), path); err != nil && !os.IsExist(err) {
 		return "", err
 	}
-	b, err := os.ReadFile(path)
+	b, err := statefile.ReadFile(path)
 	if err != nil {
 		return "", err
 	}

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/git-venom/git-venom/lib/statefile"
 )
 
 // Holder says who holds the lock.
@@ -75,12 +77,11 @@ func HolderOf(err error) (Holder, bool) {
 	return Holder{}, false
 }
 
-// Acquire takes the lock at path, waiting until ctx ends.
+// Acquire takes the lock at path, waiting until ctx ends. The file, and
+// the folders to it, are opened without following links (statefile): a
+// link, FIFO or device there is refused, and nothing is written through it.
 func Acquire(ctx context.Context, path string, who Holder) (*Lock, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	f, err := statefile.Open(path, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +149,7 @@ func ReleaseAll() {
 // or the holder died before clearing it.
 func ReadHolder(path string) (Holder, error) {
 	var h Holder
-	b, err := os.ReadFile(path)
+	b, err := statefile.ReadFile(path)
 	if err != nil {
 		return h, err
 	}
@@ -161,7 +162,7 @@ func ReadHolder(path string) (Holder, error) {
 
 // IsFree reports whether nobody holds the lock at path right now.
 func IsFree(path string) bool {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, err := statefile.Open(path, os.O_RDWR, 0)
 	if err != nil {
 		return true
 	}
@@ -183,11 +184,8 @@ type Mark struct {
 
 // Begin sets a mark in dir for name.
 func Begin(dir, name string) (*Mark, error) {
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return nil, err
-	}
 	path := filepath.Join(dir, fmt.Sprintf("%s.%d", name, os.Getpid()))
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	f, err := statefile.Open(path, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +201,7 @@ func (m *Mark) End() {
 	if m == nil || m.f == nil {
 		return
 	}
-	_ = os.Remove(m.path)
+	_ = statefile.Remove(m.path)
 	_ = m.f.Close()
 	m.f = nil
 }
@@ -221,14 +219,14 @@ func Marked(dir, name string) bool {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		f, err := statefile.Open(path, os.O_RDWR, 0)
 		if err != nil {
 			continue
 		}
 		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
 			live = true
 		} else {
-			_ = os.Remove(path)
+			_ = statefile.Remove(path)
 		}
 		f.Close()
 	}

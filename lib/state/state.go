@@ -5,7 +5,6 @@ package state
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 
 	"github.com/git-venom/git-venom/lib/agents"
@@ -14,6 +13,7 @@ import (
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/statefile"
 )
 
 // Store is one repository's venom state.
@@ -21,6 +21,10 @@ type Store struct {
 	Repo    *repo.Repo
 	Config  config.Config
 	Environ []string
+	// Damaged, when set, is called with the log after every read that
+	// finds damage inside it (journal.Log.Damage); the command goes on
+	// with the whole records.
+	Damaged func(*journal.Log)
 }
 
 // TmpDir holds temporary index files; only lock holders write it.
@@ -65,6 +69,9 @@ func (s *Store) fold(agent string, watch func(*journal.Entry)) (*journal.Log, *a
 		return nil, nil, errcode.Newf(errcode.FailedState, nil, "cannot read %s", s.Repo.Log).Wrap(err)
 	}
 	st.DecodeRepos()
+	if l.Damaged() > 0 && s.Damaged != nil {
+		s.Damaged(l)
+	}
 	return l, st, nil
 }
 
@@ -99,7 +106,7 @@ func (s *Store) Begin(ctx context.Context, who lock.Holder, timeoutCode errcode.
 		l.Release()
 		return nil, err
 	}
-	_ = os.RemoveAll(s.TmpDir())
+	_ = statefile.RemoveAll(s.TmpDir())
 	if err := t.settleInterrupted(); err != nil {
 		l.Release()
 		return nil, err
@@ -141,7 +148,7 @@ func (t *Txn) Append(typ string, payload any) (journal.Entry, error) {
 // leave (an index's .lock), and releases the lock.
 func (t *Txn) End() {
 	if t != nil {
-		_ = os.RemoveAll(t.Store.TmpDir())
+		_ = statefile.RemoveAll(t.Store.TmpDir())
 		t.lock.Release()
 	}
 }

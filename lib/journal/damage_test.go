@@ -170,3 +170,41 @@ func TestLog_DamageText(t *testing.T) {
 	whole, _ := scanText(t, rec(1))
 	assert.Equal(t, "", whole.DamageText(3))
 }
+
+// A line longer than maxLine is passed over, not held: damage when whole,
+// a torn tail when last, and a read costs maxLine of memory at most
+// whatever the file holds (a sparse gigabyte of NULs, say).
+func TestScan_OverlongLinesArePassedOver(t *testing.T) {
+	old := maxLine
+	maxLine = 2 * scanChunk
+	defer func() { maxLine = old }()
+	long := `{"seq":2,"ts":"x","type":"turn.started","label":"` + strings.Repeat("x", 3*scanChunk) + `"}` + "\n"
+	fits := strings.Replace(rec(3), `"t3"`, `"`+strings.Repeat("y", 2*scanChunk-len(rec(3))+2)+`"`, 1)
+	require.Len(t, fits, 2*scanChunk, "a line of exactly maxLine bytes is held")
+	text := rec(1) + long + fits + rec(4) + strings.Repeat("\x00", 5*scanChunk)
+	l, seqs := scanText(t, text)
+	assert.Equal(t, []int64{1, 3, 4}, seqs)
+	assert.Equal(t, []Damage{{2, LineUnreadable, 0, fmt.Sprintf("is longer than %d bytes", maxLine)}}, l.Damage())
+	assert.True(t, l.Torn())
+	p := readPlainly([]byte(text))
+	assert.Equal(t, p.damaged, linesOf(l.Damage()))
+
+	// The tail reader passes over it too, and a writer cuts the torn NULs.
+	path := filepath.Join(t.TempDir(), "log.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o666))
+	tail := &Tail{Path: path}
+	got, err := tail.Next()
+	require.NoError(t, err)
+	assert.Equal(t, []int64{1, 3, 4}, seqsOf(got))
+	w, err := Load(path)
+	require.NoError(t, err)
+	e, err := w.Append("turn.ended", map[string]string{"agent": "a1"})
+	require.NoError(t, err)
+	assert.Equal(t, int64(5), e.Seq)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	whole := text[:strings.LastIndexByte(text, '\n')+1]
+	assert.True(t, strings.HasPrefix(string(data), whole))
+	assert.Equal(t, 1, strings.Count(string(data[len(whole):]), "\n"), "one record after the whole lines")
+	assert.NotContains(t, string(data), "\x00")
+}

@@ -128,7 +128,12 @@ func ScanWith(path string, o ScanOptions, each func(*Entry)) (*Log, error) {
 		syms := newSymbols()
 		batch := <-free
 		var check order
-		size, readErr = eachLine(f, func(line []byte) {
+		overlong := func(n int64) {
+			l.valid += n
+			check.next()
+			check.broken(LineUnreadable, 0, fmt.Sprintf("is longer than %d bytes", maxLine))
+		}
+		size, readErr = eachLine(f, overlong, func(line []byte) {
 			l.valid += int64(len(line))
 			check.next()
 			line = line[:len(line)-1]
@@ -190,19 +195,30 @@ const (
 )
 
 // eachLine reads r through one buffer of scanChunk bytes (grown for a
-// longer line) and calls fn with every whole line, its '\n' included; the
-// bytes are fn's only until it returns. It returns how many bytes it read,
-// a partial last line included.
-func eachLine(r io.Reader, fn func(line []byte)) (int64, error) {
+// longer line, up to maxLine) and calls fn with every whole line, its '\n'
+// included; the bytes are fn's only until it returns. A whole line longer
+// than maxLine is passed over unread, and overlong gets its length. It
+// returns how many bytes it read, a partial last line included.
+func eachLine(r io.Reader, overlong func(n int64), fn func(line []byte)) (int64, error) {
 	buf := make([]byte, scanChunk)
 	var read int64
-	held := 0 // bytes of a partial line at the start of buf
+	held := 0        // bytes of a partial line at the start of buf
+	var passed int64 // bytes of an overlong line passed over so far, when > 0
 	for {
 		n, err := r.Read(buf[held:])
 		read += int64(n)
 		data := buf[:held+n]
 		done := 0
-		for {
+		if passed > 0 {
+			if i := bytes.IndexByte(data, '\n'); i < 0 {
+				passed += int64(len(data))
+				done = len(data)
+			} else {
+				overlong(passed + int64(i) + 1)
+				passed, done = 0, i+1
+			}
+		}
+		for passed == 0 {
 			i := bytes.IndexByte(data[done:], '\n')
 			if i < 0 {
 				break
@@ -218,14 +234,27 @@ func eachLine(r io.Reader, fn func(line []byte)) (int64, error) {
 			return read, err
 		}
 		if held == len(buf) {
-			// One line longer than the buffer: a bigger one.
-			buf = append(buf, make([]byte, len(buf))...)
+			if len(buf) >= maxLine {
+				// No record is this long: what a crash on some file
+				// systems leaves (NULs), or what someone put there. Held
+				// whole, it would cost its size in memory, a gigabyte
+				// for a sparse gigabyte.
+				passed, held = int64(held), 0
+			} else {
+				// One line longer than the buffer: a bigger one.
+				buf = append(buf, make([]byte, len(buf))...)
+			}
 		}
 	}
 }
 
 // scanChunk is the size of Scan's buffer, which grows for a longer line.
 const scanChunk = 64 << 10
+
+// maxLine is the longest line a read holds, 64 MiB with its newline: a
+// checkpoint record that lists 100,000 skipped files is a few MB. A var,
+// for tests.
+var maxLine = 64 << 20
 
 // Path is the journal's file.
 func (l *Log) Path() string { return l.path }

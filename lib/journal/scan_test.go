@@ -31,7 +31,8 @@ type plainRead struct {
 
 // readPlainly is the oracle of Scan, written from CONTRACT §2 without its
 // speed: every whole line that is not blank is a record (JSON of an
-// object with a positive seq, a ts and a type) whose seq is one above the
+// object with a positive seq, a ts and a type, at most maxLine bytes with
+// its newline) whose seq is one above the
 // last record's, or damage. Only a seq that goes up is taken; a jump is
 // also damage unless as many damaged lines came between as seqs are missing.
 func readPlainly(data []byte) plainRead {
@@ -48,7 +49,7 @@ func readPlainly(data []byte) plainRead {
 			continue
 		}
 		var e Entry
-		if json.Unmarshal(line, &e) != nil || e.Seq < 1 || e.Ts == "" || e.Type == "" {
+		if len(line)+1 > maxLine || json.Unmarshal(line, &e) != nil || e.Seq < 1 || e.Ts == "" || e.Type == "" {
 			p.damaged = append(p.damaged, n)
 			broken++
 			continue

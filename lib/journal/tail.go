@@ -67,7 +67,8 @@ func (t *Tail) Each(each func(*Entry)) error {
 	}
 	syms := newSymbols()
 	var e Entry
-	_, err = eachLine(f, func(line []byte) {
+	overlong := func(n int64) { t.off, t.lastLine = t.off+n, t.lastLine[:0] } // damage, not truth
+	_, err = eachLine(f, overlong, func(line []byte) {
 		t.off += int64(len(line))
 		t.lastLine = append(t.lastLine[:0], line...)
 		content := bytes.TrimSpace(line)

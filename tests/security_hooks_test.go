@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,12 +28,12 @@ type hookRun struct {
 	MaxRSSKiB int64
 }
 
-// startHook starts `git venom-checkpoint hook harness` with the payload on
-// stdin, in a process group of its own.
-func (e *Env) startHook(extra []string, harness, payload string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+// startHook starts `git venom-checkpoint hook harness` with stdin, in a
+// process group of its own.
+func (e *Env) startHook(extra []string, harness string, stdin io.Reader) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
 	e.t.Helper()
 	c := e.Command(extra, "checkpoint", "hook", harness)
-	c.Stdin = strings.NewReader(payload)
+	c.Stdin = stdin
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -65,7 +66,7 @@ func (e *Env) waitHook(c *exec.Cmd, out, errb *bytes.Buffer) hookRun {
 // runHook runs a hook to its end.
 func (e *Env) runHook(harness, payload string) hookRun {
 	e.t.Helper()
-	c, out, errb := e.startHook(nil, harness, payload)
+	c, out, errb := e.startHook(nil, harness, strings.NewReader(payload))
 	return e.waitHook(c, out, errb)
 }
 
@@ -149,7 +150,7 @@ func (e *Env) startPausedHook(prompt string) (*exec.Cmd, *bytes.Buffer, *bytes.B
 	e.t.Helper()
 	file := filepath.Join(e.Root, "paused-"+prompt)
 	c, out, errb := e.startHook([]string{"VENOM_TEST_PAUSE_AT=hook-locked", "VENOM_TEST_PAUSE_FILE=" + file},
-		"claude-code", e.Payload("claude/hooks/UserPromptSubmit.json", map[string]any{"prompt_id": prompt}))
+		"claude-code", strings.NewReader(e.Payload("claude/hooks/UserPromptSubmit.json", map[string]any{"prompt_id": prompt})))
 	deadline := time.Now().Add(hookGuard)
 	for time.Now().Before(deadline) {
 		if b, err := os.ReadFile(file); err == nil && len(b) > 0 {
@@ -210,4 +211,27 @@ func TestSecurity_HookStuckPastTheTimeout(t *testing.T) {
 	assert.Empty(t, env.lockHolder())
 	res := env.Take(t, "--agent=a2")
 	require.Equal(t, "k1", *res.Checkpoint)
+}
+
+// A harness that never closes the hook's stdin: the hook does not wait for
+// it past venom.timeout, read before the payload.
+func TestSecurity_HookStdinNeverCloses(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.SetGlobal("venom.timeout", "2s")
+	stdin, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer w.Close()
+	_, err = w.WriteString(`{"hook_event_name":"Stop",`) // and nothing more, ever
+	require.NoError(t, err)
+	start := time.Now()
+	c, out, errb := env.startHook(nil, "claude-code", stdin)
+	require.NoError(t, stdin.Close()) // the child has its own copy
+	r := env.waitHook(c, out, errb)
+	r.OK(t)
+	// Not a timing test: 2 s against the default's 30, which the hook
+	// would wait out if it read the payload before venom.timeout.
+	assert.Less(t, time.Since(start), 25*time.Second)
+	assert.Contains(t, r.Stderr, "git-venom hook: timeout.checkpoint:")
+	env.Take(t, "--agent=a1")
 }

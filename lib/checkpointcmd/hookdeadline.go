@@ -8,6 +8,7 @@ import (
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/config"
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/lock"
 )
 
@@ -29,8 +30,11 @@ type hookDeadline struct {
 	backstop *cli.Backstop
 }
 
-// startHookDeadline gives env.Ctx the deadline of venom.timeout's
-// default: the payload names the repository, so its config comes later.
+// startHookDeadline gives env.Ctx the deadline of venom.timeout, read
+// before the payload: a harness that never closes the hook's stdin must not
+// keep it past its deadline. The key is the user's (global and system
+// scopes), the same whichever repository the payload names; until it is
+// read, and if it cannot be, the default holds.
 func startHookDeadline(env *cli.Env) *hookDeadline {
 	d := &hookDeadline{start: time.Now(), parent: env.Ctx}
 	d.backstop = &cli.Backstop{Grace: hookGrace, Code: 0, Last: func(cause string) {
@@ -46,6 +50,10 @@ func startHookDeadline(env *cli.Env) *hookDeadline {
 	timeout := config.Defaults().Timeout
 	env.Ctx, d.cancel = context.WithDeadline(d.parent, d.start.Add(timeout))
 	d.backstop.Start(d.start.Add(timeout))
+	g := &gitcli.Runner{Dir: env.Dir, Env: gitcli.CleanEnv(env.Environ)} // when git must read the files
+	if cfg, err := config.Load(env.Ctx, g, env.Environ); err == nil {
+		d.set(env, cfg.Timeout)
+	}
 	return d
 }
 

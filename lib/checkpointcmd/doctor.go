@@ -19,6 +19,7 @@ func (c *DoctorCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	s.Damaged = nil // the report names each damaged line; no warning besides
 	rep := doctor.Run(env.Ctx, s)
 	if env.JSON {
 		if err := env.UI.JSON(rep); err != nil {

@@ -69,7 +69,7 @@ func (e *Env) Store() (*state.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.store = &state.Store{Repo: r, Config: cfg, Environ: e.Environ}
+	e.store = &state.Store{Repo: r, Config: cfg, Environ: e.Environ, Damaged: e.warnDamageOnce()}
 	return e.store, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -51,13 +52,13 @@ func FuzzScan(f *testing.F) {
 		if l.LastSeq() != want.last || l.Torn() != want.torn {
 			t.Fatalf("last %d torn %v, want %d %v", l.LastSeq(), l.Torn(), want.last, want.torn)
 		}
-		if l.Damaged() != len(want.damaged) || !equalInts(linesOf(l.Damage()), want.damaged[:min(len(want.damaged), maxDamage)]) {
+		if l.Damaged() != len(want.damaged) || !slices.Equal(linesOf(l.Damage()), want.damaged[:min(len(want.damaged), maxDamage)]) {
 			t.Fatalf("damage %d %v, want %v", l.Damaged(), l.Damage(), want.damaged)
 		}
 
 		whole := data[:bytes.LastIndexByte(data, '\n')+1]
 		wl, wgot := scan(whole, ScanOptions{})
-		if wl.Torn() || !equalEntries(wgot, got) || wl.Damaged() != l.Damaged() || !equalDamage(wl.Damage(), l.Damage()) {
+		if wl.Torn() || !equalEntries(wgot, got) || wl.Damaged() != l.Damaged() || !slices.Equal(wl.Damage(), l.Damage()) {
 			t.Fatalf("the torn tail changed the read")
 		}
 
@@ -109,45 +110,11 @@ func FuzzScan(f *testing.F) {
 	})
 }
 
-func equalEntries(a, b []Entry) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !sameEntry(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
-}
+func equalEntries(a, b []Entry) bool { return slices.EqualFunc(a, b, sameEntry) }
 
 // sameEntry compares two records member by member: the fast decoder and
 // encoding/json must agree exactly.
 func sameEntry(a, b Entry) bool { return reflect.DeepEqual(a, b) }
-
-func equalInts(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func equalDamage(a, b []Damage) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
 
 // subsequence reports whether every record of part is in all, in order.
 func subsequence(part, all []Entry) bool {

@@ -87,9 +87,11 @@ type limits struct {
 	block int   // bytes read at a time, from the end
 	line  int   // the longest line; a longer one ends the read
 	total int64 // the most bytes read back from the end
+	lines int   // the most lines decoded: tiny lines cost time, not bytes
 }
 
-var hookLimits = limits{block: 64 << 10, line: 8 << 20, total: 64 << 20}
+// A turn of a thousand tool calls is a few thousand lines.
+var hookLimits = limits{block: 64 << 10, line: 8 << 20, total: 64 << 20, lines: 200_000}
 
 // maxForwardBytes caps a transcript read whole, as a rewind's fork does:
 // Claude Code itself cannot hold a longer session in one string.
@@ -158,11 +160,21 @@ func lastEntry(ctx context.Context, r io.ReaderAt, size int64, lim limits, befor
 // trimmed and skipping blank ones, until fn returns false. It reads
 // lim.block bytes at a time into one buffer whose end holds the line being
 // put together, so a long line costs its length once, not once a block. A
-// line longer than lim.line, or more than lim.total bytes to read, ends it
-// with ErrTooLarge; so does ctx ending, with ctx's error.
+// line longer than lim.line, more than lim.total bytes to read or more than
+// lim.lines lines end it with ErrTooLarge; so does ctx ending, with ctx's
+// error.
 func backwards(ctx context.Context, r io.ReaderAt, size int64, lim limits, fn func([]byte) bool) error {
 	var buf []byte // buf[start:] is the partial line: read, not yet passed to fn
-	start := 0
+	start, count := 0, 0
+	give := func(line []byte) (more bool, err error) {
+		if len(line) == 0 {
+			return true, nil
+		}
+		if count++; count > lim.lines {
+			return false, fmt.Errorf("%w: no answer in its last %d lines", ErrTooLarge, lim.lines)
+		}
+		return fn(line), nil
+	}
 	for pos := size; pos > 0; {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -197,8 +209,8 @@ func backwards(ctx context.Context, r io.ReaderAt, size int64, lim limits, fn fu
 			if len(rest)-i-1 > lim.line {
 				return fmt.Errorf("%w: a line is over %d bytes", ErrTooLarge, lim.line)
 			}
-			if line := bytes.TrimSpace(rest[i+1:]); len(line) > 0 && !fn(line) {
-				return nil
+			if more, err := give(bytes.TrimSpace(rest[i+1:])); !more {
+				return err
 			}
 			rest = rest[:i]
 		}
@@ -208,10 +220,8 @@ func backwards(ctx context.Context, r io.ReaderAt, size int64, lim limits, fn fu
 		start = len(buf) - len(rest)
 		copy(buf[start:], rest)
 	}
-	if line := bytes.TrimSpace(buf[start:]); len(line) > 0 {
-		fn(line)
-	}
-	return nil
+	_, err := give(bytes.TrimSpace(buf[start:]))
+	return err
 }
 
 // ConfigDir is Claude Code's configuration folder: CLAUDE_CONFIG_DIR, else

@@ -16,7 +16,7 @@ import (
 )
 
 // FuzzTranscript reads any bytes as a transcript, backwards, with small
-// caps so that every edge of the block, line and total limits is met. The
+// caps so that every edge of the block, line, total and lines limits is met. The
 // reader must give exactly the file's lines, last first, or a prefix of
 // them and ErrTooLarge when (and only when) a cap is met; never a line
 // over the cap, never more bytes read than the caps allow. lastEntry, with
@@ -24,17 +24,18 @@ import (
 func FuzzTranscript(f *testing.F) {
 	for _, name := range []string{synthID + ".jsonl", "real-2.1.332-7ed25220-ebd9-4d8a-a85d-0225263a02da.jsonl"} {
 		if b, err := os.ReadFile(filepath.Join(fixtures, name)); err == nil {
-			f.Add(b, "", uint16(4096), uint16(8192), uint16(60000), uint16(0))
-			f.Add(b, "41f3c8a5-2d6e-4f70-8b19-3c5d7e9f0a12", uint16(7), uint16(2000), uint16(9000), uint16(3))
+			f.Add(b, "", uint16(4096), uint16(8192), uint16(60000), uint16(0), uint16(1000))
+			f.Add(b, "41f3c8a5-2d6e-4f70-8b19-3c5d7e9f0a12", uint16(7), uint16(2000), uint16(9000), uint16(3), uint16(1000))
 		}
 	}
-	f.Add([]byte("a\n\n  b  \nc"), "", uint16(1), uint16(1), uint16(10), uint16(0))
-	f.Add([]byte("\n\n\n"), "", uint16(2), uint16(0), uint16(1), uint16(0))
-	f.Add(make([]byte, 300), "", uint16(16), uint16(64), uint16(200), uint16(0))
+	f.Add([]byte("a\n\n  b  \nc"), "", uint16(1), uint16(1), uint16(10), uint16(0), uint16(1000))
+	f.Add([]byte("\n\n\n"), "", uint16(2), uint16(0), uint16(1), uint16(0), uint16(1000))
+	f.Add(make([]byte, 300), "", uint16(16), uint16(64), uint16(200), uint16(0), uint16(1000))
 	f.Add([]byte(`{"type":"user","uuid":"u1","promptId":"p","message":{"content":"hi"}}`+"\n"+
-		`{"type":"assistant","uuid":"u2","version":"1"}`+"\n"), "p", uint16(5), uint16(100), uint16(500), uint16(1))
-	f.Fuzz(func(t *testing.T, data []byte, before string, block, line, total, stopAt uint16) {
-		lim := limits{block: 1 + int(block)%512, line: int(line) % 1024, total: int64(total) % 4096}
+		`{"type":"assistant","uuid":"u2","version":"1"}`+"\n"), "p", uint16(5), uint16(100), uint16(500), uint16(1), uint16(1000))
+	f.Fuzz(func(t *testing.T, data []byte, before string, block, line, total, stopAt, lines uint16) {
+		lim := limits{block: 1 + int(block)%512, line: int(line) % 1024, total: int64(total) % 4096,
+			lines: int(lines) % 1024}
 		r := &countingReader{r: bytes.NewReader(data)}
 		want := forwardLines(data)
 		var got [][]byte
@@ -45,6 +46,7 @@ func FuzzTranscript(f *testing.F) {
 			return stop == 0 || len(got) < stop
 		})
 		require.LessOrEqual(t, len(got), len(want))
+		require.LessOrEqual(t, len(got), lim.lines, "more lines than the cap")
 		for i := range got {
 			require.Equal(t, string(want[i]), string(got[i]), "line %d from the end", i)
 		}
@@ -53,7 +55,7 @@ func FuzzTranscript(f *testing.F) {
 		switch {
 		case err != nil:
 			require.ErrorIs(t, err, ErrTooLarge)
-			assert.True(t, int64(len(data)) > lim.total || longestLine(data) > lim.line,
+			assert.True(t, int64(len(data)) > lim.total || longestLine(data) > lim.line || len(want) > lim.lines,
 				"ErrTooLarge with no cap met")
 		case stop > 0 && len(got) == stop:
 		default:
@@ -61,7 +63,7 @@ func FuzzTranscript(f *testing.F) {
 		}
 
 		// The answer, with caps no file here meets, is the forward one.
-		big := limits{block: lim.block, line: 1 << 30, total: 1 << 40}
+		big := limits{block: lim.block, line: 1 << 30, total: 1 << 40, lines: 1 << 30}
 		e, err := lastEntry(context.Background(), bytes.NewReader(data), int64(len(data)), big, before)
 		fe, ferr := forwardLastEntry(data, before)
 		require.Equal(t, ferr, err)

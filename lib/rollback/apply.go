@@ -67,8 +67,9 @@ func (ap *applier) forward(p *plan.Plan) error {
 
 // files makes each path what want says: deletions first, longest paths
 // first, each emptied parent removed up to the root, so a file can replace
-// a folder; then every write, with smudge filters, modes and symlinks, by
-// `git checkout-index -f -z --stdin` from a temporary index.
+// a folder; then every write (see write). Every path passed
+// treepath.Verify in plan.Build, and every change goes through a
+// treepath.Root: nothing is reached through a link.
 func (ap *applier) files(want []entry, hook func(string) error) error {
 	var dels, writes []entry
 	for _, e := range want {
@@ -84,15 +85,18 @@ func (ap *applier) files(want []entry, hook func(string) error) error {
 		}
 		return dels[i].path < dels[j].path
 	})
+	if len(want) == 0 {
+		return nil
+	}
+	root, err := treepath.Open(ap.r.Top)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
 	if len(dels) > 0 {
 		if err := hook("rollback-apply-unlink"); err != nil {
 			return err
 		}
-		root, err := treepath.Open(ap.r.Top)
-		if err != nil {
-			return err
-		}
-		defer root.Close()
 		for _, e := range dels {
 			// Each unlink, so a test can fail the n-th after the others ran.
 			if err := hook("rollback-unlink-each"); err != nil {
@@ -109,13 +113,19 @@ func (ap *applier) files(want []entry, hook func(string) error) error {
 	if err := hook("rollback-apply-write"); err != nil {
 		return err
 	}
+	return ap.write(root, writes)
+}
+
+// write makes each entry's file. git checkout-index writes them, with
+// smudge filters, line endings, modes and links, into a fresh staging
+// folder (--prefix) of the state folder; each is then renamed into the
+// tree through the door. checkout-index on the tree itself would check each
+// leading folder with lstat() and then open the path: a folder swapped for
+// a link between the two would let it write outside the tree. A rename
+// into a folder opened beneath the top without following links cannot.
+func (ap *applier) write(root *treepath.Root, writes []entry) error {
 	idx := ap.tempIndex()
 	defer os.Remove(idx)
-	var list bytes.Buffer
-	for _, e := range writes {
-		list.WriteString(e.path)
-		list.WriteByte(0)
-	}
 	env := []string{"GIT_INDEX_FILE=" + idx}
 	if err := writeIndex(idx, writes); err != nil {
 		// libgit2 refuses some names git accepts: let git build it.
@@ -128,15 +138,43 @@ func (ap *applier) files(want []entry, hook func(string) error) error {
 			return err
 		}
 	}
-	// The writes are git's own, and safe from the same swaps: every path
-	// passed treepath.Verify in plan.Build (none climbs out or into .git),
-	// and checkout-index lstat()s each leading folder of a path before it
-	// writes (entry.c: check_path, create_directories' has_dirs_only_path);
-	// with -f a link or file found there is unlinked and a real folder made
-	// in its place, so a folder swapped for a link is replaced, never
-	// followed. The file itself is unlinked and created anew, not opened.
-	_, err := ap.r.Git.RunCall(ap.ctx, gitcli.Call{Env: env, Stdin: &list}, "checkout-index", "-f", "-z", "--stdin")
-	return err
+	_ = os.MkdirAll(ap.tmp, 0o777)
+	stage, err := os.MkdirTemp(ap.tmp, "rollback-write-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(stage)
+	var list bytes.Buffer
+	for _, e := range writes {
+		list.WriteString(e.path)
+		list.WriteByte(0)
+	}
+	if _, err := ap.r.Git.RunCall(ap.ctx, gitcli.Call{Env: env, Stdin: &list}, "checkout-index", "-f", "-z",
+		"--prefix="+stage+"/", "--stdin"); err != nil {
+		return err
+	}
+	for _, e := range writes {
+		if err := placeFile(root, filepath.Join(stage, e.path), e.path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// placeFile moves the staged file of p into the tree, replacing the file
+// or link there, making missing folders. A parent that is no longer a
+// folder of the tree (a link or a file now), or a folder at p, means
+// another process changed the tree during the rollback: p is left, and
+// step 6's capture shows it (exact:false).
+func placeFile(root *treepath.Root, staged, p string) error {
+	err := root.Rename(staged, p)
+	if err == nil || errors.Is(err, treepath.ErrNotDir) {
+		return nil
+	}
+	if fi, lerr := root.Lstat(p); lerr == nil && fi.IsDir() {
+		return nil
+	}
+	return fmt.Errorf("write %s: %w", p, err)
 }
 
 // removeFile deletes S's file at p, then each folder that empties, up to

@@ -2,7 +2,9 @@ package treepath
 
 import (
 	"errors"
+	"io"
 	"io/fs"
+	"os"
 	"path"
 	"strings"
 	"sync/atomic"
@@ -59,17 +61,82 @@ func (r *Root) RemoveEmptyDir(p string) error {
 	return r.at("rmdir", p, func(dir int, name string) error { return unix.Unlinkat(dir, name, unix.AT_REMOVEDIR) })
 }
 
+// Rename moves the file or link at from (an absolute path outside the
+// tree, on the same file system or not) to p, making p's missing folders
+// beneath the top. A file or link at p is replaced, never written
+// through; a folder at p is refused (EISDIR, ENOTEMPTY or EEXIST).
+func (r *Root) Rename(from, p string) error {
+	return r.in("rename", p, true, func(dir int, name string) error {
+		err := unix.Renameat(unix.AT_FDCWD, from, dir, name)
+		if errors.Is(err, unix.EXDEV) {
+			return copyInto(from, dir, name)
+		}
+		return err
+	})
+}
+
+// copyInto is Rename across file systems: the old entry at name is
+// unlinked, and the new one created exclusively, so nothing is opened
+// through a link.
+func copyInto(from string, dir int, name string) error {
+	var st unix.Stat_t
+	if err := unix.Lstat(from, &st); err != nil {
+		return err
+	}
+	if err := unix.Unlinkat(dir, name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+		return err
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		target, err := os.Readlink(from)
+		if err != nil {
+			return err
+		}
+		if err := unix.Symlinkat(target, dir, name); err != nil {
+			return err
+		}
+		return os.Remove(from)
+	}
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	fd, err := unix.Openat(dir, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, st.Mode&0o777)
+	if err != nil {
+		return err
+	}
+	out := os.NewFile(uintptr(fd), name)
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Remove(from)
+}
+
 // at checks p, opens the folder holding it without following links and
 // runs op on that folder and p's last name.
 func (r *Root) at(op, p string, do func(dir int, name string) error) error {
+	return r.in(op, p, false, do)
+}
+
+// in is at, making the missing folders first when mkdirs is set.
+func (r *Root) in(op, p string, mkdirs bool, do func(dir int, name string) error) error {
 	if err := Verify(p); err != nil {
 		return &fs.PathError{Op: op, Path: p, Err: err}
 	}
 	parent, name := path.Split(p)
 	dir := r.fd
 	if parent != "" {
+		parent = strings.TrimSuffix(parent, "/")
 		var err error
-		if dir, err = r.openDir(strings.TrimSuffix(parent, "/")); err != nil {
+		dir, err = r.openDir(parent)
+		if mkdirs && errors.Is(err, unix.ENOENT) {
+			dir, err = r.makeDir(parent)
+		}
+		if err != nil {
 			return &fs.PathError{Op: op, Path: p, Err: err}
 		}
 		defer unix.Close(dir)
@@ -102,6 +169,29 @@ func (r *Root) openDir(dir string) (int, error) {
 	}
 	fd := r.fd
 	for _, name := range strings.Split(dir, "/") {
+		next, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if fd != r.fd {
+			unix.Close(fd)
+		}
+		if err != nil {
+			return -1, notDir(err)
+		}
+		fd = next
+	}
+	return fd, nil
+}
+
+// makeDir opens the folder dir beneath the top, making each missing
+// folder on the way; an existing link or file on the way is ErrNotDir.
+func (r *Root) makeDir(dir string) (int, error) {
+	fd := r.fd
+	for _, name := range strings.Split(dir, "/") {
+		if err := unix.Mkdirat(fd, name, 0o777); err != nil && !errors.Is(err, unix.EEXIST) {
+			if fd != r.fd {
+				unix.Close(fd)
+			}
+			return -1, notDir(err)
+		}
 		next, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if fd != r.fd {
 			unix.Close(fd)

@@ -116,3 +116,85 @@ func TestRootOperations(t *testing.T) {
 		}
 	})
 }
+
+func TestRootRename(t *testing.T) {
+	eachResolver(t, func(t *testing.T) {
+		top, outside := tree(t)
+		stage := t.TempDir()
+		staged := func(content string) string {
+			f, err := os.CreateTemp(stage, "f")
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(content)
+			f.Close()
+			return f.Name()
+		}
+		r, err := Open(top)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if err := r.Rename(staged("new"), "a/b/c"); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Rename(staged("replaced"), "d/x"); err != nil {
+			t.Fatal(err)
+		}
+		for f, want := range map[string]string{"a/b/c": "new", "d/x": "replaced"} {
+			if b, err := os.ReadFile(filepath.Join(top, f)); err != nil || string(b) != want {
+				t.Errorf("%s = %q %v, want %q", f, b, err, want)
+			}
+		}
+		if err := r.Rename(staged("no"), "d"); err == nil {
+			t.Error("Rename replaced a folder")
+		}
+		if err := os.Symlink(outside, filepath.Join(top, "l")); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Rename(staged("no"), "l/x"); !errors.Is(err, ErrNotDir) {
+			t.Errorf("Rename through a link: %v, want ErrNotDir", err)
+		}
+		// A link at the last name is replaced, not written through.
+		if err := os.Symlink(filepath.Join(outside, "x"), filepath.Join(top, "m")); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Rename(staged("mine"), "m"); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(outside, "x")); string(b) != "keep" {
+			t.Fatalf("the outside file changed: %q", b)
+		}
+	})
+}
+
+// TestCopyInto is Rename across file systems: the link at the name is
+// replaced by a new file, never opened.
+func TestCopyInto(t *testing.T) {
+	top, outside := tree(t)
+	if err := os.Symlink(filepath.Join(outside, "x"), filepath.Join(top, "m")); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), "src")
+	if err := os.WriteFile(src, []byte("mine"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := os.Open(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fd.Close()
+	if err := copyInto(src, int(fd.Fd()), "m"); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Lstat(filepath.Join(top, "m"))
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o100 == 0 {
+		t.Fatalf("m = %v %v, want an executable file", fi, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "x")); string(b) != "keep" {
+		t.Fatalf("the outside file changed: %q", b)
+	}
+	if _, err := os.Stat(src); !os.IsNotExist(err) {
+		t.Errorf("the source is still there: %v", err)
+	}
+}

@@ -1,0 +1,397 @@
+package tests
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Issue 12, items 1 and 2: a checkpoint tree, or a folder swapped for a
+// link, never makes a rollback reach outside the work tree or into .git.
+
+// outsideFolder makes a folder beside the repository (Root/outside) holding
+// the given files, each with its own content.
+func (e *Env) outsideFolder(files ...string) string {
+	e.t.Helper()
+	dir := filepath.Join(e.Root, "outside")
+	require.NoError(e.t, os.MkdirAll(dir, 0o755))
+	for _, f := range files {
+		require.NoError(e.t, os.WriteFile(filepath.Join(dir, f), []byte("precious "+f+"\n"), 0o644))
+	}
+	return dir
+}
+
+// guarded is what no rollback may change: the outside folder and .git/config.
+type guarded struct{ outside, config string }
+
+func (e *Env) guard(outside string) guarded {
+	e.t.Helper()
+	common := e.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	return guarded{treeHash(outside), fileHash(filepath.Join(common, "config"))}
+}
+
+func (e *Env) assertGuarded(before guarded, outside string) {
+	e.t.Helper()
+	after := e.guard(outside)
+	if before.outside != after.outside {
+		var list []string
+		_ = filepath.Walk(outside, func(p string, fi os.FileInfo, err error) error {
+			if err == nil {
+				b, _ := os.ReadFile(p)
+				list = append(list, fmt.Sprintf("%s %v %q", p, fi.Mode(), b))
+			}
+			return nil
+		})
+		e.t.Fatalf("a file outside the work tree changed; it holds:\n%s", strings.Join(list, "\n"))
+	}
+	require.Equal(e.t, before.config, after.config, ".git/config changed")
+}
+
+// literalTree writes, with git hash-object --literally (which checks no
+// name), the tree README.md + the chain of folders comps[:len-1] ending in
+// the file comps[len-1]: ["zz", "..", "..", "outside", "victim"].
+func (e *Env) literalTree(comps ...string) string {
+	e.t.Helper()
+	blob := e.hashObject("blob", "owned\n")
+	id, mode := blob, "100644"
+	for i := len(comps) - 1; i >= 1; i-- {
+		id = e.hashObject("tree", treeEntry(mode, comps[i], id))
+		mode = "40000"
+	}
+	// The top holds README.md too, as a capture would, before comps[0] in
+	// git's order.
+	readme := e.Git("rev-parse", "HEAD:README.md")
+	return e.hashObject("tree", treeEntry("100644", "README.md", readme)+treeEntry(mode, comps[0], id))
+}
+
+func treeEntry(mode, name, hexID string) string {
+	raw, err := hex.DecodeString(hexID)
+	if err != nil {
+		panic(err)
+	}
+	return mode + " " + name + "\x00" + string(raw)
+}
+
+func (e *Env) hashObject(typ, content string) string {
+	e.t.Helper()
+	r := e.runInput(e.Dir, nil, content, "git", "hash-object", "-t", typ, "--literally", "-w", "--stdin")
+	require.Equal(e.t, 0, r.Code, r.Stderr)
+	return strings.TrimSpace(r.Stdout)
+}
+
+// forgedCheckpoint commits tree with venom's trailers, as the issue's
+// attacker does, and places it at refs/venom/checkpoints/<agent>/<n>.
+func (e *Env) forgedCheckpoint(agent string, n int, reason, tree string) string {
+	e.t.Helper()
+	msg := fmt.Sprintf("venom checkpoint %s/k%d\n\nVenom-Agent: %s\nVenom-Checkpoint: k%d\nVenom-Reason: %s\n",
+		agent, n, agent, n, reason)
+	commit := e.Git("commit-tree", tree, "-p", "HEAD", "-m", msg)
+	e.Git("update-ref", fmt.Sprintf("refs/venom/checkpoints/%s/%d", agent, n), commit)
+	return commit
+}
+
+// requireNotAdopted: no log record names the commit.
+func (e *Env) requireNotAdopted(commit string) {
+	e.t.Helper()
+	for _, r := range e.Records("checkpoint.taken") {
+		require.NotContains(e.t, jsonOf(e.t, r), commit, "a forged ref was adopted")
+	}
+}
+
+var escapes = map[string][]string{
+	"outside":    {"zz", "..", "..", "outside", "victim"},
+	"git_config": {"zz", "..", ".git", "config"},
+}
+
+// TestSecurity_ForgedRefNeverAdopted is the issue's attack 1 up to the
+// adoption: a ref at the agent's first number before its first capture,
+// and at a later free number, holding `zz/../../outside/victim` or
+// `zz/../.git/config`, or carrying a reason no capture writes, is skipped
+// as a foreign ref is; doctor names the refs with unsafe trees.
+func TestSecurity_ForgedRefNeverAdopted(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	outside := env.outsideFolder("victim")
+	before := env.guard(outside)
+	first := env.forgedCheckpoint("a1", 1, "turn_end", env.literalTree(escapes["outside"]...))
+	env.TurnN("a1", 1) // k2 and k3: the ref at 1 is skipped
+	env.requireNotAdopted(first)
+	env.Venom("rollback", "--agent=a1", "--checkpoint=k1", "--dry-run", "--json").Fails(t, 3, "not_found.checkpoint")
+
+	later := env.forgedCheckpoint("a1", 4, "turn_end", env.literalTree(escapes["git_config"]...))
+	badReason := env.forgedCheckpoint("a1", 5, "turn_end\x1b]0;owned\x07", env.Git("rev-parse", "HEAD^{tree}"))
+	unknownReason := env.forgedCheckpoint("a1", 6, "handed_over", env.Git("rev-parse", "HEAD^{tree}"))
+	env.TurnN("a1", 2)
+	for _, c := range []string{later, badReason, unknownReason} {
+		env.requireNotAdopted(c)
+	}
+	var list []map[string]any
+	for _, r := range env.Records("checkpoint.taken") {
+		list = append(list, map[string]any{"k": r["checkpoint"]})
+	}
+	// The second turn_start reuses k3 (nothing changed); its turn_end is k7.
+	require.Equal(t, []map[string]any{{"k": "k2"}, {"k": "k3"}, {"k": "k7"}}, list)
+
+	var rep doctorReport
+	r := env.Venom("checkpoint", "doctor", "--json")
+	require.Equal(t, 1, r.Code, r.Stdout+r.Stderr)
+	r.JSON(t, &rep)
+	require.Equal(t, "fail", rep.status()["checkpoints.paths"])
+	msg, fix := rep.check(t, "checkpoints.paths")
+	// The first unsafe path of each tree: the ".." folder itself.
+	require.Contains(t, msg, `refs/venom/checkpoints/a1/1 ("zz/..": dotdot)`)
+	require.Contains(t, msg, `refs/venom/checkpoints/a1/4 ("zz/..": dotdot)`)
+	require.NotContains(t, msg, "a1/5")
+	require.Contains(t, fix, "git update-ref -d refs/venom/checkpoints/a1/1 "+first)
+	env.assertGuarded(before, outside)
+}
+
+// TestSecurity_UnsafeCheckpointRefused is attack 1 when the log names the
+// forged commit too (a repository tarball carries both): the dry run and
+// the real call refuse with failed.checkpoint_unsafe_path before anything
+// is written, no safety checkpoint included.
+func TestSecurity_UnsafeCheckpointRefused(t *testing.T) {
+	t.Parallel()
+	for name, comps := range escapes {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			env := NewEnv(t)
+			outside := env.outsideFolder("victim")
+			env.TurnN("a1", 1) // k1, k2
+			forged := env.forgedCheckpoint("a1", 3, "turn_end", env.literalTree(comps...))
+			rec := env.Records("checkpoint.taken")[1]
+			for _, k := range []string{"seq", "ts", "type"} {
+				delete(rec, k)
+			}
+			rec["checkpoint"] = "k3"
+			rec["repos"].([]any)[0].(map[string]any)["commit"] = forged
+			env.AppendLog("checkpoint.taken", rec)
+
+			before, snap := env.guard(outside), env.Snapshot()
+			refs := env.Git("for-each-ref", "refs/venom")
+			records := len(env.LogRecords())
+			args := []string{"--agent=a1", "--checkpoint=k3", "--restore=files", "--json"}
+			r := env.Venom("rollback", append(args, "--dry-run")...).Fails(t, 1, "failed.checkpoint_unsafe_path")
+			data := r.Map(t)["error"].(map[string]any)["data"].(map[string]any)
+			require.Equal(t, map[string]any{"checkpoint": "k3", "path": strings.Join(comps, "/"), "rule": "dotdot"}, data)
+			env.Venom("rollback", append(args, "--plan=p1-0123456789abcdef")...).Fails(t, 1, "failed.checkpoint_unsafe_path")
+			human := env.Venom("rollback", "--agent=a1", "--checkpoint=k3", "--restore=files", "--dry-run")
+			require.Equal(t, 1, human.Code)
+			require.Contains(t, human.Stderr, "error: failed.checkpoint_unsafe_path:")
+
+			env.AssertUntouched(t, snap)
+			env.assertGuarded(before, outside)
+			require.Equal(t, refs, env.Git("for-each-ref", "refs/venom"), "a safety checkpoint was made")
+			require.Len(t, env.LogRecords(), records, "the log grew")
+		})
+	}
+}
+
+// startResumable starts a venom command that pauses at a testhook point;
+// it returns once the command is there, with a function that lets it go
+// on and waits for its end.
+func (e *Env) startResumable(point, cmd string, args ...string) func() Result {
+	e.t.Helper()
+	file := filepath.Join(e.Root, fmt.Sprintf("paused-%s-%d", point, time.Now().UnixNano()))
+	c := e.Command([]string{"VENOM_TEST_PAUSE_AT=" + point, "VENOM_TEST_PAUSE_FILE=" + file, "VENOM_TEST_PAUSE_RESUME=1"},
+		cmd, args...)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	require.NoError(e.t, c.Start())
+	e.t.Cleanup(func() { _ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL) })
+	done := make(chan struct{})
+	go func() { _ = c.Wait(); close(done) }()
+	for {
+		if _, err := os.Stat(file); err == nil {
+			break
+		}
+		select {
+		case <-done:
+			e.t.Fatalf("%s %v ended before %s:\n%s%s", cmd, args, point, out.String(), errb.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return func() Result {
+		require.NoError(e.t, os.Remove(file))
+		select {
+		case <-done:
+		case <-time.After(2 * time.Minute):
+			e.t.Fatalf("%s %v did not end after %s", cmd, args, point)
+		}
+		return Result{Args: args, Stdout: out.String(), Stderr: errb.String(), Code: c.ProcessState.ExitCode()}
+	}
+}
+
+// swapForLink replaces the folder rel with a link to target, keeping the
+// folder at Root/moved-<n> (as another process would, with rename).
+func (e *Env) swapForLink(rel, target string, n int) {
+	e.t.Helper()
+	require.NoError(e.t, os.Rename(e.Path(rel), filepath.Join(e.Root, fmt.Sprintf("moved-%d", n))))
+	require.NoError(e.t, os.Symlink(target, e.Path(rel)))
+}
+
+// endedCleanly: a rollback through swapped folders may fail (undone or
+// not) or end exact:false; it never crashes.
+func endedCleanly(t *testing.T, r Result) {
+	t.Helper()
+	require.NotContains(t, r.Stderr, "panic:")
+	switch r.Code {
+	case 0:
+		var res RollbackResult
+		r.JSON(t, &res)
+		require.NotNil(t, res.Exact)
+		require.False(t, *res.Exact, "the tree changed under the rollback, yet it says exact")
+	case 1:
+		require.Regexp(t, `"code":"failed\.`, r.Stdout)
+	default:
+		t.Fatalf("exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// TestSecurity_FolderSwappedBeforeDeletions is attack 2: after the real
+// call's capture, folder d becomes a link to a folder outside holding the
+// same names. The deletions of d/x and d/y must not reach through it.
+func TestSecurity_FolderSwappedBeforeDeletions(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	outside := env.outsideFolder("x", "y")
+	env.TurnN("a1", 1) // k1, k2
+	env.Turn("a1", func() {
+		env.Write("d/x", "agent x\n")
+		env.Write("d/y", "agent y\n")
+	})
+	before := env.guard(outside)
+	args := []string{"--agent=a1", "--checkpoint=k2", "--restore=files", "--json"}
+	plan := env.DryRun(args[:3]...).Plan
+	resume := env.startResumable("rollback-after-safety", "rollback", append(args, "--plan="+plan)...)
+	env.swapForLink("d", outside, 1)
+	endedCleanly(t, resume())
+	env.assertGuarded(before, outside)
+}
+
+// TestSecurity_FolderSwappedBeforeWrites: the same swap just before the
+// writes. checkout-index writes into a staging folder; the rename into the
+// tree finds d is a link, never follows it, and leaves d/f unwritten.
+func TestSecurity_FolderSwappedBeforeWrites(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	outside := env.outsideFolder("g")
+	env.Turn("a1", func() {
+		env.Write("d/f", "turn 1\n")
+		env.Write("d/g", "turn 1\n")
+	}) // k1, k2
+	env.Turn("a1", func() { env.Remove("d/f") })
+	before := env.guard(outside)
+	args := []string{"--agent=a1", "--checkpoint=k2", "--restore=files", "--json"}
+	plan := env.DryRun(args[:3]...).Plan
+	resume := env.startResumable("rollback-apply-write", "rollback", append(args, "--plan="+plan)...)
+	env.swapForLink("d", outside, 1)
+	endedCleanly(t, resume())
+	env.assertGuarded(before, outside)
+	_, err := os.Stat(filepath.Join(outside, "f"))
+	require.True(t, os.IsNotExist(err), "the write went through the link")
+	target, err := os.Readlink(env.Path("d"))
+	require.NoError(t, err, "d is no longer the link")
+	require.Equal(t, outside, target)
+}
+
+// TestSecurity_RollbacksRaceFolderSwaps extends the kill -9 and race tests:
+// while real calls run their files back and forth (one killed with SIGKILL
+// in the middle of its deletions), a swapper keeps replacing the agent's
+// folders with links to a folder outside that holds the same names, and
+// putting them back. No file outside the tree changes.
+func TestSecurity_RollbacksRaceFolderSwaps(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	outside := env.outsideFolder("x", "y", "z")
+	// The swapper swaps top folders only: swapping d1/sub while d1 is a
+	// link would make the swapper itself write outside.
+	dirs := []string{"d1", "d2", "d3"}
+	env.TurnN("a1", 1)
+	env.Turn("a1", func() { // k3, k4: the folders
+		for _, d := range append(dirs, "d1/sub") {
+			env.Write(d+"/x", "agent "+d+"\n")
+			env.Write(d+"/y", "agent "+d+"\n")
+		}
+	})
+	before := env.guard(outside)
+	moved := func(d string) string { return filepath.Join(env.Root, "moved-"+strings.ReplaceAll(d, "/", "-")) }
+	// swapper runs until stop is closed, or 2000 swaps: it stops by itself.
+	swapper := func(stop chan struct{}) *sync.WaitGroup {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 2000; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				d := dirs[i%len(dirs)]
+				if fi, err := os.Lstat(env.Path(d)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+					_ = os.Remove(env.Path(d))
+					_ = os.Rename(moved(d), env.Path(d))
+				} else if err == nil && fi.IsDir() && os.Rename(env.Path(d), moved(d)) == nil {
+					_ = os.Symlink(outside, env.Path(d))
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}()
+		return &wg
+	}
+	// putBack undoes the swaps left when a round ends.
+	putBack := func() {
+		for _, d := range dirs {
+			if fi, err := os.Lstat(env.Path(d)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				require.NoError(t, os.Remove(env.Path(d)))
+			}
+			if _, err := os.Lstat(env.Path(d)); os.IsNotExist(err) {
+				_ = os.Rename(moved(d), env.Path(d))
+			}
+			require.NoError(t, os.RemoveAll(moved(d)))
+		}
+	}
+	planFor := func(target string) []string {
+		args := []string{"--agent=a1", "--checkpoint=" + target, "--restore=files", "--outside=overwrite", "--json"}
+		return append(args, "--plan="+env.DryRun(args[:4]...).Plan)
+	}
+
+	// kill -9 at the first deletion, the swapper running.
+	stop := make(chan struct{})
+	c := env.StartPaused("rollback-unlink-each", nil, "rollback",
+		planFor("k2")...)
+	wg := swapper(stop)
+	time.Sleep(50 * time.Millisecond)
+	Kill9(t, c)
+	close(stop)
+	wg.Wait()
+	putBack()
+	env.assertGuarded(before, outside)
+
+	codes := map[int]int{}
+	for round := 0; round < 6; round++ {
+		resume := env.startResumable("rollback-after-safety", "rollback", planFor([]string{"k2", "k4"}[round%2])...)
+		stop := make(chan struct{})
+		wg := swapper(stop)
+		r := resume()
+		close(stop)
+		wg.Wait()
+		require.NotContains(t, r.Stderr, "panic:")
+		require.Contains(t, []int{0, 1}, r.Code, r.Stdout+r.Stderr)
+		codes[r.Code]++
+		putBack()
+		env.assertGuarded(before, outside)
+	}
+	t.Logf("real calls by exit code: %v", codes)
+}

@@ -271,12 +271,19 @@ func TestSecurity_FolderSwappedBeforeDeletions(t *testing.T) {
 		env.Write("d/y", "agent y\n")
 	})
 	before := env.guard(outside)
-	args := []string{"--agent=a1", "--checkpoint=k2", "--restore=files", "--json"}
-	plan := env.DryRun(args[:3]...).Plan
-	resume := env.startResumable("rollback-after-safety", "rollback", append(args, "--plan="+plan)...)
-	env.swapForLink("d", outside, 1)
-	endedCleanly(t, resume())
+	endedCleanly(t, env.rollbackSwapping("rollback-after-safety", outside))
 	env.assertGuarded(before, outside)
+}
+
+// rollbackSwapping runs a1's real call back to k2 and, when it reaches
+// point, replaces folder d with a link to outside.
+func (e *Env) rollbackSwapping(point, outside string) Result {
+	e.t.Helper()
+	args := []string{"--agent=a1", "--checkpoint=k2", "--restore=files", "--json"}
+	plan := e.DryRun(args[:3]...).Plan
+	resume := e.startResumable(point, "rollback", append(args, "--plan="+plan)...)
+	e.swapForLink("d", outside, 1)
+	return resume()
 }
 
 // TestSecurity_FolderSwappedBeforeWrites: the same swap just before the
@@ -292,11 +299,7 @@ func TestSecurity_FolderSwappedBeforeWrites(t *testing.T) {
 	}) // k1, k2
 	env.Turn("a1", func() { env.Remove("d/f") })
 	before := env.guard(outside)
-	args := []string{"--agent=a1", "--checkpoint=k2", "--restore=files", "--json"}
-	plan := env.DryRun(args[:3]...).Plan
-	resume := env.startResumable("rollback-apply-write", "rollback", append(args, "--plan="+plan)...)
-	env.swapForLink("d", outside, 1)
-	endedCleanly(t, resume())
+	endedCleanly(t, env.rollbackSwapping("rollback-apply-write", outside))
 	env.assertGuarded(before, outside)
 	_, err := os.Stat(filepath.Join(outside, "f"))
 	require.True(t, os.IsNotExist(err), "the write went through the link")

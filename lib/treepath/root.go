@@ -134,7 +134,7 @@ func (r *Root) in(op, p string, mkdirs bool, do func(dir int, name string) error
 		var err error
 		dir, err = r.openDir(parent)
 		if mkdirs && errors.Is(err, unix.ENOENT) {
-			dir, err = r.makeDir(parent)
+			dir, err = r.walk(parent, true)
 		}
 		if err != nil {
 			return &fs.PathError{Op: op, Path: p, Err: err}
@@ -167,32 +167,25 @@ func (r *Root) openDir(dir string) (int, error) {
 			return -1, notDir(err)
 		}
 	}
-	fd := r.fd
-	for _, name := range strings.Split(dir, "/") {
-		next, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if fd != r.fd {
-			unix.Close(fd)
-		}
-		if err != nil {
-			return -1, notDir(err)
-		}
-		fd = next
-	}
-	return fd, nil
+	return r.walk(dir, false)
 }
 
-// makeDir opens the folder dir beneath the top, making each missing
-// folder on the way; an existing link or file on the way is ErrNotDir.
-func (r *Root) makeDir(dir string) (int, error) {
+// walk opens the folder dir beneath the top one name at a time, never
+// following a link; with mkdirs it makes each missing folder on the way.
+// An existing link or file on the way is ErrNotDir.
+func (r *Root) walk(dir string, mkdirs bool) (int, error) {
 	fd := r.fd
 	for _, name := range strings.Split(dir, "/") {
-		if err := unix.Mkdirat(fd, name, 0o777); err != nil && !errors.Is(err, unix.EEXIST) {
-			if fd != r.fd {
-				unix.Close(fd)
+		var err error
+		if mkdirs {
+			if err = unix.Mkdirat(fd, name, 0o777); errors.Is(err, unix.EEXIST) {
+				err = nil
 			}
-			return -1, notDir(err)
 		}
-		next, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		next := -1
+		if err == nil {
+			next, err = unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		}
 		if fd != r.fd {
 			unix.Close(fd)
 		}

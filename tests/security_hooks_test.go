@@ -235,3 +235,38 @@ func TestSecurity_HookStdinNeverCloses(t *testing.T) {
 	assert.Contains(t, r.Stderr, "git-venom hook: timeout.checkpoint:")
 	env.Take(t, "--agent=a1")
 }
+
+// SIGTERM to a hook waiting for the lock (another hook holds it): it stops
+// waiting at once, exits 0 and says it was stopped, not that venom.timeout
+// ran out. The binary is run directly, as a harness may, so that its own
+// exit status shows (git dies of the signal it forwards).
+func TestSecurity_HookSIGTERMWhileWaitingForTheLock(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	holder, hout, herr, _ := env.startPausedHook("p1")
+
+	c := exec.Command(filepath.Join(binDir, "git-venom-checkpoint"), "hook", "claude-code")
+	c.Dir, c.Env = env.Dir, env.Environ()
+	c.Stdin = strings.NewReader(env.Payload("claude/hooks/Stop.json", map[string]any{"prompt_id": "p1"}))
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	require.NoError(t, c.Start())
+	t.Cleanup(func() { _ = c.Process.Kill() })
+	mark := filepath.Join(env.Dir, ".git", "venom", "pending", "claude."+strconv.Itoa(c.Process.Pid))
+	for deadline := time.Now().Add(hookGuard); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(mark); err == nil {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the second hook never waited for the lock")
+	}
+
+	require.NoError(t, c.Process.Signal(syscall.SIGTERM))
+	r := env.waitHook(c, &out, &errb)
+	r.OK(t)
+	assert.Contains(t, r.Stderr, "git-venom hook: timeout.checkpoint: stopped by SIGTERM or SIGINT")
+	assert.NotContains(t, r.Stderr, "within venom.timeout")
+
+	require.NoError(t, syscall.Kill(-holder.Process.Pid, syscall.SIGTERM))
+	env.waitHook(holder, hout, herr)
+	assert.Empty(t, env.lockHolder())
+}

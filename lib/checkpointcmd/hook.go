@@ -93,7 +93,7 @@ func runHook(env *cli.Env, name string, f hookFlags, notify string) error {
 		_, _ = env.UI.Out.Write(out)
 	}
 	if err != nil {
-		hookWarn(env, err)
+		hookWarn(env, d.explain(err))
 	}
 	return nil
 }

@@ -64,6 +64,16 @@ func (d *hookDeadline) set(env *cli.Env, timeout time.Duration) {
 	d.backstop.Move(d.start.Add(timeout))
 }
 
+// explain says that a signal, not venom.timeout, ended a step that
+// failed once the hook was told to stop (a wait for the lock, a capture).
+func (d *hookDeadline) explain(err error) error {
+	if d.parent.Err() == nil {
+		return err
+	}
+	e := errcode.From(err, errcode.FailedInternal)
+	return errcode.Newf(e.Code, e.Data, "stopped by SIGTERM or SIGINT before the event was recorded").Wrap(err)
+}
+
 // end disarms the backstop: the hook is ending by itself.
 func (d *hookDeadline) end() {
 	d.backstop.Stop()

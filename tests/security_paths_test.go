@@ -58,19 +58,22 @@ func (e *Env) assertGuarded(before guarded, outside string) {
 
 // literalTree writes, with git hash-object --literally (which checks no
 // name), the tree README.md + the chain of folders comps[:len-1] ending in
-// the file comps[len-1]: ["zz", "..", "..", "outside", "victim"].
-func (e *Env) literalTree(comps ...string) string {
+// the file comps[len-1] (of mode leaf): ["zz", "..", "..", "outside", "victim"].
+func (e *Env) literalTree(leaf string, comps ...string) string {
 	e.t.Helper()
 	blob := e.hashObject("blob", "owned\n")
-	id, mode := blob, "100644"
+	id, mode := blob, leaf
 	for i := len(comps) - 1; i >= 1; i-- {
 		id = e.hashObject("tree", treeEntry(mode, comps[i], id))
 		mode = "40000"
 	}
-	// The top holds README.md too, as a capture would, before comps[0] in
-	// git's order.
-	readme := e.Git("rev-parse", "HEAD:README.md")
-	return e.hashObject("tree", treeEntry("100644", "README.md", readme)+treeEntry(mode, comps[0], id))
+	// The top holds README.md too, as a capture would, in git's order.
+	readme := treeEntry("100644", "README.md", e.Git("rev-parse", "HEAD:README.md"))
+	first := treeEntry(mode, comps[0], id)
+	if comps[0] < "README.md" {
+		return e.hashObject("tree", first+readme)
+	}
+	return e.hashObject("tree", readme+first)
 }
 
 func treeEntry(mode, name, hexID string) string {
@@ -107,6 +110,7 @@ func (e *Env) requireNotAdopted(commit string) {
 	}
 }
 
+// escapes are the issue's two paths out of the tree.
 var escapes = map[string][]string{
 	"outside":    {"zz", "..", "..", "outside", "victim"},
 	"git_config": {"zz", "..", ".git", "config"},
@@ -122,12 +126,12 @@ func TestSecurity_ForgedRefNeverAdopted(t *testing.T) {
 	env := NewEnv(t)
 	outside := env.outsideFolder("victim")
 	before := env.guard(outside)
-	first := env.forgedCheckpoint("a1", 1, "turn_end", env.literalTree(escapes["outside"]...))
+	first := env.forgedCheckpoint("a1", 1, "turn_end", env.literalTree("100644", escapes["outside"]...))
 	env.TurnN("a1", 1) // k2 and k3: the ref at 1 is skipped
 	env.requireNotAdopted(first)
 	env.Venom("rollback", "--agent=a1", "--checkpoint=k1", "--dry-run", "--json").Fails(t, 3, "not_found.checkpoint")
 
-	later := env.forgedCheckpoint("a1", 4, "turn_end", env.literalTree(escapes["git_config"]...))
+	later := env.forgedCheckpoint("a1", 4, "turn_end", env.literalTree("100644", escapes["git_config"]...))
 	badReason := env.forgedCheckpoint("a1", 5, "turn_end\x1b]0;owned\x07", env.Git("rev-parse", "HEAD^{tree}"))
 	unknownReason := env.forgedCheckpoint("a1", 6, "handed_over", env.Git("rev-parse", "HEAD^{tree}"))
 	env.TurnN("a1", 2)
@@ -161,13 +165,28 @@ func TestSecurity_ForgedRefNeverAdopted(t *testing.T) {
 // is written, no safety checkpoint included.
 func TestSecurity_UnsafeCheckpointRefused(t *testing.T) {
 	t.Parallel()
-	for name, comps := range escapes {
+	type attack struct {
+		leaf  string
+		comps []string
+		rule  string
+	}
+	attacks := map[string]attack{
+		"outside":    {"100644", escapes["outside"], "dotdot"},
+		"git_config": {"100644", escapes["git_config"], "dotdot"},
+		// Beyond the issue: .git's aliases, and .gitmodules as a link.
+		"dotgit_case":     {"100644", []string{".GIT", "config"}, "dotgit"},
+		"ntfs_short_name": {"100644", []string{"git~1", "config"}, "ntfs_dotgit"},
+		"hfs_ignorable":   {"100644", []string{".g\u200cit", "config"}, "hfs_dotgit"},
+		"gitmodules_link": {"120000", []string{".gitmodules"}, "gitmodules_link"},
+	}
+	for name, a := range attacks {
+		comps := a.comps
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			env := NewEnv(t)
 			outside := env.outsideFolder("victim")
 			env.TurnN("a1", 1) // k1, k2
-			forged := env.forgedCheckpoint("a1", 3, "turn_end", env.literalTree(comps...))
+			forged := env.forgedCheckpoint("a1", 3, "turn_end", env.literalTree(a.leaf, comps...))
 			rec := env.Records("checkpoint.taken")[1]
 			for _, k := range []string{"seq", "ts", "type"} {
 				delete(rec, k)
@@ -182,7 +201,7 @@ func TestSecurity_UnsafeCheckpointRefused(t *testing.T) {
 			args := []string{"--agent=a1", "--checkpoint=k3", "--restore=files", "--json"}
 			r := env.Venom("rollback", append(args, "--dry-run")...).Fails(t, 1, "failed.checkpoint_unsafe_path")
 			data := r.Map(t)["error"].(map[string]any)["data"].(map[string]any)
-			require.Equal(t, map[string]any{"checkpoint": "k3", "path": strings.Join(comps, "/"), "rule": "dotdot"}, data)
+			require.Equal(t, map[string]any{"checkpoint": "k3", "path": strings.Join(comps, "/"), "rule": a.rule}, data)
 			env.Venom("rollback", append(args, "--plan=p1-0123456789abcdef")...).Fails(t, 1, "failed.checkpoint_unsafe_path")
 			human := env.Venom("rollback", "--agent=a1", "--checkpoint=k3", "--restore=files", "--dry-run")
 			require.Equal(t, 1, human.Code)

@@ -54,6 +54,7 @@ type File struct {
 	Content []byte `json:"-"` // nil: the file is removed (uninstall of a file install created)
 	Existed bool   `json:"-"`
 	mode    os.FileMode
+	at      place
 }
 
 // Command is the hook's command line.
@@ -114,14 +115,14 @@ func (in Install) Plan(ctx context.Context, uninstall bool) ([]File, error) {
 	}
 	var out []File
 	if via == ViaHooks || via == ViaBoth {
-		f, err := in.jsonFile(filepath.Join(in.codexDir(), "hooks.json"), uninstall)
+		f, err := in.jsonFile(in.codexFile("hooks.json"), uninstall)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, f)
 	}
 	if via == ViaNotify || via == ViaBoth {
-		f, err := in.notifyFile(filepath.Join(in.codexDir(), "config.toml"), uninstall)
+		f, err := in.notifyFile(in.codexFile("config.toml"), uninstall)
 		if err != nil {
 			return nil, err
 		}
@@ -130,55 +131,43 @@ func (in Install) Plan(ctx context.Context, uninstall bool) ([]File, error) {
 	return out, nil
 }
 
-func (in Install) claudeSettings() string {
+// claudeSettings is Claude Code's settings file of the scope.
+func (in Install) claudeSettings() place {
 	switch in.Scope {
 	case ScopeUser:
 		dir := in.Getenv("CLAUDE_CONFIG_DIR")
 		if dir == "" {
 			dir = filepath.Join(in.Getenv("HOME"), ".claude")
 		}
-		return filepath.Join(dir, "settings.json")
+		return place{root: dir, name: "settings.json"}
 	case ScopeProject:
-		return filepath.Join(in.Top, ".claude", "settings.json")
+		return place{root: in.Top, name: ".claude/settings.json"}
 	}
-	return filepath.Join(in.Top, ".claude", "settings.local.json")
+	return place{root: in.Top, name: ".claude/settings.local.json"}
 }
 
-func (in Install) codexDir() string {
+// codexFile is one of Codex's files of the scope: in $CODEX_HOME
+// (~/.codex) for the user, else in the repository's .codex.
+func (in Install) codexFile(name string) place {
 	if in.Scope == ScopeUser {
 		if d := in.Getenv("CODEX_HOME"); d != "" {
-			return d
+			return place{root: d, name: name}
 		}
-		return filepath.Join(in.Getenv("HOME"), ".codex")
+		return place{root: filepath.Join(in.Getenv("HOME"), ".codex"), name: name}
 	}
-	return filepath.Join(in.Top, ".codex")
-}
-
-func readFile(path string) (data []byte, existed bool, mode os.FileMode, err error) {
-	data, err = os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return nil, false, 0o644, nil
-	}
-	if err != nil {
-		return nil, false, 0, errcode.Newf(errcode.FailedState, map[string]string{"file": path},
-			"cannot read %s", path).Wrap(err)
-	}
-	mode = 0o644
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	return data, true, mode, nil
+	return place{root: in.Top, name: ".codex/" + name}
 }
 
 // jsonFile merges git-venom's handlers into a hooks settings file (Claude
 // Code's settings, Codex's hooks.json: {"hooks":{event:[{matcher?,
 // hooks:[{type,command,timeout}]}]}}), keeping every other member, group
 // and handler, and the file's key order and indentation.
-func (in Install) jsonFile(path string, uninstall bool) (File, error) {
-	data, existed, mode, err := readFile(path)
+func (in Install) jsonFile(at place, uninstall bool) (File, error) {
+	data, existed, mode, err := at.read()
 	if err != nil {
 		return File{}, err
 	}
+	path := at.path()
 	root := ojson.NewObject()
 	if len(bytes.TrimSpace(data)) > 0 {
 		if root, err = ojson.ParseObject(data); err != nil {
@@ -226,7 +215,7 @@ func (in Install) jsonFile(path string, uninstall bool) (File, error) {
 	if !existed || bytes.HasSuffix(data, []byte("\n")) {
 		content = append(content, '\n')
 	}
-	f := File{Path: path, Existed: existed, mode: mode, Content: content}
+	f := File{Path: path, Existed: existed, mode: mode, at: at, Content: content}
 	if uninstall && root.Len() == 0 && existed && !bytes.Equal(bytes.TrimSpace(data), []byte("{}")) {
 		f.Content = nil // install created it: remove it
 	}
@@ -318,11 +307,12 @@ var notifyKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 // notifyFile sets config.toml's top-level notify to git-venom's hook (Codex
 // passes the turn's JSON as the last argument). Codex runs one notify
 // program, so another one already there is refused, not replaced.
-func (in Install) notifyFile(path string, uninstall bool) (File, error) {
-	data, existed, mode, err := readFile(path)
+func (in Install) notifyFile(at place, uninstall bool) (File, error) {
+	data, existed, mode, err := at.read()
 	if err != nil {
 		return File{}, err
 	}
+	path := at.path()
 	lines := strings.SplitAfter(string(data), "\n")
 	if len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
@@ -336,7 +326,7 @@ func (in Install) notifyFile(path string, uninstall bool) (File, error) {
 		if notifyKey().MatchString(l) {
 			if !strings.Contains(l, `"venom-checkpoint"`) {
 				if uninstall {
-					return File{Path: path, Existed: existed, Content: data, mode: mode}, nil
+					return File{Path: path, Existed: existed, Content: data, mode: mode, at: at}, nil
 				}
 				return File{}, errcode.Newf(errcode.ConflictHookInstalled, map[string]string{"file": path, "notify": t},
 					"%s already runs another notify program (%s); Codex runs only one", path, t).
@@ -357,7 +347,7 @@ func (in Install) notifyFile(path string, uninstall bool) (File, error) {
 		lines = append([]string{line}, lines...)
 	}
 	content := []byte(strings.Join(lines, ""))
-	f := File{Path: path, Existed: existed, mode: mode, Content: content}
+	f := File{Path: path, Existed: existed, mode: mode, at: at, Content: content}
 	if uninstall && existed && len(content) == 0 && found >= 0 {
 		f.Content = nil
 	}
@@ -365,51 +355,23 @@ func (in Install) notifyFile(path string, uninstall bool) (File, error) {
 	return f, nil
 }
 
-// Apply writes the planned files: a temporary file renamed over the old
-// one, so the harness never reads half a settings file.
+// Apply writes the planned files, each beneath its root (settingsfile.go).
 func Apply(files []File) error {
 	for _, f := range files {
 		if !f.Changed {
 			continue
 		}
 		if f.Content == nil {
-			if err := os.Remove(f.Path); err != nil && !os.IsNotExist(err) {
-				return errcode.Newf(errcode.FailedState, map[string]string{"file": f.Path}, "cannot remove %s", f.Path).Wrap(err)
+			if err := f.at.remove(); err != nil {
+				return err
 			}
-			_ = os.Remove(filepath.Dir(f.Path)) // only when empty
 			continue
 		}
-		if err := writeAtomic(f.Path, f.Content, f.mode); err != nil {
-			return errcode.Newf(errcode.FailedState, map[string]string{"file": f.Path}, "cannot write %s", f.Path).Wrap(err)
+		if err := f.at.write(f.Content, f.mode); err != nil {
+			return err
 		}
 	}
 	return nil
-}
-
-func writeAtomic(path string, data []byte, mode os.FileMode) error {
-	if mode == 0 {
-		mode = 0o644
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".venom-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 var versionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)`) })

@@ -2,9 +2,11 @@ package tests
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -190,5 +192,209 @@ func TestSecurity_StateOldTempNamesNotWritten(t *testing.T) {
 	assert.Equal(t, "new", env.Git("show", "refs/venom/checkpoints/a1/2:d/new.txt"))
 	for i, suffix := range []string{".json.tmp", ".scan.tmp"} {
 		assertContent(t, targets[i], "precious"+suffix+"\n")
+	}
+}
+
+// Issue 12 item 8: under core.sharedRepository the state files and
+// folders, and the refs and objects git-venom writes, get the modes git
+// gives its own files, so that another member of the group can go on.
+func TestSecurity_StateSharedRepositoryModes(t *testing.T) {
+	for _, value := range []string{"group", "true", "everybody", "0640"} {
+		t.Run(value, func(t *testing.T) {
+			env := NewEnv(t)
+			env.Git("config", "core.sharedRepository", value)
+			common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+			// What git itself gives a file and a folder it makes now.
+			env.Git("update-ref", "refs/heads/shared/probe", "HEAD")
+			wantFile := modeOf(t, filepath.Join(common, "refs/heads/shared/probe"))
+			wantDir := modeOf(t, filepath.Join(common, "refs/heads/shared"))
+			env.Write("b.txt", "b\n")
+			env.Git("add", "b.txt")
+			require.Equal(t, wantFile, modeOf(t, filepath.Join(common, "index")), "git's index and ref agree")
+
+			env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+			env.Write("d/c.txt", "c\n")
+			env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+
+			var files, dirs int
+			for _, top := range []string{"venom", "refs/venom"} {
+				require.NoError(t, filepath.Walk(filepath.Join(common, top), func(p string, fi os.FileInfo, err error) error {
+					require.NoError(t, err)
+					if fi.IsDir() {
+						dirs++
+						assert.Equal(t, wantDir, modeOf(t, p), "folder %s", p)
+					} else {
+						files++
+						assert.Equal(t, wantFile, modeOf(t, p), "file %s", p)
+					}
+					return nil
+				}))
+			}
+			assert.GreaterOrEqual(t, files, 6, "lock, log, the private index's files, two refs")
+			assert.GreaterOrEqual(t, dirs, 6, "venom, index, pending, refs/venom/checkpoints/a1")
+			commit := env.Git("rev-parse", "refs/venom/checkpoints/a1/2")
+			assert.Equal(t, wantDir, modeOf(t, filepath.Join(common, "objects", commit[:2])), "the commit's folder")
+		})
+	}
+}
+
+// modeOf is a path's permission bits with setgid, as git's chmod sets them.
+func modeOf(t *testing.T, p string) os.FileMode {
+	t.Helper()
+	fi, err := os.Lstat(p)
+	require.NoError(t, err)
+	return fi.Mode() & (os.ModePerm | os.ModeSetgid)
+}
+
+// sharedGid is a group no one else uses, for the second user's tests.
+const sharedGid = 4242
+
+// asOtherUser runs a venom command as nobody, in group sharedGid only.
+func asOtherUser(t *testing.T, env *Env, cmd string, args ...string) Result {
+	t.Helper()
+	argv := append([]string{"--reuid=65534", "--regid=" + strconv.Itoa(sharedGid), "--clear-groups",
+		"git", "venom-" + cmd}, args...)
+	c := exec.Command("setpriv", argv...)
+	c.Dir, c.Env = env.Dir, env.Environ()
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	err := c.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("setpriv: %v", err)
+	}
+	return Result{Args: argv, Stdout: out.String(), Stderr: errb.String(), Code: code}
+}
+
+// needRootAndSetpriv skips a test that needs to run commands as another
+// user.
+func needRootAndSetpriv(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to run a command as another user")
+	}
+	if _, err := exec.LookPath("setpriv"); err != nil {
+		t.Skip("needs setpriv (util-linux), to run a command as another user")
+	}
+}
+
+// reachable lets every user reach path (search permission on each folder
+// above it that the tests made private) and the test binaries.
+func reachable(t *testing.T, path string) {
+	t.Helper()
+	for d := path; d != "/"; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		require.NoError(t, err)
+		if fi.Mode().Perm()&0o001 == 0 {
+			require.NoError(t, os.Chmod(d, fi.Mode().Perm()|0o055))
+		}
+	}
+	require.NoError(t, os.Chmod(binDir, 0o755))
+}
+
+// A second member of the group captures in a repository that the first
+// one's captures set up, and the first goes on after it.
+func TestSecurity_StateSharedRepositorySecondUser(t *testing.T) {
+	needRootAndSetpriv(t)
+	env := NewEnv(t)
+	reachable(t, env.Root)
+	env.Git("config", "core.sharedRepository", "group")
+	common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	// As git init --shared=group leaves a repository, with the group's gid:
+	// group-writable folders that pass their group on, writable files.
+	require.NoError(t, filepath.Walk(env.Dir, func(p string, fi os.FileInfo, err error) error {
+		require.NoError(t, err)
+		require.NoError(t, os.Lchown(p, 0, sharedGid))
+		switch {
+		case fi.IsDir():
+			return os.Chmod(p, os.ModeSetgid|0o775)
+		case fi.Mode().IsRegular() && strings.HasPrefix(p, common+"/objects/"):
+			return nil
+		case fi.Mode().IsRegular():
+			return os.Chmod(p, fi.Mode().Perm()|0o060)
+		}
+		return nil
+	}))
+	// The repository is root's: git refuses it to nobody without this.
+	f, err := os.OpenFile(filepath.Join(env.Home, ".gitconfig"), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("[safe]\n\tdirectory = *\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	env.Write("a.txt", "a\n")
+	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+	env.Write("a.txt", "b\n")
+	asOtherUser(t, env, "checkpoint", "--agent=a1", "--json").OK(t)
+	env.Write("a.txt", "c\n")
+	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+	for n, want := range []string{"a", "b", "c"} {
+		assert.Equal(t, want, env.Git("show", fmt.Sprintf("refs/venom/checkpoints/a1/%d:a.txt", n+1)))
+	}
+	assert.Equal(t, "65534", ownerOf(t, filepath.Join(common, "refs/venom/checkpoints/a1/2")), "the second ref is nobody's")
+	records := env.LogRecords()
+	for i, r := range records {
+		assert.EqualValues(t, i+1, r["seq"])
+	}
+}
+
+func ownerOf(t *testing.T, p string) string {
+	t.Helper()
+	fi, err := os.Lstat(p)
+	require.NoError(t, err)
+	return strconv.Itoa(int(fi.Sys().(*syscall.Stat_t).Uid))
+}
+
+// Issue 12 item 8: a repository another user owns is opened when git's
+// safe.directory (global config) allows it, and refused as git refuses it
+// otherwise; the repository's own config cannot allow it.
+func TestSecurity_StateSafeDirectory(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to give the repository to another user")
+	}
+	cases := []struct {
+		name, global, local string
+		ok                  bool
+	}{
+		{"star", "*", "", true},
+		{"exact path", "$REPO", "", true},
+		{"none", "", "", false},
+		{"other path", "/elsewhere", "", false},
+		{"repository config only", "", "*", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			env := NewEnv(t)
+			env.Write("a.txt", "a\n")
+			if c.local != "" {
+				env.Git("config", "--add", "safe.directory", c.local)
+			}
+			if c.global != "" {
+				f, err := os.OpenFile(filepath.Join(env.Home, ".gitconfig"), os.O_APPEND|os.O_WRONLY, 0)
+				require.NoError(t, err)
+				_, err = fmt.Fprintf(f, "[safe]\n\tdirectory = %s\n", strings.ReplaceAll(c.global, "$REPO", env.Dir))
+				require.NoError(t, err)
+				require.NoError(t, f.Close())
+			}
+			require.NoError(t, filepath.Walk(env.Dir, func(p string, _ os.FileInfo, err error) error {
+				require.NoError(t, err)
+				return os.Lchown(p, 65534, 65534)
+			}))
+			// git's own verdict, the oracle.
+			gitSays := env.GitRaw("rev-parse", "--show-toplevel")
+			require.Equal(t, c.ok, gitSays.Code == 0, "git rev-parse: %s", gitSays.Stderr)
+
+			r := env.Venom("checkpoint", "--agent=a1", "--json")
+			if c.ok {
+				r.OK(t)
+				assert.Equal(t, "a", env.Git("show", "refs/venom/checkpoints/a1/1:a.txt"))
+				return
+			}
+			r.Fails(t, 10, "unsupported.checkpoint_no_repo")
+			assert.Contains(t, r.Stdout, "dubious ownership", "git's reason is given")
+			assert.NoDirExists(t, filepath.Join(env.Dir, ".git", "venom"))
+		})
 	}
 }

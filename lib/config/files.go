@@ -20,6 +20,51 @@ const systemConfig = "/etc/gitconfig"
 // or how (any GIT_* other than the few below), a file includes another, or a
 // file is one this reader is not certain to read as git does.
 func fromFiles(environ []string) (out [][2]string, ok bool) {
+	files, ok := ScopeFiles(environ)
+	if !ok {
+		return nil, false
+	}
+	entries, ok := Entries(files, func(name string) bool { return strings.HasPrefix(name, "venom.") })
+	for _, e := range entries {
+		out = append(out, [2]string{e.Name, e.Value})
+	}
+	return out, ok
+}
+
+// Entries reads the entries of the config files (a missing one is empty)
+// whose names keep accepts, in order; ok is false when a file includes
+// another or is one this reader is not certain to read as git does.
+func Entries(files []string, keep func(name string) bool) (out []gitconfig.Entry, ok bool) {
+	for _, path := range files {
+		text, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, false
+		}
+		entries, err := gitconfig.Parse(text)
+		if err != nil {
+			return nil, false
+		}
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name, "include.") || strings.HasPrefix(e.Name, "includeif.") {
+				return nil, false
+			}
+			if keep(e.Name) {
+				out = append(out, e)
+			}
+		}
+	}
+	return out, true
+}
+
+// ScopeFiles lists the system and global config files git reads, in its
+// order, in the plain case only: ok is false when the environment holds a
+// git variable that could change which files are read or how (any GIT_*
+// other than GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM and
+// the harmless few), and the caller then asks git.
+func ScopeFiles(environ []string) (files []string, ok bool) {
 	var system, global []string
 	if !gitconfig.PlainEnvironment(environ) {
 		return nil, false
@@ -72,27 +117,8 @@ func fromFiles(environ []string) (out [][2]string, ok bool) {
 		if !filepath.IsAbs(path) {
 			return nil, false
 		}
-		text, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, false
-		}
-		entries, err := gitconfig.Parse(text)
-		if err != nil {
-			return nil, false
-		}
-		for _, e := range entries {
-			if strings.HasPrefix(e.Name, "include.") || strings.HasPrefix(e.Name, "includeif.") {
-				return nil, false
-			}
-			if strings.HasPrefix(e.Name, "venom.") {
-				out = append(out, [2]string{e.Name, e.Value})
-			}
-		}
 	}
-	return out, true
+	return append(system, global...), true
 }
 
 // envBool is git_env_bool's reading of a set variable; known is false for a

@@ -64,7 +64,12 @@ func Commit(r *repo.Repo, tree, head *git.Oid, msg string, when time.Time) (*git
 	if head != nil {
 		parents = append(parents, head)
 	}
-	return lib.CreateCommitFromIds("", sig, sig, msg, tree, parents...)
+	id, err := lib.CreateCommitFromIds("", sig, sig, msg, tree, parents...)
+	if err == nil {
+		// Best effort: the commit is written whatever its folder's mode.
+		_ = r.ShareObject(id.String())
+	}
+	return id, err
 }
 
 // Create makes the ref of checkpoint n, only if it is absent (RFC 4.1 step 6).
@@ -84,6 +89,8 @@ func Create(r *repo.Repo, agent string, n int, commit *git.Oid) error {
 		return err
 	}
 	ref.Free()
+	// Best effort: the ref is made whatever its mode (core.sharedRepository).
+	_ = r.ShareRef(ids.RefName(agent, n))
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gitcli"
+	"github.com/git-venom/git-venom/lib/statefile"
 )
 
 // Paths are the absolute paths of one worktree of a repository.
@@ -32,9 +33,10 @@ type Repo struct {
 	Paths
 	Git *gitcli.Runner
 
-	once sync.Once
-	lib  *git.Repository
-	err  error
+	environ []string // the command's, for reading git config as git would
+	once    sync.Once
+	lib     *git.Repository
+	err     error
 }
 
 // Open finds the repository and worktree of dir the way git does, honouring
@@ -67,6 +69,9 @@ func discoverWithGit(ctx context.Context, dir string, environ []string) (Paths, 
 		out, err = user.Run(ctx, "rev-parse", "--path-format=absolute",
 			"--is-bare-repository", "--git-dir", "--git-common-dir", "--git-path", "index", "--show-object-format")
 		if err != nil {
+			if e := unsafeRepository(err); e != nil {
+				return Paths{}, e
+			}
 			return Paths{}, errcode.New(errcode.UnsupportedCheckpointNoRepo, nil).Wrap(err)
 		}
 	}
@@ -108,7 +113,11 @@ func (p Paths) withState() Paths {
 // GIT_WORK_TREE set, so leaked variables never pick another repository.
 func New(p Paths, environ []string) *Repo {
 	env := append(gitcli.CleanEnv(environ), "GIT_DIR="+p.GitDir, "GIT_WORK_TREE="+p.Top)
-	return &Repo{Paths: p, Git: &gitcli.Runner{Dir: p.Top, Env: env}}
+	r := &Repo{Paths: p, Git: &gitcli.Runner{Dir: p.Top, Env: env}, environ: environ}
+	if p.CommonDir != "" {
+		statefile.Share(p.CommonDir, r.sharedRepository)
+	}
+	return r
 }
 
 // OpenTree opens the worktree whose top level is exactly tree. It fails when
@@ -146,7 +155,7 @@ func (r *Repo) Lib() (*git.Repository, error) {
 // Twin is the same worktree with a libgit2 handle of its own, for work on
 // another goroutine: libgit2's objects are not to be used by two threads at
 // once.
-func (r *Repo) Twin() *Repo { return &Repo{Paths: r.Paths, Git: r.Git} }
+func (r *Repo) Twin() *Repo { return &Repo{Paths: r.Paths, Git: r.Git, environ: r.environ} }
 
 // Free releases the libgit2 handle.
 func (r *Repo) Free() {

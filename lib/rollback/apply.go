@@ -332,7 +332,10 @@ func (ap *applier) expectedTree(p *plan.Plan) (string, error) {
 	for _, c := range p.Files() {
 		edits = append(edits, treeedit.Edit{Path: c.Path, Mode: c.TMode, Oid: c.TOid})
 	}
-	id, err := treeedit.Apply(lib, p.Snapshot.Tree, edits)
+	// The trees go loose into the repository: each gets git's mode under
+	// core.sharedRepository, which libgit2 does not give (best effort).
+	share := func(id *git.Oid) { _ = ap.r.ShareObject(id.String()) }
+	id, err := treeedit.ApplyNoting(lib, lib, p.Snapshot.Tree, edits, share)
 	if err != nil {
 		return "", err
 	}

@@ -164,3 +164,18 @@ func AdjustShared(path string) error {
 	}
 	return adjustShared(fd, path, st.Mode&unix.S_IFMT == unix.S_IFDIR)
 }
+
+// AdjustSharedBelow is AdjustShared for path and for each folder above it
+// up to base (base itself left as it is): what another library wrote at
+// path, with the folders it made for it. A folder whose mode is already
+// right is not touched, so folders other users made are left alone.
+func AdjustSharedBelow(base, path string) error {
+	base, path = absClean(base), absClean(path)
+	var first error
+	for p := path; strings.HasPrefix(p, base+"/"); p = filepath.Dir(p) {
+		if err := AdjustShared(p); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

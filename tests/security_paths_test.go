@@ -169,15 +169,18 @@ func TestSecurity_UnsafeCheckpointRefused(t *testing.T) {
 		leaf  string
 		comps []string
 		rule  string
+		path  string // "": the comps joined
 	}
 	attacks := map[string]attack{
-		"outside":    {"100644", escapes["outside"], "dotdot"},
-		"git_config": {"100644", escapes["git_config"], "dotdot"},
-		// Beyond the issue: .git's aliases, and .gitmodules as a link.
-		"dotgit_case":     {"100644", []string{".GIT", "config"}, "dotgit"},
-		"ntfs_short_name": {"100644", []string{"git~1", "config"}, "ntfs_dotgit"},
-		"hfs_ignorable":   {"100644", []string{".g\u200cit", "config"}, "hfs_dotgit"},
-		"gitmodules_link": {"120000", []string{".gitmodules"}, "gitmodules_link"},
+		"outside":    {"100644", escapes["outside"], "dotdot", ""},
+		"git_config": {"100644", escapes["git_config"], "dotdot", ""},
+		// Beyond the issue: .git's aliases, a .gitmodules link, and a
+		// link and a folder of one name (the link leads outside).
+		"dotgit_case":     {"100644", []string{".GIT", "config"}, "dotgit", ""},
+		"ntfs_short_name": {"100644", []string{"git~1", "config"}, "ntfs_dotgit", ""},
+		"hfs_ignorable":   {"100644", []string{".g\u200cit", "config"}, "hfs_dotgit", ""},
+		"gitmodules_link": {"120000", []string{".gitmodules"}, "gitmodules_link", ""},
+		"duplicate_entry": {"", nil, "duplicate_entry", "l"},
 	}
 	for name, a := range attacks {
 		comps := a.comps
@@ -186,7 +189,16 @@ func TestSecurity_UnsafeCheckpointRefused(t *testing.T) {
 			env := NewEnv(t)
 			outside := env.outsideFolder("victim")
 			env.TurnN("a1", 1) // k1, k2
-			forged := env.forgedCheckpoint("a1", 3, "turn_end", env.literalTree(a.leaf, comps...))
+			var tree string
+			if comps != nil {
+				tree = env.literalTree(a.leaf, comps...)
+				a.path = strings.Join(comps, "/")
+			} else {
+				x := env.hashObject("tree", treeEntry("100644", "x", env.hashObject("blob", "owned\n")))
+				tree = env.hashObject("tree", treeEntry("100644", "README.md", env.Git("rev-parse", "HEAD:README.md"))+
+					treeEntry("120000", "l", env.hashObject("blob", "../outside"))+treeEntry("40000", "l", x))
+			}
+			forged := env.forgedCheckpoint("a1", 3, "turn_end", tree)
 			rec := env.Records("checkpoint.taken")[1]
 			for _, k := range []string{"seq", "ts", "type"} {
 				delete(rec, k)
@@ -201,7 +213,7 @@ func TestSecurity_UnsafeCheckpointRefused(t *testing.T) {
 			args := []string{"--agent=a1", "--checkpoint=k3", "--restore=files", "--json"}
 			r := env.Venom("rollback", append(args, "--dry-run")...).Fails(t, 1, "failed.checkpoint_unsafe_path")
 			data := r.Map(t)["error"].(map[string]any)["data"].(map[string]any)
-			require.Equal(t, map[string]any{"checkpoint": "k3", "path": strings.Join(comps, "/"), "rule": a.rule}, data)
+			require.Equal(t, map[string]any{"checkpoint": "k3", "path": a.path, "rule": a.rule}, data)
 			env.Venom("rollback", append(args, "--plan=p1-0123456789abcdef")...).Fails(t, 1, "failed.checkpoint_unsafe_path")
 			human := env.Venom("rollback", "--agent=a1", "--checkpoint=k3", "--restore=files", "--dry-run")
 			require.Equal(t, 1, human.Code)

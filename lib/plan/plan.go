@@ -109,6 +109,10 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 	t := in.Target.Repos[0]
 	t0 := time.Now()
 	changes, err := diffTrees(ctx, in.Repo, p.STree, t.Commit)
+	var dup *treepath.Error
+	if errors.As(err, &dup) {
+		return nil, unsafeError(in.Target.Checkpoint, dup)
+	}
 	if err != nil {
 		return nil, gitErr(err)
 	}
@@ -158,18 +162,21 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 // deletion goes through them.
 func unsafePath(checkpoint string, changes []Change) error {
 	for _, c := range changes {
-		err := treepath.VerifyMode(c.Path, c.TMode)
 		var bad *treepath.Error
-		if !errors.As(err, &bad) {
-			continue
+		if errors.As(treepath.VerifyMode(c.Path, c.TMode), &bad) {
+			return unsafeError(checkpoint, bad)
 		}
-		shown, b64 := paths.Display(c.Path)
-		return errcode.Newf(errcode.FailedCheckpointUnsafe, unsafeData{checkpoint, shown, b64, string(bad.Rule)},
-			"checkpoint %s holds the path %q, which git would refuse to check out (%s); nothing was changed",
-			checkpoint, shown, bad.Rule).
-			Hint("it was not made by a capture: git venom-checkpoint doctor lists the refs that hold such trees")
 	}
 	return nil
+}
+
+// unsafeError is failed.checkpoint_unsafe_path for the path bad names.
+func unsafeError(checkpoint string, bad *treepath.Error) error {
+	shown, b64 := paths.Display(bad.Path)
+	return errcode.Newf(errcode.FailedCheckpointUnsafe, unsafeData{checkpoint, shown, b64, string(bad.Rule)},
+		"checkpoint %s holds the path %q, which git would refuse to check out (%s); nothing was changed",
+		checkpoint, shown, bad.Rule).
+		Hint("it was not made by a capture: git venom-checkpoint doctor lists the refs that hold such trees")
 }
 
 // unsafeData is failed.checkpoint_unsafe_path's data.

@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	git "github.com/libgit2/git2go/v34"
+
+	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // side is one tree entry of a path: its mode and object.
@@ -30,11 +32,11 @@ const modeTree = 0o040000
 // sides (mode 0: the path is absent on that side). Trees are read as raw
 // objects and parsed here: one call into libgit2 a folder, not one an entry.
 func walkDiff(odb *git.Odb, a, b *git.Oid, prefix string, emit func(path string, s, t side)) error {
-	ea, err := readTree(odb, a)
+	ea, err := readTree(odb, a, prefix)
 	if err != nil {
 		return err
 	}
-	eb, err := readTree(odb, b)
+	eb, err := readTree(odb, b, prefix)
 	if err != nil {
 		return err
 	}
@@ -99,8 +101,10 @@ func oidOf(raw string) *git.Oid {
 }
 
 // readTree parses a tree object: "<octal mode> <name>\0<binary id>" a
-// entry. A nil id is the empty tree.
-func readTree(odb *git.Odb, id *git.Oid) (map[string]rawEntry, error) {
+// entry. A nil id is the empty tree. A name found twice (git's fsck calls
+// it duplicateEntries; only a hand-made tree has one) is a
+// *treepath.Error naming prefix+name: one map entry would hide the other.
+func readTree(odb *git.Odb, id *git.Oid, prefix string) (map[string]rawEntry, error) {
 	m := map[string]rawEntry{}
 	if id == nil {
 		return m, nil
@@ -126,7 +130,11 @@ func readTree(odb *git.Odb, id *git.Oid) (map[string]rawEntry, error) {
 			return nil, fmt.Errorf("tree %s is damaged", id)
 		}
 		// Strings are copied out: data is libgit2's memory, freed on return.
-		m[string(data[sp+1:nul])] = rawEntry{uint32(mode), string(data[nul+1 : nul+1+idLen])}
+		name := string(data[sp+1 : nul])
+		if _, dup := m[name]; dup {
+			return nil, &treepath.Error{Path: prefix + name, Rule: treepath.RuleDuplicate}
+		}
+		m[name] = rawEntry{uint32(mode), string(data[nul+1 : nul+1+idLen])}
 		data = data[nul+1+idLen:]
 	}
 	return m, nil

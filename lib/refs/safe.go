@@ -10,7 +10,8 @@ import (
 )
 
 // UnsafePath returns the first entry of a tree, at any depth, whose name
-// git would refuse to check out, as a *treepath.Error naming its full path;
+// git would refuse to check out, or that repeats a name in its folder, as a
+// *treepath.Error naming its full path;
 // nil when every entry passes; another error when a tree cannot be read. A
 // capture never makes such a tree: one found under refs/venom was made by
 // hand. seen holds trees already found safe, so that checkpoints sharing
@@ -35,8 +36,13 @@ func unsafeIn(lib *git.Repository, id *git.Oid, prefix string, seen map[git.Oid]
 		return err
 	}
 	defer t.Free()
+	names := map[string]bool{}
 	for i := uint64(0); i < t.EntryCount(); i++ {
 		e := t.EntryByIndex(i)
+		if names[e.Name] {
+			return &treepath.Error{Path: prefix + e.Name, Rule: treepath.RuleDuplicate}
+		}
+		names[e.Name] = true
 		if err := treepath.VerifyName(e.Name, uint32(e.Filemode)); err != nil {
 			var bad *treepath.Error
 			if errors.As(err, &bad) {

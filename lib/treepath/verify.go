@@ -29,6 +29,10 @@ const (
 	RuleHFSDotGit   Rule = "hfs_dotgit"      // a name HFS+ reads as .git: ".g\u200cit"
 	RuleGitmodules  Rule = "gitmodules_link" // .gitmodules (or an alias) as a symbolic link
 	RuleNameHasPath Rule = "name_has_slash"  // a tree entry's name holds a slash (VerifyName)
+	// RuleDuplicate is fsck's duplicateEntries, for those who read trees:
+	// two entries of one name (a link and a folder "l"), of which git
+	// would check out one or the other.
+	RuleDuplicate Rule = "duplicate_entry"
 )
 
 // Error says which rule refused which path.

@@ -270,3 +270,32 @@ func TestSecurity_HookSIGTERMWhileWaitingForTheLock(t *testing.T) {
 	env.waitHook(holder, hout, herr)
 	assert.Empty(t, env.lockHolder())
 }
+
+// A harness that has stopped reading the hook's stderr: the note the hook
+// writes while it holds the lock (its transcript is a FIFO) fails with
+// EPIPE instead of SIGPIPE killing the hook mid-transaction; it records
+// the turn, clears the lock's holder and exits 0.
+func TestSecurity_HookStderrClosed(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	fifo := filepath.Join(env.Root, "transcript.jsonl")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	env.Hook("claude-code", env.Payload("claude/hooks/UserPromptSubmit.json", map[string]any{"prompt_id": "p1"}))
+
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	require.NoError(t, r.Close())
+	c := exec.Command(filepath.Join(binDir, "git-venom-checkpoint"), "hook", "claude-code")
+	c.Dir, c.Env = env.Dir, env.Environ()
+	c.Stdin = strings.NewReader(env.Payload("claude/hooks/Stop.json",
+		map[string]any{"prompt_id": "p1", "transcript_path": fifo}))
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, w
+	require.NoError(t, c.Start())
+	require.NoError(t, w.Close())
+	t.Cleanup(func() { _ = c.Process.Kill() })
+	res := env.waitHook(c, &out, &bytes.Buffer{})
+	require.Equal(t, 0, res.Code, "%s", c.ProcessState)
+	assert.Len(t, env.Records("turn.ended"), 1)
+	assert.Empty(t, env.lockHolder())
+}

@@ -3,6 +3,9 @@ package checkpointcmd
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/git-venom/git-venom/lib/cli"
@@ -50,6 +53,11 @@ func startHookDeadline(env *cli.Env) *hookDeadline {
 	timeout := config.Defaults().Timeout
 	env.Ctx, d.cancel = context.WithDeadline(d.parent, d.start.Add(timeout))
 	d.backstop.Start(d.start.Add(timeout))
+	// A harness that stopped reading the hook's stdout or stderr must not
+	// kill it in the middle of a transaction, as SIGPIPE would: with the
+	// signal notified, such a write fails with EPIPE instead (os/signal),
+	// and git's children still get the default.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	g := &gitcli.Runner{Dir: env.Dir, Env: gitcli.CleanEnv(env.Environ)} // when git must read the files
 	if cfg, err := config.Load(env.Ctx, g, env.Environ); err == nil {
 		d.set(env, cfg.Timeout)

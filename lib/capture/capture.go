@@ -451,7 +451,7 @@ type sizedPath struct {
 func copyIndex(src, tmpDir string) (string, error) {
 	in, err := os.Open(src)
 	if errors.Is(err, os.ErrNotExist) {
-		return freeName(tmpDir)
+		return statefile.TempName(tmpDir, "capture-*.index")
 	}
 	if err != nil {
 		return "", err
@@ -478,16 +478,6 @@ func copyIndex(src, tmpDir string) (string, error) {
 		return "", err
 	}
 	return dst, nil
-}
-
-// freeName is the unpredictable name of a file that is not in tmpDir.
-func freeName(tmpDir string) (string, error) {
-	f, err := statefile.CreateTemp(tmpDir, "capture-*.index")
-	if err != nil {
-		return "", err
-	}
-	f.Close()
-	return f.Name(), statefile.Remove(f.Name())
 }
 
 // readFlags lists the flagged entries of the index copy, through git when the

@@ -11,7 +11,6 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"time"
 
 	git "github.com/libgit2/git2go/v34"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/git-venom/git-venom/lib/treeedit"
 	"github.com/git-venom/git-venom/lib/treepath"
@@ -32,7 +32,6 @@ type applier struct {
 	ctx    context.Context
 	r      *repo.Repo
 	tmp    string
-	n      int
 	moved  bool   // HEAD moved
 	backup string // the user's index before the move; "" when there was none
 	// backupMode is the index's permission bits, which the restore keeps.
@@ -124,8 +123,11 @@ func (ap *applier) files(want []entry, hook func(string) error) error {
 // a link between the two would let it write outside the tree. A rename
 // into a folder opened beneath the top without following links cannot.
 func (ap *applier) write(root *treepath.Root, writes []entry) error {
-	idx := ap.tempIndex()
-	defer os.Remove(idx)
+	idx, err := ap.tempIndex()
+	if err != nil {
+		return err
+	}
+	defer statefile.Remove(idx)
 	env := []string{"GIT_INDEX_FILE=" + idx}
 	if err := writeIndex(idx, writes); err != nil {
 		// libgit2 refuses some names git accepts: let git build it.
@@ -226,10 +228,10 @@ func writeIndex(path string, writes []entry) error {
 	return ix.Write()
 }
 
-func (ap *applier) tempIndex() string {
-	_ = os.MkdirAll(ap.tmp, 0o777)
-	ap.n++
-	return filepath.Join(ap.tmp, fmt.Sprintf("rollback-%d-%d-%d.index", os.Getpid(), time.Now().UnixNano(), ap.n))
+// tempIndex is a fresh, unpredictable name in the state folder's tmp/,
+// reached link-free (statefile), for the index writeIndex makes.
+func (ap *applier) tempIndex() (string, error) {
+	return statefile.TempName(ap.tmp, "rollback-*.index")
 }
 
 // moveHead moves the branch (or a detached HEAD) from S's head to T's with
@@ -278,8 +280,7 @@ func (ap *applier) saveIndex() error {
 	ap.backupMode = fi.Mode().Perm()
 	// Created exclusively under a random name: a link planted in the
 	// state folder cannot receive the copy.
-	_ = os.MkdirAll(ap.tmp, 0o777)
-	out, err := os.CreateTemp(ap.tmp, "rollback-index-backup-*")
+	out, err := statefile.CreateTemp(ap.tmp, "rollback-index-backup-*")
 	if err != nil {
 		return err
 	}
@@ -296,7 +297,7 @@ func (ap *applier) restoreIndex() error {
 	if ap.backup == "" {
 		return nil
 	}
-	b, err := os.ReadFile(ap.backup)
+	b, err := statefile.ReadFile(ap.backup)
 	if err != nil {
 		return err
 	}

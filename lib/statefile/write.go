@@ -94,3 +94,17 @@ func SetModTime(f *os.File, t time.Time) error {
 	}
 	return nil
 }
+
+// TempName is a fresh, unpredictable name in the folder dir (made
+// link-free if missing) that no file has, for a tool that creates the file
+// itself (git or libgit2 writing an index, which they do by lock file and
+// rename, never through what is at the name): the file is created as
+// CreateTemp creates it, to know the name was free, then removed.
+func TempName(dir, pattern string) (string, error) {
+	f, err := CreateTemp(dir, pattern)
+	if err != nil {
+		return "", err
+	}
+	f.Close()
+	return f.Name(), Remove(f.Name())
+}

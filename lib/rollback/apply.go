@@ -140,12 +140,16 @@ func (ap *applier) write(root *treepath.Root, writes []entry) error {
 			return err
 		}
 	}
-	_ = os.MkdirAll(ap.tmp, 0o777)
+	// tmp/ is made, and the stage removed, link-free (statefile); the
+	// stage's random name is os.MkdirTemp's, made exclusively.
+	if err := statefile.MkdirAll(ap.tmp); err != nil {
+		return err
+	}
 	stage, err := os.MkdirTemp(ap.tmp, "rollback-write-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(stage)
+	defer statefile.RemoveAll(stage)
 	var list bytes.Buffer
 	for _, e := range writes {
 		list.WriteString(e.path)

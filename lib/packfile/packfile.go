@@ -24,6 +24,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/git-venom/git-venom/lib/statefile"
 )
 
 // Object types as a pack records them.
@@ -230,11 +232,15 @@ func (w *Writer) index(packSum []byte) (string, error) {
 	return f.Name(), nil
 }
 
-// install gives a finished file git's read-only mode and its name. A pack
-// of that name already there holds the same objects (its name is the hash
-// of its contents), and is kept.
+// install gives a finished file git's read-only mode, as core.sharedRepository
+// narrows it (0440 under an octal 0640, as git's finish_tmp_packfile), and
+// its name. A pack of that name already there holds the same objects (its
+// name is the hash of its contents), and is kept.
 func install(tmp, final string) error {
 	if err := os.Chmod(tmp, 0o444); err != nil {
+		return err
+	}
+	if err := statefile.AdjustShared(tmp); err != nil {
 		return err
 	}
 	if _, err := os.Stat(final); err == nil {

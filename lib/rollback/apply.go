@@ -131,7 +131,7 @@ func (ap *applier) write(root *treepath.Root, writes []entry) error {
 	env := []string{"GIT_INDEX_FILE=" + idx}
 	if err := writeIndex(idx, writes); err != nil {
 		// libgit2 refuses some names git accepts: let git build it.
-		_ = os.Remove(idx)
+		_ = statefile.Remove(idx)
 		var info bytes.Buffer
 		for _, e := range writes {
 			fmt.Fprintf(&info, "%o %s\t%s\x00", e.mode, e.oid, e.path)

@@ -170,8 +170,11 @@ func openIn(dir int, name, path string, flag int, perm os.FileMode) (*os.File, e
 		created = err == nil && flag&unix.O_CREAT != 0
 	}
 	if err != nil {
-		if err == unix.ELOOP {
+		switch err {
+		case unix.ELOOP:
 			return nil, &NotRegularError{Path: path, Kind: "symbolic link"}
+		case unix.EISDIR:
+			return nil, &NotRegularError{Path: path, Kind: "directory"}
 		}
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}

@@ -37,11 +37,16 @@ func ParseShared(value string, set bool) (Shared, error) {
 	case "all", "world", "everybody":
 		return SharedEverybody, nil
 	}
-	i, err := strconv.ParseInt(value, 8, 32)
+	// strtol(value, 8): leading blanks and a sign, then octal digits.
+	i, err := strconv.ParseInt(strings.TrimLeft(value, " \t\n\v\f\r"), 8, 32)
 	if err != nil {
-		// Not octal: a boolean, as git_config_bool reads one.
-		if n, err := strconv.Atoi(value); err == nil && n != 0 {
-			return SharedGroup, nil
+		// Not octal: a boolean, as git_config_bool reads one (a word,
+		// or any integer git_parse_int takes: nonzero is true).
+		if n, ok := gitInt(value); ok {
+			if n != 0 {
+				return SharedGroup, nil
+			}
+			return SharedUmask, nil
 		}
 		switch strings.ToLower(value) {
 		case "true", "yes", "on":
@@ -64,6 +69,30 @@ func ParseShared(value string, set bool) (Shared, error) {
 	}
 	// Others never get write permission; x bits are the folders' affair.
 	return Shared(-(i & 0o666)), nil
+}
+
+// gitInt is git_parse_int: strtoimax(value, 0), so decimal, 0x hex or 0
+// octal after blanks and a sign, then an optional k, m or g.
+func gitInt(value string) (int64, bool) {
+	v := strings.TrimLeft(value, " \t\n\v\f\r")
+	unit := int64(1)
+	if n := len(v); n > 0 {
+		switch v[n-1] {
+		case 'k', 'K':
+			unit, v = 1<<10, v[:n-1]
+		case 'm', 'M':
+			unit, v = 1<<20, v[:n-1]
+		case 'g', 'G':
+			unit, v = 1<<30, v[:n-1]
+		}
+	}
+	digits := strings.ToLower(strings.TrimLeft(v, "+-"))
+	// Go's base 0 also reads 0b, 0o and underscores, which C does not.
+	if strings.ContainsRune(digits, '_') || strings.HasPrefix(digits, "0b") || strings.HasPrefix(digits, "0o") {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v, 0, 64)
+	return n * unit, err == nil
 }
 
 // Mode is calc_shared_perm, with adjust_shared_perm's folder rule: the
@@ -90,7 +119,10 @@ func (s Shared) Mode(mode uint32, isDir bool) uint32 {
 	}
 	if isDir {
 		mode |= (mode & 0o444) >> 2
-		mode |= unix.S_ISGID
+		// g+s only where the group is granted something.
+		if mode&0o060 != 0 {
+			mode |= unix.S_ISGID
+		}
 	}
 	return mode
 }

@@ -187,8 +187,10 @@ func backwards(ctx context.Context, r io.ReaderAt, size int64, lim limits, fn fu
 			n = int(pos)
 		}
 		if start < n { // no room before the partial line: grow, keeping it at the end
+			// Doubling, but never past the longest line and a block: the
+			// partial line is within lim.line here.
 			partial := buf[start:]
-			grown := make([]byte, max(2*len(buf), len(partial)+n))
+			grown := make([]byte, min(max(2*len(buf), len(partial)+n), lim.line+lim.block))
 			start = len(grown) - len(partial)
 			copy(grown[start:], partial)
 			buf = grown

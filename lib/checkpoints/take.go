@@ -18,6 +18,7 @@ import (
 	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
+	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/refs"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
@@ -495,21 +496,14 @@ func adoptable(tree *repo.Repo, info *refs.CommitInfo, agent, id string) bool {
 			return false
 		}
 	}
+	// A capture's trailers never need quoting (ids, reasons, turns): one
+	// that does carries control characters or the like.
 	for _, v := range t {
-		if hasControl(v) {
+		if quote.Needs(v) {
 			return false
 		}
 	}
 	return refs.UnsafePath(tree, info.Tree, nil) == nil
-}
-
-func hasControl(s string) bool {
-	for _, r := range s {
-		if r < 0x20 || (r >= 0x7f && r < 0xa0) {
-			return true
-		}
-	}
-	return false
 }
 
 func gitErr(step string, err error) error {

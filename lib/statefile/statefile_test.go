@@ -118,7 +118,7 @@ func TestShared_AgreesWithGit(t *testing.T) {
 	umask := syscall.Umask(0)
 	syscall.Umask(umask)
 	values := []string{"umask", "group", "all", "world", "everybody", "true", "false", "yes", "off",
-		"0", "1", "2", "0640", "0660", "0664", "0600", "600", "0644", "0400", "bogus", "0x10", "8", " 0660", "+0660", "1k", "0k", "0b1", "1_0", "-1", "TRUE", "Group"}
+		"0", "1", "2", "0640", "0660", "0664", "0666", "0600", "600", "0644", "0400", "bogus", "0x10", "8", " 0660", "+0660", "1k", "0k", "0b1", "1_0", "-1", "TRUE", "Group"}
 	for _, v := range values {
 		t.Run(v, func(t *testing.T) {
 			dir := tempDir(t)

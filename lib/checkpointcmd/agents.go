@@ -2,13 +2,13 @@ package checkpointcmd
 
 import (
 	"fmt"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/fatih/color"
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/cli"
+	"github.com/git-venom/git-venom/lib/quote"
 )
 
 // AgentsCmd lists the registered agents.
@@ -57,24 +57,27 @@ func (c *AgentsCmd) Run(env *cli.Env) error {
 	w := tabwriter.NewWriter(env.UI.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dim("AGENT"), dim("STATE"), dim("ISOLATION"), dim("HARNESS"),
 		dim("CHECKPOINTS"), dim("NEWEST"), dim("GUARDED"), dim("TREE"))
+	// Each column is read from the log: quoted (ids, trees and harnesses
+	// of an agent registered by hand may hold anything).
+	q := quote.C
 	for _, a := range res.Agents {
 		guarded := "no"
 		if a.Guarded {
 			guarded = yellow("yes")
 			if len(a.Sharers) > 0 {
-				guarded += " (shared with " + strings.Join(a.Sharers, ", ") + ")"
+				guarded += " (shared with " + quote.Join(a.Sharers, ", ") + ")"
 			}
 		}
 		newest := "-"
 		if a.Newest != nil {
-			newest = *a.Newest
+			newest = q(*a.Newest)
 		}
-		id := bold(a.Agent)
+		id := bold(q(a.Agent))
 		if a.Parent != nil {
-			id += dim(" ← " + *a.Parent)
+			id += dim(" ← " + q(*a.Parent))
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", id, a.State, a.Isolation, a.Harness, a.Checkpoints,
-			newest, guarded, a.Tree)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", id, q(a.State), q(a.Isolation), q(a.Harness), a.Checkpoints,
+			newest, guarded, q(a.Tree))
 	}
 	return w.Flush()
 }

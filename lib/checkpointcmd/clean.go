@@ -4,6 +4,7 @@ import (
 	"github.com/fatih/color"
 
 	"github.com/git-venom/git-venom/lib/cli"
+	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/retention"
 )
 
@@ -38,9 +39,9 @@ func (c *CleanCmd) Run(env *cli.Env) error {
 		return env.UI.JSON(res)
 	}
 	bold := env.UI.OutStyle(color.Bold)
-	env.UI.Printf("Archived %s.\n", bold(a.ID))
+	env.UI.Printf("Archived %s.\n", bold(quote.C(a.ID)))
 	for _, l := range res.Checkpoints {
-		env.UI.Printf("%s: removed %d %s, kept %d.\n", l.Agent, l.Removed, plural(l.Removed, "checkpoint"), l.Kept)
+		env.UI.Printf("%s: removed %d %s, kept %d.\n", quote.C(l.Agent), l.Removed, plural(l.Removed, "checkpoint"), l.Kept)
 		printFailures(env, l.Agent, l.Failed)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/doctor"
+	"github.com/git-venom/git-venom/lib/quote"
 )
 
 // DoctorCmd checks the repository's checkpoints and state.
@@ -31,11 +32,13 @@ func (c *DoctorCmd) Run(env *cli.Env) error {
 			doctor.Warn: env.UI.OutStyle(color.FgYellow, color.Bold),
 			doctor.Fail: env.UI.OutStyle(color.FgRed, color.Bold),
 		}
+		// Messages and fixes name refs, paths and log lines: escaped, so
+		// none reaches the terminal as a control.
 		w := tabwriter.NewWriter(env.UI.Out, 0, 4, 2, ' ', 0)
 		for _, ch := range rep.Checks {
-			fmt.Fprintf(w, "%s\t%s\t%s\n", styles[ch.Status](ch.Status), ch.ID, ch.Message)
+			fmt.Fprintf(w, "%s\t%s\t%s\n", styles[ch.Status](ch.Status), quote.Text(ch.ID), quote.Text(ch.Message))
 			if ch.Fix != nil {
-				fmt.Fprintf(w, "\t\tfix: %s\n", *ch.Fix)
+				fmt.Fprintf(w, "\t\tfix: %s\n", quote.Text(*ch.Fix))
 			}
 		}
 		if err := w.Flush(); err != nil {

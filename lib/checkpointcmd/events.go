@@ -8,6 +8,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/events"
+	"github.com/git-venom/git-venom/lib/quote"
 )
 
 // EventsCmd prints the event stream (RFC 11.2).
@@ -68,25 +69,27 @@ func (c *EventsCmd) Run(env *cli.Env) error {
 	return out.Flush()
 }
 
-// human is one event as a line: seq, time, type, then its main members.
+// human is one event as a line: seq, time, type, then its main members,
+// each quoted as it comes from the log (a label always, being free text).
 func human(ev events.Event) string {
-	parts := []string{fmt.Sprint(ev.Seq), ev.Ts, ev.Type}
+	q := quote.C
+	parts := []string{fmt.Sprint(ev.Seq), q(ev.Ts), q(ev.Type)}
 	switch d := ev.Data.(type) {
 	case events.Checkpoint:
-		parts = append(parts, d.Agent+"/"+d.Checkpoint, d.Reason)
+		parts = append(parts, q(d.Agent+"/"+d.Checkpoint), q(d.Reason))
 		if d.Label != nil {
-			parts = append(parts, fmt.Sprintf("%q", *d.Label))
+			parts = append(parts, quote.Always(*d.Label))
 		}
 	case events.CheckpointFailed:
-		parts = append(parts, d.Agent, d.Reason, d.Code)
+		parts = append(parts, q(d.Agent), q(d.Reason), q(d.Code))
 	case events.RollbackStarted:
-		parts = append(parts, d.Agent+"/"+d.Checkpoint, "safety "+d.Safety, d.Restore)
+		parts = append(parts, q(d.Agent+"/"+d.Checkpoint), "safety "+q(d.Safety), q(d.Restore))
 	case events.RollbackEnded:
 		res := "ok"
 		if !d.OK {
 			res = d.Code
 		}
-		parts = append(parts, d.Agent+"/"+d.Checkpoint, "safety "+d.Safety, d.Restore, res)
+		parts = append(parts, q(d.Agent+"/"+d.Checkpoint), "safety "+q(d.Safety), q(d.Restore), q(res))
 	}
 	return strings.Join(parts, " ")
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/checkpoints"
 	"github.com/git-venom/git-venom/lib/cli"
+	"github.com/git-venom/git-venom/lib/quote"
 )
 
 // ForkCmd registers a fork (RFC 10): git venom-checkpoint fork --agent=NEW --from=SRC [--through-turn=T].
@@ -29,18 +30,20 @@ func (c *ForkCmd) Run(env *cli.Env) error {
 		return env.UI.JSON(res)
 	}
 	bold := env.UI.OutStyle(color.Bold)
+	q := quote.C
+	agent, from := q(res.Agent), q(res.From)
 	through := "before its first turn"
 	if res.ThroughTurn != nil {
-		through = "through " + *res.ThroughTurn
+		through = "through " + q(*res.ThroughTurn)
 	}
 	if res.ForkCheckpoint == nil {
 		env.UI.Printf("Forked %s from %s %s. %s has no checkpoint at that point, so %s has none yet.\n",
-			bold(res.Agent), res.From, through, res.From, res.Agent)
+			bold(agent), from, through, from, agent)
 		return nil
 	}
-	env.UI.Printf("Forked %s from %s %s: %s/%s is %s/%s's files.\n", bold(res.Agent), res.From, through,
-		res.Agent, bold(*res.ForkCheckpoint), res.From, *res.Checkpoint)
+	env.UI.Printf("Forked %s from %s %s: %s/%s is %s/%s's files.\n", bold(agent), from, through,
+		agent, bold(q(*res.ForkCheckpoint)), from, q(*res.Checkpoint))
 	env.UI.Printf("The files are as they are now; git venom-rollback --agent=%s --checkpoint=%s --restore=files lines them up.\n",
-		res.Agent, *res.ForkCheckpoint)
+		agent, q(*res.ForkCheckpoint))
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/git-venom/git-venom/lib/harness"
 	_ "github.com/git-venom/git-venom/lib/harness/claude" // registers the rewind adapters
 	_ "github.com/git-venom/git-venom/lib/harness/codex"
+	"github.com/git-venom/git-venom/lib/quote"
 )
 
 // HookCmd runs as a harness hook, or installs the hooks (CONTRACT §6).
@@ -100,7 +101,7 @@ func runHook(env *cli.Env, name string, f hookFlags, notify string) error {
 
 func hookWarn(env *cli.Env, err error) {
 	e := errcode.From(err, errcode.FailedInternal)
-	fmt.Fprintf(env.UI.Err, "git-venom hook: %s: %s\n", e.Code, strings.ReplaceAll(e.Message, "\n", " "))
+	fmt.Fprintf(env.UI.Err, "git-venom hook: %s: %s\n", e.Code, quote.Text(strings.ReplaceAll(e.Message, "\n", " ")))
 }
 
 // installFlags are hook install's and uninstall's.
@@ -154,7 +155,7 @@ func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 		}
 		for _, file := range files {
 			if len(files) > 1 {
-				env.UI.Printf("==> %s <==\n", file.Path)
+				env.UI.Printf("==> %s <==\n", quote.C(file.Path))
 			}
 			_, _ = env.UI.Out.Write(file.Content)
 		}
@@ -168,15 +169,16 @@ func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 	}
 	bold := env.UI.OutStyle(color.Bold)
 	for _, file := range files {
+		path := quote.C(file.Path) // the repository's folder may be named anything
 		switch {
 		case !file.Changed:
-			env.UI.Printf("%s is already as it should be.\n", file.Path)
+			env.UI.Printf("%s is already as it should be.\n", path)
 		case uninstall && file.Content == nil:
-			env.UI.Printf("Removed %s: git-venom had created it.\n", bold(file.Path))
+			env.UI.Printf("Removed %s: git-venom had created it.\n", bold(path))
 		case uninstall:
-			env.UI.Printf("Removed git-venom's %s hooks from %s.\n", f.Harness, bold(file.Path))
+			env.UI.Printf("Removed git-venom's %s hooks from %s.\n", f.Harness, bold(path))
 		default:
-			env.UI.Printf("Installed git-venom's %s hooks in %s.\n", f.Harness, bold(file.Path))
+			env.UI.Printf("Installed git-venom's %s hooks in %s.\n", f.Harness, bold(path))
 		}
 	}
 	return nil

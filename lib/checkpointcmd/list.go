@@ -13,6 +13,7 @@ import (
 	"github.com/git-venom/git-venom/lib/checkpoints"
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
 )
 
@@ -54,13 +55,15 @@ func (c *ListCmd) Run(env *cli.Env) error {
 		return env.UI.JSON(l)
 	}
 	if len(l.Checkpoints) == 0 {
-		env.UI.Printf("No checkpoints for %s.\n", a.ID)
+		env.UI.Printf("No checkpoints for %s.\n", quote.C(a.ID))
 		return nil
 	}
 	bold := env.UI.OutStyle(color.Bold)
 	dim := env.UI.OutStyle(color.Faint)
 	w := tabwriter.NewWriter(env.UI.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", dim("ID"), dim("REASON"), dim("TURN"), dim("AGE"), dim("FILES"), dim("LABEL"))
+	// Every column but AGE and FILES is read from the log: quoted, so a
+	// label cannot drive the terminal or forge a row.
 	for i, it := range l.Checkpoints {
 		changed := "-"
 		if i+1 < len(a.Checkpoints) {
@@ -74,7 +77,8 @@ func (c *ListCmd) Run(env *cli.Env) error {
 		if it.Label != nil {
 			label = *it.Label
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", bold(it.Checkpoint), it.Reason, turn, age(it.At), changed, label)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", bold(quote.C(it.Checkpoint)), quote.C(it.Reason), quote.C(turn),
+			age(it.At), changed, quote.C(label))
 	}
 	if l.Pending {
 		fmt.Fprintf(w, "(a capture is pending)\n")

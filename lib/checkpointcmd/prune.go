@@ -2,13 +2,13 @@ package checkpointcmd
 
 import (
 	"context"
-	"strings"
 
 	"github.com/fatih/color"
 
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/lock"
+	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/retention"
 	"github.com/git-venom/git-venom/lib/state"
 )
@@ -54,7 +54,7 @@ func (c *PruneCmd) Run(env *cli.Env) error {
 	for _, l := range lines {
 		if len(l.Pruned) > 0 {
 			any = true
-			env.UI.Printf("Pruned %s: %s\n", bold(l.Agent), strings.Join(l.Pruned, ", "))
+			env.UI.Printf("Pruned %s: %s\n", bold(quote.C(l.Agent)), quote.Join(l.Pruned, ", "))
 		}
 		printFailures(env, l.Agent, l.Failed)
 	}
@@ -75,6 +75,6 @@ func printFailures(env *cli.Env, agent string, failed []retention.Failed) {
 	yellow := env.UI.ErrStyle(color.FgYellow)
 	for _, f := range failed {
 		env.UI.Errorf("%s the ref of %s/%s could not be deleted; the next prune retries: %s\n",
-			yellow("warning:"), agent, f.Checkpoint, f.Reason)
+			yellow("warning:"), quote.C(agent), quote.C(f.Checkpoint), quote.Text(f.Reason))
 	}
 }

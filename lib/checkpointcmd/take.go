@@ -6,6 +6,7 @@ import (
 	"github.com/git-venom/git-venom/lib/checkpoints"
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/quote"
 )
 
 // TakeCmd takes a checkpoint: git venom-checkpoint [--agent] [--reason] [--turn] [--label].
@@ -36,7 +37,7 @@ func (c *TakeCmd) Run(env *cli.Env) error {
 	}
 	stop := func() {}
 	if !env.JSON {
-		stop = env.UI.Progress("Capturing " + s.Repo.Top + "…")
+		stop = env.UI.Progress("Capturing " + quote.C(s.Repo.Top) + "…")
 	}
 	res, err := checkpoints.Take(env.Ctx, s, checkpoints.Request{
 		Registration: checkpoints.Registration{Agent: agent, Isolation: c.Isolation, Parent: c.Parent},
@@ -54,9 +55,9 @@ func (c *TakeCmd) Run(env *cli.Env) error {
 	case res.Checkpoint == nil:
 		env.UI.Printf("No checkpoint: venom.enabled is false.\n")
 	case res.Reused:
-		env.UI.Printf("Nothing changed since %s/%s\n", res.Agent, bold(*res.Checkpoint))
+		env.UI.Printf("Nothing changed since %s/%s\n", quote.C(res.Agent), bold(quote.C(*res.Checkpoint)))
 	default:
-		env.UI.Printf("Checkpoint %s/%s\n", res.Agent, bold(*res.Checkpoint))
+		env.UI.Printf("Checkpoint %s/%s\n", quote.C(res.Agent), bold(quote.C(*res.Checkpoint)))
 		printSkipped(env, res.Taken)
 	}
 	return nil
@@ -69,7 +70,8 @@ func printSkipped(env *cli.Env, e *journal.Entry) {
 	yellow := env.UI.OutStyle(color.FgYellow)
 	for _, r := range e.Repos {
 		for _, s := range r.Skipped {
-			env.UI.Printf("%s %s (%s, %d bytes): the index's version is kept\n", yellow("skipped"), s.Path, s.Reason, s.Bytes)
+			env.UI.Printf("%s %s (%s, %d bytes): the index's version is kept\n", yellow("skipped"), quote.C(s.Path),
+				quote.C(s.Reason), s.Bytes)
 		}
 	}
 }

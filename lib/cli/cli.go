@@ -19,6 +19,7 @@ import (
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/config"
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/ui"
@@ -188,14 +189,16 @@ func Report(env *Env, err error) int {
 	if env.JSON {
 		_ = env.UI.JSON(ErrorJSON(e))
 	} else {
+		// A message may quote a label, a path or a ref read from the
+		// repository: no byte of it may reach the terminal as a control.
 		red := env.UI.ErrStyle(color.FgRed, color.Bold)
-		fmt.Fprintf(env.UI.Err, "%s %s: %s\n", red("error:"), e.Code, e.Message)
+		fmt.Fprintf(env.UI.Err, "%s %s: %s\n", red("error:"), e.Code, quote.Text(e.Message))
 		for _, h := range e.Hints {
-			fmt.Fprintf(env.UI.Err, "hint: %s\n", h)
+			fmt.Fprintf(env.UI.Err, "hint: %s\n", quote.Text(h))
 		}
 		if e.Code == errcode.FailedInternal {
 			for c := e.Cause(); c != nil; c = errors.Unwrap(c) {
-				fmt.Fprintf(env.UI.Err, "caused by: %v\n", c)
+				fmt.Fprintf(env.UI.Err, "caused by: %s\n", quote.Text(c.Error()))
 			}
 		}
 	}

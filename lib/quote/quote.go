@@ -59,6 +59,15 @@ func Text(s string) string {
 	return b.String()
 }
 
+// Join is strings.Join of each item through C.
+func Join(items []string, sep string) string {
+	q := make([]string, len(items))
+	for i, s := range items {
+		q[i] = C(s)
+	}
+	return strings.Join(q, sep)
+}
+
 // Needs reports whether C would quote s.
 func Needs(s string) bool {
 	return strings.ContainsAny(s, `"\`) || hasUnsafe(s)

@@ -8,13 +8,16 @@ import (
 
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/plan"
+	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/rollback"
 )
 
 // screen shows a dry run as RFC 12's confirmation screen: outside paths
 // first, highlighted; then the files by class; then what is left; then what
-// happens to HEAD and the conversation.
+// happens to HEAD and the conversation. Paths, ids, turns and branch names
+// come from trees, refs and the log: each is quoted (quote.C).
 func screen(env *cli.Env, p *plan.Plan) {
+	q := quote.C
 	bold := env.UI.OutStyle(color.Bold)
 	gold := env.UI.OutStyle(color.FgYellow, color.Bold)
 	dim := env.UI.OutStyle(color.Faint)
@@ -22,7 +25,8 @@ func screen(env *cli.Env, p *plan.Plan) {
 	if p.Guarded {
 		guard = " (guarded tree: HEAD, branches and the index stay)"
 	}
-	env.UI.Printf("Roll %s back to %s, %s%s.\n", p.Agent.ID, bold(p.Target.Checkpoint), plan.When(p.Target.ThroughTurn), guard)
+	env.UI.Printf("Roll %s back to %s, %s%s.\n", q(p.Agent.ID), bold(q(p.Target.Checkpoint)),
+		quote.Text(plan.When(p.Target.ThroughTurn)), guard)
 	files := p.Files()
 	var outside []plan.Change
 	for _, c := range p.Changes {
@@ -37,7 +41,7 @@ func screen(env *cli.Env, p *plan.Plan) {
 			if c.Left != "" {
 				what = "kept"
 			}
-			env.UI.Printf("  %s %s %s\n", gold(fmt.Sprintf("%-6s", c.Change)), gold(quote(c.Path)), dim("("+what+")"))
+			env.UI.Printf("  %s %s %s\n", gold(fmt.Sprintf("%-6s", c.Change)), gold(q(c.Path)), dim("("+what+")"))
 		}
 	}
 	for _, class := range []string{plan.Agent, plan.Turn} {
@@ -53,7 +57,7 @@ func screen(env *cli.Env, p *plan.Plan) {
 		title := map[string]string{plan.Agent: "Changed by the agent's edits:", plan.Turn: "Changed during the agent's turns:"}[class]
 		env.UI.Printf("%s\n", title)
 		for _, c := range list {
-			env.UI.Printf("  %-6s %s\n", c.Change, quote(c.Path))
+			env.UI.Printf("  %-6s %s\n", c.Change, q(c.Path))
 		}
 	}
 	if len(files) == 0 {
@@ -70,20 +74,20 @@ func screen(env *cli.Env, p *plan.Plan) {
 		for _, c := range left {
 			d := ""
 			if c.Detail != nil {
-				d = " " + *c.Detail
+				d = " " + quote.Text(*c.Detail)
 			}
-			env.UI.Printf("  %s %s\n", quote(c.Path), dim("("+c.Left+d+")"))
+			env.UI.Printf("  %s %s\n", q(c.Path), dim("("+c.Left+d+")"))
 		}
 	}
 	for _, p := range p.IgnoredEdits {
-		env.UI.Printf("  %s %s\n", quote(p), dim("(ignored, edited by the agent: cannot be restored)"))
+		env.UI.Printf("  %s %s\n", q(p), dim("(ignored, edited by the agent: cannot be restored)"))
 	}
 	h := p.Head
 	switch {
 	case h.Moves:
 		br := "HEAD (detached)"
 		if h.Branch != "" {
-			br = h.Branch
+			br = q(h.Branch)
 		}
 		env.UI.Printf("HEAD: %s moves back from %s to %s, dropping %d commit(s); the index follows.\n",
 			br, short(h.From), short(h.To), h.Commits)
@@ -95,21 +99,22 @@ func screen(env *cli.Env, p *plan.Plan) {
 	case p.Restore == "files":
 		env.UI.Printf("Conversation: stays as it is; the agent gets the rollback note.\n")
 	case cv.Rewinds:
-		env.UI.Printf("Conversation: goes back %s; drops %s.\n", plan.When(cv.ThroughTurn), strings.Join(cv.Drops, ", "))
+		env.UI.Printf("Conversation: goes back %s; drops %s.\n", quote.Text(plan.When(cv.ThroughTurn)), quote.Join(cv.Drops, ", "))
 	default:
 		env.UI.Printf("Conversation: already matches.\n")
 	}
 	if len(p.SharedWith) > 0 {
-		env.UI.Printf("Shared with %s: they get the rollback note.\n", strings.Join(p.SharedWith, ", "))
+		env.UI.Printf("Shared with %s: they get the rollback note.\n", quote.Join(p.SharedWith, ", "))
 	}
 }
 
 // done is RFC 12's transcript row:
 // ↺ Rolled back to k2 (after t1) · 1 file · conversation too · undo: k4
 func done(env *cli.Env, r *plan.Result) {
+	q := quote.C
 	when := "before the first turn"
 	if r.Conversation.ThroughTurn != nil {
-		when = "after " + *r.Conversation.ThroughTurn
+		when = "after " + q(*r.Conversation.ThroughTurn)
 	}
 	n := 0
 	for _, rp := range r.Repos {
@@ -119,9 +124,9 @@ func done(env *cli.Env, r *plan.Result) {
 	if r.Restore == "files" {
 		conv = "files only"
 	}
-	env.UI.Printf("↺ Rolled back to %s (%s) · %s · %s · undo: %s\n", r.Checkpoint, when, plan.Count(n), conv, *r.Safety)
+	env.UI.Printf("↺ Rolled back to %s (%s) · %s · %s · undo: %s\n", q(r.Checkpoint), when, plan.Count(n), conv, q(*r.Safety))
 	if r.Exact != nil && !*r.Exact {
-		env.UI.Printf("Something wrote to the tree during the rollback: %s shows it as it came out.\n", *r.After)
+		env.UI.Printf("Something wrote to the tree during the rollback: %s shows it as it came out.\n", q(*r.After))
 	}
 }
 
@@ -130,17 +135,9 @@ func short(s *string) string {
 		return "no commit"
 	}
 	if len(*s) > 12 {
-		return (*s)[:12]
+		return quote.C((*s)[:12])
 	}
-	return *s
-}
-
-// quote shows a path on one line: names with newlines or odd bytes quoted.
-func quote(p string) string {
-	if strings.ContainsAny(p, "\n\t\"\\") || strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0xFFFD }) {
-		return fmt.Sprintf("%q", p)
-	}
-	return p
+	return quote.C(*s)
 }
 
 // argsOf repeats the choices a real call must quote with the plan.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/rollback"
 	"github.com/git-venom/git-venom/lib/state"
 )
@@ -24,7 +25,7 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 		env.UI.Printf("%s\n", gold("These paths changed outside the agent's turns:"))
 		for _, r := range e.Data.(map[string]any)["repos"].([]map[string]any) {
 			for _, path := range r["paths"].([]string) {
-				env.UI.Printf("  %s\n", gold(quote(path)))
+				env.UI.Printf("  %s\n", gold(quote.C(path)))
 			}
 		}
 		env.UI.Printf("Keep them as they are, or overwrite them? [K/o] ")
@@ -39,7 +40,7 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 		return err
 	}
 	screen(env, p)
-	env.UI.Printf("Plan %s. Roll back? [y/N] ", p.ID)
+	env.UI.Printf("Plan %s. Roll back? [y/N] ", quote.C(p.ID))
 	if a := answer(in); a != "y" && a != "yes" {
 		env.UI.Printf("Nothing was changed.\n")
 		return nil

@@ -167,6 +167,12 @@ func (d Diff) Render(ctx context.Context, w io.Writer, color bool, columns int) 
 	if columns > 0 {
 		env = append(env, "COLUMNS="+strconv.Itoa(columns))
 	}
-	_, err := d.Git.RunCall(ctx, gitcli.Call{Stdout: w, Env: env}, d.args("--stat", "--summary", "-p", c)...)
+	// Headers and the stat name paths as git's default quotes them
+	// (core.quotePath=true, over the pin that machine reads use): with
+	// false, git shows bytes of 0x80 and above raw, and a C1 control
+	// (U+009B is CSI) or an invalid byte in a path would reach the
+	// terminal. Bodies are the files' content, shown as git diff shows it.
+	args := append([]string{"-c", "core.quotePath=true"}, d.args("--stat", "--summary", "-p", c)...)
+	_, err := d.Git.RunCall(ctx, gitcli.Call{Stdout: w, Env: env}, args...)
 	return err
 }

@@ -90,6 +90,13 @@ func TestSecurity_OutputListAgentsEvents(t *testing.T) {
 	assert.Contains(t, events.Stdout, `a1 "turn_end\033[2J" "failed.x\033]0;t\a"`)
 	js := env.Venom("checkpoint", "events", "--json").OK(t).Stdout
 	assert.Contains(t, js, `"label":"L\u001b]0;pwned\u0007\u001b[2J\r\nk9  turn_end  t9  0s  3  forged"`)
+
+	// git allows a C1 control, as UTF-8, in a ref's name: doctor names it.
+	env.Git("update-ref", "refs/venom/checkpoints/a1/x\u009by", "HEAD")
+	doc := env.Venom("checkpoint", "doctor")
+	assert.NotContains(t, doc.Stderr, "panic:")
+	assertNoControls(t, "doctor", doc.Stdout+doc.Stderr)
+	assert.Contains(t, doc.Stdout, `refs/venom/checkpoints/a1/x\302\233y`)
 }
 
 func TestSecurity_OutputRollbackAndDiffPaths(t *testing.T) {

@@ -218,5 +218,11 @@ func (p place) refused(rel, why string) *errcode.Error {
 }
 
 func (p place) failed(op string, err error) *errcode.Error {
-	return errcode.Newf(errcode.FailedState, map[string]string{"file": p.path()}, "cannot %s %s", op, p.path()).Wrap(err)
+	why := err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		why = pe.Err.Error() // the path is in the message already
+	}
+	return errcode.Newf(errcode.FailedState, map[string]string{"file": p.path()}, "cannot %s %s: %s", op, p.path(), why).
+		Wrap(err)
 }

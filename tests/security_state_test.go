@@ -73,11 +73,12 @@ func venomWithin(t *testing.T, env *Env, d time.Duration, cmd string, args ...st
 	}
 }
 
-// failsNaming checks a failed.state error whose message names the file.
-func failsNaming(t *testing.T, r Result, name string) {
+// failsNaming checks a failed.state error whose message says what the
+// state file or folder name is (".../venom/lock is a FIFO").
+func failsNaming(t *testing.T, r Result, name, is string) {
 	t.Helper()
 	r.Fails(t, 1, "failed.state")
-	assert.Contains(t, r.Stdout+r.Stderr, name, "the error names the file")
+	assert.Contains(t, r.Stdout+r.Stderr, "/"+name+" is a "+is+", not a", "the error names the file and what it is")
 }
 
 func TestSecurity_StateLockLinkRefused(t *testing.T) {
@@ -87,7 +88,7 @@ func TestSecurity_StateLockLinkRefused(t *testing.T) {
 	require.NoError(t, os.Symlink(target, lock))
 
 	r := env.Venom("checkpoint", "--agent=a1", "--json")
-	failsNaming(t, r, "venom/lock")
+	failsNaming(t, r, "venom/lock", "symbolic link")
 	assertContent(t, target, "precious\n")
 	fi, err := os.Lstat(lock)
 	require.NoError(t, err)
@@ -103,9 +104,9 @@ func TestSecurity_StateLogLinkRefused(t *testing.T) {
 	log := filepath.Join(stateDir(t, env), "log.jsonl")
 	require.NoError(t, os.Symlink(target, log))
 
-	failsNaming(t, env.Venom("checkpoint", "--agent=a1", "--json"), "venom/log.jsonl")
+	failsNaming(t, env.Venom("checkpoint", "--agent=a1", "--json"), "venom/log.jsonl", "symbolic link")
 	assertContent(t, target, "one line of the user's, no newline")
-	failsNaming(t, env.Venom("checkpoint", "list", "--json"), "venom/log.jsonl")
+	failsNaming(t, env.Venom("checkpoint", "list", "--json"), "venom/log.jsonl", "symbolic link")
 	assertContent(t, target, "one line of the user's, no newline")
 }
 
@@ -115,8 +116,7 @@ func TestSecurity_StateFIFORefused(t *testing.T) {
 			env := NewEnv(t)
 			require.NoError(t, syscall.Mkfifo(filepath.Join(stateDir(t, env), name), 0o644))
 			r := venomWithin(t, env, 20*time.Second, "checkpoint", "--agent=a1", "--json")
-			failsNaming(t, r, "venom/"+name)
-			assert.Contains(t, r.Stdout, "FIFO")
+			failsNaming(t, r, "venom/"+name, "FIFO")
 		})
 	}
 }
@@ -130,7 +130,7 @@ func TestSecurity_StateFolderLinkRefused(t *testing.T) {
 	common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
 	require.NoError(t, os.Symlink(outside, filepath.Join(common, "venom")))
 
-	failsNaming(t, env.Venom("checkpoint", "--agent=a1", "--json"), "venom")
+	failsNaming(t, env.Venom("checkpoint", "--agent=a1", "--json"), "venom", "symbolic link")
 	assertContent(t, keep, "keep me\n")
 	entries, err := os.ReadDir(outside)
 	require.NoError(t, err)
@@ -397,4 +397,15 @@ func TestSecurity_StateSafeDirectory(t *testing.T) {
 			assert.NoDirExists(t, filepath.Join(env.Dir, ".git", "venom"))
 		})
 	}
+}
+
+// The events source file (venom/source) read through a link would hand the
+// stream an id from any file; it is refused like every state file.
+func TestSecurity_StateEventsSourceLinkRefused(t *testing.T) {
+	env := NewEnv(t)
+	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+	target := outsideFile(t, env, "victim", "0123456789abcdef0123456789abcdef0123\n")
+	require.NoError(t, os.Symlink(target, filepath.Join(stateDir(t, env), "source")))
+	failsNaming(t, env.Venom("checkpoint", "events", "--json"), "venom/source", "symbolic link")
+	assertContent(t, target, "0123456789abcdef0123456789abcdef0123\n")
 }

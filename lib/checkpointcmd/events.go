@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/events"
 	"github.com/git-venom/git-venom/lib/quote"
+	"github.com/git-venom/git-venom/lib/state"
 )
 
 // EventsCmd prints the event stream (RFC 11.2).
@@ -32,7 +34,7 @@ func (c *EventsCmd) Run(env *cli.Env) error {
 	}
 	source, err := events.Source(s.Repo.StateDir)
 	if err != nil {
-		return err
+		return state.Failed("read", filepath.Join(s.Repo.StateDir, "source"), err)
 	}
 	st := events.NewStream(s.Repo.Log, s.Repo.StateDir, source, f, c.Since)
 	// One write for the whole answer, not one a line: a long log has

@@ -5,6 +5,8 @@ package state
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/git-venom/git-venom/lib/agents"
@@ -66,7 +68,7 @@ func (s *Store) fold(agent string, watch func(*journal.Entry)) (*journal.Log, *a
 	}
 	l, err := journal.ScanWith(s.Repo.Log, journal.ScanOptions{Agent: agent, LazyRepos: true}, each)
 	if err != nil {
-		return nil, nil, errcode.Newf(errcode.FailedState, nil, "cannot read %s", s.Repo.Log).Wrap(err)
+		return nil, nil, Failed("read", s.Repo.Log, err)
 	}
 	st.DecodeRepos()
 	if l.Damaged() > 0 && s.Damaged != nil {
@@ -98,7 +100,7 @@ func (s *Store) Begin(ctx context.Context, who lock.Holder, timeoutCode errcode.
 			}
 			return nil, e
 		}
-		return nil, errcode.Newf(errcode.FailedState, nil, "cannot take %s", s.Repo.Lock).Wrap(err)
+		return nil, Failed("take", s.Repo.Lock, err)
 	}
 	t := &Txn{Store: s, lock: l}
 	t.Log, t.State, err = s.Read()
@@ -138,7 +140,7 @@ func (t *Txn) settleInterrupted() error {
 func (t *Txn) Append(typ string, payload any) (journal.Entry, error) {
 	e, err := t.Log.Append(typ, payload)
 	if err != nil {
-		return e, errcode.Newf(errcode.FailedState, nil, "cannot write %s", t.Log.Path()).Wrap(err)
+		return e, Failed("write", t.Log.Path(), err)
 	}
 	t.State.Apply(&e)
 	return e, nil
@@ -151,4 +153,23 @@ func (t *Txn) End() {
 		_ = statefile.RemoveAll(t.Store.TmpDir())
 		t.lock.Release()
 	}
+}
+
+// Failed is failed.state for a state file that could not be read, taken
+// or written, saying why: a link, FIFO or device found on the way is named
+// (statefile refuses them, and nothing was read or written through them).
+func Failed(verb, path string, err error) *errcode.Error {
+	return errcode.Newf(errcode.FailedState, nil, "cannot %s %s: %s", verb, path, why(err)).Wrap(err)
+}
+
+func why(err error) string {
+	var nr *statefile.NotRegularError
+	if errors.As(err, &nr) {
+		return nr.Error() + ", and is neither followed nor written through"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }

@@ -249,6 +249,23 @@ func RemoveAll(path string) error {
 // Rename moves the state file oldpath to newpath, both reached link-free;
 // a link at newpath is replaced, not followed.
 func Rename(oldpath, newpath string) error {
+	return betweenParents("rename", oldpath, newpath, func(from int, oldName string, to int, newName string) error {
+		return unix.Renameat(from, oldName, to, newName)
+	})
+}
+
+// Link gives the state file oldpath the second name newpath, both reached
+// link-free; it fails with fs.ErrExist when newpath is taken (link(2)
+// never replaces nor follows what is there).
+func Link(oldpath, newpath string) error {
+	return betweenParents("link", oldpath, newpath, func(from int, oldName string, to int, newName string) error {
+		return unix.Linkat(from, oldName, to, newName, 0)
+	})
+}
+
+// betweenParents runs op on the folders of oldpath and newpath, both
+// opened link-free (newpath's made if missing), with the last names.
+func betweenParents(name, oldpath, newpath string, op func(from int, oldName string, to int, newName string) error) error {
 	from, oldName, err := openParent(oldpath, false)
 	if err != nil {
 		return err
@@ -259,8 +276,8 @@ func Rename(oldpath, newpath string) error {
 		return err
 	}
 	defer unix.Close(to)
-	if err := unix.Renameat(from, oldName, to, newName); err != nil {
-		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err}
+	if err := op(from, oldName, to, newName); err != nil {
+		return &os.LinkError{Op: name, Old: oldpath, New: newpath, Err: err}
 	}
 	return nil
 }
@@ -273,23 +290,3 @@ func absClean(path string) string {
 }
 
 func dirOf(path string) string { return filepath.Dir(absClean(path)) }
-
-// Link gives the state file oldpath the second name newpath, both reached
-// link-free; it fails with fs.ErrExist when newpath is taken (link(2)
-// never replaces nor follows what is there).
-func Link(oldpath, newpath string) error {
-	from, oldName, err := openParent(oldpath, false)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(from)
-	to, newName, err := openParent(newpath, true)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(to)
-	if err := unix.Linkat(from, oldName, to, newName, 0); err != nil {
-		return &os.LinkError{Op: "link", Old: oldpath, New: newpath, Err: err}
-	}
-	return nil
-}

@@ -2,6 +2,7 @@ package statefile
 
 import (
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -179,15 +180,20 @@ func adjustShared(fd int, path string, isDir bool) error {
 
 // AdjustShared gives a file or folder that another library made beneath a
 // shared repository (a ref libgit2 wrote) the mode git would have given
-// it; it follows no link.
+// it; like Open, it follows no link on the way or at the end.
 func AdjustShared(path string) error {
 	s, err := sharedFor(absClean(path))
 	if err != nil || s == SharedUmask {
 		return err
 	}
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	dir, name, err := openParent(path, false)
 	if err != nil {
 		return err
+	}
+	defer unix.Close(dir)
+	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t

@@ -356,13 +356,15 @@ func TestSecurity_StateSafeDirectory(t *testing.T) {
 	}
 	cases := []struct {
 		name, global, local string
+		gitArgs             []string // before venom-checkpoint: git -c ...
 		ok                  bool
 	}{
-		{"star", "*", "", true},
-		{"exact path", "$REPO", "", true},
-		{"none", "", "", false},
-		{"other path", "/elsewhere", "", false},
-		{"repository config only", "", "*", false},
+		{"star", "*", "", nil, true},
+		{"exact path", "$REPO", "", nil, true},
+		{"command line", "", "", []string{"-c", "safe.directory=*"}, true},
+		{"none", "", "", nil, false},
+		{"other path", "/elsewhere", "", nil, false},
+		{"repository config only", "", "*", nil, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -383,13 +385,13 @@ func TestSecurity_StateSafeDirectory(t *testing.T) {
 				return os.Lchown(p, 65534, 65534)
 			}))
 			// git's own verdict, the oracle.
-			gitSays := env.GitRaw("rev-parse", "--show-toplevel")
+			gitSays := env.GitRaw(append(c.gitArgs, "rev-parse", "--show-toplevel")...)
 			require.Equal(t, c.ok, gitSays.Code == 0, "git rev-parse: %s", gitSays.Stderr)
 
-			r := env.Venom("checkpoint", "--agent=a1", "--json")
+			r := env.run(env.Dir, nil, "git", append(c.gitArgs, "venom-checkpoint", "--agent=a1", "--json")...)
 			if c.ok {
 				r.OK(t)
-				assert.Equal(t, "a", env.Git("show", "refs/venom/checkpoints/a1/1:a.txt"))
+				assert.Equal(t, "a", env.Git("-c", "safe.directory=*", "show", "refs/venom/checkpoints/a1/1:a.txt"))
 				return
 			}
 			r.Fails(t, 10, "unsupported.checkpoint_no_repo")

@@ -255,7 +255,11 @@ func asOtherUser(t *testing.T, env *Env, cmd string, args ...string) Result {
 	argv := append([]string{"--reuid=65534", "--regid=" + strconv.Itoa(sharedGid), "--clear-groups",
 		"git", "venom-" + cmd}, args...)
 	c := exec.Command("setpriv", argv...)
-	c.Dir, c.Env = env.Dir, env.Environ()
+	// Its own TMPDIR: the test's is root's.
+	tmp := filepath.Join(env.Root, "tmp-other-user")
+	require.NoError(t, os.MkdirAll(tmp, 0o777))
+	require.NoError(t, os.Chmod(tmp, 0o777))
+	c.Dir, c.Env = env.Dir, append(env.Environ(), "TMPDIR="+tmp)
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb
 	err := c.Run()
@@ -334,6 +338,14 @@ func TestSecurity_StateSharedRepositorySecondUser(t *testing.T) {
 		assert.Equal(t, want, env.Git("show", fmt.Sprintf("refs/venom/checkpoints/a1/%d:a.txt", n+1)))
 	}
 	assert.Equal(t, "65534", ownerOf(t, filepath.Join(common, "refs/venom/checkpoints/a1/2")), "the second ref is nobody's")
+	// A real rollback by the second member: its safety checkpoint, the
+	// temporary index and the staged files in tmp/, the log.
+	var dry RollbackResult
+	asOtherUser(t, env, "rollback", "--checkpoint=k1", "--restore=files", "--outside=overwrite", "--dry-run", "--json").OK(t).JSON(t, &dry)
+	asOtherUser(t, env, "rollback", "--checkpoint=k1", "--restore=files", "--outside=overwrite", "--plan="+dry.Plan, "--json").OK(t)
+	assert.Equal(t, "a\n", env.Read("a.txt"))
+	env.Write("a.txt", "d\n")
+	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
 	records := env.LogRecords()
 	for i, r := range records {
 		assert.EqualValues(t, i+1, r["seq"])

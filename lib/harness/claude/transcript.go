@@ -101,11 +101,16 @@ const maxForwardBytes = 256 << 20
 // over its cap; nothing was decided from what was read.
 var ErrTooLarge = errors.New("the transcript is too large to read")
 
-// LastEntry finds the last chain entry of the transcript, skipping sidechain
-// lines and lines without a uuid (RFC 8 harness_end). With before set (the
-// prompt_id of a prompt that has just been submitted), it looks only before
-// that prompt's first line, so an interrupted turn ends where it stopped.
-// It opens only a regular file (a FIFO cannot block it), reads within
+// LastEntry finds a turn's end in the transcript (RFC 5.2 harness_end):
+// the uuid of the turn's last assistant line, skipping sidechain lines and
+// lines without a uuid. Claude Code may write system lines after it (a
+// stop_hook_summary, written once the Stop hooks have run), which are not
+// the turn's answer. A turn with no assistant line at all (its first model
+// call failed) ends at its last chain entry, so that it still has an
+// anchor. The turn is the one the file ends with; with before set (the
+// prompt_id of a prompt that has just been submitted), the one before that
+// prompt's first line, so an interrupted turn ends where it stopped. It
+// opens only a regular file (a FIFO cannot block it), reads within
 // hookLimits and stops when ctx ends.
 func LastEntry(ctx context.Context, path, before string) (End, error) {
 	f, err := statefile.OpenRegular(path, os.O_RDONLY, 0, false)
@@ -124,31 +129,63 @@ func LastEntry(ctx context.Context, path, before string) (End, error) {
 	return end, err
 }
 
+// turnEnd gathers, reading a turn's lines last first, its last assistant
+// line and its last chain entry; it is done at the first assistant line or
+// at the turn's prompt.
+type turnEnd struct {
+	chain, assistant *End
+	done             bool
+}
+
+func (t *turnEnd) add(l *Line) {
+	if t.done {
+		return
+	}
+	e := &End{UUID: *l.UUID, Version: l.Version}
+	if t.chain == nil {
+		t.chain = e
+	}
+	if l.Type == "assistant" {
+		t.assistant = e
+	}
+	t.done = t.assistant != nil || l.isPrompt()
+}
+
+func (t *turnEnd) end() *End {
+	if t.assistant != nil {
+		return t.assistant
+	}
+	return t.chain
+}
+
 func lastEntry(ctx context.Context, r io.ReaderAt, size int64, lim limits, before string) (End, error) {
-	var last, found *End // the last entry overall; the answer
+	// tail is the turn the file ends with, the answer unless before is
+	// found; turn is the one before that prompt.
+	var tail, turn turnEnd
 	passed := before == ""
 	err := backwards(ctx, r, size, lim, func(raw []byte) bool {
 		var l Line
 		if json.Unmarshal(raw, &l) != nil || !l.anchorable() {
 			return true
 		}
-		if !passed {
-			if l.isPrompt() && l.PromptID == before {
-				passed = true
-			} else if last == nil {
-				last = &End{UUID: *l.UUID, Version: l.Version}
-			}
+		if passed {
+			turn.add(&l)
+			return !turn.done
+		}
+		if l.isPrompt() && l.PromptID == before {
+			passed = true
 			return true
 		}
-		found = &End{UUID: *l.UUID, Version: l.Version}
-		return false
+		tail.add(&l)
+		return true
 	})
 	if err != nil {
 		return End{}, err
 	}
-	if found == nil && !passed {
+	found := turn.end()
+	if !passed {
 		// The new prompt is not in the file yet: everything is the old turn's.
-		found = last
+		found = tail.end()
 	}
 	if found == nil {
 		return End{}, ErrNoEntry

@@ -102,9 +102,10 @@ func longestLine(data []byte) int {
 	return n
 }
 
-// forwardLastEntry is RFC 8's harness_end read front to back: the last
-// anchorable line, or with before, the last one ahead of the last prompt
-// line of that prompt id (all of them when that prompt is not written yet).
+// forwardLastEntry is RFC 5.2's harness_end read front to back: the lines
+// of the turn (those ahead of the last prompt line of before's prompt id,
+// or all when that prompt is not written yet, from the last prompt line on),
+// and in them the last assistant line, else the last anchorable line.
 func forwardLastEntry(data []byte, before string) (End, error) {
 	var lines []Line
 	for _, raw := range bytes.Split(data, []byte{'\n'}) {
@@ -121,10 +122,22 @@ func forwardLastEntry(data []byte, before string) (End, error) {
 			}
 		}
 	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		if lines[i].isPrompt() {
+			lines = lines[i:]
+			break
+		}
+	}
 	if len(lines) == 0 {
 		return End{}, ErrNoEntry
 	}
 	l := lines[len(lines)-1]
+	for i := len(lines) - 1; i >= 0; i-- {
+		if lines[i].Type == "assistant" {
+			l = lines[i]
+			break
+		}
+	}
 	return End{UUID: *l.UUID, Version: l.Version}, nil
 }
 

@@ -42,7 +42,9 @@ func upTo(t *testing.T, dir, marker string) string {
 	return p
 }
 
-func TestLastEntry_IsTheTurnsLastChainLine(t *testing.T) {
+// RFC 5.2: harness_end is the uuid of the turn's last assistant line, not
+// a system line written after it (issue 13 item 6).
+func TestLastEntry_IsTheTurnsLastAssistantLine(t *testing.T) {
 	dir := t.TempDir()
 	// At Stop time of turn 2: the sidechain line written after the last
 	// assistant line is skipped.
@@ -52,11 +54,22 @@ func TestLastEntry_IsTheTurnsLastChainLine(t *testing.T) {
 	assert.Equal(t, turn2End, e.UUID)
 	assert.Equal(t, "2.1.332", e.Version)
 
-	// The whole file ends with a stop_hook_summary and meta lines without uuid.
+	// The whole file ends with a stop_hook_summary system line and meta
+	// lines without uuid: the answer is the assistant line before them.
 	all := upTo(t, dir, "")
 	e, err = LastEntry(context.Background(), all, "")
 	require.NoError(t, err)
-	assert.Equal(t, "00000003-0000-4000-8000-000000000005", e.UUID)
+	assert.Equal(t, turn3End, e.UUID)
+}
+
+// A turn whose model call failed before any answer has no assistant line:
+// it ends at its own last chain entry, never at the turn before's.
+func TestLastEntry_TurnWithoutAnAssistantLine(t *testing.T) {
+	dir := t.TempDir()
+	p := upTo(t, dir, "00000003-0000-4000-8000-000000000001")
+	e, err := LastEntry(context.Background(), p, "")
+	require.NoError(t, err)
+	assert.Equal(t, "00000003-0000-4000-8000-000000000001", e.UUID)
 }
 
 func TestLastEntry_BeforeANewPrompt(t *testing.T) {
@@ -76,7 +89,7 @@ func TestLastEntry_BeforeANewPrompt(t *testing.T) {
 	require.NotEmpty(t, prompt3)
 	e, err := LastEntry(context.Background(), p, prompt3)
 	require.NoError(t, err)
-	assert.Equal(t, "00000002-0000-4000-8000-000000000007", e.UUID, "the entry just before turn 3's prompt")
+	assert.Equal(t, turn2End, e.UUID, "turn 2's last assistant line, not the stop_hook_summary after it")
 
 	// The prompt is not written yet: everything is the old turn's.
 	e, err = LastEntry(context.Background(), upTo(t, dir, turn2End), "not-yet-written")

@@ -245,3 +245,37 @@ func TestSecurity_LogNULFilledTailIsATornTail(t *testing.T) {
 	env.Venom("checkpoint", "doctor", "--json").OK(t).JSON(t, &rep)
 	assert.Equal(t, "ok", rep.status()["state.log"])
 }
+
+// A rollback decides which paths a person changed from the log's turns and
+// edits: with a record missing from the fold a person's edit can look like
+// the agent's, and be overwritten without the outside-edit refusal. So the
+// dry run and the real call refuse while the log is damaged, and nothing
+// changes; once the line is mended they work again.
+func TestSecurity_LogDamageStopsRollback(t *testing.T) {
+	t.Parallel()
+	env, _ := logOfThreeCheckpoints(t)
+	args := []string{"--agent=a1", "--checkpoint=k1", "--restore=files", "--outside=overwrite"}
+	plan := env.DryRun(args...).Plan
+	lines := logLines(t, env)
+	whole := lines[2]
+	lines[2] = half(whole)
+	writeLog(t, env, lines)
+	before := env.Snapshot()
+	refs := env.VenomRefs()
+
+	r := env.Venom("rollback", append(args, "--dry-run", "--json")...).Fails(t, 1, "failed.state")
+	assert.Contains(t, r.Stdout, `"lines":[3]`)
+	env.Venom("rollback", append(args, "--plan="+plan, "--json")...).Fails(t, 1, "failed.state")
+	r = env.Venom("rollback", append(args, "--dry-run")...)
+	assert.Equal(t, 1, r.Code)
+	assert.Contains(t, r.Stderr, "no rollback runs until it is mended")
+	assert.Contains(t, r.Stderr, "git venom-checkpoint doctor")
+	env.AssertUntouched(t, before)
+	assert.Equal(t, refs, env.VenomRefs())
+	assert.Equal(t, "version 3\n", env.Read("f.txt"))
+
+	lines[2] = whole
+	writeLog(t, env, lines)
+	env.Rollback(args...)
+	assert.Equal(t, "version 1\n", env.Read("f.txt"))
+}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/capture"
-	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/state"
 )
@@ -30,7 +29,7 @@ type Failed struct {
 // {agent, checkpoints} for each agent that lost some. A ref that cannot be
 // deleted is reported and stays counted, so the next prune retries it.
 func Prune(ctx context.Context, tx *state.Txn, agent string) ([]Pruned, error) {
-	if err := intact(tx.Log); err != nil {
+	if err := state.Intact(tx.Log, "no ref is deleted"); err != nil {
 		return nil, err
 	}
 	p := PolicyOf(tx.Store.Config, journal.Now())
@@ -66,23 +65,6 @@ func Prune(ctx context.Context, tx *state.Txn, agent string) ([]Pruned, error) {
 		res = append(res, line)
 	}
 	return res, nil
-}
-
-// intact refuses to delete refs on the word of a damaged log: a
-// checkpoint whose record is damaged is missing from the fold, so its ref
-// looks like no one's and the counts retention goes by are off. Prune and
-// clean wait until a person has mended the log (doctor says how).
-func intact(l *journal.Log) error {
-	if l.Damaged() == 0 {
-		return nil
-	}
-	var lines []int64
-	for _, d := range l.Damage() {
-		lines = append(lines, d.Line)
-	}
-	return errcode.Newf(errcode.FailedState, map[string]any{"log": l.Path(), "lines": lines},
-		"%s has damage inside (%s): no ref is deleted until it is mended", l.Path(), l.DamageText(1)).
-		Hint("git venom-checkpoint doctor lists the damaged lines and says how to mend them")
 }
 
 func failures(o *Outcome) []Failed {
@@ -127,7 +109,7 @@ type Cleaned struct {
 //
 // A failed deletion is reported, not an error.
 func Clean(ctx context.Context, tx *state.Txn, a *agents.Agent) (*Cleaned, error) {
-	if err := intact(tx.Log); err != nil {
+	if err := state.Intact(tx.Log, "no ref is deleted"); err != nil {
 		return nil, err
 	}
 	if a.State != agents.Archived {

@@ -35,12 +35,15 @@ func DryRun(ctx context.Context, s *state.Store, req Request) (*plan.Plan, error
 			early.free()
 		}
 	}()
-	_, st, err := s.ReadWatching(func(e *journal.Entry) {
+	l, st, err := s.ReadWatching(func(e *journal.Entry) {
 		if early == nil && e.Type == journal.AgentRegistered && e.Agent == req.Agent && e.Tree == s.Repo.Top {
 			early = startCapture(ctx, s)
 		}
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := state.Intact(l, "no rollback runs"); err != nil {
 		return nil, err
 	}
 	c, err := preflight(ctx, s, st, &req, false, false)
@@ -126,6 +129,9 @@ func Run(ctx context.Context, s *state.Store, req Request) (*plan.Result, error)
 		return nil, err
 	}
 	defer tx.End()
+	if err := state.Intact(tx.Log, "no rollback runs"); err != nil {
+		return nil, err
+	}
 
 	// Step 1: repeat the preflight and the capture, and compare the plans.
 	t0 := time.Now()

@@ -173,3 +173,22 @@ func why(err error) string {
 	}
 	return err.Error()
 }
+
+// Intact refuses work that must not be done on the word of a damaged log
+// (journal.Log.Damage): a checkpoint, turn or edit whose record is damaged
+// is missing from the fold, so a ref looks like no one's and a person's
+// edit can look like an agent's. Deleting refs (prune, clean) and rolling
+// back wait until a person has mended the log; doctor says how. what ends
+// the message: "no ref is deleted", "no rollback runs".
+func Intact(l *journal.Log, what string) error {
+	if l.Damaged() == 0 {
+		return nil
+	}
+	lines := []int64{}
+	for _, d := range l.Damage() {
+		lines = append(lines, d.Line)
+	}
+	return errcode.Newf(errcode.FailedState, map[string]any{"log": l.Path(), "lines": lines},
+		"%s has damage inside (%s): %s until it is mended", l.Path(), l.DamageText(1), what).
+		Hint("git venom-checkpoint doctor lists the damaged lines and says how to mend them")
+}

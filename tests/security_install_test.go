@@ -61,18 +61,6 @@ const installedCodexConfig = `notify = ["git", "venom-checkpoint", "hook", "code
 model = "gpt-5.5"
 `
 
-// outsideFolder makes a folder beside the repository, as a victim.
-func outsideFolder(t *testing.T, env *Env, files map[string]string) string {
-	t.Helper()
-	dir := filepath.Join(env.Root, "outside")
-	for name, content := range files {
-		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
-	}
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	return dir
-}
-
 // commitLink commits a symbolic link at rel, as a cloned or unpacked
 // repository brings it.
 func commitLink(t *testing.T, env *Env, rel, target string) {
@@ -127,7 +115,7 @@ func TestSecurity_HookInstallRefusesLinksOut(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			env := NewEnv(t)
-			outside := outsideFolder(t, env, tc.files)
+			outside := env.Outside(tc.files)
 			commitLink(t, env, tc.link, tc.target(outside))
 			refusedAt := env.Path(tc.link)
 			if tc.link == "sub/up" {

@@ -18,18 +18,6 @@ import (
 // Issue 12, items 1 and 2: a checkpoint tree, or a folder swapped for a
 // link, never makes a rollback reach outside the work tree or into .git.
 
-// outsideFolder makes a folder beside the repository (Root/outside) holding
-// the given files, each with its own content.
-func (e *Env) outsideFolder(files ...string) string {
-	e.t.Helper()
-	dir := filepath.Join(e.Root, "outside")
-	require.NoError(e.t, os.MkdirAll(dir, 0o755))
-	for _, f := range files {
-		require.NoError(e.t, os.WriteFile(filepath.Join(dir, f), []byte("precious "+f+"\n"), 0o644))
-	}
-	return dir
-}
-
 // guarded is what no rollback may change: the outside folder and .git/config.
 type guarded struct{ outside, config string }
 
@@ -124,7 +112,7 @@ var escapes = map[string][]string{
 func TestSecurity_ForgedRefNeverAdopted(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
-	outside := env.outsideFolder("victim")
+	outside := env.Outside(precious("victim"))
 	before := env.guard(outside)
 	first := env.forgedCheckpoint("a1", 1, "turn_end", env.literalTree("100644", escapes["outside"]...))
 	env.TurnN("a1", 1) // k2 and k3: the ref at 1 is skipped
@@ -187,7 +175,7 @@ func TestSecurity_UnsafeCheckpointRefused(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			env := NewEnv(t)
-			outside := env.outsideFolder("victim")
+			outside := env.Outside(precious("victim"))
 			env.TurnN("a1", 1) // k1, k2
 			var tree string
 			if comps != nil {
@@ -295,7 +283,7 @@ func endedCleanly(t *testing.T, r Result) {
 func TestSecurity_FolderSwappedBeforeDeletions(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
-	outside := env.outsideFolder("x", "y")
+	outside := env.Outside(precious("x", "y"))
 	env.TurnN("a1", 1) // k1, k2
 	env.Turn("a1", func() {
 		env.Write("d/x", "agent x\n")
@@ -323,7 +311,7 @@ func (e *Env) rollbackSwapping(point, outside string) Result {
 func TestSecurity_FolderSwappedBeforeWrites(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
-	outside := env.outsideFolder("g")
+	outside := env.Outside(precious("g"))
 	env.Turn("a1", func() {
 		env.Write("d/f", "turn 1\n")
 		env.Write("d/g", "turn 1\n")
@@ -347,7 +335,7 @@ func TestSecurity_FolderSwappedBeforeWrites(t *testing.T) {
 func TestSecurity_RollbacksRaceFolderSwaps(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
-	outside := env.outsideFolder("x", "y", "z")
+	outside := env.Outside(precious("x", "y", "z"))
 	// The swapper swaps top folders only: swapping d1/sub while d1 is a
 	// link would make the swapper itself write outside.
 	dirs := []string{"d1", "d2", "d3"}

@@ -28,16 +28,6 @@ func stateDir(t *testing.T, env *Env) string {
 	return dir
 }
 
-// outsideFile is a file outside the repository, holding content.
-func outsideFile(t *testing.T, env *Env, name, content string) string {
-	t.Helper()
-	dir := filepath.Join(env.Root, "outside")
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	p := filepath.Join(dir, name)
-	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
-	return p
-}
-
 // assertContent checks that a file still holds exactly content.
 func assertContent(t *testing.T, path, content string) {
 	t.Helper()
@@ -83,7 +73,7 @@ func failsNaming(t *testing.T, r Result, name, is string) {
 
 func TestSecurity_StateLockLinkRefused(t *testing.T) {
 	env := NewEnv(t)
-	target := outsideFile(t, env, "victim", "precious\n")
+	target := env.OutsideFile("victim", "precious\n")
 	lock := filepath.Join(stateDir(t, env), "lock")
 	require.NoError(t, os.Symlink(target, lock))
 
@@ -100,7 +90,7 @@ func TestSecurity_StateLogLinkRefused(t *testing.T) {
 	env := NewEnv(t)
 	// One line without its newline: read through the link, it would be a
 	// torn tail to cut, and the record would be appended after it.
-	target := outsideFile(t, env, "victim.log", "one line of the user's, no newline")
+	target := env.OutsideFile("victim.log", "one line of the user's, no newline")
 	log := filepath.Join(stateDir(t, env), "log.jsonl")
 	require.NoError(t, os.Symlink(target, log))
 
@@ -126,7 +116,7 @@ func TestSecurity_StateFolderLinkRefused(t *testing.T) {
 	outside := filepath.Join(env.Root, "outside")
 	// What a cleanup of venom/tmp would remove, were venom/ followed.
 	require.NoError(t, os.MkdirAll(filepath.Join(outside, "tmp"), 0o755))
-	keep := outsideFile(t, env, "tmp/keep", "keep me\n")
+	keep := env.OutsideFile("tmp/keep", "keep me\n")
 	common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
 	require.NoError(t, os.Symlink(outside, filepath.Join(common, "venom")))
 
@@ -152,7 +142,7 @@ func TestSecurity_StateSubfolderLinkNotFollowed(t *testing.T) {
 			env := NewEnv(t)
 			outside := filepath.Join(env.Root, "outside")
 			require.NoError(t, os.MkdirAll(outside, 0o755))
-			mark := outsideFile(t, env, "a1.1", "not a mark\n")
+			mark := env.OutsideFile("a1.1", "not a mark\n")
 			require.NoError(t, os.Symlink(outside, filepath.Join(stateDir(t, env), name)))
 			env.Write("a.txt", "a\n")
 			env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
@@ -182,7 +172,7 @@ func TestSecurity_StateOldTempNamesNotWritten(t *testing.T) {
 
 	var targets []string
 	for _, suffix := range []string{".json.tmp", ".scan.tmp"} {
-		target := outsideFile(t, env, "victim"+suffix, "precious"+suffix+"\n")
+		target := env.OutsideFile("victim"+suffix, "precious"+suffix+"\n")
 		require.NoError(t, os.Symlink(target, key+suffix))
 		targets = append(targets, target)
 	}
@@ -418,7 +408,7 @@ func TestSecurity_StateSafeDirectory(t *testing.T) {
 func TestSecurity_StateEventsSourceLinkRefused(t *testing.T) {
 	env := NewEnv(t)
 	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
-	target := outsideFile(t, env, "victim", "0123456789abcdef0123456789abcdef0123\n")
+	target := env.OutsideFile("victim", "0123456789abcdef0123456789abcdef0123\n")
 	require.NoError(t, os.Symlink(target, filepath.Join(stateDir(t, env), "source")))
 	failsNaming(t, env.Venom("checkpoint", "events", "--json"), "venom/source", "symbolic link")
 	assertContent(t, target, "0123456789abcdef0123456789abcdef0123\n")

@@ -119,14 +119,32 @@ func TestHookInstall_Codex(t *testing.T) {
 	orig, err := os.ReadFile(filepath.Join(hookData, "codex", "hooks", "hooks.json.as-tested"))
 	require.NoError(t, err)
 	env.Write(".codex/hooks.json", string(orig))
-	env.Write(".codex/config.toml", codexConfig)
+	userConfig := filepath.Join(env.Home, ".codex", "config.toml")
+	require.NoError(t, os.MkdirAll(filepath.Dir(userConfig), 0o755))
+	require.NoError(t, os.WriteFile(userConfig, []byte(codexConfig), 0o644))
 
-	env.Venom("checkpoint", "hook", "install", "codex", "--via=both").OK(t)
+	env.Venom("checkpoint", "hook", "install", "codex", "--via=hooks").OK(t)
 	once := env.Read(".codex/hooks.json")
-	env.Venom("checkpoint", "hook", "install", "codex", "--via=both").OK(t)
+	env.Venom("checkpoint", "hook", "install", "codex", "--via=hooks").OK(t)
 	assert.Equal(t, once, env.Read(".codex/hooks.json"))
-	cfg := env.Read(".codex/config.toml")
-	assert.Equal(t, `notify = ["git", "venom-checkpoint", "hook", "codex"]`+"\n"+codexConfig, cfg)
+	// Codex reads notify from the user's config.toml only.
+	for _, via := range []string{"--via=notify", "--via=both"} {
+		r := env.Venom("checkpoint", "hook", "install", "codex", via, "--json").Fails(t, 2, "invalid_params.usage")
+		assert.Contains(t, r.Stdout, userConfig, "the error names the file Codex reads")
+		assert.Contains(t, env.Venom("checkpoint", "hook", "install", "codex", via).Stderr,
+			"hint: install notify there with --scope=user --via=notify")
+	}
+	assert.NoFileExists(t, env.Path(".codex/config.toml"), "nothing is written where Codex never reads notify")
+	assert.Equal(t, once, env.Read(".codex/hooks.json"))
+	env.Venom("checkpoint", "hook", "install", "codex", "--via=notify", "--scope=user").OK(t)
+	env.Venom("checkpoint", "hook", "install", "codex", "--via=notify", "--scope=user").OK(t)
+	cfg, err := os.ReadFile(userConfig)
+	require.NoError(t, err)
+	assert.Equal(t, `notify = ["git", "venom-checkpoint", "hook", "codex"]`+"\n"+codexConfig, string(cfg))
+	env.Venom("checkpoint", "hook", "uninstall", "codex", "--scope=user").OK(t)
+	cfg, err = os.ReadFile(userConfig)
+	require.NoError(t, err)
+	assert.Equal(t, codexConfig, string(cfg))
 	var got struct {
 		Hooks map[string][]struct {
 			Matcher string `json:"matcher"`
@@ -144,12 +162,13 @@ func TestHookInstall_Codex(t *testing.T) {
 
 	env.Venom("checkpoint", "hook", "uninstall", "codex").OK(t)
 	assert.Equal(t, string(orig), env.Read(".codex/hooks.json"))
-	assert.Equal(t, codexConfig, env.Read(".codex/config.toml"))
 
 	// Codex runs one notify program: another one is not replaced.
-	env.Write(".codex/config.toml", "notify = [\"/usr/bin/my-notifier\"]\n")
-	env.Venom("checkpoint", "hook", "install", "codex", "--via=notify", "--json").Fails(t, 5, "conflict.hook_installed")
-	assert.Equal(t, "notify = [\"/usr/bin/my-notifier\"]\n", env.Read(".codex/config.toml"))
+	require.NoError(t, os.WriteFile(userConfig, []byte("notify = [\"/usr/bin/my-notifier\"]\n"), 0o644))
+	env.Venom("checkpoint", "hook", "install", "codex", "--via=notify", "--scope=user", "--json").Fails(t, 5, "conflict.hook_installed")
+	cfg, err = os.ReadFile(userConfig)
+	require.NoError(t, err)
+	assert.Equal(t, "notify = [\"/usr/bin/my-notifier\"]\n", string(cfg))
 
 	// auto: hooks when codex is not installed.
 	env.Venom("checkpoint", "hook", "install", "codex").OK(t)

@@ -102,14 +102,13 @@ func TestSecurity_HookInstallRefusesLinksOut(t *testing.T) {
 			name: "codex folder link", harness: "codex", link: ".codex",
 			target: func(o string) string { return o },
 			files:  map[string]string{"hooks.json": installedCodexHooks, "config.toml": installedCodexConfig},
-			args: [][]string{{"install", "--via=hooks"}, {"install", "--via=notify"}, {"install", "--via=both"},
-				{"uninstall"}},
+			args:   [][]string{{"install", "--via=hooks"}, {"uninstall"}},
 		},
 		{
 			name: "codex link through an inner folder", harness: "codex", link: "sub/up",
 			target: func(string) string { return "../.." }, // sub/up is the repository's parent
 			files:  map[string]string{"hooks.json": installedCodexHooks, "config.toml": installedCodexConfig},
-			args:   [][]string{{"install", "--via=both"}, {"uninstall"}},
+			args:   [][]string{{"install", "--via=hooks"}, {"uninstall"}},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,12 +3,14 @@ package checkpointcmd
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/fatih/color"
 
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/harness"
 	_ "github.com/git-venom/git-venom/lib/harness/claude" // registers the rewind adapters
 	_ "github.com/git-venom/git-venom/lib/harness/codex"
@@ -164,8 +166,14 @@ func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 	if err := harness.Apply(files); err != nil {
 		return err
 	}
+	trust, trustErr := codexTrust(env, in, files, uninstall)
 	if env.JSON {
-		return env.UI.JSON(installResult(f, files, false))
+		res := installResult(f, files, false)
+		res.CodexTrust = trust
+		if trustErr != nil {
+			res.Warning = trustErr.Error()
+		}
+		return env.UI.JSON(res)
 	}
 	bold := env.UI.OutStyle(color.Bold)
 	for _, file := range files {
@@ -181,7 +189,47 @@ func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 			env.UI.Printf("Installed git-venom's %s hooks in %s.\n", f.Harness, bold(path))
 		}
 	}
+	printCodexTrust(env, trust, trustErr)
 	return nil
+}
+
+// codexTrust makes Codex trust the hooks install has just written
+// (harness.TrustCodex); nil when no hooks.json was written. A failure
+// leaves the installed files and is reported with the step to take.
+func codexTrust(env *cli.Env, in harness.Install, files []harness.File, uninstall bool) (*harness.CodexTrust, error) {
+	if uninstall || in.Harness != harness.Codex {
+		return nil, nil
+	}
+	for _, file := range files {
+		if filepath.Base(file.Path) != "hooks.json" {
+			continue
+		}
+		t, err := in.TrustCodex(env.Ctx, gitcli.CleanEnv(env.Environ), file)
+		if err != nil {
+			// The hooks are written; Codex runs none of them until trusted.
+			return nil, fmt.Errorf("Codex runs no hook it does not trust, and could not be asked to trust these (%v): "+
+				"run this command again once codex runs here, or trust them in codex's /hooks", err)
+		}
+		return t, nil
+	}
+	return nil, nil
+}
+
+func printCodexTrust(env *cli.Env, t *harness.CodexTrust, err error) {
+	if err != nil {
+		fmt.Fprintf(env.UI.Err, "warning: %s\n", quote.Text(err.Error()))
+		return
+	}
+	if t == nil {
+		return
+	}
+	if t.Changed {
+		env.UI.Printf("Recorded Codex's trust in these %d hooks, and no other, in %s.\n", len(t.Hooks), quote.C(t.Config))
+	}
+	if !t.ProjectTrusted {
+		fmt.Fprintf(env.UI.Err, "warning: Codex does not trust this project, and runs none of its hooks until it does: %s\n",
+			quote.Text(t.Step))
+	}
 }
 
 type installJSON struct {
@@ -189,6 +237,9 @@ type installJSON struct {
 	Scope   string         `json:"scope"`
 	DryRun  bool           `json:"dry_run"`
 	Files   []harness.File `json:"files"`
+	// Codex only: the trust recorded for its hooks, or why none was.
+	CodexTrust *harness.CodexTrust `json:"codex_trust,omitempty"`
+	Warning    string              `json:"warning,omitempty"`
 }
 
 func installResult(f installFlags, files []harness.File, dry bool) installJSON {

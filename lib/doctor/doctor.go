@@ -20,6 +20,8 @@ import (
 	git "github.com/libgit2/git2go/v34"
 
 	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/gitcli"
+	"github.com/git-venom/git-venom/lib/harness"
 	"github.com/git-venom/git-venom/lib/harness/claude"
 	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/journal"
@@ -307,6 +309,20 @@ func claudeRewind(st *agents.State) Check {
 	}
 	return bad(id, Warn, "update git-venom, whose newer release may have tested this version; meanwhile roll back with --restore=files",
 		"rewind is withheld: %s, newer than the tested %s", strings.Join(newer, ", "), claude.TestedVersion)
+}
+
+// CodexHooks reports git-venom's Codex hooks that Codex will not run
+// (harness.CheckCodexHooks): untrusted, modified, or in an untrusted
+// project. getenv reads the command's environment (CODEX_HOME, HOME).
+func (r *Report) CodexHooks(ctx context.Context, s *state.Store, getenv func(string) string) {
+	const id = "harness.codex.hooks"
+	in := harness.Install{Top: s.Repo.Top, Getenv: getenv}
+	c := in.CheckCodexHooks(ctx, gitcli.CleanEnv(s.Environ))
+	if c.Status == OK {
+		r.Checks = append(r.Checks, ok(id, "%s", c.Message))
+		return
+	}
+	r.Checks = append(r.Checks, bad(id, c.Status, c.Fix, "%s", c.Message))
 }
 
 // logCheck fails on damage inside the log, line by line (the first ten),

@@ -111,7 +111,14 @@ func (in Install) Plan(ctx context.Context, uninstall bool) ([]File, error) {
 		}
 	}
 	if uninstall {
-		via = ViaBoth // remove whatever is there
+		via = ViaBoth // remove whatever is there, an older release's .codex/config.toml notify too
+	} else if via != ViaHooks && in.Scope != ScopeUser {
+		// Codex reads notify from the user's config.toml only, never from
+		// a project's .codex/config.toml, even a trusted one (harness.md F2).
+		return nil, errcode.Newf(errcode.InvalidParamsUsage, map[string]string{"scope": in.scope(), "via": via},
+			"Codex reads notify only from the user's config.toml (%s), for every project, never from .codex/config.toml",
+			filepath.Join(in.codexHome(), "config.toml")).
+			Hint("install notify there with --scope=user --via=notify, or use hooks in this repository: --via=hooks")
 	}
 	var out []File
 	if via == ViaHooks || via == ViaBoth {
@@ -129,6 +136,14 @@ func (in Install) Plan(ctx context.Context, uninstall bool) ([]File, error) {
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// scope is the scope's name, the default spelt out.
+func (in Install) scope() string {
+	if in.Scope == "" {
+		return ScopeLocal
+	}
+	return in.Scope
 }
 
 // claudeSettings is Claude Code's settings file of the scope.
@@ -150,10 +165,7 @@ func (in Install) claudeSettings() place {
 // (~/.codex) for the user, else in the repository's .codex.
 func (in Install) codexFile(name string) place {
 	if in.Scope == ScopeUser {
-		if d := in.Getenv("CODEX_HOME"); d != "" {
-			return place{root: d, name: name}
-		}
-		return place{root: filepath.Join(in.Getenv("HOME"), ".codex"), name: name}
+		return place{root: in.codexHome(), name: name}
 	}
 	return place{root: in.Top, name: ".codex/" + name}
 }

@@ -137,11 +137,15 @@ func TestMain_DoubleBinary(t *testing.T) {
 	assert.Len(t, id, 36)
 }
 
-// realCodex is the npm package's binary (@openai/codex@0.171.0-linux-x64)
-// when it is on this machine: VENOM_TEST_REAL_CODEX names it.
+// realCodex is the npm package's binary (@openai/codex@0.171.0-linux-x64):
+// VENOM_TEST_REAL_CODEX names it (tests/run sets it). Under CI its absence
+// fails the test.
 func TestFork_AgainstTheRealCodex(t *testing.T) {
 	bin := os.Getenv("VENOM_TEST_REAL_CODEX")
 	if bin == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("VENOM_TEST_REAL_CODEX is not set: tests/run sets it to the codex tests/harnesses/install installs")
+		}
 		t.Skip("VENOM_TEST_REAL_CODEX is not set")
 	}
 	h := filepath.Join(t.TempDir(), "codexhome") // not directly under TMPDIR's top, which codex warns about

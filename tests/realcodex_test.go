@@ -1,0 +1,167 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// refsOf lists an agent's checkpoint refs, with plain git.
+func (e *Env) refsOf(agent string) []string {
+	out := e.Git("for-each-ref", "--format=%(refname)", "refs/venom/checkpoints/"+agent+"/")
+	if out == "" {
+		return nil
+	}
+	return strings.Split(out, "\n")
+}
+
+// trustProject is the step hook install prints for an untrusted project,
+// taken as printed: the project's entry in the user's config.toml.
+func (c *realCodex) trustProject(t *testing.T) {
+	f, err := os.OpenFile(filepath.Join(c.Home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("\n[projects." + strconv.Quote(c.e.Dir) + "]\ntrust_level = \"trusted\"\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+}
+
+// doctorCheck returns one doctor check by id.
+func (e *Env) doctorCheck(t *testing.T, id string) map[string]any {
+	t.Helper()
+	var rep struct {
+		Checks []map[string]any `json:"checks"`
+	}
+	e.Venom("checkpoint", "doctor", "--json").JSON(t, &rep)
+	for _, c := range rep.Checks {
+		if c["id"] == id {
+			return c
+		}
+	}
+	t.Fatalf("doctor has no check %s", id)
+	return nil
+}
+
+// Issue 13 item 1: after hook install, codex exec takes turn checkpoints:
+// install records Codex's trust in exactly its hooks (Codex computes their
+// keys and hashes), says what to do about an untrusted project, and
+// doctor reports hooks Codex would skip. Reinstalling with another --agent
+// changes the hooks' hash; install trusts the new one.
+func TestRealCodex_InstalledHooksRun(t *testing.T) {
+	e := NewEnv(t)
+	c := e.UseRealCodex(t)
+
+	var res struct {
+		CodexTrust struct {
+			Config         string   `json:"config"`
+			Hooks          []string `json:"hooks"`
+			Changed        bool     `json:"changed"`
+			ProjectTrusted bool     `json:"project_trusted"`
+			Step           string   `json:"step"`
+		} `json:"codex_trust"`
+	}
+	e.Venom("checkpoint", "hook", "install", "codex", "--json").OK(t).JSON(t, &res)
+	hooksJSON := e.Path(".codex/hooks.json")
+	assert.ElementsMatch(t, []string{hooksJSON + ":session_start:0:0", hooksJSON + ":user_prompt_submit:0:0",
+		hooksJSON + ":post_tool_use:0:0", hooksJSON + ":stop:0:0"}, res.CodexTrust.Hooks)
+	assert.True(t, res.CodexTrust.Changed)
+	assert.False(t, res.CodexTrust.ProjectTrusted, "a new project is not trusted; install does not trust it")
+	assert.Contains(t, res.CodexTrust.Step, `[projects."`+e.Dir+`"] trust_level = "trusted"`)
+	cfg, err := os.ReadFile(filepath.Join(c.Home, "config.toml"))
+	require.NoError(t, err)
+	assert.NotContains(t, string(cfg), "[projects.", "the project's trust stays the person's decision")
+	assert.Equal(t, 4, strings.Count(string(cfg), "trusted_hash"), "%s", cfg)
+	check := e.doctorCheck(t, "harness.codex.hooks")
+	assert.Equal(t, "warn", check["status"])
+	assert.Contains(t, check["fix"], `trust_level = "trusted"`)
+
+	// The step taken, the hooks run: turn_start and turn_end per turn.
+	c.trustProject(t)
+	assert.Equal(t, "ok", e.doctorCheck(t, "harness.codex.hooks")["status"])
+	c.Mock.Turn("made a and b", patchCall(addFile("a.txt", "one\n")), execCall("echo two > b.txt"))
+	c.Exec("", "make a and b").OK(t)
+	require.Len(t, e.refsOf("codex"), 2, "turn_start and turn_end of the turn")
+	assert.Equal(t, "one\n", e.Git("show", "refs/venom/checkpoints/codex/2:a.txt")+"\n")
+	assert.Equal(t, "two", e.Git("show", "refs/venom/checkpoints/codex/2:b.txt"))
+	assert.NotContains(t, e.Git("ls-tree", "--name-only", "refs/venom/checkpoints/codex/1"), "a.txt")
+
+	// Installing again as is changes nothing.
+	e.Venom("checkpoint", "hook", "install", "codex", "--json").OK(t).JSON(t, &res)
+	assert.False(t, res.CodexTrust.Changed)
+	assert.True(t, res.CodexTrust.ProjectTrusted)
+
+	// Another --agent: new commands, new hashes, trusted again; the hooks
+	// still run, for the new agent.
+	r := e.Venom("checkpoint", "hook", "install", "codex", "--agent=cx").OK(t)
+	assert.Contains(t, r.Stdout, "Recorded Codex's trust in these 4 hooks")
+	assert.Empty(t, r.Stderr)
+	c.Mock.Turn("made c", patchCall(addFile("c.txt", "three\n")))
+	c.Exec("", "make c").OK(t)
+	require.Len(t, e.refsOf("cx"), 2)
+	assert.Equal(t, "three", e.Git("show", "refs/venom/checkpoints/cx/2:c.txt"))
+	assert.Equal(t, "ok", e.doctorCheck(t, "harness.codex.hooks")["status"])
+
+	// A hook edited by hand is "modified" to Codex, which skips it: doctor
+	// says so and names the install that trusts it again.
+	data := strings.Replace(e.Read(".codex/hooks.json"), "--agent=cx", "--agent=cy", 1)
+	e.Write(".codex/hooks.json", data)
+	check = e.doctorCheck(t, "harness.codex.hooks")
+	assert.Equal(t, "warn", check["status"])
+	assert.Contains(t, check["message"], "is modified")
+	assert.Equal(t, "git venom-checkpoint hook install codex --agent=cy", check["fix"])
+}
+
+// waitRefs polls for an agent's refs: Codex starts notify without waiting
+// for it, so it may finish after codex exec has exited.
+func (e *Env) waitRefs(t *testing.T, agent string, n int) []string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		refs := e.refsOf(agent)
+		if len(refs) >= n || time.Now().After(deadline) {
+			return refs
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Issue 13 item 2: Codex reads notify only from the user's config.toml.
+// Install refuses to write it anywhere else (the repository's
+// .codex/config.toml, where it never ran), and at --scope=user the real
+// program runs it after each turn: a turn_end checkpoint.
+func TestRealCodex_NotifyAtUserScope(t *testing.T) {
+	e := NewEnv(t)
+	c := e.UseRealCodex(t)
+	r := e.Venom("checkpoint", "hook", "install", "codex", "--via=notify").Fails(t, 2, "invalid_params.usage")
+	assert.Contains(t, r.Stderr, filepath.Join(c.Home, "config.toml"))
+	assert.NoFileExists(t, e.Path(".codex/config.toml"))
+
+	e.Venom("checkpoint", "hook", "install", "codex", "--via=notify", "--scope=user").OK(t)
+	cfg, err := os.ReadFile(filepath.Join(c.Home, "config.toml"))
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(cfg), `notify = ["git", "venom-checkpoint", "hook", "codex"]`+"\n"))
+	c.Mock.Turn("made a", patchCall(addFile("a.txt", "one\n")))
+	c.Exec("", "make a").OK(t)
+	refs := e.waitRefs(t, "codex", 1)
+	require.Len(t, refs, 1, "notify's turn_end")
+	assert.Equal(t, "one", e.Git("show", "refs/venom/checkpoints/codex/1:a.txt"))
+	var list struct {
+		Checkpoints []struct {
+			Reason string `json:"reason"`
+		} `json:"checkpoints"`
+	}
+	e.Venom("checkpoint", "list", "--agent=codex", "--json").OK(t).JSON(t, &list)
+	require.Len(t, list.Checkpoints, 1)
+	assert.Equal(t, "turn_end", list.Checkpoints[0].Reason)
+	var agents struct {
+		Agents []map[string]any `json:"agents"`
+	}
+	e.Venom("checkpoint", "agents", "--json").OK(t).JSON(t, &agents)
+	require.Len(t, agents.Agents, 1)
+	assert.Equal(t, "codex", agents.Agents[0]["harness"])
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/packfile"
+	"github.com/git-venom/git-venom/lib/packset"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/git-venom/git-venom/lib/treeedit"
@@ -77,44 +78,46 @@ func treePathUsable(r *repo.Repo, lib *git.Repository) bool {
 }
 
 // buildTree returns base edited with files (stored) and removes, or
-// errNoTreePath when some path needs the index way.
-func buildTree(ctx context.Context, r *repo.Repo, base *git.Oid, files []staged, removes []string) (*git.Oid, error) {
+// errNoTreePath when some path needs the index way. The new objects are
+// returned, held in memory: Snapshot.Store writes them.
+func buildTree(ctx context.Context, r *repo.Repo, base *git.Oid, files []staged, removes []string) (*git.Oid, []Object, error) {
 	main, err := r.Lib()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !treePathUsable(r, main) {
-		return nil, errNoTreePath
+		return nil, nil, errNoTreePath
 	}
 	// The new objects go to an object database of their own, in memory,
 	// that nothing on disk backs: writing one there looks nothing up on
 	// disk (libgit2 looks for an object before it writes it, and reads the
 	// pack folder again when it is not found). Base trees are read from the
-	// repository; the new objects reach the disk as one pack.
+	// repository; the new objects reach the disk as one pack, with the checkpoint's
+	// commit when the caller makes one (Snapshot.Store).
 	odb, err := git.NewOdb()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer odb.Free()
 	mem, err := git.NewMempack(odb)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer mem.Reset()
 	lib, err := git.NewRepositoryWrapOdb(odb)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer lib.Free()
 
 	if len(files) > 0 {
 		if err := testhook.Point("capture-object-write"); err != nil {
-			return nil, gitFailure("hash-object", err)
+			return nil, nil, gitFailure("hash-object", err)
 		}
 	}
 	disk, err := openDiskObjects(filepath.Join(r.CommonDir, "objects"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer disk.close()
 	// What the pack gets: the objects that are not on disk already.
@@ -129,7 +132,7 @@ func buildTree(ctx context.Context, r *repo.Repo, base *git.Oid, files []staged,
 	blobs := map[git.Oid][]byte{}
 	ids, err := storeFiles(ctx, r, odb, blobs, files, note)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	edits := make([]treeedit.Edit, 0, len(files)+len(removes))
 	for _, p := range removes {
@@ -139,16 +142,17 @@ func buildTree(ctx context.Context, r *repo.Repo, base *git.Oid, files []staged,
 		edits = append(edits, treeedit.Edit{Path: f.path, Mode: f.mode, Oid: ids[i]})
 	}
 	if err := testhook.Point("capture-write-tree"); err != nil {
-		return nil, gitFailure("write-tree", err)
+		return nil, nil, gitFailure("write-tree", err)
 	}
 	tree, err := treeedit.ApplyNoting(main, lib, base, edits, note)
 	if err != nil {
-		return nil, gitFailure("write-tree", err)
+		return nil, nil, gitFailure("write-tree", err)
 	}
-	if err := writePack(r, odb, blobs, fresh); err != nil {
-		return nil, gitFailure("write-pack", err)
+	held, err := holdObjects(odb, blobs, fresh)
+	if err != nil {
+		return nil, nil, gitFailure("write-pack", err)
 	}
-	return tree, nil
+	return tree, held, nil
 }
 
 // storeFiles stores each file's blob and returns the ids, in files' order.
@@ -422,45 +426,62 @@ func nestedHead(dir string) (string, error) {
 	return resolved.Target().String(), nil
 }
 
-// writePack writes the given objects, which odb holds in
-// memory, to the repository as one pack file with its index, without
-// deltas: the pack is soon repacked by the user's own gc, and finding
-// deltas among a thousand changed files would cost more than the capture's
-// whole scan.
-func writePack(r *repo.Repo, odb *git.Odb, blobs map[git.Oid][]byte, ids []*git.Oid) error {
-	// Two files of one content, or one tree noted twice, are one object:
-	// a pack lists each once.
+// Object is one git object held in memory until a pack stores it.
+type Object struct {
+	ID   git.Oid
+	Type int // packfile.Commit, Tree, Blob
+	Data []byte
+}
+
+// holdObjects copies the given objects, which odb holds in memory (or
+// blobs, read from files), out of libgit2's memory, each once: two files
+// of one content, or one tree noted twice, are one object, and a pack
+// lists each once.
+func holdObjects(odb *git.Odb, blobs map[git.Oid][]byte, ids []*git.Oid) ([]Object, error) {
 	seen := make(map[git.Oid]bool, len(ids))
-	unique := ids[:0:0]
+	var out []Object
 	for _, id := range ids {
-		if !seen[*id] {
-			seen[*id] = true
-			unique = append(unique, id)
+		if seen[*id] {
+			continue
 		}
+		seen[*id] = true
+		if data, ok := blobs[*id]; ok {
+			out = append(out, Object{ID: *id, Type: packfile.Blob, Data: data})
+			continue
+		}
+		obj, err := odb.Read(id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Object{ID: *id, Type: int(obj.Type()), Data: append([]byte(nil), obj.Data()...)})
+		obj.Free()
 	}
-	ids = unique
-	if len(ids) == 0 {
+	return out, nil
+}
+
+// writePack writes objs to the repository as one pack file with its index,
+// without deltas (finding deltas among a thousand changed files would cost
+// more than the capture's whole scan; git-venom's merges and the user's own
+// gc repack them), and records it as git-venom's (packset).
+func writePack(r *repo.Repo, objs []Object) error {
+	if len(objs) == 0 {
 		return nil
 	}
-	w, err := packfile.Create(filepath.Join(r.CommonDir, "objects", "pack"), len(ids))
+	w, err := packfile.Create(filepath.Join(r.CommonDir, "objects", "pack"), len(objs))
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
-		if data, ok := blobs[*id]; ok {
-			err = w.Add(*id, int(git.ObjectBlob), data)
-		} else {
-			var obj *git.OdbObject
-			if obj, err = odb.Read(id); err == nil {
-				err = w.Add(*id, int(obj.Type()), obj.Data())
-				obj.Free()
-			}
-		}
-		if err != nil {
+	for _, o := range objs {
+		if err := w.Add(o.ID, o.Type, o.Data); err != nil {
 			w.Abort()
 			return err
 		}
 	}
-	_, err = w.Finish()
-	return err
+	name, err := w.Finish()
+	if err != nil {
+		return err
+	}
+	// After the install, so that the record never names a pack being
+	// written; a crash between the two leaves one pack to the user's gc.
+	return packset.Mark(r.StateDir, name)
 }

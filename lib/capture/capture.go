@@ -52,6 +52,20 @@ type Snapshot struct {
 	// untracked are the untracked paths git status listed (none when the
 	// quick scan stood for it).
 	untracked []string
+	// held are the new objects of the tree, not on disk yet (TakeHeld).
+	held []Object
+}
+
+// Store writes the snapshot's new objects and extra (the checkpoint's
+// commit) to the repository as one pack, recorded as git-venom's. Without
+// anything to write it does nothing.
+func (s *Snapshot) Store(r *repo.Repo, extra ...Object) error {
+	objs := append(s.held[:len(s.held):len(s.held)], extra...)
+	if err := writePack(r, objs); err != nil {
+		return gitFailure("write-pack", err)
+	}
+	s.held = nil
+	return nil
 }
 
 // HeadString is Head as the log writes it: a hex id or null.
@@ -98,6 +112,21 @@ type base struct {
 // Take captures r's tree into objects and returns the snapshot. tmpDir holds
 // temporary index files; the caller holds the repository's lock.
 func Take(ctx context.Context, r *repo.Repo, tmpDir string, lim Limits) (*Snapshot, error) {
+	snap, err := TakeHeld(ctx, r, tmpDir, lim)
+	if err == nil {
+		err = snap.Store(r)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+// TakeHeld is Take, except that the new objects a capture packs itself are
+// held in memory until snap.Store writes them, with the commit the caller
+// makes of the tree: one pack a checkpoint, no loose commit. Until then
+// the snapshot's tree may not be on disk.
+func TakeHeld(ctx context.Context, r *repo.Repo, tmpDir string, lim Limits) (*Snapshot, error) {
 	if p := openPrivate(r); p != nil {
 		defer p.close()
 		snap, err := p.take(ctx, r, tmpDir, lim)
@@ -301,8 +330,9 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 			Hint("ignore the build output in .gitignore, or raise venom.maxTotalBytes")
 	}
 	if b.tree != nil && !attributesFromIndex(b.flagged, updates, removes, modes) {
-		tree, err := buildOnBase(ctx, r, b.tree, updates, additions, removes, modes, gitlinks)
+		tree, held, err := buildOnBase(ctx, r, b.tree, updates, additions, removes, modes, gitlinks)
 		if err == nil {
+			snap.held = held
 			for _, p := range updates {
 				if modes[p] != 0 && !gitlinks[p] {
 					snap.moved = append(snap.moved, p)
@@ -359,9 +389,9 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 
 // buildOnBase is the tree path for the paths a scan listed, when every one
 // of them is a plain file or link: it returns errNoTreePath otherwise.
-func buildOnBase(ctx context.Context, r *repo.Repo, base *git.Oid, updates, additions, removes []string, modes map[string]uint32, gitlinks map[string]bool) (*git.Oid, error) {
+func buildOnBase(ctx context.Context, r *repo.Repo, base *git.Oid, updates, additions, removes []string, modes map[string]uint32, gitlinks map[string]bool) (*git.Oid, []Object, error) {
 	if len(updates)+len(additions)+len(removes) == 0 {
-		return base, nil
+		return base, nil, nil
 	}
 	files := make([]staged, 0, len(updates)+len(additions))
 	for i, p := range append(updates, additions...) {
@@ -370,7 +400,7 @@ func buildOnBase(ctx context.Context, r *repo.Repo, base *git.Oid, updates, addi
 			m = 0o160000
 		}
 		if m == 0 {
-			return nil, errNoTreePath
+			return nil, nil, errNoTreePath
 		}
 		files = append(files, staged{path: p, mode: m, tracked: i < len(updates)})
 	}

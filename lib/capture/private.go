@@ -192,6 +192,11 @@ func (p *private) moveOn(ctx context.Context, r *repo.Repo, m privateMeta, snap 
 	if err != nil || len(snap.moved) == 0 || snap.movedBytes <= 2*fi.Size() {
 		return
 	}
+	// update-index writes the blobs it does not find: the capture's held
+	// objects go to disk first, or they would also be written loose.
+	if snap.Store(r) != nil {
+		return
+	}
 	moves++
 	env := []string{"GIT_INDEX_FILE=" + p.index}
 	c := gitcli.Call{Env: env, Pins: privatePins, Stdin: bytes.NewReader(nulJoin(snap.moved))}

@@ -297,7 +297,7 @@ func openOrCloseTurn(tx *state.Txn, a *agents.Agent, req Request) (*string, erro
 func capture1(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Agent, req Request, turn *string) (*Result, error) {
 	s := tx.Store
 	t0 := time.Now()
-	snap, err := capture.Take(ctx, tree, s.TmpDir(), capture.Limits{MaxFileBytes: s.Config.MaxFileBytes,
+	snap, err := capture.TakeHeld(ctx, tree, s.TmpDir(), capture.Limits{MaxFileBytes: s.Config.MaxFileBytes,
 		MaxTotalBytes: s.Config.MaxTotalBytes})
 	testhook.Timed("capture", t0)
 	if err != nil {
@@ -394,7 +394,7 @@ func Record(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Agent
 		}
 		commit := m.Commit
 		if commit == nil {
-			commit, err = refs.Commit(tree, snap.Tree, snap.Head, refs.Message(a.ID, id, m.Reason, m.Turn), now)
+			commit, err = writeCommit(tree, snap, refs.Message(a.ID, id, m.Reason, m.Turn), now)
 			if err != nil {
 				return nil, gitErr("commit", err)
 			}

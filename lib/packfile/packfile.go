@@ -24,8 +24,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/git-venom/git-venom/lib/statefile"
+	"github.com/git-venom/git-venom/lib/testhook"
 )
 
 // Object types as a pack records them.
@@ -48,6 +50,22 @@ type Writer struct {
 	ents  []entry
 	zbuf  bytes.Buffer
 	z     *zlib.Writer
+	opts  Options
+	// After Seal: the finished files under their temporary names.
+	name, packTmp, idxTmp string
+}
+
+// Options shape how a pack is written.
+type Options struct {
+	// Prefix starts the temporary files' names (default "tmp_pack_").
+	Prefix string
+	// Sync fsyncs the pack and its index before they get their names, and
+	// the folder after, as git does before it removes what a new pack
+	// replaces.
+	Sync bool
+	// InstallPoint names the fault point (testhook) between the pack's
+	// rename and its index's, if any.
+	InstallPoint string
 }
 
 type entry struct {
@@ -58,14 +76,22 @@ type entry struct {
 
 // Create starts a pack of exactly n objects in dir (objects/pack).
 func Create(dir string, n int) (*Writer, error) {
+	return CreateWith(dir, n, Options{})
+}
+
+// CreateWith is Create with options.
+func CreateWith(dir string, n int, opts Options) (*Writer, error) {
 	if n <= 0 || n > 1<<31 {
 		return nil, fmt.Errorf("a pack of %d objects", n)
 	}
-	f, err := os.CreateTemp(dir, "tmp_pack_")
+	if opts.Prefix == "" {
+		opts.Prefix = "tmp_pack_"
+	}
+	f, err := os.CreateTemp(dir, opts.Prefix)
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{dir: dir, f: f, sum: sha1.New(), want: uint32(n)}
+	w := &Writer{dir: dir, f: f, sum: sha1.New(), want: uint32(n), opts: opts}
 	w.buf = bufio.NewWriterSize(io.MultiWriter(f, w.sum), 64<<10)
 	// git writes loose objects at core.looseCompression's default, speed
 	// first; a capture's pack holds what git add would have written loose.
@@ -125,10 +151,48 @@ func (w *Writer) Add(id [20]byte, typ int, data []byte) error {
 	return nil
 }
 
+// AddRaw copies one entry of another pack as it is: raw is its header and
+// compressed data, crc their CRC-32 (as that pack's index records it). The
+// entry must not be a delta, whose base offset would not hold here.
+func (w *Writer) AddRaw(id [20]byte, raw []byte, crc uint32) error {
+	if w.count == w.want {
+		return errors.New("more objects than the pack was made for")
+	}
+	if len(raw) == 0 {
+		return errors.New("an empty entry")
+	}
+	if typ := raw[0] >> 4 & 7; typ < Commit || typ > Tag {
+		return fmt.Errorf("entry type %d is not an object a pack copy can hold", typ)
+	}
+	if crc32.ChecksumIEEE(raw) != crc {
+		return errors.New("the entry does not match its CRC")
+	}
+	if _, err := w.buf.Write(raw); err != nil {
+		return err
+	}
+	w.ents = append(w.ents, entry{id: id, off: w.off, crc: crc})
+	w.off += uint64(len(raw))
+	w.count++
+	return nil
+}
+
 // Finish ends the pack, writes its index, and moves both to their names,
 // the index last: git looks for packs through their index, so a reader
 // never finds an index without its pack. It returns the pack's name.
 func (w *Writer) Finish() (string, error) {
+	name, err := w.Seal()
+	if err != nil {
+		return "", err
+	}
+	if err := w.Install(); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// Seal ends the pack and writes its index, both under temporary names,
+// and returns the name Install will give them ("pack-<hex>").
+func (w *Writer) Seal() (string, error) {
 	if w.count != w.want {
 		w.Abort()
 		return "", fmt.Errorf("%d objects added to a pack of %d", w.count, w.want)
@@ -142,6 +206,12 @@ func (w *Writer) Finish() (string, error) {
 		w.Abort()
 		return "", err
 	}
+	if w.opts.Sync {
+		if err := w.f.Sync(); err != nil {
+			w.Abort()
+			return "", err
+		}
+	}
 	if err := w.f.Close(); err != nil {
 		os.Remove(w.f.Name())
 		return "", err
@@ -151,18 +221,49 @@ func (w *Writer) Finish() (string, error) {
 		os.Remove(w.f.Name())
 		return "", err
 	}
-	name := "pack-" + hex.EncodeToString(packSum)
-	base := filepath.Join(w.dir, name)
-	if err := install(w.f.Name(), base+".pack"); err != nil {
-		os.Remove(w.f.Name())
-		os.Remove(idx)
-		return "", err
+	w.name, w.packTmp, w.idxTmp = "pack-"+hex.EncodeToString(packSum), w.f.Name(), idx
+	return w.name, nil
+}
+
+// Install gives a sealed pack and its index their names, the index last.
+func (w *Writer) Install() error {
+	base := filepath.Join(w.dir, w.name)
+	made, err := install(w.packTmp, base+".pack")
+	if err != nil {
+		w.Discard()
+		return err
 	}
-	if err := install(idx, base+".idx"); err != nil {
-		os.Remove(idx)
-		return "", err
+	if err := w.point(); err != nil {
+		os.Remove(w.idxTmp)
+		if made {
+			os.Remove(base + ".pack") // no index: no reader has it
+		}
+		return err
 	}
-	return name, nil
+	if _, err := install(w.idxTmp, base+".idx"); err != nil {
+		os.Remove(w.idxTmp)
+		return err
+	}
+	if w.opts.Sync {
+		return SyncDir(w.dir)
+	}
+	return nil
+}
+
+func (w *Writer) point() error {
+	if w.opts.InstallPoint == "" {
+		return nil
+	}
+	return testhook.Point(w.opts.InstallPoint)
+}
+
+// Name is the sealed pack's name, pack-<hex>.
+func (w *Writer) Name() string { return w.name }
+
+// Discard removes a sealed pack's temporary files.
+func (w *Writer) Discard() {
+	os.Remove(w.packTmp)
+	os.Remove(w.idxTmp)
 }
 
 // Abort removes the unfinished pack.
@@ -171,10 +272,23 @@ func (w *Writer) Abort() {
 	os.Remove(w.f.Name())
 }
 
+// SyncDir fsyncs a folder, so that the names made or removed in it last.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // index writes the version 2 index of the pack to a temporary file.
 func (w *Writer) index(packSum []byte) (string, error) {
 	sort.Slice(w.ents, func(i, j int) bool { return bytes.Compare(w.ents[i].id[:], w.ents[j].id[:]) < 0 })
-	f, err := os.CreateTemp(w.dir, "tmp_idx_")
+	f, err := os.CreateTemp(w.dir, strings.Replace(w.opts.Prefix, "pack", "idx", 1))
 	if err != nil {
 		return "", err
 	}
@@ -222,6 +336,9 @@ func (w *Writer) index(packSum []byte) (string, error) {
 	if err == nil {
 		_, err = f.Write(sum.Sum(nil))
 	}
+	if err == nil && w.opts.Sync {
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -234,17 +351,18 @@ func (w *Writer) index(packSum []byte) (string, error) {
 
 // install gives a finished file git's read-only mode, as core.sharedRepository
 // narrows it (0440 under an octal 0640, as git's finish_tmp_packfile), and
-// its name. A pack of that name already there holds the same objects (its
-// name is the hash of its contents), and is kept.
-func install(tmp, final string) error {
+// its name, and says whether it made the name. A pack of that name already
+// there holds the same objects (its name is the hash of its contents), and
+// is kept.
+func install(tmp, final string) (bool, error) {
 	if err := os.Chmod(tmp, 0o444); err != nil {
-		return err
+		return false, err
 	}
 	if err := statefile.AdjustShared(tmp); err != nil {
-		return err
+		return false, err
 	}
 	if _, err := os.Stat(final); err == nil {
-		return os.Remove(tmp)
+		return false, os.Remove(tmp)
 	}
-	return os.Rename(tmp, final)
+	return true, os.Rename(tmp, final)
 }

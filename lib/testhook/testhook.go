@@ -9,6 +9,8 @@
 //	                                   and blocks, so a test can kill the process there.
 //	VENOM_TEST_PAUSE_RESUME=1          with a pause file: the pause ends when the
 //	                                   test removes that file.
+//	VENOM_TEST_PACK_THRESHOLD=n        git-venom merges its packs past n of them
+//	                                   instead of the default (Int).
 package testhook
 
 import (
@@ -61,6 +63,19 @@ func Point(name string) error {
 		}
 	}
 	return nil
+}
+
+// Int is the test knob name (a VENOM_TEST_* variable) as a positive
+// integer, or 0 when it is unset or not one.
+func Int(name string) int {
+	if !strings.HasPrefix(name, "VENOM_TEST_") {
+		return 0
+	}
+	n, err := strconv.Atoi(os.Getenv(name))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }
 
 // Timed appends "name seconds" to the file VENOM_TEST_TIMINGS names, when it

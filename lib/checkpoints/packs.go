@@ -1,0 +1,40 @@
+package checkpoints
+
+import (
+	"path/filepath"
+	"time"
+
+	git "github.com/libgit2/git2go/v34"
+
+	"github.com/git-venom/git-venom/lib/capture"
+	"github.com/git-venom/git-venom/lib/packfile"
+	"github.com/git-venom/git-venom/lib/packset"
+	"github.com/git-venom/git-venom/lib/refs"
+	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/testhook"
+)
+
+// writeCommit writes the checkpoint commit of snap in one pack with the
+// capture's new objects (those TakeHeld held; a snapshot already stored
+// gets a pack of its commit alone): no loose object a checkpoint. The
+// pack is on disk before the ref that names the commit is made.
+func writeCommit(r *repo.Repo, snap *capture.Snapshot, msg string, when time.Time) (*git.Oid, error) {
+	if err := testhook.Point("commit-write"); err != nil {
+		return nil, err
+	}
+	id, data := refs.CommitObject(snap.Tree, snap.Head, msg, when)
+	if err := snap.Store(r, capture.Object{ID: *id, Type: packfile.Commit, Data: data}); err != nil {
+		return nil, err
+	}
+	return id, nil
+}
+
+// maintainPacks merges git-venom's own packs when they pile up (packset),
+// under the transaction's lock. A failure costs nothing but the merge: the
+// packs stay as they are, and the next capture tries again.
+func maintainPacks(tx *state.Txn) {
+	defer testhook.Timed("pack-maintain", time.Now())
+	r := tx.Store.Repo
+	_, _ = packset.Maintain(r.StateDir, filepath.Join(r.CommonDir, "objects", "pack"), packset.Options{})
+}

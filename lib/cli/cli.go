@@ -185,6 +185,9 @@ func Report(env *Env, err error) int {
 	if errors.As(err, &silent) {
 		return silent.Code
 	}
+	if closedPipe(err) {
+		return pipeCode
+	}
 	e := errcode.From(err, errcode.FailedInternal)
 	if env.JSON {
 		_ = env.UI.JSON(ErrorJSON(e))

@@ -44,7 +44,7 @@ var pageCodes = map[string][]errcode.Code{
 	"git-venom-checkpoint": {
 		errcode.InvalidParamsReason, errcode.InvalidParamsTurn, errcode.InvalidParamsIsolation,
 		errcode.InvalidParamsParent, errcode.InvalidParamsCheckpoint, errcode.InvalidParamsHarness, errcode.InvalidParamsFilter,
-		errcode.NotFoundTurn, errcode.ConflictInvalidTransition, errcode.ConflictRollbackRunning,
+		errcode.NotFoundTurn, errcode.NotFoundCheckpoint, errcode.ConflictInvalidTransition, errcode.ConflictRollbackRunning,
 		errcode.FailedCheckpointGit, errcode.FailedCheckpointTooLarge,
 		errcode.TimeoutCheckpoint, errcode.TimeoutLock,
 	},

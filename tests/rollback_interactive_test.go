@@ -63,10 +63,20 @@ func (e *Env) ptyRun(t *testing.T, answers []string, cmd string, args ...string)
 		seen := strings.Count(out.String(), "[y/N]") + strings.Count(out.String(), "[K/o]")
 		mu.Unlock()
 		if seen > prompts && prompts < len(answers) {
-			_, _ = io.WriteString(stdin, answers[prompts]+"\n")
+			_, _ = io.WriteString(stdin, keys(answers[prompts]))
 			prompts++
 		}
 	}
+}
+
+// keys is what the person types for an answer: the line and Enter, or a
+// control key alone ("\x03" Ctrl-C, "\x04" Ctrl-D), which the terminal
+// turns into SIGINT or end of input.
+func keys(answer string) string {
+	if len(answer) == 1 && answer[0] < 0x20 {
+		return answer
+	}
+	return answer + "\n"
 }
 
 func interactiveEnv(t *testing.T) *Env {
@@ -86,7 +96,7 @@ func TestRollback_InteractiveKeepsOutsideByDefault(t *testing.T) {
 	require.Contains(t, screen, "README.md")
 	require.Contains(t, screen, "Keep them as they are, or overwrite them? [K/o]")
 	require.Contains(t, screen, "\x1b[", "no colour on a terminal")
-	require.Contains(t, screen, "↺ Rolled back to k1 (before the first turn) · 1 file · files only · undo: k3")
+	require.Contains(t, screen, "↺ Rolled back to k1 (before the first turn) · 1 file · safety k3 · undo: git venom-rollback --undo")
 	require.Equal(t, "a person's edit\n", env.Read("README.md"))
 	require.NoFileExists(t, env.Path("agent.txt"))
 	// The real call quoted the plan shown, with --outside=keep.

@@ -106,6 +106,11 @@ func TestRollback_Preflight(t *testing.T) {
 				}
 				args = append(args, a)
 			}
+			if name == "unsupported.harness_capability" || name == "conflict.checkpoint_files_only" {
+				// These are about a conversation: an agent of harness
+				// none has none, and restores its files whatever.
+				env.RegisterAs("a1", "claude-code", isolation)
+			}
 			// a1: k1 turn_start of t1, k2 a mid-turn manual one, t1 ends at k3... see below.
 			env.Venom("checkpoint", "--agent=a1", "--isolation="+isolation, "--reason=turn_start", "--json").OK(t) // k1
 			env.Write("src/main.txt", "v2\n")

@@ -114,7 +114,8 @@ func TestRollback_HumanLine(t *testing.T) {
 	env.Venom("checkpoint", "--agent=a1", "--reason=turn_end", "--json").OK(t)
 	plan := env.DryRun("--checkpoint=k2", "--restore=files").Plan
 	r := env.Venom("rollback", "--checkpoint=k2", "--restore=files", "--plan="+plan).OK(t)
-	require.Equal(t, "↺ Rolled back to k2 (after t1) · 1 file · files only · undo: k4\n", r.Stdout)
+	// Harness none: no word about a conversation; the undo is a command.
+	require.Equal(t, "↺ Rolled back to k2 (after t1) · 1 file · safety k4 · undo: git venom-rollback --undo\n", r.Stdout)
 	r = env.Venom("rollback", "--checkpoint=k2", "--restore=files", "--dry-run").OK(t)
 	require.Contains(t, r.Stdout, "Plan p1-")
 }
@@ -296,9 +297,14 @@ var _ = assert.Equal
 // TestRollback_ConversationGoesWithTheFiles: restore=all back to before the
 // first turn clears the binding and drops the turns (RFC 8, invariant 5);
 // back to the latest turn there is nothing to rewind.
+// The agent has a harness: one of harness none has no conversation.
 func TestRollback_ConversationGoesWithTheFiles(t *testing.T) {
 	t.Parallel()
-	env := newAgent(t, "worktree", func(env *Env) { env.Write("src/main.txt", "v2\n") })
+	env := NewEnv(t)
+	env.Write("src/main.txt", "v1\n")
+	env.Commit("base")
+	env.RegisterAs("a1", "claude-code", "worktree")
+	env.Turn("a1", func() { env.Write("src/main.txt", "v2\n") })
 	env.Write("src/main.txt", "after t1\n")
 	res := env.DryRun("--checkpoint=k2")
 	require.False(t, res.Conversation.Rewinds)

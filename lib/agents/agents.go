@@ -37,8 +37,11 @@ type Turn struct {
 	Version     string
 	Dropped     bool
 	Edits       []string // the paths the hooks saw it edit, maybe twice
-	StartSeq    int64
-	EndSeq      int64
+	// EndCheckpoint is the checkpoint its turn_end took or reused: what
+	// the shorthand t<n> names (CONTRACT 9.2).
+	EndCheckpoint string
+	StartSeq      int64
+	EndSeq        int64
 }
 
 // Checkpoint is a checkpoint.taken record and what later records said of it.
@@ -87,10 +90,17 @@ type Agent struct {
 	NotePending *journal.Entry
 	// OpenRollback is a rollback.started with no rollback.ended.
 	OpenRollback *journal.Entry
+	// LastRollback is the last rollback that ended well: what --undo
+	// goes back from, to its safety checkpoint (CONTRACT 9.1).
+	LastRollback *Rollback
 	LastTurnN    int
 	LastCkptN    int
 	RegisteredAt int64
 }
+
+// Rollback is a rollback that ended well: the checkpoint it went back to,
+// and the safety checkpoint it took first.
+type Rollback struct{ Checkpoint, Safety string }
 
 // ignoredEdit is an edit.recorded's ignored paths, at its seq.
 type ignoredEdit struct {
@@ -153,6 +163,11 @@ func (a *Agent) LastEndedTurn() *Turn {
 	}
 	return nil
 }
+
+// HasConversation reports whether a harness holds the agent's
+// conversation: an agent registered with harness none has none, so a
+// rollback has nothing to rewind and nothing to say about one.
+func (a *Agent) HasConversation() bool { return a.Harness != "none" && a.Harness != "" }
 
 // Live reports running or handed over (CONTRACT §3).
 func (a *Agent) Live() bool { return a.State == Running || a.State == HandedOver }
@@ -373,11 +388,13 @@ func (s *State) Apply(e *journal.Entry) {
 		if n > a.LastCkptN {
 			a.LastCkptN = n
 		}
+		a.endOfTurn(e)
 		a.handOver(e.Reason)
 	case journal.CheckpointReused:
 		if c := a.byID[e.Checkpoint]; c != nil && e.Label != nil {
 			c.Label = e.Label
 		}
+		a.endOfTurn(e)
 		a.handOver(e.Reason)
 	case journal.CheckpointFailed:
 		// The hand-over happened even when its capture failed.
@@ -410,6 +427,7 @@ func (s *State) Apply(e *journal.Entry) {
 			}
 		}
 		if e.OK != nil && *e.OK {
+			a.LastRollback = &Rollback{Checkpoint: e.Checkpoint, Safety: e.Safety}
 			if e.Restore == "files" {
 				cp := *e
 				a.NotePending = &cp
@@ -418,6 +436,17 @@ func (s *State) Apply(e *journal.Entry) {
 		}
 	case journal.NoteDelivered:
 		a.NotePending = nil
+	}
+}
+
+// endOfTurn notes a turn_end capture's checkpoint on its turn, whose
+// turn.ended record comes first.
+func (a *Agent) endOfTurn(e *journal.Entry) {
+	if e.Reason != "turn_end" || e.Turn == nil {
+		return
+	}
+	if t := a.Turn(*e.Turn); t != nil {
+		t.EndCheckpoint = e.Checkpoint
 	}
 }
 

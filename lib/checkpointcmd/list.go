@@ -21,7 +21,7 @@ import (
 type ListCmd struct {
 	Agent  string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, or the repository's only agent)."`
 	Turn   string `name:"turn" help:"Only checkpoints of this turn (t<n>)."`
-	Before string `name:"before" help:"Only checkpoints older than this one (k<n>, exclusive)."`
+	Before string `name:"before" help:"Only checkpoints older than this one, exclusive: k<n>, last, ~<n> (n back from last) or t<n> (that turn's end)."`
 	Limit  int    `name:"limit" default:"50" help:"At most this many."`
 }
 

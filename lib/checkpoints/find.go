@@ -29,7 +29,7 @@ func Find(r *repo.Repo, a *agents.Agent, id string) (*agents.Checkpoint, error) 
 			why = "was pruned or removed"
 		}
 		return nil, errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"checkpoint": id},
-			"checkpoint %s/%s %s", a.ID, id, why)
+			"checkpoint %s/%s %s", a.ID, id, why).Hint("git venom-checkpoint list shows the checkpoints")
 	}
 	for _, rs := range c.Repos {
 		want, err := git.NewOid(rs.Commit)

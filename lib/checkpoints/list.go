@@ -40,11 +40,11 @@ type Filter struct {
 func List(a *agents.Agent, f Filter) (*Listing, error) {
 	before := 0
 	if f.Before != "" {
-		n, err := ids.ParseCheckpoint(f.Before)
+		id, err := Resolve(a, f.Before)
 		if err != nil {
-			return nil, errcode.Newf(errcode.InvalidParamsCheckpoint, map[string]string{"before": f.Before}, "%v", err)
+			return nil, err
 		}
-		before = n
+		before, _ = ids.ParseCheckpoint(id)
 	}
 	if f.Turn != "" {
 		if _, err := ids.ParseTurn(f.Turn); err != nil {

@@ -26,8 +26,8 @@ import (
 type CLI struct {
 	cli.Globals
 	Agent string   `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, or the repository's only agent)."`
-	From  string   `name:"from" help:"The checkpoint to compare from (k<n>)."`
-	To    string   `name:"to" help:"The checkpoint to compare to (k<n>); the current files when left out."`
+	From  string   `name:"from" help:"The checkpoint to compare from: k<n>, last, ~<n> (n back from last) or t<n> (that turn's end)."`
+	To    string   `name:"to" help:"The checkpoint to compare to, named as --from; the current files when left out."`
 	Repo  string   `name:"repo" default:"." help:"The repository of the agent's scope (always .)."`
 	Path  string   `name:"path" help:"Show the patch of this path (relative to the top of the tree; b64:<base64> for any bytes)."`
 	Args  []string `arg:"" optional:"" help:"Short forms: <from> [<to>]."`
@@ -62,6 +62,14 @@ func (c *CLI) Run(env *cli.Env) error {
 	path, err := c.relPath(s.Repo)
 	if err != nil {
 		return err
+	}
+	if c.From, err = checkpoints.Resolve(a, c.From); err != nil {
+		return err
+	}
+	if c.To != "" {
+		if c.To, err = checkpoints.Resolve(a, c.To); err != nil {
+			return err
+		}
 	}
 	from, err := checkpoints.Find(s.Repo, a, c.From)
 	if err != nil {
@@ -99,7 +107,8 @@ func (c *CLI) shortForms() error {
 		}
 	}
 	if c.From == "" {
-		return errcode.Newf(errcode.InvalidParamsUsage, nil, "which checkpoint? --from=k<n>, or git venom-diff k<n> [k<m>]")
+		return errcode.Newf(errcode.InvalidParamsUsage, nil, "which checkpoint? git venom-diff <from> [<to>], or --from").
+			Hint("k<n>, last, ~<n> (n back from last) or t<n> (that turn's end); git venom-checkpoint list shows them")
 	}
 	return nil
 }

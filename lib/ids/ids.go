@@ -40,18 +40,60 @@ func ParseCheckpoint(s string) (int, error) { return parse(s, "k") }
 func ParseTurn(s string) (int, error) { return parse(s, "t") }
 
 func parse(s, prefix string) (int, error) {
-	if !strings.HasPrefix(s, prefix) || len(s) == len(prefix) {
-		return 0, fmt.Errorf("%q is not of the form %s<n>", s, prefix)
-	}
-	digits := s[len(prefix):]
-	if digits[0] == '0' || strings.TrimLeft(digits, "0123456789") != "" {
-		return 0, fmt.Errorf("%q is not of the form %s<n>", s, prefix)
-	}
-	n, err := strconv.Atoi(digits)
-	if err != nil || n < 1 {
+	digits, ok := strings.CutPrefix(s, prefix)
+	n, good := number(digits)
+	if !ok || !good {
 		return 0, fmt.Errorf("%q is not of the form %s<n>", s, prefix)
 	}
 	return n, nil
+}
+
+// number reads a decimal of at least 1 with no leading zero.
+func number(digits string) (int, bool) {
+	if digits == "" || digits[0] == '0' || strings.TrimLeft(digits, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(digits)
+	return n, err == nil && n >= 1
+}
+
+// Kinds of checkpoint name (CONTRACT 9.2).
+const (
+	ByID   = iota // k<n>
+	Last          // last: the newest
+	Back          // ~<n>: n back from the newest
+	TurnOf        // t<n>: that turn's turn_end
+)
+
+// Name is a checkpoint as a person names it: its kind and its number.
+type Name struct {
+	Kind int
+	N    int
+}
+
+// ParseName reads a checkpoint name: k<n>, last, ~<n> or t<n>. Which
+// checkpoint it is depends on the agent (checkpoints.Resolve).
+func ParseName(s string) (Name, error) {
+	switch {
+	case s == "last":
+		return Name{Kind: Last}, nil
+	case strings.HasPrefix(s, "~"):
+		if s == "~0" {
+			return Name{Kind: Back}, nil
+		}
+		if n, ok := number(s[1:]); ok {
+			return Name{Kind: Back, N: n}, nil
+		}
+	case strings.HasPrefix(s, "t"):
+		if n, err := ParseTurn(s); err == nil {
+			return Name{Kind: TurnOf, N: n}, nil
+		}
+	default:
+		if n, err := ParseCheckpoint(s); err == nil {
+			return Name{Kind: ByID, N: n}, nil
+		}
+	}
+	return Name{}, fmt.Errorf("%q names no checkpoint: give k<n>, last, ~<n> (n back from last) or t<n> (that turn's end)", s)
 }
 
 // RefName is the ref of checkpoint n of agent (RFC 5.1).

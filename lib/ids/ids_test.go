@@ -20,3 +20,18 @@ func TestValidAgent_IsThePattern(t *testing.T) {
 		assert.Equal(t, re.MatchString(s), ValidAgent(s), "%q", s)
 	}
 }
+
+func TestParseName(t *testing.T) {
+	good := map[string]Name{"k1": {ByID, 1}, "k12": {ByID, 12}, "last": {Last, 0}, "~0": {Back, 0},
+		"~1": {Back, 1}, "~10": {Back, 10}, "t3": {TurnOf, 3}}
+	for s, want := range good {
+		got, err := ParseName(s)
+		assert.NoError(t, err, s)
+		assert.Equal(t, want, got, s)
+	}
+	for _, s := range []string{"", "k", "k0", "k01", "t0", "t", "~", "~-1", "~01", "~a", "Last", "last1", "K1",
+		"p1", "k1x", "k99999999999999999999", "HEAD", "~1~2"} {
+		_, err := ParseName(s)
+		assert.Error(t, err, s)
+	}
+}

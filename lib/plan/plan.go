@@ -85,6 +85,10 @@ type Conversation struct {
 	Drops          []string `json:"drops"`
 	HarnessSession string   `json:"harness_session,omitempty"`
 	Resume         []string `json:"resume,omitempty"`
+	// None: the agent has no harness conversation (harness none); the
+	// JSON keeps RFC 11.1's shape, rewinds false, and people are told
+	// nothing about a conversation.
+	None bool `json:"-"`
 }
 
 // Build computes the plan, or conflict.outside_edits when outside paths
@@ -198,8 +202,8 @@ func gitErr(err error) error {
 // conversationOf says what happens to the conversation (RFC 8): with
 // restore=all the turns after the target's through_turn are dropped.
 func conversationOf(a *agents.Agent, target *agents.Checkpoint, restore string) Conversation {
-	c := Conversation{ThroughTurn: target.ThroughTurn, Drops: []string{}}
-	if restore != "all" {
+	c := Conversation{ThroughTurn: target.ThroughTurn, Drops: []string{}, None: !a.HasConversation()}
+	if restore != "all" || c.None {
 		return c
 	}
 	after := 0

@@ -96,6 +96,7 @@ func screen(env *cli.Env, p *plan.Plan) {
 	}
 	cv := p.Conversation
 	switch {
+	case cv.None:
 	case p.Restore == "files":
 		env.UI.Printf("Conversation: stays as it is; the agent gets the rollback note.\n")
 	case cv.Rewinds:
@@ -108,9 +109,10 @@ func screen(env *cli.Env, p *plan.Plan) {
 	}
 }
 
-// done is RFC 12's transcript row:
-// ↺ Rolled back to k2 (after t1) · 1 file · conversation too · undo: k4
-func done(env *cli.Env, r *plan.Result) {
+// done is RFC 12's transcript row, with the command that undoes it:
+// ↺ Rolled back to k2 (after t1) · 1 file · conversation too · safety k4 · undo: git venom-rollback --undo
+// An agent with no harness has no conversation to mention.
+func done(env *cli.Env, r *plan.Result, req rollback.Request) {
 	q := quote.C
 	when := "before the first turn"
 	if r.Conversation.ThroughTurn != nil {
@@ -120,11 +122,20 @@ func done(env *cli.Env, r *plan.Result) {
 	for _, rp := range r.Repos {
 		n += len(rp.Files)
 	}
-	conv := "conversation too"
-	if r.Restore == "files" {
-		conv = "files only"
+	conv := ""
+	switch {
+	case r.Conversation.None:
+	case r.Restore == "files":
+		conv = " · files only"
+	default:
+		conv = " · conversation too"
 	}
-	env.UI.Printf("↺ Rolled back to %s (%s) · %s · %s · undo: %s\n", q(r.Checkpoint), when, plan.Count(n), conv, q(*r.Safety))
+	undo := "git venom-rollback --undo"
+	if req.Agent != "" {
+		undo += " --agent=" + q(req.Agent)
+	}
+	env.UI.Printf("↺ Rolled back to %s (%s) · %s%s · safety %s · undo: %s\n", q(r.Checkpoint), when, plan.Count(n), conv,
+		q(*r.Safety), undo)
 	if r.Exact != nil && !*r.Exact {
 		env.UI.Printf("Something wrote to the tree during the rollback: %s shows it as it came out.\n", q(*r.After))
 	}
@@ -140,13 +151,18 @@ func short(s *string) string {
 	return quote.C(*s)
 }
 
-// argsOf repeats the choices a real call must quote with the plan.
-func argsOf(req rollback.Request) string {
+// argsOf repeats the choices a real call must quote with the plan; the
+// checkpoint as the dry run resolved it (a shorthand's meaning moves on).
+func argsOf(req rollback.Request, checkpoint string) string {
 	var b strings.Builder
 	if req.Agent != "" {
 		fmt.Fprintf(&b, "--agent=%s ", req.Agent)
 	}
-	fmt.Fprintf(&b, "--checkpoint=%s ", req.Checkpoint)
+	if req.Undo {
+		b.WriteString("--undo ")
+	} else {
+		fmt.Fprintf(&b, "%s ", quote.C(checkpoint))
+	}
 	if req.Restore != "" && req.Restore != "all" {
 		fmt.Fprintf(&b, "--restore=%s ", req.Restore)
 	}

@@ -13,11 +13,16 @@ import (
 	"github.com/git-venom/git-venom/lib/state"
 )
 
+// abortCode is the exit status of a dialogue ended by Ctrl-C or end of input:
+// 128+SIGINT, what a shell reports for a command Ctrl-C stopped.
+const abortCode = 130
+
 // interactive runs the dry run, shows it, asks, and runs the real call
 // quoting the plan shown. A conflict.outside_edits refusal offers keep (the
 // default) or overwrite, and shows the new plan (CONTRACT §1, RFC 12).
+// Ctrl-C or end of input at a prompt ends it at once, nothing changed.
 func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
-	in := bufio.NewReader(env.UI.In)
+	in := newPrompter(env)
 	gold := env.UI.OutStyle(color.FgYellow, color.Bold)
 	req.DryRun, req.Plan = true, ""
 	p, err := rollback.DryRun(env.Ctx, s, req)
@@ -29,19 +34,29 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 			}
 		}
 		env.UI.Printf("Keep them as they are, or overwrite them? [K/o] ")
-		ans := answer(in)
+		ans, ok := in.answer()
+		if !ok {
+			return aborted(env)
+		}
 		req.Outside = "keep"
 		if ans == "o" || ans == "overwrite" {
 			req.Outside = "overwrite"
 		}
 		p, err = rollback.DryRun(env.Ctx, s, req)
 	}
+	if err != nil && env.Ctx.Err() != nil {
+		return aborted(env) // Ctrl-C during a dry run, which writes nothing
+	}
 	if err != nil {
 		return err
 	}
 	screen(env, p)
 	env.UI.Printf("Plan %s. Roll back? [y/N] ", quote.C(p.ID))
-	if a := answer(in); a != "y" && a != "yes" {
+	a, ok := in.answer()
+	if !ok {
+		return aborted(env)
+	}
+	if a != "y" && a != "yes" {
 		env.UI.Printf("Nothing was changed.\n")
 		return nil
 	}
@@ -50,11 +65,49 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 	if err != nil {
 		return err
 	}
-	done(env, res)
+	done(env, res, req)
 	return nil
 }
 
-func answer(in *bufio.Reader) string {
-	line, _ := in.ReadString('\n')
-	return strings.ToLower(strings.TrimSpace(line))
+// aborted ends the dialogue on a fresh line: the terminal has echoed ^C,
+// or nothing at all for Ctrl-D.
+func aborted(env *cli.Env) error {
+	env.UI.Printf("\nNothing was changed.\n")
+	return cli.Silent{Code: abortCode}
+}
+
+// prompter reads answers from the terminal. Each read runs beside a wait
+// for the command's context, which Ctrl-C (SIGINT) cancels: a read blocked
+// on the terminal would otherwise take the next Enter as the default answer.
+type prompter struct {
+	env   *cli.Env
+	lines chan line
+	in    *bufio.Reader
+}
+
+type line struct {
+	text string
+	err  error
+}
+
+func newPrompter(env *cli.Env) *prompter {
+	return &prompter{env: env, lines: make(chan line, 1), in: bufio.NewReader(env.UI.In)}
+}
+
+// answer returns the answer, lower case and trimmed; ok is false when the
+// person pressed Ctrl-C or ended the input (Ctrl-D), which is no answer.
+func (p *prompter) answer() (string, bool) {
+	go func() {
+		s, err := p.in.ReadString('\n')
+		p.lines <- line{s, err}
+	}()
+	select {
+	case <-p.env.Ctx.Done():
+		return "", false
+	case l := <-p.lines:
+		if l.err != nil {
+			return "", false
+		}
+		return strings.ToLower(strings.TrimSpace(l.text)), true
+	}
 }

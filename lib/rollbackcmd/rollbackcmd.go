@@ -9,6 +9,7 @@ import (
 	_ "github.com/git-venom/git-venom/lib/harness/claude" // registers the rewind adapters
 	_ "github.com/git-venom/git-venom/lib/harness/codex"
 	"github.com/git-venom/git-venom/lib/plan"
+	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/rollback"
 )
 
@@ -16,7 +17,8 @@ import (
 type CLI struct {
 	cli.Globals
 	Agent      string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, or the repository's only agent)."`
-	Checkpoint string `name:"checkpoint" help:"The checkpoint to go back to (k<n>)."`
+	Checkpoint string `name:"checkpoint" help:"The checkpoint to go back to: k<n>, last, ~<n> (n back from last) or t<n> (that turn's end); also given as the argument."`
+	Undo       bool   `name:"undo" help:"Undo the agent's last rollback: go back to its safety checkpoint."`
 	Restore    string `name:"restore" default:"all" enum:"all,files" help:"all: files and conversation, or refuse; files: files only."`
 	Outside    string `name:"outside" enum:",refuse,keep,overwrite" default:"" help:"Paths changed outside the agent's turns: refuse (default in a guarded tree), keep or overwrite (default elsewhere)."`
 	KeepHead   bool   `name:"keep-head" help:"Restore the files and leave HEAD where it is."`
@@ -24,15 +26,35 @@ type CLI struct {
 	Plan       string `name:"plan" help:"The plan from the dry run."`
 	// Materialize is for claude-code, whose interactive --resume ignores
 	// --resume-session-at (tests/testdata/hooks/claude).
-	Materialize bool `name:"materialize" help:"claude-code: write the rewound session now, so that an interactive claude --resume opens it."`
+	Materialize bool     `name:"materialize" help:"claude-code: write the rewound session now, so that an interactive claude --resume opens it."`
+	Args        []string `arg:"" optional:"" name:"checkpoint" help:"The checkpoint, as --checkpoint takes it."`
 }
 
 // New returns the grammar.
 func New() *CLI { return &CLI{} }
 
+// positional reads `git venom-rollback k1`: one checkpoint, given once.
+func (c *CLI) positional() error {
+	switch {
+	case len(c.Args) == 0:
+		return nil
+	case len(c.Args) > 1:
+		return errcode.Newf(errcode.InvalidParamsUsage, map[string]any{"args": c.Args},
+			"unexpected argument %s: git venom-rollback takes one checkpoint", quote.C(c.Args[1])).
+			Hint("git venom-rollback <checkpoint> --dry-run, then --plan=<id>; see --help")
+	case c.Checkpoint != "":
+		return errcode.Newf(errcode.InvalidParamsUsage, map[string]any{"args": c.Args},
+			"the checkpoint is given twice (--checkpoint=%s and %s)", quote.C(c.Checkpoint), quote.C(c.Args[0])).
+			Hint("give it once, as the argument or with --checkpoint")
+	}
+	c.Checkpoint = c.Args[0]
+	return nil
+}
+
 func (c *CLI) request(env *cli.Env) rollback.Request {
 	return rollback.Request{
 		Agent:   c.Agent,
+		Undo:    c.Undo,
 		Options: plan.Options{Checkpoint: c.Checkpoint, Restore: c.Restore, Outside: c.Outside, KeepHead: c.KeepHead},
 		DryRun:  c.DryRun, Plan: c.Plan,
 		Caller:      caller.Detect(env.Getenv),
@@ -43,6 +65,9 @@ func (c *CLI) request(env *cli.Env) rollback.Request {
 // Run runs the dry run, the real call, or on a terminal with neither flag
 // the interactive flow.
 func (c *CLI) Run(env *cli.Env) error {
+	if err := c.positional(); err != nil {
+		return err
+	}
 	s, err := env.Store()
 	if err != nil {
 		return err
@@ -64,7 +89,7 @@ func (c *CLI) Run(env *cli.Env) error {
 			return env.UI.JSON(p.Result())
 		}
 		screen(env, p)
-		env.UI.Printf("Plan %s. To run it: git venom-rollback %s--plan=%s\n", p.ID, argsOf(req), p.ID)
+		env.UI.Printf("Plan %s. To run it: git venom-rollback %s--plan=%s\n", p.ID, argsOf(req, p.Target.Checkpoint), p.ID)
 		return nil
 	}
 	res, err := rollback.Run(env.Ctx, s, req)
@@ -74,6 +99,6 @@ func (c *CLI) Run(env *cli.Env) error {
 	if env.JSON {
 		return env.UI.JSON(res)
 	}
-	done(env, res)
+	done(env, res, req)
 	return nil
 }

@@ -1,0 +1,248 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// RegisterAs registers agent with a harness before its first capture, as a
+// hook's registration would: the conversation rules differ by harness, and
+// these tests need a harness's rules without driving one.
+func (e *Env) RegisterAs(agent, harness, isolation string) {
+	e.t.Helper()
+	common := e.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	require.NoError(e.t, os.MkdirAll(filepath.Join(common, "venom"), 0o755))
+	f, err := os.OpenFile(filepath.Join(common, "venom", "log.jsonl"), os.O_CREATE|os.O_WRONLY, 0o644)
+	require.NoError(e.t, err)
+	require.NoError(e.t, f.Close())
+	top, err := filepath.EvalSymlinks(e.Git("rev-parse", "--show-toplevel"))
+	require.NoError(e.t, err)
+	e.AppendLog("agent.registered", map[string]any{"agent": agent, "tree": top, "isolation": isolation,
+		"harness": harness, "parent": nil})
+}
+
+// twoTurnsNone is an agent of no harness, in place, after two turns:
+// k1 turn_start t1, k2 turn_end t1 (a.txt), k3 turn_end t2 (b.txt; t2's
+// turn_start reused k2).
+func twoTurnsNone(t *testing.T) *Env {
+	env := NewEnv(t)
+	env.Turn("a1", func() { env.Write("a.txt", "a\n") })
+	env.Turn("a1", func() { env.Write("b.txt", "b\n") })
+	require.Equal(t, []string{"k3", "k2", "k1"}, listIDs(env.List(t)))
+	return env
+}
+
+// Issue 14 item 2: an agent with no harness has no conversation, so a
+// rollback to a checkpoint before its last turn is a plain files rollback
+// (it was unsupported.harness_capability), and nothing is said about a
+// conversation, to k1 included (it said "conversation too").
+func TestRollback_NoHarnessRollsBackFiles(t *testing.T) {
+	t.Parallel()
+	env := twoTurnsNone(t)
+	res := env.DryRun("--checkpoint=k2")
+	require.Equal(t, "all", res.Restore)
+	require.False(t, res.Conversation.Rewinds)
+	require.Equal(t, []string{}, res.Conversation.Drops)
+	require.Equal(t, "t1", *res.Conversation.ThroughTurn)
+	human := env.Venom("rollback", "--checkpoint=k2", "--dry-run").OK(t).Stdout
+	require.Contains(t, human, "delete b.txt")
+	require.NotContains(t, strings.ToLower(human), "conversation")
+
+	res = env.Rollback("--checkpoint=k2")
+	require.Equal(t, "k2", res.Checkpoint)
+	require.NoFileExists(t, env.Path("b.txt"))
+	require.Equal(t, "a\n", env.Read("a.txt"))
+	require.Empty(t, env.Records("agent.binding"), "no conversation, no binding")
+	require.Nil(t, env.Records("rollback.ended")[0]["drops"], "no conversation, no turn dropped")
+
+	// Back to before the first turn, by hand, as the README shows.
+	plan := env.DryRun("--checkpoint=k1").Plan
+	out := env.Venom("rollback", "--checkpoint=k1", "--plan="+plan).OK(t).Stdout
+	require.NotContains(t, strings.ToLower(out), "conversation")
+	require.Contains(t, out, "↺ Rolled back to k1 (before the first turn) · 1 file · safety k6 · undo: git venom-rollback --undo\n")
+	require.NoFileExists(t, env.Path("a.txt"))
+	require.Empty(t, env.Records("agent.binding"))
+
+	// The undo the line gives, and the README's: back to the safety checkpoint.
+	undo := env.Venom("rollback", "--undo", "--dry-run").OK(t).Stdout
+	require.Contains(t, undo, "To run it: git venom-rollback --undo --plan=p1-")
+	require.NotContains(t, strings.ToLower(undo), "conversation")
+	res = env.Rollback("--undo")
+	require.Equal(t, "k6", res.Checkpoint)
+	require.Equal(t, "a\n", env.Read("a.txt"))
+	require.NoFileExists(t, env.Path("b.txt"))
+}
+
+func listIDs(l ListResult) []string {
+	out := []string{}
+	for _, it := range l.Checkpoints {
+		out = append(out, it.Checkpoint)
+	}
+	return out
+}
+
+// Issue 14 item 3, CONTRACT 9.2: every command that names a checkpoint
+// takes k<n>, last, ~<n> and t<n>, through one resolver; the rollback
+// takes it as its argument too, and --checkpoint still.
+func TestShorthands_EveryCommand(t *testing.T) {
+	t.Parallel()
+	env := twoTurnsNone(t)
+	env.Turn("a1", func() { env.Write("c.txt", "c\n") }) // k4
+	names := map[string]string{"k2": "k2", "last": "k4", "~0": "k4", "~1": "k3", "~3": "k1", "t1": "k2", "t2": "k3",
+		"t3": "k4"}
+	for name, want := range names {
+		require.Equal(t, want, env.DryRun(name).Checkpoint, "rollback %s", name)
+		require.Equal(t, want, env.DryRun("--checkpoint="+name).Checkpoint, "rollback --checkpoint=%s", name)
+		// diff: positional and --from/--to; the stat names the files of that checkpoint.
+		var d struct {
+			Files []struct{ Path string } `json:"files"`
+		}
+		env.Venom("diff", name, "k2", "--json").OK(t).JSON(t, &d)
+		env.Venom("diff", "--from="+name, "--to=k2", "--json").OK(t)
+		var want2 struct {
+			Files []struct{ Path string } `json:"files"`
+		}
+		env.Venom("diff", want, "k2", "--json").OK(t).JSON(t, &want2)
+		require.Equal(t, want2, d, "diff %s", name)
+	}
+	require.Equal(t, []string{"k3", "k2", "k1"}, listIDs(env.List(t, "--before=last")))
+	require.Equal(t, []string{"k1"}, listIDs(env.List(t, "--before=t1")))
+	require.Equal(t, []string{"k2", "k1"}, listIDs(env.List(t, "--before=~1")))
+	// The human diff names the resolved checkpoint.
+	require.Contains(t, env.Venom("diff", "last").OK(t).Stdout, "No changes between k4 and the current files.")
+
+	// The plan quotes the resolved checkpoint; a shorthand whose meaning
+	// moved on makes the plan stale.
+	dry := env.Venom("rollback", "last", "--dry-run").OK(t).Stdout
+	require.Contains(t, dry, "To run it: git venom-rollback k4 --plan=p1-")
+	plan := env.DryRun("~1").Plan
+	env.Venom("rollback", "~1", "--plan="+plan, "--json").OK(t)
+	require.Equal(t, "k3", env.Records("rollback.started")[0]["checkpoint"])
+	plan = env.DryRun("last").Plan
+	env.Turn("a1", func() { env.Write("d.txt", "d\n") })
+	env.Venom("rollback", "last", "--plan="+plan, "--json").Fails(t, 5, "conflict.rollback_stale")
+}
+
+// Names that name nothing, or are no names, fail clearly and change nothing.
+func TestShorthands_Errors(t *testing.T) {
+	t.Parallel()
+	env := twoTurnsNone(t)
+	snap := env.Snapshot()
+	logLen := len(env.LogRecords())
+	for _, c := range []struct {
+		args       []string
+		exit       int
+		code, text string
+	}{
+		{[]string{"rollback", "~3", "--dry-run"}, 3, "not_found.checkpoint", "2 checkpoint(s) before its last"},
+		{[]string{"rollback", "t9", "--dry-run"}, 3, "not_found.checkpoint", "no turn t9"},
+		{[]string{"rollback", "k9", "--dry-run"}, 3, "not_found.checkpoint", "never existed"},
+		{[]string{"rollback", "HEAD", "--dry-run"}, 2, "invalid_params.checkpoint", "k<n>, last, ~<n>"},
+		{[]string{"rollback", "--dry-run"}, 2, "invalid_params.checkpoint", "which checkpoint?"},
+		{[]string{"rollback", "k1", "k2", "--dry-run"}, 2, "invalid_params.usage", "unexpected argument k2"},
+		{[]string{"rollback", "k1", "--checkpoint=k2", "--dry-run"}, 2, "invalid_params.usage", "given twice"},
+		{[]string{"rollback", "--undo", "k1", "--dry-run"}, 2, "invalid_params.usage", "name no checkpoint"},
+		{[]string{"rollback", "--undo", "--dry-run"}, 3, "not_found.checkpoint", "no rollback to undo"},
+		{[]string{"diff", "~5"}, 3, "not_found.checkpoint", "goes back 5"},
+		{[]string{"diff", "k1", "t7"}, 3, "not_found.checkpoint", "no turn t7"},
+		{[]string{"diff", "lastt"}, 2, "invalid_params.checkpoint", "names no checkpoint"},
+		{[]string{"checkpoint", "list", "--before=~9"}, 3, "not_found.checkpoint", "goes back 9"},
+	} {
+		r := env.Venom(c.args[0], c.args[1:]...).Fails(t, c.exit, c.code)
+		require.Contains(t, r.Stderr, c.text, "%v", c.args)
+		require.Contains(t, r.Stderr, "hint: ", "%v gives no hint", c.args)
+		env.Venom(c.args[0], append(c.args[1:], "--json")...).Fails(t, c.exit, c.code)
+	}
+	env.AssertUntouched(t, snap)
+	require.Equal(t, logLen, len(env.LogRecords()))
+}
+
+// CONTRACT 9.1: --undo rolls the last rollback back through its safety
+// checkpoint, with the same dry run and plan; undoing an undo redoes.
+func TestRollback_Undo(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--reason=turn_start", "--json").OK(t) // k1
+	env.Write("a.txt", "a\n")
+	env.Venom("checkpoint", "--agent=a1", "--reason=turn_end", "--json").OK(t) // k2
+	env.Write("notes.txt", "after the turn\n")
+	before := env.WorktreeTree()
+	res := env.Rollback("k1")
+	require.NoFileExists(t, env.Path("a.txt"))
+	safety := res.Safety
+
+	// Without --plan, a script gets invalid_params.plan, as for any rollback.
+	env.Venom("rollback", "--undo", "--json").Fails(t, 2, "invalid_params.plan")
+	dry := env.DryRun("--undo")
+	require.Equal(t, safety, dry.Checkpoint)
+	// A plan is quoted with --undo, or with the checkpoint it named.
+	env.Venom("rollback", "--undo", "--plan=p1-0000000000000000", "--json").Fails(t, 5, "conflict.rollback_stale")
+	out := env.Venom("rollback", "--undo", "--plan="+dry.Plan).OK(t).Stdout
+	require.Contains(t, out, "↺ Rolled back to "+safety)
+	require.Equal(t, before, env.WorktreeTree(), "the undo did not bring the tree back")
+	require.Equal(t, "a\n", env.Read("a.txt"))
+
+	// Undo again: back to where the undo started (the tree of k1).
+	redo := env.Rollback("--undo", "--agent=a1")
+	require.Equal(t, env.Records("rollback.ended")[1]["safety"], redo.Checkpoint)
+	require.NoFileExists(t, env.Path("a.txt"))
+}
+
+// Issue 14 item 3 at a terminal: the interactive undo shows its plan, asks,
+// and its success line gives the undo command.
+func TestRollback_UndoAtTerminal(t *testing.T) {
+	t.Parallel()
+	env := interactiveEnv(t)
+	screen, code := env.ptyRun(t, []string{"", "y"}, "rollback", "k1", "--restore=files")
+	require.Equal(t, 0, code, screen)
+	require.Contains(t, screen, "· undo: git venom-rollback --undo")
+	require.NoFileExists(t, env.Path("agent.txt"))
+	screen, code = env.ptyRun(t, []string{"y"}, "rollback", "--undo")
+	require.Equal(t, 0, code, screen)
+	require.Regexp(t, `Roll a1 back to \S*k3`, screen)
+	require.Contains(t, screen, "Roll back? [y/N]")
+	require.Contains(t, screen, "↺ Rolled back to k3 (after t1) · 1 file · safety k5 · undo: git venom-rollback --undo")
+	require.Equal(t, "agent\n", env.Read("agent.txt"))
+	require.Equal(t, "a person's edit\n", env.Read("README.md"))
+}
+
+// Issue 14 item 1: Ctrl-C or Ctrl-D at either prompt of the interactive
+// rollback ends it at once: exit 130, nothing changed (files, index, HEAD,
+// refs, the log), no further prompt.
+func TestRollback_InteractiveCtrlCAndCtrlD(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name    string
+		answers []string
+		prompts int // the prompts the screen shows
+	}{
+		{"ctrl-c at keep/overwrite", []string{"\x03"}, 1},
+		{"ctrl-d at keep/overwrite", []string{"\x04"}, 1},
+		{"ctrl-c at confirm", []string{"", "\x03"}, 2},
+		{"ctrl-d at confirm", []string{"o", "\x04"}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			env := interactiveEnv(t)
+			snap := env.Snapshot()
+			logLen := len(env.LogRecords())
+			refs := env.Git("for-each-ref", "refs/venom")
+			screen, code := env.ptyRun(t, c.answers, "rollback", "--checkpoint=k1", "--restore=files")
+			require.Equal(t, 130, code, screen)
+			require.Contains(t, screen, "Nothing was changed.")
+			require.NotContains(t, screen, "Rolled back")
+			require.NotContains(t, screen, "error:")
+			require.Equal(t, c.prompts, strings.Count(screen, "[K/o]")+strings.Count(screen, "[y/N]"), screen)
+			if c.answers[len(c.answers)-1] == "\x03" {
+				require.Contains(t, screen, "^C", "the terminal echoes the key")
+			}
+			env.AssertUntouched(t, snap)
+			require.Equal(t, logLen, len(env.LogRecords()))
+			require.Equal(t, refs, env.Git("for-each-ref", "refs/venom"))
+		})
+	}
+}

@@ -165,3 +165,51 @@ func TestRealCodex_NotifyAtUserScope(t *testing.T) {
 	require.Len(t, agents.Agents, 1)
 	assert.Equal(t, "codex", agents.Agents[0]["harness"])
 }
+
+// installHooks installs git-venom's Codex hooks and takes the step install
+// names for a project Codex does not trust yet, so the hooks run.
+func (c *realCodex) installHooks(t *testing.T, args ...string) {
+	t.Helper()
+	c.e.Venom("checkpoint", append([]string{"hook", "install", "codex"}, args...)...).OK(t)
+	c.trustProject(t)
+}
+
+// Issue 13 item 4: a restore=all rollback that must fork a Codex thread
+// finds a missing codex program in preflight, dry run included, as
+// unsupported.harness_capability with data.fix, before anything is
+// written: no safety checkpoint, no record, no file touched.
+func TestRealCodex_MissingCodexRefusedInPreflight(t *testing.T) {
+	e := NewEnv(t)
+	c := e.UseRealCodex(t)
+	c.installHooks(t)
+	c.Mock.Turn("made a", patchCall(addFile("a.txt", "one\n")))
+	c.Exec("", "make a").OK(t)
+	c.Mock.Turn("made b", patchCall(addFile("b.txt", "two\n")))
+	c.Exec("", "make b").OK(t)
+	// k1 t1's start, k2 its end (and, reused, t2's start), k3 t2's end.
+	require.Len(t, e.refsOf("codex"), 3)
+
+	// PATH without codex (the real binary's folder left out).
+	noCodex := []string{"PATH=" + binDir + ":" + gitDir + ":/usr/local/bin:/usr/bin:/bin"}
+	dry := e.VenomIn(e.Dir, noCodex, "rollback", "--agent=codex", "--checkpoint=k2", "--dry-run", "--json")
+	dry.Fails(t, 10, "unsupported.harness_capability")
+	data := dry.Map(t)["error"].(map[string]any)["data"].(map[string]any)
+	assert.Equal(t, "--restore=files", data["fix"])
+	assert.Equal(t, "codex", data["harness"])
+
+	// The real call, with the plan made where codex was found.
+	plan := e.DryRun("--agent=codex", "--checkpoint=k2").Plan
+	log := e.LogRecords()
+	before := e.Snapshot()
+	r := e.VenomIn(e.Dir, noCodex, "rollback", "--agent=codex", "--checkpoint=k2", "--plan="+plan)
+	r.Fails(t, 10, "unsupported.harness_capability")
+	assert.Contains(t, r.Stderr, "codex is not on PATH")
+	assert.Len(t, e.refsOf("codex"), 3, "no safety checkpoint")
+	assert.Equal(t, len(log), len(e.LogRecords()), "nothing logged")
+	e.AssertUntouched(t, before)
+
+	// Files only needs no codex.
+	plan = e.DryRun("--agent=codex", "--checkpoint=k2", "--restore=files").Plan
+	e.VenomIn(e.Dir, noCodex, "rollback", "--agent=codex", "--checkpoint=k2", "--restore=files", "--plan="+plan).OK(t)
+	assert.NoFileExists(t, e.Path("b.txt"))
+}

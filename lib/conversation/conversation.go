@@ -58,6 +58,21 @@ func HasHarnessID(a *agents.Agent, t *agents.Turn) bool {
 	return t.HarnessTurn != "" || t.HarnessEnd != ""
 }
 
+// Checker is an adapter that can tell before anything is written that a
+// rewind cannot run here: its harness program is missing, say.
+type Checker interface {
+	Ready(a *agents.Agent) error
+}
+
+// Ready asks the agent's adapter whether a rewind can run now; nil when
+// it cannot tell.
+func Ready(a *agents.Agent) error {
+	if c, ok := For(a).(Checker); ok {
+		return c.Ready(a)
+	}
+	return nil
+}
+
 var adapters = map[string]Adapter{}
 
 // Register installs the adapter of a harness ("claude-code", "codex").

@@ -3,6 +3,8 @@ package codex
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os/exec"
 	"strings"
 
 	"github.com/git-venom/git-venom/lib/agents"
@@ -32,6 +34,16 @@ func (Adapter) HasHarnessID(t *agents.Turn) bool { return t.HarnessTurn != "" }
 // CanRewind: every turn with a Codex turn id.
 func (Adapter) CanRewind(a *agents.Agent, t *agents.Turn) bool {
 	return t != nil && t.HarnessTurn != ""
+}
+
+// Ready finds the codex program before a rollback writes anything: the
+// fork needs it, and a rollback that would fail after its safety
+// checkpoint is refused in preflight instead (issue 13).
+func (Adapter) Ready(*agents.Agent) error {
+	if _, err := exec.LookPath(Binary); err != nil {
+		return fmt.Errorf("%s is not on PATH", Binary)
+	}
+	return nil
 }
 
 // Rewind forks the agent's thread through turn t, within venom.timeout.

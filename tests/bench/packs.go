@@ -1,0 +1,175 @@
+package main
+
+// The packs mode (issue 17): N captures in a row on a small tree, one
+// changed and one new file each, with the binaries of this working copy
+// and, with -packs-before, those of an older revision, side by side. It
+// reports the packs and loose objects git count-objects -v sees after
+// them, whether git gc --auto then repacks, and a capture's median time
+// around the 10th capture and around the Nth, with the ratio:
+//
+//	go run ./tests/bench -packs 1000 -packs-before 35e0d23
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+func init() {
+	if !modeSelected("packs") {
+		return
+	}
+	fs := flag.NewFlagSet("bench -packs", flag.ExitOnError)
+	n := fs.Int("packs", 1000, "captures in a row")
+	before := fs.String("packs-before", "", "also time the binaries of this git revision (git archive, built in -work)")
+	work := fs.String("work", filepath.Join(os.TempDir(), "git-venom-bench"), "directory for the repositories and binaries")
+	verb := fs.Bool("v", false, "log progress on stderr")
+	_ = fs.Parse(os.Args[1:])
+	verbose = *verb
+	if err := runPacks(*work, *n, *before); err != nil {
+		fatal(err)
+	}
+	os.Exit(0)
+}
+
+type packsRun struct {
+	name     string
+	times    []time.Duration // each capture's wall time
+	packs    string
+	loose    string
+	gcRepack bool
+}
+
+func runPacks(work string, n int, before string) error {
+	if n < 20 {
+		return fmt.Errorf("-packs %d: at least 20 captures", n)
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	type build struct{ name, bin, src string }
+	builds := []build{{"after", filepath.Join(work, "packs-bin-after"), root}}
+	if before != "" {
+		src := filepath.Join(work, "packs-src-before")
+		if err := os.RemoveAll(src); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(src, 0o755); err != nil {
+			return err
+		}
+		p := &proc{dir: root, env: os.Environ()}
+		tar, err := p.cmd(nil, "git", "archive", "--format=tar", before)
+		if err != nil {
+			return err
+		}
+		if _, err := (&proc{dir: src, env: os.Environ()}).cmd(tar, "tar", "-x"); err != nil {
+			return err
+		}
+		builds = append([]build{{"before " + before, filepath.Join(work, "packs-bin-before"), src}}, builds...)
+	}
+	for _, b := range builds {
+		logf("building %s", b.name)
+		if _, err := (&proc{dir: b.src, env: os.Environ()}).cmd(nil, "go", "build", "-o", b.bin+"/",
+			"./git-venom-checkpoint", "./git-venom-rollback", "./git-venom-diff"); err != nil {
+			return err
+		}
+	}
+	var runs []*packsRun
+	for _, b := range builds {
+		r, err := packsCaptures(work, b.name, b.bin, n)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, r)
+	}
+	version, _ := (&proc{git: "git", env: baseEnv(), dir: work}).line("version")
+	fmt.Printf("%s, %d captures (one changed and one new file each) on a 100-file tree\n", version, n)
+	fmt.Printf("%-22s %6s %6s %12s %10s %10s %8s %10s\n", "binaries", "packs", "loose", "gc --auto", "ms at 10", fmt.Sprintf("ms at %d", n), "ratio", "total s")
+	for _, r := range runs {
+		early := median(r.times[5:15])
+		late := median(r.times[n-10:])
+		var total time.Duration
+		for _, t := range r.times {
+			total += t
+		}
+		gc := "nothing"
+		if r.gcRepack {
+			gc = "repacks"
+		}
+		fmt.Printf("%-22s %6s %6s %12s %10s %10s %8s %10.1f\n", r.name, r.packs, r.loose, gc, ms(early), ms(late),
+			ratio(late, early), total.Seconds())
+	}
+	return nil
+}
+
+// packsCaptures makes a fresh repository and takes n captures in it.
+func packsCaptures(work, name, bin string, n int) (*packsRun, error) {
+	dir := filepath.Join(work, "packs-repo")
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	env := append(baseEnv(), "PATH="+bin+":"+os.Getenv("PATH"))
+	p := &proc{git: "git", env: env, dir: work}
+	if _, err := p.run(nil, "init", "-q", dir); err != nil {
+		return nil, err
+	}
+	p.dir = dir
+	for i := 0; i < 100; i++ {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("file%03d.txt", i)), []byte(fmt.Sprintf("%d\n", i)), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := p.run(nil, "add", "-A"); err != nil {
+		return nil, err
+	}
+	if _, err := p.run(nil, "commit", "-q", "-m", "base"); err != nil {
+		return nil, err
+	}
+	if _, err := p.run(nil, "repack", "-adq"); err != nil {
+		return nil, err
+	}
+	r := &packsRun{name: name}
+	for i := 1; i <= n; i++ {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("file%03d.txt", i%100)), []byte(fmt.Sprintf("%d changed at %d\n", i%100, i)), 0o644); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("new%04d.txt", i%500)), []byte(fmt.Sprintf("new at %d\n", i)), 0o644); err != nil {
+			return nil, err
+		}
+		start := time.Now()
+		if _, err := p.run(nil, "venom-checkpoint", "--agent=a1"); err != nil {
+			return nil, err
+		}
+		r.times = append(r.times, time.Since(start))
+		if i%100 == 0 {
+			logf("%s: %d captures", name, i)
+		}
+	}
+	counts, err := p.line("count-objects", "-v")
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(counts, "\n") {
+		k, v, _ := strings.Cut(line, ": ")
+		switch k {
+		case "packs":
+			r.packs = v
+		case "count":
+			r.loose = v
+		}
+	}
+	before, _ := p.line("count-objects", "-v")
+	if _, err := p.run(nil, "-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"); err != nil {
+		return nil, err
+	}
+	after, _ := p.line("count-objects", "-v")
+	r.gcRepack = before != after
+	return r, nil
+}

@@ -25,6 +25,9 @@ import (
 type Request struct {
 	Agent string // as given (--agent or VENOM_AGENT), "" to resolve
 	plan.Options
+	// Undo goes back to the safety checkpoint of the agent's last
+	// rollback (CONTRACT 9.1), in place of Checkpoint.
+	Undo   bool
 	DryRun bool
 	Plan   string
 	Caller caller.Caller
@@ -54,11 +57,20 @@ func Validate(req *Request) error {
 		return errcode.Newf(errcode.InvalidParamsPlan, nil, "give exactly one of --dry-run and --plan").
 			Hint("run with --dry-run first, then quote its plan with --plan=<id>")
 	}
-	if req.Checkpoint == "" {
-		return errcode.Newf(errcode.InvalidParamsCheckpoint, nil, "--checkpoint=k<n> is required")
-	}
-	if _, err := ids.ParseCheckpoint(req.Checkpoint); err != nil {
-		return errcode.Newf(errcode.InvalidParamsCheckpoint, map[string]string{"checkpoint": req.Checkpoint}, "%v", err)
+	switch {
+	case req.Undo && req.Checkpoint != "":
+		return errcode.Newf(errcode.InvalidParamsUsage, map[string]string{"checkpoint": req.Checkpoint},
+			"--undo goes back to the last rollback's safety checkpoint; name no checkpoint with it").
+			Hint("git venom-rollback --undo --dry-run shows where it goes")
+	case req.Undo:
+	case req.Checkpoint == "":
+		return errcode.Newf(errcode.InvalidParamsCheckpoint, nil, "which checkpoint? git venom-rollback <checkpoint>, or --undo").
+			Hint("k<n>, last, ~<n> (n back from last) or t<n> (that turn's end); git venom-checkpoint list shows them")
+	default:
+		if _, err := ids.ParseName(req.Checkpoint); err != nil {
+			return errcode.Newf(errcode.InvalidParamsCheckpoint, map[string]string{"checkpoint": req.Checkpoint}, "%v", err).
+				Hint("git venom-checkpoint list shows the checkpoints")
+		}
 	}
 	if req.Restore == "" {
 		req.Restore = "all"
@@ -83,6 +95,16 @@ func Validate(req *Request) error {
 // before it waits for the lock.
 func preflight(ctx context.Context, s *state.Store, st *agents.State, req *Request, held, quick bool) (*checked, error) {
 	a, err := st.Named(req.Agent)
+	if err != nil {
+		return nil, err
+	}
+	// The plan and its id name the checkpoint as k<n>, whatever name the
+	// caller gave (CONTRACT 9.1, 9.2).
+	if req.Undo {
+		req.Checkpoint, err = checkpoints.UndoTarget(a)
+	} else {
+		req.Checkpoint, err = checkpoints.Resolve(a, req.Checkpoint)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -222,8 +244,13 @@ func gitOperation(r *repo.Repo, headMoves bool) error {
 	return nil
 }
 
-// conversationCheck is CONTRACT 8.5 for restore=all.
+// conversationCheck is CONTRACT 8.5 for restore=all. An agent with no
+// harness has no conversation: nothing is ever to rewind, so restore=all
+// restores the files, as restore=files does, without a note.
 func conversationCheck(a *agents.Agent, c *agents.Checkpoint) error {
+	if !a.HasConversation() {
+		return nil
+	}
 	last := a.LastEndedTurn()
 	noRewind := c.ThroughTurn == nil || (last != nil && last.ID == *c.ThroughTurn)
 	filesOnly := func(why string) error {

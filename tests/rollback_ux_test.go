@@ -69,6 +69,7 @@ func TestRollback_NoHarnessRollsBackFiles(t *testing.T) {
 
 	// The undo the line gives, and the README's: back to the safety checkpoint.
 	undo := env.Venom("rollback", "--undo", "--dry-run").OK(t).Stdout
+	require.Contains(t, undo, "Undo the rollback of a1 to k1: back to its safety checkpoint.")
 	require.Contains(t, undo, "To run it: git venom-rollback --undo --plan=p1-")
 	require.NotContains(t, strings.ToLower(undo), "conversation")
 	res = env.Rollback("--undo")
@@ -203,6 +204,7 @@ func TestRollback_UndoAtTerminal(t *testing.T) {
 	require.NoFileExists(t, env.Path("agent.txt"))
 	screen, code = env.ptyRun(t, []string{"y"}, "rollback", "--undo")
 	require.Equal(t, 0, code, screen)
+	require.Contains(t, screen, "Undo the rollback of a1 to k1: back to its safety checkpoint.")
 	require.Regexp(t, `Roll a1 back to \S*k3`, screen)
 	require.Contains(t, screen, "Roll back? [y/N]")
 	require.Contains(t, screen, "↺ Rolled back to k3 (after t1) · 1 file · safety k5 · undo: git venom-rollback --undo")

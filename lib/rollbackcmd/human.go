@@ -109,6 +109,14 @@ func screen(env *cli.Env, p *plan.Plan) {
 	}
 }
 
+// undoing says which rollback an --undo plan takes back, before the plan.
+func undoing(env *cli.Env, p *plan.Plan, req rollback.Request) {
+	if req.Undo && p.Agent.LastRollback != nil {
+		env.UI.Printf("Undo the rollback of %s to %s: back to its safety checkpoint.\n", quote.C(p.Agent.ID),
+			quote.C(p.Agent.LastRollback.Checkpoint))
+	}
+}
+
 // done is RFC 12's transcript row, with the command that undoes it:
 // ↺ Rolled back to k2 (after t1) · 1 file · conversation too · safety k4 · undo: git venom-rollback --undo
 // An agent with no harness has no conversation to mention.

@@ -50,6 +50,7 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 	if err != nil {
 		return err
 	}
+	undoing(env, p, req)
 	screen(env, p)
 	env.UI.Printf("Plan %s. Roll back? [y/N] ", quote.C(p.ID))
 	a, ok := in.answer()

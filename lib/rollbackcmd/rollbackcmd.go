@@ -88,6 +88,7 @@ func (c *CLI) Run(env *cli.Env) error {
 		if env.JSON {
 			return env.UI.JSON(p.Result())
 		}
+		undoing(env, p, req)
 		screen(env, p)
 		env.UI.Printf("Plan %s. To run it: git venom-rollback %s--plan=%s\n", p.ID, argsOf(req, p.Target.Checkpoint), p.ID)
 		return nil

@@ -126,11 +126,11 @@ func (e *Env) gitInput(stdin string, args ...string) string {
 // With the default threshold, some hundreds of captures leave a handful
 // of packs, no loose object, and nothing for git gc --auto to do; the
 // user's packs stay as they were and a rollback still works. Before
-// issue 17 every capture left a pack and a loose commit: 300 packs.
+// issue 17 every capture left a pack and a loose commit: 200 of each.
 func TestPacks_HundredsOfCapturesStayAHandful(t *testing.T) {
 	t.Parallel()
 	w := newPackWorld(t)
-	const n = 300
+	const n = 200
 	start := time.Now()
 	for i := 1; i <= n; i++ {
 		w.capture(t, i)

@@ -127,8 +127,8 @@ func TestHookClaude_InterruptedTurnEndsAtTheNextPrompt(t *testing.T) {
 	ends := env.Records("turn.ended")
 	require.Len(t, ends, 2)
 	assert.Equal(t, "t2", ends[1]["turn"])
-	assert.Equal(t, "00000002-0000-4000-8000-000000000007", ends[1]["harness_end"],
-		"the interrupted turn ends at the last entry before the new prompt")
+	assert.Equal(t, "00000002-0000-4000-8000-000000000006", ends[1]["harness_end"],
+		"the interrupted turn ends at its last assistant line before the new prompt, not the system line after it")
 	starts := env.Records("turn.started")
 	require.Len(t, starts, 3)
 	assert.Equal(t, "t3", starts[2]["turn"])

@@ -37,6 +37,8 @@ type Turn struct {
 	Version     string
 	Dropped     bool
 	Edits       []string // the paths the hooks saw it edit, maybe twice
+	// Process is the harness process the turn runs in, when hooks said.
+	Process journal.Process
 	// EndCheckpoint is the checkpoint its turn_end took or reused: what
 	// the shorthand t<n> names (CONTRACT 9.2).
 	EndCheckpoint string
@@ -69,6 +71,8 @@ type Binding struct {
 	Session    string
 	ForkSource string
 	ForkAt     string
+	// Process is the harness process of the session's latest start.
+	Process journal.Process
 }
 
 // Agent is one registered agent.
@@ -343,6 +347,7 @@ func (s *State) Apply(e *journal.Entry) {
 		if e.HarnessSession != nil && *e.HarnessSession != "" {
 			t.Session = *e.HarnessSession
 		}
+		t.Process = e.Process
 		a.OpenTurn = t
 		if a.State != Archived {
 			a.State = Running
@@ -416,6 +421,7 @@ func (s *State) Apply(e *journal.Entry) {
 			a.Binding.Session = *e.HarnessSession
 		}
 		a.Binding.ForkSource, a.Binding.ForkAt = e.ForkSource, e.ForkAt
+		a.Binding.Process = e.Process
 	case journal.RollbackStarted:
 		cp := *e
 		a.OpenRollback = &cp

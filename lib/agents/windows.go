@@ -37,7 +37,15 @@ type Window struct {
 	From, To Capture
 	Kind     string
 	Turn     string // the agent's turn, for a turn window
+	// Shared: a gap only because other agents' turns ran on the tree
+	// while the agent's turn Turn ran throughout (two sessions in one
+	// worktree): those turns. A path changed here is the agent's when its
+	// own edit records name it and none of theirs does (plan.classify).
+	Shared []TurnOf
 }
+
+// TurnOf names a turn of some agent.
+type TurnOf struct{ Agent, Turn string }
 
 // Captures lists the captures of tree in log order, by every agent
 // registered on it.
@@ -63,6 +71,7 @@ func (s *State) Captures(tree string) []Capture {
 
 // span is when one turn ran, in log seqs measured at its captures.
 type span struct {
+	agent      string
 	turn       string
 	start, end int64
 	started    bool
@@ -91,7 +100,7 @@ func (s *State) spans(a *Agent) []span {
 	})
 	var out []span
 	for _, t := range a.Turns {
-		sp := span{turn: t.ID, start: t.StartSeq, end: math.MaxInt64, started: t.Started}
+		sp := span{agent: a.ID, turn: t.ID, start: t.StartSeq, end: math.MaxInt64, started: t.Started}
 		if t.Ended {
 			sp.end = t.EndSeq
 		}
@@ -147,7 +156,7 @@ func (s *State) Windows(a *Agent, from int64) []Window {
 		if prev != nil {
 			w := Window{From: *prev, To: c, Kind: GapWindow}
 			if !broken {
-				w.Kind, w.Turn = classify(a, own, others, *prev, c)
+				w.Kind, w.Turn, w.Shared = classify(a, own, others, *prev, c)
 			}
 			out = append(out, w)
 		}
@@ -169,25 +178,32 @@ func (s *State) LastCapture(a *Agent, from int64) *Capture {
 	return last
 }
 
-func classify(a *Agent, own, others []span, from, to Capture) (string, string) {
+func classify(a *Agent, own, others []span, from, to Capture) (string, string, []TurnOf) {
 	if to.Reason == "rollback" {
-		return RollbackWindow, ""
+		return RollbackWindow, "", nil
 	}
-	// Another agent's turn ran during the window: a gap.
+	turn := ""
+	for _, sp := range own {
+		if sp.started && runningAfter(a, sp, from) && runningBefore(a, sp, to) {
+			turn = sp.turn
+			break
+		}
+	}
+	// Another agent's turn ran during the window: a gap, shared with the
+	// agent's own turn when one ran throughout.
+	var shared []TurnOf
 	for _, sp := range others {
 		if sp.start < to.Seq && sp.end > from.Seq {
-			return GapWindow, ""
+			shared = append(shared, TurnOf{Agent: sp.agent, Turn: sp.turn})
 		}
 	}
-	for _, sp := range own {
-		if !sp.started {
-			continue
-		}
-		if runningAfter(a, sp, from) && runningBefore(a, sp, to) {
-			return TurnWindow, sp.turn
-		}
+	switch {
+	case shared != nil && turn != "":
+		return GapWindow, turn, shared
+	case shared != nil || turn == "":
+		return GapWindow, "", nil
 	}
-	return GapWindow, ""
+	return TurnWindow, turn, nil
 }
 
 // runningAfter: the turn was running right after capture c.

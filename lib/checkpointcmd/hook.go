@@ -14,6 +14,8 @@ import (
 	"github.com/git-venom/git-venom/lib/harness"
 	_ "github.com/git-venom/git-venom/lib/harness/claude" // registers the rewind adapters
 	_ "github.com/git-venom/git-venom/lib/harness/codex"
+	"github.com/git-venom/git-venom/lib/harnessproc"
+	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/quote"
 )
 
@@ -27,7 +29,7 @@ type HookCmd struct {
 
 // hookFlags name the agent the hook captures for (CONTRACT 8.1, 8.13).
 type hookFlags struct {
-	Agent     string `name:"agent" help:"The agent (default: VENOM_AGENT, else claude or codex)."`
+	Agent     string `name:"agent" help:"The agent (default: VENOM_AGENT, else one per harness session: claude or codex, or claude-<8 of the session id> beside another live session)."`
 	Isolation string `name:"isolation" enum:",in_place,worktree,copy" default:"" help:"How the agent's tree is isolated, fixed at registration."`
 	Parent    string `name:"parent" help:"The agent's parent, fixed at registration."`
 }
@@ -64,9 +66,8 @@ func runHook(env *cli.Env, name string, f hookFlags, notify string) error {
 	if h.Agent == "" {
 		h.Agent = env.Getenv("VENOM_AGENT")
 	}
-	if h.Agent == "" {
-		h.Agent = harness.DefaultAgent(name)
-	}
+	// Left empty, the agent is the session's default (harness.DefaultAgent).
+	h.Process = journal.ProcessOf(harnessproc.Harness(env.Getenv))
 	var p *harness.Payload
 	var perr error
 	if notify != "" {

@@ -69,6 +69,8 @@ type Request struct {
 	HarnessSession string
 	HarnessEnd     string
 	HarnessVersion string
+	// Process is the harness process a turn_start's turn runs in.
+	Process journal.Process
 }
 
 // Result is agent.checkpoint's result.
@@ -263,7 +265,7 @@ func openOrCloseTurn(tx *state.Txn, a *agents.Agent, req Request) (*string, erro
 			id = ids.Turn(a.LastTurnN + 1)
 		}
 		if _, err := tx.Append(journal.TurnStarted, journal.TurnStart{Agent: a.ID, Turn: id,
-			HarnessTurn: req.HarnessTurn, HarnessSession: req.HarnessSession}); err != nil {
+			HarnessTurn: req.HarnessTurn, HarnessSession: req.HarnessSession, Process: req.Process}); err != nil {
 			return nil, err
 		}
 		return &id, nil

@@ -29,6 +29,9 @@ type Hook struct {
 	// Dir is the folder the hook runs in; relative paths in payloads
 	// resolve against the payload's cwd, else this.
 	Dir string
+	// Process is the harness process the hook runs under
+	// (harnessproc.Harness), recorded with turns and bindings.
+	Process journal.Process
 	// Note, when set, is told what the hook could not read and did without
 	// (a transcript that is a FIFO or too large): the event is still
 	// recorded, so it is a note, not a failure.
@@ -36,12 +39,39 @@ type Hook struct {
 }
 
 // DefaultAgent is the hook's agent when neither --agent nor VENOM_AGENT
-// names one (CONTRACT 8.13).
-func DefaultAgent(harness string) string {
+// names one (CONTRACT 8.13): one agent per harness session, so that two
+// sessions in one worktree (two terminals) are two agents. The agent of
+// this harness already bound to the session keeps it (a resumed session, a
+// rewound one); otherwise the harness's name (claude, codex) while no other
+// live session holds it, else the name and the session id's last 8
+// characters (claude-1a2b3c4d: random in Claude Code's and Codex's ids
+// alike, where the first 8 of a time-ordered id are not). A session is
+// live while the harness process of its latest start runs; one that the
+// hook's own process ran (Claude Code's /clear starts a new session in the
+// same process) is this session's predecessor, not another live one.
+func DefaultAgent(st *agents.State, harness, session string, proc journal.Process) string {
+	name := "claude"
 	if harness == Codex {
-		return "codex"
+		name = "codex"
 	}
-	return "claude"
+	if st == nil || session == "" {
+		return name
+	}
+	for _, a := range st.Agents {
+		if a.Harness == harness && a.Binding.Session == session && a.State != agents.Archived {
+			return a.ID
+		}
+	}
+	a := st.Agent(name)
+	if a == nil || a.State == agents.Archived || a.Binding.Session == "" || a.Binding.Process == proc ||
+		!a.Binding.Process.Alive() {
+		return name
+	}
+	tail := strings.ReplaceAll(session, "-", "")
+	if len(tail) > 8 {
+		tail = tail[len(tail)-8:]
+	}
+	return name + "-" + strings.ToLower(tail)
 }
 
 // Handle applies one event to the journal, under the lock, and returns what
@@ -52,6 +82,12 @@ func DefaultAgent(harness string) string {
 // Handle returns its error; the turn records are written all the same,
 // since a failed capture never stops a turn.
 func (h Hook) Handle(ctx context.Context, s *state.Store, p *Payload) ([]byte, error) {
+	defaulted := h.Agent == ""
+	if defaulted {
+		// A first guess for the pending mark, made again under the lock.
+		_, st, _ := s.Read()
+		h.Agent = DefaultAgent(st, h.Harness, p.SessionID, h.Process)
+	}
 	if captures(p.Event) {
 		// list's pending (CONTRACT 8.19) while this waits for the lock.
 		if mark, err := lock.Begin(s.PendingDir(), h.Agent); err == nil {
@@ -63,6 +99,9 @@ func (h Hook) Handle(ctx context.Context, s *state.Store, p *Payload) ([]byte, e
 		return nil, err
 	}
 	defer tx.End()
+	if defaulted {
+		h.Agent = DefaultAgent(tx.State, h.Harness, p.SessionID, h.Process)
+	}
 	if err := testhook.Point("hook-locked"); err != nil {
 		h.logFailed(tx, p, err)
 		return nil, err
@@ -93,6 +132,9 @@ func captures(event string) bool {
 // LogBroken records a payload that cannot be read, and nothing else,
 // within ctx's deadline.
 func (h Hook) LogBroken(ctx context.Context, s *state.Store, cause error) error {
+	if h.Agent == "" {
+		h.Agent = DefaultAgent(nil, h.Harness, "", h.Process)
+	}
 	tx, err := s.Begin(ctx, lock.Holder{Op: "hook", Agent: h.Agent}, errcode.TimeoutCheckpoint)
 	if err != nil {
 		return err
@@ -156,14 +198,18 @@ func (r *run) event() ([]byte, error) {
 	return nil, nil
 }
 
-// bind logs agent.binding when the session differs from the binding's, and
-// clears a pending rewind fork once its session has started (RFC 8).
+// bind logs agent.binding when the session differs from the binding's, or
+// runs in another harness process (a resumed session: DefaultAgent tells
+// live sessions by it), and clears a pending rewind fork once its session
+// has started (RFC 8).
 func (r *run) bind(session string) error {
 	b := r.a.Binding
-	if session == "" || (b.Session == session && b.ForkAt == "" && b.ForkSource == "") {
+	moved := r.Process.PID != 0 && r.Process != b.Process
+	if session == "" || (b.Session == session && b.ForkAt == "" && b.ForkSource == "" && !moved) {
 		return nil
 	}
-	_, err := r.tx.Append(journal.AgentBinding, journal.Binding{Agent: r.a.ID, HarnessSession: session})
+	_, err := r.tx.Append(journal.AgentBinding, journal.Binding{Agent: r.a.ID, HarnessSession: session,
+		Process: r.Process})
 	return err
 }
 
@@ -183,7 +229,7 @@ func (r *run) promptSubmitted() ([]byte, error) {
 		capErr = r.endOpenTurn(p.PromptID)
 		_, err := checkpoints.TakeIn(r.ctx, r.tx, checkpoints.Request{
 			Registration: r.registration(), Reason: checkpoints.TurnStart, HarnessTurn: key,
-			HarnessSession: p.SessionID})
+			HarnessSession: p.SessionID, Process: r.Process})
 		if err != nil {
 			capErr, r.logged = err, true
 		}

@@ -455,6 +455,10 @@ func (d *decoder) entry(e *Entry) bool {
 			return d.str(&e.ForkSource)
 		case "fork_at":
 			return d.str(&e.ForkAt)
+		case "harness_pid":
+			return d.integer(&e.PID)
+		case "harness_start":
+			return d.integer(&e.Start)
 		case "dropped":
 			return d.strings(&e.Dropped)
 		case "checkpoint":

@@ -1,5 +1,7 @@
 package journal
 
+import "github.com/git-venom/git-venom/lib/harnessproc"
+
 // Record types (CONTRACT §2).
 const (
 	AgentRegistered   = "agent.registered"
@@ -45,6 +47,7 @@ type Entry struct {
 	ForkSource     string   `json:"fork_source"`
 	ForkAt         string   `json:"fork_at"`
 	Dropped        []string `json:"dropped"`
+	Process
 
 	// checkpoint.*
 	Checkpoint  string      `json:"checkpoint"`
@@ -155,7 +158,23 @@ type TurnStart struct {
 	HarnessTurn string `json:"harness_turn,omitempty"`
 	// HarnessSession is the session or thread the turn ran in, from hooks.
 	HarnessSession string `json:"harness_session,omitempty"`
+	Process
 }
+
+// Process is the harness process a hook ran under (turn.started,
+// agent.binding): its pid and start time (harnessproc.ID), so that a later
+// command can tell that it has exited.
+type Process struct {
+	PID   int64 `json:"harness_pid,omitempty"`
+	Start int64 `json:"harness_start,omitempty"`
+}
+
+// ProcessOf is id as the log records it.
+func ProcessOf(id harnessproc.ID) Process { return Process{PID: int64(id.PID), Start: int64(id.Start)} }
+
+// Alive reports whether the recorded process still runs; nothing recorded
+// is not alive.
+func (p Process) Alive() bool { return harnessproc.ID{PID: int(p.PID), Start: uint64(p.Start)}.Alive() }
 
 // TurnEnd is turn.ended.
 type TurnEnd struct {

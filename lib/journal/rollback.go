@@ -28,4 +28,5 @@ type Binding struct {
 	HarnessSession string `json:"harness_session"`
 	ForkSource     string `json:"fork_source,omitempty"`
 	ForkAt         string `json:"fork_at,omitempty"`
+	Process
 }

@@ -48,7 +48,10 @@ func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Age
 		return trees[id], nil
 	}
 	compared := map[[2]string]map[string]bool{}
-	mark := func(from, to string, kind string) error {
+	// mark records the window's changed paths: gaps (outside) unless a
+	// shared window's own edit records name a path and none of the other
+	// turns' do.
+	mark := func(from, to string, kind string, own, others map[string]bool) error {
 		var err error
 		if from, err = treeOf(from); err != nil {
 			return err
@@ -71,34 +74,66 @@ func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Age
 				continue
 			}
 			if kind == agents.GapWindow {
-				gap[p] = true
+				if own[p] && !others[p] {
+					edited[p] = true
+				} else {
+					gap[p] = true
+				}
 			}
 		}
 		return nil
 	}
+	editsOf := func(a *agents.Agent, turn string) map[string]bool {
+		out := map[string]bool{}
+		if t := a.Turn(turn); t != nil {
+			for _, p := range t.Edits {
+				if wanted[p] != nil {
+					out[p] = true
+				}
+			}
+		}
+		return out
+	}
 	windows := st.Windows(a, target.Seq)
 	for _, w := range windows {
-		if w.Kind == agents.TurnWindow {
-			if t := a.Turn(w.Turn); t != nil {
-				for _, p := range t.Edits {
-					if wanted[p] != nil {
-						edited[p] = true
+		var own, others map[string]bool
+		switch {
+		case w.Kind == agents.TurnWindow:
+			for p := range editsOf(a, w.Turn) {
+				edited[p] = true
+			}
+		case w.Shared != nil:
+			own, others = editsOf(a, w.Turn), map[string]bool{}
+			for _, o := range w.Shared {
+				if b := st.Agent(o.Agent); b != nil {
+					for p := range editsOf(b, o.Turn) {
+						others[p] = true
 					}
 				}
 			}
 		}
-		if err := mark(w.From.Commit, w.To.Commit, w.Kind); err != nil {
+		if err := mark(w.From.Commit, w.To.Commit, w.Kind, own, others); err != nil {
 			return err
 		}
 	}
-	// The last window, from the newest capture to S, is always a gap; so is
-	// everything when no usable capture follows the target's.
+	// The last window, from the newest capture to S, is a gap; so is
+	// everything when no usable capture follows the target's. Except that
+	// a turn whose harness has exited, and which took that newest capture,
+	// is the real call's to end first (harness.EndExited): its window runs
+	// to S, as it will then.
 	last := st.LastCapture(a, target.Seq)
 	from := target.Repos[0].Commit
 	if last != nil {
 		from = last.Commit
 	}
-	if err := mark(from, sTree, agents.GapWindow); err != nil {
+	kind := agents.GapWindow
+	if t := a.ExitedTurn(); t != nil && last != nil && last.Agent == a.ID && last.Turn == t.ID {
+		kind = agents.TurnWindow
+		for p := range editsOf(a, t.ID) {
+			edited[p] = true
+		}
+	}
+	if err := mark(from, sTree, kind, nil, nil); err != nil {
 		return err
 	}
 	for i := range changes {

@@ -126,8 +126,13 @@ func preflight(ctx context.Context, s *state.Store, st *agents.State, req *Reque
 		return nil, errcode.Newf(errcode.ConflictHandedOver, map[string]string{"agent": a.ID},
 			"agent %s is handed over to its harness; take it back first", a.ID)
 	case agents.Running:
-		return nil, errcode.Newf(errcode.ConflictTurnRunning, map[string]string{"agent": a.ID},
-			"a turn of %s is running; stop it first (its turn_end checkpoint is then a target)", a.ID)
+		// A turn whose harness process has exited runs no more: the real
+		// call ends it first (harness.EndExited).
+		if a.ExitedTurn() == nil {
+			return nil, errcode.Newf(errcode.ConflictTurnRunning, map[string]string{"agent": a.ID},
+				"a turn of %s is running; stop it first (its turn_end checkpoint is then a target)", a.ID).
+				Hint("if nothing runs it any more, end it: git venom-checkpoint --agent=%s --reason=turn_end", a.ID)
+		}
 	}
 	if !held {
 		for _, o := range append([]*agents.Agent{a}, st.Sharers(a)...) {

@@ -9,6 +9,7 @@ import (
 	"github.com/git-venom/git-venom/lib/checkpoints"
 	"github.com/git-venom/git-venom/lib/conversation"
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/harness"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/plan"
@@ -131,6 +132,13 @@ func Run(ctx context.Context, s *state.Store, req Request) (*plan.Result, error)
 	defer tx.End()
 	if err := state.Intact(tx.Log, "no rollback runs"); err != nil {
 		return nil, err
+	}
+	// A turn whose harness has exited is ended first, as its hook would
+	// have: the plan the dry run showed counted it ended (plan.classify).
+	if a, err := tx.State.Named(req.Agent); err == nil {
+		if err := harness.EndExited(ctx, tx, a); err != nil {
+			return nil, err
+		}
 	}
 
 	// Step 1: repeat the preflight and the capture, and compare the plans.

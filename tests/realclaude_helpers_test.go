@@ -24,17 +24,17 @@ import (
 // place; tests/run calls that) driven against a mock of the Anthropic
 // Messages API on 127.0.0.1 (research/harness.md F1).
 
-// claudeBin finds the installed program: $VENOM_HARNESS_DIR, else
-// tests/.harness. Missing, the test fails under CI and skips elsewhere.
+// claudeBin finds the installed program: $VENOM_TEST_REAL_CLAUDE (tests/run
+// sets it), else where tests/harnesses/install puts it. Missing, the test
+// fails under CI and skips elsewhere.
 func claudeBin(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("VENOM_HARNESS_DIR")
-	if dir == "" {
+	bin := os.Getenv("VENOM_TEST_REAL_CLAUDE")
+	if bin == "" {
 		wd, err := os.Getwd()
 		require.NoError(t, err)
-		dir = filepath.Join(wd, ".harness")
+		bin = filepath.Join(wd, ".harness", "claude", "node_modules", ".bin", "claude")
 	}
-	bin := filepath.Join(dir, "claude", "node_modules", ".bin", "claude")
 	if _, err := os.Stat(bin); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("real Claude Code missing (%v): tests/run installs it with tests/harnesses/install claude", err)

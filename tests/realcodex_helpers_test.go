@@ -55,6 +55,9 @@ func needRealCodex(t *testing.T) string {
 type mockReply struct {
 	Fail  int // an HTTP status: the call fails (Codex retries nothing, config.toml)
 	Items []map[string]any
+	// Gate, when set, holds the answer until it is closed (at most a
+	// minute): a turn kept running while another session works.
+	Gate <-chan struct{}
 }
 
 // Items the model returns.
@@ -145,6 +148,12 @@ func (m *mockResponses) serve(w http.ResponseWriter, r *http.Request) {
 		reply = mockReply{Items: []map[string]any{say("nothing more is scripted")}}
 	}
 	m.mu.Unlock()
+	if reply.Gate != nil {
+		select {
+		case <-reply.Gate:
+		case <-time.After(time.Minute):
+		}
+	}
 	if reply.Fail != 0 {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(reply.Fail)

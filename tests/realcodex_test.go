@@ -213,3 +213,104 @@ func TestRealCodex_MissingCodexRefusedInPreflight(t *testing.T) {
 	e.VenomIn(e.Dir, noCodex, "rollback", "--agent=codex", "--checkpoint=k2", "--restore=files", "--plan="+plan).OK(t)
 	assert.NoFileExists(t, e.Path("b.txt"))
 }
+
+// Issue 13 item 3: a turn whose model call fails ends with no hook at all
+// (Codex has no StopFailure). The turn must not block a rollback: codex
+// exec has exited, so nothing runs it.
+func TestRealCodex_FailedTurnDoesNotBlockRollback(t *testing.T) {
+	e := NewEnv(t)
+	c := e.UseRealCodex(t)
+	c.installHooks(t)
+	c.Mock.Turn("made a", patchCall(addFile("a.txt", "one\n")))
+	c.Exec("", "make a").OK(t)
+	// The second turn edits b.txt, then its next model call fails.
+	c.Mock.Then(mockReply{Items: []map[string]any{patchCall(addFile("b.txt", "two\n"))}}, mockReply{Fail: 400})
+	failed := c.Exec("", "make b")
+	require.NotEqual(t, 0, failed.Code, "the turn failed: %v", failed.Events)
+	assert.Equal(t, "two\n", e.Read("b.txt"))
+	assert.Equal(t, 0, c.Mock.Left())
+	assert.Contains(t, e.DryRun("--agent=codex", "--checkpoint=k2").Classes(), "b.txt")
+	e.Rollback("--agent=codex", "--checkpoint=k2", "--restore=files")
+	assert.NoFileExists(t, e.Path("b.txt"))
+	assert.Equal(t, "one\n", e.Read("a.txt"))
+}
+
+// Issue 13 item 8, Codex's side: two codex sessions (threads) in one
+// worktree at once are two agents. The first keeps the default name; the
+// second, started while the first runs, gets codex-<8 of its thread id>.
+// Neither ends the other's turn or takes its edits.
+func TestRealCodex_TwoSessionsAreTwoAgents(t *testing.T) {
+	e := NewEnv(t)
+	c := e.UseRealCodex(t)
+	c.installHooks(t)
+	gate := make(chan struct{})
+	// Session A's first answer waits at the gate; B runs a whole turn
+	// meanwhile; then A goes on.
+	c.Mock.Then(mockReply{Gate: gate, Items: []map[string]any{patchCall(addFile("a.txt", "from a\n"))}})
+	c.Mock.Turn("made b", patchCall(addFile("b.txt", "from b\n")))
+	c.Mock.Then(mockReply{Items: []map[string]any{say("made a")}})
+	first := make(chan codexRun, 1)
+	go func() { first <- c.Exec("", "make a") }()
+	// A's turn is open (its turn_start taken) before B starts.
+	require.Len(t, e.waitRefs(t, "codex", 1), 1)
+	b := c.Exec("", "make b").OK(t)
+	close(gate)
+	a := (<-first).OK(t)
+	require.NotEqual(t, a.Thread, b.Thread)
+
+	tail := strings.ReplaceAll(b.Thread, "-", "")
+	second := "codex-" + tail[len(tail)-8:]
+	var agents struct {
+		Agents []struct {
+			Agent   string `json:"agent"`
+			State   string `json:"state"`
+			Harness string `json:"harness"`
+		} `json:"agents"`
+	}
+	e.Venom("checkpoint", "agents", "--json").OK(t).JSON(t, &agents)
+	require.Len(t, agents.Agents, 2, "%+v", agents.Agents)
+	assert.Equal(t, "codex", agents.Agents[0].Agent)
+	assert.Equal(t, second, agents.Agents[1].Agent)
+	for _, ag := range agents.Agents {
+		assert.Equal(t, "settled", ag.State, "each turn ended by its own Stop")
+	}
+	// Each agent's turn_end holds its own file; A's turn_start is before
+	// either, B's is before its own.
+	assert.Equal(t, "from a", e.Git("show", "refs/venom/checkpoints/codex/2:a.txt"))
+	assert.Equal(t, "from b", e.Git("show", "refs/venom/checkpoints/"+second+"/2:b.txt"))
+	assert.NotContains(t, e.Git("ls-tree", "--name-only", "refs/venom/checkpoints/"+second+"/1"), "b.txt")
+
+	// Each turn ended once, by its own session's Stop; each edit is its
+	// own session's agent's.
+	ended := map[string]int{}
+	for _, r := range e.LogOf("turn.ended") {
+		ended[r["agent"].(string)+"/"+r["turn"].(string)]++
+	}
+	assert.Equal(t, map[string]int{"codex/t1": 1, second + "/t1": 1}, ended)
+	edits := map[string][]string{}
+	for _, r := range e.LogOf("edit.recorded") {
+		for _, p := range r["paths"].([]any) {
+			edits[r["agent"].(string)] = append(edits[r["agent"].(string)], p.(string))
+		}
+	}
+	assert.Equal(t, map[string][]string{"codex": {"a.txt"}, second: {"b.txt"}}, edits)
+
+	// Each agent's rollback to before its turn: its own file is its own
+	// (class agent); the other session's is another agent's work outside
+	// this one's turns, kept (RFC 7.3, CONTRACT 8.31), never taken for its
+	// own, as for Claude Code (TestRealClaude_TwoSessionsAreTwoAgents).
+	classes := func(agent string) map[string]string {
+		out := map[string]string{}
+		for _, rp := range e.DryRun("--agent="+agent, "--checkpoint=k1", "--outside=keep").Repos {
+			for _, f := range rp.Files {
+				out[f.Path] = f.Class
+			}
+			for _, l := range rp.Left {
+				out[l.Path] = "left " + l.Reason
+			}
+		}
+		return out
+	}
+	assert.Equal(t, map[string]string{"a.txt": "agent", "b.txt": "left outside"}, classes("codex"))
+	assert.Equal(t, map[string]string{"a.txt": "left outside", "b.txt": "agent"}, classes(second))
+}

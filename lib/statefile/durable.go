@@ -60,17 +60,6 @@ func WriteDurable(path string, data []byte, perm os.FileMode) error {
 	return syncFolder(d, dirOf(path))
 }
 
-// SyncDir fsyncs the state folder at path, reached link-free, so that the
-// names made or removed in it last.
-func SyncDir(path string) error {
-	d, err := openDir(absClean(path), false)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(d)
-	return syncFolder(d, path)
-}
-
 // syncFolder fsyncs the folder open (O_PATH) at d.
 func syncFolder(d int, path string) error {
 	fd, err := unix.Openat(d, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)

@@ -169,6 +169,11 @@ func TestSecurity_UnsafeCheckpointRefused(t *testing.T) {
 		"hfs_ignorable":   {"100644", []string{".g\u200cit", "config"}, "hfs_dotgit", ""},
 		"gitmodules_link": {"120000", []string{".gitmodules"}, "gitmodules_link", ""},
 		"duplicate_entry": {"", nil, "duplicate_entry", "l"},
+		// Found in review: an entry of mode 0 passed every name check and
+		// read as absent on both sides of the change, which the rollback
+		// took for a deletion: it deleted the ignored .env, which no
+		// safety checkpoint holds.
+		"mode_zero": {"0", []string{".env"}, "mode", ""},
 	}
 	for name, a := range attacks {
 		comps := a.comps
@@ -177,6 +182,8 @@ func TestSecurity_UnsafeCheckpointRefused(t *testing.T) {
 			env := NewEnv(t)
 			outside := env.Outside(precious("victim"))
 			env.TurnN("a1", 1) // k1, k2
+			env.Write(".gitignore", ".env\n")
+			env.Write(".env", "SECRET=1\n") // ignored: no checkpoint holds it
 			var tree string
 			if comps != nil {
 				tree = env.literalTree(a.leaf, comps...)
@@ -416,4 +423,89 @@ func TestSecurity_RollbacksRaceFolderSwaps(t *testing.T) {
 		env.assertGuarded(before, outside)
 	}
 	t.Logf("real calls by exit code: %v", codes)
+}
+
+// TestSecurity_StageSwappedBeforePlacing: a rollback's staged files
+// swapped through a link in the state folder. The real call pauses once
+// checkout-index has staged the files; venom/tmp (group-writable under
+// core.sharedRepository=group) is then replaced with a link to an
+// attacker's folder holding a stage of the same name, with zzz.txt a link
+// to a file outside and a.txt of the attacker's. The rollback places what
+// git staged (exact:true), or fails cleanly; nothing of the attacker's
+// reaches the tree, and nothing outside changes.
+func TestSecurity_StageSwappedBeforePlacing(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	outside := env.Outside(precious("secret"))
+	env.Turn("a1", func() {
+		env.Write("a.txt", "checkpoint a\n")
+		env.Write("d/e/b.txt", "checkpoint b\n")
+		env.Write("zzz.txt", "checkpoint z\n")
+	}) // k1, k2
+	env.Turn("a1", func() {
+		env.Write("a.txt", "agent a\n")
+		env.Write("d/e/b.txt", "agent b\n")
+		env.Remove("zzz.txt")
+	})
+	before := env.guard(outside)
+	args := []string{"--agent=a1", "--checkpoint=k2", "--restore=files", "--json"}
+	plan := env.DryRun(args[:3]...).Plan
+	resume := env.startResumable("rollback-apply-staged", "rollback", append(args, "--plan="+plan)...)
+
+	tmp := filepath.Join(env.StateDir(), "tmp")
+	entries, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	attacker := filepath.Join(env.Root, "attacker")
+	staged := 0
+	for _, de := range entries {
+		if !de.IsDir() {
+			continue
+		}
+		// The attacker (a group member) reads the stage's name in tmp/
+		// and prepares one of that name.
+		stage := filepath.Join(attacker, de.Name())
+		require.NoError(t, os.MkdirAll(filepath.Join(stage, "d", "e"), 0o755))
+		require.NoError(t, os.Symlink(filepath.Join(outside, "secret"), filepath.Join(stage, "zzz.txt")))
+		require.NoError(t, os.WriteFile(filepath.Join(stage, "a.txt"), []byte("attacker\n"), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(stage, "d", "e", "b.txt"), []byte("attacker\n"), 0o644))
+		staged++
+	}
+	require.Equal(t, 1, staged, "one stage in tmp/: %v", entries)
+	require.NoError(t, os.Rename(tmp, filepath.Join(env.Root, "tmp-moved")))
+	require.NoError(t, os.Symlink(attacker, tmp))
+	r := resume()
+
+	require.NotContains(t, r.Stderr, "panic:")
+	for _, p := range []string{"a.txt", "d/e/b.txt", "zzz.txt"} {
+		fi, err := os.Lstat(env.Path(p))
+		if os.IsNotExist(err) {
+			continue
+		}
+		require.NoError(t, err)
+		require.True(t, fi.Mode().IsRegular(), "%s is %v in the tree", p, fi.Mode())
+		b, err := os.ReadFile(env.Path(p))
+		require.NoError(t, err)
+		require.NotContains(t, string(b), "attacker", "%s holds the attacker's content", p)
+	}
+	switch r.Code {
+	case 0:
+		var res RollbackResult
+		r.JSON(t, &res)
+		require.NotNil(t, res.Exact)
+		require.True(t, *res.Exact, "%s", r.Stdout)
+		for p, want := range map[string]string{"a.txt": "checkpoint a\n", "d/e/b.txt": "checkpoint b\n", "zzz.txt": "checkpoint z\n"} {
+			b, err := os.ReadFile(env.Path(p))
+			require.NoError(t, err)
+			require.Equal(t, want, string(b), p)
+		}
+	case 1:
+		require.Regexp(t, `"code":"failed\.`, r.Stdout)
+	default:
+		t.Fatalf("exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	env.assertGuarded(before, outside)
+	// Nothing of the attacker's folder was taken or removed.
+	fi, err := os.Lstat(filepath.Join(attacker))
+	require.NoError(t, err)
+	require.True(t, fi.IsDir())
 }

@@ -104,6 +104,8 @@ func oidOf(raw string) *git.Oid {
 // entry. A nil id is the empty tree. A name found twice (git's fsck calls
 // it duplicateEntries; only a hand-made tree has one) is a
 // *treepath.Error naming prefix+name: one map entry would hide the other.
+// So is a mode git never writes (fsck's badFilemode): a mode of 0 would
+// read as absent on both sides, and a rollback would delete the path.
 func readTree(odb *git.Odb, id *git.Oid, prefix string) (map[string]rawEntry, error) {
 	m := map[string]rawEntry{}
 	if id == nil {
@@ -133,6 +135,9 @@ func readTree(odb *git.Odb, id *git.Oid, prefix string) (map[string]rawEntry, er
 		name := string(data[sp+1 : nul])
 		if _, dup := m[name]; dup {
 			return nil, &treepath.Error{Path: prefix + name, Rule: treepath.RuleDuplicate}
+		}
+		if !treepath.ValidMode(uint32(mode)) {
+			return nil, &treepath.Error{Path: prefix + name, Rule: treepath.RuleMode}
 		}
 		m[name] = rawEntry{uint32(mode), string(data[nul+1 : nul+1+idLen])}
 		data = data[nul+1+idLen:]

@@ -33,6 +33,10 @@ const (
 	// two entries of one name (a link and a folder "l"), of which git
 	// would check out one or the other.
 	RuleDuplicate Rule = "duplicate_entry"
+	// RuleMode is fsck's badFilemode, for those who read trees: an
+	// entry's mode is none git writes. A mode of 0 would read as "absent"
+	// on both sides of a change, which a rollback takes for a deletion.
+	RuleMode Rule = "mode"
 )
 
 // Error says which rule refused which path.
@@ -50,6 +54,16 @@ const (
 	ModeRegular = 0o100644
 	ModeSymlink = 0o120000
 )
+
+// ValidMode reports whether a tree entry's mode is one git writes: a
+// file, an executable, a link, a folder or a submodule.
+func ValidMode(mode uint32) bool {
+	switch mode {
+	case 0o100644, 0o100755, ModeSymlink, 0o040000, 0o160000:
+		return true
+	}
+	return false
+}
 
 // Verify checks a path as git checks a regular file's (verify_path).
 func Verify(p string) error { return VerifyMode(p, ModeRegular) }
@@ -82,6 +96,9 @@ func VerifyMode(p string, mode uint32) error {
 func VerifyName(name string, mode uint32) error {
 	if strings.IndexByte(name, '/') >= 0 {
 		return &Error{name, RuleNameHasPath}
+	}
+	if !ValidMode(mode) {
+		return &Error{name, RuleMode}
 	}
 	return VerifyMode(name, mode)
 }

@@ -129,4 +129,15 @@ func TestVerifyRules(t *testing.T) {
 	if err := VerifyName("a/b", ModeRegular); !errors.As(err, &e) || e.Rule != RuleNameHasPath {
 		t.Errorf("VerifyName(a/b): %v", err)
 	}
+	// fsck's badFilemode: only the modes git writes.
+	for _, mode := range []uint32{0, 0o100664, 0o100600, 0o644, 0o120777, 0o040755, 0o170000} {
+		if err := VerifyName("f", mode); !errors.As(err, &e) || e.Rule != RuleMode {
+			t.Errorf("VerifyName(f, %o) = %v, want rule mode", mode, err)
+		}
+	}
+	for _, mode := range []uint32{0o100644, 0o100755, 0o120000, 0o040000, 0o160000} {
+		if err := VerifyName("f", mode); err != nil {
+			t.Errorf("VerifyName(f, %o) = %v", mode, err)
+		}
+	}
 }

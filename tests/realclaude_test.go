@@ -184,3 +184,129 @@ func TestRealClaude_FailedTurnNeverBlocksARollback(t *testing.T) {
 	close(gate)
 	require.NoError(t, cmd.Wait())
 }
+
+// resumeLine is the argv a human rollback's output says resumes the
+// rewound conversation (issue 13 item 9); its words need no quoting.
+func resumeLine(t *testing.T, out string) []string {
+	t.Helper()
+	const prefix = "Resume the rewound conversation: "
+	for _, l := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(l, prefix); ok {
+			return strings.Fields(rest)
+		}
+	}
+	t.Fatalf("no %q line in:\n%s", prefix, out)
+	return nil
+}
+
+// humanRollback runs the dry run, then the real call without --json.
+func humanRollback(t *testing.T, e *Env, args ...string) string {
+	t.Helper()
+	plan := e.DryRun(args...).Plan
+	return e.Venom("rollback", append(append([]string{}, args...), "--plan="+plan)...).OK(t).Stdout
+}
+
+// promptsOf lists the people's prompts the model received in request r.
+func promptsOf(r MockRequest) []string {
+	var out []string
+	for _, m := range r.Messages {
+		if p := m.prompt(); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// lastRequestFor is the last main-loop request whose latest prompt holds key.
+func lastRequestFor(t *testing.T, m *MockModel, key string) MockRequest {
+	t.Helper()
+	reqs := m.Requests()
+	for i := len(reqs) - 1; i >= 0; i-- {
+		p := promptsOf(reqs[i])
+		if len(p) > 0 && strings.Contains(p[len(p)-1], key) {
+			return reqs[i]
+		}
+	}
+	t.Fatalf("no request for %q", key)
+	return MockRequest{}
+}
+
+// TestRealClaude_RewindAndResume (issue 13 items 6, 7, 9) with the real
+// program: a turn whose transcript ends with a system line after its last
+// assistant line (another Stop hook's stop_hook_summary) records that
+// assistant line as harness_end (RFC 5.2); a rollback's human output
+// prints the command that resumes the rewound conversation, and that
+// command, run, gives the model exactly the kept turn. A rollback to
+// before the first turn rewinds to a new, empty session, bound at once
+// (never an empty binding), whose command starts it with no history.
+func TestRealClaude_RewindAndResume(t *testing.T) {
+	e := NewEnv(t)
+	c := NewRealClaude(t, e)
+	e.Write(".claude/settings.json", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo '{\"systemMessage\":\"reviewed\"}'"}]}]}}`)
+	e.Commit("project settings")
+	sid := newUUID(t)
+	c.Model.Script("make a", mockStep{Tools: []mockTool{Write(e.Path("a.txt"), "A\n")}}, mockStep{Text: "made a"})
+	c.Model.Script("edit a", mockStep{Tools: []mockTool{Edit(e.Path("a.txt"), "A", "AA"), Bash("echo B > b.txt")}},
+		mockStep{Text: "edited a"})
+	c.OK("make a", "--session-id", sid)
+	c.OK("edit a", "--resume", sid)
+	require.Equal(t, "AA\n", e.Read("a.txt"))
+	require.Equal(t, "B\n", e.Read("b.txt"))
+
+	// Turn 1's end in the real transcript: its last assistant line, then
+	// the system line the other Stop hook's summary left.
+	var lastAssistant string
+	trailing := false
+	data, err := os.ReadFile(c.Transcript(sid))
+	require.NoError(t, err)
+	for _, l := range strings.Split(string(data), "\n") {
+		var line struct {
+			Type, UUID, Subtype string
+			Message             struct{ Content json.RawMessage }
+		}
+		if json.Unmarshal([]byte(l), &line) != nil {
+			continue
+		}
+		if strings.Contains(l, `"content":"edit a"`) {
+			break
+		}
+		switch {
+		case line.Type == "assistant":
+			lastAssistant, trailing = line.UUID, false
+		case line.Type == "system" && line.Subtype == "stop_hook_summary":
+			trailing = true
+		}
+	}
+	require.NotEmpty(t, lastAssistant)
+	require.True(t, trailing, "the real program wrote a system line after turn 1's last assistant line")
+	ended := e.LogOf("turn.ended")
+	require.Len(t, ended, 2)
+	assert.Equal(t, lastAssistant, ended[0]["harness_end"])
+
+	// Back to the end of turn 1, files and conversation.
+	out := humanRollback(t, e, "--agent=claude", "--checkpoint="+turnEnd(t, e, "claude", "t1").Checkpoint)
+	argv := resumeLine(t, out)
+	require.Equal(t, []string{"claude", "-p", "--resume", sid, "--resume-session-at", lastAssistant, "--fork-session",
+		"--session-id"}, argv[:8], out)
+	assert.Equal(t, "A\n", e.Read("a.txt"))
+	assert.NoFileExists(t, e.Path("b.txt"))
+	c.OK("after the rewind", argv[2:]...)
+	assert.Equal(t, []string{"make a", "after the rewind"}, promptsOf(lastRequestFor(t, c.Model, "after the rewind")),
+		"the model gets turn 1 and the new prompt, not turn 2")
+
+	// Back to before the first turn: a new, empty session.
+	out = humanRollback(t, e, "--agent=claude", "--checkpoint=k1")
+	argv = resumeLine(t, out)
+	require.Len(t, argv, 3, out)
+	require.Equal(t, []string{"claude", "--session-id"}, argv[:2])
+	assert.NoFileExists(t, e.Path("a.txt"))
+	for _, b := range e.LogOf("agent.binding") {
+		assert.NotEmpty(t, b["harness_session"], "no empty binding: %v", b)
+	}
+	c.OK("from scratch", "--session-id", argv[2])
+	assert.Equal(t, []string{"from scratch"}, promptsOf(lastRequestFor(t, c.Model, "from scratch")))
+	starts := e.LogOf("turn.started")
+	last := starts[len(starts)-1]
+	assert.Equal(t, "claude", last["agent"], "the new session is the same agent's")
+	assert.Equal(t, argv[2], last["harness_session"])
+}

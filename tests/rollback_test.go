@@ -295,7 +295,9 @@ func lines(s string) []string { return strings.Split(strings.TrimSpace(s), "\n")
 var _ = assert.Equal
 
 // TestRollback_ConversationGoesWithTheFiles: restore=all back to before the
-// first turn clears the binding and drops the turns (RFC 8, invariant 5);
+// first turn drops the turns and rewinds the conversation to a new, empty
+// session, named at once and bound, never an empty binding (RFC 8,
+// invariant 5; issue 13 item 7);
 // back to the latest turn there is nothing to rewind.
 // The agent has a harness: one of harness none has no conversation.
 func TestRollback_ConversationGoesWithTheFiles(t *testing.T) {
@@ -311,15 +313,18 @@ func TestRollback_ConversationGoesWithTheFiles(t *testing.T) {
 	require.Equal(t, []string{}, res.Conversation.Drops)
 	require.Equal(t, "t1", *res.Conversation.ThroughTurn)
 
-	res = env.Rollback("--checkpoint=k1")
-	require.True(t, res.Conversation.Rewinds)
-	require.Nil(t, res.Conversation.ThroughTurn)
-	require.Equal(t, []string{"t1"}, res.Conversation.Drops)
+	conv := env.RollbackConv("--checkpoint=k1").Conversation
+	require.True(t, conv.Rewinds)
+	require.Nil(t, conv.ThroughTurn)
+	require.Equal(t, []string{"t1"}, conv.Drops)
 	ended := env.Records("rollback.ended")[0]
 	require.Equal(t, []any{"t1"}, ended["drops"])
 	binding := env.Records("agent.binding")
 	require.Len(t, binding, 1)
-	require.Equal(t, "", binding[0]["harness_session"])
+	fresh := binding[0]["harness_session"].(string)
+	require.Regexp(t, `^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, fresh)
+	require.Equal(t, fresh, conv.HarnessSession)
+	require.Equal(t, []string{"claude", "--session-id", fresh}, conv.Resume)
 	after := env.Records("checkpoint.taken")
 	require.Nil(t, after[len(after)-1]["through_turn"], "the rollback checkpoint's conversation is before the first turn")
 	// Turn numbers go on after a rewind.

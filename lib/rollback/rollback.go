@@ -210,7 +210,13 @@ func (r *runner) run() (*plan.Result, error) {
 	var binding *journal.Binding
 	if conv.Rewinds {
 		if p.Target.ThroughTurn == nil {
-			binding = &journal.Binding{Agent: a.ID}
+			// Before the first turn no turn is kept: the conversation is
+			// rewound to a new, empty one, named now where the harness
+			// can (claude-code), else simply the next session.
+			if rw := conversation.Fresh(a); rw != nil {
+				conv.HarnessSession, conv.Resume = rw.HarnessSession, rw.Resume
+				binding = &journal.Binding{Agent: a.ID, HarnessSession: rw.HarnessSession}
+			}
 		} else {
 			rw, err := conversation.RewindWith(r.ctx, tx.Store, a, a.Turn(*p.Target.ThroughTurn), r.conv)
 			if err != nil {

@@ -147,6 +147,11 @@ func done(env *cli.Env, r *plan.Result, req rollback.Request) {
 	if r.Exact != nil && !*r.Exact {
 		env.UI.Printf("Something wrote to the tree during the rollback: %s shows it as it came out.\n", q(*r.After))
 	}
+	// The rewound conversation is a new session: without this line it
+	// could be found only in --json (issue 13 item 9).
+	if len(r.Conversation.Resume) > 0 {
+		env.UI.Printf("Resume the rewound conversation: %s\n", quote.Shell(r.Conversation.Resume))
+	}
 }
 
 func short(s *string) string {

@@ -115,6 +115,14 @@ func (Adapter) Rewind(ctx context.Context, s *state.Store, a *agents.Agent, t *a
 		Resume: ResumeArgv(src, anchor, id)}, nil
 }
 
+// Fresh names the empty session a rollback to before the first turn
+// rewinds to: Claude Code starts a session under an id given with
+// --session-id, in print mode and interactively alike.
+func (Adapter) Fresh(a *agents.Agent) *conversation.Rewound {
+	id := NewSessionID()
+	return &conversation.Rewound{HarnessSession: id, Resume: []string{"claude", "--session-id", id}}
+}
+
 // ResumeArgv continues a rewound conversation in print mode (CONTRACT §6):
 // Claude Code copies SRC through END into the session NEW at its start.
 func ResumeArgv(src, end, id string) []string {

@@ -226,3 +226,20 @@ func TestProjectDir(t *testing.T) {
 	assert.True(t, strings.HasPrefix(d, "-"+strings.Repeat("a", 199)+"-"), d)
 	assert.Equal(t, "0", base36(0))
 }
+
+// A real 2.1.332 transcript (tests/realclaude_test.go's session, with the
+// request logs and long listings trimmed) where another Stop hook's
+// stop_hook_summary system line follows each turn's last assistant line.
+// Read after that line was written (a turn ended at the next prompt, or
+// by a rollback after its harness exited), harness_end is still the
+// assistant line (issue 13 item 6).
+func TestLastEntry_RealTranscriptWithATrailingSystemLine(t *testing.T) {
+	p := filepath.Join(fixtures, "real-2.1.332-stop-hook-summary-faf26d16-676a-48c1-a559-f553e8e47bdb.jsonl")
+	e, err := LastEntry(context.Background(), p, "")
+	require.NoError(t, err)
+	assert.Equal(t, "c91976fb-49ce-4d6a-a6a3-5381d0046b9f", e.UUID, "turn 2's last assistant line, not 0b1cec0b (system)")
+	assert.Equal(t, "2.1.332", e.Version)
+	e, err = LastEntry(context.Background(), p, "66494ea2-90f8-4947-9162-eb2d1cc1cf79")
+	require.NoError(t, err)
+	assert.Equal(t, "c5ebe128-7448-4007-a11b-9a978d096220", e.UUID, "turn 1's, not ce7a89e2 (system)")
+}

@@ -222,8 +222,24 @@ func TestSecurity_StateSharedRepositoryModes(t *testing.T) {
 			}
 			assert.GreaterOrEqual(t, files, 6, "lock, log, the private index's files, two refs")
 			assert.GreaterOrEqual(t, dirs, 6, "venom, index, pending, refs/venom/checkpoints/a1")
-			commit := env.Git("rev-parse", "refs/venom/checkpoints/a1/2")
-			assert.Equal(t, wantDir, modeOf(t, filepath.Join(common, "objects", commit[:2])), "the commit's folder")
+			// A capture's objects, its commit too, go into a pack of its
+			// own: it takes the mode git gives a pack it writes itself.
+			r := env.runInput(env.Dir, nil, env.Git("rev-parse", "HEAD")+"\n", "git", "pack-objects", "-q",
+				filepath.Join(common, "objects", "pack", "pack"))
+			require.Equal(t, 0, r.Code, r.Stderr)
+			gits := "pack-" + strings.TrimSpace(r.Stdout)
+			wantPack := modeOf(t, filepath.Join(common, "objects", "pack", gits+".pack"))
+			ours, err := filepath.Glob(filepath.Join(common, "objects", "pack", "pack-*"))
+			require.NoError(t, err)
+			packs := 0
+			for _, p := range ours {
+				if strings.HasPrefix(filepath.Base(p), gits) || !(strings.HasSuffix(p, ".pack") || strings.HasSuffix(p, ".idx")) {
+					continue
+				}
+				packs++
+				assert.Equal(t, wantPack, modeOf(t, p), "pack file %s", p)
+			}
+			assert.GreaterOrEqual(t, packs, 2, "a capture's pack and its index")
 		})
 	}
 }
@@ -412,4 +428,29 @@ func TestSecurity_StateEventsSourceLinkRefused(t *testing.T) {
 	require.NoError(t, os.Symlink(target, filepath.Join(stateDir(t, env), "source")))
 	failsNaming(t, env.Venom("checkpoint", "events", "--json"), "venom/source", "symbolic link")
 	assertContent(t, target, "0123456789abcdef0123456789abcdef0123\n")
+}
+
+// Found in review: a hard link is a regular file to fstat, so a tarball
+// shipping .git/venom/lock as a second name of a person's file had it
+// emptied by every command, and log.jsonl as a second name of another had
+// its unterminated last line cut and records appended. A state file opened
+// for writing must have one name; the person's files keep their content.
+func TestSecurity_StateHardLinkRefused(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ state, content string }{
+		{"lock", "a person's notes\n"},
+		{"log.jsonl", "a person's last line, no newline"},
+	} {
+		t.Run(c.state, func(t *testing.T) {
+			t.Parallel()
+			env := NewEnv(t)
+			env.Write("notes.txt", c.content)
+			require.NoError(t, os.Link(env.Path("notes.txt"), filepath.Join(stateDir(t, env), c.state)))
+
+			failsNaming(t, env.Venom("checkpoint", "--agent=a1", "--json"), "venom/"+c.state,
+				"file with more than one name (a hard link)")
+			assert.Equal(t, c.content, env.Read("notes.txt"))
+			assert.Empty(t, env.Git("for-each-ref", "refs/venom"), "nothing was captured")
+		})
+	}
 }

@@ -187,6 +187,15 @@ func openIn(dir int, name, path string, flag int, perm os.FileMode) (*os.File, e
 		unix.Close(fd)
 		return nil, &NotRegularError{Path: path, Kind: kindOfStat(st.Mode)}
 	}
+	// A state file opened for writing has one name: a hard link (as a
+	// tarball can ship .git/venom/lock linked to a person's file) would
+	// have the lock emptied, or the log's "torn tail" cut and appended
+	// to, in the other file. Readers are let be: the events source is
+	// linked into place, and has two names for a moment.
+	if flag&(unix.O_WRONLY|unix.O_RDWR) != 0 && st.Nlink != 1 {
+		unix.Close(fd)
+		return nil, &NotRegularError{Path: path, Kind: "file with more than one name (a hard link)"}
+	}
 	if created {
 		if err := adjustShared(fd, path, false); err != nil {
 			unix.Close(fd)

@@ -1,11 +1,13 @@
 package main
 
-// The packs mode (issue 17): N captures in a row on a small tree, one
-// changed and one new file each, with the binaries of this working copy
-// and, with -packs-before, those of an older revision, side by side. It
-// reports the packs and loose objects git count-objects -v sees after
-// them, whether git gc --auto then repacks, and a capture's median time
-// around the 10th capture and around the Nth, with the ratio:
+// The packs mode (issue 17): N captures in a row on a 100-file tree, one
+// tracked and one untracked file changed each (the tree stays that size),
+// with the binaries of this working copy and, with -packs-before, those of
+// an older revision, side by side. It reports the packs and loose objects
+// git count-objects -v sees after them, whether git gc --auto then
+// repacks, a capture's median time around the 10th capture and around the
+// Nth, with the ratio, and the same for the steps a capture times
+// (VENOM_TEST_TIMINGS: capture, record, pack-maintain):
 //
 //	go run ./tests/bench -packs 1000 -packs-before 35e0d23
 
@@ -37,7 +39,8 @@ func init() {
 
 type packsRun struct {
 	name     string
-	times    []time.Duration // each capture's wall time
+	times    []time.Duration            // each capture's wall time
+	steps    []map[string]time.Duration // each capture's timed steps (VENOM_TEST_TIMINGS)
 	packs    string
 	loose    string
 	gcRepack bool
@@ -90,7 +93,7 @@ func runPacks(work string, n int, before string) error {
 		runs = append(runs, r)
 	}
 	version, _ := (&proc{git: "git", env: baseEnv(), dir: work}).line("version")
-	fmt.Printf("%s, %d captures (one changed and one new file each) on a 100-file tree\n", version, n)
+	fmt.Printf("%s, %d captures (one tracked and one untracked file changed each) on a 100-file tree\n", version, n)
 	fmt.Printf("%-22s %6s %6s %12s %10s %10s %8s %10s\n", "binaries", "packs", "loose", "gc --auto", "ms at 10", fmt.Sprintf("ms at %d", n), "ratio", "total s")
 	for _, r := range runs {
 		early := median(r.times[5:15])
@@ -106,7 +109,47 @@ func runPacks(work string, n int, before string) error {
 		fmt.Printf("%-22s %6s %6s %12s %10s %10s %8s %10.1f\n", r.name, r.packs, r.loose, gc, ms(early), ms(late),
 			ratio(late, early), total.Seconds())
 	}
+	// Where a capture's time goes, for the binaries that time their steps.
+	for _, r := range runs {
+		for _, step := range []string{"capture", "record", "pack-maintain"} {
+			var all []time.Duration
+			for _, m := range r.steps {
+				if d, ok := m[step]; ok {
+					all = append(all, d)
+				}
+			}
+			if len(all) != n {
+				continue
+			}
+			late := append([]time.Duration(nil), all[n-10:]...)
+			early := append([]time.Duration(nil), all[5:15]...)
+			worst := time.Duration(0)
+			for _, d := range all {
+				worst = max(worst, d)
+			}
+			fmt.Printf("  %-20s step %-14s ms at 10 %7s, at %d %7s, ratio %5s, max %7s\n", r.name, step,
+				ms(median(early)), n, ms(median(late)), ratio(median(late), median(early)), ms(worst))
+		}
+	}
 	return nil
+}
+
+// readSteps reads and empties the VENOM_TEST_TIMINGS file.
+func readSteps(path string) map[string]time.Duration {
+	b, _ := os.ReadFile(path)
+	_ = os.Remove(path)
+	m := map[string]time.Duration{}
+	for _, line := range strings.Split(string(b), "\n") {
+		name, secs, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		var f float64
+		if _, err := fmt.Sscan(secs, &f); err == nil {
+			m[name] += time.Duration(f * float64(time.Second))
+		}
+	}
+	return m
 }
 
 // packsCaptures makes a fresh repository and takes n captures in it.
@@ -115,7 +158,8 @@ func packsCaptures(work, name, bin string, n int) (*packsRun, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
 	}
-	env := append(baseEnv(), "PATH="+bin+":"+os.Getenv("PATH"))
+	timings := filepath.Join(work, "packs-timings")
+	env := append(baseEnv(), "PATH="+bin+":"+os.Getenv("PATH"), "VENOM_TEST_TIMINGS="+timings)
 	p := &proc{git: "git", env: env, dir: work}
 	if _, err := p.run(nil, "init", "-q", dir); err != nil {
 		return nil, err
@@ -140,7 +184,7 @@ func packsCaptures(work, name, bin string, n int) (*packsRun, error) {
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("file%03d.txt", i%100)), []byte(fmt.Sprintf("%d changed at %d\n", i%100, i)), 0o644); err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("new%04d.txt", i%500)), []byte(fmt.Sprintf("new at %d\n", i)), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "untracked.txt"), []byte(fmt.Sprintf("new at %d\n", i)), 0o644); err != nil {
 			return nil, err
 		}
 		start := time.Now()
@@ -148,6 +192,7 @@ func packsCaptures(work, name, bin string, n int) (*packsRun, error) {
 			return nil, err
 		}
 		r.times = append(r.times, time.Since(start))
+		r.steps = append(r.steps, readSteps(timings))
 		if i%100 == 0 {
 			logf("%s: %d captures", name, i)
 		}

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-venom/git-venom/lib/harness/codex"
 )
 
 // refsOf lists an agent's checkpoint refs, with plain git.
@@ -313,4 +316,60 @@ func TestRealCodex_TwoSessionsAreTwoAgents(t *testing.T) {
 	}
 	assert.Equal(t, map[string]string{"a.txt": "agent", "b.txt": "left outside"}, classes("codex"))
 	assert.Equal(t, map[string]string{"a.txt": "left outside", "b.txt": "agent"}, classes(second))
+}
+
+// Issue 13 item 3, the harness still running: in the TUI (here its
+// app-server, the same core) a failed model call ends the turn with no
+// hook while the process goes on. The rollout records the turn's end
+// (task_complete with its error), so a rollback does not answer
+// conflict.turn_running for a turn nothing runs.
+func TestRealCodex_FailedTurnInALiveHarness(t *testing.T) {
+	e := NewEnv(t)
+	c := e.UseRealCodex(t)
+	c.installHooks(t)
+	c.Mock.Then(mockReply{Items: []map[string]any{patchCall(addFile("b.txt", "two\n"))}}, mockReply{Fail: 400})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv, err := codex.Start(ctx, c.Bin, e.Dir, e.Environ())
+	require.NoError(t, err)
+	defer srv.Close()
+	require.NoError(t, srv.Initialize(ctx, "0.0.0"))
+	var th struct {
+		Thread struct {
+			ID string `json:"id"`
+		} `json:"thread"`
+	}
+	require.NoError(t, srv.Call(ctx, "thread/start", map[string]any{"cwd": e.Dir}, &th))
+	require.NoError(t, srv.Call(ctx, "turn/start", map[string]any{"threadId": th.Thread.ID,
+		"input": []any{map[string]any{"type": "text", "text": "make b"}}}, nil))
+	// Bounded wait for the turn to fail, as the harness reports it.
+	var status string
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline) && status != "failed"; {
+		time.Sleep(200 * time.Millisecond)
+		var rd struct {
+			Thread struct {
+				Turns []struct {
+					Status string `json:"status"`
+				} `json:"turns"`
+			} `json:"thread"`
+		}
+		// Early reads may be answered "list_turns is not supported yet":
+		// asked again.
+		err := srv.Call(ctx, "thread/read", map[string]any{"threadId": th.Thread.ID, "includeTurns": true}, &rd)
+		if n := len(rd.Thread.Turns); err == nil && n > 0 {
+			status = rd.Thread.Turns[n-1].Status
+		}
+	}
+	require.Equal(t, "failed", status)
+	assert.Equal(t, "two\n", e.Read("b.txt"))
+	require.Len(t, e.refsOf("codex"), 1, "the turn's start only: no hook ended it")
+
+	// The harness still runs; the turn does not.
+	assert.Contains(t, e.DryRun("--agent=codex", "--checkpoint=k1", "--restore=files").Classes(), "b.txt")
+	e.Rollback("--agent=codex", "--checkpoint=k1", "--restore=files")
+	assert.NoFileExists(t, e.Path("b.txt"))
+	ended := e.LogOf("turn.ended")
+	require.Len(t, ended, 1)
+	assert.Equal(t, "t1", ended[0]["turn"])
 }

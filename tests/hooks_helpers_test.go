@@ -160,3 +160,31 @@ func (e *Env) RollbackConv(args ...string) Rewound {
 	e.Venom("rollback", append(append([]string{}, args...), "--plan="+plan, "--json")...).OK(e.t).JSON(e.t, &res)
 	return res
 }
+
+// PlanClasses is a dry run's classes with --outside=keep: path -> class,
+// or "left <reason>" for a path the rollback leaves.
+func (e *Env) PlanClasses(agent, checkpoint string) map[string]string {
+	e.t.Helper()
+	out := map[string]string{}
+	for _, rp := range e.DryRun("--agent="+agent, "--checkpoint="+checkpoint, "--outside=keep").Repos {
+		for _, f := range rp.Files {
+			out[f.Path] = f.Class
+		}
+		for _, l := range rp.Left {
+			out[l.Path] = "left " + l.Reason
+		}
+	}
+	return out
+}
+
+// EditsByAgent gathers the log's edit.recorded paths by agent, in order.
+func (e *Env) EditsByAgent() map[string][]string {
+	e.t.Helper()
+	edits := map[string][]string{}
+	for _, r := range e.LogOf("edit.recorded") {
+		for _, p := range r["paths"].([]any) {
+			edits[r["agent"].(string)] = append(edits[r["agent"].(string)], p.(string))
+		}
+	}
+	return edits
+}

@@ -69,30 +69,13 @@ func TestRealClaude_TwoSessionsAreTwoAgents(t *testing.T) {
 		assert.NotEmpty(t, r["harness_end"], "%v", r)
 	}
 	assert.Equal(t, map[string]int{"claude/t1": 1, "claude/t2": 1, b + "/t1": 1}, ended)
-	edits := map[string][]string{}
-	for _, r := range e.LogOf("edit.recorded") {
-		for _, p := range r["paths"].([]any) {
-			edits[r["agent"].(string)] = append(edits[r["agent"].(string)], p.(string))
-		}
-	}
-	assert.Equal(t, map[string][]string{"claude": {"a.txt", "a.txt"}, b: {"b.txt"}}, edits)
+	assert.Equal(t, map[string][]string{"claude": {"a.txt", "a.txt"}, b: {"b.txt"}}, e.EditsByAgent())
 
 	// Each agent's rollback to before its first turn: its own session's
 	// files are its own (class agent); the other session's are another
 	// agent's work, outside this one's turns, kept unless the caller
 	// chooses (RFC 7.3, CONTRACT 8.31), never taken for its own.
-	classes := func(agent string) map[string]string {
-		out := map[string]string{}
-		for _, rp := range e.DryRun("--agent="+agent, "--checkpoint=k1", "--outside=keep").Repos {
-			for _, f := range rp.Files {
-				out[f.Path] = f.Class
-			}
-			for _, l := range rp.Left {
-				out[l.Path] = "left " + l.Reason
-			}
-		}
-		return out
-	}
+	classes := func(agent string) map[string]string { return e.PlanClasses(agent, "k1") }
 	assert.Equal(t, map[string]string{"a.txt": "agent", "b.txt": "left outside"}, classes("claude"))
 	assert.Equal(t, map[string]string{"a.txt": "left outside", "b.txt": "agent"}, classes(b))
 }

@@ -290,30 +290,13 @@ func TestRealCodex_TwoSessionsAreTwoAgents(t *testing.T) {
 		ended[r["agent"].(string)+"/"+r["turn"].(string)]++
 	}
 	assert.Equal(t, map[string]int{"codex/t1": 1, second + "/t1": 1}, ended)
-	edits := map[string][]string{}
-	for _, r := range e.LogOf("edit.recorded") {
-		for _, p := range r["paths"].([]any) {
-			edits[r["agent"].(string)] = append(edits[r["agent"].(string)], p.(string))
-		}
-	}
-	assert.Equal(t, map[string][]string{"codex": {"a.txt"}, second: {"b.txt"}}, edits)
+	assert.Equal(t, map[string][]string{"codex": {"a.txt"}, second: {"b.txt"}}, e.EditsByAgent())
 
 	// Each agent's rollback to before its turn: its own file is its own
 	// (class agent); the other session's is another agent's work outside
 	// this one's turns, kept (RFC 7.3, CONTRACT 8.31), never taken for its
 	// own, as for Claude Code (TestRealClaude_TwoSessionsAreTwoAgents).
-	classes := func(agent string) map[string]string {
-		out := map[string]string{}
-		for _, rp := range e.DryRun("--agent="+agent, "--checkpoint=k1", "--outside=keep").Repos {
-			for _, f := range rp.Files {
-				out[f.Path] = f.Class
-			}
-			for _, l := range rp.Left {
-				out[l.Path] = "left " + l.Reason
-			}
-		}
-		return out
-	}
+	classes := func(agent string) map[string]string { return e.PlanClasses(agent, "k1") }
 	assert.Equal(t, map[string]string{"a.txt": "agent", "b.txt": "left outside"}, classes("codex"))
 	assert.Equal(t, map[string]string{"a.txt": "left outside", "b.txt": "agent"}, classes(second))
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/git-venom/git-venom/lib/packfile"
 	"github.com/git-venom/git-venom/lib/packset"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/git-venom/git-venom/lib/treeedit"
 )
@@ -331,7 +332,9 @@ type rawBlob struct {
 
 // readBlob hashes a file's bytes as a blob, streaming it unless keep.
 func readBlob(path string, keep bool) (rawBlob, error) {
-	f, err := os.Open(path)
+	// Not through a link, and never blocking on a FIFO swapped in since
+	// the scan saw a regular file: a link's blob is its target's name.
+	f, err := statefile.OpenRegular(path, os.O_RDONLY, 0, true)
 	if err != nil {
 		return rawBlob{}, err
 	}

@@ -671,7 +671,7 @@ func nestedHasChanges(ctx context.Context, r *repo.Repo, p string) bool {
 
 func nestedGitDir(dir string) string {
 	g := filepath.Join(dir, ".git")
-	if b, err := os.ReadFile(g); err == nil {
+	if b, err := statefile.ReadRegular(g, true); err == nil {
 		if rest, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: "); ok {
 			if !filepath.IsAbs(rest) {
 				rest = filepath.Join(dir, rest)

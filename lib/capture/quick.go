@@ -424,7 +424,7 @@ type walker struct {
 func newWalker(r *repo.Repo, stats *gitindex.Stats, excludes []string) *walker {
 	w := &walker{top: r.Top, stats: stats, stacks: map[string]*ignore.Stack{}}
 	for _, f := range excludes {
-		b, err := os.ReadFile(f)
+		b, err := statefile.ReadRegular(f, false)
 		switch {
 		case err == nil:
 			w.global = append(w.global, ignore.Parse(b, ""))
@@ -466,7 +466,9 @@ func (w *walker) readIgnore(dir string) ([]byte, error) {
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return nil, errQuickUnsure
 	}
-	b, err := os.ReadFile(name)
+	// Opened without following a link or blocking: the lstat above can
+	// be raced by a FIFO swapped in.
+	b, err := statefile.ReadRegular(name, true)
 	if err != nil {
 		return nil, errQuickUnsure
 	}
@@ -488,7 +490,7 @@ func contentSum(b []byte) string {
 // an ignore file touched, or written too recently for its stat data to
 // tell, still says the same.
 func sameContent(path, sum string) bool {
-	b, err := os.ReadFile(path)
+	b, err := statefile.ReadRegular(path, true)
 	return err == nil && contentSum(b) == sum
 }
 
@@ -634,7 +636,7 @@ func nestedRepo(dir string) (bool, error) {
 	}
 	gitdir := dotgit
 	if fi.Mode().IsRegular() {
-		b, err := os.ReadFile(dotgit)
+		b, err := statefile.ReadRegular(dotgit, true)
 		target, ok := strings.CutPrefix(strings.TrimRight(string(b), "\r\n"), "gitdir: ")
 		if err != nil || !ok {
 			return false, errQuickUnsure
@@ -647,7 +649,7 @@ func nestedRepo(dir string) (bool, error) {
 		return false, errQuickUnsure
 	}
 	common := gitdir
-	if b, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
+	if b, err := statefile.ReadRegular(filepath.Join(gitdir, "commondir"), false); err == nil {
 		c := strings.TrimRight(string(b), "\r\n")
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(gitdir, c)

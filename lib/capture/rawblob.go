@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/gitconfig"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/statefile"
 )
 
 // When git stores a file as it is, its blob is the file's bytes, and the
@@ -121,7 +122,7 @@ func attrFileQuiet(path string) bool {
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxAttrFile {
 		return false
 	}
-	text, err := os.ReadFile(path)
+	text, err := statefile.ReadRegular(path, false)
 	if err != nil {
 		return absent(err)
 	}

@@ -5,6 +5,7 @@ package statefile
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"syscall"
@@ -79,4 +80,17 @@ func kind(m fs.FileMode) string {
 		return "directory"
 	}
 	return "special file"
+}
+
+// ReadRegular reads the whole file at path if it is a regular file (see
+// OpenRegular). A capture reads files of a work tree that another process
+// can shape (a .gitignore, a nested repository's .git file) this way: a
+// FIFO or a device swapped in after an lstat must never block or flood it.
+func ReadRegular(path string, nofollow bool) ([]byte, error) {
+	f, err := OpenRegular(path, os.O_RDONLY, 0, nofollow)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }

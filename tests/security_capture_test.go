@@ -1,0 +1,39 @@
+package tests
+
+import (
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Found in review: a capture read a folder's .gitignore, and a nested
+// repository's .git file, with a plain open after an lstat. A FIFO put
+// there (after the scan record saw a regular file) blocked the command
+// forever while it held the lock, deaf to SIGTERM, and every later command
+// waited behind it. Files of the tree are now opened non-blocking and
+// without following links, and only regular ones are read.
+func TestSecurity_CaptureFIFOInTheTree(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"sub/.gitignore", "nested/.git"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			env := NewEnv(t)
+			env.Write("sub/.gitignore", "*.o\n")
+			env.Write("sub/a.txt", "a\n")
+			env.Write("nested/.git", "gitdir: ../elsewhere\n")
+			env.Git("add", "sub")
+			env.Commit("sub")
+			env.Venom("checkpoint", "--agent=a1", "--reason=turn_start", "--json").OK(t)
+			env.Remove(name)
+			require.NoError(t, syscall.Mkfifo(env.Path(name), 0o644))
+
+			r := venomWithin(t, env, 60*time.Second, "checkpoint", "--agent=a1", "--reason=turn_end", "--json")
+			assert.NotEmpty(t, r.OK(t).Map(t)["checkpoint"], "the turn_end capture is taken (or reused)")
+			// The lock is free again: the next command runs at once.
+			venomWithin(t, env, 60*time.Second, "checkpoint", "list", "--json").OK(t)
+		})
+	}
+}

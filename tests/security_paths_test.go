@@ -474,6 +474,7 @@ func TestSecurity_StageSwappedBeforePlacing(t *testing.T) {
 	require.NoError(t, os.Rename(tmp, filepath.Join(env.Root, "tmp-moved")))
 	require.NoError(t, os.Symlink(attacker, tmp))
 	r := resume()
+	t.Logf("exit %d: %s", r.Code, r.Stdout)
 
 	require.NotContains(t, r.Stderr, "panic:")
 	for _, p := range []string{"a.txt", "d/e/b.txt", "zzz.txt"} {

@@ -105,6 +105,10 @@ type Call struct {
 	Stdin  io.Reader // nil for none
 	Stdout io.Writer // nil: captured and returned
 	Pins   []string  // replaces the default extra pins, appended after Pins
+	// ExtraFiles are open in git as descriptors 3, 4, ... (exec.Cmd's
+	// ExtraFiles): a folder passed so is reached as /proc/self/fd/3, by
+	// descriptor, never again by name.
+	ExtraFiles []*os.File
 }
 
 // Run runs git with args and returns its standard output.
@@ -136,6 +140,7 @@ func (r *Runner) RunCall(ctx context.Context, c Call, args ...string) ([]byte, e
 	if c.Stdin != nil {
 		cmd.Stdin = c.Stdin
 	}
+	cmd.ExtraFiles = c.ExtraFiles
 	var out, stderr bytes.Buffer
 	if c.Stdout != nil {
 		cmd.Stdout = c.Stdout

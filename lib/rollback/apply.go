@@ -112,7 +112,7 @@ func (ap *applier) files(want []entry, hook func(string) error) error {
 	if err := hook("rollback-apply-write"); err != nil {
 		return err
 	}
-	return ap.write(root, writes)
+	return ap.write(root, writes, hook)
 }
 
 // write makes each entry's file. git checkout-index writes them, with
@@ -122,7 +122,17 @@ func (ap *applier) files(want []entry, hook func(string) error) error {
 // leading folder with lstat() and then open the path: a folder swapped for
 // a link between the two would let it write outside the tree. A rename
 // into a folder opened beneath the top without following links cannot.
-func (ap *applier) write(root *treepath.Root, writes []entry) error {
+//
+// The stage is never resolved by name after it is made: tmp/ is opened
+// link-free and the stage made in it by mkdirat (0700, an unpredictable
+// name) and held open (statefile.MkdirTemp); git reaches it as its
+// descriptor 3 (--prefix=/proc/self/fd/3/, beneath which checkout-index
+// makes the folders it needs), the renames start from that descriptor
+// (treepath.Root.RenameFrom, which checks each staged entry is the kind
+// the index says), and the stage is removed through it. tmp/ (group-
+// writable under core.sharedRepository) swapped for a link meanwhile, or
+// the stage renamed away, changes nothing of what is placed.
+func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) error) error {
 	idx, err := ap.tempIndex()
 	if err != nil {
 		return err
@@ -140,47 +150,53 @@ func (ap *applier) write(root *treepath.Root, writes []entry) error {
 			return err
 		}
 	}
-	// tmp/ is made, and the stage removed, link-free (statefile); the
-	// stage's random name is os.MkdirTemp's, made exclusively.
-	if err := statefile.MkdirAll(ap.tmp); err != nil {
-		return err
-	}
-	stage, err := os.MkdirTemp(ap.tmp, "rollback-write-")
+	stage, err := statefile.MkdirTemp(ap.tmp, "rollback-write-")
 	if err != nil {
 		return err
 	}
-	defer statefile.RemoveAll(stage)
+	defer stage.RemoveAll()
 	var list bytes.Buffer
 	for _, e := range writes {
 		list.WriteString(e.path)
 		list.WriteByte(0)
 	}
-	if _, err := ap.r.Git.RunCall(ap.ctx, gitcli.Call{Env: env, Stdin: &list}, "checkout-index", "-f", "-z",
-		"--prefix="+stage+"/", "--stdin"); err != nil {
+	call := gitcli.Call{Env: env, Stdin: &list, ExtraFiles: []*os.File{stage.File()}}
+	if _, err := ap.r.Git.RunCall(ap.ctx, call, "checkout-index", "-f", "-z",
+		"--prefix=/proc/self/fd/3/", "--stdin"); err != nil {
+		return err
+	}
+	// Between checkout-index and the renames: the files are staged.
+	if err := hook("rollback-apply-staged"); err != nil {
 		return err
 	}
 	for _, e := range writes {
-		if err := placeFile(root, filepath.Join(stage, e.path), e.path); err != nil {
+		if err := placeFile(root, stage.Fd(), e); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// placeFile moves the staged file of p into the tree, replacing the file
-// or link there, making missing folders. A parent that is no longer a
-// folder of the tree (a link or a file now), or a folder at p, means
-// another process changed the tree during the rollback: p is left, and
-// step 6's capture shows it (exact:false).
-func placeFile(root *treepath.Root, staged, p string) error {
-	err := root.Rename(staged, p)
-	if err == nil || errors.Is(err, treepath.ErrNotDir) {
+// placeFile moves e's staged file into the tree, replacing the file or
+// link at its path, making missing folders. A parent that is no longer a
+// folder of the tree (a link or a file now), or a folder at the path,
+// means another process changed the tree during the rollback: the path is
+// left, and step 6's capture shows it (exact:false). A staged entry that
+// is missing or not of e's kind (treepath.ErrStaged) fails the rollback.
+func placeFile(root *treepath.Root, stage int, e entry) error {
+	err := root.RenameFrom(stage, e.path, e.path, e.mode&0o170000 == 0o120000)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, treepath.ErrStaged):
+		return fmt.Errorf("write %s: %w", e.path, err)
+	case errors.Is(err, treepath.ErrNotDir):
 		return nil
 	}
-	if fi, lerr := root.Lstat(p); lerr == nil && fi.IsDir() {
+	if fi, lerr := root.Lstat(e.path); lerr == nil && fi.IsDir() {
 		return nil
 	}
-	return fmt.Errorf("write %s: %w", p, err)
+	return fmt.Errorf("write %s: %w", e.path, err)
 }
 
 // removeFile deletes S's file at p, then each folder that empties, up to

@@ -2,6 +2,7 @@ package treepath
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -61,6 +62,11 @@ func (r *Root) RemoveEmptyDir(p string) error {
 	return r.at("rmdir", p, func(dir int, name string) error { return unix.Unlinkat(dir, name, unix.AT_REMOVEDIR) })
 }
 
+// ErrStaged says an entry of a staging folder is missing or is not what
+// the index said it is (a regular file for 100644 and 100755, a link for
+// 120000), or a folder on the way to it is not a folder: nothing was moved.
+var ErrStaged = errors.New("the staged entry is not what the index says")
+
 // Rename moves the file or link at from (an absolute path outside the
 // tree, on the same file system or not) to p, making p's missing folders
 // beneath the top. A file or link at p is replaced, never written
@@ -69,38 +75,92 @@ func (r *Root) Rename(from, p string) error {
 	return r.in("rename", p, true, func(dir int, name string) error {
 		err := unix.Renameat(unix.AT_FDCWD, from, dir, name)
 		if errors.Is(err, unix.EXDEV) {
-			return copyInto(from, dir, name)
+			var st unix.Stat_t
+			if err := unix.Lstat(from, &st); err != nil {
+				return err
+			}
+			return copyFrom(unix.AT_FDCWD, from, st.Mode&unix.S_IFMT == unix.S_IFLNK, dir, name)
 		}
 		return err
 	})
 }
 
-// copyInto is Rename across file systems: the old entry at name is
-// unlinked, and the new one created exclusively, so nothing is opened
-// through a link.
-func copyInto(from string, dir int, name string) error {
-	var st unix.Stat_t
-	if err := unix.Lstat(from, &st); err != nil {
-		return err
+// RenameFrom moves the entry rel of the folder open at stage (a staging
+// folder the caller made and holds by descriptor) to p beneath the top, as
+// Rename does. Nothing is resolved by name outside the two descriptors:
+// rel's folders are opened beneath stage without following a link, and
+// the entry must be a link when link is set, a regular file otherwise
+// (ErrStaged); it is then renamed from its folder's descriptor, or, across
+// file systems, opened from it with O_NOFOLLOW and copied.
+func (r *Root) RenameFrom(stage int, rel, p string, link bool) error {
+	staged := func(err error) error {
+		return &fs.PathError{Op: "rename", Path: rel, Err: fmt.Errorf("%w: %v", ErrStaged, err)}
 	}
-	if err := unix.Unlinkat(dir, name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
-		return err
+	if err := Verify(rel); err != nil {
+		return staged(err)
 	}
-	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
-		target, err := os.Readlink(from)
+	sdir, sname := stage, rel
+	if parent, name := path.Split(rel); parent != "" {
+		fd, err := openDirBeneath(stage, strings.TrimSuffix(parent, "/"))
 		if err != nil {
+			return staged(err)
+		}
+		defer unix.Close(fd)
+		sdir, sname = fd, name
+	}
+	// The stage is private (0700, ours): the entry checked here is the
+	// one renamed below.
+	var st unix.Stat_t
+	if err := unix.Fstatat(sdir, sname, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return staged(err)
+	}
+	if typ := st.Mode & unix.S_IFMT; (link && typ != unix.S_IFLNK) || (!link && typ != unix.S_IFREG) {
+		return staged(fmt.Errorf("a %s", kindOf(st.Mode)))
+	}
+	return r.in("rename", p, true, func(dir int, name string) error {
+		err := unix.Renameat(sdir, sname, dir, name)
+		if errors.Is(err, unix.EXDEV) {
+			return copyFrom(sdir, sname, link, dir, name)
+		}
+		return err
+	})
+}
+
+// copyFrom is a rename across file systems, of the entry from in the
+// folder fromDir (or a path, with unix.AT_FDCWD) to name in dir: the old
+// entry at name is unlinked and the new one created exclusively, and the
+// source is opened with O_NOFOLLOW and checked to be a regular file (or
+// read as the link it is), so nothing is opened through a link.
+func copyFrom(fromDir int, from string, link bool, dir int, name string) error {
+	if link {
+		target, err := readlinkat(fromDir, from)
+		if err != nil {
+			return err
+		}
+		if err := unix.Unlinkat(dir, name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
 			return err
 		}
 		if err := unix.Symlinkat(target, dir, name); err != nil {
 			return err
 		}
-		return os.Remove(from)
+		return unix.Unlinkat(fromDir, from, 0)
 	}
-	in, err := os.Open(from)
+	ifd, err := unix.Openat(fromDir, from, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return err
 	}
+	in := os.NewFile(uintptr(ifd), from)
 	defer in.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(ifd, &st); err != nil {
+		return err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return fmt.Errorf("%w: a %s", ErrStaged, kindOf(st.Mode))
+	}
+	if err := unix.Unlinkat(dir, name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+		return err
+	}
 	fd, err := unix.Openat(dir, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, st.Mode&0o777)
 	if err != nil {
 		return err
@@ -113,7 +173,34 @@ func copyInto(from string, dir int, name string) error {
 	if err != nil {
 		return err
 	}
-	return os.Remove(from)
+	return unix.Unlinkat(fromDir, from, 0)
+}
+
+// readlinkat reads the link name in dir, whatever its length.
+func readlinkat(dir int, name string) (string, error) {
+	for size := 256; ; size *= 2 {
+		buf := make([]byte, size)
+		n, err := unix.Readlinkat(dir, name, buf)
+		if err != nil {
+			return "", err
+		}
+		if n < size {
+			return string(buf[:n]), nil
+		}
+	}
+}
+
+// kindOf names a file type for messages.
+func kindOf(mode uint32) string {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		return "regular file"
+	case unix.S_IFLNK:
+		return "symbolic link"
+	case unix.S_IFDIR:
+		return "folder"
+	}
+	return "special file"
 }
 
 // at checks p, opens the folder holding it without following links and
@@ -152,9 +239,13 @@ func (r *Root) in(op, p string, mkdirs bool, do func(dir int, name string) error
 var noOpenat2 atomic.Bool
 
 // openDir opens the folder dir (a verified path) beneath the top.
-func (r *Root) openDir(dir string) (int, error) {
+func (r *Root) openDir(dir string) (int, error) { return openDirBeneath(r.fd, dir) }
+
+// openDirBeneath opens the folder dir (a verified path) beneath the folder
+// open at base, following no link.
+func openDirBeneath(base int, dir string) (int, error) {
 	if !noOpenat2.Load() {
-		fd, err := openat2Beneath(r.fd, dir)
+		fd, err := openat2Beneath(base, dir)
 		switch {
 		case err == nil:
 			return fd, nil
@@ -167,14 +258,17 @@ func (r *Root) openDir(dir string) (int, error) {
 			return -1, notDir(err)
 		}
 	}
-	return r.walk(dir, false)
+	return walk(base, dir, false)
 }
 
 // walk opens the folder dir beneath the top one name at a time, never
 // following a link; with mkdirs it makes each missing folder on the way.
 // An existing link or file on the way is ErrNotDir.
-func (r *Root) walk(dir string, mkdirs bool) (int, error) {
-	fd := r.fd
+func (r *Root) walk(dir string, mkdirs bool) (int, error) { return walk(r.fd, dir, mkdirs) }
+
+// walk is Root.walk beneath the folder open at base.
+func walk(base int, dir string, mkdirs bool) (int, error) {
+	fd := base
 	for _, name := range strings.Split(dir, "/") {
 		var err error
 		if mkdirs {
@@ -186,7 +280,7 @@ func (r *Root) walk(dir string, mkdirs bool) (int, error) {
 		if err == nil {
 			next, err = unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		}
-		if fd != r.fd {
+		if fd != base {
 			unix.Close(fd)
 		}
 		if err != nil {

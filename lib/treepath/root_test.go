@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // tree makes top/d/x and outside/x, returning both folders.
@@ -184,7 +186,7 @@ func TestCopyInto(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fd.Close()
-	if err := copyInto(src, int(fd.Fd()), "m"); err != nil {
+	if err := copyFrom(unix.AT_FDCWD, src, false, int(fd.Fd()), "m"); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Lstat(filepath.Join(top, "m"))
@@ -196,5 +198,56 @@ func TestCopyInto(t *testing.T) {
 	}
 	if _, err := os.Stat(src); !os.IsNotExist(err) {
 		t.Errorf("the source is still there: %v", err)
+	}
+}
+
+// TestRenameFrom moves staged entries from a stage's descriptor, and
+// refuses one that is not of the kind asked, or behind a link in the stage.
+func TestRenameFrom(t *testing.T) {
+	top, outside := tree(t)
+	stage := t.TempDir()
+	mk := func(p, content string) {
+		mustOK(t, os.MkdirAll(filepath.Dir(filepath.Join(stage, p)), 0o755))
+		mustOK(t, os.WriteFile(filepath.Join(stage, p), []byte(content), 0o644))
+	}
+	mk("n/e/f", "staged")
+	mustOK(t, os.Symlink("n/e/f", filepath.Join(stage, "l")))
+	mustOK(t, os.Symlink(filepath.Join(outside, "x"), filepath.Join(stage, "evil")))
+	mustOK(t, os.Symlink(outside, filepath.Join(stage, "via")))
+	sfd, err := os.Open(stage)
+	mustOK(t, err)
+	defer sfd.Close()
+	r, err := Open(top)
+	mustOK(t, err)
+	defer r.Close()
+	fd := int(sfd.Fd())
+	mustOK(t, r.RenameFrom(fd, "n/e/f", "n/e/f", false))
+	if b, _ := os.ReadFile(filepath.Join(top, "n/e/f")); string(b) != "staged" {
+		t.Fatalf("n/e/f = %q", b)
+	}
+	mustOK(t, r.RenameFrom(fd, "l", "l", true))
+	if target, _ := os.Readlink(filepath.Join(top, "l")); target != "n/e/f" {
+		t.Fatalf("l -> %q", target)
+	}
+	for _, c := range []struct {
+		rel  string
+		link bool
+	}{{"evil", false}, {"via/x", false}, {"missing", false}, {"n", true}} {
+		if err := r.RenameFrom(fd, c.rel, "got", c.link); !errors.Is(err, ErrStaged) || errors.Is(err, ErrNotDir) {
+			t.Errorf("RenameFrom(%s, %v) = %v, want ErrStaged", c.rel, c.link, err)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(top, "got")); !os.IsNotExist(err) {
+		t.Errorf("got was placed: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "x")); string(b) != "keep" {
+		t.Fatalf("the outside file changed: %q", b)
+	}
+}
+
+func mustOK(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -36,4 +37,38 @@ func TestSecurity_CaptureFIFOInTheTree(t *testing.T) {
 			venomWithin(t, env, 60*time.Second, "checkpoint", "list", "--json").OK(t)
 		})
 	}
+}
+
+// Found in review: git allows ";", "$" and "#" in ref names, and doctor
+// pasted ref names raw into its fix, which a person (or a script with
+// sh -c) runs: `refs/venom/checkpoints/a1/9;touch${IFS}PWNED;#` ran touch.
+// Every word of a fix is shell-quoted: run as it is, the fix deletes that
+// ref and does nothing else.
+func TestSecurity_DoctorFixIsShellQuoted(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+	pwned := filepath.Join(env.Root, "PWNED")
+	ref := "refs/venom/checkpoints/a1/9;touch${IFS}" + pwned + ";#"
+	env.Git("update-ref", ref, "HEAD")
+
+	var report struct {
+		Checks []struct {
+			ID  string  `json:"id"`
+			Fix *string `json:"fix"`
+		} `json:"checks"`
+	}
+	env.Venom("checkpoint", "doctor", "--json").JSON(t, &report)
+	var fix string
+	for _, c := range report.Checks {
+		if c.ID == "checkpoints.refs" && c.Fix != nil {
+			fix = *c.Fix
+		}
+	}
+	require.Contains(t, fix, "update-ref -d")
+	r := env.runInput(env.Dir, nil, "", "sh", "-c", fix)
+	require.Equal(t, 0, r.Code, r.Stdout+r.Stderr)
+	assert.NoFileExists(t, pwned, "the fix ran a command hidden in a ref name")
+	assert.Empty(t, env.GitRaw("for-each-ref", "--format=%(refname)", "refs/venom/checkpoints/a1/9*").Stdout,
+		"the fix deletes the ref it names")
 }

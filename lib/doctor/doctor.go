@@ -26,6 +26,7 @@ import (
 	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
+	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/refs"
 	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/treepath"
@@ -148,7 +149,7 @@ func refsCheck(ctx context.Context, s *state.Store, st *agents.State, l *journal
 				gone = append(gone, a.ID+"/"+c.Checkpoint)
 			case oid != c.Repos[0].Commit:
 				moved = append(moved, name)
-				fixes = append(fixes, fmt.Sprintf("git update-ref %s %s %s", name, c.Repos[0].Commit, oid))
+				fixes = append(fixes, quote.Shell([]string{"git", "update-ref", name, c.Repos[0].Commit, oid}))
 			}
 		}
 		if a.State != agents.Archived && counted > s.Config.Keep {
@@ -159,7 +160,7 @@ func refsCheck(ctx context.Context, s *state.Store, st *agents.State, l *journal
 	for name, oid := range have {
 		if !named[name] {
 			orphans = append(orphans, name)
-			fixes = append(fixes, fmt.Sprintf("git update-ref -d %s %s", name, oid))
+			fixes = append(fixes, quote.Shell([]string{"git", "update-ref", "-d", name, oid}))
 		}
 	}
 	sort.Strings(orphans)
@@ -230,7 +231,7 @@ func unsafePaths(ctx context.Context, s *state.Store) Check {
 		switch err := refs.UnsafePath(s.Repo, tree, seen); {
 		case errors.As(err, &hit):
 			found = append(found, fmt.Sprintf("%s (%q: %s)", f[2], hit.Path, hit.Rule))
-			fixes = append(fixes, fmt.Sprintf("git update-ref -d %s %s", f[2], f[1]))
+			fixes = append(fixes, quote.Shell([]string{"git", "update-ref", "-d", f[2], f[1]}))
 		case err != nil:
 			found = append(found, fmt.Sprintf("%s (tree unreadable: %v)", f[2], err))
 		}
@@ -272,7 +273,7 @@ func mirror(ctx context.Context, s *state.Store) Check {
 		}
 		name := strings.TrimSuffix(strings.TrimPrefix(key, "remote."), ".mirror")
 		names = append(names, name)
-		fixes = append(fixes, "git config --unset remote."+name+".mirror")
+		fixes = append(fixes, quote.Shell([]string{"git", "config", "--unset", "remote." + name + ".mirror"}))
 	}
 	if len(names) == 0 {
 		return ok(id, "no remote has mirror set")

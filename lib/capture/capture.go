@@ -24,6 +24,7 @@ import (
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/packfile"
 	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/statefile"
@@ -628,27 +629,37 @@ func listGitlinks(ctx context.Context, r *repo.Repo, snap *Snapshot, links map[s
 	if err != nil {
 		return err
 	}
-	tree, err := lib.LookupTree(snap.Tree)
+	odb, err := lib.Odb()
 	if err != nil {
 		return err
 	}
-	defer tree.Free()
+	defer odb.Free()
+	// The snapshot's new trees are not on disk until Store.
+	held := map[git.Oid][]byte{}
+	for _, o := range snap.held {
+		if o.Type == packfile.Tree {
+			held[o.ID] = o.Data
+		}
+	}
 	var names []string
 	for p := range links {
 		names = append(names, p)
 	}
 	sort.Strings(names)
 	for _, p := range names {
-		e, err := tree.EntryByPath(p)
-		if err != nil || e.Filemode != git.FilemodeCommit {
+		mode, id, found, err := entryAt(odb, held, *snap.Tree, p)
+		if err != nil {
+			return err
+		}
+		if !found || mode != 0o160000 {
 			continue
 		}
 		recorded, known := userLinks[p]
-		d := modified[p] || (known && recorded != e.Id.String())
+		d := modified[p] || (known && recorded != id.String())
 		if !d {
 			d = nestedHasChanges(ctx, r, p)
 		}
-		sm := paths.FixSubmodule(journal.Submodule{Path: p, Commit: e.Id.String(), Dirty: d})
+		sm := paths.FixSubmodule(journal.Submodule{Path: p, Commit: id.String(), Dirty: d})
 		snap.Submodules = append(snap.Submodules, sm)
 	}
 	return nil

@@ -156,3 +156,27 @@ func keysOf(m map[string]string) []string {
 	}
 	return out
 }
+
+// Found in review: the dry run's "Left as they are" line printed a left
+// reason raw, and a skipped file's reason comes from the log, which a
+// tarball or a group member can plant. It is quoted like every stored
+// string.
+func TestSecurity_OutputLeftReasonFromTheLog(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.SetGlobal("venom.maxFileBytes", "10")
+	env.Write("big.txt", "more than ten bytes\n")
+	env.Venom("checkpoint", "--agent=a1", "--reason=turn_start", "--json").OK(t)
+	env.Write("a.txt", "a\n")
+	env.Remove("big.txt") // so that only k1's record names the reason
+	env.Venom("checkpoint", "--agent=a1", "--reason=turn_end", "--json").OK(t)
+	b, err := os.ReadFile(env.LogPath())
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"too_big"`)
+	planted := strings.ReplaceAll(string(b), `"too_big"`, `"too_big\u001b]0;PWNED\u0007\u001b[2J"`)
+	require.NoError(t, os.WriteFile(env.LogPath(), []byte(planted), 0o644))
+
+	dry := env.Venom("rollback", "--agent=a1", "--checkpoint=k1", "--restore=files", "--dry-run").OK(t)
+	require.Contains(t, dry.Stdout, "PWNED", "the planted reason is shown, quoted")
+	assertNoControls(t, "the dry run", dry.Stdout+dry.Stderr)
+}

@@ -76,7 +76,9 @@ func screen(env *cli.Env, p *plan.Plan) {
 			if c.Detail != nil {
 				d = " " + quote.Text(*c.Detail)
 			}
-			env.UI.Printf("  %s %s\n", q(c.Path), dim("("+c.Left+d+")"))
+			// The reason can come from the log (a capture's skipped[].reason),
+			// which another party can shape: quoted as every stored string.
+			env.UI.Printf("  %s %s\n", q(c.Path), dim("("+quote.Text(c.Left)+d+")"))
 		}
 	}
 	for _, p := range p.IgnoredEdits {

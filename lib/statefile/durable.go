@@ -32,32 +32,7 @@ func ReadDirNames(path string) ([]string, error) {
 // machine: the new content is fsynced before the rename, and the folder
 // after it.
 func WriteDurable(path string, data []byte, perm os.FileMode) error {
-	d, name, err := openParent(path, true)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(d)
-	f, tmp, err := createIn(d, dirOf(path), "."+name+".tmp-*", perm)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		if err = unix.Renameat(d, tmp, d, name); err != nil {
-			err = &os.LinkError{Op: "rename", Old: tmp, New: path, Err: err}
-		}
-	}
-	if err != nil {
-		_ = unix.Unlinkat(d, tmp, 0)
-		return err
-	}
-	return syncFolder(d, dirOf(path))
+	return replace(path, data, perm, true)
 }
 
 // syncFolder fsyncs the folder open (O_PATH) at d.

@@ -57,6 +57,13 @@ func createIn(d int, dir, pattern string, perm os.FileMode) (*os.File, string, e
 // a link at path is replaced, never written through. It does not fsync:
 // the files written so are caches that a crash may lose.
 func WriteAtomic(path string, data []byte, perm os.FileMode) error {
+	return replace(path, data, perm, false)
+}
+
+// replace writes data to a new temporary file beside path and renames it
+// over path; durable fsyncs the file before the rename and the folder
+// after it (WriteDurable).
+func replace(path string, data []byte, perm os.FileMode, durable bool) error {
 	d, name, err := openParent(path, true)
 	if err != nil {
 		return err
@@ -67,19 +74,25 @@ func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 		return err
 	}
 	_, err = f.Write(data)
+	if err == nil && durable {
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = unix.Renameat(d, tmp, d, name)
-		if err != nil {
+		if err = unix.Renameat(d, tmp, d, name); err != nil {
 			err = &os.LinkError{Op: "rename", Old: tmp, New: path, Err: err}
 		}
 	}
 	if err != nil {
 		_ = unix.Unlinkat(d, tmp, 0)
+		return err
 	}
-	return err
+	if durable {
+		return syncFolder(d, dirOf(path))
+	}
+	return nil
 }
 
 // SetModTime sets the access and modification times of the open file f

@@ -155,25 +155,10 @@ func readSteps(path string) map[string]time.Duration {
 // packsCaptures makes a fresh repository and takes n captures in it.
 func packsCaptures(work, name, bin string, n int) (*packsRun, error) {
 	dir := filepath.Join(work, "packs-repo")
-	if err := os.RemoveAll(dir); err != nil {
-		return nil, err
-	}
 	timings := filepath.Join(work, "packs-timings")
 	env := append(baseEnv(), "PATH="+bin+":"+os.Getenv("PATH"), "VENOM_TEST_TIMINGS="+timings)
-	p := &proc{git: "git", env: env, dir: work}
-	if _, err := p.run(nil, "init", "-q", dir); err != nil {
-		return nil, err
-	}
-	p.dir = dir
-	for i := 0; i < 100; i++ {
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("file%03d.txt", i)), []byte(fmt.Sprintf("%d\n", i)), 0o644); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := p.run(nil, "add", "-A"); err != nil {
-		return nil, err
-	}
-	if _, err := p.run(nil, "commit", "-q", "-m", "base"); err != nil {
+	p, err := filesRepo(work, dir, env, 100)
+	if err != nil {
 		return nil, err
 	}
 	if _, err := p.run(nil, "repack", "-adq"); err != nil {

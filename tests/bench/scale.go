@@ -103,6 +103,16 @@ func runScale(work, bin string, refs, records, runs int) error {
 
 func scaleRepo(work, name string, env []string, refs, records int) (*scalefixture.Fixture, error) {
 	dir := filepath.Join(work, name)
+	if _, err := filesRepo(work, dir, env, 200); err != nil {
+		return nil, err
+	}
+	logf("building %s: %d refs, %d records", name, refs, records)
+	return scalefixture.Build(dir, refs, records, env)
+}
+
+// filesRepo makes a fresh repository at dir whose one commit holds files
+// small files (file000.txt, ...), and returns a proc running git there.
+func filesRepo(work, dir string, env []string, files int) (*proc, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
 	}
@@ -111,7 +121,7 @@ func scaleRepo(work, name string, env []string, refs, records int) (*scalefixtur
 		return nil, err
 	}
 	p.dir = dir
-	for i := 0; i < 200; i++ {
+	for i := 0; i < files; i++ {
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("file%03d.txt", i)), []byte(fmt.Sprintf("%d\n", i)), 0o644); err != nil {
 			return nil, err
 		}
@@ -122,6 +132,5 @@ func scaleRepo(work, name string, env []string, refs, records int) (*scalefixtur
 	if _, err := p.run(nil, "commit", "-q", "-m", "base"); err != nil {
 		return nil, err
 	}
-	logf("building %s: %d refs, %d records", name, refs, records)
-	return scalefixture.Build(dir, refs, records, env)
+	return p, nil
 }

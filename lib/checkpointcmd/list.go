@@ -12,6 +12,7 @@ import (
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/checkpoints"
 	"github.com/git-venom/git-venom/lib/cli"
+	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
@@ -27,6 +28,10 @@ type ListCmd struct {
 
 // Run lists.
 func (c *ListCmd) Run(env *cli.Env) error {
+	if c.Limit < 1 {
+		return errcode.Newf(errcode.InvalidParamsUsage, map[string]int{"limit": c.Limit},
+			"--limit=%d: a limit is 1 or more", c.Limit)
+	}
 	s, err := env.Store()
 	if err != nil {
 		return err

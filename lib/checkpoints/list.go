@@ -44,8 +44,15 @@ func List(a *agents.Agent, f Filter) (*Listing, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A checkpoint the agent never had bounds nothing: "older than k99"
+		// would quietly list everything.
+		if a.Checkpoint(id) == nil {
+			return nil, errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"checkpoint": f.Before},
+				"agent %s has no checkpoint %s", a.ID, id).Hint("git venom-checkpoint list shows the checkpoints")
+		}
 		before, _ = ids.ParseCheckpoint(id)
 	}
+
 	if f.Turn != "" {
 		if _, err := ids.ParseTurn(f.Turn); err != nil {
 			return nil, errcode.Newf(errcode.InvalidParamsTurn, map[string]string{"turn": f.Turn}, "%v", err)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/git-venom/git-venom/lib/errcode"
@@ -24,6 +25,27 @@ var published = map[string]string{
 	journal.CheckpointFailed: "agent.checkpoint_failed",
 	journal.RollbackStarted:  "agent.rollback_started",
 	journal.RollbackEnded:    "agent.rollback_ended",
+}
+
+// eventTypes lists the published event types, sorted.
+func eventTypes() []string {
+	var out []string
+	for _, t := range published {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// names reports whether some published type is t, or starts with t when
+// prefix is set.
+func names(t string, prefix bool) bool {
+	for _, e := range published {
+		if e == t || prefix && strings.HasPrefix(e, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // Published reports whether a record type becomes an event.
@@ -136,7 +158,13 @@ func ParseFilter(types, resources string) (*Filter, error) {
 			return nil, errcode.Newf(errcode.InvalidParamsFilter, map[string]string{"types": t},
 				"%q: a type is an exact name or prefix.*, like agent.*", t)
 		}
-		if p, ok := strings.CutSuffix(t, "*"); ok {
+		p, prefix := strings.CutSuffix(t, "*")
+		if !names(p, prefix) {
+			// A typo would otherwise match nothing, and --follow wait forever.
+			return nil, errcode.Newf(errcode.InvalidParamsFilter, map[string]any{"types": t, "known": eventTypes()},
+				"%q names no event type; the types are %s", t, strings.Join(eventTypes(), ", "))
+		}
+		if prefix {
 			f.types = append(f.types, p)
 		} else {
 			f.types = append(f.types, t+"\x00") // exact

@@ -1,12 +1,9 @@
 package statefile
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"os"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -32,19 +29,14 @@ func MkdirTemp(dir, pattern string) (*TempDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	prefix, suffix := pattern, ""
-	if i := strings.LastIndex(pattern, "*"); i >= 0 {
-		prefix, suffix = pattern[:i], pattern[i+1:]
-	}
 	for try := 0; ; try++ {
-		var r [8]byte
-		if _, err := rand.Read(r[:]); err != nil {
+		name, err := randomName(pattern)
+		if err != nil {
 			unix.Close(d)
 			return nil, err
 		}
-		name := prefix + hex.EncodeToString(r[:]) + suffix
 		path := absClean(dir) + "/" + name
-		err := unix.Mkdirat(d, name, 0o700)
+		err = unix.Mkdirat(d, name, 0o700)
 		if err == unix.EEXIST && try < 100 {
 			continue
 		}

@@ -30,16 +30,11 @@ func CreateTemp(dir, pattern string) (*os.File, error) {
 // createIn is CreateTemp in the open folder d (whose path is dir); it
 // returns the file and its name in d.
 func createIn(d int, dir, pattern string, perm os.FileMode) (*os.File, string, error) {
-	prefix, suffix := pattern, ""
-	if i := strings.LastIndex(pattern, "*"); i >= 0 {
-		prefix, suffix = pattern[:i], pattern[i+1:]
-	}
 	for try := 0; ; try++ {
-		var r [8]byte
-		if _, err := rand.Read(r[:]); err != nil {
+		name, err := randomName(pattern)
+		if err != nil {
 			return nil, "", err
 		}
-		name := prefix + hex.EncodeToString(r[:]) + suffix
 		f, err := openIn(d, name, dir+"/"+name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 		if err == nil {
 			return f, name, nil
@@ -120,4 +115,18 @@ func TempName(dir, pattern string) (string, error) {
 	}
 	f.Close()
 	return f.Name(), Remove(f.Name())
+}
+
+// randomName is pattern with its last "*" (or its end) replaced by 16 hex
+// digits of randomness: a name no other process can guess, as CreateTemp's.
+func randomName(pattern string) (string, error) {
+	prefix, suffix := pattern, ""
+	if i := strings.LastIndex(pattern, "*"); i >= 0 {
+		prefix, suffix = pattern[:i], pattern[i+1:]
+	}
+	var r [8]byte
+	if _, err := rand.Read(r[:]); err != nil {
+		return "", err
+	}
+	return prefix + hex.EncodeToString(r[:]) + suffix, nil
 }

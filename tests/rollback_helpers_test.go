@@ -175,23 +175,39 @@ func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 // returns once it is there. The test kills it (kill -9) or lets cleanup do so.
 func (e *Env) StartPaused(point string, extra []string, cmd string, args ...string) *exec.Cmd {
 	e.t.Helper()
-	file := filepath.Join(e.Root, fmt.Sprintf("paused-%s-%d", point, time.Now().UnixNano()))
-	c := e.Command(append([]string{"VENOM_TEST_PAUSE_AT=" + point, "VENOM_TEST_PAUSE_FILE=" + file}, extra...), cmd, args...)
-	var out bytes.Buffer
-	c.Stdout, c.Stderr = &out, &out
+	return e.pause(point, extra, cmd, args...).cmd
+}
+
+// paused is a venom command stopped at a testhook point.
+type paused struct {
+	cmd       *exec.Cmd
+	file      string // the pause file, written when the point is reached
+	done      chan struct{}
+	out, errb *bytes.Buffer
+}
+
+// pause starts a venom command with VENOM_TEST_PAUSE_AT=point (and extra)
+// in a process group of its own, killed at cleanup, and returns once the
+// command has reached the point.
+func (e *Env) pause(point string, extra []string, cmd string, args ...string) *paused {
+	e.t.Helper()
+	p := &paused{file: filepath.Join(e.Root, fmt.Sprintf("paused-%s-%d", point, time.Now().UnixNano())),
+		done: make(chan struct{}), out: &bytes.Buffer{}, errb: &bytes.Buffer{}}
+	p.cmd = e.Command(append([]string{"VENOM_TEST_PAUSE_AT=" + point, "VENOM_TEST_PAUSE_FILE=" + p.file}, extra...),
+		cmd, args...)
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.errb
 	// git runs git-venom-* as a child: the whole group is killed.
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	require.NoError(e.t, c.Start())
-	e.t.Cleanup(func() { _ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL) })
-	done := make(chan error, 1)
-	go func() { done <- c.Wait() }()
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	require.NoError(e.t, p.cmd.Start())
+	e.t.Cleanup(func() { _ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) })
+	go func() { _ = p.cmd.Wait(); close(p.done) }()
 	for {
-		if _, err := os.Stat(file); err == nil {
-			return c
+		if _, err := os.Stat(p.file); err == nil {
+			return p
 		}
 		select {
-		case err := <-done:
-			e.t.Fatalf("%s %v ended before %s: %v\n%s", cmd, args, point, err, out.String())
+		case <-p.done:
+			e.t.Fatalf("%s %v ended before %s: %v\n%s%s", cmd, args, point, p.cmd.ProcessState, p.out, p.errb)
 		case <-time.After(20 * time.Millisecond):
 		}
 	}

@@ -1,14 +1,12 @@
 package tests
 
 import (
-	"bytes"
 	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -227,34 +225,15 @@ func TestSecurity_UnsafeCheckpointRefused(t *testing.T) {
 // on and waits for its end.
 func (e *Env) startResumable(point, cmd string, args ...string) func() Result {
 	e.t.Helper()
-	file := filepath.Join(e.Root, fmt.Sprintf("paused-%s-%d", point, time.Now().UnixNano()))
-	c := e.Command([]string{"VENOM_TEST_PAUSE_AT=" + point, "VENOM_TEST_PAUSE_FILE=" + file, "VENOM_TEST_PAUSE_RESUME=1"},
-		cmd, args...)
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	require.NoError(e.t, c.Start())
-	e.t.Cleanup(func() { _ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL) })
-	done := make(chan struct{})
-	go func() { _ = c.Wait(); close(done) }()
-	for {
-		if _, err := os.Stat(file); err == nil {
-			break
-		}
-		select {
-		case <-done:
-			e.t.Fatalf("%s %v ended before %s:\n%s%s", cmd, args, point, out.String(), errb.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	p := e.pause(point, []string{"VENOM_TEST_PAUSE_RESUME=1"}, cmd, args...)
 	return func() Result {
-		require.NoError(e.t, os.Remove(file))
+		require.NoError(e.t, os.Remove(p.file))
 		select {
-		case <-done:
+		case <-p.done:
 		case <-time.After(2 * time.Minute):
 			e.t.Fatalf("%s %v did not end after %s", cmd, args, point)
 		}
-		return Result{Args: args, Stdout: out.String(), Stderr: errb.String(), Code: c.ProcessState.ExitCode()}
+		return Result{Args: args, Stdout: p.out.String(), Stderr: p.errb.String(), Code: p.cmd.ProcessState.ExitCode()}
 	}
 }
 

@@ -1,8 +1,6 @@
 package harness
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
@@ -15,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/statefile"
 )
 
 // A repository is content other people shape (a clone, a tarball, an
@@ -129,9 +128,10 @@ func (p place) write(data []byte, mode os.FileMode) error {
 // os.Root never lets follow a link) under a random name.
 func createTemp(r *os.Root, prefix string) (string, *os.File, error) {
 	for try := 0; ; try++ {
-		var b [8]byte
-		_, _ = rand.Read(b[:])
-		name := prefix + hex.EncodeToString(b[:])
+		name, err := statefile.RandomName(prefix + "*")
+		if err != nil {
+			return "", nil, err
+		}
 		f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, fs.ErrExist) && try < 100 {
 			continue

@@ -30,7 +30,7 @@ func MkdirTemp(dir, pattern string) (*TempDir, error) {
 		return nil, err
 	}
 	for try := 0; ; try++ {
-		name, err := randomName(pattern)
+		name, err := RandomName(pattern)
 		if err != nil {
 			unix.Close(d)
 			return nil, err

@@ -31,7 +31,7 @@ func CreateTemp(dir, pattern string) (*os.File, error) {
 // returns the file and its name in d.
 func createIn(d int, dir, pattern string, perm os.FileMode) (*os.File, string, error) {
 	for try := 0; ; try++ {
-		name, err := randomName(pattern)
+		name, err := RandomName(pattern)
 		if err != nil {
 			return nil, "", err
 		}
@@ -117,9 +117,10 @@ func TempName(dir, pattern string) (string, error) {
 	return f.Name(), Remove(f.Name())
 }
 
-// randomName is pattern with its last "*" (or its end) replaced by 16 hex
-// digits of randomness: a name no other process can guess, as CreateTemp's.
-func randomName(pattern string) (string, error) {
+// RandomName is pattern with its last "*" replaced by 16 hex digits of
+// randomness (appended when there is none): a name no other process can
+// guess, as CreateTemp's, for a file created exclusively elsewhere.
+func RandomName(pattern string) (string, error) {
 	prefix, suffix := pattern, ""
 	if i := strings.LastIndex(pattern, "*"); i >= 0 {
 		prefix, suffix = pattern[:i], pattern[i+1:]

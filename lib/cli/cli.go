@@ -195,11 +195,12 @@ func Report(env *Env, err error) int {
 		// A message may quote a label, a path or a ref read from the
 		// repository: no byte of it may reach the terminal as a control.
 		red := env.UI.ErrStyle(color.FgRed, color.Bold)
-		fmt.Fprintf(env.UI.Err, "%s %s: %s\n", red("error:"), e.Code, quote.Text(e.Message))
+		fmt.Fprintf(env.UI.Err, "%s %s: %s\n", red("error:"), e.Code, quote.Text(e.Line()))
 		for _, h := range e.Hints {
 			fmt.Fprintf(env.UI.Err, "hint: %s\n", quote.Text(h))
 		}
 		if e.Code == errcode.FailedInternal {
+			// A bug path: the whole chain, layer by layer, for the report.
 			for c := e.Cause(); c != nil; c = errors.Unwrap(c) {
 				fmt.Fprintf(env.UI.Err, "caused by: %s\n", quote.Text(c.Error()))
 			}

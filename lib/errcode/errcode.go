@@ -220,6 +220,20 @@ func (e *Error) Unwrap() error { return e.cause }
 // ExitCode lets kong and the exit switch find the class's exit code.
 func (e *Error) ExitCode() int { return e.Code.Class().Exit() }
 
+// Line is the error's human sentence: its message, then its cause after a
+// colon as git's "fatal:" lines end with the system's reason, unless the
+// message already says it (many messages are built around their cause).
+func (e *Error) Line() string {
+	if e.cause == nil {
+		return e.Message
+	}
+	why := e.cause.Error()
+	if why == "" || strings.Contains(e.Message, why) {
+		return e.Message
+	}
+	return e.Message + ": " + why
+}
+
 // Cause returns the underlying error, if any.
 func (e *Error) Cause() error { return e.cause }
 

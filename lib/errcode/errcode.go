@@ -228,6 +228,9 @@ func (e *Error) Line() string {
 		return e.Message
 	}
 	why := e.cause.Error()
+	if r, ok := e.cause.(interface{ Reason() string }); ok {
+		why = r.Reason()
+	}
 	if why == "" || strings.Contains(e.Message, why) {
 		return e.Message
 	}

@@ -45,3 +45,14 @@ func TestLine(t *testing.T) {
 	assert.Equal(t, "cannot read HEAD: bad object", Newf(FailedState, nil, "cannot read HEAD").Wrap(errors.New("bad object")).Line())
 	assert.Equal(t, "x: boom", Newf(FailedState, nil, "x: boom").Wrap(errors.New("boom")).Line())
 }
+
+type reasoned struct{}
+
+func (reasoned) Error() string  { return "git rev-parse --a --b --c: exit 128: fatal: nope" }
+func (reasoned) Reason() string { return "git rev-parse: fatal: nope" }
+
+// A cause that can say itself shortly (a failed git command) ends the line
+// with that, not with its whole argument list.
+func TestLineUsesShortReason(t *testing.T) {
+	assert.Equal(t, "not in a repository: git rev-parse: fatal: nope", Newf(UnsupportedCheckpointNoRepo, nil, "not in a repository").Wrap(reasoned{}).Line())
+}

@@ -91,6 +91,20 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// Reason is the failure as a person reads it at the end of an error line:
+// the git verb and what git said, without the whole argument list.
+func (e *Error) Reason() string {
+	msg := strings.TrimSpace(e.Stderr)
+	if msg == "" && e.Err != nil {
+		msg = e.Err.Error()
+	}
+	verb := "git"
+	if len(e.Args) > 0 {
+		verb = "git " + e.Args[0]
+	}
+	return verb + ": " + firstLines(msg, 4)
+}
+
 func firstLines(s string, n int) string {
 	lines := strings.SplitN(s, "\n", n+1)
 	if len(lines) > n {

@@ -4,6 +4,7 @@ package agents
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/ids"
@@ -180,6 +181,9 @@ func (a *Agent) Live() bool { return a.State == Running || a.State == HandedOver
 type State struct {
 	Agents map[string]*Agent
 	Order  []string // agent ids in registration order
+	// Here is the worktree the command runs in (canonical, as an agent's
+	// Tree): an agent left unnamed is the one agent of this worktree.
+	Here string
 	// captures are the capture records (checkpoint.taken, .reused and
 	// .failed) in log order, for the window walk: the fold keeps these
 	// rather than every record, so that it holds the state, not the log.
@@ -520,15 +524,34 @@ func (s *State) Resolve(given string) (string, error) {
 		return active[0].ID, nil
 	}
 	if len(active) == 0 {
-		return "", errcode.Newf(errcode.InvalidParamsAgent, nil, "no agent is registered here; name one with --agent").
-			Hint("git venom-checkpoint --agent=<id> registers the agent with its first checkpoint")
+		// CONTRACT §1 lets --agent be left out only for an agent that
+		// exists: an id is part of every ref and record for good, so
+		// none is made up for the person.
+		return "", errcode.Newf(errcode.InvalidParamsAgent, map[string]any{"agents": []string{}},
+			"no agent is registered in this repository yet: name the first one with --agent").
+			Hint("git venom-checkpoint --agent=a1   registers agent a1 with its first checkpoint (any id of [a-z0-9][a-z0-9_-]{0,63})").
+			Hint("or let the harness do it: git venom-checkpoint hook install claude-code (or codex)")
 	}
-	var names []string
+	var here []*Agent
 	for _, a := range active {
-		names = append(names, a.ID)
+		if s.Here != "" && a.Tree == s.Here {
+			here = append(here, a)
+		}
+	}
+	if len(here) == 1 {
+		return here[0].ID, nil
+	}
+	candidates, where := here, "this worktree has"
+	if len(here) == 0 {
+		candidates, where = active, "this repository has"
+	}
+	names := make([]string, len(candidates))
+	for i, a := range candidates {
+		names[i] = a.ID
 	}
 	return "", errcode.Newf(errcode.InvalidParamsAgent, map[string]any{"agents": names},
-		"this repository has %d agents; name one with --agent", len(active))
+		"%s %d agents (%s): name one with --agent", where, len(names), strings.Join(names, ", ")).
+		Hint("for example --agent=%s; git venom-checkpoint agents lists them", names[0])
 }
 
 // Known returns the agent or not_found.agent (CONTRACT 8.1).

@@ -59,6 +59,7 @@ func (s *Store) ReadWatching(watch func(*journal.Entry)) (*journal.Log, *agents.
 // the end for the live ones only (journal.ScanOptions.LazyRepos).
 func (s *Store) fold(agent string, watch func(*journal.Entry)) (*journal.Log, *agents.State, error) {
 	st := agents.New()
+	st.Here = s.Repo.Top
 	each := st.Apply
 	if watch != nil {
 		each = func(e *journal.Entry) {

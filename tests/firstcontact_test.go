@@ -1,0 +1,87 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// First contact (issue 14 items 8 and 9): what a person new to git-venom
+// meets before they know its words.
+
+// TestAgents_InferredFromWorktree: with agents in two worktrees, a command
+// run in a worktree that holds exactly one agent means that agent, for
+// every verb that names one; where several remain, the error names them.
+func TestAgents_InferredFromWorktree(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	wt := filepath.Join(env.Root, "wt")
+	env.Git("worktree", "add", "-q", "-b", "feature", wt)
+	env.Take(t, "--agent=a1")
+	env.Write("a.txt", "1\n")
+	env.Take(t, "--agent=b1")
+	env.VenomIn(wt, nil, "checkpoint", "--agent=w1", "--isolation=worktree", "--json").OK(t)
+	require.NoError(t, os.WriteFile(filepath.Join(wt, "w.txt"), []byte("w\n"), 0o644))
+
+	// In the linked worktree, w1 is the only agent: every verb finds it.
+	var take TakeResult
+	env.VenomIn(wt, nil, "checkpoint", "--json").OK(t).JSON(t, &take)
+	assert.Equal(t, "w1", take.Agent)
+	var list ListResult
+	env.VenomIn(wt, nil, "checkpoint", "list", "--json").OK(t).JSON(t, &list)
+	assert.Equal(t, "w1", list.Agent)
+	assert.Len(t, list.Checkpoints, 2)
+	env.VenomIn(wt, nil, "diff", "k1", "--json").OK(t)
+	dry := env.VenomIn(wt, nil, "rollback", "k1", "--dry-run", "--json").OK(t).Map(t)
+	assert.Equal(t, "w1", dry["agent"])
+
+	// In the main worktree two agents remain: each verb names them (prune
+	// without --agent prunes every agent, and clean, which deletes, must be
+	// told the agent, so neither has candidates to name).
+	for _, args := range [][]string{
+		{"checkpoint"}, {"checkpoint", "list"},
+		{"diff", "k1"}, {"rollback", "k1", "--dry-run"},
+	} {
+		r := env.Venom(args[0], append(args[1:], "--json")...)
+		r.Fails(t, 2, "invalid_params.agent")
+		e := ErrorOf(t, r)
+		assert.JSONEq(t, `{"agents":["a1","b1"]}`, string(e.Error.Data), "%v", args)
+		assert.Contains(t, e.Error.Message, "a1, b1", "%v", args)
+		human := env.Venom(args[0], args[1:]...)
+		assert.Equal(t, 2, human.Code)
+		assert.Contains(t, human.Stderr, "this worktree has 2 agents (a1, b1)", "%v", args)
+		assert.Contains(t, human.Stderr, "--agent=a1", "%v", args)
+	}
+
+	// In a folder of no agent's worktree, all three are candidates.
+	other := filepath.Join(env.Root, "other")
+	env.Git("worktree", "add", "-q", "--detach", other)
+	r := env.VenomIn(other, nil, "checkpoint", "list", "--json")
+	r.Fails(t, 2, "invalid_params.agent")
+	assert.JSONEq(t, `{"agents":["a1","b1","w1"]}`, string(ErrorOf(t, r).Error.Data))
+	assert.Contains(t, env.VenomIn(other, nil, "checkpoint", "list").Stderr,
+		"this repository has 3 agents (a1, b1, w1)")
+}
+
+// TestFirstCheckpoint_SaysWhatToType: with no agent yet, a bare
+// git venom-checkpoint registers nothing and says the exact command.
+func TestFirstCheckpoint_SaysWhatToType(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	r := env.Venom("checkpoint")
+	assert.Equal(t, 2, r.Code)
+	assert.Contains(t, r.Stderr, "invalid_params.agent: no agent is registered in this repository yet")
+	assert.Contains(t, r.Stderr, "hint: git venom-checkpoint --agent=a1 ")
+	assert.Contains(t, r.Stderr, "hook install claude-code")
+	assert.Empty(t, env.LogRecords())
+	assert.Empty(t, strings.TrimSpace(env.Git("for-each-ref", "refs/venom")))
+	j := env.Venom("checkpoint", "--json")
+	j.Fails(t, 2, "invalid_params.agent")
+	assert.JSONEq(t, `{"agents":[]}`, string(ErrorOf(t, j).Error.Data))
+	// Typed as the hint says, it works.
+	env.Venom("checkpoint", "--agent=a1").OK(t)
+}

@@ -84,11 +84,12 @@ func TestDoctor_FindsOrphanMovedRefsAndAMirrorRemote(t *testing.T) {
 	env.Git("remote", "add", "--mirror=push", "backup", filepath.Join(env.Root, "backup.git"))
 
 	var rep doctorReport
-	r := env.Venom("checkpoint", "doctor", "--json").OK(t) // warnings only: exit 0
+	// A logged checkpoint with its ref gone or moved fails the check: exit 1.
+	r := env.Venom("checkpoint", "doctor", "--json").Fails(t, 1, "")
 	r.JSON(t, &rep)
-	assert.True(t, rep.OK)
+	assert.False(t, rep.OK)
 	st := rep.status()
-	assert.Equal(t, "warn", st["checkpoints.refs"])
+	assert.Equal(t, "fail", st["checkpoints.refs"])
 	assert.Equal(t, "warn", st["checkpoints.mirror"])
 	assert.Equal(t, "ok", st["checkpoints.git"])
 	msg, fix := rep.check(t, "checkpoints.refs")
@@ -96,6 +97,7 @@ func TestDoctor_FindsOrphanMovedRefsAndAMirrorRemote(t *testing.T) {
 	assert.Contains(t, msg, "1 no longer hold the logged commit: refs/venom/checkpoints/a1/2")
 	assert.Contains(t, msg, "a1/k3")
 	assert.Contains(t, fix, "git update-ref -d refs/venom/checkpoints/a1/9 "+head)
+	assert.Contains(t, fix, "git venom-checkpoint prune --agent=a1")
 
 	// The fixes work, checked with plain git and a second doctor.
 	for _, f := range strings.Split(fix, "; ") {
@@ -111,6 +113,8 @@ func TestDoctor_FindsOrphanMovedRefsAndAMirrorRemote(t *testing.T) {
 	msg, _ = rep.check(t, "checkpoints.refs")
 	assert.NotContains(t, msg, "a1/9")
 	assert.NotContains(t, msg, "logged commit")
+	assert.NotContains(t, msg, "lost their ref")
+	assert.True(t, rep.OK, "every fix applied: %+v", rep.Checks)
 	assert.Empty(t, env.GitRaw("for-each-ref", "refs/venom/checkpoints/a1/9").Stdout)
 }
 

@@ -39,7 +39,7 @@ func TestList_ReadsOnlyTheAgentsRecords(t *testing.T) {
 	for _, id := range []string{"a1", "a2"} {
 		a, err := full.Named(id)
 		require.NoError(t, err)
-		l, err := checkpoints.List(a, checkpoints.Filter{Limit: 50})
+		l, err := checkpoints.List(r, a, checkpoints.Filter{Limit: 50})
 		require.NoError(t, err)
 		l.Pending = checkpoints.Pending(s, id)
 		want, err := json.Marshal(l)

@@ -51,9 +51,15 @@ func (c *ListCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	l, err := checkpoints.List(a, checkpoints.Filter{Turn: c.Turn, Before: c.Before, Limit: c.Limit})
+	l, err := checkpoints.List(s.Repo, a, checkpoints.Filter{Turn: c.Turn, Before: c.Before, Limit: c.Limit})
 	if err != nil {
 		return err
+	}
+	// On stderr, as git's "warning: ignoring broken ref": the listing
+	// itself, table or JSON, holds only checkpoints that can be used.
+	for _, id := range l.Unusable {
+		env.UI.Errorf("warning: ignoring %s/%s: its ref is gone or moved; git venom-checkpoint doctor says more\n",
+			quote.C(a.ID), quote.C(id))
 	}
 	l.Pending = checkpoints.Pending(s, a.ID)
 	if env.JSON {

@@ -32,15 +32,51 @@ func Find(r *repo.Repo, a *agents.Agent, id string) (*agents.Checkpoint, error) 
 			"checkpoint %s/%s %s", a.ID, id, why).Hint("git venom-checkpoint list shows the checkpoints")
 	}
 	for _, rs := range c.Repos {
-		want, err := git.NewOid(rs.Commit)
-		got, rerr := refs.Resolve(r, a.ID, n)
-		if err != nil || rerr != nil || got == nil || !got.Equal(want) {
+		switch refState(r, a.ID, n, rs.Commit) {
+		case refGone:
 			return nil, errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"checkpoint": id, "repo": rs.Repo},
-				"the ref of checkpoint %s/%s is gone or no longer holds the logged commit", a.ID, id).
-				Hint("git venom-checkpoint doctor reports such refs")
+				"checkpoint %s/%s cannot be used: its ref %s is gone", a.ID, id, ids.RefName(a.ID, n)).
+				Hint("something deleted it; nothing brings it back. git venom-checkpoint doctor lists such checkpoints")
+		case refMoved:
+			return nil, errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"checkpoint": id, "repo": rs.Repo},
+				"checkpoint %s/%s cannot be used: its ref %s no longer holds the logged commit %s", a.ID, id,
+				ids.RefName(a.ID, n), rs.Commit).
+				Hint("git venom-checkpoint doctor says how to put the ref back")
 		}
 	}
 	return c, nil
+}
+
+// Usable reports whether c's refs in r still hold the logged commits (RFC
+// 4.2): a checkpoint whose ref is gone or moved counts for nothing.
+func Usable(r *repo.Repo, a *agents.Agent, c *agents.Checkpoint) bool {
+	for _, rs := range c.Repos {
+		if refState(r, a.ID, c.N, rs.Commit) != refHolds {
+			return false
+		}
+	}
+	return len(c.Repos) > 0
+}
+
+type refStatus int
+
+const (
+	refHolds refStatus = iota
+	refGone
+	refMoved
+)
+
+// refState compares the checkpoint's ref with the commit the log recorded.
+func refState(r *repo.Repo, agent string, n int, commit string) refStatus {
+	want, err := git.NewOid(commit)
+	got, rerr := refs.Resolve(r, agent, n)
+	switch {
+	case rerr != nil || got == nil:
+		return refGone
+	case err != nil || !got.Equal(want):
+		return refMoved
+	}
+	return refHolds
 }
 
 // TreeOf opens the agent's tree (the caller frees it unless it is s.Repo).

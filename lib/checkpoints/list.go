@@ -5,6 +5,7 @@ import (
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/repo"
 )
 
 // Item is one checkpoint of agent.checkpoints: the RFC 4.2 record without
@@ -27,6 +28,9 @@ type Listing struct {
 	Agent       string `json:"agent"`
 	Pending     bool   `json:"pending"`
 	Checkpoints []Item `json:"checkpoints"`
+	// Unusable are the checkpoints left out because their ref is gone or
+	// moved (RFC 4.2): as git ignores a broken ref, with a warning.
+	Unusable []string `json:"-"`
 }
 
 // Filter narrows a listing (RFC 11.1, CONTRACT 8.9: before is exclusive).
@@ -36,8 +40,11 @@ type Filter struct {
 	Limit  int
 }
 
-// List returns the agent's live checkpoints, newest first.
-func List(a *agents.Agent, f Filter) (*Listing, error) {
+// List returns the agent's usable checkpoints in r, newest first. One
+// whose ref is gone or moved can be neither diffed nor rolled back to, so
+// it is left out and named in Unusable, as git warns of and ignores a
+// broken ref instead of listing it.
+func List(r *repo.Repo, a *agents.Agent, f Filter) (*Listing, error) {
 	before := 0
 	if f.Before != "" {
 		id, err := Resolve(a, f.Before)
@@ -69,6 +76,10 @@ func List(a *agents.Agent, f Filter) (*Listing, error) {
 			continue
 		}
 		if f.Turn != "" && (c.Turn == nil || *c.Turn != f.Turn) {
+			continue
+		}
+		if !Usable(r, a, c) {
+			out.Unusable = append(out.Unusable, c.Checkpoint)
 			continue
 		}
 		out.Checkpoints = append(out.Checkpoints, ItemOf(a, c))

@@ -147,6 +147,9 @@ func refsCheck(ctx context.Context, s *state.Store, st *agents.State, l *journal
 			switch oid, found := have[name]; {
 			case !found:
 				gone = append(gone, a.ID+"/"+c.Checkpoint)
+				// Nothing brings a deleted ref back; a prune records
+				// the checkpoint as gone, so nothing counts on it.
+				fixes = append(fixes, "git venom-checkpoint prune --agent="+a.ID)
 			case oid != c.Repos[0].Commit:
 				moved = append(moved, name)
 				fixes = append(fixes, quote.Shell([]string{"git", "update-ref", name, c.Repos[0].Commit, oid}))
@@ -182,13 +185,18 @@ func refsCheck(ctx context.Context, s *state.Store, st *agents.State, l *journal
 			len(gone), strings.Join(gone, ", ")))
 	}
 	fix := strings.Join(uniq(fixes), "; ")
-	if fix == "" {
-		fix = "nothing can bring a lost ref back; the checkpoint stays not_found"
-	}
 	if l.Damaged() > 0 {
 		fix = keepRefs
 	}
-	return bad(id, Warn, fix, "%d refs; %s", len(have), strings.Join(problems, "; "))
+	// A logged checkpoint whose ref is gone or moved is one a rollback or
+	// a diff may be counting on and cannot have: a failure, as git fsck's
+	// broken ref is an error. Refs no record names, or too many of them,
+	// lose nothing: a warning.
+	status := Warn
+	if len(gone) > 0 || len(moved) > 0 {
+		status = Fail
+	}
+	return bad(id, status, fix, "%d refs; %s", len(have), strings.Join(problems, "; "))
 }
 
 // keepRefs is the refs check's advice while the log has damage: a ref no

@@ -7,6 +7,8 @@ import (
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/capture"
 	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/refs"
+	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
 )
 
@@ -40,7 +42,9 @@ func Prune(ctx context.Context, tx *state.Txn, agent string) ([]Pruned, error) {
 			continue
 		}
 		order = append(order, id)
-		if exp := Expired(tx.State.Agents[id], p); len(exp) > 0 {
+		exp := Expired(tx.State.Agents[id], p)
+		exp = append(exp, lost(tx.Store.Repo, tx.State.Agents[id], exp)...)
+		if len(exp) > 0 {
 			byAgent[id] = exp
 		}
 	}
@@ -65,6 +69,27 @@ func Prune(ctx context.Context, tx *state.Txn, agent string) ([]Pruned, error) {
 		res = append(res, line)
 	}
 	return res, nil
+}
+
+// lost are the agent's live checkpoints, beside those already expiring,
+// whose ref something deleted (RFC 4.2: they count for nothing). Pruning
+// records them as gone, so that list, doctor and dedup stop counting on
+// them: nothing can bring such a ref back.
+func lost(r *repo.Repo, a *agents.Agent, expiring []*agents.Checkpoint) []*agents.Checkpoint {
+	skip := map[*agents.Checkpoint]bool{}
+	for _, c := range expiring {
+		skip[c] = true
+	}
+	var out []*agents.Checkpoint
+	for _, c := range a.Checkpoints {
+		if !c.Live() || len(c.Repos) == 0 || skip[c] {
+			continue
+		}
+		if cur, err := refs.Resolve(r, a.ID, c.N); err == nil && cur == nil {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func failures(o *Outcome) []Failed {

@@ -2,10 +2,9 @@ package harness
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"strings"
 
-	"github.com/git-venom/git-venom/lib/treepath"
+	"github.com/git-venom/git-venom/lib/pathspec"
 )
 
 // EditedPaths returns the files an edit tool call names, as given (absolute
@@ -80,36 +79,13 @@ func PatchPaths(patch string) []string {
 }
 
 // InTree makes path relative to the tree's top level, resolving it against
-// cwd when relative; ok is false for a path outside the tree, inside .git,
-// or one git would refuse (treepath.Verify).
+// cwd when relative, as git venom-diff and git venom-rollback resolve a
+// person's path (lib/pathspec); ok is false for a path outside the tree,
+// the top itself, or one git would refuse (treepath.Verify).
 func InTree(top, cwd, path string) (string, bool) {
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(cwd, path)
-	}
-	path = filepath.Clean(path)
-	rel, ok := under(top, path)
-	if !ok {
-		// The harness may name the tree through a symlink.
-		real, err := filepath.EvalSymlinks(filepath.Dir(path))
-		if err != nil {
-			return "", false
-		}
-		if rel, ok = under(top, filepath.Join(real, filepath.Base(path))); !ok {
-			return "", false
-		}
-	}
-	// An edit record names a path of the tree: one git would check out
-	// (no .git in any case or alias), never one a rollback must refuse.
-	if treepath.Verify(rel) != nil {
+	rel, err := pathspec.Resolve(top, cwd, path)
+	if err != nil || rel == "" {
 		return "", false
 	}
 	return rel, true
-}
-
-func under(top, path string) (string, bool) {
-	rel, err := filepath.Rel(top, path)
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
-		return "", false
-	}
-	return filepath.ToSlash(rel), true
 }

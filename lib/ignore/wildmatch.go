@@ -27,6 +27,16 @@ func wildmatch(pattern, text string, flags int) bool {
 	return dowild(pattern, text, flags) == wmMatch
 }
 
+// Wildmatch is git's wildmatch() for others who match as git does (git's
+// pathspecs, lib/pathspec): pathname is WM_PATHNAME, for glob magic.
+func Wildmatch(pattern, text string, pathname bool) bool {
+	flags := 0
+	if pathname {
+		flags = wmPathname
+	}
+	return wildmatch(pattern, text, flags)
+}
+
 // byteAt is s[i], or 0 past the end, where C would read the terminator.
 func byteAt(s string, i int) byte {
 	if i < len(s) {

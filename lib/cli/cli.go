@@ -139,6 +139,7 @@ func Run(env *Env, grammar any, args []string) (code int) {
 	if err != nil {
 		return Report(env, errcode.Newf(errcode.FailedInternal, nil, "bad grammar: %v", err))
 	}
+	args = splitPaths(grammar, args)
 	kctx, err := parser.Parse(args)
 	if err != nil {
 		return Report(env, usageError(err))
@@ -151,6 +152,29 @@ func Run(env *Env, grammar any, args []string) (code int) {
 }
 
 func name(env *Env) string { return env.Name }
+
+// PathTaker is a grammar that takes paths after "--", as git's commands
+// do (git diff k1 -- a.txt): kong would read them as more positional
+// arguments, and could not tell a path from a checkpoint.
+type PathTaker interface {
+	TakePaths(paths []string)
+}
+
+// splitPaths gives a PathTaker the arguments after the first "--" and
+// returns those before it.
+func splitPaths(grammar any, args []string) []string {
+	g, ok := grammar.(PathTaker)
+	if !ok {
+		return args
+	}
+	for i, a := range args {
+		if a == "--" {
+			g.TakePaths(args[i+1:])
+			return args[:i]
+		}
+	}
+	return args
+}
 
 func description(name string) string {
 	switch name {

@@ -5,7 +5,6 @@ package diffcmd
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 
 	"github.com/git-venom/git-venom/lib/agents"
@@ -15,7 +14,9 @@ import (
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/lock"
-	"github.com/git-venom/git-venom/lib/paths"
+	"github.com/git-venom/git-venom/lib/pathspec"
+	"github.com/git-venom/git-venom/lib/plan"
+	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/treediff"
@@ -25,13 +26,20 @@ import (
 // CLI is git-venom-diff's grammar.
 type CLI struct {
 	cli.Globals
-	Agent string   `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, or the repository's only agent)."`
-	From  string   `name:"from" help:"The checkpoint to compare from: k<n>, last, ~<n> (n back from last) or t<n> (that turn's end)."`
-	To    string   `name:"to" help:"The checkpoint to compare to, named as --from; the current files when left out."`
-	Repo  string   `name:"repo" default:"." help:"The repository of the agent's scope (always .)."`
-	Path  string   `name:"path" help:"Show the patch of this path (relative to the top of the tree; b64:<base64> for any bytes)."`
-	Args  []string `arg:"" optional:"" help:"Short forms: <from> [<to>]."`
+	Agent    string   `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, or the repository's only agent)."`
+	From     string   `name:"from" help:"The checkpoint to compare from: k<n>, last, ~<n> (n back from last) or t<n> (that turn's end)."`
+	To       string   `name:"to" help:"The checkpoint to compare to, named as --from; the current files when left out."`
+	Repo     string   `name:"repo" default:"." help:"The repository of the agent's scope (always .)."`
+	Path     []string `name:"path" sep:"none" help:"Only this path or folder, as git's pathspecs: relative to the current folder, :/ for the top, b64:<base64> for any bytes (repeatable; also after --)."`
+	Stat     bool     `name:"stat" help:"Show only the stat, as git diff --stat."`
+	NameOnly bool     `name:"name-only" help:"Show only the names of the files that changed, as git diff --name-only."`
+	Args     []string `arg:"" optional:"" help:"Short forms: <from> [<to>] [-- <path>...]."`
+
+	dashPaths []string
 }
+
+// TakePaths takes the paths after "--" (cli.PathTaker).
+func (c *CLI) TakePaths(p []string) { c.dashPaths = p }
 
 // New returns the grammar.
 func New() *CLI { return &CLI{} }
@@ -59,7 +67,7 @@ func (c *CLI) Run(env *cli.Env) error {
 		return errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"checkpoint": c.From, "repo": c.Repo},
 			"agent %s's scope has one repository, named .", a.ID)
 	}
-	path, err := c.relPath(s.Repo)
+	spec, err := c.pathspec(env, s.Repo)
 	if err != nil {
 		return err
 	}
@@ -75,7 +83,7 @@ func (c *CLI) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	d := treediff.Diff{Git: s.Repo.Git, Repo: ".", From: from.Repos[0].Commit, Path: path}
+	d := treediff.Diff{Git: s.Repo.Git, Repo: ".", From: from.Repos[0].Commit, Paths: spec.Git()}
 	if c.To != "" {
 		to, err := checkpoints.Find(s.Repo, a, c.To)
 		if err != nil {
@@ -113,30 +121,20 @@ func (c *CLI) shortForms() error {
 	return nil
 }
 
-// relPath turns --path into a path relative to the top of the tree. A path
-// outside the repository is invalid_params.path.
-func (c *CLI) relPath(r *repo.Repo) (string, error) {
-	if c.Path == "" {
-		return "", nil
+// pathspec reads --path and the paths after "--" as git reads pathspecs:
+// relative to the current folder (lib/pathspec). A path outside the
+// repository, or one git would refuse, is invalid_params.path.
+func (c *CLI) pathspec(env *cli.Env, r *repo.Repo) (pathspec.Set, error) {
+	if c.Stat && c.NameOnly {
+		return pathspec.Set{}, errcode.Newf(errcode.InvalidParamsUsage, nil, "--stat and --name-only do not go together")
 	}
-	p := paths.Parse(c.Path)
-	if filepath.IsAbs(p) {
-		rel, err := filepath.Rel(r.Top, repo.Canonical(p))
-		if err != nil {
-			return "", badPath(c.Path)
-		}
-		p = rel
+	set, err := pathspec.Parse(r.Top, env.Dir, append(append([]string{}, c.Path...), c.dashPaths...))
+	var bad *pathspec.Error
+	if errors.As(err, &bad) {
+		return set, errcode.Newf(errcode.InvalidParamsPath, map[string]string{"path": bad.Arg},
+			"%s is not a path inside the repository: %s", quote.C(bad.Arg), bad.Reason)
 	}
-	p = filepath.ToSlash(filepath.Clean(p))
-	if p == "." || p == ".." || strings.HasPrefix(p, "../") || p == ".git" || strings.HasPrefix(p, ".git/") {
-		return "", badPath(c.Path)
-	}
-	return p, nil
-}
-
-func badPath(p string) error {
-	return errcode.Newf(errcode.InvalidParamsPath, map[string]string{"path": p},
-		"%s is not a path inside the repository", p)
+	return set, err
 }
 
 // currentTree captures the agent's tree without a ref or a log record, as a
@@ -171,7 +169,7 @@ func (c *CLI) printJSON(env *cli.Env, s *state.Store, d treediff.Diff) error {
 		return gitFailed(err)
 	}
 	res := Result{Files: files}
-	if d.Path != "" {
+	if len(d.Paths) > 0 {
 		if res.Patch, err = d.Patch(env.Ctx, s.Config.DiffMaxBytes); err != nil {
 			return gitFailed(err)
 		}
@@ -191,8 +189,7 @@ func (c *CLI) printHuman(env *cli.Env, s *state.Store, d treediff.Diff) error {
 		to = "the current files"
 	}
 	if len(files) == 0 {
-		env.UI.Printf("No changes between %s and %s.\n", c.From, to)
-		return nil
+		return c.noChanges(env, d, to)
 	}
 	corePager, _ := s.Repo.Git.Run(env.Ctx, "config", "--get", "core.pager")
 	pager := env.UI.StartPager(ui.PagerCommand(env.Getenv, strings.TrimSpace(string(corePager))), env.Environ)
@@ -200,7 +197,14 @@ func (c *CLI) printHuman(env *cli.Env, s *state.Store, d treediff.Diff) error {
 	if pager != nil {
 		w = pager.Writer()
 	}
-	err = d.Render(env.Ctx, w, env.UI.ColorOut(), env.UI.Columns())
+	mode := treediff.Full
+	switch {
+	case c.Stat:
+		mode = treediff.StatOnly
+	case c.NameOnly:
+		mode = treediff.NamesOnly
+	}
+	err = d.Render(env.Ctx, w, mode, env.UI.ColorOut(), env.UI.Columns())
 	if pager != nil {
 		pager.Wait()
 		var ge *gitcli.Error
@@ -211,6 +215,31 @@ func (c *CLI) printHuman(env *cli.Env, s *state.Store, d treediff.Diff) error {
 	if err != nil {
 		return gitFailed(err)
 	}
+	return nil
+}
+
+// noChanges says that nothing differs; with paths, that nothing differs
+// there, and how many files differ elsewhere, so an empty answer for one
+// path is never read as "nothing changed".
+func (c *CLI) noChanges(env *cli.Env, d treediff.Diff, to string) error {
+	if len(d.Paths) == 0 {
+		env.UI.Printf("No changes between %s and %s.\n", quote.C(c.From), to)
+		return nil
+	}
+	all := d
+	all.Paths = nil
+	others, err := all.Files(env.Ctx)
+	if err != nil {
+		return gitFailed(err)
+	}
+	spec, _ := pathspec.ParseStored(d.Paths)
+	where := quote.Join(spec.Shown(), ", ")
+	if len(others) == 0 {
+		env.UI.Printf("No changes to %s between %s and %s, nor anywhere else.\n", where, quote.C(c.From), to)
+		return nil
+	}
+	env.UI.Printf("No changes to %s between %s and %s; %s changed elsewhere.\n", where, quote.C(c.From), to,
+		plan.Count(len(others)))
 	return nil
 }
 

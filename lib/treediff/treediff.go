@@ -48,21 +48,22 @@ type Patch struct {
 }
 
 // Diff names two trees of one repository: From and To are anything
-// diff-tree takes (commit or tree ids). Path, when set, limits the diff to
-// that file or folder, taken literally.
+// diff-tree takes (commit or tree ids). Paths, when set, limits the diff
+// to those git pathspecs (lib/pathspec's Set.Git: from the top, magic
+// spelled out).
 type Diff struct {
-	Git  *gitcli.Runner
-	Repo string // the repo member, "." (CONTRACT 8.2)
-	From string
-	To   string
-	Path string
+	Git   *gitcli.Runner
+	Repo  string // the repo member, "." (CONTRACT 8.2)
+	From  string
+	To    string
+	Paths []string
 }
 
 func (d Diff) args(extra ...string) []string {
 	args := append([]string{"diff-tree", "-r", "--no-renames", "--no-ext-diff", "--no-textconv"}, extra...)
 	args = append(args, d.From, d.To)
-	if d.Path != "" {
-		args = append(args, "--", ":(literal)"+d.Path)
+	if len(d.Paths) > 0 {
+		args = append(append(args, "--"), d.Paths...)
 	}
 	return args
 }
@@ -157,8 +158,17 @@ func cut(b []byte, max int64) *Patch {
 	return p
 }
 
-// Render writes what git diff --stat -p would: the stat, then the patch.
-func (d Diff) Render(ctx context.Context, w io.Writer, color bool, columns int) error {
+// What Render shows.
+type Mode int
+
+const (
+	Full      Mode = iota // git diff --stat -p: the stat, then the patch
+	StatOnly              // git diff --stat
+	NamesOnly             // git diff --name-only
+)
+
+// Render writes what git diff would in that mode.
+func (d Diff) Render(ctx context.Context, w io.Writer, mode Mode, color bool, columns int) error {
 	c := "--color=never"
 	if color {
 		c = "--color=always"
@@ -172,7 +182,14 @@ func (d Diff) Render(ctx context.Context, w io.Writer, color bool, columns int) 
 	// false, git shows bytes of 0x80 and above raw, and a C1 control
 	// (U+009B is CSI) or an invalid byte in a path would reach the
 	// terminal. Bodies are the files' content, shown as git diff shows it.
-	args := append([]string{"-c", "core.quotePath=true"}, d.args("--stat", "--summary", "-p", c)...)
+	show := []string{"--stat", "--summary", "-p", c}
+	switch mode {
+	case StatOnly:
+		show = []string{"--stat", c}
+	case NamesOnly:
+		show = []string{"--name-only"}
+	}
+	args := append([]string{"-c", "core.quotePath=true"}, d.args(show...)...)
 	_, err := d.Git.RunCall(ctx, gitcli.Call{Stdout: w, Env: env}, args...)
 	return err
 }

@@ -43,8 +43,14 @@ type Turn struct {
 	// EndCheckpoint is the checkpoint its turn_end took or reused: what
 	// the shorthand t<n> names (CONTRACT 9.2).
 	EndCheckpoint string
-	StartSeq      int64
-	EndSeq        int64
+	// StartCheckpoint is the checkpoint its turn_start took or reused:
+	// with EndCheckpoint, what the turn changed (explain).
+	StartCheckpoint string
+	StartSeq        int64
+	EndSeq          int64
+	// StartTs and EndTs are the times of its turn.started and turn.ended
+	// records.
+	StartTs, EndTs string
 }
 
 // Checkpoint is a checkpoint.taken record and what later records said of it.
@@ -344,7 +350,7 @@ func (s *State) Apply(e *journal.Entry) {
 		a.State = Archived
 	case journal.TurnStarted:
 		t := a.turn(deref(e.Turn))
-		t.Started, t.StartSeq = true, e.Seq
+		t.Started, t.StartSeq, t.StartTs = true, e.Seq, e.Ts
 		if e.HarnessTurn != "" {
 			t.HarnessTurn = e.HarnessTurn
 		}
@@ -358,7 +364,7 @@ func (s *State) Apply(e *journal.Entry) {
 		}
 	case journal.TurnEnded:
 		t := a.turn(deref(e.Turn))
-		t.Ended, t.EndSeq = true, e.Seq
+		t.Ended, t.EndSeq, t.EndTs = true, e.Seq, e.Ts
 		if e.HarnessTurn != "" {
 			t.HarnessTurn = e.HarnessTurn
 		}
@@ -397,13 +403,13 @@ func (s *State) Apply(e *journal.Entry) {
 		if n > a.LastCkptN {
 			a.LastCkptN = n
 		}
-		a.endOfTurn(e)
+		a.turnCapture(e)
 		a.handOver(e.Reason)
 	case journal.CheckpointReused:
 		if c := a.byID[e.Checkpoint]; c != nil && e.Label != nil {
 			c.Label = e.Label
 		}
-		a.endOfTurn(e)
+		a.turnCapture(e)
 		a.handOver(e.Reason)
 	case journal.CheckpointFailed:
 		// The hand-over happened even when its capture failed.
@@ -449,14 +455,19 @@ func (s *State) Apply(e *journal.Entry) {
 	}
 }
 
-// endOfTurn notes a turn_end capture's checkpoint on its turn, whose
-// turn.ended record comes first.
-func (a *Agent) endOfTurn(e *journal.Entry) {
-	if e.Reason != "turn_end" || e.Turn == nil {
+// turnCapture notes a turn_start or turn_end capture's checkpoint on its
+// turn, whose turn.started or turn.ended record comes first.
+func (a *Agent) turnCapture(e *journal.Entry) {
+	if e.Turn == nil || (e.Reason != "turn_end" && e.Reason != "turn_start") {
 		return
 	}
-	if t := a.Turn(*e.Turn); t != nil {
+	t := a.Turn(*e.Turn)
+	switch {
+	case t == nil:
+	case e.Reason == "turn_end":
 		t.EndCheckpoint = e.Checkpoint
+	default:
+		t.StartCheckpoint = e.Checkpoint
 	}
 }
 

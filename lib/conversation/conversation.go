@@ -101,3 +101,21 @@ func RewindWith(ctx context.Context, s *state.Store, a *agents.Agent, t *agents.
 	}
 	return For(a).Rewind(ctx, s, a, t, o)
 }
+
+// Prompter is an adapter that can read, from the harness's own transcript,
+// the prompt that opened a turn (explain).
+type Prompter interface {
+	// Prompt returns the turn's prompt text, or "" when the transcript is
+	// not there or does not hold it. getenv is the command's environment
+	// (HOME, CLAUDE_CONFIG_DIR, CODEX_HOME).
+	Prompt(a *agents.Agent, t *agents.Turn, getenv func(string) string) string
+}
+
+// Prompt asks the agent's adapter for the prompt of turn t; "" when the
+// harness has no transcript reader or the transcript lacks it.
+func Prompt(a *agents.Agent, t *agents.Turn, getenv func(string) string) string {
+	if p, ok := For(a).(Prompter); ok && t != nil {
+		return p.Prompt(a, t, getenv)
+	}
+	return ""
+}

@@ -60,6 +60,7 @@ const (
 	NotFoundAgent          Code = "not_found.agent"
 	NotFoundTurn           Code = "not_found.turn"
 	NotFoundHarnessSession Code = "not_found.harness_session"
+	NotFoundCommit         Code = "not_found.commit"
 
 	InvalidParamsPlan       Code = "invalid_params.plan"
 	InvalidParamsAgent      Code = "invalid_params.agent"
@@ -109,6 +110,7 @@ const (
 	FailedRollbackInterrupted Code = "failed.rollback_interrupted"
 	FailedState               Code = "failed.state"
 	FailedInternal            Code = "failed.internal"
+	FailedNote                Code = "failed.note"
 
 	TimeoutCheckpoint     Code = "timeout.checkpoint"
 	TimeoutHarnessRequest Code = "timeout.harness_request"
@@ -122,6 +124,7 @@ var Registry = map[Code]string{
 	NotFoundAgent:          "no agent of that id is registered in this repository",
 	NotFoundTurn:           "no such turn, or it was dropped by a rewind",
 	NotFoundHarnessSession: "the harness has no such session or thread",
+	NotFoundCommit:         "the revision or range names no commit",
 
 	InvalidParamsPlan:       "both or neither of --dry-run and --plan",
 	InvalidParamsAgent:      "an agent id must match [a-z0-9][a-z0-9_-]{0,63}, and must be given when the repository has several agents",
@@ -171,6 +174,7 @@ var Registry = map[Code]string{
 	FailedRollbackInterrupted: "a rollback was interrupted",
 	FailedState:               "venom's state directory could not be read or written",
 	FailedInternal:            "an unexpected failure",
+	FailedNote:                "git could not store the note under refs/notes/venom",
 
 	TimeoutCheckpoint:     "a capture passed venom.timeout",
 	TimeoutHarnessRequest: "the harness did not answer within venom.timeout",

@@ -1,0 +1,188 @@
+package checkpointcmd
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/fatih/color"
+
+	"github.com/git-venom/git-venom/lib/cli"
+	"github.com/git-venom/git-venom/lib/explain"
+	"github.com/git-venom/git-venom/lib/quote"
+	"github.com/git-venom/git-venom/lib/ui"
+)
+
+// ExplainCmd says which agent turns made a commit (CONTRACT 9.4):
+// git venom-checkpoint explain <commit>|<A..B> [--note].
+type ExplainCmd struct {
+	Revision string `arg:"" name:"commit" help:"A commit, or a range A..B (each commit of it, oldest first)."`
+	Note     bool   `name:"note" help:"Also store each commit's explanation as a git note under refs/notes/venom (never the commits, never your notes ref)."`
+}
+
+// Run explains, prints, and with --note stores the notes.
+func (c *ExplainCmd) Run(env *cli.Env) error {
+	s, st, err := env.Read()
+	if err != nil {
+		return err
+	}
+	commits, err := explain.Revisions(env.Ctx, s.Repo.Git, c.Revision)
+	if err != nil {
+		return err
+	}
+	lib, err := s.Repo.Lib()
+	if err != nil {
+		return err
+	}
+	res, err := explain.Explain(explain.Request{Repo: lib, State: st, Commits: commits, Getenv: env.Getenv})
+	if err != nil {
+		return err
+	}
+	if c.Note {
+		for i := range res.Commits {
+			var b strings.Builder
+			b.WriteString("git-venom explain\n\n")
+			render(&b, &res.Commits[i], plain)
+			if err := explain.StoreNote(env.Ctx, s.Repo.Git, res.Commits[i].Commit, b.String()); err != nil {
+				return err
+			}
+			ref := explain.NotesRef
+			res.Commits[i].Note = &ref
+		}
+	}
+	if env.JSON {
+		return env.UI.JSON(res)
+	}
+	out := bufio.NewWriterSize(env.UI.Out, 64<<10)
+	if len(res.Commits) == 0 {
+		fmt.Fprintf(out, "No commits in %s.\n", quote.C(c.Revision))
+	}
+	st2 := styles{bold: env.UI.OutStyle(color.Bold), dim: env.UI.OutStyle(color.Faint), yellow: env.UI.OutStyle(color.FgYellow)}
+	for i := range res.Commits {
+		if i > 0 {
+			fmt.Fprintln(out)
+		}
+		cm := &res.Commits[i]
+		fmt.Fprintf(out, "%s %s\n", st2.yellow(short(cm.Commit)), quote.C(cm.Subject))
+		render(out, cm, st2)
+		if cm.Note != nil {
+			fmt.Fprintf(out, "%s\n", st2.dim("Stored as a note under "+*cm.Note+"."))
+		}
+	}
+	if res.Unavailable > 0 {
+		fmt.Fprintf(out, "%s\n", st2.dim(fmt.Sprintf("(%d turn(s) could not be looked at: unfinished, or a checkpoint of theirs was pruned.)", res.Unavailable)))
+	}
+	return out.Flush()
+}
+
+type styles struct{ bold, dim, yellow ui.Style }
+
+func none(a ...any) string { return fmt.Sprint(a...) }
+
+var plain = styles{bold: none, dim: none, yellow: none}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+// render writes one commit's explanation by turn: each turn with its
+// harness, time and prompt, then the files it carried, whole or by hunk;
+// then the files or hunks no turn carried.
+func render(w io.Writer, cm *explain.Commit, st styles) {
+	type carried struct {
+		path  string
+		whole bool
+		hunks []int
+		of    int
+	}
+	byTurn := map[string][]carried{}
+	var orphans []string
+	for _, f := range cm.Files {
+		whole := map[string]bool{}
+		for _, t := range f.Turns {
+			whole[t] = true
+		}
+		hunks := map[string][]int{}
+		var bare []int
+		for i, h := range f.Hunks {
+			for _, t := range h.Turns {
+				hunks[t] = append(hunks[t], i+1)
+			}
+			if len(h.Turns) == 0 {
+				bare = append(bare, i+1)
+			}
+		}
+		seen := map[string]bool{}
+		for _, t := range append(append([]string{}, f.Turns...), keys(hunks)...) {
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			byTurn[t] = append(byTurn[t], carried{path: f.Path, whole: whole[t], hunks: hunks[t], of: len(f.Hunks)})
+		}
+		switch {
+		case len(f.Turns) > 0:
+		case len(hunks) == 0:
+			orphans = append(orphans, quote.C(f.Path))
+		case len(bare) > 0:
+			orphans = append(orphans, quote.C(f.Path)+" "+hunkList(bare, len(f.Hunks)))
+		}
+	}
+	for _, t := range cm.Turns {
+		line := "  " + st.bold(quote.C(t.ID)) + "  " + quote.C(t.Harness)
+		if t.Ended != nil {
+			line += "  " + quote.C(*t.Ended)
+		}
+		if t.Session != nil {
+			line += "  session " + quote.C(*t.Session)
+		}
+		fmt.Fprintln(w, line)
+		if t.Prompt != nil {
+			fmt.Fprintf(w, "    %s %s\n", st.dim("prompt"), quote.Always(*t.Prompt))
+		}
+		for _, f := range byTurn[t.ID] {
+			what := "whole file"
+			if !f.whole {
+				what = hunkList(f.hunks, f.of)
+			}
+			fmt.Fprintf(w, "    %s  %s\n", quote.C(f.path), st.dim(what))
+		}
+	}
+	if len(cm.Files) == 0 {
+		fmt.Fprintf(w, "  %s\n", st.dim("No files changed."))
+	} else if len(cm.Turns) == 0 {
+		fmt.Fprintf(w, "  %s\n", st.dim("No agent turn carried these changes."))
+	} else if len(orphans) > 0 {
+		fmt.Fprintf(w, "  %s\n", st.dim("Not from a turn:"))
+		for _, o := range orphans {
+			fmt.Fprintf(w, "    %s\n", o)
+		}
+	}
+}
+
+func keys(m map[string][]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// hunkList is "hunk 2 of 3" or "hunks 1, 3 of 3".
+func hunkList(hunks []int, of int) string {
+	s := make([]string, len(hunks))
+	for i, h := range hunks {
+		s[i] = fmt.Sprint(h)
+	}
+	word := "hunk"
+	if len(hunks) > 1 {
+		word = "hunks"
+	}
+	return fmt.Sprintf("%s %s of %d", word, strings.Join(s, ", "), of)
+}

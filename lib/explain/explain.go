@@ -1,0 +1,404 @@
+// Package explain says which agent turns made a commit (CONTRACT 9.4):
+// for each file the commit changed, the turns whose changes, from their
+// turn_start checkpoint to their turn_end checkpoint, carried the commit's
+// content for that file, whole or hunk by hunk. It reads the log's fold
+// and the repository's objects; it writes nothing.
+package explain
+
+import (
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	git "github.com/libgit2/git2go/v34"
+
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/conversation"
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/paths"
+)
+
+// Result is what explain prints: one member per commit, oldest first.
+type Result struct {
+	Commits []Commit `json:"commits"`
+	// Unavailable counts the turns that could not be looked at: a
+	// checkpoint of theirs was pruned or removed, or its commit is gone,
+	// or the turn never ended.
+	Unavailable int `json:"turns_unavailable"`
+}
+
+// Commit is one commit explained.
+type Commit struct {
+	Commit  string  `json:"commit"`
+	Parent  *string `json:"parent"`
+	Subject string  `json:"subject"`
+	Files   []File  `json:"files"`
+	// Turns are the turns the files name, in the log's order.
+	Turns []Turn `json:"turns"`
+	// Note is the notes ref the result was stored under (--note), or null.
+	Note *string `json:"note"`
+}
+
+// File is one path the commit changed, against its first parent.
+type File struct {
+	Path    string `json:"path"`
+	PathB64 string `json:"path_b64,omitempty"`
+	Status  string `json:"status"` // added, modified, deleted, typechange
+	Binary  bool   `json:"binary"`
+	// Turns ended with the file exactly as the commit has it (or gone, for
+	// a deletion) and did not start so: whole-file attribution.
+	Turns []string `json:"turns"`
+	Hunks []Hunk   `json:"hunks"`
+}
+
+// Hunk is one hunk of the commit's diff of the file, without context
+// lines (git diff -U0), and the turns it is attributed to.
+type Hunk struct {
+	OldStart int      `json:"old_start"`
+	OldLines int      `json:"old_lines"`
+	NewStart int      `json:"new_start"`
+	NewLines int      `json:"new_lines"`
+	Turns    []string `json:"turns"`
+}
+
+// Turn is one agent turn a file or hunk is attributed to.
+type Turn struct {
+	ID      string  `json:"id"` // agent/turn
+	Agent   string  `json:"agent"`
+	Turn    string  `json:"turn"`
+	Harness string  `json:"harness"`
+	Session *string `json:"session"`
+	Started *string `json:"started"`
+	Ended   *string `json:"ended"`
+	// Start and End are the checkpoints whose trees were compared.
+	Start string `json:"start"`
+	End   string `json:"end"`
+	// Prompt is the first line of the turn's prompt, from the harness's
+	// transcript, or null.
+	Prompt *string `json:"prompt"`
+}
+
+// Request is what to explain.
+type Request struct {
+	Repo  *git.Repository
+	State *agents.State
+	// Commits are full object ids, oldest first.
+	Commits []string
+	// Getenv is the command's environment, for finding transcripts.
+	Getenv func(string) string
+}
+
+// span is one turn whose start and end trees can be compared.
+type span struct {
+	agent      *agents.Agent
+	turn       *agents.Turn
+	start, end *agents.Checkpoint
+	seq        int64
+}
+
+// change is what one turn did to one path: blob ids before and after,
+// nil when the path was absent.
+type change struct {
+	span     int
+	old, new *git.Oid
+}
+
+// Explain attributes each commit's changes to turns.
+func Explain(req Request) (*Result, error) {
+	res := &Result{Commits: []Commit{}}
+	commits := make([]*git.Commit, 0, len(req.Commits))
+	defer func() {
+		for _, c := range commits {
+			c.Free()
+		}
+	}()
+	for _, id := range req.Commits {
+		oid, err := git.NewOid(id)
+		if err != nil {
+			return nil, notFound(id, err)
+		}
+		c, err := req.Repo.LookupCommit(oid)
+		if err != nil {
+			return nil, notFound(id, err)
+		}
+		commits = append(commits, c)
+	}
+	diffs := make([]*commitDiff, len(commits))
+	wanted := map[string]bool{}
+	for i, c := range commits {
+		d, err := diffCommit(req.Repo, c)
+		if err != nil {
+			return nil, err
+		}
+		diffs[i] = d
+		for _, f := range d.files {
+			wanted[f.path] = true
+		}
+	}
+	spans, unavailable := spansOf(req.State)
+	res.Unavailable = unavailable
+	byPath, err := turnChanges(req.Repo, spans, wanted, &res.Unavailable)
+	if err != nil {
+		return nil, err
+	}
+	lines := &lineCache{repo: req.Repo, sets: map[git.Oid]map[string]bool{}}
+	prompts := map[int]*string{}
+	for i, c := range commits {
+		out := Commit{Commit: c.Id().String(), Subject: subject(c.Message()), Files: []File{}, Turns: []Turn{}}
+		if p := c.Parent(0); p != nil {
+			s := p.Id().String()
+			out.Parent = &s
+			p.Free()
+		}
+		named := map[int]bool{}
+		for _, f := range diffs[i].files {
+			out.Files = append(out.Files, attribute(f, byPath[f.path], spans, lines, named))
+		}
+		var order []int
+		for s := range named {
+			order = append(order, s)
+		}
+		sort.Ints(order)
+		for _, s := range order {
+			if _, ok := prompts[s]; !ok {
+				prompts[s] = firstLine(conversation.Prompt(spans[s].agent, spans[s].turn, req.Getenv))
+			}
+			out.Turns = append(out.Turns, spans[s].describe(prompts[s]))
+		}
+		res.Commits = append(res.Commits, out)
+	}
+	return res, nil
+}
+
+func notFound(id string, err error) error {
+	return errcode.Newf(errcode.NotFoundCommit, map[string]string{"commit": id}, "no commit %s", id).Wrap(err)
+}
+
+// spansOf lists every ended turn of every agent whose start and end
+// checkpoints still count, in the log's order; it counts the turns it
+// must leave out.
+func spansOf(st *agents.State) ([]span, int) {
+	var out []span
+	missing := 0
+	for _, id := range st.Order {
+		a := st.Agents[id]
+		for _, t := range a.Turns {
+			if !t.Ended || t.EndCheckpoint == "" {
+				missing++
+				continue
+			}
+			end := a.Checkpoint(t.EndCheckpoint)
+			start := startOf(a, t)
+			if !usable(end) || !usable(start) {
+				missing++
+				continue
+			}
+			if start == end {
+				continue // the turn changed nothing
+			}
+			out = append(out, span{agent: a, turn: t, start: start, end: end, seq: t.EndSeq})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].seq < out[j].seq })
+	return out, missing
+}
+
+// startOf is the checkpoint a turn started from: its turn_start's, or, for
+// a turn a harness started with no turn_start (RFC 3.1), the agent's last
+// checkpoint logged before the turn ended.
+func startOf(a *agents.Agent, t *agents.Turn) *agents.Checkpoint {
+	if t.StartCheckpoint != "" {
+		return a.Checkpoint(t.StartCheckpoint)
+	}
+	var prev *agents.Checkpoint
+	for _, c := range a.Checkpoints {
+		if c.Seq >= t.EndSeq {
+			break
+		}
+		prev = c
+	}
+	return prev
+}
+
+func usable(c *agents.Checkpoint) bool { return c != nil && c.Live() && rootOf(c.Repos) != nil }
+
+// rootOf is the repository's own member of a checkpoint's repos (not a
+// submodule's).
+func rootOf(repos []journal.RepoState) *journal.RepoState {
+	for i := range repos {
+		if repos[i].Repo == "." {
+			return &repos[i]
+		}
+	}
+	if len(repos) > 0 {
+		return &repos[0]
+	}
+	return nil
+}
+
+func (s span) describe(prompt *string) Turn {
+	t := Turn{ID: s.agent.ID + "/" + s.turn.ID, Agent: s.agent.ID, Turn: s.turn.ID, Harness: s.agent.Harness,
+		Start: s.start.Checkpoint, End: s.end.Checkpoint, Prompt: prompt}
+	if t.Harness == "" {
+		t.Harness = "none"
+	}
+	t.Session = orNull(s.turn.Session)
+	t.Started = orNull(s.turn.StartTs)
+	t.Ended = orNull(s.turn.EndTs)
+	return t
+}
+
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// turnChanges diffs each span's start tree against its end tree and keeps,
+// by path, the changes to paths some commit changed. A span whose commits
+// are gone from the object store is counted unavailable and left out.
+func turnChanges(r *git.Repository, spans []span, wanted map[string]bool, unavailable *int) (map[string][]change, error) {
+	out := map[string][]change{}
+	opts, err := git.DefaultDiffOptions()
+	if err != nil {
+		return nil, err
+	}
+	opts.Flags |= git.DiffIgnoreSubmodules
+	trees := map[string]*git.Tree{}
+	defer func() {
+		for _, t := range trees {
+			t.Free()
+		}
+	}()
+	treeOf := func(c *agents.Checkpoint) *git.Tree {
+		commit := rootOf(c.Repos).Commit
+		if t, ok := trees[commit]; ok {
+			return t
+		}
+		t := lookupTree(r, commit)
+		trees[commit] = t
+		return t
+	}
+	for i, s := range spans {
+		a, b := treeOf(s.start), treeOf(s.end)
+		if a == nil || b == nil {
+			*unavailable++
+			continue
+		}
+		d, err := r.DiffTreeToTree(a, b, &opts)
+		if err != nil {
+			return nil, failed(err)
+		}
+		n, err := d.NumDeltas()
+		if err != nil {
+			d.Free()
+			return nil, failed(err)
+		}
+		for k := 0; k < n; k++ {
+			delta, err := d.Delta(k)
+			if err != nil {
+				d.Free()
+				return nil, failed(err)
+			}
+			p := delta.NewFile.Path
+			if delta.Status == git.DeltaDeleted {
+				p = delta.OldFile.Path
+			}
+			if !wanted[p] {
+				continue
+			}
+			out[p] = append(out[p], change{span: i, old: present(delta.OldFile), new: present(delta.NewFile)})
+		}
+		d.Free()
+	}
+	return out, nil
+}
+
+func lookupTree(r *git.Repository, commit string) *git.Tree {
+	id, err := git.NewOid(commit)
+	if err != nil {
+		return nil
+	}
+	c, err := r.LookupCommit(id)
+	if err != nil {
+		return nil
+	}
+	defer c.Free()
+	t, err := c.Tree()
+	if err != nil {
+		return nil
+	}
+	return t
+}
+
+// present is a diff side's blob id, nil when the path is absent there.
+func present(f git.DiffFile) *git.Oid {
+	if f.Oid == nil || f.Oid.IsZero() {
+		return nil
+	}
+	id := *f.Oid
+	return &id
+}
+
+func failed(err error) error {
+	return errcode.Newf(errcode.FailedInternal, nil, "reading the checkpoints' trees: %v", err).Wrap(err)
+}
+
+// attribute decides one file: whole-file turns first, then each hunk's.
+func attribute(f fileDiff, changes []change, spans []span, lines *lineCache, named map[int]bool) File {
+	out := File{Status: f.status, Binary: f.binary, Turns: []string{}, Hunks: []Hunk{}}
+	out.Path, out.PathB64 = paths.Display(f.path)
+	for _, ch := range changes {
+		if sameBlob(ch.new, f.new) {
+			out.Turns = append(out.Turns, spans[ch.span].id())
+			named[ch.span] = true
+		}
+	}
+	for _, h := range f.hunks {
+		hunk := Hunk{OldStart: h.OldStart, OldLines: h.OldLines, NewStart: h.NewStart, NewLines: h.NewLines, Turns: []string{}}
+		for _, ch := range changes {
+			if lines.carries(h, ch) {
+				hunk.Turns = append(hunk.Turns, spans[ch.span].id())
+				named[ch.span] = true
+			}
+		}
+		out.Hunks = append(out.Hunks, hunk)
+	}
+	return out
+}
+
+func (s span) id() string { return s.agent.ID + "/" + s.turn.ID }
+
+func sameBlob(a, b *git.Oid) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.Equal(b)
+}
+
+// subject is a commit message's first line.
+func subject(msg string) string {
+	s, _, _ := strings.Cut(msg, "\n")
+	return strings.TrimSpace(s)
+}
+
+// maxPrompt bounds the prompt line explain repeats.
+const maxPrompt = 200
+
+// firstLine is the first non-blank line of a prompt, cut to maxPrompt
+// characters; nil for none.
+func firstLine(prompt string) *string {
+	for _, l := range strings.Split(prompt, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		if utf8.RuneCountInString(l) > maxPrompt {
+			l = string([]rune(l)[:maxPrompt-1]) + "…"
+		}
+		return &l
+	}
+	return nil
+}

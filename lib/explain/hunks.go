@@ -1,0 +1,165 @@
+package explain
+
+import (
+	"strings"
+
+	git "github.com/libgit2/git2go/v34"
+)
+
+// commitDiff is a commit's changes against its first parent (an empty
+// tree for a root commit), with their hunks' lines.
+type commitDiff struct{ files []fileDiff }
+
+type fileDiff struct {
+	path     string
+	status   string
+	binary   bool
+	old, new *git.Oid
+	hunks    []hunk
+}
+
+// hunk is a -U0 hunk: only the lines it removes and adds.
+type hunk struct {
+	git.DiffHunk
+	removed, added []string
+}
+
+func diffCommit(r *git.Repository, c *git.Commit) (*commitDiff, error) {
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, failed(err)
+	}
+	defer tree.Free()
+	var parentTree *git.Tree
+	if p := c.Parent(0); p != nil {
+		parentTree, err = p.Tree()
+		p.Free()
+		if err != nil {
+			return nil, failed(err)
+		}
+		defer parentTree.Free()
+	}
+	opts, err := git.DefaultDiffOptions()
+	if err != nil {
+		return nil, failed(err)
+	}
+	// No context: a hunk is exactly one run of changed lines, so that
+	// attribution is not blurred by the lines around it.
+	opts.ContextLines = 0
+	opts.InterhunkLines = 0
+	opts.Flags |= git.DiffIgnoreSubmodules
+	d, err := r.DiffTreeToTree(parentTree, tree, &opts)
+	if err != nil {
+		return nil, failed(err)
+	}
+	defer d.Free()
+	out := &commitDiff{}
+	err = d.ForEach(func(delta git.DiffDelta, _ float64) (git.DiffForEachHunkCallback, error) {
+		f := fileDiff{path: delta.NewFile.Path, status: status(delta.Status), old: present(delta.OldFile), new: present(delta.NewFile),
+			binary: delta.Flags&git.DiffFlagBinary != 0}
+		if delta.Status == git.DeltaDeleted {
+			f.path = delta.OldFile.Path
+		}
+		out.files = append(out.files, f)
+		cur := &out.files[len(out.files)-1]
+		return func(h git.DiffHunk) (git.DiffForEachLineCallback, error) {
+			cur.hunks = append(cur.hunks, hunk{DiffHunk: h})
+			hk := &cur.hunks[len(cur.hunks)-1]
+			return func(l git.DiffLine) error {
+				switch l.Origin {
+				case git.DiffLineAddition:
+					hk.added = append(hk.added, trimEOL(l.Content))
+				case git.DiffLineDeletion:
+					hk.removed = append(hk.removed, trimEOL(l.Content))
+				}
+				return nil
+			}, nil
+		}, nil
+	}, git.DiffDetailLines)
+	if err != nil {
+		return nil, failed(err)
+	}
+	return out, nil
+}
+
+func status(s git.Delta) string {
+	switch s {
+	case git.DeltaAdded:
+		return "added"
+	case git.DeltaDeleted:
+		return "deleted"
+	case git.DeltaTypeChange:
+		return "typechange"
+	}
+	return "modified"
+}
+
+func trimEOL(s string) string { return strings.TrimRight(s, "\r\n") }
+
+// lineCache holds the set of lines of each blob read, once each.
+type lineCache struct {
+	repo *git.Repository
+	sets map[git.Oid]map[string]bool
+}
+
+// lines is the set of a blob's lines; empty for an absent path or a blob
+// that cannot be read.
+func (c *lineCache) lines(id *git.Oid) map[string]bool {
+	if id == nil {
+		return nil
+	}
+	if s, ok := c.sets[*id]; ok {
+		return s
+	}
+	s := map[string]bool{}
+	c.sets[*id] = s
+	b, err := c.repo.LookupBlob(id)
+	if err != nil {
+		return s
+	}
+	defer b.Free()
+	for _, l := range strings.Split(string(b.Contents()), "\n") {
+		s[trimEOL(l)] = true
+	}
+	return s
+}
+
+// carries decides whether a turn's change carried a hunk: for a hunk that
+// adds lines, the turn's end has every one of them and its start lacked
+// at least one; for a hunk that only removes lines, the turn's start had
+// every one of them and its end lacks at least one. Blank lines count
+// only when the hunk has nothing else.
+func (c *lineCache) carries(h hunk, ch change) bool {
+	want, before, after := h.added, c.lines(ch.old), c.lines(ch.new)
+	if len(want) == 0 {
+		want, before, after = h.removed, after, before
+	}
+	want = significant(want)
+	if len(want) == 0 {
+		return false
+	}
+	fresh := false
+	for _, l := range want {
+		if !after[l] {
+			return false
+		}
+		if !before[l] {
+			fresh = true
+		}
+	}
+	return fresh
+}
+
+// significant drops blank lines unless nothing else is left.
+func significant(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	if len(out) == 0 {
+		return lines
+	}
+	return out
+}

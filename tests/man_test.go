@@ -45,7 +45,7 @@ var pageCodes = map[string][]errcode.Code{
 		errcode.InvalidParamsReason, errcode.InvalidParamsTurn, errcode.InvalidParamsIsolation,
 		errcode.InvalidParamsParent, errcode.InvalidParamsCheckpoint, errcode.InvalidParamsHarness, errcode.InvalidParamsFilter,
 		errcode.NotFoundTurn, errcode.NotFoundCheckpoint, errcode.ConflictInvalidTransition, errcode.ConflictRollbackRunning,
-		errcode.FailedCheckpointGit, errcode.FailedCheckpointTooLarge,
+		errcode.FailedCheckpointGit, errcode.FailedCheckpointTooLarge, errcode.NotFoundCommit, errcode.FailedNote,
 		errcode.TimeoutCheckpoint, errcode.TimeoutLock,
 	},
 	"git-venom-rollback": {

@@ -78,10 +78,11 @@ func promptsOf(path string) *prompts {
 	return ix
 }
 
-// promptText is the person's text of a prompt line; hook feedback
-// (isMeta) is a user line too, but nobody typed it.
+// promptText is the person's text of a prompt line of the main chain;
+// hook feedback (isMeta) is a user line too, but nobody typed it, and a
+// subagent's prompt (a sidechain) is the agent's own.
 func promptText(raw []byte, l *Line) (string, bool) {
-	if !l.isPrompt() {
+	if !l.isPrompt() || l.IsSidechain {
 		return "", false
 	}
 	var m struct {

@@ -1,0 +1,50 @@
+package explain
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	git "github.com/libgit2/git2go/v34"
+	"github.com/stretchr/testify/assert"
+)
+
+func oid(b byte) *git.Oid {
+	var id git.Oid
+	id[0] = b
+	return &id
+}
+
+func set(lines ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, l := range lines {
+		m[l] = true
+	}
+	return m
+}
+
+func TestCarries(t *testing.T) {
+	c := &lineCache{sets: map[git.Oid]map[string]bool{
+		*oid(1): set("a", "}", ""),
+		*oid(2): set("a", "}", "", "new line", "other"),
+	}}
+	turn := change{old: oid(1), new: oid(2)}
+	added := func(l ...string) hunk { return hunk{added: l} }
+	assert.True(t, c.carries(added("new line", "}", ""), turn), "its end has every line, its start lacked one")
+	assert.False(t, c.carries(added("new line", "missing"), turn), "its end lacks one")
+	assert.False(t, c.carries(added("}", "a"), turn), "its start had them all")
+	assert.False(t, c.carries(added(""), turn), "a blank line alone is nobody's")
+	assert.True(t, c.carries(hunk{removed: []string{"new line"}}, change{old: oid(2), new: oid(1)}),
+		"a removal: the start had it, the end lacks it")
+	assert.True(t, c.carries(added("new line"), change{new: oid(2)}), "a file the turn created")
+	assert.False(t, c.carries(hunk{removed: []string{"a"}}, turn), "the turn kept the removed line")
+}
+
+func TestFirstLine(t *testing.T) {
+	assert.Nil(t, firstLine(""))
+	assert.Nil(t, firstLine("\n  \n"))
+	assert.Equal(t, "do it", *firstLine("\n  do it  \nand more"))
+	long := firstLine(strings.Repeat("é", 300))
+	assert.Equal(t, maxPrompt, utf8.RuneCountInString(*long))
+	assert.True(t, strings.HasSuffix(*long, "…"))
+}

@@ -29,7 +29,8 @@ func Revisions(ctx context.Context, g *gitcli.Runner, spec string) ([]string, er
 	}
 	out, err := g.Run(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", spec+"^{commit}")
 	if err != nil {
-		return nil, bad(err)
+		// --quiet: git says nothing more than that it is no commit.
+		return nil, bad(nil)
 	}
 	return strings.Fields(string(out)), nil
 }
@@ -44,7 +45,7 @@ func StoreNote(ctx context.Context, g *gitcli.Runner, commit, text string) error
 	_, err := g.RunInput(ctx, []byte(text), "notes", "--ref="+NotesRef, "add", "--force", "--file=-", "--end-of-options", commit)
 	if err != nil {
 		return errcode.Newf(errcode.FailedNote, map[string]string{"commit": commit, "ref": NotesRef},
-			"could not store the note of %s under %s: %v", commit, NotesRef, err).Wrap(err)
+			"could not store the note of %s under %s", commit, NotesRef).Wrap(err)
 	}
 	return nil
 }

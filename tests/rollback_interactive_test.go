@@ -16,10 +16,15 @@ import (
 // each prompt as it appears; it returns everything the terminal showed.
 func (e *Env) ptyRun(t *testing.T, answers []string, cmd string, args ...string) (string, int) {
 	t.Helper()
+	return e.ptyRunLine(t, answers, "git venom-"+cmd+" "+strings.Join(args, " "))
+}
+
+// ptyRunLine is ptyRun for a whole shell command line.
+func (e *Env) ptyRunLine(t *testing.T, answers []string, line string) (string, int) {
+	t.Helper()
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Skip("script(1) is not installed")
 	}
-	line := "git venom-" + cmd + " " + strings.Join(args, " ")
 	c := exec.Command("script", "-qec", line, "/dev/null")
 	c.Dir = e.Dir
 	c.Env = append(e.Environ(), "TERM=xterm")

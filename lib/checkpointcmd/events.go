@@ -37,6 +37,10 @@ func (c *EventsCmd) Run(env *cli.Env) error {
 		return state.Failed("read", filepath.Join(s.Repo.StateDir, "source"), err)
 	}
 	st := events.NewStream(s.Repo.Log, s.Repo.StateDir, source, f, c.Since)
+	if !c.Follow {
+		// A followed stream is read as it comes: never paged.
+		defer env.UI.Page()()
+	}
 	// One write for the whole answer, not one a line: a long log has
 	// thousands of events. Followed, each event goes out as it comes.
 	out := bufio.NewWriterSize(env.UI.Out, 64<<10)

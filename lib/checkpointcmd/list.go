@@ -69,6 +69,7 @@ func (c *ListCmd) Run(env *cli.Env) error {
 		env.UI.Printf("No checkpoints for %s.\n", quote.C(a.ID))
 		return nil
 	}
+	defer env.UI.Page()()
 	bold := env.UI.OutStyle(color.Bold)
 	dim := env.UI.OutStyle(color.Faint)
 	w := tabwriter.NewWriter(env.UI.Out, 0, 4, 2, ' ', 0)

@@ -42,6 +42,9 @@ func VersionString() string {
 // Globals are the flags every command takes.
 type Globals struct {
 	JSON    bool             `name:"json" help:"Print one JSON object on stdout (RFC shapes); errors as {\"error\":{...}}."`
+	Color   string           `name:"color" enum:"auto,always,never" default:"auto" placeholder:"WHEN" help:"Colour: auto (at a terminal; the default, or color.venom, or color.ui), always or never."`
+	NoPager bool             `name:"no-pager" help:"Never send long output through the pager (core.pager, GIT_PAGER, PAGER, less)."`
+	Quiet   bool             `name:"quiet" short:"q" help:"No progress and no lock-wait messages on standard error."`
 	Version kong.VersionFlag `name:"version" help:"Print the version and exit."`
 }
 
@@ -70,7 +73,8 @@ func (e *Env) Store() (*state.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.store = &state.Store{Repo: r, Config: cfg, Environ: e.Environ, Damaged: e.warnDamageOnce()}
+	e.store = &state.Store{Repo: r, Config: cfg, Environ: e.Environ, Damaged: e.warnDamageOnce(),
+		LockWait: e.waitingForLock}
 	return e.store, nil
 }
 
@@ -145,6 +149,7 @@ func Run(env *Env, grammar any, args []string) (code int) {
 		return Report(env, usageError(err))
 	}
 	env.JSON = env.JSON || jsonFlag(grammar)
+	env.configureOutput(grammar, args)
 	if err := kctx.Run(env); err != nil {
 		return Report(env, err)
 	}
@@ -211,6 +216,9 @@ func Report(env *Env, err error) int {
 	}
 	if closedPipe(err) {
 		return pipeCode
+	}
+	if env.UI.PagerQuit(err) {
+		return 0 // the person quit the pager before the end, as with git log
 	}
 	e := errcode.From(err, errcode.FailedInternal)
 	if env.JSON {

@@ -5,14 +5,12 @@ package diffcmd
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/capture"
 	"github.com/git-venom/git-venom/lib/checkpoints"
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
-	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/pathspec"
 	"github.com/git-venom/git-venom/lib/plan"
@@ -20,7 +18,6 @@ import (
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/treediff"
-	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // CLI is git-venom-diff's grammar.
@@ -191,12 +188,6 @@ func (c *CLI) printHuman(env *cli.Env, s *state.Store, d treediff.Diff) error {
 	if len(files) == 0 {
 		return c.noChanges(env, d, to)
 	}
-	corePager, _ := s.Repo.Git.Run(env.Ctx, "config", "--get", "core.pager")
-	pager := env.UI.StartPager(ui.PagerCommand(env.Getenv, strings.TrimSpace(string(corePager))), env.Environ)
-	w := env.UI.Out
-	if pager != nil {
-		w = pager.Writer()
-	}
 	mode := treediff.Full
 	switch {
 	case c.Stat:
@@ -204,13 +195,11 @@ func (c *CLI) printHuman(env *cli.Env, s *state.Store, d treediff.Diff) error {
 	case c.NameOnly:
 		mode = treediff.NamesOnly
 	}
-	err = d.Render(env.Ctx, w, mode, env.UI.ColorOut(), env.UI.Columns())
-	if pager != nil {
-		pager.Wait()
-		var ge *gitcli.Error
-		if errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) == "" {
-			err = nil // the person quit the pager before the end
-		}
+	done := env.UI.Page()
+	err = d.Render(env.Ctx, env.UI.Out, mode, env.UI.ColorOut(), env.UI.Columns())
+	done()
+	if env.UI.PagerQuit(err) {
+		err = nil // the person quit the pager before the end
 	}
 	if err != nil {
 		return gitFailed(err)

@@ -81,10 +81,20 @@ func HolderOf(err error) (Holder, bool) {
 // the folders to it, are opened without following links (statefile): a
 // link, FIFO or device there is refused, and nothing is written through it.
 func Acquire(ctx context.Context, path string, who Holder) (*Lock, error) {
+	return AcquireWaiting(ctx, path, who, nil)
+}
+
+// AcquireWaiting is Acquire that calls waiting, once, with the holder when
+// the lock is not free at the first try, so that a person can be told who
+// they wait for; the function it returns is called when the wait ends,
+// either way.
+func AcquireWaiting(ctx context.Context, path string, who Holder, waiting func(Holder) (stop func())) (*Lock, error) {
 	f, err := statefile.Open(path, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
 		return nil, err
 	}
+	stop := func() {}
+	defer func() { stop() }()
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
@@ -93,6 +103,11 @@ func Acquire(ctx context.Context, path string, who Holder) (*Lock, error) {
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			f.Close()
 			return nil, err
+		}
+		if waiting != nil {
+			h, _ := ReadHolder(path)
+			stop = waiting(h)
+			waiting = nil
 		}
 		select {
 		case <-ctx.Done():

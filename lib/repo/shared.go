@@ -3,10 +3,7 @@ package repo
 import (
 	"context"
 	"path/filepath"
-	"strings"
 
-	"github.com/git-venom/git-venom/lib/config"
-	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/statefile"
 )
 
@@ -15,30 +12,15 @@ import (
 // state files and folders git-venom makes follow it as git's own do. It is
 // read in process when the environment and the files allow, else by git.
 func (r *Repo) sharedRepository() (statefile.Shared, error) {
-	if files, ok := config.ScopeFiles(r.environ); ok {
-		files = append(files, filepath.Join(r.CommonDir, "config"))
-		worktreeConfig := false
-		entries, ok := config.Entries(files, func(name string) bool {
-			worktreeConfig = worktreeConfig || strings.HasPrefix(name, "extensions.")
-			return name == "core.sharedrepository"
-		})
-		// extensions.worktreeConfig adds a file per worktree: git's to read.
-		if ok && !worktreeConfig {
-			if len(entries) == 0 {
-				return statefile.SharedUmask, nil
-			}
-			last := entries[len(entries)-1]
-			return statefile.ParseShared(last.Value, last.HasValue)
-		}
-	}
-	out, err := r.Git.Run(context.Background(), "config", "--get", "core.sharedRepository")
-	if gitcli.ExitCode(err) == 1 {
-		return statefile.SharedUmask, nil
-	}
+	entries, err := r.ConfigLast(context.Background(), "core.sharedrepository")
 	if err != nil {
 		return statefile.SharedUmask, err
 	}
-	return statefile.ParseShared(strings.TrimRight(string(out), "\n"), true)
+	e, ok := entries["core.sharedrepository"]
+	if !ok {
+		return statefile.SharedUmask, nil
+	}
+	return statefile.ParseShared(e.Value, e.HasValue)
 }
 
 // ShareRef gives the loose ref name (refs/venom/...) that libgit2 just

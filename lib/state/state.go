@@ -27,6 +27,9 @@ type Store struct {
 	// finds damage inside it (journal.Log.Damage); the command goes on
 	// with the whole records.
 	Damaged func(*journal.Log)
+	// LockWait, when set, is told who holds the lock when Begin has to
+	// wait for it, and its result is called when the wait ends.
+	LockWait func(lock.Holder) (stop func())
 }
 
 // TmpDir holds temporary index files; only lock holders write it.
@@ -90,7 +93,7 @@ type Txn struct {
 // settles what a dead process left: temporary files, and a rollback that
 // started and never ended (RFC 7.6).
 func (s *Store) Begin(ctx context.Context, who lock.Holder, timeoutCode errcode.Code) (*Txn, error) {
-	l, err := lock.Acquire(ctx, s.Repo.Lock, who)
+	l, err := lock.AcquireWaiting(ctx, s.Repo.Lock, who, s.LockWait)
 	if err != nil {
 		if lock.IsHeld(err) {
 			h, _ := lock.HolderOf(err)

@@ -1,10 +1,12 @@
 package ui
 
 import (
-	"io"
+	"errors"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -27,40 +29,74 @@ func pagerOrNone(p string) string {
 	return p
 }
 
-// Pager is a running pager that a command writes its output into.
+// Pager is the pager of a command whose stdout is a terminal.
 type Pager struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
+	cmdline string
+	cmd     *exec.Cmd
+	in      *os.File
+	used    bool
 }
 
-// StartPager runs cmdline through the shell with stdout as its output, when
-// stdout is a terminal; otherwise it returns nil and the command writes to
-// stdout directly. As git does, LESS defaults to FRX (quit when the text fits
-// one screen, keep colours, leave the screen alone) and LV to -c.
-func (s *Streams) StartPager(cmdline string, environ []string) *Pager {
-	if !s.OutTTY || cmdline == "" {
-		return nil
+// Page sends stdout through the pager, as git does for log and diff, until
+// the returned function is called; that function waits for the person to
+// quit the pager, and may be called more than once. Without a pager (stdout
+// not a terminal, --no-pager, --json, GIT_PAGER=cat, or git already paging
+// us) it does nothing, and the text goes to stdout as it would.
+//
+//	defer env.UI.Page()()
+//
+// LESS defaults to FRX, as in git: less quits when the text fits one
+// screen, keeps colours and leaves the screen alone, so a short output
+// reads as if no pager ran. A pager that cannot start leaves stdout as it is.
+func (s *Streams) Page() (done func()) {
+	s.resolve()
+	p := s.pager
+	if p == nil || p.cmdline == "" || p.cmd != nil || s.term == nil {
+		return func() {}
 	}
-	cmd := exec.Command("sh", "-c", cmdline)
-	cmd.Env = withDefault(withDefault(environ, "LESS", "FRX"), "LV", "-c")
-	cmd.Stdout, cmd.Stderr = s.Out, s.Err
-	in, err := cmd.StdinPipe()
+	r, w, err := os.Pipe()
 	if err != nil {
-		return nil
+		return func() {}
 	}
+	cmd := exec.Command("sh", "-c", p.cmdline)
+	environ := s.settings.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	cmd.Env = withDefault(withDefault(environ, "LESS", "FRX"), "LV", "-c")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = r, s.term, s.Err
 	if err := cmd.Start(); err != nil {
-		return nil
+		_ = r.Close()
+		_ = w.Close()
+		return func() {}
 	}
-	return &Pager{cmd: cmd, in: in}
+	_ = r.Close()
+	p.cmd, p.in, p.used = cmd, w, true
+	out := s.Out
+	s.Out = w
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.Out = out
+			_ = w.Close()
+			_ = cmd.Wait()
+		})
+	}
 }
 
-// Writer is where the paged text goes.
-func (p *Pager) Writer() io.Writer { return p.in }
-
-// Wait closes the pager's input and waits until the person quits it.
-func (p *Pager) Wait() {
-	_ = p.in.Close()
-	_ = p.cmd.Wait()
+// PagerQuit reports an error that only says the person quit the pager
+// before the end of the text: a write into it failed with EPIPE, or a git
+// child writing there died of SIGPIPE. Such an ending is no failure.
+func (s *Streams) PagerQuit(err error) bool {
+	if s.pager == nil || !s.pager.used {
+		return false
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		ws, ok := ee.Sys().(syscall.WaitStatus)
+		return ok && ws.Signaled() && ws.Signal() == syscall.SIGPIPE
+	}
+	return errors.Is(err, syscall.EPIPE)
 }
 
 func withDefault(environ []string, name, value string) []string {
@@ -74,11 +110,10 @@ func withDefault(environ []string, name, value string) []string {
 
 // Columns is the width of the terminal on stdout, or 0 when it is not one.
 func (s *Streams) Columns() int {
-	f, ok := s.Out.(*os.File)
-	if !ok || !s.OutTTY {
+	if s.term == nil {
 		return 0
 	}
-	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	ws, err := unix.IoctlGetWinsize(int(s.term.Fd()), unix.TIOCGWINSZ)
 	if err != nil {
 		return 0
 	}

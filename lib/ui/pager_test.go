@@ -15,7 +15,10 @@ func TestPagerCommand_GitsOrder(t *testing.T) {
 	assert.Equal(t, "", PagerCommand(env(map[string]string{"GIT_PAGER": "cat"}), "core"))
 }
 
-func TestStartPager_NotOnAPipe(t *testing.T) {
-	s, _, _ := Test()
-	assert.Nil(t, s.StartPager("less", nil))
+func TestPage_NotOnAPipe(t *testing.T) {
+	s, out, _ := Test()
+	done := s.Page()
+	s.Printf("text\n")
+	done()
+	assert.Equal(t, "text\n", out.String())
 }

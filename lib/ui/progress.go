@@ -6,14 +6,16 @@ import (
 	"time"
 )
 
-// progressDelay is how long work runs before a person is told it is going on.
-const progressDelay = 400 * time.Millisecond
+// progressDelay is how long work runs before a person is told it is going
+// on: about a second, as git's delayed progress.
+const progressDelay = time.Second
 
 // Progress shows msg on a terminal's stderr, with the seconds elapsed, when
-// the work takes longer than a moment. It prints nothing when stderr is not a
-// terminal. The returned function stops it and clears the line.
+// the work takes longer than about a second. It prints nothing when stderr
+// is not a terminal, under -q/--quiet or under --json. The returned
+// function stops it and clears the line.
 func (s *Streams) Progress(msg string) func() {
-	if !s.ErrTTY {
+	if !s.ErrTTY || s.settings.Quiet || s.settings.JSON {
 		return func() {}
 	}
 	done := make(chan struct{})

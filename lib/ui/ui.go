@@ -1,5 +1,6 @@
 // Package ui is the streams of one command: TTY detection done once, colour
-// per stream, JSON output. Only *cmd packages print, through it.
+// per stream, the pager, progress, JSON output. Only *cmd packages print,
+// through it.
 package ui
 
 import (
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/fatih/color"
 	"github.com/mattn/go-isatty"
@@ -20,8 +22,36 @@ type Streams struct {
 	InTTY    bool
 	OutTTY   bool
 	ErrTTY   bool
+
+	// term is stdout's terminal, kept for its width while Out is a pager.
+	term *os.File
+
+	settings Settings
+	once     sync.Once
 	colorOut bool
 	colorErr bool
+	pager    *Pager
+}
+
+// Settings are what decides colour, paging and chatter, set once the
+// command line is parsed (cli.Run).
+type Settings struct {
+	// Color is --color: "" when not given, else auto, always or never.
+	Color string
+	// NoPager is --no-pager.
+	NoPager bool
+	// Quiet is -q/--quiet: no progress and no lock-wait messages.
+	Quiet bool
+	// JSON is --json: no colour, no pager, no progress.
+	JSON bool
+	// Getenv reads the command's environment, and Environ is all of it
+	// (for the pager's).
+	Getenv  func(string) string
+	Environ []string
+	// Config reads git config keys (core.pager, color.ui, color.venom),
+	// the last value of each in git's order of scopes; called at most
+	// once, and only when colour or the pager is first needed.
+	Config func(keys ...string) map[string]string
 }
 
 // System probes the process's own streams once.
@@ -31,9 +61,10 @@ func System() *Streams {
 		OutTTY: isatty.IsTerminal(os.Stdout.Fd()),
 		ErrTTY: isatty.IsTerminal(os.Stderr.Fd()),
 	}
-	noColor := os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb"
-	s.colorOut = s.OutTTY && !noColor
-	s.colorErr = s.ErrTTY && !noColor
+	if s.OutTTY {
+		s.term = os.Stdout
+	}
+	s.settings.Getenv = os.Getenv
 	return s
 }
 
@@ -41,6 +72,42 @@ func System() *Streams {
 func Test() (*Streams, *bytes.Buffer, *bytes.Buffer) {
 	out, errb := &bytes.Buffer{}, &bytes.Buffer{}
 	return &Streams{In: &bytes.Buffer{}, Out: out, Err: errb}, out, errb
+}
+
+// Configure sets what the command line and environment say about output.
+func (s *Streams) Configure(set Settings) {
+	if set.Getenv == nil {
+		set.Getenv = func(string) string { return "" }
+	}
+	s.settings = set
+}
+
+// Quiet reports -q/--quiet.
+func (s *Streams) Quiet() bool { return s.settings.Quiet }
+
+// resolve decides colour and the pager on first need, reading git config
+// only then.
+func (s *Streams) resolve() {
+	s.once.Do(func() {
+		set := s.settings
+		if set.JSON {
+			return
+		}
+		var cfg map[string]string
+		if set.Config != nil {
+			cfg = set.Config("core.pager", "color.ui", "color.venom")
+		}
+		mode := ColorMode(set.Color, cfg["color.venom"], cfg["color.ui"])
+		getenv := set.Getenv
+		if getenv == nil {
+			getenv = func(string) string { return "" }
+		}
+		s.colorOut = ColorOn(mode, s.OutTTY, getenv)
+		s.colorErr = ColorOn(mode, s.ErrTTY, getenv)
+		if s.OutTTY && !set.NoPager && getenv("GIT_PAGER_IN_USE") == "" {
+			s.pager = &Pager{cmdline: PagerCommand(getenv, cfg["core.pager"])}
+		}
+	})
 }
 
 // Style colours text for one stream, or leaves it plain.
@@ -56,14 +123,23 @@ func (s *Streams) style(on bool, attrs ...color.Attribute) Style {
 	return c.Sprint
 }
 
-// Out styles for stdout.
-func (s *Streams) OutStyle(attrs ...color.Attribute) Style { return s.style(s.colorOut, attrs...) }
+// OutStyle styles for stdout.
+func (s *Streams) OutStyle(attrs ...color.Attribute) Style {
+	s.resolve()
+	return s.style(s.colorOut, attrs...)
+}
 
 // ErrStyle styles for stderr.
-func (s *Streams) ErrStyle(attrs ...color.Attribute) Style { return s.style(s.colorErr, attrs...) }
+func (s *Streams) ErrStyle(attrs ...color.Attribute) Style {
+	s.resolve()
+	return s.style(s.colorErr, attrs...)
+}
 
 // ColorOut reports whether stdout gets colour.
-func (s *Streams) ColorOut() bool { return s.colorOut }
+func (s *Streams) ColorOut() bool {
+	s.resolve()
+	return s.colorOut
+}
 
 // JSON writes v as one line of JSON on stdout, without HTML escaping.
 func (s *Streams) JSON(v any) error {

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,4 +85,77 @@ func TestFirstCheckpoint_SaysWhatToType(t *testing.T) {
 	assert.JSONEq(t, `{"agents":[]}`, string(ErrorOf(t, j).Error.Data))
 	// Typed as the hint says, it works.
 	env.Venom("checkpoint", "--agent=a1").OK(t)
+}
+
+// TestHelp_Verb: help [<verb>...] is <verb> -h in all three commands, and
+// -h alone shows the default verb take and its flags.
+func TestHelp_Verb(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	root := env.Venom("checkpoint", "-h").OK(t).Stdout
+	assert.Equal(t, root, env.Venom("checkpoint", "help").OK(t).Stdout)
+	assert.Regexp(t, `(?m)^  take\s+Take a checkpoint \(the default verb`, root)
+	assert.Regexp(t, `(?m)^  help\s`, root)
+	_, takePart, ok := strings.Cut(root, "With no verb, git-venom-checkpoint runs take:")
+	require.True(t, ok, "-h does not show the default verb:\n%s", root)
+	for _, f := range []string{"--agent", "--reason", "--turn", "--label", "--isolation", "--parent"} {
+		assert.Contains(t, takePart, f, "-h shows take's %s", f)
+	}
+	for verb, flag := range map[string]string{"list": "--before", "take": "--reason", "events": "--follow"} {
+		r := env.Venom("checkpoint", "help", verb).OK(t)
+		assert.Equal(t, env.Venom("checkpoint", verb, "-h").OK(t).Stdout, r.Stdout, "help %s", verb)
+		assert.Contains(t, r.Stdout, flag, "help %s", verb)
+	}
+	assert.Contains(t, env.Venom("checkpoint", "help", "hook", "install").OK(t).Stdout, "--scope")
+	for cmd, flag := range map[string]string{"rollback": "--dry-run", "diff": "--from"} {
+		r := env.Venom(cmd, "help").OK(t)
+		assert.Equal(t, env.Venom(cmd, "-h").OK(t).Stdout, r.Stdout, "%s help", cmd)
+		assert.Contains(t, r.Stdout, flag)
+	}
+	// No help text sends the reader to documents that do not ship.
+	for _, args := range [][]string{
+		{"checkpoint", "-h"}, {"checkpoint", "help", "list"}, {"checkpoint", "help", "events"},
+		{"checkpoint", "help", "hook", "install"}, {"rollback", "-h"}, {"diff", "-h"},
+	} {
+		out := env.Venom(args[0], args[1:]...).OK(t).Stdout
+		assert.NotRegexp(t, `RFC|CONTRACT`, out, "%v", args)
+	}
+}
+
+// TestHelp_DidYouMean: a mistyped verb or flag is refused (exit 2, nothing
+// run) with the words it is likely a typo of.
+func TestHelp_DidYouMean(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Take(t, "--agent=a1")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"checkpoint", "lsit"}, "hint: did you mean git venom-checkpoint list?"},
+		{[]string{"checkpoint", "agnets"}, "hint: did you mean git venom-checkpoint agents?"},
+		{[]string{"checkpoint", "help", "lsit"}, "hint: did you mean git venom-checkpoint list?"},
+		{[]string{"checkpoint", "help", "hook", "instal"}, "hint: did you mean git venom-checkpoint hook install?"},
+		{[]string{"checkpoint", "xyzzy"}, "hint: the verbs are take, list,"},
+		{[]string{"checkpoint", "--agent=a1", "lsit"}, "did you mean git venom-checkpoint list?"},
+		{[]string{"checkpoint", "list", "--limt=3"}, `did you mean "--limit"?`},
+		{[]string{"checkpoint", "--lable=x"}, `did you mean "--label"?`},
+		{[]string{"rollback", "k1", "--dryrun"}, `did you mean "--dry-run"?`},
+		{[]string{"diff", "--frm=k1"}, `did you mean "--from"?`},
+	} {
+		r := env.Venom(c.args[0], c.args[1:]...)
+		assert.Equal(t, 2, r.Code, "%v", c.args)
+		assert.Contains(t, r.Stderr, "error: invalid_params.usage: ", "%v", c.args)
+		assert.Contains(t, r.Stderr, c.want, "%v", c.args)
+	}
+	r := env.Venom("checkpoint", "lsit", "--json")
+	r.Fails(t, 2, "invalid_params.usage")
+	var data struct {
+		Verb  string   `json:"verb"`
+		Verbs []string `json:"verbs"`
+	}
+	require.NoError(t, json.Unmarshal(ErrorOf(t, r).Error.Data, &data))
+	assert.Equal(t, "lsit", data.Verb)
+	assert.Contains(t, data.Verbs, "list")
+	require.Len(t, env.List(t).Checkpoints, 1, "a mistyped verb takes no checkpoint")
 }

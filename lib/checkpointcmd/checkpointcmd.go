@@ -11,16 +11,17 @@ import (
 type CLI struct {
 	cli.Globals
 
-	Take    TakeCmd    `cmd:"" default:"withargs" hidden:"" help:"Take a checkpoint (the default verb)."`
-	List    ListCmd    `cmd:"" help:"List an agent's checkpoints, newest first."`
-	Prune   PruneCmd   `cmd:"" help:"Delete checkpoints past retention (venom.keep, venom.keepFor, venom.keepSafety)."`
-	Clean   CleanCmd   `cmd:"" help:"Archive an agent and remove its checkpoints."`
-	Events  EventsCmd  `cmd:"" help:"Print the event stream, one JSON object a line."`
-	Doctor  DoctorCmd  `cmd:"" help:"Check the repository's checkpoints and state."`
-	Agents  AgentsCmd  `cmd:"" help:"List the registered agents."`
-	Fork    ForkCmd    `cmd:"" help:"Register a fork sharing an agent's tree, with its own first checkpoint."`
-	Hook    HookCmd    `cmd:"" help:"Run as a harness hook, or install the hooks."`
-	Explain ExplainCmd `cmd:"" help:"Say which agent turns made a commit's changes (or each commit of A..B)."`
+	Take    TakeCmd     `cmd:"" default:"withargs" help:"Take a checkpoint (the default verb: git venom-checkpoint [flags] is take [flags])."`
+	List    ListCmd     `cmd:"" help:"List an agent's checkpoints, newest first."`
+	Prune   PruneCmd    `cmd:"" help:"Delete checkpoints past retention (venom.keep, venom.keepFor, venom.keepSafety)."`
+	Clean   CleanCmd    `cmd:"" help:"Archive an agent and remove its checkpoints."`
+	Events  EventsCmd   `cmd:"" help:"Print the event stream, one JSON object a line."`
+	Doctor  DoctorCmd   `cmd:"" help:"Check the repository's checkpoints and state."`
+	Agents  AgentsCmd   `cmd:"" help:"List the registered agents."`
+	Fork    ForkCmd     `cmd:"" help:"Register a fork sharing an agent's tree, with its own first checkpoint."`
+	Hook    HookCmd     `cmd:"" help:"Run as a harness hook, or install the hooks."`
+	Explain ExplainCmd  `cmd:"" help:"Say which agent turns made a commit's changes (or each commit of A..B)."`
+	Help    cli.HelpCmd `cmd:"" help:"Show a verb's flags: help [<verb>...]; the manual is man git-venom-checkpoint."`
 }
 
 // New returns the grammar.

@@ -20,7 +20,7 @@ import (
 
 // ListCmd lists checkpoints: git venom-checkpoint list [--agent] [--turn] [--before] [--limit].
 type ListCmd struct {
-	Agent  string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, or the repository's only agent)."`
+	Agent  string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree)."`
 	Turn   string `name:"turn" help:"Only checkpoints of this turn (t<n>)."`
 	Before string `name:"before" help:"Only checkpoints older than this one, exclusive: k<n>, last, ~<n> (n back from last) or t<n> (that turn's end)."`
 	Limit  int    `name:"limit" default:"50" help:"At most this many."`

@@ -41,7 +41,7 @@ func VersionString() string {
 
 // Globals are the flags every command takes.
 type Globals struct {
-	JSON    bool             `name:"json" help:"Print one JSON object on stdout (RFC shapes); errors as {\"error\":{...}}."`
+	JSON    bool             `name:"json" help:"Print one JSON object on stdout; errors as {\"error\":{...}}."`
 	Color   string           `name:"color" enum:"auto,always,never" default:"auto" placeholder:"WHEN" help:"Colour: auto (at a terminal; the default, or color.venom, or color.ui), always or never."`
 	NoPager bool             `name:"no-pager" help:"Never send long output through the pager (core.pager, GIT_PAGER, PAGER, less)."`
 	Quiet   bool             `name:"quiet" short:"q" help:"No progress and no lock-wait messages on standard error."`
@@ -138,15 +138,17 @@ func Run(env *Env, grammar any, args []string) (code int) {
 		kong.Vars{"version": env.Name + " " + VersionString()},
 		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: true}),
+		kong.Help(printHelp),
 		kong.Bind(env),
 	)
 	if err != nil {
 		return Report(env, errcode.Newf(errcode.FailedInternal, nil, "bad grammar: %v", err))
 	}
 	args = splitPaths(grammar, args)
+	args = helpArgs(parser, args)
 	kctx, err := parser.Parse(args)
 	if err != nil {
-		return Report(env, usageError(err))
+		return Report(env, usageError(verbTypo(parser, args, err)))
 	}
 	env.JSON = env.JSON || jsonFlag(grammar)
 	env.configureOutput(grammar, args)

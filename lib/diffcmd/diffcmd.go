@@ -23,7 +23,7 @@ import (
 // CLI is git-venom-diff's grammar.
 type CLI struct {
 	cli.Globals
-	Agent    string   `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, or the repository's only agent)."`
+	Agent    string   `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree)."`
 	From     string   `name:"from" help:"The checkpoint to compare from: k<n>, last, ~<n> (n back from last) or t<n> (that turn's end)."`
 	To       string   `name:"to" help:"The checkpoint to compare to, named as --from; the current files when left out."`
 	Repo     string   `name:"repo" default:"." help:"The repository of the agent's scope (always .)."`

@@ -16,7 +16,7 @@ import (
 // CLI is git-venom-rollback's grammar.
 type CLI struct {
 	cli.Globals
-	Agent      string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, or the repository's only agent)."`
+	Agent      string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree)."`
 	Checkpoint string `name:"checkpoint" help:"The checkpoint to go back to: k<n>, last, ~<n> (n back from last) or t<n> (that turn's end); also given as the argument."`
 	Undo       bool   `name:"undo" help:"Undo the agent's last rollback: go back to its safety checkpoint."`
 	Restore    string `name:"restore" default:"all" enum:"all,files" help:"all: files and conversation, or refuse; files: files only."`

@@ -65,7 +65,7 @@ func TestCheckpoint_TooLargeNamesTheFiveLargest(t *testing.T) {
 	e := ErrorOf(t, r)
 	// CONTRACT 8.16: {repo, bytes, limit, largest}, bytes after the skips,
 	// largest five {path, bytes}, in that member order.
-	require.Equal(t, []string{"repo", "bytes", "limit", "largest"}, Keys(t, string(e.Error.Data)))
+	require.Equal(t, []string{"repo", "bytes", "limit", "largest", "folders"}, Keys(t, string(e.Error.Data)))
 	var data struct {
 		Repo    string        `json:"repo"`
 		Bytes   int64         `json:"bytes"`

@@ -20,6 +20,7 @@ import (
 
 	git "github.com/libgit2/git2go/v34"
 
+	"github.com/git-venom/git-venom/lib/config"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/gitindex"
@@ -35,6 +36,14 @@ import (
 type Limits struct {
 	MaxFileBytes  int64
 	MaxTotalBytes int64
+	// Exclude is venom.exclude's patterns (CONTRACT 9.6): what they match
+	// is left at the index's version and listed as skipped, "excluded".
+	Exclude []string
+}
+
+// LimitsOf is the limits the settings give.
+func LimitsOf(c config.Config) Limits {
+	return Limits{MaxFileBytes: c.MaxFileBytes, MaxTotalBytes: c.MaxTotalBytes, Exclude: c.Exclude}
 }
 
 // Snapshot is a captured tree, before any commit exists for it.
@@ -241,11 +250,7 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 	// Sort what changed into content updates of paths the index holds,
 	// files the index does not hold, and paths that are gone.
 	var updates, additions, removes []string
-	type sized struct {
-		path  string
-		bytes int64
-	}
-	var written []sized
+	var written []sizedFile
 	var total int64
 	gitlinks := map[string]bool{}
 	for p := range userLinks {
@@ -254,6 +259,7 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 	modified := map[string]bool{}
 	modes := map[string]uint32{}
 	sparse := newSparseArea(b.flagged)
+	excluded := newExcludedSet(lim.Exclude)
 	var trackedBytes int64 // of the tracked files among written
 	add := func(c change) {
 		if c.untracked {
@@ -263,7 +269,7 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 		}
 	}
 	for _, c := range changes {
-		if sparse.outside(c.path, c.untracked) {
+		if sparse.outside(c.path, c.untracked) || excluded.take(r.Top, c.path, c.submodule != "") {
 			continue
 		}
 		full := filepath.Join(r.Top, c.path)
@@ -291,7 +297,7 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 				continue
 			}
 			total += fi.Size()
-			written = append(written, sized{c.path, fi.Size()})
+			written = append(written, sizedFile{c.path, fi.Size(), c.untracked})
 			if !c.untracked {
 				trackedBytes += fi.Size()
 			}
@@ -318,17 +324,9 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 			removes = append(removes, c.path)
 		}
 	}
+	snap.Skipped = append(snap.Skipped, excluded.skipped...)
 	if total > lim.MaxTotalBytes {
-		sort.Slice(written, func(i, j int) bool { return written[i].bytes > written[j].bytes })
-		largest := []sizedPath{}
-		for i := 0; i < len(written) && i < 5; i++ {
-			p, b64 := paths.Display(written[i].path)
-			largest = append(largest, sizedPath{Path: p, PathB64: b64, Bytes: written[i].bytes})
-		}
-		return nil, errcode.Newf(errcode.FailedCheckpointTooLarge,
-			tooLarge{Repo: ".", Bytes: total, Limit: lim.MaxTotalBytes, Largest: largest},
-			"the new and changed files come to %d bytes, past venom.maxTotalBytes (%d)", total, lim.MaxTotalBytes).
-			Hint("ignore the build output in .gitignore, or raise venom.maxTotalBytes")
+		return nil, tooLargeError(written, total, lim)
 	}
 	if b.tree != nil && !attributesFromIndex(b.flagged, updates, removes, modes) {
 		tree, held, err := buildOnBase(ctx, r, b.tree, updates, additions, removes, modes, gitlinks)
@@ -464,6 +462,9 @@ type tooLarge struct {
 	Bytes   int64       `json:"bytes"`
 	Limit   int64       `json:"limit"`
 	Largest []sizedPath `json:"largest"`
+	// Folders are the untracked folders that hold most of Bytes, each
+	// with the setting that leaves it out (largestFolders).
+	Folders []excludable `json:"folders"`
 }
 
 type sizedPath struct {

@@ -39,7 +39,7 @@ type memo struct {
 func scanSignature(r *repo.Repo, settings []string, status []byte, changes []change, lim Limits) string {
 	top := r.Top
 	h := sha256.New()
-	fmt.Fprintf(h, "%d:%d\x00", lim.MaxFileBytes, lim.MaxTotalBytes)
+	fmt.Fprintf(h, "%d:%d\x00%q\x00", lim.MaxFileBytes, lim.MaxTotalBytes, lim.Exclude)
 	statDigest(h, settings)
 	h.Write(status)
 	recent := time.Now().Add(-2 * time.Second).UnixNano()

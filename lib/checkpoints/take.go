@@ -299,8 +299,7 @@ func openOrCloseTurn(tx *state.Txn, a *agents.Agent, req Request) (*string, erro
 func capture1(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Agent, req Request, turn *string) (*Result, error) {
 	s := tx.Store
 	t0 := time.Now()
-	snap, err := capture.TakeHeld(ctx, tree, s.TmpDir(), capture.Limits{MaxFileBytes: s.Config.MaxFileBytes,
-		MaxTotalBytes: s.Config.MaxTotalBytes})
+	snap, err := capture.TakeHeld(ctx, tree, s.TmpDir(), capture.LimitsOf(s.Config))
 	testhook.Timed("capture", t0)
 	if err != nil {
 		return nil, err

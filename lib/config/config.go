@@ -29,6 +29,9 @@ type Config struct {
 	Timeout       time.Duration
 	RollbackNote  string
 	DiffMaxBytes  int64
+	// Exclude is every venom.exclude value, in the order git lists them:
+	// gitignore patterns a capture leaves out (CONTRACT 9.6).
+	Exclude []string
 }
 
 // Defaults are RFC 11.5's values.
@@ -123,6 +126,9 @@ func (c *Config) set(key, value string) error {
 		c.RollbackNote = value
 	case "venom.diffmaxbytes":
 		c.DiffMaxBytes, err = ParseBytes(value)
+	case "venom.exclude":
+		// A multi-valued key, each value one or more gitignore lines.
+		c.Exclude = append(c.Exclude, value)
 	}
 	return err
 }

@@ -152,8 +152,7 @@ func currentTree(ctx context.Context, s *state.Store, a *agents.Agent) (string, 
 	if tree != s.Repo {
 		defer tree.Free()
 	}
-	snap, err := capture.Take(ctx, tree, s.TmpDir(), capture.Limits{MaxFileBytes: s.Config.MaxFileBytes,
-		MaxTotalBytes: s.Config.MaxTotalBytes})
+	snap, err := capture.Take(ctx, tree, s.TmpDir(), capture.LimitsOf(s.Config))
 	if err != nil {
 		return "", err
 	}

@@ -75,7 +75,7 @@ func Run(ctx context.Context, s *state.Store) *Report {
 	} else {
 		r.Checks = append(r.Checks, refsCheck(ctx, s, st, l), mirror(ctx, s), claudeRewind(st), logCheck(s, l),
 			lockCheck(s), rollbackCheck(s, st))
-		r.Checks = append(r.Checks, unsafePaths(ctx, s))
+		r.Checks = append(r.Checks, unsafePaths(ctx, s), untrackedFolders(ctx, s))
 	}
 	for _, c := range r.Checks {
 		if c.Status == Fail {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-venom/git-venom/lib/ignore"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/paths"
 )
@@ -18,6 +19,7 @@ const (
 	LeftGitlink         = "gitlink"
 	LeftIgnoredInTheWay = "ignored_in_the_way"
 	LeftUnreadable      = "unreadable"
+	LeftExcluded        = "excluded" // venom.exclude (CONTRACT 9.6)
 )
 
 // skippedSet is the skipped paths of S and T; a sparse directory covers
@@ -55,9 +57,9 @@ func (s skippedSet) reason(p string) string {
 }
 
 // decideLeft fills each change's left reason, in this order: gitlink,
-// skipped in S or T, outside kept, blocked by a path left, and something in
+// skipped in S or T, matched by venom.exclude, outside kept, blocked by a path left, and something in
 // the way of a write that S does not hold.
-func decideLeft(top string, changes []Change, outside string, sSkipped, tSkipped []journal.Skipped) {
+func decideLeft(top string, changes []Change, outside string, exclude *ignore.Excluder, sSkipped, tSkipped []journal.Skipped) {
 	skipped := newSkipped(sSkipped, tSkipped)
 	for i := range changes {
 		c := &changes[i]
@@ -70,6 +72,8 @@ func decideLeft(top string, changes []Change, outside string, sSkipped, tSkipped
 			}
 		case skipped.reason(c.Path) != "":
 			c.Left = skipped.reason(c.Path)
+		case excludedPath(exclude, c.Path):
+			c.Left = LeftExcluded
 		case c.Class == Outside && outside == "keep":
 			c.Left = LeftOutside
 		}
@@ -116,6 +120,12 @@ func decideLeft(top string, changes []Change, outside string, sSkipped, tSkipped
 			}
 		}
 	}
+}
+
+// excludedPath: venom.exclude matches p, or a folder holding it.
+func excludedPath(x *ignore.Excluder, p string) bool {
+	_, ok := x.Excluded(p, false)
+	return ok
 }
 
 func (c *Change) block(by *Change) {

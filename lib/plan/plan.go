@@ -16,6 +16,7 @@ import (
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/capture"
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/ignore"
 	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/testhook"
@@ -63,6 +64,9 @@ type Input struct {
 	Options
 	Guarded bool
 	Head    Head
+	// Exclude is venom.exclude's patterns: a rollback leaves what they
+	// match alone (CONTRACT 9.6), whatever S or T holds there.
+	Exclude []string
 }
 
 // Plan is a computed rollback.
@@ -130,7 +134,7 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 	}
 	testhook.Timed("plan-classify", t0)
 	t0 = time.Now()
-	decideLeft(in.Repo.Top, changes, p.Outside, in.Snapshot.Skipped, t.Skipped)
+	decideLeft(in.Repo.Top, changes, p.Outside, ignore.NewExcluder(in.Exclude), in.Snapshot.Skipped, t.Skipped)
 	testhook.Timed("plan-left", t0)
 	changes = addSkipped(changes, in.Snapshot.Skipped, t.Skipped)
 	p.Changes = changes

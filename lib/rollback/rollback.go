@@ -63,7 +63,7 @@ func DryRun(ctx context.Context, s *state.Store, req Request) (*plan.Plan, error
 	}
 	defer testhook.Timed("dry-build", time.Now())
 	return plan.Build(ctx, plan.Input{Repo: c.tree, State: st, Agent: c.agent, Target: c.target, Snapshot: snap,
-		Options: req.Options, Guarded: c.guarded, Head: c.head})
+		Options: req.Options, Guarded: c.guarded, Head: c.head, Exclude: s.Config.Exclude})
 }
 
 // earlyCapture is a dry run's capture of its own worktree, running on a
@@ -106,7 +106,7 @@ func captureInto(ctx context.Context, s *state.Store, tree *repo.Repo) (*capture
 }
 
 func limits(s *state.Store) capture.Limits {
-	return capture.Limits{MaxFileBytes: s.Config.MaxFileBytes, MaxTotalBytes: s.Config.MaxTotalBytes}
+	return capture.LimitsOf(s.Config)
 }
 
 // Run is the real call (RFC 7.4): plan check, safety checkpoint, the
@@ -157,7 +157,7 @@ func Run(ctx context.Context, s *state.Store, req Request) (*plan.Result, error)
 		return nil, err
 	}
 	p, err := plan.Build(ctx, plan.Input{Repo: c.tree, State: tx.State, Agent: c.agent, Target: c.target,
-		Snapshot: snap, Options: req.Options, Guarded: c.guarded, Head: c.head})
+		Snapshot: snap, Options: req.Options, Guarded: c.guarded, Head: c.head, Exclude: s.Config.Exclude})
 	if err != nil {
 		return nil, err
 	}

@@ -72,7 +72,7 @@ func ExcludeCommand(pattern string) string {
 // total or more. Tracked files are left out: excluding a tracked folder
 // would freeze the agent's own work at the index's version.
 func largestFolders(written []sizedFile, total int64) []excludable {
-	size := map[string]int64{}                // folder "a/b/" → bytes of untracked files under it
+	size := map[string]int64{}               // folder "a/b/" → bytes of untracked files under it
 	children := map[string]map[string]bool{} // folder → its subfolders that hold any
 	for _, f := range written {
 		if !f.untracked {

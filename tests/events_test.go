@@ -52,7 +52,9 @@ func publishedSeqs(env *Env) []float64 {
 	out := []float64{}
 	for _, r := range env.LogRecords() {
 		switch r["type"] {
-		case "checkpoint.taken", "checkpoint.failed", "rollback.started", "rollback.ended":
+		case "checkpoint.taken", "checkpoint.failed", "rollback.started", "rollback.ended",
+			"checkpoint.reused", "checkpoint.pruned", "checkpoint.removed", "turn.started", "turn.ended",
+			"agent.archived":
 			out = append(out, r["seq"].(float64))
 		}
 	}
@@ -72,7 +74,7 @@ func TestEvents_CaptureReuseFailureRollback(t *testing.T) {
 	env := NewEnv(t)
 	env.Write("a.txt", "one\n")
 	require.Equal(t, "k1", env.Checkpoint("--agent=a1", "--isolation=worktree"))
-	env.Checkpoint("--agent=a1") // reused: internal
+	env.Checkpoint("--agent=a1") // reused: published too (issue 14 item 12)
 	env.VenomIn(env.Dir, []string{"VENOM_TEST_FAIL_AT=capture-scan"}, "checkpoint", "--agent=a1", "--json").
 		Fails(t, 1, "failed.checkpoint_git")
 	env.Write("a.txt", "two\n")
@@ -81,7 +83,8 @@ func TestEvents_CaptureReuseFailureRollback(t *testing.T) {
 	require.Equal(t, "one\n", env.Read("a.txt"))
 
 	evs := eventLines(t, env.Venom("checkpoint", "events", "--json").OK(t).Stdout)
-	assert.Equal(t, []string{"agent.checkpoint", "agent.checkpoint_failed", "agent.checkpoint", "agent.checkpoint",
+	assert.Equal(t, []string{"agent.checkpoint", "agent.checkpoint_reused", "agent.checkpoint_failed",
+		"agent.checkpoint", "agent.checkpoint",
 		"agent.rollback_started", "agent.checkpoint", "agent.rollback_ended"}, types(evs))
 	assert.Equal(t, publishedSeqs(env), seqs(evs), "an event's seq is its record's")
 
@@ -103,6 +106,9 @@ func TestEvents_CaptureReuseFailureRollback(t *testing.T) {
 	assert.Equal(t, map[string]any{"agent": "a1", "checkpoint": "k1", "reason": "manual", "through_turn": nil,
 		"repos": []any{map[string]any{"repo": ".", "commit": k1}}}, evs[0].Data)
 	assert.Equal(t, env.Git("rev-parse", "refs/venom/checkpoints/a1/1"), k1)
+	assert.Equal(t, map[string]any{"agent": "a1", "checkpoint": "k1", "reason": "manual", "turn": nil,
+		"relabeled": false, "label": nil, "previous_label": nil}, evs[1].Data)
+	evs = append(evs[:1:1], evs[2:]...) // the RFC 11.2 events, as before
 	assert.Equal(t, map[string]any{"agent": "a1", "reason": "manual", "code": "failed.checkpoint_git", "repo": "."},
 		evs[1].Data)
 	assert.Equal(t, "mine", evs[2].Data["label"])
@@ -118,7 +124,7 @@ func TestEvents_CaptureReuseFailureRollback(t *testing.T) {
 		`--types=["agent.rollback_started","agent.rollback_ended"]`).OK(t).Stdout)
 	assert.Equal(t, []string{"agent.rollback_started", "agent.rollback_ended"}, types(only))
 	all := eventLines(t, env.Venom("checkpoint", "events", "--json", "--types=agent.*", "--resources=agent:a1").OK(t).Stdout)
-	assert.Equal(t, evs, all)
+	assert.Equal(t, evs, append(all[:1:1], all[2:]...))
 	assert.Empty(t, eventLines(t, env.Venom("checkpoint", "events", "--json", "--resources=agent:zz").OK(t).Stdout))
 	since := eventLines(t, env.Venom("checkpoint", "events", "--json", "--since="+jsonNum(evs[4].Seq)).OK(t).Stdout)
 	assert.Equal(t, evs[5:], since)

@@ -96,6 +96,31 @@ func human(ev events.Event) string {
 			res = d.Code
 		}
 		parts = append(parts, q(d.Agent+"/"+d.Checkpoint), "safety "+q(d.Safety), q(d.Restore), q(res))
+	case events.TurnStarted:
+		parts = append(parts, q(d.Agent+"/"+d.Turn))
+	case events.TurnEnded:
+		parts = append(parts, q(d.Agent+"/"+d.Turn))
+		if d.NoStart {
+			parts = append(parts, "(no turn_start)")
+		}
+	case events.CheckpointReused:
+		parts = append(parts, q(d.Agent+"/"+d.Checkpoint), q(d.Reason))
+		if d.Turn != nil {
+			parts = append(parts, q(*d.Turn))
+		}
+		if d.Relabeled {
+			was := "none"
+			if d.PreviousLabel != nil {
+				was = quote.Always(*d.PreviousLabel)
+			}
+			parts = append(parts, "relabeled "+quote.Always(*d.Label)+" (was "+was+")")
+		}
+	case events.CheckpointsPruned:
+		parts = append(parts, q(d.Agent), quote.Join(d.Checkpoints, ","))
+	case events.CheckpointsRemoved:
+		parts = append(parts, q(d.Agent), fmt.Sprintf("removed %d kept %d", d.Removed, d.Kept))
+	case events.Archived:
+		parts = append(parts, q(d.Agent))
 	}
 	return strings.Join(parts, " ")
 }

@@ -54,6 +54,15 @@ func (c *TakeCmd) Run(env *cli.Env) error {
 	switch {
 	case res.Checkpoint == nil:
 		env.UI.Printf("No checkpoint: venom.enabled is false.\n")
+	case res.Reused && res.Relabeled:
+		// The label moves to the reused checkpoint (RFC 3.2): said, not
+		// done silently; the log and the events record the old one.
+		was := "it had none"
+		if res.PreviousLabel != nil {
+			was = "was " + quote.Always(*res.PreviousLabel)
+		}
+		env.UI.Printf("Nothing changed since %s/%s: relabeled it %s (%s)\n", quote.C(res.Agent),
+			bold(quote.C(*res.Checkpoint)), quote.Always(*c.Label), was)
 	case res.Reused:
 		env.UI.Printf("Nothing changed since %s/%s\n", quote.C(res.Agent), bold(quote.C(*res.Checkpoint)))
 	default:

@@ -80,6 +80,10 @@ type Result struct {
 	Reused     bool    `json:"reused"`
 	// Taken is the new record, when one was made.
 	Taken *journal.Entry `json:"-"`
+	// Relabeled: a reuse gave the checkpoint the asked label, replacing
+	// PreviousLabel (nil: it had none).
+	Relabeled     bool    `json:"-"`
+	PreviousLabel *string `json:"-"`
 }
 
 // Take captures the agent's tree as a checkpoint, waiting for the lock.
@@ -317,9 +321,16 @@ func capture1(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Age
 		return nil, err
 	}
 	if Dedups(req.Reason) {
-		if latest := a.Latest(); latest != nil && sameState(tree, latest, snap) {
-			if _, err := tx.Append(journal.CheckpointReused, journal.Reused{Agent: a.ID, Checkpoint: latest.Checkpoint,
-				Reason: req.Reason, Turn: turn, At: journal.Stamp(journal.Now()), Label: req.Label}); err != nil {
+		// A latest checkpoint whose ref is gone holds nothing a rollback
+		// could use (RFC 4.2): the capture makes a new one instead.
+		if latest := a.Latest(); latest != nil && sameState(tree, latest, snap) && Usable(tree, a, latest) {
+			rec := journal.Reused{Agent: a.ID, Checkpoint: latest.Checkpoint,
+				Reason: req.Reason, Turn: turn, At: journal.Stamp(journal.Now()), Label: req.Label}
+			if req.Label != nil {
+				rec.PreviousLabel = latest.Label
+				res.Relabeled, res.PreviousLabel = true, latest.Label
+			}
+			if _, err := tx.Append(journal.CheckpointReused, rec); err != nil {
 				return nil, err
 			}
 			id := latest.Checkpoint

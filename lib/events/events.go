@@ -1,8 +1,11 @@
 // Package events maps journal records to the published event stream (RFC
-// 11.2, CONTRACT 8.11): {seq, ts, source, type, data}, one a line. Only four
-// record types are published; every other record (checkpoint.reused,
-// checkpoint.pruned, checkpoint.removed, and the suite's own agent., turn.,
-// edit. and note. records) is internal.
+// 11.2, CONTRACT 8.11): {seq, ts, source, type, data}, one a line. RFC
+// 11.2's four types, and the suite's own for the other changes of an
+// agent's state a client following the stream would otherwise miss (issue
+// 14 item 12; man git-venom-checkpoint, events): turns starting and ending,
+// a capture reusing (or relabeling) a checkpoint, prunes, clean's removals
+// and the archiving. Edits, bindings, notes and registrations stay
+// internal.
 package events
 
 import (
@@ -25,6 +28,14 @@ var published = map[string]string{
 	journal.CheckpointFailed: "agent.checkpoint_failed",
 	journal.RollbackStarted:  "agent.rollback_started",
 	journal.RollbackEnded:    "agent.rollback_ended",
+	// The suite's own, beyond RFC 11.2 (which keeps them internal in a
+	// daemon whose own events carry turns and clean).
+	journal.TurnStarted:       "agent.turn_started",
+	journal.TurnEnded:         "agent.turn_ended",
+	journal.CheckpointReused:  "agent.checkpoint_reused",
+	journal.CheckpointPruned:  "agent.checkpoints_pruned",
+	journal.CheckpointRemoved: "agent.checkpoints_removed",
+	journal.AgentArchived:     "agent.archived",
 }
 
 // eventTypes lists the published event types, sorted.
@@ -102,6 +113,55 @@ type RollbackStarted struct {
 // exactly RFC 11.2's.
 type RollbackEnded = journal.RollbackEnd
 
+// TurnStarted is agent.turn_started's data.
+type TurnStarted struct {
+	Agent string `json:"agent"`
+	Turn  string `json:"turn"`
+}
+
+// TurnEnded is agent.turn_ended's data; no_start: the turn had no
+// turn_start (a harness-started turn, RFC 3.1).
+type TurnEnded struct {
+	Agent   string `json:"agent"`
+	Turn    string `json:"turn"`
+	NoStart bool   `json:"no_start"`
+}
+
+// CheckpointReused is agent.checkpoint_reused's data: a capture found the
+// tree as the checkpoint has it (RFC 3.2). relabeled: the capture was asked
+// for a label, which the checkpoint now has; previous_label is the one it
+// replaced. Both labels are null when there is none.
+type CheckpointReused struct {
+	Agent         string  `json:"agent"`
+	Checkpoint    string  `json:"checkpoint"`
+	Reason        string  `json:"reason"`
+	Turn          *string `json:"turn"`
+	Relabeled     bool    `json:"relabeled"`
+	Label         *string `json:"label"`
+	PreviousLabel *string `json:"previous_label"`
+}
+
+// CheckpointsPruned is agent.checkpoints_pruned's data, the record's
+// {agent, checkpoints} (RFC 5.2).
+type CheckpointsPruned struct {
+	Agent       string   `json:"agent"`
+	Checkpoints []string `json:"checkpoints"`
+}
+
+// CheckpointsRemoved is agent.checkpoints_removed's data, the record's
+// {agent, repo, removed, kept} (RFC 5.3), counting refs.
+type CheckpointsRemoved struct {
+	Agent   string `json:"agent"`
+	Repo    string `json:"repo"`
+	Removed int    `json:"removed"`
+	Kept    int    `json:"kept"`
+}
+
+// Archived is agent.archived's data: clean archived the agent.
+type Archived struct {
+	Agent string `json:"agent"`
+}
+
 // FromRecord maps a record to its event; ok is false for internal records.
 func FromRecord(e *journal.Entry, source string) (ev Event, ok bool) {
 	typ := published[e.Type]
@@ -131,8 +191,39 @@ func FromRecord(e *journal.Entry, source string) (ev Event, ok bool) {
 			d.Drops = e.Drops
 		}
 		ev.Data = d
+	case journal.TurnStarted:
+		ev.Data = TurnStarted{Agent: e.Agent, Turn: deref(e.Turn)}
+	case journal.TurnEnded:
+		ev.Data = TurnEnded{Agent: e.Agent, Turn: deref(e.Turn), NoStart: e.NoStart}
+	case journal.CheckpointReused:
+		d := CheckpointReused{Agent: e.Agent, Checkpoint: e.Checkpoint, Reason: e.Reason, Turn: e.Turn,
+			Label: e.Label, Relabeled: e.Label != nil}
+		if d.Relabeled {
+			d.PreviousLabel = e.PreviousLabel
+		}
+		ev.Data = d
+	case journal.CheckpointPruned:
+		ev.Data = CheckpointsPruned{Agent: e.Agent, Checkpoints: nonNil(e.Checkpoints)}
+	case journal.CheckpointRemoved:
+		ev.Data = CheckpointsRemoved{Agent: e.Agent, Repo: e.Repo, Removed: e.Removed, Kept: e.Kept}
+	case journal.AgentArchived:
+		ev.Data = Archived{Agent: e.Agent}
 	}
 	return ev, true
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // Filter selects events by type and resource (CONTRACT 8.11).

@@ -475,6 +475,8 @@ func (d *decoder) entry(e *Entry) bool {
 			return d.boolean(&e.Overlap)
 		case "label":
 			return d.strPtr(&e.Label)
+		case "previous_label":
+			return d.strPtr(&e.PreviousLabel)
 		case "repos":
 			if d.lazyRepos {
 				return d.rawArray(&e.ReposJSON)

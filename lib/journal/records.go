@@ -50,14 +50,17 @@ type Entry struct {
 	Process
 
 	// checkpoint.*
-	Checkpoint  string      `json:"checkpoint"`
-	Reason      string      `json:"reason"`
-	ThroughTurn *string     `json:"through_turn"`
-	At          string      `json:"at"`
-	MidTurn     bool        `json:"mid_turn"`
-	Overlap     bool        `json:"overlap"`
-	Label       *string     `json:"label"`
-	Repos       []RepoState `json:"repos"`
+	Checkpoint  string  `json:"checkpoint"`
+	Reason      string  `json:"reason"`
+	ThroughTurn *string `json:"through_turn"`
+	At          string  `json:"at"`
+	MidTurn     bool    `json:"mid_turn"`
+	Overlap     bool    `json:"overlap"`
+	Label       *string `json:"label"`
+	// PreviousLabel: a reuse that set a label (a relabel) records the
+	// label it replaced, so that the log and its event say so.
+	PreviousLabel *string     `json:"previous_label"`
+	Repos         []RepoState `json:"repos"`
 	// ReposJSON is repos as the log has it, not yet decoded, when the scan
 	// was asked to (ScanOptions.LazyRepos); Repos is then nil.
 	ReposJSON   string   `json:"-"`
@@ -138,7 +141,11 @@ type Reused struct {
 	Reason     string  `json:"reason"`
 	Turn       *string `json:"turn"`
 	At         string  `json:"at"`
-	Label      *string `json:"label,omitempty"`
+	// Label is set by agent.checkpoint with a label on an unchanged tree:
+	// the reused checkpoint takes it (RFC 3.2), an explicit relabel that
+	// records PreviousLabel, the label it replaced (null: none).
+	Label         *string `json:"label,omitempty"`
+	PreviousLabel *string `json:"previous_label,omitempty"`
 }
 
 // Failed is checkpoint.failed.

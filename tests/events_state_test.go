@@ -17,8 +17,8 @@ func TestEvents_TurnsReusesRelabelsPrunesAndCleanArePublished(t *testing.T) {
 	env.Checkpoint("--agent=a1", "--reason=turn_start") // t1, k1
 	env.Write("a.txt", "1\n")
 	env.Checkpoint("--agent=a1", "--reason=turn_end", "--label=first") // k2
-	env.Checkpoint("--agent=a1", "--reason=turn_start")                 // t2, reuses k2
-	env.Checkpoint("--agent=a1", "--reason=turn_end")                   // reuses k2
+	env.Checkpoint("--agent=a1", "--reason=turn_start")                // t2, reuses k2
+	env.Checkpoint("--agent=a1", "--reason=turn_end")                  // reuses k2
 	env.SetGlobal("venom.keep", "1")
 	env.Venom("checkpoint", "prune", "--agent=a1").OK(t) // k1 goes
 	env.Venom("checkpoint", "clean", "--agent=a1").OK(t)

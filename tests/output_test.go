@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -84,4 +86,87 @@ func TestOutput_ListEventsAndDiffArePagedAtATerminal(t *testing.T) {
 	env.Extra = []string{"PAGER=cat"}
 	screen, _ = env.ptyRun(t, nil, "checkpoint", "list")
 	assert.True(t, strings.Contains(screen, "k3"), screen)
+}
+
+// Tables line up on the screen with colour on: a column starts at the same
+// screen column in every row, whatever colour codes or wide characters the
+// cells before it hold (issue 14 item 4: widths counted colour codes).
+func TestOutput_TablesLineUpAtATerminalWithColour(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Extra = []string{"GIT_PAGER=cat"}
+	// Three agents: a1 in place (guarded: "yes" in yellow), w1 alone in a
+	// worktree ("no", plain), f1 in another worktree with a parent
+	// ("f1 ← w1", the arrow dimmed).
+	env.Venom("checkpoint", "--agent=a1", "--reason=turn_start", "--label=日本語のラベル", "--json").OK(t)
+	env.Write("a.txt", "1\n")
+	env.Venom("checkpoint", "--agent=a1", "--label=plain", "--json").OK(t)
+	for _, wt := range []struct{ dir, agent, parent string }{{"wt1", "w1", ""}, {"wt2", "f1", "--parent=w1"}} {
+		dir := filepath.Join(env.Root, wt.dir)
+		env.Git("worktree", "add", "-q", "-b", wt.dir, dir)
+		args := []string{"--agent=" + wt.agent, "--isolation=worktree", "--json"}
+		if wt.parent != "" {
+			args = append(args, wt.parent)
+		}
+		env.VenomIn(dir, nil, "checkpoint", args...).OK(t)
+	}
+
+	for _, line := range []string{"git venom-checkpoint agents", "git venom-checkpoint list --agent=a1"} {
+		screen, code := env.ptyRunLine(t, nil, line)
+		require.Equal(t, 0, code, screen)
+		require.Contains(t, screen, esc, "%s: colour at a terminal", line)
+		rows := screenLines(screen)
+		require.GreaterOrEqual(t, len(rows), 3, "%s: %q", line, screen)
+		assertColumnsLineUp(t, line, rows)
+	}
+}
+
+var ansiSeq = regexp.MustCompile(`\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)`)
+
+// screenLines is what the terminal shows, line by line, colour codes
+// removed, empty lines dropped.
+func screenLines(screen string) []string {
+	var lines []string
+	for _, l := range strings.Split(ansiSeq.ReplaceAllString(screen, ""), "\n") {
+		if l = strings.TrimRight(l, "\r "); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+// cellsOnScreen lays a line out on screen columns: a wide (East Asian)
+// character takes its column and the next, marked 0. The test's strings
+// hold no other wide characters than CJK ones.
+func cellsOnScreen(line string) []rune {
+	var cols []rune
+	for _, r := range line {
+		cols = append(cols, r)
+		if r >= 0x2E80 && r <= 0x9FFF || r >= 0xAC00 && r <= 0xD7A3 || r >= 0xFF00 && r <= 0xFF60 {
+			cols = append(cols, 0)
+		}
+	}
+	return cols
+}
+
+// assertColumnsLineUp checks that each column the header names starts, in
+// every row, at the header word's screen column: a blank before it, text
+// on it.
+func assertColumnsLineUp(t *testing.T, what string, rows []string) {
+	t.Helper()
+	header := cellsOnScreen(rows[0])
+	var starts []int
+	for c := 1; c < len(header); c++ {
+		if header[c-1] == ' ' && header[c] != ' ' {
+			starts = append(starts, c)
+		}
+	}
+	require.NotEmpty(t, starts, what)
+	for _, row := range rows[1:] {
+		cols := cellsOnScreen(row)
+		for _, c := range starts {
+			ok := c < len(cols) && cols[c-1] == ' ' && cols[c] != ' '
+			assert.True(t, ok, "%s: the column at screen column %d is off in\n%s\n%s", what, c, rows[0], row)
+		}
+	}
 }

@@ -2,13 +2,13 @@ package checkpointcmd
 
 import (
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/fatih/color"
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/quote"
+	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // AgentsCmd lists the registered agents.
@@ -54,9 +54,9 @@ func (c *AgentsCmd) Run(env *cli.Env) error {
 	bold := env.UI.OutStyle(color.Bold)
 	dim := env.UI.OutStyle(color.Faint)
 	yellow := env.UI.OutStyle(color.FgYellow)
-	w := tabwriter.NewWriter(env.UI.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dim("AGENT"), dim("STATE"), dim("ISOLATION"), dim("HARNESS"),
-		dim("CHECKPOINTS"), dim("NEWEST"), dim("GUARDED"), dim("TREE"))
+	w := ui.NewTable(env.UI.Out)
+	w.Row(dim("AGENT"), dim("STATE"), dim("ISOLATION"), dim("HARNESS"), dim("CHECKPOINTS"), dim("NEWEST"), dim("GUARDED"),
+		dim("TREE"))
 	// Each column is read from the log: quoted (ids, trees and harnesses
 	// of an agent registered by hand may hold anything).
 	q := quote.C
@@ -76,8 +76,7 @@ func (c *AgentsCmd) Run(env *cli.Env) error {
 		if a.Parent != nil {
 			id += dim(" ← " + q(*a.Parent))
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", id, q(a.State), q(a.Isolation), q(a.Harness), a.Checkpoints,
-			newest, guarded, q(a.Tree))
+		w.Row(id, q(a.State), q(a.Isolation), q(a.Harness), fmt.Sprint(a.Checkpoints), newest, guarded, q(a.Tree))
 	}
 	return w.Flush()
 }

@@ -1,14 +1,12 @@
 package checkpointcmd
 
 import (
-	"fmt"
-	"text/tabwriter"
-
 	"github.com/fatih/color"
 
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/doctor"
 	"github.com/git-venom/git-venom/lib/quote"
+	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // DoctorCmd checks the repository's checkpoints and state.
@@ -35,11 +33,11 @@ func (c *DoctorCmd) Run(env *cli.Env) error {
 		}
 		// Messages and fixes name refs, paths and log lines: escaped, so
 		// none reaches the terminal as a control.
-		w := tabwriter.NewWriter(env.UI.Out, 0, 4, 2, ' ', 0)
+		w := ui.NewTable(env.UI.Out)
 		for _, ch := range rep.Checks {
-			fmt.Fprintf(w, "%s\t%s\t%s\n", styles[ch.Status](ch.Status), quote.Text(ch.ID), quote.Text(ch.Message))
+			w.Row(styles[ch.Status](ch.Status), quote.Text(ch.ID), quote.Text(ch.Message))
 			if ch.Fix != nil {
-				fmt.Fprintf(w, "\t\tfix: %s\n", quote.Text(*ch.Fix))
+				w.Row("", "", "fix: "+quote.Text(*ch.Fix))
 			}
 		}
 		if err := w.Flush(); err != nil {

@@ -3,7 +3,6 @@ package checkpointcmd
 import (
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/fatih/color"
@@ -16,6 +15,7 @@ import (
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // ListCmd lists checkpoints: git venom-checkpoint list [--agent] [--turn] [--before] [--limit].
@@ -72,8 +72,8 @@ func (c *ListCmd) Run(env *cli.Env) error {
 	defer env.UI.Page()()
 	bold := env.UI.OutStyle(color.Bold)
 	dim := env.UI.OutStyle(color.Faint)
-	w := tabwriter.NewWriter(env.UI.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", dim("ID"), dim("REASON"), dim("TURN"), dim("AGE"), dim("FILES"), dim("LABEL"))
+	w := ui.NewTable(env.UI.Out)
+	w.Row(dim("ID"), dim("REASON"), dim("TURN"), dim("AGE"), dim("FILES"), dim("LABEL"))
 	// Every column but AGE and FILES is read from the log: quoted, so a
 	// label cannot drive the terminal or forge a row.
 	for i, it := range l.Checkpoints {
@@ -89,11 +89,10 @@ func (c *ListCmd) Run(env *cli.Env) error {
 		if it.Label != nil {
 			label = *it.Label
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", bold(quote.C(it.Checkpoint)), quote.C(it.Reason), quote.C(turn),
-			age(it.At), changed, quote.C(label))
+		w.Row(bold(quote.C(it.Checkpoint)), quote.C(it.Reason), quote.C(turn), age(it.At), changed, quote.C(label))
 	}
 	if l.Pending {
-		fmt.Fprintf(w, "(a capture is pending)\n")
+		w.Note("(a capture is pending)")
 	}
 	return w.Flush()
 }

@@ -235,10 +235,13 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 	if err := testhook.Point("capture-scan"); err != nil {
 		return nil, gitFailure("status", err)
 	}
+	// Each listed path is looked at once (lstat), for the memo's key and
+	// for sorting it: a skipped file costs that and nothing more.
+	stats := lstatAll(r.Top, changes)
 	var sig string
 	// A submodule's dirtiness is not in status's output: no memo then.
 	if b.persistent && len(userLinks) == 0 {
-		sig = scanSignature(r, b.settings, out, changes, lim)
+		sig = scanSignature(b.settings, out, changes, stats, lim)
 		if sig != "" && sig == b.memo.Sig {
 			if snap, err := b.memo.snapshot(r); err == nil {
 				snap.memo = b.memo
@@ -268,7 +271,7 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 			updates = append(updates, c.path)
 		}
 	}
-	for _, c := range changes {
+	for i, c := range changes {
 		if sparse.outside(c.path, c.untracked) || excluded.take(r.Top, c.path, c.submodule != "") {
 			continue
 		}
@@ -276,7 +279,7 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 		if len(c.submodule) == 4 && c.submodule[2] == 'M' {
 			modified[c.path] = true
 		}
-		fi, err := os.Lstat(full)
+		fi, err := stats[i].info, stats[i].err
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) || errors.Is(err, paths.ErrNotDir) {
 				removes = append(removes, c.path)
@@ -384,6 +387,21 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 		return nil, gitFailure("write-tree", err)
 	}
 	return finish(ctx, r, snap, tree, sig, gitlinks, userLinks, modified)
+}
+
+// pathStat is one listed path's lstat.
+type pathStat struct {
+	info os.FileInfo
+	err  error
+}
+
+// lstatAll lstats each listed path, in changes' order.
+func lstatAll(top string, changes []change) []pathStat {
+	out := make([]pathStat, len(changes))
+	for i, c := range changes {
+		out[i].info, out[i].err = os.Lstat(filepath.Join(top, c.path))
+	}
+	return out
 }
 
 // buildOnBase is the tree path for the paths a scan listed, when every one

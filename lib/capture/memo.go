@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -36,18 +35,17 @@ type memo struct {
 // timestamps to tell a later write apart. The limits are part of the key:
 // what was skipped as too big depends on them; so are the config and
 // attributes files, which say what the clean filters make of the files.
-func scanSignature(r *repo.Repo, settings []string, status []byte, changes []change, lim Limits) string {
-	top := r.Top
+func scanSignature(settings []string, status []byte, changes []change, stats []pathStat, lim Limits) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%d:%d\x00%q\x00", lim.MaxFileBytes, lim.MaxTotalBytes, lim.Exclude)
 	statDigest(h, settings)
 	h.Write(status)
 	recent := time.Now().Add(-2 * time.Second).UnixNano()
-	for _, c := range changes {
+	for i, c := range changes {
 		if c.submodule != "" {
 			return ""
 		}
-		fi, err := os.Lstat(filepath.Join(top, c.path))
+		fi, err := stats[i].info, stats[i].err
 		if err != nil {
 			fmt.Fprintf(h, "\x00%s\x00absent", c.path)
 			continue

@@ -11,12 +11,14 @@ import (
 )
 
 // proc runs child processes in one directory and adds up the CPU time
-// (user+sys, from wait4's rusage) that they used.
+// (user+sys, from wait4's rusage) that they used, and keeps the largest
+// resident set any of them (or a child of theirs) reached.
 type proc struct {
-	dir string
-	git string
-	env []string
-	cpu time.Duration
+	dir    string
+	git    string
+	env    []string
+	cpu    time.Duration
+	maxRSS int64 // KiB
 }
 
 // baseEnv is the environment every child gets: the caller's, minus any GIT_
@@ -43,7 +45,7 @@ func baseEnv() []string {
 func (p *proc) with(kv ...string) *proc {
 	q := *p
 	q.env = append(append([]string(nil), p.env...), kv...)
-	q.cpu = 0
+	q.cpu, q.maxRSS = 0, 0
 	return &q
 }
 
@@ -61,6 +63,7 @@ func (p *proc) cmd(stdin []byte, name string, args ...string) ([]byte, error) {
 	if c.ProcessState != nil {
 		if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			p.cpu += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			p.maxRSS = max(p.maxRSS, ru.Maxrss)
 		}
 	}
 	if err != nil {

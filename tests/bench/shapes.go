@@ -1,0 +1,386 @@
+package main
+
+// The shapes mode (issue 17): captures of three tree shapes, each timed
+// side by side, run by run, with the git commands it is held to:
+//
+//	go run ./tests/bench -shapes skipped,many,untracked -runs 5
+//
+//   - skipped: 10 changed and 10 new files at every capture of a
+//     -shapes-files tree, first without, then with one untracked 20 MiB
+//     file over venom.maxFileBytes (10 MiB here). Target: the capture
+//     with the file within 1.2x git status.
+//   - many: a line appended to each of 1,000 tracked files spread over the
+//     tree before every capture, as a capture loop sees them. Target: the
+//     capture within 1.1x (git status + git hash-object -w --stdin-paths of
+//     those files); the loose objects hash-object writes are removed before
+//     the capture, so both store every blob.
+//   - untracked: the first capture of -shapes-untracked new files (30 to a
+//     folder) beside one committed file; venom's state, refs and objects
+//     are reset between runs. Target: within 1.5x git status -uall, and a
+//     resident set no larger than git's (max RSS from wait4, which covers
+//     the git processes a capture runs).
+//
+// Each run times the git side and the capture one after the other, in
+// turns, and reports medians of wall and CPU (user+sys) time, and the
+// ratios of the medians.
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+func init() {
+	if !modeSelected("shapes") {
+		return
+	}
+	fs := flag.NewFlagSet("bench -shapes", flag.ExitOnError)
+	list := fs.String("shapes", "skipped,many,untracked", "comma-separated shapes: skipped, many, untracked")
+	files := fs.Int("shapes-files", 100000, "size of the generated tree of the skipped and many shapes")
+	untracked := fs.Int("shapes-untracked", 300000, "new files of the untracked shape")
+	bin := fs.String("shapes-bin", "", "folder with git-venom-checkpoint (default: build it)")
+	work := fs.String("work", filepath.Join(os.TempDir(), "git-venom-bench-shapes"), "directory for the repositories and binaries")
+	runs := fs.Int("runs", 5, "timed runs per shape")
+	verb := fs.Bool("v", false, "log progress on stderr")
+	_ = fs.Parse(os.Args[1:])
+	verbose = *verb
+	if err := os.MkdirAll(*work, 0o755); err != nil {
+		fatal(err)
+	}
+	borrowCache(*work, filepath.Join(os.TempDir(), "git-venom-bench"), *files)
+	s := &shapes{p: &proc{git: "git", env: baseEnv(), dir: *work}, work: *work, bin: *bin, files: *files,
+		untracked: *untracked, runs: *runs}
+	if err := s.run(strings.Split(*list, ",")); err != nil {
+		fatal(err)
+	}
+	os.Exit(0)
+}
+
+type shapes struct {
+	p                *proc
+	work, bin        string
+	files, untracked int
+	runs             int
+}
+
+// timed is one side of a shape: its runs' wall and CPU times and the
+// largest resident set.
+type timed struct {
+	wall, cpu []time.Duration
+	rss       int64
+}
+
+func (t *timed) add(p *proc, wall time.Duration) {
+	t.wall = append(t.wall, wall)
+	t.cpu = append(t.cpu, p.cpu)
+	t.rss = max(t.rss, p.maxRSS)
+}
+
+func (t *timed) sum(o *timed) *timed {
+	s := &timed{rss: max(t.rss, o.rss)}
+	for i := range t.wall {
+		s.wall = append(s.wall, t.wall[i]+o.wall[i])
+		s.cpu = append(s.cpu, t.cpu[i]+o.cpu[i])
+	}
+	return s
+}
+
+func (s *shapes) run(list []string) error {
+	if s.bin == "" {
+		s.bin = filepath.Join(s.work, "bin")
+		root, err := moduleRoot()
+		if err != nil {
+			return err
+		}
+		if _, err := (&proc{dir: root, env: os.Environ()}).cmd(nil, "go", "build", "-o", s.bin+"/",
+			"./git-venom-checkpoint"); err != nil {
+			return err
+		}
+	}
+	cfg := filepath.Join(s.work, "shapes.gitconfig")
+	if err := os.WriteFile(cfg, []byte("[venom]\n\tmaxFileBytes = 10m\n\ttimeout = 1h\n"), 0o644); err != nil {
+		return err
+	}
+	s.p.env = append(s.p.env, "GIT_CONFIG_GLOBAL="+cfg, "PATH="+s.bin+":"+os.Getenv("PATH"))
+	version, _ := s.p.line("version")
+	fmt.Printf("%s, %d runs per shape, medians; ratio = capture / git side\n", version, s.runs)
+	fmt.Printf("%-26s %-34s %9s %9s %9s %7s %7s\n", "shape", "side", "wall ms", "cpu ms", "rss MiB", "wall x", "cpu x")
+	for _, name := range list {
+		var err error
+		switch strings.TrimSpace(name) {
+		case "skipped":
+			err = s.skipped()
+		case "many":
+			err = s.many()
+		case "untracked":
+			err = s.untrackedShape()
+		default:
+			err = fmt.Errorf("unknown shape %q", name)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *shapes) report(shape string, git *timed, gitName string, capture *timed) {
+	gw, gc := median(git.wall), median(git.cpu)
+	cw, cc := median(capture.wall), median(capture.cpu)
+	fmt.Printf("%-26s %-34s %9s %9s %9.1f\n", shape, gitName, ms(gw), ms(gc), float64(git.rss)/1024)
+	fmt.Printf("%-26s %-34s %9s %9s %9.1f %7s %7s\n", shape, "capture", ms(cw), ms(cc), float64(capture.rss)/1024,
+		ratio(cw, gw), ratio(cc, gc))
+}
+
+// capture runs one timed capture in g's tree.
+func (s *shapes) capture(g *proc, t *timed) error {
+	p := g.with()
+	start := time.Now()
+	if _, err := p.run(nil, "venom-checkpoint", "--agent=b", "--json"); err != nil {
+		return err
+	}
+	t.add(p, time.Since(start))
+	return nil
+}
+
+// gitTimed runs one timed git command in g's tree.
+func gitTimed(g *proc, t *timed, stdin []byte, args ...string) ([]byte, error) {
+	p := g.with()
+	start := time.Now()
+	out, err := p.run(stdin, args...)
+	if err == nil {
+		t.add(p, time.Since(start))
+	}
+	return out, err
+}
+
+// tree makes a fresh copy of the generated tree and its tracked files.
+func (s *shapes) tree() (*proc, []string, error) {
+	top, err := prepare(s.p, s.work, s.files, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	g := &proc{dir: top, git: s.p.git, env: s.p.env}
+	out, err := g.run(nil, "ls-files", "-z")
+	if err != nil {
+		return nil, nil, err
+	}
+	return g, strings.Split(strings.TrimRight(string(out), "\x00"), "\x00"), nil
+}
+
+func (s *shapes) skipped() error {
+	g, tracked, err := s.tree()
+	if err != nil {
+		return err
+	}
+	m, err := scenario{name: "skipped", changed: 10, added: 10}.bind(g.dir, tracked)
+	if err != nil {
+		return err
+	}
+	big := filepath.Join(g.dir, "venom-bench-big.bin")
+	for _, withBig := range []bool{false, true} {
+		if withBig {
+			data := bytes.Repeat([]byte("0123456789abcdef"), 20<<20/16)
+			if err := os.WriteFile(big, data, 0o644); err != nil {
+				return err
+			}
+		}
+		// Warm: the private index, its scan record, the cache.
+		for i := 0; i < 2; i++ {
+			if _, err := g.run(nil, "venom-checkpoint", "--agent=b", "--json"); err != nil {
+				return err
+			}
+		}
+		var status, capture timed
+		for i := 0; i < s.runs; i++ {
+			logf("skipped (big file %v): run %d", withBig, i+1)
+			// Content never captured before, in both halves.
+			m.epoch = i + 1
+			if withBig {
+				m.epoch += s.runs
+			}
+			if err := m.apply(); err != nil {
+				return err
+			}
+			time.Sleep(racySleep)
+			if i%2 == 0 {
+				if _, err := gitTimed(g, &status, nil, "status", "--porcelain"); err != nil {
+					return err
+				}
+			}
+			if err := s.capture(g, &capture); err != nil {
+				return err
+			}
+			if i%2 == 1 {
+				if _, err := gitTimed(g, &status, nil, "status", "--porcelain"); err != nil {
+					return err
+				}
+			}
+		}
+		name := "10chg+10new"
+		if withBig {
+			name += " +20MiB skipped"
+		}
+		s.report(name, &status, "git status", &capture)
+	}
+	return os.Remove(big)
+}
+
+// racySleep lets the clock pass the files just written, as the time
+// between an agent's edits and its turn's end does: a file written in the
+// same instant as a capture is hashed again by git and by us alike.
+const racySleep = 1100 * time.Millisecond
+
+func (s *shapes) many() error {
+	g, tracked, err := s.tree()
+	if err != nil {
+		return err
+	}
+	m, err := scenario{name: "many", changed: 1000}.bind(g.dir, tracked)
+	if err != nil {
+		return err
+	}
+	var list []byte
+	for _, rel := range m.chg {
+		list = append(append(list, rel...), '\n')
+	}
+	objects := filepath.Join(g.dir, ".git", "objects")
+	for i := 0; i < 2; i++ {
+		if _, err := g.run(nil, "venom-checkpoint", "--agent=b", "--json"); err != nil {
+			return err
+		}
+	}
+	var status, hash, capture timed
+	for i := 0; i < s.runs; i++ {
+		logf("many: run %d", i+1)
+		for _, rel := range m.chg {
+			f, err := os.OpenFile(filepath.Join(g.dir, rel), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(f, "appended by bench run %d\n", i)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+		}
+		time.Sleep(racySleep)
+		if _, err := gitTimed(g, &status, nil, "status", "--porcelain"); err != nil {
+			return err
+		}
+		out, err := gitTimed(g, &hash, list, "hash-object", "-w", "--stdin-paths")
+		if err != nil {
+			return err
+		}
+		// The capture stores these blobs too.
+		for _, id := range strings.Fields(string(out)) {
+			if err := os.Remove(filepath.Join(objects, id[:2], id[2:])); err != nil {
+				return err
+			}
+		}
+		if err := s.capture(g, &capture); err != nil {
+			return err
+		}
+	}
+	s.report("1000 appended", status.sum(&hash), "git status + hash-object -w", &capture)
+	return nil
+}
+
+func (s *shapes) untrackedShape() error {
+	cache := filepath.Join(s.work, fmt.Sprintf("untracked-%d", s.untracked))
+	marker := filepath.Join(cache, ".git", "bench-complete")
+	if _, err := os.Stat(marker); err != nil {
+		logf("writing %d untracked files in %s", s.untracked, cache)
+		if _, err := filesRepo(s.work, cache, s.p.env, 1); err != nil {
+			return err
+		}
+		for i := 0; i < s.untracked; i++ {
+			dir := filepath.Join(cache, "new", fmt.Sprintf("d%03d", i/3000), fmt.Sprintf("e%03d", i/30%100))
+			if i%30 == 0 {
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return err
+				}
+			}
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.txt", i%30)), []byte(fmt.Sprintf("untracked file %d\n", i)), 0o644); err != nil {
+				return err
+			}
+		}
+		if err := os.WriteFile(marker, nil, 0o644); err != nil {
+			return err
+		}
+	}
+	g := &proc{dir: cache, git: s.p.git, env: s.p.env}
+	time.Sleep(racySleep)
+	var status, capture timed
+	for i := 0; i < s.runs; i++ {
+		logf("untracked: run %d", i+1)
+		if err := resetVenom(g); err != nil {
+			return err
+		}
+		if _, err := gitTimed(g, &status, nil, "status", "--porcelain", "-uall"); err != nil {
+			return err
+		}
+		if err := s.capture(g, &capture); err != nil {
+			return err
+		}
+	}
+	if err := resetVenom(g); err != nil {
+		return err
+	}
+	s.report(fmt.Sprintf("%d untracked", s.untracked), &status, "git status -uall", &capture)
+	return nil
+}
+
+// resetVenom removes what captures left in g's repository (state, refs,
+// packs, loose objects), so that the next capture is a first one again.
+// The repository holds nothing else that is packed.
+func resetVenom(g *proc) error {
+	common, err := g.line("rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return err
+	}
+	refs, err := g.line("for-each-ref", "--format=%(refname)", "refs/venom/")
+	if err != nil {
+		return err
+	}
+	for _, ref := range strings.Fields(refs) {
+		if _, err := g.run(nil, "update-ref", "-d", ref); err != nil {
+			return err
+		}
+	}
+	packs, _ := filepath.Glob(filepath.Join(common, "objects", "pack", "*"))
+	for _, p := range packs {
+		if err := os.Remove(p); err != nil {
+			return err
+		}
+	}
+	// Loose objects other than the commit's (a blob, a tree, a commit).
+	keep := map[string]bool{}
+	out, err := g.run(nil, "rev-list", "--objects", "HEAD")
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			keep[f[0]] = true
+		}
+	}
+	dirs, _ := filepath.Glob(filepath.Join(common, "objects", "[0-9a-f][0-9a-f]"))
+	for _, d := range dirs {
+		ents, _ := os.ReadDir(d)
+		for _, e := range ents {
+			if !keep[filepath.Base(d)+e.Name()] {
+				if err := os.Remove(filepath.Join(d, e.Name())); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return os.RemoveAll(filepath.Join(common, "venom"))
+}

@@ -8,9 +8,16 @@ type Caller struct {
 	ID    string // VENOM_AGENT, when set
 }
 
+// shells recognise a harness's shell by the variables the harness sets in
+// the commands it runs (harness.Kinds registers one per harness).
+var shells []func(getenv func(string) string) bool
+
+// RegisterShell adds a harness's test of its shell's environment.
+func RegisterShell(is func(getenv func(string) string) bool) { shells = append(shells, is) }
+
 // Detect reads the environment through getenv. VENOM_CALLER=person|agent
-// overrides; otherwise CLAUDECODE=1, or a non-empty CODEX_THREAD_ID,
-// CODEX_SANDBOX or CODEX_SANDBOX_NETWORK_DISABLED, means an agent.
+// overrides; otherwise a harness's marks (CLAUDECODE=1, CODEX_THREAD_ID,
+// GEMINI_CLI=1, ...) mean an agent.
 func Detect(getenv func(string) string) Caller {
 	c := Caller{ID: getenv("VENOM_AGENT")}
 	switch getenv("VENOM_CALLER") {
@@ -20,7 +27,11 @@ func Detect(getenv func(string) string) Caller {
 		c.Agent = true
 		return c
 	}
-	c.Agent = getenv("CLAUDECODE") == "1" || getenv("CODEX_THREAD_ID") != "" ||
-		getenv("CODEX_SANDBOX") != "" || getenv("CODEX_SANDBOX_NETWORK_DISABLED") != ""
+	for _, is := range shells {
+		if is(getenv) {
+			c.Agent = true
+			break
+		}
+	}
 	return c
 }

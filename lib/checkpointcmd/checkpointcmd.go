@@ -25,7 +25,7 @@ type CLI struct {
 }
 
 // New returns the grammar.
-func New() *CLI { return &CLI{} }
+func New() *CLI { return &CLI{Hook: newHookCmd()} }
 
 func notYet(verb string) error {
 	return errcode.Newf(errcode.UnsupportedNotYet, map[string]string{"verb": verb}, "%s is not available yet", verb)

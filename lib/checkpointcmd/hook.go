@@ -4,55 +4,74 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
+	"github.com/alecthomas/kong"
 	"github.com/fatih/color"
 
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/harness"
-	_ "github.com/git-venom/git-venom/lib/harness/claude" // registers the rewind adapters
-	_ "github.com/git-venom/git-venom/lib/harness/codex"
 	"github.com/git-venom/git-venom/lib/harnessproc"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/quote"
 )
 
 // HookCmd runs as a harness hook, or installs the hooks (CONTRACT §6).
+// Each harness of harness.Kinds is a verb of its own (hook claude-code,
+// hook codex, ...), made from the list when the grammar is built.
 type HookCmd struct {
-	ClaudeCode HookClaudeCmd    `cmd:"" name:"claude-code" help:"Run as a Claude Code hook: the event's JSON on stdin."`
-	Codex      HookCodexCmd     `cmd:"" name:"codex" help:"Run as a Codex hook (JSON on stdin) or notify program (JSON as the last argument)."`
-	Install    HookInstallCmd   `cmd:"" help:"Merge git-venom's hook entries into the harness's settings."`
-	Uninstall  HookUninstallCmd `cmd:"" help:"Remove exactly the entries hook install added."`
+	Harnesses kong.Plugins     `embed:""`
+	Install   HookInstallCmd   `cmd:"" help:"Merge git-venom's hook entries into the harness's settings."`
+	Uninstall HookUninstallCmd `cmd:"" help:"Remove exactly the entries hook install added."`
+}
+
+// newHookCmd builds hook's grammar with one verb per harness.
+func newHookCmd() HookCmd {
+	return HookCmd{Harnesses: kong.Plugins{harnessVerbs()}}
+}
+
+// harnessVerbs is a struct made at run time with one field per harness,
+// each a HookRunCmd verb named for its harness: kong's grammar is struct
+// fields, and the list of harnesses is data (harness.Kinds).
+func harnessVerbs() any {
+	var fields []reflect.StructField
+	for i, k := range harness.Kinds {
+		fields = append(fields, reflect.StructField{
+			Name: fmt.Sprintf("H%d", i),
+			Type: reflect.TypeOf(HookRunCmd{}),
+			Tag:  reflect.StructTag(fmt.Sprintf(`cmd:"" name:%q help:%q`, k.Name, k.Help)),
+		})
+	}
+	return reflect.New(reflect.StructOf(fields)).Interface()
 }
 
 // hookFlags name the agent the hook captures for (CONTRACT 8.1, 8.13).
 type hookFlags struct {
-	Agent     string `name:"agent" help:"The agent (default: VENOM_AGENT, else one per harness session: claude or codex, or claude-<8 of the session id> beside another live session)."`
+	Agent     string `name:"agent" help:"The agent (default: VENOM_AGENT, else one per harness session: claude, codex or gemini, or claude-<8 of the session id> beside another live session)."`
 	Isolation string `name:"isolation" enum:",in_place,worktree,copy" default:"" help:"How the agent's tree is isolated, fixed at registration."`
 	Parent    string `name:"parent" help:"The agent's parent, fixed at registration."`
 }
 
-// HookClaudeCmd is Claude Code's hook.
-type HookClaudeCmd struct {
+// HookRunCmd is one harness's hook: `hook <harness>`.
+type HookRunCmd struct {
 	hookFlags `embed:""`
+	Notify    string `arg:"" optional:"" name:"json" help:"Codex: notify's agent-turn-complete JSON (Codex appends it)."`
 }
 
-// Run handles one event.
-func (c *HookClaudeCmd) Run(env *cli.Env) error {
-	return runHook(env, harness.ClaudeCode, c.hookFlags, "")
-}
-
-// HookCodexCmd is Codex's hook and notify program.
-type HookCodexCmd struct {
-	hookFlags `embed:""`
-	Notify    string `arg:"" optional:"" name:"json" help:"notify's agent-turn-complete JSON (Codex appends it)."`
-}
-
-// Run handles one event.
-func (c *HookCodexCmd) Run(env *cli.Env) error {
-	return runHook(env, harness.Codex, c.hookFlags, c.Notify)
+// Run handles one event of the harness the verb is named for.
+func (c *HookRunCmd) Run(env *cli.Env, kctx *kong.Context) error {
+	k := harness.Lookup(kctx.Selected().Name)
+	if k == nil {
+		return fmt.Errorf("hook verb %q has no harness", kctx.Selected().Name)
+	}
+	if c.Notify != "" && !k.NotifyArg {
+		return errcode.Newf(errcode.InvalidParamsUsage, map[string]string{"harness": k.Name},
+			"%s's hook reads its payload on stdin, not as an argument", k.Title)
+	}
+	return runHook(env, k.Name, c.hookFlags, c.Notify)
 }
 
 // runHook never fails the harness: every problem is one line on stderr,
@@ -109,10 +128,10 @@ func hookWarn(env *cli.Env, err error) {
 
 // installFlags are hook install's and uninstall's.
 type installFlags struct {
-	Harness   string `arg:"" enum:"claude-code,codex" help:"claude-code or codex."`
+	Harness   string `arg:"" help:"The harness: claude-code, codex or gemini-cli."`
 	Agent     string `name:"agent" help:"Put --agent=A in the hook command (default: the hook's own default)."`
 	Isolation string `name:"isolation" enum:",in_place,worktree,copy" default:"" help:"Put --isolation=I in the hook command."`
-	Scope     string `name:"scope" enum:"local,project,user" default:"local" help:"local: .claude/settings.local.json or .codex/; project: .claude/settings.json; user: ~/.claude/settings.json or $CODEX_HOME."`
+	Scope     string `name:"scope" enum:"local,project,user" default:"local" help:"local: .claude/settings.local.json, .codex/ or .gemini/settings.json; project: .claude/settings.json; user: ~/.claude/settings.json, $CODEX_HOME or ~/.gemini/settings.json."`
 	Via       string `name:"via" enum:"auto,hooks,notify,both" default:"auto" help:"Codex: hooks.json, config.toml's notify, or both; auto picks hooks when the installed Codex has them."`
 	DryRun    bool   `name:"dry-run" help:"Print the resulting file and write nothing."`
 }
@@ -134,6 +153,10 @@ type HookUninstallCmd struct {
 func (c *HookUninstallCmd) Run(env *cli.Env) error { return runInstall(env, c.installFlags, true) }
 
 func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
+	if harness.Lookup(f.Harness) == nil {
+		return errcode.Newf(errcode.InvalidParamsHarness, map[string]string{"harness": f.Harness},
+			"%q is not a harness git-venom knows: %s", f.Harness, harness.NameList())
+	}
 	in := harness.Install{Harness: f.Harness, Agent: f.Agent, Isolation: f.Isolation, Scope: f.Scope, Via: f.Via,
 		Getenv: env.Getenv}
 	s, err := env.Store()

@@ -20,9 +20,10 @@ import (
 	git "github.com/libgit2/git2go/v34"
 
 	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/environ"
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/harness"
-	"github.com/git-venom/git-venom/lib/harness/claude"
+	"github.com/git-venom/git-venom/lib/harness/kind"
 	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
@@ -73,8 +74,9 @@ func Run(ctx context.Context, s *state.Store) *Report {
 		r.Checks = append(r.Checks, bad("state.log", Fail, "check the permissions of "+s.Repo.StateDir,
 			"cannot read the log: %v", err))
 	} else {
-		r.Checks = append(r.Checks, refsCheck(ctx, s, st, l), mirror(ctx, s), claudeRewind(st), logCheck(s, l),
-			lockCheck(s), rollbackCheck(s, st))
+		r.Checks = append(r.Checks, refsCheck(ctx, s, st, l), mirror(ctx, s))
+		r.Checks = append(r.Checks, harnessChecks(ctx, s, st)...)
+		r.Checks = append(r.Checks, logCheck(s, l), lockCheck(s), rollbackCheck(s, st))
 		r.Checks = append(r.Checks, unsafePaths(ctx, s), untrackedFolders(ctx, s))
 	}
 	for _, c := range r.Checks {
@@ -291,33 +293,24 @@ func mirror(ctx context.Context, s *state.Store) Check {
 		strings.Join(names, ", "))
 }
 
-// claudeRewind warns when claude-code rewind is withheld because an agent's
-// Claude Code is newer than the version whose rewind was tested (CONTRACT
-// 8.14). It reads the version the hooks record on each turn.
-func claudeRewind(st *agents.State) Check {
-	const id = "harness.claude-code.rewind"
-	var seen, newer []string
-	for _, a := range st.Active() {
-		if a.Harness != "claude-code" {
+// harnessChecks are the checks each harness makes of itself (Kind.Checks).
+func harnessChecks(ctx context.Context, s *state.Store, st *agents.State) []Check {
+	var out []Check
+	in := kind.Doctor{Top: s.Repo.Top, Environ: s.Environ, State: st,
+		Getenv: environ.Getter(s.Environ)}
+	for _, k := range harness.Kinds {
+		if k.Checks == nil {
 			continue
 		}
-		v := ""
-		for i := len(a.Turns) - 1; i >= 0 && v == ""; i-- {
-			v = a.Turns[i].Version
+		for _, f := range k.Checks(ctx, in) {
+			if f.Status == OK {
+				out = append(out, ok(f.ID, "%s", f.Message))
+			} else {
+				out = append(out, bad(f.ID, f.Status, f.Fix, "%s", f.Message))
+			}
 		}
-		seen = append(seen, a.ID)
-		if v != "" && claude.Newer(v, claude.TestedVersion) {
-			newer = append(newer, fmt.Sprintf("%s runs %s", a.ID, v))
-		}
 	}
-	if len(seen) == 0 {
-		return ok(id, "no claude-code agent")
-	}
-	if len(newer) == 0 {
-		return ok(id, "rewind declared for %s (tested up to %s)", strings.Join(seen, ", "), claude.TestedVersion)
-	}
-	return bad(id, Warn, "update git-venom, whose newer release may have tested this version; meanwhile roll back with --restore=files",
-		"rewind is withheld: %s, newer than the tested %s", strings.Join(newer, ", "), claude.TestedVersion)
+	return out
 }
 
 // CodexHooks reports git-venom's Codex hooks that Codex will not run

@@ -136,7 +136,7 @@ var Registry = map[Code]string{
 	InvalidParamsPath:       "the path is not inside the repository",
 	InvalidParamsUsage:      "the command line is not understood",
 	InvalidParamsConfig:     "a venom.* configuration value is malformed",
-	InvalidParamsHarness:    "the harness is claude-code or codex",
+	InvalidParamsHarness:    "the harness is not one git-venom knows: claude-code, codex or gemini-cli",
 	InvalidParamsHookInput:  "a hook payload that is not JSON or names no event (logged and ignored)",
 	InvalidParamsFilter:     "an events filter is not a type (name or prefix.*) or a resource (agent:<id>)",
 

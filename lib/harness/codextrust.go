@@ -33,12 +33,7 @@ type CodexTrust struct {
 var ErrNoCodex = errors.New("codex is not on PATH")
 
 // codexHome is the user's Codex folder: $CODEX_HOME, else ~/.codex.
-func (in Install) codexHome() string {
-	if d := in.Getenv("CODEX_HOME"); d != "" {
-		return d
-	}
-	return filepath.Join(in.Getenv("HOME"), ".codex")
-}
+func (in Install) codexHome() string { return codex.Home(in.Getenv) }
 
 // TrustCodex records the trust of exactly the hooks install wrote into
 // hooks (the hooks.json file), asking the installed Codex for their keys

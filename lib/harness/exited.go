@@ -2,11 +2,11 @@ package harness
 
 import (
 	"context"
-	"strings"
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/checkpoints"
-	"github.com/git-venom/git-venom/lib/harness/claude"
+	"github.com/git-venom/git-venom/lib/environ"
+	"github.com/git-venom/git-venom/lib/harness/kind"
 	"github.com/git-venom/git-venom/lib/state"
 )
 
@@ -23,11 +23,10 @@ func EndExited(ctx context.Context, tx *state.Txn, a *agents.Agent) error {
 	if t == nil {
 		return nil
 	}
-	var end claude.End
-	if a.Harness == ClaudeCode && t.Session != "" {
-		getenv := func(k string) string { return environ(tx.Store.Environ, k) }
-		if path, err := claude.Locate(claude.ConfigDir(getenv), a.Tree, t.Session); err == nil {
-			end, _ = claude.LastEntry(ctx, path, "") // no anchor: the turn still ends
+	var end kind.End
+	if k := Lookup(a.Harness); k != nil && k.Transcript != nil && k.End != nil && t.Session != "" {
+		if path, err := k.Transcript(environ.Getter(tx.Store.Environ), a.Tree, t.Session); err == nil {
+			end, _ = k.End(ctx, path, "") // no anchor: the turn still ends
 		}
 	}
 	_, err := checkpoints.TakeIn(ctx, tx, checkpoints.Request{
@@ -35,13 +34,4 @@ func EndExited(ctx context.Context, tx *state.Txn, a *agents.Agent) error {
 		Reason:       checkpoints.TurnEnd, HarnessTurn: t.HarnessTurn, HarnessSession: t.Session,
 		HarnessEnd: end.UUID, HarnessVersion: end.Version})
 	return err
-}
-
-func environ(env []string, name string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
-			return v
-		}
-	}
-	return ""
 }

@@ -12,8 +12,7 @@ import (
 	"github.com/git-venom/git-venom/lib/checkpoints"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gitcli"
-	"github.com/git-venom/git-venom/lib/harness/claude"
-	"github.com/git-venom/git-venom/lib/harness/codex"
+	"github.com/git-venom/git-venom/lib/harness/kind"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/state"
@@ -22,7 +21,7 @@ import (
 
 // Hook is one run of `git venom-checkpoint hook claude-code|codex`.
 type Hook struct {
-	Harness   string // ClaudeCode or Codex
+	Harness   string // a Kind's name (registry.go)
 	Agent     string
 	Isolation string
 	Parent    string
@@ -50,9 +49,9 @@ type Hook struct {
 // hook's own process ran (Claude Code's /clear starts a new session in the
 // same process) is this session's predecessor, not another live one.
 func DefaultAgent(st *agents.State, harness, session string, proc journal.Process) string {
-	name := "claude"
-	if harness == Codex {
-		name = "codex"
+	name := "agent"
+	if k := Lookup(harness); k != nil {
+		name = k.Agent
 	}
 	if st == nil || session == "" {
 		return name
@@ -82,6 +81,12 @@ func DefaultAgent(st *agents.State, harness, session string, proc journal.Proces
 // Handle returns its error; the turn records are written all the same,
 // since a failed capture never stops a turn.
 func (h Hook) Handle(ctx context.Context, s *state.Store, p *Payload) ([]byte, error) {
+	k := Lookup(h.Harness)
+	if k == nil {
+		return nil, errcode.Newf(errcode.InvalidParamsHarness, map[string]string{"harness": h.Harness},
+			"%q is not a harness git-venom knows: %s", h.Harness, NameList())
+	}
+	p.Canonical(k)
 	defaulted := h.Agent == ""
 	if defaulted {
 		// A first guess for the pending mark, made again under the lock.
@@ -112,7 +117,7 @@ func (h Hook) Handle(ctx context.Context, s *state.Store, p *Payload) ([]byte, e
 		h.logFailed(tx, p, err)
 		return nil, err
 	}
-	r := &run{Hook: h, ctx: ctx, tx: tx, a: a, p: p}
+	r := &run{Hook: h, kind: k, ctx: ctx, tx: tx, a: a, p: p}
 	out, err := r.event()
 	if err != nil && !r.logged {
 		h.logFailed(tx, p, err)
@@ -164,6 +169,7 @@ func reasonOf(event string) string {
 // run is one event being applied inside the transaction.
 type run struct {
 	Hook
+	kind   *kind.Kind
 	ctx    context.Context
 	tx     *state.Txn
 	a      *agents.Agent
@@ -285,7 +291,7 @@ func (r *run) endOpenTurn(before string) error {
 	if open == nil {
 		return nil
 	}
-	var end claude.End
+	var end kind.End
 	if r.p.SessionID != "" && r.p.SessionID == r.a.Binding.Session {
 		end = r.harnessEnd(before)
 	}
@@ -299,27 +305,25 @@ func (r *run) endOpenTurn(before string) error {
 }
 
 // harnessEnd reads the turn's last entry and the harness version from the
-// transcript: Claude Code's last chain entry (RFC 8 harness_end), Codex's
-// cli_version (Codex rewinds by turn id, so it needs no end entry).
-func (r *run) harnessEnd(before string) claude.End {
+// transcript, as the harness's Kind.End does: Claude Code's last chain
+// entry (RFC 8 harness_end), Codex's cli_version (Codex rewinds by turn
+// id, so it needs no end entry); nothing for a harness without one.
+func (r *run) harnessEnd(before string) kind.End {
 	path := r.p.TranscriptPath
-	if path == "" {
-		return claude.End{}
+	if path == "" || r.kind.End == nil {
+		return kind.End{}
 	}
-	if r.Harness == Codex {
-		return claude.End{Version: codex.RolloutVersion(path)}
-	}
-	end, err := claude.LastEntry(r.ctx, path, before)
+	end, err := r.kind.End(r.ctx, path, before)
 	if err != nil {
 		// A transcript not written yet, or without an entry, is ordinary; a
 		// deadline fails the capture that follows. Anything else (a FIFO, a
 		// file over the caps) is said, and the turn ends without an anchor.
-		quiet := errors.Is(err, fs.ErrNotExist) || errors.Is(err, claude.ErrNoEntry) || r.ctx.Err() != nil
+		quiet := errors.Is(err, fs.ErrNotExist) || errors.Is(err, kind.ErrNoEntry) || r.ctx.Err() != nil
 		if !quiet && r.Note != nil {
 			r.Note(errcode.Newf(errcode.InvalidParamsHookInput, nil,
 				"transcript_path: %v; the turn's end has no conversation anchor", err))
 		}
-		return claude.End{}
+		return kind.End{}
 	}
 	return end
 }
@@ -330,7 +334,10 @@ func (r *run) edited() error {
 	if open == nil {
 		return nil
 	}
-	named := EditedPaths(r.p.ToolName, r.p.ToolInput)
+	if r.kind.Edits == nil {
+		return nil
+	}
+	named := r.kind.Edits(r.p.ToolName, r.p.ToolInput)
 	if len(named) == 0 {
 		return nil
 	}
@@ -388,7 +395,7 @@ func (r *run) deliverNote() ([]byte, error) {
 	}
 	text := NoteText(r.tx.Store.Config.RollbackNote, r.tx.State, a.ID, e)
 	out, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
-		"hookEventName": UserPromptSubmit, "additionalContext": text}})
+		"hookEventName": r.kind.PromptContext, "additionalContext": text}})
 	if err != nil {
 		return nil, err
 	}

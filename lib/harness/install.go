@@ -13,14 +13,16 @@ import (
 	"strings"
 
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/harness/kind"
 	"github.com/git-venom/git-venom/lib/harness/ojson"
 )
 
-// Scopes of hook install: the harness's settings file it writes.
+// Scopes of hook install: which of the harness's settings files it writes
+// (each Kind.Settings says where).
 const (
-	ScopeLocal   = "local"   // Claude Code .claude/settings.local.json; Codex .codex/
-	ScopeProject = "project" // Claude Code .claude/settings.json; Codex .codex/
-	ScopeUser    = "user"    // ~/.claude/settings.json; $CODEX_HOME
+	ScopeLocal   = "local"   // the repository's, kept out of commits where the harness has such a file
+	ScopeProject = "project" // the repository's, meant to be committed
+	ScopeUser    = "user"    // the user's, for every repository
 )
 
 // Ways Codex can call the hook (CONTRACT 8.13).
@@ -75,17 +77,15 @@ func (in Install) ours(cmd string) bool {
 	return cmd == base || strings.HasPrefix(cmd, base+" ")
 }
 
-type event struct{ name, matcher string }
-
-// events are the hook events installed per harness. SessionEnd and Codex's
-// Interrupt are left out: their hooks are cut after 1.5 s and 3 s, too
-// short for a capture, and the next prompt ends an interrupted turn anyway.
-func (in Install) events() []event {
-	if in.Harness == Codex {
-		return []event{{SessionStart, ""}, {UserPromptSubmit, ""}, {PostToolUse, "^apply_patch$"}, {Stop, ""}}
+// events are the hook events installed for the harness (Kind.Events).
+// SessionEnd and Codex's Interrupt are left out: their hooks are cut after
+// 1.5 s and 3 s, or not awaited, too short for a capture, and the next
+// prompt ends an interrupted turn anyway.
+func (in Install) events() []kind.Event {
+	if k := Lookup(in.Harness); k != nil {
+		return k.Events
 	}
-	return []event{{SessionStart, ""}, {UserPromptSubmit, ""}, {PostToolUse, "Write|Edit|MultiEdit|NotebookEdit"},
-		{Stop, ""}, {StopFailure, ""}}
+	return nil
 }
 
 // Plan computes the files install (or uninstall) leaves, writing nothing.
@@ -96,8 +96,13 @@ func (in Install) Plan(ctx context.Context, uninstall bool) ([]File, error) {
 		return nil, errcode.Newf(errcode.InvalidParamsUsage, map[string]string{"scope": in.Scope},
 			"--scope is local, project or user")
 	}
-	if in.Harness == ClaudeCode {
-		f, err := in.jsonFile(in.claudeSettings(), uninstall)
+	k := Lookup(in.Harness)
+	if k == nil || k.Settings == nil {
+		return nil, errcode.Newf(errcode.InvalidParamsHarness, map[string]string{"harness": in.Harness},
+			"%q is not a harness git-venom knows: %s", in.Harness, NameList())
+	}
+	if in.Harness != Codex {
+		f, err := in.jsonFile(in.settings(k), uninstall)
 		if err != nil {
 			return nil, err
 		}
@@ -122,7 +127,7 @@ func (in Install) Plan(ctx context.Context, uninstall bool) ([]File, error) {
 	}
 	var out []File
 	if via == ViaHooks || via == ViaBoth {
-		f, err := in.jsonFile(in.codexFile("hooks.json"), uninstall)
+		f, err := in.jsonFile(in.settings(k), uninstall)
 		if err != nil {
 			return nil, err
 		}
@@ -146,19 +151,10 @@ func (in Install) scope() string {
 	return in.Scope
 }
 
-// claudeSettings is Claude Code's settings file of the scope.
-func (in Install) claudeSettings() place {
-	switch in.Scope {
-	case ScopeUser:
-		dir := in.Getenv("CLAUDE_CONFIG_DIR")
-		if dir == "" {
-			dir = filepath.Join(in.Getenv("HOME"), ".claude")
-		}
-		return place{root: dir, name: "settings.json"}
-	case ScopeProject:
-		return place{root: in.Top, name: ".claude/settings.json"}
-	}
-	return place{root: in.Top, name: ".claude/settings.local.json"}
+// settings is the harness's hooks file of the scope (Kind.Settings).
+func (in Install) settings(k *kind.Kind) place {
+	root, name := k.Settings(kind.Scope{Name: in.scope(), Top: in.Top, Getenv: in.Getenv})
+	return place{root: root, name: name}
 }
 
 // codexFile is one of Codex's files of the scope: in $CODEX_HOME
@@ -196,7 +192,7 @@ func (in Install) jsonFile(at place, uninstall bool) (File, error) {
 		hooks = ojson.NewObject()
 	}
 	for _, ev := range in.events() {
-		groups, _ := getList(hooks, ev.name)
+		groups, _ := getList(hooks, ev.Name)
 		groups, at := in.without(groups)
 		if !uninstall {
 			g := in.group(ev)
@@ -206,12 +202,12 @@ func (in Install) jsonFile(at place, uninstall bool) (File, error) {
 				groups = append(groups[:at], append([]any{g}, groups[at:]...)...)
 			}
 		}
-		_, had := hooks.Get(ev.name)
+		_, had := hooks.Get(ev.Name)
 		switch {
 		case len(groups) > 0:
-			hooks.Set(ev.name, groups)
+			hooks.Set(ev.Name, groups)
 		case had:
-			hooks.Delete(ev.name)
+			hooks.Delete(ev.Name)
 		}
 	}
 	if hooks.Len() > 0 {
@@ -236,14 +232,18 @@ func (in Install) jsonFile(at place, uninstall bool) (File, error) {
 }
 
 // group is git-venom's matcher group for an event.
-func (in Install) group(ev event) *ojson.Object {
+func (in Install) group(ev kind.Event) *ojson.Object {
 	h := ojson.NewObject()
 	h.Set("type", "command")
 	h.Set("command", in.Command())
-	h.Set("timeout", in.Timeout)
+	timeout := in.Timeout
+	if k := Lookup(in.Harness); k != nil && k.TimeoutMillis {
+		timeout *= 1000
+	}
+	h.Set("timeout", timeout)
 	g := ojson.NewObject()
-	if ev.matcher != "" {
-		g.Set("matcher", ev.matcher)
+	if ev.Matcher != "" {
+		g.Set("matcher", ev.Matcher)
 	}
 	g.Set("hooks", []any{h})
 	return g

@@ -1,8 +1,9 @@
 // Package harness connects git-venom to coding-agent harnesses through their
-// hook systems (CONTRACT §6): it reads Claude Code's and Codex's hook
-// payloads, turns them into turns, edits, bindings and checkpoints, delivers
-// the rollback note, and installs the hook entries in the harnesses'
-// settings. The rewind adapters live in the claude and codex subpackages.
+// hook systems (CONTRACT §6): it reads their hook payloads, turns them into
+// turns, edits, bindings and checkpoints, delivers the rollback note, and
+// installs the hook entries in the harnesses' settings. What differs from
+// one harness to the next is its kind.Kind, in its own subpackage (claude,
+// codex, gemini), listed once in Kinds (registry.go).
 package harness
 
 import (
@@ -10,15 +11,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/git-venom/git-venom/lib/harness/kind"
 )
 
-// Harness names, as agent.registered records them.
-const (
-	ClaudeCode = "claude-code"
-	Codex      = "codex"
-)
-
-// Events this package acts on (Claude Code's names; Codex uses the same).
+// Events this package acts on (Claude Code's names; Codex uses the same;
+// another harness's names are mapped onto them by its Kind.Aliases).
 const (
 	SessionStart     = "SessionStart"
 	SessionEnd       = "SessionEnd"
@@ -104,6 +102,15 @@ func fromNotify(p *Payload) (*Payload, error) {
 	}
 	p.Event, p.SessionID, p.TurnID = TurnComplete, p.ThreadID, p.NotifyTurnID
 	return p, nil
+}
+
+// Canonical renames the payload's event to the name this package acts on,
+// for a harness whose events are named otherwise (Gemini CLI's BeforeAgent
+// is UserPromptSubmit).
+func (p *Payload) Canonical(k *kind.Kind) {
+	if name, ok := k.Aliases[p.Event]; ok {
+		p.Event = name
+	}
 }
 
 // TurnKey is the harness's id of the turn the event belongs to: Codex's

@@ -6,8 +6,7 @@ import (
 	"github.com/git-venom/git-venom/lib/caller"
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
-	_ "github.com/git-venom/git-venom/lib/harness/claude" // registers the rewind adapters
-	_ "github.com/git-venom/git-venom/lib/harness/codex"
+	_ "github.com/git-venom/git-venom/lib/harness" // registers every harness's rewind and shell marks
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/rollback"

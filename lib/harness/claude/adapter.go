@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/conversation"
+	"github.com/git-venom/git-venom/lib/environ"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/state"
 )
@@ -18,8 +19,6 @@ import (
 // checked (RFC open question 1, CONTRACT 8.14): rewind is declared for
 // turns recorded by this version or older.
 const TestedVersion = "2.1.332"
-
-func init() { conversation.Register("claude-code", Adapter{}) }
 
 // Adapter is claude-code's rewind (RFC 8): like its fork ("head"), the new
 // session id is chosen at once, with no process, and the next start copies
@@ -90,7 +89,7 @@ func (Adapter) Rewind(ctx context.Context, s *state.Store, a *agents.Agent, t *a
 		return nil, errcode.Newf(errcode.NotFoundHarnessSession, map[string]string{"agent": a.ID},
 			"agent %s has no Claude Code session bound; its hooks bind one at SessionStart", a.ID)
 	}
-	getenv := func(k string) string { return lookup(s.Environ, k) }
+	getenv := environ.Getter(s.Environ)
 	path, lerr := Locate(ConfigDir(getenv), a.Tree, src)
 	anchor := t.HarnessEnd
 	if lerr == nil {
@@ -136,13 +135,4 @@ func refused(src, anchor string, err error) error {
 	}
 	return errcode.Newf(errcode.ConflictHarnessForkRefused, map[string]string{"harness_session": src, "fork_at": anchor},
 		"Claude Code session %s cannot be copied through %s: %v", src, anchor, err).Wrap(err)
-}
-
-func lookup(environ []string, name string) string {
-	for i := len(environ) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(environ[i], name+"="); ok {
-			return v
-		}
-	}
-	return ""
 }

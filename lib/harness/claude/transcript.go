@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"sync"
 
+	"github.com/git-venom/git-venom/lib/harness/kind"
 	"github.com/git-venom/git-venom/lib/statefile"
 )
 
@@ -70,13 +71,10 @@ func (l *Line) isPrompt() bool {
 }
 
 // End is a turn's last chain entry.
-type End struct {
-	UUID    string
-	Version string
-}
+type End = kind.End
 
 // ErrNoEntry: the transcript has no chain entry to anchor to.
-var ErrNoEntry = errors.New("the transcript has no conversation entry")
+var ErrNoEntry = kind.ErrNoEntry
 
 // Limits bound what reading one transcript may take, so that no file a
 // payload names (a 1 GB file without a newline, say) makes a hook grow or

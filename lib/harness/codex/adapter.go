@@ -14,8 +14,6 @@ import (
 	"github.com/git-venom/git-venom/lib/state"
 )
 
-func init() { conversation.Register("codex", Adapter{}) }
-
 // Adapter is codex's rewind (RFC 8): thread/fork {threadId, lastTurnId,
 // excludeTurns: true} in an app-server started for the purpose, then
 // thread/unsubscribe. The new thread's id is the result; the source thread

@@ -18,8 +18,6 @@ import (
 // task_complete (with an error when it failed) or turn_aborted naming the
 // turn (Codex 0.171.0, tests/realcodex_test.go).
 
-func init() { agents.RegisterTurnOver("codex", turnOver) }
-
 // maxTail bounds the rollout read: the end of a turn is at the end of its
 // thread's rollout while that turn is the latest.
 const maxTail = 8 << 20

@@ -1,0 +1,65 @@
+// Package gemini is git-venom's Gemini CLI side: its hook events, the
+// settings file install writes, its file-editing tools and the marks of its
+// shell. Gemini CLI has no way for another program to rewind a session
+// (its /restore works inside the program, on its own checkpoints), so a
+// rollback of a gemini-cli agent restores files only.
+package gemini
+
+import (
+	"encoding/json"
+	"path/filepath"
+
+	"github.com/git-venom/git-venom/lib/harness/kind"
+)
+
+// Kind is Gemini CLI to git-venom (harness.Kinds).
+var Kind = kind.Kind{
+	Name:  "gemini-cli",
+	Title: "Gemini CLI",
+	Agent: "gemini",
+	Help:  "Run as a Gemini CLI hook: the event's JSON on stdin.",
+	// Gemini CLI sets GEMINI_CLI=1 in the commands its shell tool runs.
+	Caller: func(getenv func(string) string) bool { return getenv("GEMINI_CLI") == "1" },
+	// SessionEnd is left out: Gemini CLI does not wait for its hooks.
+	Events: []kind.Event{{Name: "SessionStart"}, {Name: "BeforeAgent"},
+		{Name: "AfterTool", Matcher: "write_file|replace"}, {Name: "AfterAgent"}},
+	Aliases: map[string]string{
+		"BeforeAgent": "UserPromptSubmit", // a prompt is submitted: a turn starts
+		"AfterAgent":  "Stop",             // the agent's answer is done: the turn ends
+		"AfterTool":   "PostToolUse",
+	},
+	PromptContext: "BeforeAgent",
+	Edits:         EditedPaths,
+	Settings:      settings,
+	TimeoutMillis: true,
+	Tested:        "0.61.0",
+}
+
+// settings: Gemini CLI reads one settings file per project,
+// .gemini/settings.json (local and project alike), and the user's
+// $GEMINI_CLI_HOME/.gemini/settings.json (~/.gemini).
+func settings(s kind.Scope) (string, string) {
+	if s.Name == "user" {
+		home := s.Getenv("GEMINI_CLI_HOME")
+		if home == "" {
+			home = s.Getenv("HOME")
+		}
+		return filepath.Join(home, ".gemini"), "settings.json"
+	}
+	return s.Top, ".gemini/settings.json"
+}
+
+// EditedPaths returns the file a write_file or replace call names (its
+// file_path, absolute), or nil.
+func EditedPaths(tool string, input json.RawMessage) []string {
+	if tool != "write_file" && tool != "replace" {
+		return nil
+	}
+	var in struct {
+		FilePath string `json:"file_path"`
+	}
+	if json.Unmarshal(input, &in) == nil && in.FilePath != "" {
+		return []string{in.FilePath}
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+// Package kind says what one coding-agent harness is to git-venom: the
+// facts and functions that differ from one harness to the next, in one
+// value. Each harness package (claude, codex, gemini) exports its Kind; the
+// harness package lists them once (harness.Kinds) and everything else asks
+// that list, so that adding a harness is one package and one line.
+package kind
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/conversation"
+)
+
+// Event is one hook event install puts in the harness's settings, with the
+// matcher its group carries (a tool-name pattern), if any.
+type Event struct {
+	Name    string
+	Matcher string
+}
+
+// End is what a turn's transcript says of its end: the entry a rewind
+// anchors to (RFC 5.2 harness_end), and the harness's version.
+type End struct {
+	UUID    string
+	Version string
+}
+
+// ErrNoEntry: the transcript has no entry to anchor a turn's end to, as
+// when it is not written yet; the turn ends without an anchor, quietly.
+var ErrNoEntry = errors.New("the transcript has no conversation entry")
+
+// Scope is hook install's --scope: which settings file of the harness.
+type Scope struct {
+	Name   string              // "local", "project" or "user"
+	Top    string              // the repository's top level
+	Getenv func(string) string // HOME and the harness's own folder variables
+}
+
+// Kind is one harness.
+type Kind struct {
+	// Name is agent.registered's harness and the hook verb's name
+	// ("claude-code"); Title is how people call it ("Claude Code").
+	Name, Title string
+	// Agent is the id the hook gives a session's agent when nothing names
+	// one (harness.DefaultAgent).
+	Agent string
+	// Help is the `hook <name>` verb's help line.
+	Help string
+	// NotifyArg: the hook may get its payload as its last argument (Codex's
+	// notify program) instead of on stdin.
+	NotifyArg bool
+
+	// Caller reports a command run from this harness's shell (CONTRACT 3):
+	// the variables it sets in the environment of the commands it runs.
+	Caller func(getenv func(string) string) bool
+
+	// Events are the hook events install writes.
+	Events []Event
+	// Aliases map this harness's event names onto the ones the hook acts
+	// on (Claude Code's: UserPromptSubmit, Stop, PostToolUse, ...).
+	Aliases map[string]string
+	// PromptContext is the event name the hook's additionalContext answer
+	// names (the rollback note): the harness's own name of the prompt event.
+	PromptContext string
+	// Edits lists the files an edit tool call names, or nil.
+	Edits func(tool string, input json.RawMessage) []string
+
+	// Settings is the hooks JSON file install merges its entries into
+	// ({"hooks":{event:[{matcher?,hooks:[{type,command,timeout}]}]}}), as
+	// a root folder and a slash path beneath it; nil when the harness has
+	// no such file (its install is its own).
+	Settings func(s Scope) (root, name string)
+	// TimeoutMillis: the settings' timeout is in milliseconds, not seconds.
+	TimeoutMillis bool
+
+	// End reads a turn's end from the transcript a payload names: the
+	// turn the file ends with, or the one before prompt before.
+	End func(ctx context.Context, transcript, before string) (End, error)
+	// Transcript finds a session's transcript when no payload names it
+	// (a rollback ending a turn whose harness process exited); nil: none.
+	Transcript func(getenv func(string) string, tree, session string) (string, error)
+
+	// Rewind is the conversation's side of a rollback (RFC 8); nil: the
+	// harness cannot rewind, and a rollback offers --restore=files.
+	Rewind conversation.Adapter
+	// TurnOver reads the harness's own record of a turn that ended with no
+	// hook (agents.RegisterTurnOver); nil: none.
+	TurnOver func(*agents.Turn) bool
+	// Checks are doctor's checks of this harness.
+	Checks func(ctx context.Context, in Doctor) []Finding
+	// Tested is the newest version of the harness the test suite runs.
+	Tested string
+}
+
+// Doctor is what a harness's doctor checks may read.
+type Doctor struct {
+	Top     string
+	Getenv  func(string) string
+	Environ []string
+	State   *agents.State
+}
+
+// Finding is one doctor check's result (doctor.Check's fields).
+type Finding struct {
+	ID      string
+	Status  string // "ok", "warn" or "fail"
+	Message string
+	Fix     string
+}

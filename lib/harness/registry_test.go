@@ -1,0 +1,66 @@
+package harness
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-venom/git-venom/lib/caller"
+	"github.com/git-venom/git-venom/lib/ids"
+)
+
+// Every harness of the list is whole: a name the hook verb and the log can
+// carry, a default agent that is a valid id, events to install, and a
+// settings file.
+func TestKindsAreWhole(t *testing.T) {
+	seen := map[string]bool{}
+	for _, k := range Kinds {
+		assert.False(t, seen[k.Name], "two harnesses named %s", k.Name)
+		seen[k.Name] = true
+		assert.Regexp(t, `^[a-z][a-z0-9-]*$`, k.Name)
+		assert.NotEmpty(t, k.Title, k.Name)
+		assert.True(t, ids.ValidAgent(k.Agent), "%s: default agent %q", k.Name, k.Agent)
+		assert.NotEmpty(t, k.Help, k.Name)
+		assert.NotNil(t, k.Caller, k.Name)
+		assert.NotEmpty(t, k.Events, k.Name)
+		assert.NotNil(t, k.Settings, k.Name)
+		assert.NotEmpty(t, k.PromptContext, k.Name)
+		assert.NotEmpty(t, k.Tested, k.Name)
+		assert.Same(t, k, Lookup(k.Name))
+	}
+	assert.Nil(t, Lookup("none"))
+	assert.Equal(t, "claude-code, codex or gemini-cli", NameList())
+}
+
+// Each harness's shell is an agent's (CONTRACT 3): the marks it sets in
+// the commands it runs.
+func TestCallerMarks(t *testing.T) {
+	for _, env := range []map[string]string{
+		{"CLAUDECODE": "1"}, {"CODEX_THREAD_ID": "x"}, {"CODEX_SANDBOX": "seatbelt"},
+		{"CODEX_SANDBOX_NETWORK_DISABLED": "1"}, {"GEMINI_CLI": "1"},
+	} {
+		assert.True(t, caller.Detect(func(k string) string { return env[k] }).Agent, "%v", env)
+	}
+	for _, env := range []map[string]string{{}, {"CLAUDECODE": "0"}, {"GEMINI_CLI": "0"}, {"GEMINI_CLI": "1", "VENOM_CALLER": "person"}} {
+		assert.False(t, caller.Detect(func(k string) string { return env[k] }).Agent, "%v", env)
+	}
+}
+
+// Gemini CLI's event names are mapped onto the ones the hook acts on.
+func TestGeminiEventsAreCanonical(t *testing.T) {
+	k := Lookup("gemini-cli")
+	require.NotNil(t, k)
+	for native, canon := range map[string]string{"BeforeAgent": UserPromptSubmit, "AfterAgent": Stop,
+		"AfterTool": PostToolUse, "SessionStart": SessionStart} {
+		p, err := ParseHook([]byte(`{"hook_event_name":"` + native + `","session_id":"s"}`))
+		require.NoError(t, err)
+		p.Canonical(k)
+		assert.Equal(t, canon, p.Event, native)
+	}
+	in := json.RawMessage(`{"file_path":"/r/a.go","content":"x"}`)
+	assert.Equal(t, []string{"/r/a.go"}, k.Edits("write_file", in))
+	assert.Equal(t, []string{"/r/a.go"}, k.Edits("replace", in))
+	assert.Nil(t, k.Edits("run_shell_command", in))
+}

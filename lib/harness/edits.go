@@ -2,7 +2,6 @@ package harness
 
 import (
 	"encoding/json"
-	"strings"
 
 	"github.com/git-venom/git-venom/lib/pathspec"
 )

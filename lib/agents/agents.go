@@ -107,6 +107,8 @@ type Agent struct {
 	LastTurnN    int
 	LastCkptN    int
 	RegisteredAt int64
+	// forgot is what a fold snapshot left out of the agent (snapshot.go).
+	forgot Forgotten
 }
 
 // Rollback is a rollback that ended well: the checkpoint it went back to,
@@ -247,6 +249,12 @@ func (s *State) DecodeRepos() {
 				c.Repos, _ = journal.DecodeRepos(c.reposJSON)
 			}
 			c.reposJSON = ""
+		}
+		// One pruned or removed since a snapshot was made keeps none either.
+		for _, c := range a.Checkpoints {
+			if !c.Live() {
+				c.Repos = nil
+			}
 		}
 	}
 }

@@ -25,7 +25,7 @@ func Find(r *repo.Repo, a *agents.Agent, id string) (*agents.Checkpoint, error) 
 	c := a.Checkpoint(id)
 	if c == nil || !c.Live() || len(c.Repos) == 0 {
 		why := "never existed"
-		if c != nil {
+		if c != nil || a.ForgotCheckpoint(id) {
 			why = "was pruned or removed"
 		}
 		return nil, errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"checkpoint": id},

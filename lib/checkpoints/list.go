@@ -53,7 +53,7 @@ func List(r *repo.Repo, a *agents.Agent, f Filter) (*Listing, error) {
 		}
 		// A checkpoint the agent never had bounds nothing: "older than k99"
 		// would quietly list everything.
-		if a.Checkpoint(id) == nil {
+		if !a.Had(id) {
 			return nil, errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"checkpoint": f.Before},
 				"agent %s has no checkpoint %s", a.ID, id).Hint("git venom-checkpoint list shows the checkpoints")
 		}

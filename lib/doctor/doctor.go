@@ -68,7 +68,7 @@ var MinGit = [3]int{2, 31, 0}
 // Run makes every check.
 func Run(ctx context.Context, s *state.Store) *Report {
 	r := &Report{OK: true}
-	l, st, err := s.Read()
+	l, st, err := s.ReadWhole()
 	r.Checks = append(r.Checks, gitVersion(ctx, s))
 	if err != nil {
 		r.Checks = append(r.Checks, bad("state.log", Fail, "check the permissions of "+s.Repo.StateDir,

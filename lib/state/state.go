@@ -46,7 +46,7 @@ func (s *Store) Read() (*journal.Log, *agents.State, error) { return s.ReadWatch
 // agent's alone (its checkpoints, turns and state), not for what other
 // agents' records bear on (windows of a shared tree, sharers, guards).
 func (s *Store) ReadAgent(agent string) (*agents.State, error) {
-	_, st, err := s.fold(agent, nil)
+	_, st, _, err := s.fold(agent, true, nil)
 	return st, err
 }
 
@@ -54,31 +54,32 @@ func (s *Store) ReadAgent(agent string) (*agents.State, error) {
 // folded, so that a caller can start work as soon as the record it waits
 // for is read.
 func (s *Store) ReadWatching(watch func(*journal.Entry)) (*journal.Log, *agents.State, error) {
-	return s.fold("", watch)
+	l, st, _, err := s.fold("", true, watch)
+	return l, st, err
 }
 
-// fold reads the log (one agent's records, or all) into a State. The
-// checkpoints' repos stay text while the log is read and are decoded at
-// the end for the live ones only (journal.ScanOptions.LazyRepos).
-func (s *Store) fold(agent string, watch func(*journal.Entry)) (*journal.Log, *agents.State, error) {
-	st := agents.New()
-	st.Here = s.Repo.Top
-	each := st.Apply
-	if watch != nil {
-		each = func(e *journal.Entry) {
-			st.Apply(e)
-			watch(e)
-		}
-	}
-	l, err := journal.ScanWith(s.Repo.Log, journal.ScanOptions{Agent: agent, LazyRepos: true}, each)
+// ReadWhole folds every record of the log, passing over the fold snapshot
+// (doctor: what checks the log reads all of it).
+func (s *Store) ReadWhole() (*journal.Log, *agents.State, error) {
+	l, st, _, err := s.fold("", false, nil)
+	return l, st, err
+}
+
+// fold reads the log (one agent's records, or all) into a State, from the
+// fold snapshot when there is a usable one (snapshot.go). The checkpoints'
+// repos stay text while the log is read and are decoded at the end for the
+// live ones only (journal.ScanOptions.LazyRepos). tail is how many records
+// were folded from the log.
+func (s *Store) fold(agent string, useSnapshot bool, watch func(*journal.Entry)) (*journal.Log, *agents.State, int64, error) {
+	l, st, tail, err := s.foldFrom(agent, useSnapshot, watch)
 	if err != nil {
-		return nil, nil, Failed("read", s.Repo.Log, err)
+		return nil, nil, 0, Failed("read", s.Repo.Log, err)
 	}
 	st.DecodeRepos()
 	if l.Damaged() > 0 && s.Damaged != nil {
 		s.Damaged(l)
 	}
-	return l, st, nil
+	return l, st, tail, nil
 }
 
 // Txn is a command holding the lock, with the journal loaded and folded.
@@ -107,12 +108,17 @@ func (s *Store) Begin(ctx context.Context, who lock.Holder, timeoutCode errcode.
 		return nil, Failed("take", s.Repo.Lock, err)
 	}
 	t := &Txn{Store: s, lock: l}
-	t.Log, t.State, err = s.Read()
+	var tail int64
+	t.Log, t.State, tail, err = s.fold("", true, nil)
 	if err != nil {
 		l.Release()
 		return nil, err
 	}
 	_ = statefile.RemoveAll(s.TmpDir())
+	if tail >= foldEvery() {
+		// A cache: when it cannot be written, the next command folds more.
+		_ = s.writeSnapshot(t.Log, t.State)
+	}
 	if err := t.settleInterrupted(); err != nil {
 		l.Release()
 		return nil, err

@@ -1,0 +1,145 @@
+package state
+
+import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
+
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/statefile"
+	"github.com/git-venom/git-venom/lib/testhook"
+)
+
+// The fold snapshot is the fold of the log through some record, kept in
+// fold.json beside log.jsonl with the mark it covers (journal.Resume: the
+// byte offset, the seq, the damage found before it and a fingerprint of the
+// bytes there), so that a command folds only the records after it: on a
+// log of a million records, a list reads a few kilobytes, not 180 MB.
+//
+// The log stays the truth (CONTRACT §2): a snapshot that is missing, not a
+// regular file (a link is never followed), unreadable, of another format,
+// or whose mark does not match the log's bytes (a log rewritten, cut or
+// replaced beneath it) is passed over, the log is folded whole, and the next
+// command holding the lock writes a new one. It is written whole to a
+// temporary file and renamed over the old one, so a crash at any point
+// leaves the old snapshot or the new, each true of the log up to its mark.
+// Only lock holders write it (Begin), when the records they had to fold
+// after the snapshot number foldEvery or more: readers never write.
+const snapshotFormat = "git-venom fold 1"
+
+// snapshotFile is the snapshot's on-disk shape.
+type snapshotFile struct {
+	Format string          `json:"format"`
+	Log    journal.Resume  `json:"log"`
+	State  json.RawMessage `json:"state"`
+}
+
+// SnapshotPath is the fold snapshot's file.
+func (s *Store) SnapshotPath() string { return filepath.Join(s.Repo.StateDir, "fold.json") }
+
+// foldEvery is how many records a lock holder folds after the snapshot
+// (or in a log without one) before it writes a new snapshot: below it a
+// fold costs less than writing one would.
+func foldEvery() int64 {
+	if n := testhook.Int("VENOM_TEST_FOLD_EVERY"); n > 0 {
+		return int64(n)
+	}
+	return 1000
+}
+
+// loadSnapshot reads the snapshot, or returns nil when there is no usable
+// one (which is no error: the log is folded whole).
+func (s *Store) loadSnapshot() (*agents.State, *journal.Resume) {
+	data, err := statefile.ReadFile(s.SnapshotPath())
+	if err != nil {
+		return nil, nil
+	}
+	var f snapshotFile
+	if json.Unmarshal(data, &f) != nil || f.Format != snapshotFormat {
+		return nil, nil
+	}
+	st, err := agents.UnmarshalSnapshot(f.State)
+	if err != nil {
+		return nil, nil
+	}
+	return st, &f.Log
+}
+
+// writeSnapshot replaces the snapshot with the fold st of l, as l stands
+// (nothing appended since the fold). A failure leaves the old snapshot,
+// or none, which costs the next command a longer fold and nothing else.
+func (s *Store) writeSnapshot(l *journal.Log, st *agents.State) error {
+	mark, err := l.Resume()
+	if err != nil {
+		return err
+	}
+	body, err := st.MarshalSnapshot(l.LastSeq())
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(&snapshotFile{Format: snapshotFormat, Log: mark, State: body})
+	if err != nil {
+		return err
+	}
+	f, err := statefile.CreateTemp(s.TmpDir(), "fold-*.json")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = testhook.Point("fold-snapshot-written")
+	}
+	if err == nil {
+		err = statefile.Rename(f.Name(), s.SnapshotPath())
+	}
+	if err != nil {
+		_ = statefile.Remove(f.Name())
+		return err
+	}
+	return testhook.Point("fold-snapshot-installed")
+}
+
+// foldFrom folds the log into a State: from the snapshot when there is a
+// usable one, the records after its mark; else from the first record. tail
+// is how many records it folded from the log.
+func (s *Store) foldFrom(agent string, useSnapshot bool, watch func(*journal.Entry)) (l *journal.Log, st *agents.State, tail int64, err error) {
+	opts := journal.ScanOptions{Agent: agent, LazyRepos: true}
+	defer func() {
+		if st != nil {
+			st.Here = s.Repo.Top
+		}
+	}()
+	each := func(e *journal.Entry) {
+		tail++
+		st.Apply(e)
+		if watch != nil {
+			watch(e)
+		}
+	}
+	if useSnapshot {
+		var mark *journal.Resume
+		if st, mark = s.loadSnapshot(); st != nil {
+			if watch != nil {
+				// What watchers wait for of the records the snapshot
+				// stands for: each agent's registration.
+				for _, id := range st.Order {
+					a := st.Agents[id]
+					watch(&journal.Entry{Seq: a.RegisteredAt, Type: journal.AgentRegistered, Agent: a.ID,
+						Tree: a.Tree, Isolation: a.Isolation, Harness: a.Harness})
+				}
+			}
+			l, err = journal.ResumeScan(s.Repo.Log, *mark, opts, each)
+			if !errors.Is(err, journal.ErrResumeMismatch) {
+				return l, st, tail, err
+			}
+			tail = 0
+		}
+	}
+	st = agents.New()
+	l, err = journal.ScanWith(s.Repo.Log, opts, each)
+	return l, st, tail, err
+}

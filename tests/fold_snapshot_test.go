@@ -26,20 +26,24 @@ func foldHistory(t *testing.T, env *Env, turns int, from int) {
 	}
 }
 
-// foldViews are commands whose output is the fold: a listing, the agents,
-// a dry run to a live checkpoint and one to a long-pruned one, t1.
+// foldViews are commands whose output is the fold: listings, the agents,
+// dry runs to the oldest and the newest live checkpoints, to a long-pruned
+// one, to a long-ended turn and to one that never existed.
 func foldViews(t *testing.T, env *Env) []string {
 	t.Helper()
 	l := env.List(t, "--agent=a1")
 	require.NotEmpty(t, l.Checkpoints)
 	oldest := l.Checkpoints[len(l.Checkpoints)-1].Checkpoint
+	newest := l.Checkpoints[0].Checkpoint
 	var out []string
 	for _, args := range [][]string{
 		{"checkpoint", "list", "--agent=a1", "--json"},
 		{"checkpoint", "list", "--agent=a1", "--before=k2", "--json"},
 		{"checkpoint", "agents", "--json"},
 		{"rollback", "--agent=a1", "--checkpoint=" + oldest, "--restore=files", "--dry-run", "--json"},
-		{"rollback", "--agent=a1", "--checkpoint=k1", "--restore=files", "--dry-run", "--json"},
+		{"rollback", "--agent=a1", "--checkpoint=" + newest, "--restore=files", "--dry-run", "--json"},
+		{"rollback", "--agent=a1", "--checkpoint=k2", "--restore=files", "--dry-run", "--json"},
+		{"rollback", "--agent=a1", "--checkpoint=t1", "--restore=files", "--dry-run", "--json"},
 		{"rollback", "--agent=a1", "--checkpoint=k999", "--restore=files", "--dry-run", "--json"},
 	} {
 		r := env.Venom(args[0], args[1:]...)
@@ -67,16 +71,21 @@ func assertAsWholeFold(t *testing.T, env *Env) {
 
 func TestFoldSnapshot_CommandsAnswerAsTheWholeLog(t *testing.T) {
 	t.Parallel()
-	env := NewEnv(t).With("VENOM_TEST_FOLD_EVERY=1")
+	// Snapshots keep only the newest three captures' history whole: a
+	// dry run to k1, a manual checkpoint older than that (and kept:
+	// venom.keep does not count manual ones), folds the whole log.
+	env := NewEnv(t).With("VENOM_TEST_FOLD_EVERY=1", "VENOM_TEST_FOLD_RECENT=3")
 	env.SetGlobal("venom.keep", "2")
+	env.Write("f1.txt", "before\n")
+	env.Take(t, "--agent=a1")
 	foldHistory(t, env, 6, 0)
 	fi, err := os.Lstat(filepath.Join(env.StateDir(), "fold.json"))
 	require.NoError(t, err, "a writer made a snapshot")
 	require.True(t, fi.Mode().IsRegular())
 	assertAsWholeFold(t, env)
-	// k1 is long pruned: the snapshot left it out, and it is still
+	// k2 is long pruned: the snapshot left it out, and it is still
 	// "pruned or removed", not "never existed".
-	r := env.Venom("rollback", "--agent=a1", "--checkpoint=k1", "--restore=files", "--dry-run")
+	r := env.Venom("rollback", "--agent=a1", "--checkpoint=k2", "--restore=files", "--dry-run")
 	r.Fails(t, 3, "not_found.checkpoint")
 	assert.Contains(t, r.Stderr, "was pruned or removed")
 	env.AssertSeqGapless(t)

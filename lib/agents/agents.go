@@ -198,6 +198,9 @@ type State struct {
 	captures captureLog
 	// ignoredEdits are the edit records that named ignored paths, by agent.
 	ignoredEdits map[string][]ignoredEdit
+	// complete is, by tree, the seq from which the fold holds all history,
+	// when it was loaded from a snapshot (Partial).
+	complete map[string]int64
 }
 
 // captureLog is the capture records in log order, in blocks of a fixed

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/testhook"
 )
 
 // A snapshot is the fold as JSON (lib/state keeps one beside the log), with
@@ -28,9 +30,12 @@ import (
 // numbers of the checkpoints and turns left out (Forgot) keep "was pruned"
 // and "ended long ago" answers apart from "never existed".
 type snapshot struct {
-	Agents   []snapAgent   `json:"agents"`
-	Captures []snapCapture `json:"captures"`
-	Ignored  []snapIgnored `json:"ignored"`
+	// Complete is, by tree, the seq from which the snapshot holds all
+	// its history (State.Partial).
+	Complete map[string]int64 `json:"complete"`
+	Agents   []snapAgent      `json:"agents"`
+	Captures []snapCapture    `json:"captures"`
+	Ignored  []snapIgnored    `json:"ignored"`
 }
 
 type snapAgent struct {
@@ -79,10 +84,47 @@ type snapIgnored struct {
 }
 
 // Forgotten is what a snapshot left out of an agent: the numbers of its
-// checkpoints and turns, as inclusive ranges.
+// checkpoints and turns, as inclusive ranges, and which checkpoint each
+// turn left out ended with (what t<n> names), kept apart as varints and
+// read only when such a turn is named.
 type Forgotten struct {
 	Checkpoints [][2]int `json:"checkpoints"`
 	Turns       [][2]int `json:"turns"`
+	ends        []byte   // pairs of uvarints: turn n, checkpoint n (0: none)
+}
+
+// endPairs decodes ends: turn n to checkpoint n, in turn order.
+func (f *Forgotten) endPairs() [][2]int {
+	var out [][2]int
+	b := f.ends
+	for len(b) > 0 {
+		t, k1 := binary.Uvarint(b)
+		if k1 <= 0 {
+			return out
+		}
+		c, k2 := binary.Uvarint(b[k1:])
+		if k2 <= 0 {
+			return out
+		}
+		out = append(out, [2]int{int(t), int(c)})
+		b = b[k1+k2:]
+	}
+	return out
+}
+
+// ForgottenTurnEnd is the turn_end checkpoint of turn id, which a snapshot
+// left out of the fold, or "" when it had none.
+func (a *Agent) ForgottenTurnEnd(id string) string {
+	n, err := ids.ParseTurn(id)
+	if err != nil {
+		return ""
+	}
+	pairs := a.forgot.endPairs()
+	i := sort.Search(len(pairs), func(i int) bool { return pairs[i][0] >= n })
+	if i < len(pairs) && pairs[i][0] == n && pairs[i][1] > 0 {
+		return ids.Checkpoint(pairs[i][1])
+	}
+	return ""
 }
 
 func (f *Forgotten) has(ranges [][2]int, n int) bool {
@@ -126,9 +168,21 @@ func addRanges(rs [][2]int, ns []int) [][2]int {
 	return out
 }
 
-// floors is, for every tree, the seq before which a snapshot may leave
-// history out: the oldest live checkpoint or open turn of any agent on it,
-// else the seq after last.
+// recentCaptures is how many of a tree's newest captures a snapshot keeps
+// with their turns, edits and windows, however old its oldest live
+// checkpoint: a rollback to an older one reads the whole log (Partial).
+// VENOM_TEST_FOLD_RECENT sets it for tests.
+func recentCaptures() int {
+	if n := testhook.Int("VENOM_TEST_FOLD_RECENT"); n > 0 {
+		return n
+	}
+	return 512
+}
+
+// floors is, for every tree, the seq before which a snapshot leaves history
+// out: the oldest live checkpoint or open turn of any agent on it (else the
+// seq after last), or, when that is older, the tree's recentCaptures-th
+// newest capture.
 func (s *State) floors(last int64) map[string]int64 {
 	out := map[string]int64{}
 	for _, id := range s.Order {
@@ -148,12 +202,41 @@ func (s *State) floors(last int64) map[string]int64 {
 		}
 		out[a.Tree] = f
 	}
+	keep := recentCaptures()
+	recent := map[string][]int64{} // by tree, the newest captures' seqs, a ring
+	count := map[string]int{}
+	s.captures.each(func(r *captureRecord) {
+		a := s.Agents[r.agent]
+		if a == nil {
+			return
+		}
+		ring := recent[a.Tree]
+		if ring == nil {
+			ring = make([]int64, keep)
+			recent[a.Tree] = ring
+		}
+		ring[count[a.Tree]%keep] = r.seq
+		count[a.Tree]++
+	})
+	for tree, n := range count {
+		if n >= keep {
+			// The oldest of the ring is the keep-th newest.
+			out[tree] = max(out[tree], recent[tree][n%keep])
+		}
+	}
 	return out
 }
 
+// Partial reports whether the fold may lack history of tree at or after
+// seq, that a snapshot left out: a rollback to a checkpoint that old reads
+// the whole log instead (state.Store.Whole).
+func (s *State) Partial(tree string, seq int64) bool { return seq < s.complete[tree] }
+
 // MarshalSnapshot renders the state, the fold of the log through seq last,
-// as a snapshot (the history no command reads left out).
-func (s *State) MarshalSnapshot(last int64) ([]byte, error) {
+// as a snapshot (the history no command reads left out): JSON, and ends,
+// the turn_end checkpoints of the turns left out, in a form read only when
+// one is named (UnmarshalSnapshot).
+func (s *State) MarshalSnapshot(last int64) (body, ends []byte, err error) {
 	floors := s.floors(last)
 	floorOf := func(agent string) int64 {
 		if a := s.Agents[agent]; a != nil {
@@ -161,7 +244,7 @@ func (s *State) MarshalSnapshot(last int64) ([]byte, error) {
 		}
 		return math.MaxInt64 // a record of no agent: no fold reads it
 	}
-	var out snapshot
+	out := snapshot{Complete: floors}
 	named := map[string]map[string]bool{} // turns the kept captures name, by agent
 	s.captures.each(func(r *captureRecord) {
 		if r.seq < floorOf(r.agent) {
@@ -193,20 +276,47 @@ func (s *State) MarshalSnapshot(last int64) ([]byte, error) {
 		if a.OpenTurn != nil {
 			sa.OpenTurn = a.OpenTurn.ID
 		}
+		// The turns its live checkpoints name (a rewind's through_turn).
+		for _, c := range a.Checkpoints {
+			if c.Live() {
+				for _, t := range []*string{c.Turn, c.ThroughTurn} {
+					if t != nil {
+						if named[a.ID] == nil {
+							named[a.ID] = map[string]bool{}
+						}
+						named[a.ID][*t] = true
+					}
+				}
+			}
+		}
 		var lastTurn, lastEnded *Turn
 		if n := len(a.Turns); n > 0 {
 			lastTurn = a.Turns[n-1]
 		}
 		lastEnded = a.LastEndedTurn()
 		var dropped []int
+		pairs := a.forgot.endPairs()
 		for _, t := range a.Turns {
 			if !t.Ended || t.EndSeq >= floor || named[a.ID][t.ID] || t == lastTurn || t == lastEnded {
 				sa.Turns = append(sa.Turns, t)
 			} else {
 				dropped = append(dropped, t.N)
+				k, _ := ids.ParseCheckpoint(t.EndCheckpoint)
+				pairs = append(pairs, [2]int{t.N, k})
 			}
 		}
 		sa.Forgot.Turns = addRanges(a.forgot.Turns, dropped)
+		sort.Slice(pairs, func(i, j int) bool { return pairs[i][0] < pairs[j][0] })
+		if len(pairs) > 0 {
+			var enc []byte
+			for _, p := range pairs {
+				enc = binary.AppendUvarint(binary.AppendUvarint(enc, uint64(p[0])), uint64(p[1]))
+			}
+			ends = binary.AppendUvarint(ends, uint64(len(a.ID)))
+			ends = append(ends, a.ID...)
+			ends = binary.AppendUvarint(ends, uint64(len(enc)))
+			ends = append(ends, enc...)
+		}
 		dropped = nil
 		for _, c := range a.Checkpoints {
 			if c.Live() || c.Seq >= floor {
@@ -219,16 +329,23 @@ func (s *State) MarshalSnapshot(last int64) ([]byte, error) {
 		sa.Forgot.Checkpoints = addRanges(a.forgot.Checkpoints, dropped)
 		out.Agents = append(out.Agents, sa)
 	}
-	return json.Marshal(&out)
+	body, err = json.Marshal(&out)
+	return body, ends, err
 }
 
-// UnmarshalSnapshot is the state a snapshot holds.
-func UnmarshalSnapshot(data []byte) (*State, error) {
+// UnmarshalSnapshot is the state a snapshot holds (MarshalSnapshot's body
+// and ends).
+func UnmarshalSnapshot(data, ends []byte) (*State, error) {
 	var in snapshot
 	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, err
 	}
+	endsOf, err := splitEnds(ends)
+	if err != nil {
+		return nil, err
+	}
 	s := New()
+	s.complete = in.Complete
 	for i := range in.Agents {
 		sa := &in.Agents[i]
 		if sa.ID == "" || s.Agents[sa.ID] != nil {
@@ -261,6 +378,7 @@ func UnmarshalSnapshot(data []byte) (*State, error) {
 			a.Checkpoints = append(a.Checkpoints, c)
 			a.byID[c.Checkpoint] = c
 		}
+		a.forgot.ends = endsOf[a.ID]
 		s.Agents[a.ID] = a
 		s.Order = append(s.Order, a.ID)
 	}
@@ -275,4 +393,22 @@ func UnmarshalSnapshot(data []byte) (*State, error) {
 		s.ignoredEdits[e.Agent] = append(s.ignoredEdits[e.Agent], ignoredEdit{e.Seq, e.Paths})
 	}
 	return s, nil
+}
+
+// splitEnds finds each agent's pairs in ends (its id, the length of its
+// pairs, the pairs), without decoding them.
+func splitEnds(b []byte) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for len(b) > 0 {
+		var part [2][]byte
+		for j := range part {
+			n, k := binary.Uvarint(b)
+			if k <= 0 || n > uint64(len(b)-k) {
+				return nil, fmt.Errorf("the turn ends of the snapshot are damaged")
+			}
+			part[j], b = b[k:k+int(n)], b[k+int(n):]
+		}
+		out[string(part[0])] = part[1]
+	}
+	return out, nil
 }

@@ -75,6 +75,13 @@ func TakeFork(ctx context.Context, s *state.Store, req ForkRequest) (*ForkResult
 			"an agent cannot fork itself")
 	}
 	var through *agents.Turn
+	if req.ThroughTurn != "" && src.Turn(req.ThroughTurn) == nil && src.ForgotTurn(req.ThroughTurn) {
+		// A turn older than the fold snapshot holds: the whole log says.
+		if err := tx.Whole(); err != nil {
+			return nil, err
+		}
+		src = tx.State.Agent(src.ID)
+	}
 	if req.ThroughTurn != "" {
 		through = src.Turn(req.ThroughTurn)
 		if through == nil || through.Dropped || !through.Ended {

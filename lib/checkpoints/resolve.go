@@ -41,9 +41,12 @@ func Resolve(a *agents.Agent, name string) (string, error) {
 		t := a.Turn(ids.Turn(n.N))
 		switch {
 		case t == nil && a.ForgotTurn(ids.Turn(n.N)):
-			// A fold snapshot left it out: it ended before every live
-			// checkpoint, so its turn_end checkpoint is pruned or removed.
-			return "", notFound("turn %s of agent %s ended long ago: its turn_end checkpoint was pruned or removed", name, a.ID)
+			// A turn a fold snapshot left out: its turn_end checkpoint
+			// is kept apart.
+			if k := a.ForgottenTurnEnd(ids.Turn(n.N)); k != "" {
+				return k, nil
+			}
+			return "", notFound("turn %s of agent %s has no turn_end checkpoint", name, a.ID)
 		case t == nil:
 			return "", notFound("agent %s has no turn %s", a.ID, name)
 		case t.EndCheckpoint == "":

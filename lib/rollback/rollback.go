@@ -51,6 +51,17 @@ func DryRun(ctx context.Context, s *state.Store, req Request) (*plan.Plan, error
 	if err != nil {
 		return nil, err
 	}
+	if st.Partial(c.agent.Tree, c.target.Seq) {
+		// A target older than the history the fold snapshot holds:
+		// the plan reads its windows from a fold of the whole log.
+		c.free(s)
+		if _, st, err = s.ReadWhole(); err != nil {
+			return nil, err
+		}
+		if c, err = preflight(ctx, s, st, &req, false, false); err != nil {
+			return nil, err
+		}
+	}
 	defer c.free(s)
 	var snap *capture.Snapshot
 	if early != nil && c.tree == s.Repo {
@@ -146,6 +157,16 @@ func Run(ctx context.Context, s *state.Store, req Request) (*plan.Result, error)
 	c, err := preflight(ctx, s, tx.State, &req, true, false)
 	if err != nil {
 		return nil, err
+	}
+	if tx.State.Partial(c.agent.Tree, c.target.Seq) {
+		// As in the dry run: a fold of the whole log, then the same checks.
+		c.free(s)
+		if err := tx.Whole(); err != nil {
+			return nil, err
+		}
+		if c, err = preflight(ctx, s, tx.State, &req, true, false); err != nil {
+			return nil, err
+		}
 	}
 	defer c.free(s)
 	testhook.Timed("real-preflight", t0)

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"path/filepath"
@@ -55,11 +56,13 @@ func (s *Store) loadSnapshot() (*agents.State, *journal.Resume) {
 	if err != nil {
 		return nil, nil
 	}
+	// The JSON, a newline, and the turn ends (agents.MarshalSnapshot).
+	head, ends, found := bytes.Cut(data, []byte("\n"))
 	var f snapshotFile
-	if json.Unmarshal(data, &f) != nil || f.Format != snapshotFormat {
+	if !found || json.Unmarshal(head, &f) != nil || f.Format != snapshotFormat {
 		return nil, nil
 	}
-	st, err := agents.UnmarshalSnapshot(f.State)
+	st, err := agents.UnmarshalSnapshot(f.State, ends)
 	if err != nil {
 		return nil, nil
 	}
@@ -74,7 +77,7 @@ func (s *Store) writeSnapshot(l *journal.Log, st *agents.State) error {
 	if err != nil {
 		return err
 	}
-	body, err := st.MarshalSnapshot(l.LastSeq())
+	body, ends, err := st.MarshalSnapshot(l.LastSeq())
 	if err != nil {
 		return err
 	}
@@ -82,6 +85,7 @@ func (s *Store) writeSnapshot(l *journal.Log, st *agents.State) error {
 	if err != nil {
 		return err
 	}
+	data = append(append(data, '\n'), ends...)
 	f, err := statefile.CreateTemp(s.TmpDir(), "fold-*.json")
 	if err != nil {
 		return err
@@ -142,4 +146,16 @@ func (s *Store) foldFrom(agent string, useSnapshot bool, watch func(*journal.Ent
 	st = agents.New()
 	l, err = journal.ScanWith(s.Repo.Log, opts, each)
 	return l, st, tail, err
+}
+
+// Whole replaces the transaction's fold with one of the whole log, for
+// work that reads history older than a fold snapshot holds
+// (agents.State.Partial). The log is the lock holder's, appends included.
+func (t *Txn) Whole() error {
+	_, st, _, err := t.Store.fold("", false, nil)
+	if err != nil {
+		return err
+	}
+	t.State = st
+	return nil
 }

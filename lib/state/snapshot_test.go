@@ -117,9 +117,14 @@ func history(n int, seed int64) []string {
 			t := fmt.Sprintf("t%d", a.turn)
 			rec("turn.ended", map[string]any{"agent": a.id, "turn": t, "harness_version": "2.0.1"})
 			take(a, "turn_end", &t)
-		case r < 15 && len(a.live) > 12:
+		case r < 15 && len(a.live) > 13:
 			var ids []string
+			kept := []int{}
 			for _, k := range a.live[:len(a.live)-10] {
+				if a.id == "a1" && k == 1 {
+					kept = append(kept, k) // an old checkpoint kept for good
+					continue
+				}
 				ids = append(ids, fmt.Sprintf("k%d", k))
 			}
 			typ := "checkpoint.pruned"
@@ -127,7 +132,7 @@ func history(n int, seed int64) []string {
 				typ = "checkpoint.removed"
 			}
 			rec(typ, map[string]any{"agent": a.id, "checkpoints": ids, "repo": ".", "removed": len(ids), "kept": 10})
-			a.live = a.live[len(a.live)-10:]
+			a.live = append(kept, a.live[len(a.live)-10:]...)
 		case r == 15 && !a.open && len(a.live) > 2:
 			target := fmt.Sprintf("k%d", a.live[rng.Intn(len(a.live))])
 			take(a, "pre_rollback", nil)
@@ -181,6 +186,7 @@ func snapshotAt(t *testing.T, s *Store) {
 // returns how many records the first read folded from the log.
 func sameAsWhole(t *testing.T, s *Store) int64 {
 	t.Helper()
+	partial := 0
 	lw, whole, _, err := s.fold("", false, nil)
 	require.NoError(t, err)
 	ls, got, tail, err := s.fold("", true, nil)
@@ -194,11 +200,12 @@ func sameAsWhole(t *testing.T, s *Store) int64 {
 	rs, err := ls.Resume()
 	require.NoError(t, err)
 	assert.Equal(t, rw, rs, "where the next record goes")
-	a, err := whole.MarshalSnapshot(lw.LastSeq())
+	a, aEnds, err := whole.MarshalSnapshot(lw.LastSeq())
 	require.NoError(t, err)
-	b, err := got.MarshalSnapshot(ls.LastSeq())
+	b, bEnds, err := got.MarshalSnapshot(ls.LastSeq())
 	require.NoError(t, err)
 	assert.JSONEq(t, string(a), string(b), "fold")
+	assert.Equal(t, aEnds, bEnds, "the turn_end checkpoints of the turns left out")
 	for _, id := range whole.Order {
 		wa, ga := whole.Agents[id], got.Agents[id]
 		require.NotNil(t, ga, id)
@@ -207,17 +214,41 @@ func sameAsWhole(t *testing.T, s *Store) int64 {
 				assert.True(t, ga.Had(c.Checkpoint), "%s %s", id, c.Checkpoint)
 				continue
 			}
+			if got.Partial(ga.Tree, c.Seq) {
+				partial++ // a rollback to it folds the whole log
+				continue
+			}
+			assert.Equal(t, c.Turn, ga.Checkpoint(c.Checkpoint).Turn)
+			if c.ThroughTurn != nil {
+				assert.Equal(t, wa.Turn(*c.ThroughTurn), ga.Turn(*c.ThroughTurn), "through turn of %s %s", id, c.Checkpoint)
+			}
 			assert.Equal(t, whole.Windows(wa, c.Seq), got.Windows(ga, c.Seq), "windows of %s from %s", id, c.Checkpoint)
 			assert.Equal(t, whole.IgnoredEditsAfter(id, c.Seq), got.IgnoredEditsAfter(id, c.Seq), "ignored edits of %s after %s", id, c.Checkpoint)
+		}
+		for _, wt := range wa.Turns {
+			if gt := ga.Turn(wt.ID); gt != nil {
+				assert.Equal(t, wt.EndCheckpoint, gt.EndCheckpoint)
+			} else {
+				assert.True(t, ga.ForgotTurn(wt.ID), "%s %s", id, wt.ID)
+				assert.Equal(t, wt.EndCheckpoint, ga.ForgottenTurnEnd(wt.ID), "%s %s", id, wt.ID)
+			}
 		}
 		assert.Equal(t, wa.LastEndedTurn(), ga.LastEndedTurn(), "last ended turn of %s", id)
 		assert.Equal(t, wa.OpenTurn, ga.OpenTurn, "open turn of %s", id)
 		assert.Equal(t, wa.NotePending, ga.NotePending, "note of %s", id)
 	}
+	partials += partial
 	return tail
 }
 
+// partials counts the live checkpoints older than the history snapshots
+// kept whole, across a test.
+var partials int
+
 func TestSnapshot_FoldsLikeTheWholeLog(t *testing.T) {
+	t.Setenv("VENOM_TEST_FOLD_RECENT", "40")
+	partials = 0
+	defer func() { assert.Positive(t, partials, "some snapshots kept only the recent history") }()
 	for _, seed := range []int64{1, 2, 3} {
 		lines := history(1500, seed)
 		s := newStore(t)

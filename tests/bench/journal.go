@@ -70,7 +70,7 @@ func runJournal(work string, runs int, baseline string, idle float64) {
 		fatal(fmt.Errorf("go build (run from the module root): %w", err))
 	}
 	var rows []journalRow
-	names := []string{"startup", "list", "list a0", "events", "rollback dry run"}
+	names := []string{"startup", "list", "list a0", "events", "capture (clean)", "rollback dry run"}
 	for _, f := range strings.Split(*journalSizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 10 {
@@ -86,10 +86,24 @@ func runJournal(work string, runs int, baseline string, idle float64) {
 				"list":             {filepath.Join(bin, "git-venom-checkpoint"), "list", "--agent=a1", "--json"},
 				"list a0":          {filepath.Join(bin, "git-venom-checkpoint"), "list", "--agent=a0", "--json"},
 				"events":           {filepath.Join(bin, "git-venom-checkpoint"), "events", "--json"},
+				"capture (clean)":  {filepath.Join(bin, "git-venom-checkpoint"), "--agent=a1", "--json"},
 				"rollback dry run": {filepath.Join(bin, "git-venom-rollback"), "--agent=a1", "--checkpoint=" + target, "--restore=files", "--dry-run", "--json"},
 			}
 		}
 		cmds, base := cmdsOf(bin), cmdsOf(baseline)
+		// One capture first, untimed: it builds the private index and,
+		// holding the lock, writes the fold snapshot (lib/state) that the
+		// timed commands start from, as any writer of a long log leaves one.
+		if _, _, err := timeRun(dir, cmds["capture (clean)"]); err != nil {
+			fatal(fmt.Errorf("first capture at %d records: %w", n, err))
+		}
+		logSize, turns := logStats(dir)
+		snapSize := int64(0)
+		if fi, err := os.Stat(filepath.Join(dir, ".git", "venom", "fold.json")); err == nil {
+			snapSize = fi.Size()
+		}
+		fmt.Printf("%d records: log.jsonl %d bytes, %d turns of a1, %.0f bytes a turn; fold.json %d bytes\n",
+			n, logSize, turns, float64(logSize)/float64(max(turns, 1)), snapSize)
 		r := journalRow{n: n, times: map[string]time.Duration{}, cpu: map[string]time.Duration{}, ratio: map[string]float64{}}
 		for _, name := range names {
 			var ds, cs []time.Duration
@@ -293,4 +307,13 @@ func journalRepo(work string, n int) (string, string, error) {
 		return "", "", err
 	}
 	return dir, fmt.Sprintf("k%d", live[len(live)/2]), nil
+}
+
+// logStats is the size of dir's log and the number of turns it records.
+func logStats(dir string) (int64, int) {
+	data, err := os.ReadFile(filepath.Join(dir, ".git", "venom", "log.jsonl"))
+	if err != nil {
+		return 0, 0
+	}
+	return int64(len(data)), bytes.Count(data, []byte(`"type":"turn.started"`))
 }

@@ -24,7 +24,13 @@ type ExplainCmd struct {
 
 // Run explains, prints, and with --note stores the notes.
 func (c *ExplainCmd) Run(env *cli.Env) error {
-	s, st, err := env.Read()
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+	// Every turn ever, however old the commit: the whole log, not the
+	// fold snapshot, which leaves old turns out.
+	_, st, err := s.ReadWhole()
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,12 @@
 package tests
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -169,4 +171,64 @@ func assertColumnsLineUp(t *testing.T, what string, rows []string) {
 			assert.True(t, ok, "%s: the column at screen column %d is off in\n%s\n%s", what, c, rows[0], row)
 		}
 	}
+}
+
+// resumeAfter lets a command paused at a test point (VENOM_TEST_PAUSE_AT,
+// resumable) go on after d: work made to last that long.
+func resumeAfter(t *testing.T, file string, d time.Duration) {
+	go func() {
+		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(file); err == nil {
+				time.Sleep(d)
+				_ = os.Remove(file)
+				return
+			}
+		}
+	}()
+}
+
+// Work over about a second says so on a terminal's stderr, and clears the
+// line when done: a capture with what it stores, a rollback. -q, and a
+// stderr that is no terminal, get nothing (issue 14 item 14).
+func TestOutput_LongCaptureAndRollbackShowProgressAtATerminal(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+	env.Write("big.bin", strings.Repeat("x", 2<<20))
+	env.Write("b.txt", "b\n")
+	env.Write("c.txt", "c\n")
+	pause := filepath.Join(env.Root, "pause")
+	slow := []string{"VENOM_TEST_PAUSE_AT=capture-object-write", "VENOM_TEST_PAUSE_FILE=" + pause,
+		"VENOM_TEST_PAUSE_RESUME=1"}
+
+	env.Extra = slow
+	resumeAfter(t, pause, 2500*time.Millisecond)
+	screen, code := env.ptyRun(t, nil, "checkpoint", "--agent=a1")
+	require.Equal(t, 0, code, screen)
+	assert.Regexp(t, `Capturing: 3 files, 2\.00 MiB… [12]s`, screen)
+	assert.Contains(t, screen, "\r\x1b[K", "the progress line is cleared")
+	assert.Regexp(t, `Checkpoint a1/\S*k2`, screen)
+
+	env.Write("c.txt", "c2\n")
+	resumeAfter(t, pause, 1500*time.Millisecond)
+	screen, code = env.ptyRun(t, nil, "checkpoint", "--agent=a1", "-q")
+	require.Equal(t, 0, code, screen)
+	assert.NotContains(t, screen, "Capturing", "-q")
+
+	env.Write("c.txt", "c3\n")
+	resumeAfter(t, pause, 1500*time.Millisecond)
+	r := env.Venom("checkpoint", "--agent=a1")
+	r.OK(t)
+	assert.NotContains(t, r.Stderr, "Capturing", "stderr is no terminal")
+
+	env.Extra = nil
+	plan := env.DryRun("--agent=a1", "--checkpoint=k1", "--restore=files", "--outside=overwrite").Plan
+	env.Extra = []string{"VENOM_TEST_PAUSE_AT=rollback-after-safety", "VENOM_TEST_PAUSE_FILE=" + pause,
+		"VENOM_TEST_PAUSE_RESUME=1"}
+	resumeAfter(t, pause, 2500*time.Millisecond)
+	screen, code = env.ptyRun(t, nil, "rollback", "--agent=a1", "--checkpoint=k1", "--restore=files", "--outside=overwrite", "--plan="+plan)
+	require.Equal(t, 0, code, screen)
+	assert.Regexp(t, `Rolling back to k1… [12]s`, screen)
+	assert.Contains(t, screen, "Rolled back to k1")
+	assert.NoFileExists(t, env.Path("big.bin"))
 }

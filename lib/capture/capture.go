@@ -39,6 +39,9 @@ type Limits struct {
 	// Exclude is venom.exclude's patterns (CONTRACT 9.6): what they match
 	// is left at the index's version and listed as skipped, "excluded".
 	Exclude []string
+	// Found, when set, is told what a scan found to store (files and their
+	// bytes) before they are stored: a big capture's progress line.
+	Found func(files int, bytes int64)
 }
 
 // LimitsOf is the limits the settings give.
@@ -330,6 +333,9 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 	snap.Skipped = append(snap.Skipped, excluded.skipped...)
 	if total > lim.MaxTotalBytes {
 		return nil, tooLargeError(written, total, lim)
+	}
+	if lim.Found != nil {
+		lim.Found(len(updates)+len(additions), total)
 	}
 	if b.tree != nil && !attributesFromIndex(b.flagged, updates, removes, modes) {
 		tree, held, err := buildOnBase(ctx, r, b.tree, updates, additions, removes, modes, gitlinks)

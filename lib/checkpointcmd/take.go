@@ -1,12 +1,15 @@
 package checkpointcmd
 
 import (
+	"fmt"
+
 	"github.com/fatih/color"
 
 	"github.com/git-venom/git-venom/lib/checkpoints"
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/quote"
+	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // TakeCmd takes a checkpoint: git venom-checkpoint [--agent] [--reason] [--turn] [--label].
@@ -35,15 +38,16 @@ func (c *TakeCmd) Run(env *cli.Env) error {
 			return err
 		}
 	}
-	stop := func() {}
-	if !env.JSON {
-		stop = env.UI.Progress("Capturing " + quote.C(s.Repo.Top) + "…")
-	}
+	// A big capture says what it stores, as git says what it counts.
+	progress := env.UI.Progress("Capturing " + quote.C(s.Repo.Top) + "…")
 	res, err := checkpoints.Take(env.Ctx, s, checkpoints.Request{
 		Registration: checkpoints.Registration{Agent: agent, Isolation: c.Isolation, Parent: c.Parent},
 		Reason:       c.Reason, Turn: c.Turn, Label: c.Label,
+		Found: func(files int, bytes int64) {
+			progress.Set(fmt.Sprintf("Capturing: %d %s, %s…", files, plural(files, "file"), ui.Bytes(bytes)))
+		},
 	})
-	stop()
+	progress.Stop()
 	if err != nil {
 		return err
 	}

@@ -71,6 +71,8 @@ type Request struct {
 	HarnessVersion string
 	// Process is the harness process a turn_start's turn runs in.
 	Process journal.Process
+	// Found is told what the capture found to store (capture.Limits).
+	Found func(files int, bytes int64)
 }
 
 // Result is agent.checkpoint's result.
@@ -303,7 +305,9 @@ func openOrCloseTurn(tx *state.Txn, a *agents.Agent, req Request) (*string, erro
 func capture1(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Agent, req Request, turn *string) (*Result, error) {
 	s := tx.Store
 	t0 := time.Now()
-	snap, err := capture.TakeHeld(ctx, tree, s.TmpDir(), capture.LimitsOf(s.Config))
+	lim := capture.LimitsOf(s.Config)
+	lim.Found = req.Found
+	snap, err := capture.TakeHeld(ctx, tree, s.TmpDir(), lim)
 	testhook.Timed("capture", t0)
 	if err != nil {
 		return nil, err

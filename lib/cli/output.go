@@ -54,7 +54,7 @@ func (e *Env) waitingForLock(h lock.Holder) (stop func()) {
 	if h.PID != 0 {
 		msg = fmt.Sprintf("waiting for the lock held by %s (pid %d)…", quote.C(h.Op), h.PID)
 	}
-	return e.UI.Progress(msg)
+	return e.UI.Progress(msg).Stop
 }
 
 // colorGiven reports whether the command line names --color: its default,

@@ -62,7 +62,7 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 		return nil
 	}
 	req.DryRun, req.Plan = false, p.ID
-	res, err := rollback.Run(env.Ctx, s, req)
+	res, err := run(env, s, req)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/rollback"
+	"github.com/git-venom/git-venom/lib/state"
 )
 
 // CLI is git-venom-rollback's grammar.
@@ -92,7 +93,7 @@ func (c *CLI) Run(env *cli.Env) error {
 		env.UI.Printf("Plan %s. To run it: git venom-rollback %s--plan=%s\n", p.ID, argsOf(req, p.Target.Checkpoint), p.ID)
 		return nil
 	}
-	res, err := rollback.Run(env.Ctx, s, req)
+	res, err := run(env, s, req)
 	if err != nil {
 		return err
 	}
@@ -101,4 +102,18 @@ func (c *CLI) Run(env *cli.Env) error {
 	}
 	done(env, res, req)
 	return nil
+}
+
+// run is the real call, with a progress line on a terminal's stderr when
+// it takes over about a second (a big tree's capture and files).
+func run(env *cli.Env, s *state.Store, req rollback.Request) (*plan.Result, error) {
+	msg := "Rolling back…"
+	if req.Undo {
+		msg = "Undoing the last rollback…"
+	} else if req.Checkpoint != "" {
+		msg = "Rolling back to " + quote.C(req.Checkpoint) + "…"
+	}
+	progress := env.UI.Progress(msg)
+	defer progress.Stop()
+	return rollback.Run(env.Ctx, s, req)
 }

@@ -48,7 +48,7 @@ var pageCodes = map[string][]errcode.Code{
 		errcode.TimeoutCheckpoint, errcode.TimeoutLock,
 	},
 	"git-venom-rollback": {
-		errcode.InvalidParamsPlan, errcode.InvalidParamsCheckpoint,
+		errcode.InvalidParamsPlan, errcode.InvalidParamsCheckpoint, errcode.InvalidParamsPath,
 		errcode.NotFoundCheckpoint, errcode.NotFoundHarnessSession,
 		errcode.DeniedAgentCaller,
 		errcode.ConflictTurnRunning, errcode.ConflictHandedOver, errcode.ConflictInvalidTransition,

@@ -107,6 +107,8 @@ type RollbackStarted struct {
 	Checkpoint string `json:"checkpoint"`
 	Safety     string `json:"safety"`
 	Restore    string `json:"restore"`
+	// Paths: a path-scoped rollback's pathspecs, from the top.
+	Paths []string `json:"paths,omitempty"`
 }
 
 // RollbackEnded is agent.rollback_ended's data: the record's members are
@@ -180,7 +182,8 @@ func FromRecord(e *journal.Entry, source string) (ev Event, ok bool) {
 	case journal.CheckpointFailed:
 		ev.Data = CheckpointFailed{Agent: e.Agent, Reason: e.Reason, Code: e.Code, Turn: e.Turn, Repo: e.Repo}
 	case journal.RollbackStarted:
-		ev.Data = RollbackStarted{Agent: e.Agent, Checkpoint: e.Checkpoint, Safety: e.Safety, Restore: e.Restore}
+		ev.Data = RollbackStarted{Agent: e.Agent, Checkpoint: e.Checkpoint, Safety: e.Safety, Restore: e.Restore,
+			Paths: e.Paths}
 	case journal.RollbackEnded:
 		d := RollbackEnded{Agent: e.Agent, Checkpoint: e.Checkpoint, Safety: e.Safety, Restore: e.Restore,
 			OK: e.OK != nil && *e.OK, After: e.After}
@@ -190,6 +193,7 @@ func FromRecord(e *journal.Entry, source string) (ev Event, ok bool) {
 		if len(e.Drops) > 0 {
 			d.Drops = e.Drops
 		}
+		d.Paths = e.Paths // a path-scoped rollback's, else none
 		ev.Data = d
 	case journal.TurnStarted:
 		ev.Data = TurnStarted{Agent: e.Agent, Turn: deref(e.Turn)}

@@ -15,6 +15,7 @@ import (
 	"github.com/git-venom/git-venom/lib/harness/kind"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
+	"github.com/git-venom/git-venom/lib/pathspec"
 	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/testhook"
 )
@@ -428,5 +429,11 @@ func NoteText(template string, st *agents.State, self string, e *journal.Entry) 
 	default:
 		when = "after agent " + e.Agent + "'s turn " + *through
 	}
-	return strings.ReplaceAll(template, "{when}", when)
+	text := strings.ReplaceAll(template, "{when}", when)
+	// A path-scoped rollback moved those paths only: the note says so, or
+	// the agent would distrust every file.
+	if set, err := pathspec.ParseStored(e.Paths); err == nil && !set.Empty() {
+		text += " Only these paths went back: " + strings.Join(set.Shown(), ", ") + "; every other file is as it was."
+	}
+	return text
 }

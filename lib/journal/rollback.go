@@ -7,6 +7,9 @@ type RollbackStart struct {
 	Safety     string `json:"safety"`
 	Restore    string `json:"restore"`
 	Plan       string `json:"plan"`
+	// Paths are a path-scoped rollback's pathspecs (pathspec.Set.Strings,
+	// from the top); absent when the whole tree goes back.
+	Paths []string `json:"paths,omitempty"`
 }
 
 // RollbackEnd is rollback.ended (RFC 11.2 data).
@@ -19,6 +22,7 @@ type RollbackEnd struct {
 	Code       string   `json:"code,omitempty"`
 	After      string   `json:"after,omitempty"`
 	Drops      []string `json:"drops,omitempty"`
+	Paths      []string `json:"paths,omitempty"` // as RollbackStart's
 }
 
 // Binding is agent.binding: the agent's harness conversation. An empty

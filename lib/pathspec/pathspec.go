@@ -366,6 +366,24 @@ func (it Item) git() string {
 	return ":(" + strings.Join(words, ",") + ")" + it.Pattern
 }
 
+// Args returns the items as arguments that mean the same from any folder
+// of the tree, for a command a person is told to run: ":/src/a.go", or
+// the long form for other magic.
+func (s Set) Args() []string {
+	var out []string
+	for _, it := range s.Items {
+		switch {
+		case it.Literal || it.Glob || it.Exclude:
+			out = append(out, it.git())
+		case it.Pattern == "" || !strings.ContainsAny(it.Pattern[:1], "/!^:"):
+			out = append(out, ":/"+it.Pattern)
+		default:
+			out = append(out, ":/:"+it.Pattern)
+		}
+	}
+	return out
+}
+
 // Shown returns the items as a person reads them: paths from the top, a
 // folder with its "/", the whole tree as ":/", other magic in front.
 func (s Set) Shown() []string {

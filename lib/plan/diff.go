@@ -7,6 +7,7 @@ import (
 
 	git "github.com/libgit2/git2go/v34"
 
+	"github.com/git-venom/git-venom/lib/pathspec"
 	"github.com/git-venom/git-venom/lib/repo"
 )
 
@@ -49,6 +50,25 @@ func diffTrees(_ context.Context, r *repo.Repo, a, b string) ([]Change, error) {
 	})
 	sort.SliceStable(list, func(i, j int) bool { return list[i].Path < list[j].Path })
 	return list, err
+}
+
+// SameWithin reports whether trees (or commits) a and b agree on every
+// path set matches: a path-scoped rollback's exact check (RFC 7.4 step 6),
+// which the rest of the tree, not its to restore, does not decide.
+func SameWithin(ctx context.Context, r *repo.Repo, a, b string, set pathspec.Set) (bool, error) {
+	if a == b {
+		return true, nil
+	}
+	changed, err := changedPaths(ctx, r, a, b)
+	if err != nil {
+		return false, err
+	}
+	for p := range changed {
+		if set.Match(p) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // changedPaths lists the paths that differ between two trees (or commits).

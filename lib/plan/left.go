@@ -9,6 +9,7 @@ import (
 	"github.com/git-venom/git-venom/lib/ignore"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/paths"
+	"github.com/git-venom/git-venom/lib/pathspec"
 )
 
 // Left reasons (RFC 7.4, CONTRACT 8.24, 8.26, 8.32, 8.33).
@@ -205,7 +206,7 @@ func inTheWay(top string, c *Change, byPath map[string]*Change) (string, bool) {
 // does not name: a capture keeps the index's version of such a path, so the
 // trees may agree while the files differ, and the rollback never touches it
 // (RFC 4: "Never touched; reported in left").
-func addSkipped(changes []Change, lists ...[]journal.Skipped) []Change {
+func addSkipped(changes []Change, set pathspec.Set, lists ...[]journal.Skipped) []Change {
 	seen := map[string]bool{}
 	for _, c := range changes {
 		seen[c.Path] = true
@@ -213,7 +214,7 @@ func addSkipped(changes []Change, lists ...[]journal.Skipped) []Change {
 	for _, l := range lists {
 		for _, k := range l {
 			p := paths.Raw(k.Path, k.PathB64)
-			if seen[p] {
+			if seen[p] || !set.Match(p) {
 				continue
 			}
 			seen[p] = true

@@ -18,6 +18,7 @@ import (
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/ignore"
 	"github.com/git-venom/git-venom/lib/paths"
+	"github.com/git-venom/git-venom/lib/pathspec"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/git-venom/git-venom/lib/treepath"
@@ -29,6 +30,9 @@ type Options struct {
 	Restore    string // "all" or "files"
 	Outside    string // "", refuse, keep or overwrite
 	KeepHead   bool
+	// Paths scopes the rollback to the paths it matches (CONTRACT 9.3);
+	// empty, the whole tree.
+	Paths pathspec.Set
 }
 
 // ID is the plan id: p1- and the first 16 hex digits of the SHA-256 of the
@@ -49,7 +53,11 @@ func ID(o Options, tree string, head *string) string {
 		Outside    *string    `json:"outside"`
 		KeepHead   bool       `json:"keep_head"`
 		Repos      []repoJSON `json:"repos"`
-	}{o.Checkpoint, o.Restore, outside, o.KeepHead, []repoJSON{{".", tree, head}}})
+		// A path-scoped plan names its paths, so that it cannot be
+		// quoted for others; absent otherwise, so a whole-tree plan's id
+		// is RFC 7.2's.
+		Paths []string `json:"paths,omitempty"`
+	}{o.Checkpoint, o.Restore, outside, o.KeepHead, []repoJSON{{".", tree, head}}, o.Paths.Strings()})
 	sum := sha256.Sum256(b)
 	return "p1-" + hex.EncodeToString(sum[:])[:16]
 }
@@ -128,6 +136,7 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 	if err := unsafePath(in.Target.Checkpoint, changes); err != nil {
 		return nil, err
 	}
+	changes = chosen(changes, in.Paths)
 	t0 = time.Now()
 	if err := classify(ctx, in.Repo, in.State, in.Agent, in.Target, p.STree, changes); err != nil {
 		return nil, gitErr(err)
@@ -136,7 +145,7 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 	t0 = time.Now()
 	decideLeft(in.Repo.Top, changes, p.Outside, ignore.NewExcluder(in.Exclude), in.Snapshot.Skipped, t.Skipped)
 	testhook.Timed("plan-left", t0)
-	changes = addSkipped(changes, in.Snapshot.Skipped, t.Skipped)
+	changes = addSkipped(changes, in.Paths, in.Snapshot.Skipped, t.Skipped)
 	p.Changes = changes
 	p.IgnoredEdits = in.State.IgnoredEditsAfter(in.Agent.ID, in.Target.Seq)
 	if p.Outside == "refuse" {
@@ -158,6 +167,21 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// chosen keeps the changes a path-scoped rollback covers: those its paths
+// match. The rest of the tree is not part of the plan at all.
+func chosen(changes []Change, set pathspec.Set) []Change {
+	if set.Empty() {
+		return changes
+	}
+	var out []Change
+	for _, c := range changes {
+		if set.Match(c.Path) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // unsafePath refuses a target whose tree holds a path git would never
@@ -274,6 +298,7 @@ type Result struct {
 	DryRun       bool         `json:"dry_run"`
 	Plan         *string      `json:"plan,omitempty"`
 	Restore      string       `json:"restore"`
+	Paths        []string     `json:"paths,omitempty"` // a path-scoped rollback's, as a person reads them
 	Guarded      *bool        `json:"guarded,omitempty"`
 	Safety       *string      `json:"safety,omitempty"`
 	After        *string      `json:"after,omitempty"`
@@ -287,7 +312,8 @@ type Result struct {
 // Result renders the plan as a dry run's result.
 func (p *Plan) Result() *Result {
 	r := &Result{Agent: p.Agent.ID, Checkpoint: p.Target.Checkpoint, DryRun: true, Restore: p.Restore,
-		Conversation: p.Conversation, SharedWith: nonNil(p.SharedWith), Children: nonNil(p.Children)}
+		Conversation: p.Conversation, SharedWith: nonNil(p.SharedWith), Children: nonNil(p.Children),
+		Paths: p.Paths.Shown()}
 	id, g := p.ID, p.Guarded
 	r.Plan, r.Guarded = &id, &g
 	rj := RepoJSON{Repo: ".", Path: p.Repo.Top, Head: p.Head, Files: []FileJSON{}, Left: []LeftJSON{},

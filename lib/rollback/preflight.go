@@ -72,6 +72,18 @@ func Validate(req *Request) error {
 				Hint("git venom-checkpoint list shows the checkpoints")
 		}
 	}
+	if !req.Paths.Empty() {
+		// A path-scoped rollback restores those files and nothing else
+		// (CONTRACT 9.3): never the conversation, which cannot go back
+		// for some files only, and never HEAD, the branch or the index,
+		// which hold every path.
+		if req.Restore == "all" {
+			return errcode.Newf(errcode.InvalidParamsUsage, map[string]any{"paths": req.Paths.Shown()},
+				"a rollback of some paths restores files only; leave out --restore=all").
+				Hint("without paths, --restore=all brings the conversation back too")
+		}
+		req.Restore, req.KeepHead = "files", true
+	}
 	if req.Restore == "" {
 		req.Restore = "all"
 	}

@@ -220,7 +220,7 @@ func (r *runner) run() (*plan.Result, error) {
 	r.safety = safety.Checkpoint
 	testhook.Timed("real-safety", t0)
 	if _, err := tx.Append(journal.RollbackStarted, journal.RollbackStart{Agent: a.ID, Checkpoint: p.Target.Checkpoint,
-		Safety: r.safety, Restore: p.Restore, Plan: p.ID}); err != nil {
+		Safety: r.safety, Restore: p.Restore, Plan: p.ID, Paths: p.Paths.Strings()}); err != nil {
 		return nil, err
 	}
 	if err := testhook.Point("rollback-after-safety"); err != nil {
@@ -281,7 +281,7 @@ func (r *runner) run() (*plan.Result, error) {
 	}
 	// Step 7: rollback.ended, with the dropped turns, then the new binding.
 	ended := journal.RollbackEnd{Agent: a.ID, Checkpoint: p.Target.Checkpoint, Safety: r.safety, Restore: p.Restore,
-		OK: true, After: taken.Checkpoint}
+		OK: true, After: taken.Checkpoint, Paths: p.Paths.Strings()}
 	if conv.Rewinds {
 		ended.Drops = conv.Drops
 	}
@@ -295,7 +295,14 @@ func (r *runner) run() (*plan.Result, error) {
 	}
 	res := p.Result()
 	res.DryRun, res.Plan, res.Guarded = false, nil, nil
+	// A path-scoped rollback answers for its paths only: the rest of the
+	// tree is not its to restore, and may change meanwhile.
 	exact := after.Tree.String() == expected
+	if !exact && !p.Paths.Empty() {
+		if exact, err = plan.SameWithin(r.ctx, p.Repo, expected, after.Tree.String(), p.Paths); err != nil {
+			return nil, r.end(r.undo(ap, err))
+		}
+	}
 	res.Safety, res.After, res.Exact = &r.safety, &taken.Checkpoint, &exact
 	res.Conversation = conv
 	return res, nil
@@ -305,6 +312,6 @@ func (r *runner) run() (*plan.Result, error) {
 func (r *runner) end(e *errcode.Error) error {
 	p := r.p
 	_, _ = r.tx.Append(journal.RollbackEnded, journal.RollbackEnd{Agent: p.Agent.ID, Checkpoint: p.Target.Checkpoint,
-		Safety: r.safety, Restore: p.Restore, OK: false, Code: string(e.Code)})
+		Safety: r.safety, Restore: p.Restore, OK: false, Code: string(e.Code), Paths: p.Paths.Strings()})
 	return e
 }

@@ -27,6 +27,10 @@ func screen(env *cli.Env, p *plan.Plan) {
 	}
 	env.UI.Printf("Roll %s back to %s, %s%s.\n", q(p.Agent.ID), bold(q(p.Target.Checkpoint)),
 		quote.Text(plan.When(p.Target.ThroughTurn)), guard)
+	if !p.Paths.Empty() {
+		env.UI.Printf("Only %s: every other file, HEAD and the index stay as they are.\n",
+			bold(quote.Join(p.Paths.Shown(), ", ")))
+	}
 	files := p.Files()
 	var outside []plan.Change
 	for _, c := range p.Changes {
@@ -144,8 +148,12 @@ func done(env *cli.Env, r *plan.Result, req rollback.Request) {
 	if req.Agent != "" {
 		undo += " --agent=" + q(req.Agent)
 	}
-	env.UI.Printf("↺ Rolled back to %s (%s) · %s%s · safety %s · undo: %s\n", q(r.Checkpoint), when, plan.Count(n), conv,
-		q(*r.Safety), undo)
+	scope := ""
+	if len(r.Paths) > 0 {
+		scope = " " + quote.Join(r.Paths, ", ")
+	}
+	env.UI.Printf("↺ Rolled back%s to %s (%s) · %s%s · safety %s · undo: %s\n", scope, q(r.Checkpoint), when,
+		plan.Count(n), conv, q(*r.Safety), undo)
 	if r.Exact != nil && !*r.Exact {
 		env.UI.Printf("Something wrote to the tree during the rollback: %s shows it as it came out.\n", q(*r.After))
 	}
@@ -184,8 +192,17 @@ func argsOf(req rollback.Request, checkpoint string) string {
 	if req.Outside != "" {
 		fmt.Fprintf(&b, "--outside=%s ", req.Outside)
 	}
-	if req.KeepHead {
+	if req.KeepHead && req.Paths.Empty() {
 		b.WriteString("--keep-head ")
 	}
 	return b.String()
+}
+
+// pathsOf repeats a path-scoped plan's paths, as they mean the same from
+// any folder, after the --plan the real call quotes.
+func pathsOf(req rollback.Request) string {
+	if req.Paths.Empty() {
+		return ""
+	}
+	return " -- " + quote.Shell(req.Paths.Args())
 }

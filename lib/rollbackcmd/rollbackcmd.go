@@ -3,10 +3,13 @@
 package rollbackcmd
 
 import (
+	"errors"
+
 	"github.com/git-venom/git-venom/lib/caller"
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
 	_ "github.com/git-venom/git-venom/lib/harness" // registers every harness's rewind and shell marks
+	"github.com/git-venom/git-venom/lib/pathspec"
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/rollback"
@@ -19,7 +22,7 @@ type CLI struct {
 	Agent      string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree)."`
 	Checkpoint string `name:"checkpoint" help:"The checkpoint to go back to: k<n>, last, ~<n> (n back from last) or t<n> (that turn's end); also given as the argument."`
 	Undo       bool   `name:"undo" help:"Undo the agent's last rollback: go back to its safety checkpoint."`
-	Restore    string `name:"restore" default:"all" enum:"all,files" help:"all: files and conversation, or refuse; files: files only."`
+	Restore    string `name:"restore" default:"" enum:",all,files" help:"all (the default without paths): files and conversation, or refuse; files: files only."`
 	Outside    string `name:"outside" enum:",refuse,keep,overwrite" default:"" help:"Paths changed outside the agent's turns: refuse (default in a guarded tree), keep or overwrite (default elsewhere)."`
 	KeepHead   bool   `name:"keep-head" help:"Restore the files and leave HEAD where it is."`
 	DryRun     bool   `name:"dry-run" help:"Say what would change, and return the plan the real call must quote."`
@@ -27,7 +30,29 @@ type CLI struct {
 	// Materialize is for claude-code, whose interactive --resume ignores
 	// --resume-session-at (tests/testdata/hooks/claude).
 	Materialize bool     `name:"materialize" help:"claude-code: write the rewound session now, so that an interactive claude --resume opens it."`
-	Args        []string `arg:"" optional:"" name:"checkpoint" help:"The checkpoint, as --checkpoint takes it."`
+	Path        []string `name:"path" sep:"none" help:"Roll back only this path or folder, as git's pathspecs: relative to the current folder, :/ for the top (repeatable; also after --). Files only; HEAD stays."`
+	Args        []string `arg:"" optional:"" name:"checkpoint" help:"The checkpoint, as --checkpoint takes it; paths after --."`
+
+	dashPaths []string
+}
+
+// TakePaths takes the paths after "--" (cli.PathTaker).
+func (c *CLI) TakePaths(p []string) { c.dashPaths = p }
+
+// pathspec reads --path and the paths after "--" as git reads pathspecs,
+// relative to the current folder (lib/pathspec).
+func (c *CLI) pathspec(env *cli.Env, top string) (pathspec.Set, error) {
+	args := append(append([]string{}, c.Path...), c.dashPaths...)
+	if len(args) == 0 {
+		return pathspec.Set{}, nil
+	}
+	set, err := pathspec.Parse(top, env.Dir, args)
+	var bad *pathspec.Error
+	if errors.As(err, &bad) {
+		return set, errcode.Newf(errcode.InvalidParamsPath, map[string]string{"path": bad.Arg},
+			"%s is not a path inside the repository: %s", quote.C(bad.Arg), bad.Reason)
+	}
+	return set, err
 }
 
 // New returns the grammar.
@@ -73,6 +98,9 @@ func (c *CLI) Run(env *cli.Env) error {
 		return err
 	}
 	req := c.request(env)
+	if req.Paths, err = c.pathspec(env, s.Repo.Top); err != nil {
+		return err
+	}
 	if !c.DryRun && c.Plan == "" {
 		if env.JSON || !env.UI.InTTY || !env.UI.OutTTY {
 			return errcode.Newf(errcode.InvalidParamsPlan, nil, "give exactly one of --dry-run and --plan").
@@ -90,7 +118,8 @@ func (c *CLI) Run(env *cli.Env) error {
 		}
 		undoing(env, p, req)
 		screen(env, p)
-		env.UI.Printf("Plan %s. To run it: git venom-rollback %s--plan=%s\n", p.ID, argsOf(req, p.Target.Checkpoint), p.ID)
+		env.UI.Printf("Plan %s. To run it: git venom-rollback %s--plan=%s%s\n", p.ID, argsOf(req, p.Target.Checkpoint), p.ID,
+			pathsOf(req))
 		return nil
 	}
 	res, err := run(env, s, req)

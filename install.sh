@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs git-venom: the three git subcommands and their man pages.
+# Installs git-venom: the three git subcommands, git venom's overview, their
+# man pages and shell completion (bash, zsh, fish).
 #   ./install.sh [--prefix DIR | --local]   (or PREFIX=DIR; default /usr/local; --local: ~/.local)
 # Installs what the build needs when missing (libgit2-dev, pkg-config, gcc,
 # man-db) with apt-get as root; without root it says exactly what to install.
@@ -13,7 +14,7 @@ while [ $# -gt 0 ]; do
     --prefix) [ $# -ge 2 ] || die "--prefix needs a folder"; prefix="$2"; shift 2 ;;
     --prefix=*) prefix="${1#--prefix=}"; shift ;;
     --local) prefix="$HOME/.local"; shift ;;
-    -h|--help) sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -67,7 +68,21 @@ version="$(git describe --always --dirty 2>/dev/null || echo dev)"
 echo "install.sh: building git-venom $version (the first cgo build of libgit2's bindings takes a minute)"
 CGO_ENABLED=1 go build -trimpath -ldflags "-X github.com/git-venom/git-venom/lib/cli.Version=$version" \
   -o "$prefix/bin/" ./git-venom-checkpoint ./git-venom-rollback ./git-venom-diff
-install -m 0644 man/git-venom-checkpoint.1 man/git-venom-rollback.1 man/git-venom-diff.1 "$prefix/share/man/man1/"
+# git venom alone: the overview, and what makes `git help venom` open
+# man git-venom (git looks for git-<name> on PATH to decide that).
+install -m 0755 bin/git-venom "$prefix/bin/"
+install -m 0644 man/git-venom.1 man/git-venom-checkpoint.1 man/git-venom-rollback.1 man/git-venom-diff.1 "$prefix/share/man/man1/"
+# Shell completion, under the names each shell's git completion asks for
+# (bash: git-venom-<cmd>; zsh: _git-venom-<cmd>; fish: git-venom-<cmd>.fish),
+# in the folders each shell searches below a prefix on PATH or in
+# XDG_DATA_DIRS (/usr/local/share is in both by default).
+mkdir -p "$prefix/share/bash-completion/completions" "$prefix/share/zsh/site-functions" \
+  "$prefix/share/fish/vendor_completions.d"
+for cmd in git-venom-checkpoint git-venom-rollback git-venom-diff; do
+  install -m 0644 completion/git-venom.bash "$prefix/share/bash-completion/completions/$cmd"
+  install -m 0644 completion/git-venom.zsh "$prefix/share/zsh/site-functions/_$cmd"
+  install -m 0644 completion/git-venom.fish "$prefix/share/fish/vendor_completions.d/$cmd.fish"
+done
 # Refresh apropos's index where man-db keeps one (the system manpath, as
 # /usr/local/share/man); mandb would take over any other folder for its user.
 if [ "$(id -u)" = 0 ] && command -v mandb >/dev/null 2>&1 \

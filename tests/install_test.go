@@ -25,31 +25,53 @@ func TestInstall(t *testing.T) {
 	assert.Regexp(t, `(?m)^git-venom-checkpoint \S+\n\z`, first, "install.sh ends with git venom-checkpoint --version")
 	assert.NotContains(t, first, "man does not find the pages")
 	installed := listTree(t, prefix)
-	var want []string
+	want := []string{"bin/git-venom", "share/man/man1/git-venom.1"}
 	for _, bin := range manBinaries {
-		want = append(want, "bin/"+bin, "share/man/man1/"+bin+".1")
+		want = append(want, "bin/"+bin, "share/man/man1/"+bin+".1",
+			"share/bash-completion/completions/"+bin, "share/zsh/site-functions/_"+bin,
+			"share/fish/vendor_completions.d/"+bin+".fish")
 	}
 	sort.Strings(want)
 	assert.Equal(t, want, installed)
+	same := map[string]string{"bin/git-venom": "bin/git-venom", "share/man/man1/git-venom.1": "man/git-venom.1"}
 	for _, bin := range manBinaries {
-		page, err := os.ReadFile(filepath.Join(prefix, "share/man/man1", bin+".1"))
-		require.NoError(t, err)
-		src, err := os.ReadFile(filepath.Join(repoRoot(), "man", bin+".1"))
-		require.NoError(t, err)
-		assert.Equal(t, string(src), string(page), "installed %s.1", bin)
+		same["share/man/man1/"+bin+".1"] = "man/" + bin + ".1"
+		same["share/bash-completion/completions/"+bin] = "completion/git-venom.bash"
+		same["share/zsh/site-functions/_"+bin] = "completion/git-venom.zsh"
+		same["share/fish/vendor_completions.d/"+bin+".fish"] = "completion/git-venom.fish"
 	}
+	for dst, src := range same {
+		got, err := os.ReadFile(filepath.Join(prefix, dst))
+		require.NoError(t, err)
+		wantBytes, err := os.ReadFile(filepath.Join(repoRoot(), src))
+		require.NoError(t, err)
+		assert.Equal(t, string(wantBytes), string(got), "installed %s", dst)
+	}
+	st, err := os.Stat(filepath.Join(prefix, "bin/git-venom"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o755), st.Mode().Perm(), "git-venom is executable")
 
 	env := NewBareEnv(t)
 	env.Extra = append(env.Extra, "PATH="+filepath.Join(prefix, "bin")+":"+gitDir+":/usr/bin:/bin")
 	r := env.GitRaw("venom-checkpoint", "--version")
 	r.OK(t)
 	assert.Regexp(t, `^git-venom-checkpoint \S+\n$`, r.Stdout)
+	// git venom alone is the installed overview, not "not a git command".
+	overview := env.GitRaw("venom")
+	overview.OK(t)
+	assert.Contains(t, overview.Stdout, "git venom-rollback <checkpoint>")
 
 	if _, err := exec.LookPath("man"); err == nil {
 		help := env.run(env.Dir, []string{"MANPATH=" + filepath.Join(prefix, "share/man"), "MANPAGER=cat", "PAGER=cat", "MANWIDTH=80"},
 			"git", "venom-rollback", "--help")
 		help.OK(t)
 		assert.Regexp(t, `(?m)^\s+git-venom-rollback - roll an agent's tree back`, help.Stdout)
+		// git help venom opens the overview: git-venom on PATH makes git
+		// look for man git-venom, not gitvenom.
+		overview := env.run(env.Dir, []string{"MANPATH=" + filepath.Join(prefix, "share/man"), "MANPAGER=cat", "PAGER=cat", "MANWIDTH=80"},
+			"git", "help", "venom")
+		overview.OK(t)
+		assert.Regexp(t, `(?m)^\s+git-venom - checkpoints and rollback`, overview.Stdout)
 		// Without MANPATH, man-db finds the pages from PATH (bin/../share/man).
 		where := env.run(env.Dir, nil, "man", "-w", "git-venom-rollback")
 		where.OK(t)

@@ -176,7 +176,7 @@ comp "git -C . venom-diff --na"
 		"git venom-checkpoint list --agent=":  "[a1 ][b2 ]",
 		"git venom-checkpoint --rea":          "[--reason=]",
 		"git venom-checkpoint --reason=turn_": "[turn_start ][turn_end ]",
-		"git venom-checkpoint hook install ":  "[claude-code ][codex ]",
+		"git venom-checkpoint hook install ":  "[claude-code ][codex ][gemini-cli ]",
 		"git venom-checkpoint help ex":        "[explain ]",
 		"git venom-rollback --restore=":       "[all ][files ]",
 		"git venom-rollback --dry":            "[--dry-run ]",

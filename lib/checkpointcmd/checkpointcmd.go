@@ -5,6 +5,7 @@ package checkpointcmd
 import (
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/harness"
 )
 
 // CLI is git-venom-checkpoint's grammar.
@@ -26,6 +27,14 @@ type CLI struct {
 
 // New returns the grammar.
 func New() *CLI { return &CLI{Hook: newHookCmd()} }
+
+// ArgValues completes hook install|uninstall <harness> (cli.ArgValuer).
+func (c *CLI) ArgValues(name string) []string {
+	if name == "harness" {
+		return harness.Names()
+	}
+	return nil
+}
 
 func notYet(verb string) error {
 	return errcode.Newf(errcode.UnsupportedNotYet, map[string]string{"verb": verb}, "%s is not available yet", verb)

@@ -145,7 +145,7 @@ func Run(env *Env, grammar any, args []string) (code int) {
 		return Report(env, errcode.Newf(errcode.FailedInternal, nil, "bad grammar: %v", err))
 	}
 	if len(args) > 0 && args[0] == completeVerb {
-		return complete(env, parser, args[1:])
+		return complete(env, parser, grammar, args[1:])
 	}
 	args = splitPaths(grammar, args)
 	args = helpArgs(parser, args)

@@ -15,12 +15,19 @@ import (
 // itself and cannot drift.
 const completeVerb = "__complete"
 
+// ArgValuer is a grammar that knows the values of a positional argument
+// no enum lists (hook install <harness>, from the harness registry).
+type ArgValuer interface {
+	ArgValues(name string) []string
+}
+
 // complete prints the candidates for the last of words.
-func complete(env *Env, parser *kong.Kong, words []string) int {
+func complete(env *Env, parser *kong.Kong, grammar any, words []string) int {
 	if len(words) == 0 {
 		words = []string{""}
 	}
-	for _, c := range candidates(env, parser.Model, words[:len(words)-1], words[len(words)-1]) {
+	valuer, _ := grammar.(ArgValuer)
+	for _, c := range candidates(env, parser.Model, valuer, words[:len(words)-1], words[len(words)-1]) {
 		env.UI.Printf("%s\n", c)
 	}
 	return 0
@@ -28,7 +35,7 @@ func complete(env *Env, parser *kong.Kong, words []string) int {
 
 // candidates reads typed as kong would, far enough to know the verb and
 // whether the current word is a verb, a flag or a flag's value.
-func candidates(env *Env, app *kong.Application, typed []string, cur string) []string {
+func candidates(env *Env, app *kong.Application, valuer ArgValuer, typed []string, cur string) []string {
 	root := app.Node
 	node := root
 	verbChosen := false
@@ -80,8 +87,11 @@ func candidates(env *Env, app *kong.Application, typed []string, cur string) []s
 	default:
 		out = verbs(node)
 		for _, p := range node.Positional {
-			if p.Enum != "" { // hook install <harness>
+			switch {
+			case p.Enum != "":
 				out = append(out, p.EnumSlice()...)
+			case valuer != nil:
+				out = append(out, valuer.ArgValues(p.Name)...)
 			}
 		}
 	}

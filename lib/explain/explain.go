@@ -17,6 +17,7 @@ import (
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/paths"
+	"github.com/git-venom/git-venom/lib/treewalk"
 )
 
 // Result is what explain prints: one member per commit, oldest first.
@@ -257,22 +258,28 @@ func orNull(s string) *string {
 }
 
 // turnChanges diffs each span's start tree against its end tree and keeps,
-// by path, the changes to paths some commit changed. A span whose commits
-// are gone from the object store is counted unavailable and left out.
+// by path, the changes to paths some commit changed: only the folders
+// that hold such paths are read. A span whose commits are gone from the
+// object store is counted unavailable and left out.
 func turnChanges(r *git.Repository, spans []span, wanted map[string]bool, unavailable *int) (map[string][]change, error) {
 	out := map[string][]change{}
-	opts, err := git.DefaultDiffOptions()
+	odb, err := r.Odb()
 	if err != nil {
-		return nil, err
+		return nil, failed(err)
 	}
-	opts.Flags |= git.DiffIgnoreSubmodules
-	trees := map[string]*git.Tree{}
-	defer func() {
-		for _, t := range trees {
-			t.Free()
+	defer odb.Free()
+	dirs := map[string]bool{}
+	for p := range wanted {
+		for i := 0; i < len(p); i++ {
+			if p[i] == '/' {
+				dirs[p[:i+1]] = true
+			}
 		}
-	}()
-	treeOf := func(c *agents.Checkpoint) *git.Tree {
+	}
+	descend := func(dir string) bool { return dirs[dir] }
+	walker := treewalk.NewWalker(odb)
+	trees := map[string]*git.Oid{}
+	treeOf := func(c *agents.Checkpoint) *git.Oid {
 		commit := rootOf(c.Repos).Commit
 		if t, ok := trees[commit]; ok {
 			return t
@@ -287,36 +294,36 @@ func turnChanges(r *git.Repository, spans []span, wanted map[string]bool, unavai
 			*unavailable++
 			continue
 		}
-		d, err := r.DiffTreeToTree(a, b, &opts)
+		err := walker.DiffUnder(a, b, descend, func(p string, x, y treewalk.Side) {
+			if wanted[p] && x.Mode != gitlink && y.Mode != gitlink {
+				out[p] = append(out[p], change{span: i, old: blob(x), new: blob(y)})
+			}
+		})
 		if err != nil {
 			return nil, failed(err)
 		}
-		n, err := d.NumDeltas()
-		if err != nil {
-			d.Free()
-			return nil, failed(err)
-		}
-		for k := 0; k < n; k++ {
-			delta, err := d.Delta(k)
-			if err != nil {
-				d.Free()
-				return nil, failed(err)
-			}
-			p := delta.NewFile.Path
-			if delta.Status == git.DeltaDeleted {
-				p = delta.OldFile.Path
-			}
-			if !wanted[p] {
-				continue
-			}
-			out[p] = append(out[p], change{span: i, old: present(delta.OldFile), new: present(delta.NewFile)})
-		}
-		d.Free()
 	}
 	return out, nil
 }
 
-func lookupTree(r *git.Repository, commit string) *git.Tree {
+// gitlink is a submodule's mode: explain leaves submodules out, as the
+// commit's diff does.
+const gitlink = 0o160000
+
+// blob is a side's object id, nil when the path is absent there.
+func blob(s treewalk.Side) *git.Oid {
+	if s.Mode == 0 {
+		return nil
+	}
+	id, err := git.NewOid(s.Oid)
+	if err != nil {
+		return nil
+	}
+	return id
+}
+
+// lookupTree is a commit's tree id, or nil when the commit is gone.
+func lookupTree(r *git.Repository, commit string) *git.Oid {
 	id, err := git.NewOid(commit)
 	if err != nil {
 		return nil
@@ -326,11 +333,7 @@ func lookupTree(r *git.Repository, commit string) *git.Tree {
 		return nil
 	}
 	defer c.Free()
-	t, err := c.Tree()
-	if err != nil {
-		return nil
-	}
-	return t
+	return c.TreeId()
 }
 
 // present is a diff side's blob id, nil when the path is absent there.

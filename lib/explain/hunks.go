@@ -47,7 +47,8 @@ func diffCommit(r *git.Repository, c *git.Commit) (*commitDiff, error) {
 	// attribution is not blurred by the lines around it.
 	opts.ContextLines = 0
 	opts.InterhunkLines = 0
-	opts.Flags |= git.DiffIgnoreSubmodules
+	// git diff's default since git 2.14; libgit2's is off.
+	opts.Flags |= git.DiffIgnoreSubmodules | git.DiffIndentHeuristic
 	d, err := r.DiffTreeToTree(parentTree, tree, &opts)
 	if err != nil {
 		return nil, failed(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/pathspec"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/treewalk"
 )
 
 // Change is one path that differs between S and T, with both entries.
@@ -36,8 +37,8 @@ func (c *Change) Writes() bool { return c.TMode != 0 }
 // in process (a git process costs more than the few folders that differ).
 func diffTrees(_ context.Context, r *repo.Repo, a, b string) ([]Change, error) {
 	var list []Change
-	err := eachChange(r, a, b, func(path string, s, t side) {
-		c := Change{Path: path, SMode: s.mode, SOid: s.oid, TMode: t.mode, TOid: t.oid}
+	err := eachChange(r, a, b, func(path string, s, t treewalk.Side) {
+		c := Change{Path: path, SMode: s.Mode, SOid: s.Oid, TMode: t.Mode, TOid: t.Oid}
 		switch {
 		case c.SMode == 0:
 			c.Change = "create"
@@ -74,11 +75,11 @@ func SameWithin(ctx context.Context, r *repo.Repo, a, b string, set pathspec.Set
 // changedPaths lists the paths that differ between two trees (or commits).
 func changedPaths(_ context.Context, r *repo.Repo, a, b string) (map[string]bool, error) {
 	set := map[string]bool{}
-	err := eachChange(r, a, b, func(path string, _, _ side) { set[path] = true })
+	err := eachChange(r, a, b, func(path string, _, _ treewalk.Side) { set[path] = true })
 	return set, err
 }
 
-func eachChange(r *repo.Repo, a, b string, emit func(path string, s, t side)) error {
+func eachChange(r *repo.Repo, a, b string, emit func(path string, s, t treewalk.Side)) error {
 	lib, err := r.Lib()
 	if err != nil {
 		return err
@@ -98,7 +99,7 @@ func eachChange(r *repo.Repo, a, b string, emit func(path string, s, t side)) er
 		return err
 	}
 	defer odb.Free()
-	return walkDiff(odb, ta.Id(), tb.Id(), "", emit)
+	return treewalk.Diff(odb, ta.Id(), tb.Id(), emit)
 }
 
 // lookupTree finds the tree of a tree or commit id.

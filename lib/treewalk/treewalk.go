@@ -1,4 +1,8 @@
-package plan
+// Package treewalk compares two trees as `git diff-tree -r` does, reading
+// each folder as one raw object parsed in Go and descending only into
+// folders whose ids differ (and that the caller wants), so that a
+// 100,000-file tree with a few changes costs a few folders.
+package treewalk
 
 import (
 	"bytes"
@@ -12,10 +16,11 @@ import (
 	"github.com/git-venom/git-venom/lib/treepath"
 )
 
-// side is one tree entry of a path: its mode and object.
-type side struct {
-	mode uint32
-	oid  string
+// Side is one tree entry of a path: its mode and object id (hex); Mode 0
+// means the path is absent on that side.
+type Side struct {
+	Mode uint32
+	Oid  string
 }
 
 // rawEntry is one entry of a tree object as stored.
@@ -26,17 +31,53 @@ type rawEntry struct {
 
 const modeTree = 0o040000
 
-// walkDiff compares two trees (nil: empty) as `git diff-tree -r` does,
-// descending only into subtrees whose ids differ, so a 100,000-file tree
-// with a few changes costs a few folders. emit gets each path with its two
-// sides (mode 0: the path is absent on that side). Trees are read as raw
-// objects and parsed here: one call into libgit2 a folder, not one an entry.
-func walkDiff(odb *git.Odb, a, b *git.Oid, prefix string, emit func(path string, s, t side)) error {
-	ea, err := readTree(odb, a, prefix)
+// Diff compares two trees (nil: empty) as `git diff-tree -r` does,
+// descending only into subtrees whose ids differ. emit gets each path with
+// its two sides. Trees are read as raw objects and parsed here: one call
+// into libgit2 a folder, not one an entry.
+func Diff(odb *git.Odb, a, b *git.Oid, emit func(path string, s, t Side)) error {
+	return (&Walker{odb: odb}).walk(a, b, "", nil, emit)
+}
+
+// Walker runs many diffs over one object store, parsing each folder once:
+// a history of turns compares the same trees again and again.
+type Walker struct {
+	odb   *git.Odb
+	trees map[git.Oid]map[string]rawEntry
+}
+
+// NewWalker makes a Walker that keeps every tree it parses.
+func NewWalker(odb *git.Odb) *Walker {
+	return &Walker{odb: odb, trees: map[git.Oid]map[string]rawEntry{}}
+}
+
+// DiffUnder is Diff looking only inside the folders descend accepts
+// (given as "dir/sub/"); the paths right under an accepted folder are all
+// emitted.
+func (w *Walker) DiffUnder(a, b *git.Oid, descend func(dir string) bool, emit func(path string, s, t Side)) error {
+	return w.walk(a, b, "", descend, emit)
+}
+
+func (w *Walker) read(id *git.Oid, prefix string) (map[string]rawEntry, error) {
+	if id == nil || w.trees == nil {
+		return readTree(w.odb, id, prefix)
+	}
+	if m, ok := w.trees[*id]; ok {
+		return m, nil
+	}
+	m, err := readTree(w.odb, id, prefix)
+	if err == nil {
+		w.trees[*id] = m
+	}
+	return m, err
+}
+
+func (w *Walker) walk(a, b *git.Oid, prefix string, descend func(string) bool, emit func(path string, s, t Side)) error {
+	ea, err := w.read(a, prefix)
 	if err != nil {
 		return err
 	}
-	eb, err := readTree(odb, b, prefix)
+	eb, err := w.read(b, prefix)
 	if err != nil {
 		return err
 	}
@@ -70,17 +111,20 @@ func walkDiff(odb *git.Odb, a, b *git.Oid, prefix string, emit func(path string,
 			// A file on one side and a folder on the other: the file is a
 			// change of its own, beside everything in the folder.
 			if inA && !xTree {
-				emit(path, x.side(), side{})
+				emit(path, x.side(), Side{})
 			}
 			if inB && !yTree {
-				emit(path, side{}, y.side())
+				emit(path, Side{}, y.side())
 			}
-			if err := walkDiff(odb, ta, tb, path+"/", emit); err != nil {
+			if descend != nil && !descend(path+"/") {
+				continue
+			}
+			if err := w.walk(ta, tb, path+"/", descend, emit); err != nil {
 				return err
 			}
 			continue
 		}
-		var s, t side
+		var s, t Side
 		if inA {
 			s = x.side()
 		}
@@ -92,7 +136,7 @@ func walkDiff(odb *git.Odb, a, b *git.Oid, prefix string, emit func(path string,
 	return nil
 }
 
-func (e rawEntry) side() side { return side{e.mode, hex.EncodeToString([]byte(e.id))} }
+func (e rawEntry) side() Side { return Side{e.mode, hex.EncodeToString([]byte(e.id))} }
 
 func oidOf(raw string) *git.Oid {
 	var o git.Oid

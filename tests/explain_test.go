@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -29,6 +30,8 @@ type ExplainResult struct {
 				NewStart int      `json:"new_start"`
 				NewLines int      `json:"new_lines"`
 				Turns    []string `json:"turns"`
+				Lines    int      `json:"lines"`
+				Unattr   int      `json:"unattributed"`
 			} `json:"hunks"`
 		} `json:"files"`
 		Turns []struct {
@@ -95,6 +98,7 @@ func TestExplain_WholeFileAndHunks(t *testing.T) {
 	e.turnOf("a1", func() {
 		e.Write("f.txt", "one\nTWO by t1\nthree\n")
 		e.Write("g.txt", "from turn 1\n")
+		e.Write("m.txt", "alpha\nbeta\n")
 	})
 	e.turnOf("a1", func() {
 		e.Write("f.txt", "one\nTWO by t1\nthree\nfour by t2\n")
@@ -103,6 +107,7 @@ func TestExplain_WholeFileAndHunks(t *testing.T) {
 	e.Write("f.txt", "zero by person\none\nTWO by t1\nthree\nfour by t2\n")
 	e.Write("h.txt", "final by person\n")
 	e.Write("p.txt", "person\n")
+	e.Write("m.txt", "alpha\nbeta\n\ngamma by person\n")
 	head := e.Commit("the work")
 	snap := e.Snapshot()
 
@@ -117,7 +122,7 @@ func TestExplain_WholeFileAndHunks(t *testing.T) {
 	for i, f := range c.Files {
 		files[f.Path] = i
 	}
-	require.Len(t, c.Files, 4, "the files git says the commit changed: %s", e.Git("diff", "--name-only", "HEAD^", "HEAD"))
+	require.Len(t, c.Files, 5, "the files git says the commit changed: %s", e.Git("diff", "--name-only", "HEAD^", "HEAD"))
 
 	// Whole file: g.txt is exactly as turn 1 ended it, and its start lacked it.
 	g := c.Files[files["g.txt"]]
@@ -139,6 +144,16 @@ func TestExplain_WholeFileAndHunks(t *testing.T) {
 	assert.Empty(t, f.Hunks[0].Turns)
 	assert.Equal(t, []string{"a1/t1"}, f.Hunks[1].Turns)
 	assert.Equal(t, []string{"a1/t2"}, f.Hunks[2].Turns)
+	assert.Equal(t, [3]int{1, 0, 0}, [3]int{f.Hunks[0].Unattr, f.Hunks[1].Unattr, f.Hunks[2].Unattr})
+
+	// m.txt is one hunk (a new file) of turn 1's two lines and the
+	// person's one; the blank line does not count.
+	m := c.Files[files["m.txt"]]
+	require.Len(t, m.Hunks, 1)
+	assert.Empty(t, m.Turns)
+	assert.Equal(t, []string{"a1/t1"}, m.Hunks[0].Turns)
+	assert.Equal(t, 3, m.Hunks[0].Lines)
+	assert.Equal(t, 1, m.Hunks[0].Unattr)
 
 	// h.txt: turn 2 wrote a draft the person replaced; p.txt: the person's.
 	assert.Empty(t, c.Files[files["h.txt"]].Turns)
@@ -159,7 +174,7 @@ func TestExplain_WholeFileAndHunks(t *testing.T) {
 
 	// The human form says the same by turn.
 	out := e.Venom("checkpoint", "explain", "HEAD").OK(t).Stdout
-	assert.Regexp(t, `(?s)a1/t1 .*f\.txt  hunk 2 of 3\n    g\.txt  whole file\n  a1/t2 .*f\.txt  hunk 3 of 3\n  Not from a turn:\n    f\.txt hunk 1 of 3\n    h\.txt\n    p\.txt\n`, out)
+	assert.Regexp(t, `(?s)a1/t1 .*f\.txt  hunk 2 of 3\n    g\.txt  whole file\n    m\.txt  hunk 1 of 1\n  a1/t2 .*f\.txt  hunk 3 of 3\n  Not from a turn:\n    f\.txt hunk 1 of 3\n    h\.txt\n    m\.txt hunk 1 of 1 \(1 of 3 lines\)\n    p\.txt\n`, out)
 	assert.NotContains(t, out, "\x1b[", "plain when piped")
 	e.AssertUntouched(t, snap)
 	assert.Empty(t, e.Git("for-each-ref", "refs/notes"), "no note without --note")
@@ -347,4 +362,51 @@ func TestExplain_CodexTurnPrompt(t *testing.T) {
 	assert.Equal(t, "codex", c.Turns[0].Harness)
 	require.NotNil(t, c.Turns[0].Prompt)
 	assert.Equal(t, "TURN2: change hello to hello world, add notes/b.txt, remember BANANA", *c.Turns[0].Prompt)
+}
+
+// The real Claude Code program, its hooks installed by git-venom, runs two
+// turns against the mock model; the person then edits one more file and
+// commits. explain names each turn with the prompt the real transcript
+// holds, and the note is stored where git shows it.
+func TestRealClaude_ExplainNamesTurnsAndPrompts(t *testing.T) {
+	e := NewEnv(t)
+	c := NewRealClaude(t, e)
+	sid := newUUID(t)
+	c.Model.Script("make a", mockStep{Tools: []mockTool{Write(e.Path("a.txt"), "one\ntwo\n")}}, mockStep{Text: "made a"})
+	c.Model.Script("extend a", mockStep{Tools: []mockTool{Edit(e.Path("a.txt"), "two\n", "two\nthree\n"),
+		Write(e.Path("b.txt"), "B\n")}}, mockStep{Text: "extended"})
+	c.OK("make a", "--session-id", sid)
+	c.OK("extend a and write b\nwith a second line", "--resume", sid)
+	e.Write("a.txt", "zero\n"+e.Read("a.txt"))
+	e.Write("c.txt", "mine\n")
+	e.Tick()
+	e.Git("add", "a.txt", "b.txt", "c.txt")
+	e.Git("commit", "-q", "-m", "work")
+
+	res := e.explain(t, "--note", "HEAD")
+	cm := res.Commits[0]
+	require.Len(t, cm.Turns, 2, "%+v", cm)
+	for i, prompt := range []string{"make a", "extend a and write b"} {
+		assert.Equal(t, fmt.Sprintf("claude/t%d", i+1), cm.Turns[i].ID)
+		assert.Equal(t, "claude-code", cm.Turns[i].Harness)
+		require.NotNil(t, cm.Turns[i].Session)
+		assert.Equal(t, sid, *cm.Turns[i].Session)
+		require.NotNil(t, cm.Turns[i].Prompt, "turn %d", i+1)
+		assert.Equal(t, prompt, *cm.Turns[i].Prompt, "the first line of the prompt")
+	}
+	byPath := map[string]int{}
+	for i, f := range cm.Files {
+		byPath[f.Path] = i
+	}
+	a := cm.Files[byPath["a.txt"]]
+	assert.Empty(t, a.Turns, "the person changed a.txt after the turns")
+	require.Len(t, a.Hunks, 1, "a.txt is new in the commit: one hunk")
+	assert.Equal(t, []string{"claude/t1", "claude/t2"}, a.Hunks[0].Turns, "each turn added some of its lines")
+	assert.Equal(t, 4, a.Hunks[0].Lines)
+	assert.Equal(t, 1, a.Hunks[0].Unattr, "zero is the person's")
+	assert.Equal(t, []string{"claude/t2"}, cm.Files[byPath["b.txt"]].Turns)
+	assert.Empty(t, cm.Files[byPath["c.txt"]].Turns)
+	note := e.Git("log", "-1", "--notes=venom", "--format=%N")
+	assert.Contains(t, note, `prompt "extend a and write b"`)
+	assert.Contains(t, note, "b.txt  whole file")
 }

@@ -114,13 +114,17 @@ func render(w io.Writer, cm *explain.Commit, st styles) {
 			whole[t] = true
 		}
 		hunks := map[string][]int{}
-		var bare []int
+		var bare []string // hunks some of whose lines no turn carried
 		for i, h := range f.Hunks {
 			for _, t := range h.Turns {
 				hunks[t] = append(hunks[t], i+1)
 			}
-			if len(h.Turns) == 0 {
-				bare = append(bare, i+1)
+			switch {
+			case h.Unattributed == 0:
+			case h.Unattributed == h.Lines:
+				bare = append(bare, fmt.Sprintf("hunk %d of %d", i+1, len(f.Hunks)))
+			default:
+				bare = append(bare, fmt.Sprintf("hunk %d of %d (%d of %d lines)", i+1, len(f.Hunks), h.Unattributed, h.Lines))
 			}
 		}
 		seen := map[string]bool{}
@@ -135,8 +139,10 @@ func render(w io.Writer, cm *explain.Commit, st styles) {
 		case len(f.Turns) > 0:
 		case len(hunks) == 0:
 			orphans = append(orphans, quote.C(f.Path))
-		case len(bare) > 0:
-			orphans = append(orphans, quote.C(f.Path)+" "+hunkList(bare, len(f.Hunks)))
+		default:
+			for _, b := range bare {
+				orphans = append(orphans, quote.C(f.Path)+" "+b)
+			}
 		}
 	}
 	for _, t := range cm.Turns {

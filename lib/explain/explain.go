@@ -54,13 +54,18 @@ type File struct {
 }
 
 // Hunk is one hunk of the commit's diff of the file, without context
-// lines (git diff -U0), and the turns it is attributed to.
+// lines (git diff -U0), and the turns that carried some of its lines.
 type Hunk struct {
 	OldStart int      `json:"old_start"`
 	OldLines int      `json:"old_lines"`
 	NewStart int      `json:"new_start"`
 	NewLines int      `json:"new_lines"`
 	Turns    []string `json:"turns"`
+	// Lines is the number of lines the hunk is judged by (those it adds,
+	// or for a removal those it removes; not blank ones unless it has
+	// nothing else); Unattributed, how many of them no turn carried.
+	Lines        int `json:"lines"`
+	Unattributed int `json:"unattributed"`
 }
 
 // Turn is one agent turn a file or hunk is attributed to.
@@ -361,12 +366,26 @@ func attribute(f fileDiff, changes []change, spans []span, lines *lineCache, nam
 	}
 	for _, h := range f.hunks {
 		hunk := Hunk{OldStart: h.OldStart, OldLines: h.OldLines, NewStart: h.NewStart, NewLines: h.NewLines, Turns: []string{}}
+		want, removal := h.lines()
+		covered := make([]bool, len(want))
 		for _, ch := range changes {
-			if lines.carries(h, ch) {
+			some := false
+			for i, ok := range lines.carried(want, removal, ch) {
+				if ok {
+					some, covered[i] = true, true
+				}
+			}
+			if some {
 				hunk.Turns = append(hunk.Turns, spans[ch.span].id())
 				named[ch.span] = true
 			}
 		}
+		for _, ok := range covered {
+			if !ok {
+				hunk.Unattributed++
+			}
+		}
+		hunk.Lines = len(want)
 		out.Hunks = append(out.Hunks, hunk)
 	}
 	return out

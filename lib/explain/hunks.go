@@ -125,30 +125,29 @@ func (c *lineCache) lines(id *git.Oid) map[string]bool {
 	return s
 }
 
-// carries decides whether a turn's change carried a hunk: for a hunk that
-// adds lines, the turn's end has every one of them and its start lacked
-// at least one; for a hunk that only removes lines, the turn's start had
-// every one of them and its end lacks at least one. Blank lines count
-// only when the hunk has nothing else.
-func (c *lineCache) carries(h hunk, ch change) bool {
-	want, before, after := h.added, c.lines(ch.old), c.lines(ch.new)
-	if len(want) == 0 {
-		want, before, after = h.removed, after, before
+// lines is what a hunk is judged by: the lines it adds, or for a hunk
+// that only removes lines, those; blank lines only when there is nothing
+// else.
+func (h hunk) lines() (want []string, removal bool) {
+	if len(h.added) == 0 {
+		return significant(h.removed), true
 	}
-	want = significant(want)
-	if len(want) == 0 {
-		return false
+	return significant(h.added), false
+}
+
+// carried lists which of want (a hunk's lines) a turn's change carried:
+// an added line its end has and its start lacked; for a removal, a line
+// its start had and its end lacks.
+func (c *lineCache) carried(want []string, removal bool, ch change) []bool {
+	before, after := c.lines(ch.old), c.lines(ch.new)
+	if removal {
+		before, after = after, before
 	}
-	fresh := false
-	for _, l := range want {
-		if !after[l] {
-			return false
-		}
-		if !before[l] {
-			fresh = true
-		}
+	out := make([]bool, len(want))
+	for i, l := range want {
+		out[i] = after[l] && !before[l]
 	}
-	return fresh
+	return out
 }
 
 // significant drops blank lines unless nothing else is left.

@@ -23,21 +23,26 @@ func set(lines ...string) map[string]bool {
 	return m
 }
 
-func TestCarries(t *testing.T) {
+func TestCarried(t *testing.T) {
 	c := &lineCache{sets: map[git.Oid]map[string]bool{
 		*oid(1): set("a", "}", ""),
 		*oid(2): set("a", "}", "", "new line", "other"),
 	}}
 	turn := change{old: oid(1), new: oid(2)}
+	carried := func(h hunk, ch change) []bool {
+		want, removal := h.lines()
+		return c.carried(want, removal, ch)
+	}
 	added := func(l ...string) hunk { return hunk{added: l} }
-	assert.True(t, c.carries(added("new line", "}", ""), turn), "its end has every line, its start lacked one")
-	assert.False(t, c.carries(added("new line", "missing"), turn), "its end lacks one")
-	assert.False(t, c.carries(added("}", "a"), turn), "its start had them all")
-	assert.False(t, c.carries(added(""), turn), "a blank line alone is nobody's")
-	assert.True(t, c.carries(hunk{removed: []string{"new line"}}, change{old: oid(2), new: oid(1)}),
+	assert.Equal(t, []bool{true, false}, carried(added("new line", "}", ""), turn),
+		"its end has the line and its start lacked it; } was there before; blank lines do not count")
+	assert.Equal(t, []bool{true, false}, carried(added("new line", "missing"), turn), "its end lacks one")
+	assert.Equal(t, []bool{false, false}, carried(added("}", "a"), turn), "its start had them all")
+	assert.Equal(t, []bool{false}, carried(added(""), turn), "a blank line alone is nobody's")
+	assert.Equal(t, []bool{true}, carried(hunk{removed: []string{"new line"}}, change{old: oid(2), new: oid(1)}),
 		"a removal: the start had it, the end lacks it")
-	assert.True(t, c.carries(added("new line"), change{new: oid(2)}), "a file the turn created")
-	assert.False(t, c.carries(hunk{removed: []string{"a"}}, turn), "the turn kept the removed line")
+	assert.Equal(t, []bool{true}, carried(added("new line"), change{new: oid(2)}), "a file the turn created")
+	assert.Equal(t, []bool{false}, carried(hunk{removed: []string{"a"}}, turn), "the turn kept the removed line")
 }
 
 func TestFirstLine(t *testing.T) {

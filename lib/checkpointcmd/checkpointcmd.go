@@ -21,6 +21,8 @@ type CLI struct {
 	Agents  AgentsCmd   `cmd:"" help:"List the registered agents."`
 	Fork    ForkCmd     `cmd:"" help:"Register a fork sharing an agent's tree, with its own first checkpoint."`
 	Hook    HookCmd     `cmd:"" help:"Run as a harness hook, or install the hooks."`
+	Push    PushCmd     `cmd:"" help:"Send an agent's checkpoints and log records to a remote (never automatic)."`
+	Fetch   FetchCmd    `cmd:"" help:"Bring the checkpoints other machines pushed to a remote, checked, under refs/venom/remotes/."`
 	Explain ExplainCmd  `cmd:"" help:"Say which agent turns made a commit's changes (or each commit of A..B)."`
 	Help    cli.HelpCmd `cmd:"" help:"Show a verb's flags: help [<verb>...]; the manual is man git-venom-checkpoint."`
 }

@@ -503,6 +503,12 @@ var reasons = map[string]bool{Manual: true, TurnStart: true, TurnEnd: true, Take
 // under refs/venom may have been fetched, unpacked or written by another
 // party; adopting it would let its tree and reason through to a rollback.
 func adoptable(tree *repo.Repo, info *refs.CommitInfo, agent, id string) bool {
+	return Trailers(info, agent, id) && refs.UnsafePath(tree, info.Tree, nil) == nil
+}
+
+// Trailers: a commit's trailers are those a capture writes for this agent
+// and id: a known reason, a turn id if any, nothing that needs quoting.
+func Trailers(info *refs.CommitInfo, agent, id string) bool {
 	t := info.Trailers
 	if t["Venom-Agent"] != agent || t["Venom-Checkpoint"] != id || !reasons[t["Venom-Reason"]] {
 		return false
@@ -519,7 +525,7 @@ func adoptable(tree *repo.Repo, info *refs.CommitInfo, agent, id string) bool {
 			return false
 		}
 	}
-	return refs.UnsafePath(tree, info.Tree, nil) == nil
+	return true
 }
 
 func gitErr(step string, err error) error {

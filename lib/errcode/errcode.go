@@ -75,6 +75,7 @@ const (
 	InvalidParamsHarness    Code = "invalid_params.harness"
 	InvalidParamsHookInput  Code = "invalid_params.hook_payload"
 	InvalidParamsFilter     Code = "invalid_params.filter"
+	InvalidParamsRemote     Code = "invalid_params.remote"
 
 	DeniedAgentCaller Code = "denied.agent_caller"
 
@@ -111,6 +112,7 @@ const (
 	FailedState               Code = "failed.state"
 	FailedInternal            Code = "failed.internal"
 	FailedNote                Code = "failed.note"
+	FailedRemote              Code = "failed.remote"
 
 	TimeoutCheckpoint     Code = "timeout.checkpoint"
 	TimeoutHarnessRequest Code = "timeout.harness_request"
@@ -139,6 +141,7 @@ var Registry = map[Code]string{
 	InvalidParamsHarness:    "the harness is not one git-venom knows: claude-code, codex or gemini-cli",
 	InvalidParamsHookInput:  "a hook payload that is not JSON or names no event (logged and ignored)",
 	InvalidParamsFilter:     "an events filter is not a type (name or prefix.*) or a resource (agent:<id>)",
+	InvalidParamsRemote:     "the remote name cannot name a namespace (a '/' or a character a ref name refuses), or names no configured remote",
 
 	DeniedAgentCaller: "an agent may not really roll back a guarded tree, nor anything but its own descendants' trees",
 
@@ -175,6 +178,7 @@ var Registry = map[Code]string{
 	FailedState:               "venom's state directory could not be read or written",
 	FailedInternal:            "an unexpected failure",
 	FailedNote:                "git could not store the note under refs/notes/venom",
+	FailedRemote:              "git push, fetch or ls-remote of the remote failed",
 
 	TimeoutCheckpoint:     "a capture passed venom.timeout",
 	TimeoutHarnessRequest: "the harness did not answer within venom.timeout",

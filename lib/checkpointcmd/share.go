@@ -1,0 +1,75 @@
+package checkpointcmd
+
+import (
+	"github.com/git-venom/git-venom/lib/cli"
+	"github.com/git-venom/git-venom/lib/quote"
+	"github.com/git-venom/git-venom/lib/share"
+)
+
+// PushCmd sends an agent's checkpoints to a remote, on request only
+// (CONTRACT 9.5): git venom-checkpoint push [<remote>] [--agent=A].
+type PushCmd struct {
+	Remote string `arg:"" optional:"" default:"origin" help:"A configured remote (default: origin)."`
+	Agent  string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree)."`
+}
+
+// Run pushes.
+func (c *PushCmd) Run(env *cli.Env) error {
+	s, st, err := env.Read()
+	if err != nil {
+		return err
+	}
+	a, err := st.Named(c.Agent)
+	if err != nil {
+		return err
+	}
+	res, err := share.Push(env.Ctx, s, a, c.Remote)
+	if err != nil {
+		return err
+	}
+	if env.JSON {
+		return env.UI.JSON(res)
+	}
+	env.UI.Printf("Pushed %d checkpoints of %s and its %d log records to %s, under %s\n",
+		len(res.Checkpoints), quote.C(a.ID), res.Records, quote.C(res.Remote), quote.C(res.Ref))
+	if len(res.Deleted) > 0 {
+		env.UI.Printf("Removed from %s: %s\n", quote.C(res.Remote), quote.Join(res.Deleted, ", "))
+	}
+	return nil
+}
+
+// FetchCmd brings the checkpoints other machines pushed to a remote, after
+// checking them, under refs/venom/remotes/<remote>/ (CONTRACT 9.5).
+type FetchCmd struct {
+	Remote string `arg:"" optional:"" default:"origin" help:"A configured remote (default: origin)."`
+}
+
+// Run fetches.
+func (c *FetchCmd) Run(env *cli.Env) error {
+	s, err := env.Store()
+	if err != nil {
+		return err
+	}
+	tx, err := begin(env.Ctx, s, "fetch", "")
+	if err != nil {
+		return err
+	}
+	defer tx.End()
+	res, err := share.Fetch(env.Ctx, s, c.Remote)
+	if err != nil {
+		return err
+	}
+	if env.JSON {
+		return env.UI.JSON(res)
+	}
+	for _, cp := range res.Copies {
+		env.UI.Printf("Fetched %s: %s\n", quote.C(cp.Copy), quote.Join(cp.Checkpoints, ", "))
+	}
+	if len(res.Copies) == 0 {
+		env.UI.Printf("Nothing shared on %s.\n", quote.C(res.Remote))
+	}
+	for _, r := range res.Refused {
+		env.UI.Errorf("warning: refused %s (%s)\n", quote.C(r.Ref), r.Reason)
+	}
+	return nil
+}

@@ -1,0 +1,96 @@
+// Package share sends an agent's checkpoints to a remote and brings other
+// machines' back, on request only (CONTRACT 9.5, issue 15 item 3).
+//
+// On the remote, a push writes under refs/venom/shared/<machine>/<agent>/:
+// one ref a live checkpoint (<n> for k<n>, the local commit) and "log", a
+// commit whose tree holds log.jsonl, the agent's records renumbered from 1.
+// <machine> is this repository's venom source id (a uuid, kept in the
+// state directory), so two machines' agents of the same name never meet.
+//
+// A fetch lists what a remote holds there, brings the objects without
+// writing any ref, checks every name, commit, tree and record, and only then
+// writes what passed under refs/venom/remotes/<remote>/<machine>/<agent>/,
+// in one transaction. Nothing a remote sends reaches refs/venom/checkpoints,
+// the log, or any other ref: git fetch is given object ids, never a
+// refspec with a destination.
+package share
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/ids"
+)
+
+// RemotePrefix is where a push writes on the remote.
+const RemotePrefix = "refs/venom/shared/"
+
+// LocalPrefix is where a fetch writes here: LocalPrefix<remote>/.
+const LocalPrefix = "refs/venom/remotes/"
+
+// LogLeaf is the last part of an agent's log ref.
+const LogLeaf = "log"
+
+// LogFile is the log's name in the log commit's tree.
+const LogFile = "log.jsonl"
+
+var (
+	remoteRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	machineRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+)
+
+// CheckRemote refuses a remote name that cannot be one part of a ref name
+// (a '/', "..", ".lock" or the like): it names the local namespace.
+func CheckRemote(name string) error {
+	if !remoteRE.MatchString(name) || strings.Contains(name, "..") || strings.HasSuffix(name, ".lock") {
+		return errcode.Newf(errcode.InvalidParamsRemote, map[string]string{"remote": name},
+			"%q cannot name a remote here: use a configured remote's name of [A-Za-z0-9_.-], no '/'", name)
+	}
+	return nil
+}
+
+// sharedRef is a parsed name under RemotePrefix or a local remote prefix.
+type sharedRef struct {
+	machine, agent string
+	n              int // 0 for the log
+}
+
+func (r sharedRef) leaf() string {
+	if r.n == 0 {
+		return LogLeaf
+	}
+	return strconv.Itoa(r.n)
+}
+
+// parseShared reads <machine>/<agent>/<n|log>, the part after a prefix;
+// ok is false for anything a push never makes.
+func parseShared(rest string) (sharedRef, bool) {
+	parts := strings.Split(rest, "/")
+	if len(parts) != 3 || !machineRE.MatchString(parts[0]) || !ids.ValidAgent(parts[1]) {
+		return sharedRef{}, false
+	}
+	r := sharedRef{machine: parts[0], agent: parts[1]}
+	if parts[2] == LogLeaf {
+		return r, true
+	}
+	n, err := ids.ParseCheckpoint("k" + parts[2])
+	if err != nil || strconv.Itoa(n) != parts[2] {
+		return sharedRef{}, false
+	}
+	r.n = n
+	return r, true
+}
+
+// CopyID names a fetched copy in commands and output:
+// <remote>/<machine>/<agent>.
+func CopyID(remote, machine, agent string) string { return remote + "/" + machine + "/" + agent }
+
+func localRef(remote string, r sharedRef) string {
+	return LocalPrefix + remote + "/" + r.machine + "/" + r.agent + "/" + r.leaf()
+}
+
+func remoteRef(r sharedRef) string {
+	return RemotePrefix + r.machine + "/" + r.agent + "/" + r.leaf()
+}

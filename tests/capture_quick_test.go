@@ -284,3 +284,52 @@ func TestCapture_DamagedScanRecordIsMadeAgain(t *testing.T) {
 		require.Equal(t, env.RecipeTree(), quickCapture(t, env))
 	}
 }
+
+// TestCapture_QuickScanTakesManyChangedFiles: hundreds of tracked files
+// whose size moved (a line appended to each) are changed for git too, and
+// the quick scan stands for git status for them, however many; hundreds
+// touched but of the same size, which only their bytes can tell unchanged,
+// still go to git status (which refreshes their stat data), and the
+// capture after that is quick again. Each tree is the recipe's.
+func TestCapture_QuickScanTakesManyChangedFiles(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	const n = 300 // past the quick scan's bound on files it must hash to judge
+	for i := 0; i < n; i++ {
+		env.Write(fmt.Sprintf("d%d/f%03d.txt", i%7, i), fmt.Sprintf("file %d\n", i))
+	}
+	env.Commit("base")
+	env.Checkpoint("--agent=a1") // records the folders
+	time.Sleep(1100 * time.Millisecond)
+
+	for round := 1; round <= 2; round++ {
+		for i := 0; i < n; i++ {
+			p := env.Path(fmt.Sprintf("d%d/f%03d.txt", i%7, i))
+			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+			require.NoError(t, err)
+			_, err = fmt.Fprintf(f, "appended in round %d\n", round)
+			require.NoError(t, f.Close())
+			require.NoError(t, err)
+		}
+		time.Sleep(1100 * time.Millisecond)
+		require.Equal(t, env.RecipeTree(), quickCapture(t, env), "round %d", round)
+	}
+
+	// The same bytes again, with new stat data (an mtime in the past, so
+	// that none is racy against the private index's next write).
+	env.Git("checkout", "-q", "--", ".")
+	earlier := time.Now().Add(-time.Hour)
+	for i := 0; i < n; i++ {
+		require.NoError(t, os.Chtimes(env.Path(fmt.Sprintf("d%d/f%03d.txt", i%7, i)), earlier, earlier))
+	}
+	time.Sleep(1100 * time.Millisecond)
+	r := env.VenomIn(env.Dir, noStatus, "checkpoint", "--agent=a1", "--json")
+	require.NotEqual(t, 0, r.Code, "300 touched files of the same size went without git status: %s", r.Stdout)
+	env.Checkpoint("--agent=a1")
+	var res struct {
+		Checkpoint string `json:"checkpoint"`
+		Reused     bool   `json:"reused"`
+	}
+	env.VenomIn(env.Dir, noStatus, "checkpoint", "--agent=a1", "--json").OK(t).JSON(t, &res)
+	require.True(t, res.Reused, "git status refreshed the touched files: nothing to hash, the base tree")
+}

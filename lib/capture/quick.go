@@ -48,9 +48,12 @@ import (
 // recordFormat changes whenever what a scan record means changes.
 const recordFormat = 1
 
-// maxQuickChanges bounds the tracked files whose stat data moved: past it,
-// git status, which refreshes the private index's stat data, costs less
-// than hashing them at every capture.
+// maxQuickChanges bounds the tracked files whose stat data moved while
+// their size and type did not (or that are racy): past it, git status,
+// which refreshes the private index's stat data of those whose content is
+// the same, costs less than hashing them at every capture. A file whose
+// size or type moved is changed for git too, which never refreshes it: it
+// is hashed at every capture either way, and does not count.
 const maxQuickChanges = 256
 
 // racyWindow: a folder's stat data taken less than this after its last
@@ -185,11 +188,11 @@ func (p *private) quickScan(r *repo.Repo, rec *scanRecord, settings []string) (q
 	if stats.Members != rec.Members || settingsDigest(settings, rec.Excludes) != rec.Settings {
 		return nil, true, errQuickUnsure
 	}
-	changed, err := statTracked(r.Top, stats)
+	changed, unsure, err := statTracked(r.Top, stats)
 	if err != nil {
 		return nil, false, err
 	}
-	if len(changed) > maxQuickChanges {
+	if unsure > maxQuickChanges {
 		return nil, false, errQuickUnsure
 	}
 	// An ignore file that changed can change what is ignored anywhere under
@@ -251,33 +254,76 @@ func (p *private) quickScan(r *repo.Repo, rec *scanRecord, settings []string) (q
 func isIgnoreFile(p string) bool { return p == ".gitignore" || strings.HasSuffix(p, "/.gitignore") }
 
 // statTracked returns the tracked files whose stat data differs from what
-// the index cached, or is racy against the index's write, in index order.
+// the index cached, or is racy against the index's write, in index order,
+// and how many of them git might still find unchanged (statUnsure).
 // Racy is git's own rule (is_racy_stat), no wider: a file git deems clean
 // by its stat data is not hashed again by git status or git add either,
 // and the capture must be the tree they give.
-func statTracked(top string, stats *gitindex.Stats) ([]string, error) {
+func statTracked(top string, stats *gitindex.Stats) (changed []string, unsure int, err error) {
 	dir, err := syscall.Open(top, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, errQuickUnsure
+		return nil, 0, errQuickUnsure
 	}
 	defer syscall.Close(dir)
 	sec, nsec := uint32(stats.Mtime.Unix()), uint32(stats.Mtime.Nanosecond())
-	bad := make([]bool, stats.Len())
+	class := make([]statClass, stats.Len())
 	parallel(stats.Len(), func(i int) {
 		s := stats.Stat(i)
 		racy := sec < s.MtimeSec || sec == s.MtimeSec && nsec <= s.MtimeNsec
 		var st syscall.Stat_t
-		if racy || lstatAt(top, dir, stats.CPath(i), &st) != nil || !sameStat(&s, &st) {
-			bad[i] = true
+		switch {
+		case lstatAt(top, dir, stats.CPath(i), &st) != nil:
+			class[i] = statChanged // gone, or no longer reachable as a file
+		case racy:
+			class[i] = statUnsure
+		default:
+			class[i] = compareStat(&s, &st)
 		}
 	})
-	var changed []string
-	for i, b := range bad {
-		if b {
+	for i, c := range class {
+		if c != statSame {
 			changed = append(changed, string(stats.Path(i)))
 		}
+		if c == statUnsure {
+			unsure++
+		}
 	}
-	return changed, nil
+	return changed, unsure, nil
+}
+
+// statClass is what a file's stat data says of its content.
+type statClass uint8
+
+const (
+	statSame    statClass = iota // as the index cached it: unchanged
+	statUnsure                   // moved, or racy: only its bytes can tell
+	statChanged                  // its size or type moved: changed, for git too
+)
+
+// compareStat classes st against the index's stat data s. A size or type
+// that moved is a change git status reports without reading the file
+// (ie_modified), unless the index's size is 0, which read-tree and
+// update-index --cacheinfo leave.
+func compareStat(s *gitindex.Stat, st *syscall.Stat_t) statClass {
+	if sameStat(s, st) {
+		return statSame
+	}
+	if !sameType(s, st) || s.Size != 0 && s.Size != uint32(st.Size) {
+		return statChanged
+	}
+	return statUnsure
+}
+
+// sameType says whether st is the kind of file, and of the executable
+// bit, that the index's mode s.Mode records.
+func sameType(s *gitindex.Stat, st *syscall.Stat_t) bool {
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFREG:
+		return s.Mode == 0o100644 && st.Mode&0o100 == 0 || s.Mode == 0o100755 && st.Mode&0o100 != 0
+	case syscall.S_IFLNK:
+		return s.Mode == 0o120000
+	}
+	return false
 }
 
 // sameStat compares as git's ie_match_stat does, and more strictly: every
@@ -288,13 +334,7 @@ func sameStat(s *gitindex.Stat, st *syscall.Stat_t) bool {
 		s.Ino != uint32(st.Ino) || s.UID != st.Uid || s.GID != st.Gid || s.Size != uint32(st.Size) {
 		return false
 	}
-	switch st.Mode & syscall.S_IFMT {
-	case syscall.S_IFREG:
-		return s.Mode == 0o100644 && st.Mode&0o100 == 0 || s.Mode == 0o100755 && st.Mode&0o100 != 0
-	case syscall.S_IFLNK:
-		return s.Mode == 0o120000
-	}
-	return false
+	return sameType(s, st)
 }
 
 // statDirs returns the indexes of the recorded folders whose stat data

@@ -64,7 +64,7 @@ func TestCheckpoint_TakenRecordShape(t *testing.T) {
 	// RFC 4.2's record, in its member order, after seq and ts.
 	require.Equal(t, []string{"seq", "ts", "type", "agent", "checkpoint", "reason", "turn", "through_turn", "at",
 		"mid_turn", "overlap", "repos"}, Keys(t, taken))
-	rec := env.LogOf("checkpoint.taken")[0]
+	rec := env.Records("checkpoint.taken")[0]
 	repos := rec["repos"].([]any)
 	require.Len(t, repos, 1)
 	repo := repos[0].(map[string]any)

@@ -104,7 +104,7 @@ func TestCheckpoint_SixteenCapturesOfOneAgentAtOnce(t *testing.T) {
 		}
 	}
 	env.AssertSeqGapless(t)
-	taken := env.LogOf("checkpoint.taken")
+	taken := env.Records("checkpoint.taken")
 	require.Len(t, taken, 1+newIDs, "every new id has exactly one record")
 	var all []string
 	for _, r := range taken {

@@ -376,7 +376,7 @@ func TestCheckpoint_SkipsFilesOverMaxFileBytes(t *testing.T) {
 		{Path: "big.bin", Bytes: 101, Reason: "too_big"},
 		{Path: "new.bin", Bytes: 200, Reason: "too_big"},
 	}, it.Repos[0].Skipped)
-	taken := env.LogOf("checkpoint.taken")
+	taken := env.Records("checkpoint.taken")
 	require.Len(t, taken, 1)
 	require.Len(t, taken[0]["repos"].([]any)[0].(map[string]any)["skipped"], 2, "the log record lists them too")
 

@@ -67,7 +67,7 @@ func TestCheckpoint_CrashRecovery(t *testing.T) {
 			require.Equal(t, want, env.CheckpointTree("a1", 2))
 			require.Len(t, env.VenomRefs(), 2)
 			require.Len(t, env.List(t, "--agent=a1").Checkpoints, 2)
-			require.Len(t, env.LogOf("checkpoint.taken"), 2, "k2 recorded exactly once")
+			require.Len(t, env.Records("checkpoint.taken"), 2, "k2 recorded exactly once")
 			require.Empty(t, env.TmpFiles())
 			env.AssertSeqGapless(t)
 

@@ -20,7 +20,7 @@ func TestCheckpoint_DedupWhenTreeAndHeadAreTheSame(t *testing.T) {
 		assert.Equal(t, "k1", *res.Checkpoint, reason)
 		assert.Equal(t, refs, env.VenomRefs(), "%s made a ref", reason)
 	}
-	reused := env.LogOf("checkpoint.reused")
+	reused := env.Records("checkpoint.reused")
 	require.Len(t, reused, 5)
 	for _, r := range reused {
 		assert.Equal(t, "a1", r["agent"])
@@ -66,7 +66,7 @@ func TestCheckpoint_LabelOnReuse(t *testing.T) {
 	it := env.Item(t, "a1", "k1")
 	require.NotNil(t, it.Label)
 	require.Equal(t, "before the risky part", *it.Label)
-	reused := env.LogOf("checkpoint.reused")
+	reused := env.Records("checkpoint.reused")
 	require.Len(t, reused, 1)
 	require.Equal(t, "before the risky part", reused[0]["label"])
 
@@ -80,7 +80,7 @@ func TestCheckpoint_LabelOnReuse(t *testing.T) {
 	env.Take(t, "--agent=a1", "--label=fresh")
 	require.Equal(t, "fresh", *env.Item(t, "a1", "k2").Label)
 	require.Equal(t, "renamed", *env.Item(t, "a1", "k1").Label)
-	taken := env.LogOf("checkpoint.taken")
+	taken := env.Records("checkpoint.taken")
 	require.Equal(t, "fresh", taken[1]["label"])
 	// An unlabelled checkpoint has no label member in the listing.
 	env.Write("a.txt", "newer\n")
@@ -152,15 +152,15 @@ func TestCheckpoint_TurnsAndThroughTurn(t *testing.T) {
 	require.Equal(t, want, rowsOf(env.List(t, "--agent=a1")))
 
 	var ended, started []string
-	for _, r := range env.LogOf("turn.ended") {
+	for _, r := range env.Records("turn.ended") {
 		ended = append(ended, r["turn"].(string))
 	}
-	for _, r := range env.LogOf("turn.started") {
+	for _, r := range env.Records("turn.started") {
 		started = append(started, r["turn"].(string))
 	}
 	require.Equal(t, []string{"t1", "t2", "t7", "t8"}, started)
 	require.Equal(t, []string{"t1", "t2", "t3", "t7", "t8"}, ended)
-	require.Equal(t, true, env.LogOf("turn.ended")[2]["no_start"], "t3 had no turn_start")
+	require.Equal(t, true, env.Records("turn.ended")[2]["no_start"], "t3 had no turn_start")
 	// The trailers carry the turn too.
 	require.Contains(t, env.Git("log", "-1", "--format=%B", "refs/venom/checkpoints/a1/3"), "Venom-Turn: t1")
 	require.NotContains(t, env.Git("log", "-1", "--format=%B", "refs/venom/checkpoints/a1/10"), "Venom-Turn")
@@ -177,7 +177,7 @@ func TestCheckpoint_DedupAcrossTurns(t *testing.T) {
 	res := env.Take(t, "--agent=a1", "--reason=turn_start")
 	require.True(t, res.Reused)
 	require.Equal(t, "k2", *res.Checkpoint)
-	reused := env.LogOf("checkpoint.reused")
+	reused := env.Records("checkpoint.reused")
 	require.Len(t, reused, 1)
 	require.Equal(t, "turn_start", reused[0]["reason"])
 	require.Equal(t, "t2", reused[0]["turn"], "the reuse still opens t2")

@@ -22,7 +22,7 @@ func assertFailedCleanly(t *testing.T, env *Env, snap Snapshot, refs []string, c
 	env.AssertUntouched(t, snap)
 	require.Equal(t, refs, env.VenomRefs(), "a failed capture left a ref")
 	require.Empty(t, env.TmpFiles(), "a failed capture left temporary files")
-	failed := env.LogOf("checkpoint.failed")
+	failed := env.Records("checkpoint.failed")
 	require.NotEmpty(t, failed, "no checkpoint.failed record")
 	last := failed[len(failed)-1]
 	require.Equal(t, code, last["code"])
@@ -242,7 +242,7 @@ func TestCheckpoint_EnabledFalseStopsOnlyAutomaticCaptures(t *testing.T) {
 		r.JSON(t, &res)
 		require.Nil(t, res.Checkpoint, "%s captured with venom.enabled=false", reason)
 		require.Empty(t, env.VenomRefs())
-		require.Empty(t, env.LogOf("checkpoint.taken"))
+		require.Empty(t, env.Records("checkpoint.taken"))
 	}
 	h := env.Venom("checkpoint", "--agent=a1", "--reason=turn_start").OK(t)
 	require.NotEmpty(t, strings.TrimSpace(h.Stdout), "a human word that nothing was captured")
@@ -280,7 +280,7 @@ func TestCheckpoint_AgentTreeMissing(t *testing.T) {
 	require.JSONEq(t, `{"repo":".","reason":"tree_missing"}`, string(e.Error.Data))
 	require.Equal(t, []string{"repo", "reason"}, Keys(t, string(e.Error.Data)))
 	require.Equal(t, refs, env.VenomRefs())
-	failed := env.LogOf("checkpoint.failed")
+	failed := env.Records("checkpoint.failed")
 	require.Len(t, failed, 1)
 	require.Equal(t, "failed.checkpoint_git", failed[0]["code"])
 	// Another agent of the main worktree is not held up by it.

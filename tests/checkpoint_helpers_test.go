@@ -141,18 +141,6 @@ func (e *Env) LogTypes() []string {
 	return out
 }
 
-// LogOf returns the journal records of one type.
-func (e *Env) LogOf(typ string) []map[string]any {
-	e.t.Helper()
-	var out []map[string]any
-	for _, r := range e.LogRecords() {
-		if r["type"] == typ {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // AssertSeqGapless checks the journal's seq is 1, 2, 3, ... and that every
 // line is a whole record.
 func (e *Env) AssertSeqGapless(t *testing.T) {
@@ -175,14 +163,7 @@ func (e *Env) AssertSeqGapless(t *testing.T) {
 func (e *Env) MarkerHooks(gitDir string) string {
 	e.t.Helper()
 	dir := filepath.Join(e.Root, "markers")
-	require.NoError(e.t, os.MkdirAll(dir, 0o755))
-	hooks := filepath.Join(gitDir, "hooks")
-	require.NoError(e.t, os.MkdirAll(hooks, 0o755))
-	for _, h := range []string{"reference-transaction", "post-index-change", "pre-commit", "post-commit",
-		"commit-msg", "prepare-commit-msg", "post-checkout", "post-rewrite", "pre-auto-gc", "post-merge"} {
-		script := fmt.Sprintf("#!/bin/sh\necho \"$@\" >> '%s'\n", filepath.Join(dir, h))
-		require.NoError(e.t, os.WriteFile(filepath.Join(hooks, h), []byte(script), 0o755))
-	}
+	markerHooks(e.t, filepath.Join(gitDir, "hooks"), dir)
 	return dir
 }
 

@@ -57,7 +57,7 @@ func TestCheckpoint_RetryRule(t *testing.T) {
 			for _, it := range env.List(t, "--agent=a1").Checkpoints {
 				ids = append(ids, it.Checkpoint)
 			}
-			taken := env.LogOf("checkpoint.taken")
+			taken := env.Records("checkpoint.taken")
 			if c.adopted {
 				require.Equal(t, []string{"k2", "k1"}, ids)
 				require.Len(t, taken, 2)

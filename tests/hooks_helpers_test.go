@@ -181,7 +181,7 @@ func (e *Env) PlanClasses(agent, checkpoint string) map[string]string {
 func (e *Env) EditsByAgent() map[string][]string {
 	e.t.Helper()
 	edits := map[string][]string{}
-	for _, r := range e.LogOf("edit.recorded") {
+	for _, r := range e.Records("edit.recorded") {
 		for _, p := range r["paths"].([]any) {
 			edits[r["agent"].(string)] = append(edits[r["agent"].(string)], p.(string))
 		}

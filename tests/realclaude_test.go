@@ -64,7 +64,7 @@ func TestRealClaude_TwoSessionsAreTwoAgents(t *testing.T) {
 
 	// Each turn ended once, by its own session's Stop (with its harness_end).
 	ended := map[string]int{}
-	for _, r := range e.LogOf("turn.ended") {
+	for _, r := range e.Records("turn.ended") {
 		ended[r["agent"].(string)+"/"+r["turn"].(string)]++
 		assert.NotEmpty(t, r["harness_end"], "%v", r)
 	}
@@ -130,7 +130,7 @@ func TestRealClaude_FailedTurnNeverBlocksARollback(t *testing.T) {
 
 	ended := func() []string {
 		var out []string
-		for _, r := range e.LogOf("turn.ended") {
+		for _, r := range e.Records("turn.ended") {
 			out = append(out, r["turn"].(string))
 		}
 		return out
@@ -150,7 +150,7 @@ func TestRealClaude_FailedTurnNeverBlocksARollback(t *testing.T) {
 	assert.Equal(t, []string{"t1", "t2"}, ended(), "the rollback ended t2 first")
 	assert.NoFileExists(t, e.Path("b.txt"))
 	assert.Equal(t, "A\n", e.Read("a.txt"))
-	last := e.LogOf("turn.ended")[1]
+	last := e.Records("turn.ended")[1]
 	assert.NotEmpty(t, last["harness_end"], "t2's end was read from its transcript")
 
 	// While a turn's process runs, the refusal names the command that ends it.
@@ -262,7 +262,7 @@ func TestRealClaude_RewindAndResume(t *testing.T) {
 	}
 	require.NotEmpty(t, lastAssistant)
 	require.True(t, trailing, "the real program wrote a system line after turn 1's last assistant line")
-	ended := e.LogOf("turn.ended")
+	ended := e.Records("turn.ended")
 	require.Len(t, ended, 2)
 	assert.Equal(t, lastAssistant, ended[0]["harness_end"])
 
@@ -283,12 +283,12 @@ func TestRealClaude_RewindAndResume(t *testing.T) {
 	require.Len(t, argv, 3, out)
 	require.Equal(t, []string{"claude", "--session-id"}, argv[:2])
 	assert.NoFileExists(t, e.Path("a.txt"))
-	for _, b := range e.LogOf("agent.binding") {
+	for _, b := range e.Records("agent.binding") {
 		assert.NotEmpty(t, b["harness_session"], "no empty binding: %v", b)
 	}
 	c.OK("from scratch", "--session-id", argv[2])
 	assert.Equal(t, []string{"from scratch"}, promptsOf(lastRequestFor(t, c.Model, "from scratch")))
-	starts := e.LogOf("turn.started")
+	starts := e.Records("turn.started")
 	last := starts[len(starts)-1]
 	assert.Equal(t, "claude", last["agent"], "the new session is the same agent's")
 	assert.Equal(t, argv[2], last["harness_session"])

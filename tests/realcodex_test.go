@@ -286,7 +286,7 @@ func TestRealCodex_TwoSessionsAreTwoAgents(t *testing.T) {
 	// Each turn ended once, by its own session's Stop; each edit is its
 	// own session's agent's.
 	ended := map[string]int{}
-	for _, r := range e.LogOf("turn.ended") {
+	for _, r := range e.Records("turn.ended") {
 		ended[r["agent"].(string)+"/"+r["turn"].(string)]++
 	}
 	assert.Equal(t, map[string]int{"codex/t1": 1, second + "/t1": 1}, ended)
@@ -352,7 +352,7 @@ func TestRealCodex_FailedTurnInALiveHarness(t *testing.T) {
 	assert.Contains(t, e.DryRun("--agent=codex", "--checkpoint=k1", "--restore=files").Classes(), "b.txt")
 	e.Rollback("--agent=codex", "--checkpoint=k1", "--restore=files")
 	assert.NoFileExists(t, e.Path("b.txt"))
-	ended := e.LogOf("turn.ended")
+	ended := e.Records("turn.ended")
 	require.Len(t, ended, 1)
 	assert.Equal(t, "t1", ended[0]["turn"])
 }

@@ -32,6 +32,7 @@ func (e *Env) With(extra ...string) *Env {
 // read.
 type takenRecord struct {
 	Checkpoint string `json:"checkpoint"`
+	Reason     string `json:"reason"`
 	Repos      []struct {
 		Commit  string  `json:"commit"`
 		Head    *string `json:"head"`
@@ -91,32 +92,19 @@ func (e *Env) CaptureLikeRecipe(t *testing.T, agent string, args ...string) stri
 	return commit
 }
 
-// markerHooks installs every hook git knows in dir, each touching a marker
+// markerHooks installs, in the hooks folder dir, every hook git can run
+// around what git-venom does, each appending its arguments to a marker
 // file named after it in markers, and returns a function listing the
-// markers that exist.
+// markers that exist (Markers).
 func markerHooks(t *testing.T, dir, markers string) func() []string {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	require.NoError(t, os.MkdirAll(markers, 0o755))
-	for _, h := range []string{"reference-transaction", "post-checkout", "post-index-change", "pre-commit",
-		"post-commit", "post-rewrite", "pre-auto-gc", "post-merge", "fsmonitor-watchman", "pre-push"} {
-		script := fmt.Sprintf("#!/bin/sh\ntouch %q\n", filepath.Join(markers, h))
+	for _, h := range []string{"reference-transaction", "post-index-change", "pre-commit", "post-commit",
+		"commit-msg", "prepare-commit-msg", "post-checkout", "post-rewrite", "pre-auto-gc", "post-merge",
+		"fsmonitor-watchman", "pre-push"} {
+		script := fmt.Sprintf("#!/bin/sh\necho \"$@\" >> %q\n", filepath.Join(markers, h))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, h), []byte(script), 0o755))
 	}
-	return func() []string {
-		ents, _ := os.ReadDir(markers)
-		var out []string
-		for _, e := range ents {
-			out = append(out, e.Name())
-		}
-		return out
-	}
-}
-
-// lastTaken2 is the newest checkpoint.taken record as a map.
-func (e *Env) lastTaken2() map[string]any {
-	e.t.Helper()
-	recs := e.Records("checkpoint.taken")
-	require.NotEmpty(e.t, recs)
-	return recs[len(recs)-1]
+	return func() []string { return Markers(markers) }
 }

@@ -356,7 +356,7 @@ func TestRobust_RollbackWriteFaults(t *testing.T) {
 			t.Parallel()
 			env := failEnv(t)
 			before := env.Snapshot()
-			s := env.WorktreeTree()
+			s := env.RecipeTree()
 			refs := env.Git("for-each-ref", "--format=%(refname)", "refs/venom")
 			env.RollbackFails([]string{"VENOM_TEST_FAIL_AT=" + tc.point}, 1, tc.code, "--agent=a1",
 				"--checkpoint=k1", "--restore=files")
@@ -366,7 +366,7 @@ func TestRobust_RollbackWriteFaults(t *testing.T) {
 			}
 			// Undone: the same files (rewritten, so with new times), index,
 			// HEAD and branches.
-			require.Equal(t, s, env.WorktreeTree())
+			require.Equal(t, s, env.RecipeTree())
 			require.Equal(t, before.Index, after.Index, "the index is not as it was")
 			require.Equal(t, before.Head, after.Head)
 			require.Equal(t, before.Refs, after.Refs, "a branch is not as it was")
@@ -403,7 +403,7 @@ func TestRobust_DiskFullRollback(t *testing.T) {
 	failures := 0
 	for _, free := range []int64{0, 16 << 10, 256 << 10, 550 << 10, 64 << 20} {
 		plan := env.DryRun("--agent=a1", "--checkpoint=k1", "--restore=files").Plan
-		s := env.WorktreeTree()
+		s := env.RecipeTree()
 		filler := fillUpTo(t, env.Root, free)
 		r := env.Venom("rollback", "--agent=a1", "--checkpoint=k1", "--restore=files", "--plan="+plan, "--json")
 		if err := os.Remove(filler); err != nil && !os.IsNotExist(err) {
@@ -412,7 +412,7 @@ func TestRobust_DiskFullRollback(t *testing.T) {
 		env.assertWholeLog(t)
 		env.assertRefsLogged(t)
 		if r.Code == 0 {
-			require.Equal(t, env.CheckpointTree("a1", 1), env.WorktreeTree())
+			require.Equal(t, env.CheckpointTree("a1", 1), env.RecipeTree())
 			break
 		}
 		failures++
@@ -433,7 +433,7 @@ func TestRobust_DiskFullRollback(t *testing.T) {
 			require.Equal(t, s, env.CheckpointTreeOf("a1", e.Error.Data.Safety))
 			rollbackExactly(t, env, e.Error.Data.Safety, "--restore=files", "--outside=overwrite")
 		} else {
-			require.Equal(t, s, env.WorktreeTree(), "free %d: the files are not S", free)
+			require.Equal(t, s, env.RecipeTree(), "free %d: the files are not S", free)
 		}
 	}
 	require.NotZero(t, failures, "the disk never filled up")
@@ -453,7 +453,7 @@ func TestRobust_RollbackStartedFaultKeepsOnlyTheSafety(t *testing.T) {
 	env.assertWholeLog(t)
 	env.assertRefsLogged(t)
 	require.Empty(t, env.Records("rollback.started"))
-	require.Equal(t, "pre_rollback", env.lastTaken2()["reason"])
+	require.Equal(t, "pre_rollback", env.lastTaken().Reason)
 	rollbackExactly(t, env, "k1", "--restore=files")
 }
 
@@ -471,10 +471,10 @@ func TestRobust_RollbackFailsBetweenUnlinks(t *testing.T) {
 		env.Write("keep.txt", "changed\n")
 	})
 	before := env.Snapshot()
-	s := env.WorktreeTree()
+	s := env.RecipeTree()
 	env.RollbackFails([]string{"VENOM_TEST_FAIL_AT=rollback-unlink-each#3"}, 1, "failed.rollback_undone",
 		"--agent=a1", "--checkpoint=k1", "--restore=files")
-	require.Equal(t, s, env.WorktreeTree(), "the files are not S again")
+	require.Equal(t, s, env.RecipeTree(), "the files are not S again")
 	after := env.Snapshot()
 	require.Equal(t, before.Index, after.Index)
 	require.Equal(t, before.Head, after.Head)

@@ -31,11 +31,11 @@ func TestRollback_GitFailureIsUndone(t *testing.T) {
 			t.Parallel()
 			env := failEnv(t)
 			before := env.Snapshot()
-			tree := env.WorktreeTree()
+			tree := env.RecipeTree()
 			r := env.RollbackFails([]string{"VENOM_TEST_FAIL_AT=" + point}, 1, "failed.rollback_undone",
 				"--checkpoint=k1", "--restore=files")
 			require.JSONEq(t, `"."`, jsonOf(t, r.Map(t)["error"].(map[string]any)["data"].(map[string]any)["repo"]))
-			require.Equal(t, tree, env.WorktreeTree(), "the tree is not S again")
+			require.Equal(t, tree, env.RecipeTree(), "the tree is not S again")
 			after := env.Snapshot()
 			require.Equal(t, before.Index, after.Index, "the index is not as it was")
 			require.Equal(t, before.Head, after.Head)
@@ -52,7 +52,7 @@ func TestRollback_GitFailureIsUndone(t *testing.T) {
 func TestRollback_WayBackFailsIsPartial(t *testing.T) {
 	t.Parallel()
 	env := failEnv(t)
-	tree := env.WorktreeTree()
+	tree := env.RecipeTree()
 	r := env.RollbackFails([]string{"VENOM_TEST_FAIL_AT=rollback-apply-write,rollback-undo"}, 1,
 		"failed.rollback_partial", "--checkpoint=k1", "--restore=files")
 	data := r.Map(t)["error"].(map[string]any)["data"].(map[string]any)
@@ -62,7 +62,7 @@ func TestRollback_WayBackFailsIsPartial(t *testing.T) {
 	// A person can roll back to the safety checkpoint.
 	require.Equal(t, tree, env.CheckpointTree("a1", 3))
 	env.Rollback("--checkpoint=k3", "--restore=files", "--outside=overwrite")
-	require.Equal(t, tree, env.WorktreeTree())
+	require.Equal(t, tree, env.RecipeTree())
 }
 
 // TestRollback_CrashAtEachStep: kill -9 at each step of RFC 7.4. The next
@@ -75,7 +75,7 @@ func TestRollback_CrashAtEachStep(t *testing.T) {
 		t.Run(point, func(t *testing.T) {
 			t.Parallel()
 			env := failEnv(t)
-			s := env.WorktreeTree()
+			s := env.RecipeTree()
 			plan := env.DryRun("--checkpoint=k1", "--restore=files").Plan
 			c := env.StartPaused(point, nil, "rollback", "--checkpoint=k1", "--restore=files", "--plan="+plan, "--json")
 			Kill9(t, c)
@@ -97,7 +97,7 @@ func TestRollback_CrashAtEachStep(t *testing.T) {
 			// Nothing lost: the safety checkpoint is S, and the tree comes back from it.
 			require.Equal(t, s, env.CheckpointTree("a1", 3))
 			env.Rollback("--checkpoint=k3", "--restore=files", "--outside=overwrite", "--keep-head")
-			require.Equal(t, s, env.WorktreeTree())
+			require.Equal(t, s, env.RecipeTree())
 		})
 	}
 }
@@ -127,7 +127,7 @@ func TestRollback_Concurrent(t *testing.T) {
 	}
 	codes := run(rb(), rb())
 	require.ElementsMatch(t, []int{0, 5}, codes, "two rollbacks of one tree")
-	require.Equal(t, env.CheckpointTree("a1", 1), env.WorktreeTree())
+	require.Equal(t, env.CheckpointTree("a1", 1), env.RecipeTree())
 
 	env.Write("README.md", "dirty again\n")
 	plan = env.DryRun("--checkpoint=k1", "--restore=files").Plan

@@ -39,7 +39,7 @@ func TestRollback_Shapes(t *testing.T) {
 
 	res := env.Rollback("--checkpoint=k1", "--restore=files")
 	require.True(t, *res.Exact)
-	require.Equal(t, env.CheckpointTree("a1", 1), env.WorktreeTree())
+	require.Equal(t, env.CheckpointTree("a1", 1), env.RecipeTree())
 	require.Equal(t, "file p\n", env.Read("p"))
 	require.Equal(t, "in folder f\n", env.Read("f/x.txt"))
 	target, err := os.Readlink(env.Path("link"))
@@ -57,7 +57,7 @@ func TestRollback_Shapes(t *testing.T) {
 
 	// And forward again: the rollback of the rollback, to the safety checkpoint.
 	env.Rollback("--checkpoint="+res.Safety, "--restore=files")
-	require.Equal(t, env.CheckpointTreeOf("a1", res.Safety), env.WorktreeTree())
+	require.Equal(t, env.CheckpointTreeOf("a1", res.Safety), env.RecipeTree())
 	require.Equal(t, "p is a folder now\n", env.Read("p/q.txt"))
 }
 

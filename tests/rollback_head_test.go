@@ -38,7 +38,7 @@ func TestRollback_HeadMovesBackOnTheBranch(t *testing.T) {
 	// The index follows HEAD, and the files are k1's: a clean status.
 	require.Equal(t, "", env.Git("diff", "--cached", "--name-only"))
 	require.Equal(t, "", env.Git("status", "--porcelain"))
-	require.Equal(t, env.CheckpointTree("a1", 1), env.WorktreeTree())
+	require.Equal(t, env.CheckpointTree("a1", 1), env.RecipeTree())
 	// The dropped commit stays reachable from the safety checkpoint.
 	require.Equal(t, top, env.Git("rev-parse", "refs/venom/checkpoints/a1/3^"))
 	require.Contains(t, env.Git("reflog", "-1", "refs/heads/main"), "venom rollback a1")
@@ -121,7 +121,7 @@ func TestRollback_HeadRefusals(t *testing.T) {
 			res := env.Rollback("--checkpoint=k1", "--restore=files", "--keep-head")
 			require.False(t, res.Repos[0].Head.Moves)
 			require.Equal(t, head, env.Git("rev-parse", "HEAD"))
-			require.Equal(t, env.CheckpointTree("a1", 1), env.WorktreeTree())
+			require.Equal(t, env.CheckpointTree("a1", 1), env.RecipeTree())
 		})
 	}
 }
@@ -143,5 +143,5 @@ func TestRollback_GuardedNeverMovesHead(t *testing.T) {
 	require.Equal(t, snap.Index, after.Index, "the index changed in a guarded tree")
 	require.Equal(t, snap.Head, after.Head)
 	require.Equal(t, snap.Refs, after.Refs, "a branch moved in a guarded tree")
-	require.Equal(t, env.CheckpointTree("a1", 1), env.WorktreeTree())
+	require.Equal(t, env.CheckpointTree("a1", 1), env.RecipeTree())
 }

@@ -135,9 +135,6 @@ func (e *Env) AppendLog(typ string, members map[string]any) {
 	require.NoError(e.t, f.Close())
 }
 
-// WorktreeTree is the tree of the working files now, by RFC 4.1's recipe.
-func (e *Env) WorktreeTree() string { e.t.Helper(); return e.RecipeTree() }
-
 // CheckpointTreeOf is the tree of a checkpoint id like k3.
 func (e *Env) CheckpointTreeOf(agent, id string) string {
 	e.t.Helper()
@@ -155,6 +152,7 @@ func (e *Env) IndexHash() string {
 
 // Records returns the journal's records of one type.
 func (e *Env) Records(typ string) []map[string]any {
+	e.t.Helper()
 	var out []map[string]any
 	for _, r := range e.LogRecords() {
 		if r["type"] == typ {

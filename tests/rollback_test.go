@@ -57,7 +57,7 @@ func TestRollback_PlanIsTheRFCDigest(t *testing.T) {
 	t.Parallel()
 	env := newAgent(t, "worktree", func(env *Env) { env.Write("src/main.txt", "v2\n") })
 	res := env.DryRun("--checkpoint=k1", "--restore=files")
-	tree := env.WorktreeTree()
+	tree := env.RecipeTree()
 	head := env.Git("rev-parse", "HEAD")
 	doc := `{"checkpoint":"k1","restore":"files","outside":null,"keep_head":false,"repos":[{"repo":".","tree":"` +
 		tree + `","head":"` + head + `"}]}`
@@ -81,7 +81,7 @@ func TestRollback_RealCallRestoresAndLogs(t *testing.T) {
 	require.Equal(t, "k3", res.Safety)
 	require.Equal(t, "k4", res.After)
 	require.True(t, *res.Exact)
-	require.Equal(t, k1, env.WorktreeTree())
+	require.Equal(t, k1, env.RecipeTree())
 	require.Equal(t, "v1\n", env.Read("src/main.txt"))
 	_, err := os.Lstat(env.Path("gen"))
 	require.True(t, os.IsNotExist(err), "the emptied folder stays")

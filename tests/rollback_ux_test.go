@@ -171,7 +171,7 @@ func TestRollback_Undo(t *testing.T) {
 	env.Write("a.txt", "a\n")
 	env.Venom("checkpoint", "--agent=a1", "--reason=turn_end", "--json").OK(t) // k2
 	env.Write("notes.txt", "after the turn\n")
-	before := env.WorktreeTree()
+	before := env.RecipeTree()
 	res := env.Rollback("k1")
 	require.NoFileExists(t, env.Path("a.txt"))
 	safety := res.Safety
@@ -184,7 +184,7 @@ func TestRollback_Undo(t *testing.T) {
 	env.Venom("rollback", "--undo", "--plan=p1-0000000000000000", "--json").Fails(t, 5, "conflict.rollback_stale")
 	out := env.Venom("rollback", "--undo", "--plan="+dry.Plan).OK(t).Stdout
 	require.Contains(t, out, "↺ Rolled back to "+safety)
-	require.Equal(t, before, env.WorktreeTree(), "the undo did not bring the tree back")
+	require.Equal(t, before, env.RecipeTree(), "the undo did not bring the tree back")
 	require.Equal(t, "a\n", env.Read("a.txt"))
 
 	// Undo again: back to where the undo started (the tree of k1).

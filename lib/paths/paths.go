@@ -1,6 +1,7 @@
 // Package paths renders repository paths in JSON: a path that is not valid
 // UTF-8 appears with each invalid byte replaced by U+FFFD, plus path_b64
-// holding the exact bytes (CONTRACT 8.29).
+// holding the exact bytes (CONTRACT 8.29). A command line's b64:<base64>
+// form is read by lib/pathspec, with every other way to name a path.
 package paths
 
 import (
@@ -38,17 +39,6 @@ func replaceInvalid(p string) string {
 		p = p[size:]
 	}
 	return b.String()
-}
-
-// Parse accepts a path in either form: plain, or "b64:<base64>" as a
-// command line can carry any bytes.
-func Parse(s string) string {
-	if rest, ok := strings.CutPrefix(s, "b64:"); ok {
-		if b, err := base64.StdEncoding.DecodeString(rest); err == nil {
-			return string(b)
-		}
-	}
-	return s
 }
 
 // JSON returns {"path": ..., ["path_b64": ...]} plus extra members.

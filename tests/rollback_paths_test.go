@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"strings"
@@ -249,4 +250,32 @@ func TestRollbackPaths_Interactive(t *testing.T) {
 	assert.Equal(t, "package b // k2\n", env.Read("src/b.go"))
 	_, err := os.Stat(env.Path("docs/new.md"))
 	assert.NoError(t, err, "a path not chosen stays")
+}
+
+// TestRollbackPaths_AnyBytesAsB64: a path that is not valid UTF-8 is named
+// b64:<base64> from the top (CONTRACT 8.29), in git venom-diff and in a
+// rollback, whose log keeps it exactly.
+func TestRollbackPaths_AnyBytesAsB64(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	name := "sub/caf\xe9.txt"
+	env.Write(name, "k1\n")
+	env.Write("other.txt", "k1\n")
+	env.Commit("latin-1 name")
+	env.Turn("a1", func() { env.Write(name, "k2\n"); env.Write("other.txt", "k2\n") }, "--isolation=worktree")
+	b64 := "b64:" + base64.StdEncoding.EncodeToString([]byte(name))
+
+	var diff diffResult
+	env.VenomIn(env.Path("sub"), nil, "diff", "k1", "k2", "--json", "--path="+b64).OK(t).JSON(t, &diff)
+	require.Len(t, diff.Files, 1)
+	assert.Equal(t, "sub/caf\ufffd.txt", diff.Files[0].Path)
+
+	res := env.Rollback("k1", "--path="+b64)
+	assert.True(t, *res.Exact)
+	assert.Equal(t, "k1\n", env.Read(name))
+	assert.Equal(t, "k2\n", env.Read("other.txt"))
+	stored := env.Records("rollback.ended")[0]["paths"].([]any)[0].(string)
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(stored, "b64:"))
+	require.NoError(t, err)
+	assert.Equal(t, ":(top,literal)"+name, string(raw))
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -274,4 +275,38 @@ func (e *Env) GitInput(stdin string, args ...string) string {
 	r := e.runInput(e.Dir, nil, stdin, "git", args...)
 	require.Equal(e.t, 0, r.Code, "git %v: %s", args, r.Stderr)
 	return strings.TrimSpace(r.Stdout)
+}
+
+// TestShare_DoctorWarnsAboutRefspecsCoveringCheckpoints: besides mirror,
+// a push refspec that sends refs/venom/checkpoints/ and a fetch refspec
+// that writes into it (a remote could place checkpoint refs here) warn,
+// with fixes that work; push and fetch themselves configure neither.
+func TestShare_DoctorWarnsAboutRefspecsCoveringCheckpoints(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.TurnN("a1", 1)
+	env.Git("remote", "add", "origin", env.bareRemote("origin"))
+	env.Venom("checkpoint", "push", "--agent=a1").OK(t)
+	env.Venom("checkpoint", "fetch").OK(t)
+	var rep doctorReport
+	env.Venom("checkpoint", "doctor", "--json").OK(t).JSON(t, &rep)
+	assert.Equal(t, "ok", rep.status()["checkpoints.mirror"])
+
+	env.Git("config", "--add", "remote.origin.push", "refs/heads/*:refs/heads/*")
+	env.Git("config", "--add", "remote.origin.push", "refs/venom/*:refs/venom/*")
+	env.Git("remote", "add", "other", env.bareRemote("other"))
+	env.Git("config", "--add", "remote.other.fetch", "+refs/*:refs/*")
+	env.Venom("checkpoint", "doctor", "--json").OK(t).JSON(t, &rep)
+	assert.Equal(t, "warn", rep.status()["checkpoints.mirror"])
+	msg, fix := rep.check(t, "checkpoints.mirror")
+	assert.Contains(t, msg, "remote origin pushes refs/venom/checkpoints/")
+	assert.Contains(t, msg, "remote other fetches into refs/venom/checkpoints/")
+	assert.NotContains(t, msg, "refs/heads/*:refs/heads/*")
+	sh := exec.Command("sh", "-c", fix)
+	sh.Dir, sh.Env = env.Dir, env.Environ()
+	out, err := sh.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Equal(t, "refs/heads/*:refs/heads/*", env.Git("config", "--get-all", "remote.origin.push"))
+	env.Venom("checkpoint", "doctor", "--json").OK(t).JSON(t, &rep)
+	assert.Equal(t, "ok", rep.status()["checkpoints.mirror"])
 }

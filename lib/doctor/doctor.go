@@ -271,10 +271,8 @@ func uniq(list []string) []string {
 // refs/venom/ along, untracked files included (RFC 5.1).
 func mirror(ctx context.Context, s *state.Store) Check {
 	const id = "checkpoints.mirror"
-	out, err := s.Repo.Git.Run(ctx, "config", "--bool", "--get-regexp", `^remote\..*\.mirror$`)
-	if err != nil {
-		return ok(id, "no remote has mirror set")
-	}
+	// git config exits 1 when no key matches: nothing set, then.
+	out, _ := s.Repo.Git.Run(ctx, "config", "--bool", "--get-regexp", `^remote\..*\.mirror$`)
 	var names, fixes []string
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		key, val, _ := strings.Cut(line, " ")
@@ -285,12 +283,49 @@ func mirror(ctx context.Context, s *state.Store) Check {
 		names = append(names, name)
 		fixes = append(fixes, quote.Shell([]string{"git", "config", "--unset", "remote." + name + ".mirror"}))
 	}
-	if len(names) == 0 {
+	var specs []string
+	if out, err := s.Repo.Git.Run(ctx, "config", "--get-regexp", `^remote\..*\.(push|fetch)$`); err == nil {
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			key, spec, _ := strings.Cut(line, " ")
+			name, kind := key, ""
+			if i := strings.LastIndexByte(key, '.'); i > 0 {
+				name, kind = strings.TrimPrefix(key[:i], "remote."), key[i+1:]
+			}
+			src, dst, _ := strings.Cut(strings.TrimPrefix(spec, "+"), ":")
+			if strings.HasPrefix(spec, "^") || !coversCheckpoints(map[string]string{"push": src, "fetch": dst}[kind]) {
+				continue
+			}
+			what := "pushes refs/venom/checkpoints/ (the checkpoints, untracked files included)"
+			if kind == "fetch" {
+				what = "fetches into refs/venom/checkpoints/ (so the remote can place checkpoint refs here)"
+			}
+			specs = append(specs, fmt.Sprintf("remote %s %s with %s", name, what, spec))
+			fixes = append(fixes, quote.Shell([]string{"git", "config", "--unset", "--fixed-value", key, spec}))
+		}
+	}
+	if len(names) == 0 && len(specs) == 0 {
 		return ok(id, "no remote has mirror set")
 	}
-	return bad(id, Warn, strings.Join(fixes, "; "),
-		"remote %s has mirror set: a push would send the checkpoints, untracked files included",
-		strings.Join(names, ", "))
+	var msgs []string
+	if len(names) > 0 {
+		msgs = append(msgs, fmt.Sprintf("remote %s has mirror set: a push would send the checkpoints, untracked files included",
+			strings.Join(names, ", ")))
+	}
+	msgs = append(msgs, specs...)
+	return bad(id, Warn, strings.Join(fixes, "; "), "%s", strings.Join(msgs, "; "))
+}
+
+// coversCheckpoints: a refspec side names refs/venom/checkpoints/ or a
+// ref in it, itself or through a glob (refs/*, refs/venom/*). Explicit
+// sharing (push, fetch) never does: it uses refs/venom/shared/ and
+// refs/venom/remotes/.
+func coversCheckpoints(side string) bool {
+	const ns = "refs/venom/checkpoints/"
+	if i := strings.IndexByte(side, '*'); i >= 0 {
+		prefix := side[:i]
+		return strings.HasPrefix(ns, prefix) || strings.HasPrefix(prefix, ns)
+	}
+	return strings.HasPrefix(side, ns)
 }
 
 // harnessChecks are the checks each harness makes of itself (Kind.Checks).

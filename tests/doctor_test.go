@@ -193,16 +193,16 @@ func TestAgents_ListsStateTreeIsolationSharers(t *testing.T) {
 	env.Venom("checkpoint", "agents", "--json").OK(t).JSON(t, &res)
 	require.Len(t, res.Agents, 4)
 	assert.Equal(t, map[string]any{"agent": "w1", "state": "settled", "tree": wt, "isolation": "worktree",
-		"harness": "none", "guarded": true, "sharers": []any{"f1"}, "parent": nil, "checkpoints": float64(2),
+		"harness": "none", "guarded": true, "sharers": []any{"f1"}, "parent": nil, "checkpoint_count": float64(2),
 		"newest": "k2"}, res.Agents[0])
 	assert.Equal(t, map[string]any{"agent": "f1", "state": "settled", "tree": wt, "isolation": "worktree",
-		"harness": "none", "guarded": true, "sharers": []any{"w1"}, "parent": "w1", "checkpoints": float64(1),
+		"harness": "none", "guarded": true, "sharers": []any{"w1"}, "parent": "w1", "checkpoint_count": float64(1),
 		"newest": "k1"}, res.Agents[1])
 	assert.Equal(t, map[string]any{"agent": "a1", "state": "running", "tree": env.Dir, "isolation": "in_place",
-		"harness": "none", "guarded": true, "sharers": []any{}, "parent": nil, "checkpoints": float64(1),
+		"harness": "none", "guarded": true, "sharers": []any{}, "parent": nil, "checkpoint_count": float64(1),
 		"newest": "k1"}, res.Agents[2])
 	assert.Equal(t, "archived", res.Agents[3]["state"])
-	assert.Equal(t, float64(0), res.Agents[3]["checkpoints"])
+	assert.Equal(t, float64(0), res.Agents[3]["checkpoint_count"])
 	assert.Nil(t, res.Agents[3]["newest"])
 	// The refs behind the counts, with plain git.
 	assert.Len(t, env.CheckpointRefs("w1"), 2)

@@ -25,7 +25,7 @@ type AgentItem struct {
 	Guarded     bool     `json:"guarded"`
 	Sharers     []string `json:"sharers"`
 	Parent      *string  `json:"parent"`
-	Checkpoints int      `json:"checkpoints"`
+	Checkpoints int      `json:"checkpoint_count"`
 	Newest      *string  `json:"newest"`
 }
 

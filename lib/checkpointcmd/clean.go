@@ -10,7 +10,8 @@ import (
 
 // CleanCmd archives an agent and removes its checkpoints (RFC 5.3).
 type CleanCmd struct {
-	Agent string `name:"agent" env:"VENOM_AGENT" required:"" help:"The agent to archive."`
+	Agent  string `name:"agent" env:"VENOM_AGENT" required:"" help:"The agent to archive."`
+	DryRun bool   `name:"dry-run" help:"Say what would be removed and kept; change nothing."`
 }
 
 // Run cleans.
@@ -31,17 +32,27 @@ func (c *CleanCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	res, err := retention.Clean(env.Ctx, tx, a)
-	if err != nil {
+	var res *retention.Cleaned
+	if c.DryRun {
+		res = retention.CleanDryRun(tx, a)
+	} else if res, err = retention.Clean(env.Ctx, tx, a); err != nil {
 		return err
 	}
 	if env.JSON {
 		return env.UI.JSON(res)
 	}
 	bold := env.UI.OutStyle(color.Bold)
-	env.UI.Printf("Archived %s.\n", bold(quote.C(a.ID)))
+	if c.DryRun {
+		env.UI.Printf("Would archive %s.\n", bold(quote.C(a.ID)))
+	} else {
+		env.UI.Printf("Archived %s.\n", bold(quote.C(a.ID)))
+	}
 	for _, l := range res.Checkpoints {
-		env.UI.Printf("%s: removed %d %s, kept %d.\n", quote.C(l.Agent), l.Removed, plural(l.Removed, "checkpoint"), l.Kept)
+		verb := "removed %d %s, kept %d"
+		if c.DryRun {
+			verb = "would remove %d %s, keep %d"
+		}
+		env.UI.Printf("%s: "+verb+".\n", quote.C(l.Agent), l.Removed, plural(l.Removed, "checkpoint"), l.Kept)
 		printFailures(env, l.Agent, l.Failed)
 	}
 	return nil

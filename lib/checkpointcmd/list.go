@@ -62,6 +62,10 @@ func (c *ListCmd) Run(env *cli.Env) error {
 			quote.C(a.ID), quote.C(id))
 	}
 	l.Pending = checkpoints.Pending(s, a.ID)
+	for i := range l.Checkpoints {
+		it := &l.Checkpoints[i]
+		it.FilesChanged = filesChanged(s.Repo, *it, previous(a.Checkpoints, it.Checkpoint))
+	}
 	if env.JSON {
 		return env.UI.JSON(l)
 	}
@@ -76,10 +80,10 @@ func (c *ListCmd) Run(env *cli.Env) error {
 	w.Row(dim("ID"), dim("REASON"), dim("TURN"), dim("AGE"), dim("FILES"), dim("LABEL"))
 	// Every column but AGE and FILES is read from the log: quoted, so a
 	// label cannot drive the terminal or forge a row.
-	for i, it := range l.Checkpoints {
+	for _, it := range l.Checkpoints {
 		changed := "-"
-		if i+1 < len(a.Checkpoints) {
-			changed = filesChanged(s.Repo, it, previous(a.Checkpoints, it.Checkpoint))
+		if it.FilesChanged != nil {
+			changed = fmt.Sprint(*it.FilesChanged)
 		}
 		turn := "-"
 		if it.Turn != nil {
@@ -110,31 +114,32 @@ func previous(list []*agents.Checkpoint, id string) *agents.Checkpoint {
 	return nil
 }
 
-// filesChanged counts the paths that differ from the previous checkpoint.
-func filesChanged(r *repo.Repo, it checkpoints.Item, prev *agents.Checkpoint) string {
+// filesChanged counts the paths that differ from the previous checkpoint:
+// nil for the first checkpoint, or when a tree cannot be read.
+func filesChanged(r *repo.Repo, it checkpoints.Item, prev *agents.Checkpoint) *int {
 	if prev == nil {
-		return "-"
+		return nil
 	}
 	lib, err := r.Lib()
 	if err != nil {
-		return "?"
+		return nil
 	}
 	a, b := treeOf(lib, prev.Repos), treeOf(lib, it.Repos)
 	if a == nil || b == nil {
-		return "?"
+		return nil
 	}
 	defer a.Free()
 	defer b.Free()
 	d, err := lib.DiffTreeToTree(a, b, nil)
 	if err != nil {
-		return "?"
+		return nil
 	}
 	defer d.Free()
 	n, err := d.NumDeltas()
 	if err != nil {
-		return "?"
+		return nil
 	}
-	return fmt.Sprint(n)
+	return &n
 }
 
 func treeOf(lib *git.Repository, repos []journal.RepoState) *git.Tree {

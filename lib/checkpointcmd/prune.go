@@ -15,11 +15,13 @@ import (
 
 // PruneCmd deletes checkpoints past retention (RFC 5.2).
 type PruneCmd struct {
-	Agent string `name:"agent" env:"VENOM_AGENT" help:"Only this agent's checkpoints."`
+	Agent  string `name:"agent" env:"VENOM_AGENT" help:"Only this agent's checkpoints."`
+	DryRun bool   `name:"dry-run" help:"Say which checkpoints would be deleted; change nothing."`
 }
 
 // PruneResult is prune's result.
 type PruneResult struct {
+	DryRun      bool               `json:"dry_run"`
 	Checkpoints []retention.Pruned `json:"checkpoints"`
 }
 
@@ -42,19 +44,25 @@ func (c *PruneCmd) Run(env *cli.Env) error {
 			return err
 		}
 	}
-	lines, err := retention.Prune(env.Ctx, tx, c.Agent)
-	if err != nil {
+	var lines []retention.Pruned
+	if c.DryRun {
+		lines = retention.PruneDryRun(tx, c.Agent)
+	} else if lines, err = retention.Prune(env.Ctx, tx, c.Agent); err != nil {
 		return err
 	}
 	if env.JSON {
-		return env.UI.JSON(PruneResult{Checkpoints: lines})
+		return env.UI.JSON(PruneResult{DryRun: c.DryRun, Checkpoints: lines})
 	}
 	any := false
 	bold := env.UI.OutStyle(color.Bold)
+	verb := "Pruned"
+	if c.DryRun {
+		verb = "Would prune"
+	}
 	for _, l := range lines {
 		if len(l.Pruned) > 0 {
 			any = true
-			env.UI.Printf("Pruned %s: %s\n", bold(quote.C(l.Agent)), quote.Join(l.Pruned, ", "))
+			env.UI.Printf("%s %s: %s\n", verb, bold(quote.C(l.Agent)), quote.Join(l.Pruned, ", "))
 		}
 		printFailures(env, l.Agent, l.Failed)
 	}

@@ -21,6 +21,11 @@ type Item struct {
 	Conversation bool                `json:"conversation"`
 	Label        *string             `json:"label,omitempty"`
 	Repos        []journal.RepoState `json:"repos"`
+	// FilesChanged is how many paths differ from the agent's previous
+	// checkpoint, as list's FILES column; null for the first, or when a
+	// tree cannot be read. Filled by the list command, after the RFC's
+	// members.
+	FilesChanged *int `json:"files_changed"`
 }
 
 // Listing is agent.checkpoints' result.

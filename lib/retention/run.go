@@ -34,20 +34,7 @@ func Prune(ctx context.Context, tx *state.Txn, agent string) ([]Pruned, error) {
 	if err := state.Intact(tx.Log, "no ref is deleted"); err != nil {
 		return nil, err
 	}
-	p := PolicyOf(tx.Store.Config, journal.Now())
-	byAgent := map[string][]*agents.Checkpoint{}
-	var order []string
-	for _, id := range tx.State.Order {
-		if agent != "" && id != agent {
-			continue
-		}
-		order = append(order, id)
-		exp := Expired(tx.State.Agents[id], p)
-		exp = append(exp, lost(tx.Store.Repo, tx.State.Agents[id], exp)...)
-		if len(exp) > 0 {
-			byAgent[id] = exp
-		}
-	}
+	order, byAgent := toPrune(tx, agent)
 	outcomes := Delete(ctx, tx.Store.Repo, byAgent)
 	// Removed worktrees leave their private indexes behind; a prune is
 	// when the state directory is swept.
@@ -69,6 +56,48 @@ func Prune(ctx context.Context, tx *state.Txn, agent string) ([]Pruned, error) {
 		res = append(res, line)
 	}
 	return res, nil
+}
+
+// PruneDryRun is what Prune would delete, deleting and logging nothing:
+// the same lines, every ref counted as deleted.
+func PruneDryRun(tx *state.Txn, agent string) []Pruned {
+	order, byAgent := toPrune(tx, agent)
+	res := []Pruned{}
+	for _, id := range order {
+		if list := byAgent[id]; len(list) > 0 {
+			res = append(res, Pruned{Agent: id, Repo: ".", Pruned: idsOf(list), Failed: []Failed{}})
+		}
+	}
+	return res
+}
+
+// toPrune is what retention expires, by agent (one agent, or all: ""),
+// with the agents in registration order.
+func toPrune(tx *state.Txn, agent string) ([]string, map[string][]*agents.Checkpoint) {
+	p := PolicyOf(tx.Store.Config, journal.Now())
+	byAgent := map[string][]*agents.Checkpoint{}
+	var order []string
+	for _, id := range tx.State.Order {
+		if agent != "" && id != agent {
+			continue
+		}
+		order = append(order, id)
+		exp := Expired(tx.State.Agents[id], p)
+		exp = append(exp, lost(tx.Store.Repo, tx.State.Agents[id], exp)...)
+		if len(exp) > 0 {
+			byAgent[id] = exp
+		}
+	}
+	return order, byAgent
+}
+
+func idsOf(list []*agents.Checkpoint) []string {
+	out := []string{}
+	for _, c := range list {
+		out = append(out, c.Checkpoint)
+	}
+	sort.Slice(out, func(i, j int) bool { return num(out[i]) < num(out[j]) })
+	return out
 }
 
 // lost are the agent's live checkpoints, beside those already expiring,
@@ -115,12 +144,13 @@ type Removed struct {
 	Repo    string   `json:"repo"`
 	Removed int      `json:"removed"`
 	Kept    int      `json:"kept"`
-	Failed  []Failed `json:"failed,omitempty"`
+	Failed  []Failed `json:"failed"`
 }
 
 // Cleaned is clean's result.
 type Cleaned struct {
 	Agent       string    `json:"agent"`
+	DryRun      bool      `json:"dry_run"`
 	Checkpoints []Removed `json:"checkpoints"`
 }
 
@@ -142,6 +172,49 @@ func Clean(ctx context.Context, tx *state.Txn, a *agents.Agent) (*Cleaned, error
 			return nil, err
 		}
 	}
+	concerned, remove := toClean(tx, a)
+	outcomes := Delete(ctx, tx.Store.Repo, remove)
+	res := &Cleaned{Agent: a.ID, Checkpoints: []Removed{}}
+	for _, x := range concerned {
+		live := len(liveOf(x))
+		line := Removed{Agent: x.ID, Repo: ".", Failed: []Failed{}}
+		gone := []string{}
+		if o := outcomes[x.ID]; o != nil {
+			gone = o.Gone()
+			line.Removed = len(o.Deleted)
+			line.Failed = failures(o)
+		}
+		line.Kept = live - len(gone)
+		if _, err := tx.Append(journal.CheckpointRemoved, journal.RemovedRecord{Agent: x.ID, Repo: ".",
+			Removed: line.Removed, Kept: line.Kept, Checkpoints: gone}); err != nil {
+			return nil, err
+		}
+		res.Checkpoints = append(res.Checkpoints, line)
+	}
+	if _, err := Prune(ctx, tx, ""); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// CleanDryRun is what Clean would remove and keep, archiving, deleting and
+// logging nothing. The prune that follows a clean is not in it: prune
+// --dry-run shows that.
+func CleanDryRun(tx *state.Txn, a *agents.Agent) *Cleaned {
+	concerned, remove := toClean(tx, a)
+	res := &Cleaned{Agent: a.ID, DryRun: true, Checkpoints: []Removed{}}
+	for _, x := range concerned {
+		n := len(remove[x.ID])
+		res.Checkpoints = append(res.Checkpoints, Removed{Agent: x.ID, Repo: ".", Removed: n,
+			Kept: len(liveOf(x)) - n, Failed: []Failed{}})
+	}
+	return res
+}
+
+// toClean is the agents a clean of a concerns (a, and the forks that
+// borrowed its worktree once that is gone) and the checkpoints it removes
+// from each.
+func toClean(tx *state.Txn, a *agents.Agent) ([]*agents.Agent, map[string][]*agents.Checkpoint) {
 	p := PolicyOf(tx.Store.Config, journal.Now())
 	concerned := []*agents.Agent{a}
 	remove := map[string][]*agents.Checkpoint{}
@@ -157,30 +230,7 @@ func Clean(ctx context.Context, tx *state.Txn, a *agents.Agent) (*Cleaned, error
 	if list := cleanRemoves(a, p); len(list) > 0 {
 		remove[a.ID] = list
 	}
-	outcomes := Delete(ctx, tx.Store.Repo, remove)
-	res := &Cleaned{Agent: a.ID, Checkpoints: []Removed{}}
-	for _, x := range concerned {
-		live := len(liveOf(x))
-		line := Removed{Agent: x.ID, Repo: "."}
-		gone := []string{}
-		if o := outcomes[x.ID]; o != nil {
-			gone = o.Gone()
-			line.Removed = len(o.Deleted)
-			if f := failures(o); len(f) > 0 {
-				line.Failed = f
-			}
-		}
-		line.Kept = live - len(gone)
-		if _, err := tx.Append(journal.CheckpointRemoved, journal.RemovedRecord{Agent: x.ID, Repo: ".",
-			Removed: line.Removed, Kept: line.Kept, Checkpoints: gone}); err != nil {
-			return nil, err
-		}
-		res.Checkpoints = append(res.Checkpoints, line)
-	}
-	if _, err := Prune(ctx, tx, ""); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return concerned, remove
 }
 
 func liveOf(a *agents.Agent) []*agents.Checkpoint {

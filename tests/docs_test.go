@@ -1,0 +1,110 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-venom/git-venom/lib/errcode"
+)
+
+// The design ships in docs/ (issue 16 item 6): the README links it, its
+// links and anchors resolve, its error table is the registry, and nothing
+// that ships cites sections of documents that do not.
+
+// docFiles are the Markdown files that ship: README, tests/README, docs/.
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	docs, err := filepath.Glob(filepath.Join(repoRoot(), "docs", "*.md"))
+	require.NoError(t, err)
+	require.NotEmpty(t, docs, "docs/ has no pages")
+	return append([]string{filepath.Join(repoRoot(), "README.md"), filepath.Join(repoRoot(), "tests", "README.md")}, docs...)
+}
+
+var (
+	mdLink    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	mdHeading = regexp.MustCompile(`(?m)^#{1,6} (.+)$`)
+	slugDrop  = regexp.MustCompile(`[^\p{L}\p{N} _-]`)
+)
+
+// anchors are a page's heading ids, as GitHub makes them.
+func anchors(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range mdHeading.FindAllStringSubmatch(text, -1) {
+		slug := strings.ReplaceAll(slugDrop.ReplaceAllString(strings.ToLower(strings.TrimSpace(m[1])), ""), " ", "-")
+		out[slug] = true
+	}
+	return out
+}
+
+func TestDocs_LinksResolve(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot(), "README.md"))
+	require.NoError(t, err)
+	for _, page := range []string{"docs/README.md", "docs/checkpoints.md", "docs/rollback.md", "docs/harness.md", "docs/errors.md", "docs/json.md"} {
+		assert.Contains(t, string(readme), "("+page, "README links %s", page)
+	}
+	for _, file := range docFiles(t) {
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		rel, _ := filepath.Rel(repoRoot(), file)
+		for _, m := range mdLink.FindAllStringSubmatch(string(b), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") {
+				continue
+			}
+			path, anchor, _ := strings.Cut(target, "#")
+			dest := file
+			if path != "" {
+				dest = filepath.Join(filepath.Dir(file), path)
+			}
+			text, err := os.ReadFile(dest)
+			if !assert.NoError(t, err, "%s links %s, which does not exist", rel, target) {
+				continue
+			}
+			if anchor != "" {
+				assert.True(t, anchors(string(text))[anchor], "%s links %s: no heading has that anchor", rel, target)
+			}
+		}
+	}
+}
+
+func TestDocs_ErrorRegistry(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot(), "docs", "errors.md"))
+	require.NoError(t, err)
+	for code := range errcode.Registry {
+		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(string(code)) + "` \\| (\\d+) \\|").FindStringSubmatch(string(b))
+		if assert.NotNil(t, row, "docs/errors.md has no row for %s", code) {
+			assert.Equal(t, strconv.Itoa(code.Class().Exit()), row[1], "docs/errors.md: exit of %s", code)
+		}
+	}
+	assert.Contains(t, string(b), "must be treated as a failure")
+}
+
+// TestDocs_NoUnshippedCitations: the README, docs/, the man pages and every
+// help text stand on their own: none cites the RFC or CONTRACT, which do
+// not ship (comments in the code are the lead's to repoint).
+func TestDocs_NoUnshippedCitations(t *testing.T) {
+	cite := regexp.MustCompile(`\b(RFC|CONTRACT)\b`)
+	files := docFiles(t)
+	pages, err := filepath.Glob(filepath.Join(repoRoot(), "man", "*.1"))
+	require.NoError(t, err)
+	for _, file := range append(files, pages...) {
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		for i, line := range strings.Split(string(b), "\n") {
+			assert.False(t, cite.MatchString(line), "%s:%d cites a document that does not ship: %s", file, i+1, line)
+		}
+	}
+	for _, bin := range manBinaries {
+		for _, verb := range helpVerbs(t, bin, nil) {
+			out := help(t, bin, verb)
+			assert.False(t, cite.MatchString(out), "%s %v -h cites a document that does not ship:\n%s", bin, verb, out)
+		}
+	}
+}

@@ -205,7 +205,7 @@ func TestOutput_LongCaptureAndRollbackShowProgressAtATerminal(t *testing.T) {
 	resumeAfter(t, pause, 2500*time.Millisecond)
 	screen, code := env.ptyRun(t, nil, "checkpoint", "--agent=a1")
 	require.Equal(t, 0, code, screen)
-	assert.Regexp(t, `Capturing: 3 files, 2\.00 MiB… [12]s`, screen)
+	assert.Regexp(t, `Capturing: 3 files, 2\.00 MiB… \d+s`, screen)
 	assert.Contains(t, screen, "\r\x1b[K", "the progress line is cleared")
 	assert.Regexp(t, `Checkpoint a1/\S*k2`, screen)
 
@@ -228,7 +228,7 @@ func TestOutput_LongCaptureAndRollbackShowProgressAtATerminal(t *testing.T) {
 	resumeAfter(t, pause, 2500*time.Millisecond)
 	screen, code = env.ptyRun(t, nil, "rollback", "--agent=a1", "--checkpoint=k1", "--restore=files", "--outside=overwrite", "--plan="+plan)
 	require.Equal(t, 0, code, screen)
-	assert.Regexp(t, `Rolling back to k1… [12]s`, screen)
+	assert.Regexp(t, `Rolling back to k1… \d+s`, screen)
 	assert.Contains(t, screen, "Rolled back to k1")
 	assert.NoFileExists(t, env.Path("big.bin"))
 }

@@ -7,12 +7,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
+	"hash"
 	"os"
 	"path/filepath"
 	"strings"
 
 	git "github.com/libgit2/git2go/v34"
+	"golang.org/x/sys/unix"
 
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/packfile"
@@ -191,15 +192,11 @@ func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, blobs map[git.O
 	}
 	var viaGit []int
 	var inMemory int64
+	h := sha1.New()
+	keep := func(size int64) bool { return size <= memoryFileBytes && inMemory+size <= memoryBudget }
 	// read hashes file i's bytes, keeping them while the budget allows.
 	read := func(i int) (rawBlob, error) {
-		full := filepath.Join(r.Top, files[i].path)
-		fi, err := os.Lstat(full)
-		if err != nil || !fi.Mode().IsRegular() {
-			return rawBlob{}, errNoTreePath
-		}
-		keep := fi.Size() <= memoryFileBytes && inMemory+fi.Size() <= memoryBudget
-		raw, err := readBlob(full, keep)
+		raw, err := readBlob(filepath.Join(r.Top, files[i].path), keep, h)
 		if err != nil {
 			return rawBlob{}, errNoTreePath
 		}
@@ -330,52 +327,70 @@ type rawBlob struct {
 	data  []byte // the bytes, when asked to keep them
 }
 
-// readBlob hashes a file's bytes as a blob, streaming it unless keep.
-func readBlob(path string, keep bool) (rawBlob, error) {
+// readBlob hashes a regular file's bytes as a blob with h, keeping them
+// when keep says so of its size, else streaming them. Four system calls
+// for a small file (open, fstat, read, close): a capture of many new files
+// is mostly these.
+func readBlob(path string, keep func(size int64) bool, h hash.Hash) (rawBlob, error) {
 	// Not through a link, and never blocking on a FIFO swapped in since
 	// the scan saw a regular file: a link's blob is its target's name.
-	f, err := statefile.OpenRegular(path, os.O_RDONLY, 0, true)
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return rawBlob{}, err
+		return rawBlob{}, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return rawBlob{}, err
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return rawBlob{}, &os.PathError{Op: "fstat", Path: path, Err: err}
 	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return rawBlob{}, &statefile.NotRegularError{Path: path, Kind: "not a regular file"}
+	}
+	size := st.Size
 	var b rawBlob
-	h := sha1.New()
-	fmt.Fprintf(h, "blob %d\x00", fi.Size())
-	if keep {
-		// One buffer of the file's size, and one byte more to see that it
-		// did not grow: io.ReadAll's doubling copies a large file several
-		// times over.
-		b.data = make([]byte, fi.Size()+1)
-		n, err := io.ReadFull(f, b.data)
-		if err != io.ErrUnexpectedEOF && err != io.EOF || int64(n) != fi.Size() {
-			return rawBlob{}, errors.New("the file changed while read")
+	h.Reset()
+	fmt.Fprintf(h, "blob %d\x00", size)
+	// One buffer of the file's size (or of 1 MiB, streaming), and one
+	// byte more to see that it did not grow.
+	n := int64(1 << 20)
+	if keep(size) {
+		n = size
+		b.data = make([]byte, size+1)
+	}
+	buf := b.data
+	if buf == nil {
+		buf = make([]byte, n+1)
+	}
+	var got int64
+	for {
+		m, err := unix.Read(fd, buf[:min(int64(len(buf)), size+1-got)])
+		if err == unix.EINTR {
+			continue
 		}
-		b.data = b.data[:n]
+		if err != nil {
+			return rawBlob{}, &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		if m == 0 {
+			break
+		}
+		if b.data == nil {
+			h.Write(buf[:m])
+			b.hasCR = b.hasCR || bytes.IndexByte(buf[:m], '\r') >= 0
+		} else {
+			buf = buf[m:]
+		}
+		got += int64(m)
+		if got > size {
+			break
+		}
+	}
+	if got != size {
+		return rawBlob{}, errors.New("the file changed while read")
+	}
+	if b.data != nil {
+		b.data = b.data[:size]
 		h.Write(b.data)
 		b.hasCR = bytes.IndexByte(b.data, '\r') >= 0
-	} else {
-		buf := make([]byte, 1<<20)
-		var n int64
-		for {
-			m, err := f.Read(buf)
-			h.Write(buf[:m])
-			n += int64(m)
-			b.hasCR = b.hasCR || bytes.IndexByte(buf[:m], '\r') >= 0
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return rawBlob{}, err
-			}
-		}
-		if n != fi.Size() {
-			return rawBlob{}, errors.New("the file changed while read")
-		}
 	}
 	b.id = hex.EncodeToString(h.Sum(nil))
 	return b, nil

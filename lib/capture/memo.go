@@ -45,22 +45,18 @@ func scanSignature(settings []string, status []byte, changes []change, stats []p
 		if c.submodule != "" {
 			return ""
 		}
-		fi, err := stats[i].info, stats[i].err
-		if err != nil {
+		st := &stats[i]
+		if st.err != nil {
 			fmt.Fprintf(h, "\x00%s\x00absent", c.path)
 			continue
 		}
-		if fi.IsDir() {
+		if st.isDir() {
 			return ""
 		}
-		st, ok := fi.Sys().(*syscall.Stat_t)
-		if !ok {
+		if st.mtime > recent || st.ctime > recent {
 			return ""
 		}
-		if st.Mtim.Nano() > recent || st.Ctim.Nano() > recent {
-			return ""
-		}
-		fmt.Fprintf(h, "\x00%s\x00%o:%d:%d:%d:%d:%d", c.path, st.Mode, st.Size, st.Mtim.Nano(), st.Ctim.Nano(), st.Ino, st.Dev)
+		fmt.Fprintf(h, "\x00%s\x00%o:%d:%d:%d:%d:%d", c.path, st.mode, st.size, st.mtime, st.ctime, st.ino, st.dev)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -148,7 +148,12 @@ func Explain(req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	lines := &lineCache{repo: req.Repo, sets: map[git.Oid]map[string]bool{}}
+	odb, err := req.Repo.Odb()
+	if err != nil {
+		return nil, failed(err)
+	}
+	defer odb.Free()
+	lines := &lineCache{repo: req.Repo, odb: odb, sets: map[git.Oid]map[string]bool{}}
 	prompts := map[int]*string{}
 	for i, c := range commits {
 		out := Commit{Commit: c.Id().String(), Subject: subject(c.Message()), Files: []File{}, Turns: []Turn{}}

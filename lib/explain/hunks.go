@@ -49,6 +49,7 @@ func diffCommit(r *git.Repository, c *git.Commit) (*commitDiff, error) {
 	opts.InterhunkLines = 0
 	// git diff's default since git 2.14; libgit2's is off.
 	opts.Flags |= git.DiffIgnoreSubmodules | git.DiffIndentHeuristic
+	opts.MaxSize = maxTextBytes
 	d, err := r.DiffTreeToTree(parentTree, tree, &opts)
 	if err != nil {
 		return nil, failed(err)
@@ -97,32 +98,41 @@ func status(s git.Delta) string {
 
 func trimEOL(s string) string { return strings.TrimRight(s, "\r\n") }
 
+// maxTextBytes bounds the files judged line by line: a larger file is
+// treated as binary (no hunks), as git treats files past its limits.
+const maxTextBytes = 16 << 20
+
 // lineCache holds the set of lines of each blob read, once each.
 type lineCache struct {
 	repo *git.Repository
+	odb  *git.Odb
 	sets map[git.Oid]map[string]bool
 }
 
-// lines is the set of a blob's lines; empty for an absent path or a blob
-// that cannot be read.
-func (c *lineCache) lines(id *git.Oid) map[string]bool {
+// lines is the set of a blob's lines; empty for an absent path; nil for a
+// blob too large to judge, or that cannot be read.
+func (c *lineCache) lines(id *git.Oid) (map[string]bool, bool) {
 	if id == nil {
-		return nil
+		return map[string]bool{}, true
 	}
 	if s, ok := c.sets[*id]; ok {
-		return s
+		return s, s != nil
 	}
-	s := map[string]bool{}
-	c.sets[*id] = s
+	c.sets[*id] = nil
+	if size, _, err := c.odb.ReadHeader(id); err != nil || size > maxTextBytes {
+		return nil, false
+	}
 	b, err := c.repo.LookupBlob(id)
 	if err != nil {
-		return s
+		return nil, false
 	}
 	defer b.Free()
+	s := map[string]bool{}
 	for _, l := range strings.Split(string(b.Contents()), "\n") {
 		s[trimEOL(l)] = true
 	}
-	return s
+	c.sets[*id] = s
+	return s, true
 }
 
 // lines is what a hunk is judged by: the lines it adds, or for a hunk
@@ -139,11 +149,15 @@ func (h hunk) lines() (want []string, removal bool) {
 // an added line its end has and its start lacked; for a removal, a line
 // its start had and its end lacks.
 func (c *lineCache) carried(want []string, removal bool, ch change) []bool {
-	before, after := c.lines(ch.old), c.lines(ch.new)
+	out := make([]bool, len(want))
+	before, okBefore := c.lines(ch.old)
+	after, okAfter := c.lines(ch.new)
+	if !okBefore || !okAfter {
+		return out // a side that cannot be read proves nothing
+	}
 	if removal {
 		before, after = after, before
 	}
-	out := make([]bool, len(want))
 	for i, l := range want {
 		out[i] = after[l] && !before[l]
 	}

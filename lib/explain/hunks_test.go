@@ -27,6 +27,7 @@ func TestCarried(t *testing.T) {
 	c := &lineCache{sets: map[git.Oid]map[string]bool{
 		*oid(1): set("a", "}", ""),
 		*oid(2): set("a", "}", "", "new line", "other"),
+		*oid(3): nil, // too large, or unreadable
 	}}
 	turn := change{old: oid(1), new: oid(2)}
 	carried := func(h hunk, ch change) []bool {
@@ -43,6 +44,8 @@ func TestCarried(t *testing.T) {
 		"a removal: the start had it, the end lacks it")
 	assert.Equal(t, []bool{true}, carried(added("new line"), change{new: oid(2)}), "a file the turn created")
 	assert.Equal(t, []bool{false}, carried(hunk{removed: []string{"a"}}, turn), "the turn kept the removed line")
+	assert.Equal(t, []bool{false}, carried(added("new line"), change{old: oid(3), new: oid(2)}),
+		"a start too large to read proves nothing")
 }
 
 func TestFirstLine(t *testing.T) {

@@ -33,16 +33,17 @@ func init() {
 	runs := fs.Int("runs", 11, "timed runs per command")
 	bin := fs.String("explain-bin", "", "folder with the git-venom-* binaries (default: build them)")
 	work := fs.String("work", filepath.Join(os.TempDir(), "git-venom-bench-explain"), "directory for the repository and binaries")
+	reuse := fs.Bool("explain-reuse", false, "time the repository an earlier run left in -work instead of making it again")
 	verb := fs.Bool("v", false, "log progress on stderr")
 	_ = fs.Parse(os.Args[1:])
 	verbose = *verb
-	if err := runExplain(*work, *bin, *files, *turns, *tree, *runs); err != nil {
+	if err := runExplain(*work, *bin, *files, *turns, *tree, *runs, *reuse); err != nil {
 		fatal(err)
 	}
 	os.Exit(0)
 }
 
-func runExplain(work, bin string, files, turns, tree, runs int) error {
+func runExplain(work, bin string, files, turns, tree, runs int, reuse bool) error {
 	if files > tree || turns < 1 {
 		return fmt.Errorf("-explain %d must be at most -explain-tree %d, with at least one turn", files, tree)
 	}
@@ -61,14 +62,25 @@ func runExplain(work, bin string, files, turns, tree, runs int) error {
 		}
 	}
 	dir := filepath.Join(work, "repo")
+	env := append(baseEnv(), "PATH="+bin+":"+os.Getenv("PATH"))
+	p := &proc{git: "git", env: env, dir: dir}
+	if !reuse {
+		if err := makeExplainRepo(p, files, turns, tree); err != nil {
+			return err
+		}
+	}
+	return timeExplain(p, bin, tree, turns, runs)
+}
+
+// makeExplainRepo writes the repository, its turns and the commit.
+func makeExplainRepo(p *proc, files, turns, tree int) error {
+	dir := p.dir
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	env := append(baseEnv(), "PATH="+bin+":"+os.Getenv("PATH"))
-	p := &proc{git: "git", env: env, dir: dir}
 	if _, err := p.run(nil, "init", "-q"); err != nil {
 		return err
 	}
@@ -141,9 +153,13 @@ func runExplain(work, bin string, files, turns, tree, runs int) error {
 	if _, err := p.run(nil, "add", "-A"); err != nil {
 		return err
 	}
-	if _, err := p.run(nil, "commit", "-q", "-m", "the work"); err != nil {
-		return err
-	}
+	_, err := p.run(nil, "commit", "-q", "-m", "the work")
+	return err
+}
+
+// timeExplain times explain and git show --stat of HEAD, run by run.
+func timeExplain(p *proc, bin string, tree, turns, runs int) error {
+	dir := p.dir
 	changed, err := p.line("rev-list", "--count", "HEAD") // sanity: two commits
 	if err != nil || changed != "2" {
 		return fmt.Errorf("expected two commits, got %q (%v)", changed, err)

@@ -22,6 +22,13 @@ func (e *Env) ptyRun(t *testing.T, answers []string, cmd string, args ...string)
 // ptyRunLine is ptyRun for a whole shell command line.
 func (e *Env) ptyRunLine(t *testing.T, answers []string, line string) (string, int) {
 	t.Helper()
+	return e.ptyRunThen(t, answers, nil, line)
+}
+
+// ptyRunThen is ptyRunLine calling before(i), when given, just before it
+// types the i-th answer: a test changes the tree while a person reads.
+func (e *Env) ptyRunThen(t *testing.T, answers []string, before func(i int), line string) (string, int) {
+	t.Helper()
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Skip("script(1) is not installed")
 	}
@@ -68,6 +75,9 @@ func (e *Env) ptyRunLine(t *testing.T, answers []string, line string) (string, i
 		seen := strings.Count(out.String(), "[y/N]") + strings.Count(out.String(), "[K/o]")
 		mu.Unlock()
 		if seen > prompts && prompts < len(answers) {
+			if before != nil {
+				before(prompts)
+			}
 			_, _ = io.WriteString(stdin, keys(answers[prompts]))
 			prompts++
 		}

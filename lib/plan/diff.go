@@ -79,6 +79,21 @@ func changedPaths(_ context.Context, r *repo.Repo, a, b string) (map[string]bool
 	return set, err
 }
 
+// ChangedPaths lists the paths that differ between trees (or commits) a
+// and b of r, sorted: what changed between two captures.
+func ChangedPaths(ctx context.Context, r *repo.Repo, a, b string) ([]string, error) {
+	set, err := changedPaths(ctx, r, a, b)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
 func eachChange(r *repo.Repo, a, b string, emit func(path string, s, t treewalk.Side)) error {
 	lib, err := r.Lib()
 	if err != nil {

@@ -19,7 +19,14 @@ type Head struct {
 	Commits int     `json:"commits"`
 	// Branch is the branch the move updates; "" for a detached HEAD.
 	Branch string `json:"-"`
+	// Dropped names the commits the move drops, newest first, as git
+	// shows them ("<short id> <subject>"), at most MaxDropped of them.
+	Dropped []string `json:"-"`
 }
+
+// MaxDropped bounds Head.Dropped: a plan names that many commits, and
+// counts the rest.
+const MaxDropped = 20
 
 // HeadState is where HEAD is now.
 type HeadState struct {
@@ -95,6 +102,12 @@ func PlanHead(ctx context.Context, r *repo.Repo, guarded, keepHead bool, cur Hea
 			Hint("moving the branch back would make the next push a force push")
 	}
 	h.Moves, h.To, h.Commits = true, t.Head, len(dropped)
+	out, err := r.Git.Run(ctx, "log", "--no-decorate", "--no-show-signature", "--format=%h %s",
+		"-n", strconv.Itoa(MaxDropped), *t.Head+".."+*cur.Commit, "--")
+	if err != nil {
+		return h, err
+	}
+	h.Dropped = strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	return h, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"time"
 
 	"github.com/git-venom/git-venom/lib/agents"
@@ -19,6 +20,7 @@ import (
 	"github.com/git-venom/git-venom/lib/ignore"
 	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/pathspec"
+	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/git-venom/git-venom/lib/treepath"
@@ -149,21 +151,8 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 	p.Changes = changes
 	p.IgnoredEdits = in.State.IgnoredEditsAfter(in.Agent.ID, in.Target.Seq)
 	if p.Outside == "refuse" {
-		var out []string
-		for _, c := range changes {
-			if c.Class == Outside && c.Left == "" {
-				out = append(out, c.Path)
-			}
-		}
-		if len(out) > 0 {
-			shown := make([]string, len(out))
-			for i, o := range out {
-				shown[i], _ = paths.Display(o)
-			}
-			return nil, errcode.Newf(errcode.ConflictOutsideEdits,
-				map[string]any{"repos": []map[string]any{{"repo": ".", "paths": shown}}},
-				"%s changed outside the agent's turns; choose --outside=keep or --outside=overwrite", countPaths(len(out))).
-				Hint("--outside=keep leaves them as they are; --outside=overwrite restores them (their content stays in the safety checkpoint)")
+		if err := refuseOutside(changes); err != nil {
+			return nil, err
 		}
 	}
 	return p, nil
@@ -182,6 +171,74 @@ func chosen(changes []Change, set pathspec.Set) []Change {
 		}
 	}
 	return out
+}
+
+// refuseOutside is conflict.outside_edits (RFC 7.3) when outside paths are
+// to be restored: its data names them, and also each path whose restore
+// would replace one of them (the file side of a file<->folder swap: a
+// file the target has where the tree now has an outside folder, or the
+// reverse), since --outside=keep leaves those too (CONTRACT 8.33). The
+// human hints name every path, as git names the files a checkout would
+// overwrite.
+func refuseOutside(changes []Change) error {
+	outside := map[string]bool{}     // outside paths S holds
+	outsideDirs := map[string]bool{} // and their parent folders
+	n := 0
+	for _, c := range changes {
+		if c.Class == Outside && c.Left == "" {
+			n++
+			if c.SMode != 0 {
+				outside[c.Path] = true
+				for d := path.Dir(c.Path); d != "." && d != "/"; d = path.Dir(d) {
+					outsideDirs[d] = true
+				}
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	var shown, hints []string
+	bound := 0
+	for _, c := range changes {
+		if c.Left != "" {
+			continue
+		}
+		why := ""
+		switch {
+		case c.Class == Outside:
+			why = "changed outside the agent's turns"
+		case c.Writes() && outsideDirs[c.Path]:
+			why = "restoring it would replace a folder changed outside the agent's turns"
+		case c.Writes():
+			for d := path.Dir(c.Path); d != "." && d != "/"; d = path.Dir(d) {
+				if outside[d] {
+					why = "restoring it would replace " + quote.C(d) + ", changed outside the agent's turns"
+					break
+				}
+			}
+		}
+		if why == "" {
+			continue
+		}
+		if c.Class != Outside {
+			bound++
+		}
+		d, _ := paths.Display(c.Path)
+		shown = append(shown, d)
+		hints = append(hints, fmt.Sprintf("  %s: %s", quote.C(d), why))
+	}
+	msg := countPaths(n) + " changed outside the agent's turns"
+	if bound > 0 {
+		msg += fmt.Sprintf(", and %d more whose restore would replace them", bound)
+	}
+	e := errcode.Newf(errcode.ConflictOutsideEdits,
+		map[string]any{"repos": []map[string]any{{"repo": ".", "paths": shown}}},
+		"%s; choose --outside=keep or --outside=overwrite", msg)
+	for _, h := range hints {
+		e.Hint("%s", h)
+	}
+	return e.Hint("--outside=keep leaves them as they are; --outside=overwrite restores them (their content stays in the safety checkpoint)")
 }
 
 // unsafePath refuses a target whose tree holds a path git would never

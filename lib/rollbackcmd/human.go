@@ -2,6 +2,7 @@ package rollbackcmd
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/fatih/color"
@@ -14,8 +15,9 @@ import (
 
 // screen shows a dry run as RFC 12's confirmation screen: outside paths
 // first, highlighted; then the files by class; then what is left; then what
-// happens to HEAD and the conversation. Paths, ids, turns and branch names
-// come from trees, refs and the log: each is quoted (quote.C).
+// happens to HEAD and the conversation; then the counts. Paths, ids, turns,
+// branch names and commit subjects come from trees, refs and the log: each
+// is quoted (quote.C, quote.Text).
 func screen(env *cli.Env, p *plan.Plan) {
 	q := quote.C
 	bold := env.UI.OutStyle(color.Bold)
@@ -26,26 +28,21 @@ func screen(env *cli.Env, p *plan.Plan) {
 		guard = " (guarded tree: HEAD, branches and the index stay)"
 	}
 	env.UI.Printf("Roll %s back to %s, %s%s.\n", q(p.Agent.ID), bold(q(p.Target.Checkpoint)),
-		quote.Text(plan.When(p.Target.ThroughTurn)), guard)
+		stateAt(p.Target.ThroughTurn), guard)
 	if !p.Paths.Empty() {
 		env.UI.Printf("Only %s: every other file, HEAD and the index stay as they are.\n",
 			bold(quote.Join(p.Paths.Shown(), ", ")))
 	}
 	files := p.Files()
-	var outside []plan.Change
-	for _, c := range p.Changes {
-		if c.Class == plan.Outside && (c.Left == "" || c.Left == plan.LeftOutside) {
-			outside = append(outside, c)
-		}
-	}
+	outside := outsidePaths(p)
 	if len(outside) > 0 {
 		env.UI.Printf("%s\n", gold("Changed outside the agent's turns:"))
 		for _, c := range outside {
-			what := "overwritten"
-			if c.Left != "" {
-				what = "kept"
+			fate := ""
+			if f := outsideFate(c); f != "" {
+				fate = " " + dim("("+f+")")
 			}
-			env.UI.Printf("  %s %s %s\n", gold(fmt.Sprintf("%-6s", c.Change)), gold(q(c.Path)), dim("("+what+")"))
+			env.UI.Printf("  %s %s%s\n", gold(fmt.Sprintf("%-6s", c.Change)), gold(q(c.Path)), fate)
 		}
 	}
 	for _, class := range []string{plan.Agent, plan.Turn} {
@@ -69,7 +66,9 @@ func screen(env *cli.Env, p *plan.Plan) {
 	}
 	var left []plan.Change
 	for _, c := range p.Left() {
-		if c.Left != plan.LeftOutside {
+		// Outside paths kept are listed above; a path they block (the
+		// other side of a file<->folder swap) is not, so it is here.
+		if c.Left != plan.LeftOutside || c.Class != plan.Outside {
 			left = append(left, c)
 		}
 	}
@@ -95,8 +94,14 @@ func screen(env *cli.Env, p *plan.Plan) {
 		if h.Branch != "" {
 			br = q(h.Branch)
 		}
-		env.UI.Printf("HEAD: %s moves back from %s to %s, dropping %d commit(s); the index follows.\n",
-			br, short(h.From), short(h.To), h.Commits)
+		env.UI.Printf("HEAD: %s moves back from %s to %s, dropping %s; the index follows.\n",
+			br, short(h.From), short(h.To), commits(h.Commits))
+		for _, c := range h.Dropped {
+			env.UI.Printf("  %s\n", quote.Text(c))
+		}
+		if more := h.Commits - len(h.Dropped); more > 0 {
+			env.UI.Printf("  %s\n", dim(fmt.Sprintf("and %s more", commits(more))))
+		}
 	default:
 		env.UI.Printf("HEAD: stays at %s.\n", short(h.From))
 	}
@@ -106,13 +111,96 @@ func screen(env *cli.Env, p *plan.Plan) {
 	case p.Restore == "files":
 		env.UI.Printf("Conversation: stays as it is; the agent gets the rollback note.\n")
 	case cv.Rewinds:
-		env.UI.Printf("Conversation: goes back %s; drops %s.\n", quote.Text(plan.When(cv.ThroughTurn)), quote.Join(cv.Drops, ", "))
+		env.UI.Printf("Conversation: goes back to %s; drops %s.\n", stateAt(cv.ThroughTurn), quote.Join(cv.Drops, ", "))
 	default:
 		env.UI.Printf("Conversation: already matches.\n")
 	}
 	if len(p.SharedWith) > 0 {
 		env.UI.Printf("Shared with %s: they get the rollback note.\n", quote.Join(p.SharedWith, ", "))
 	}
+}
+
+// summary counts the plan by class, for a person who cannot read every
+// line of a long one: "Restores 2,790 files: 2 changed outside the agent's
+// turns, 2,700 by its edits, 88 during its turns; 3 left as they are."
+func summary(env *cli.Env, p *plan.Plan) {
+	n := map[string]int{}
+	files := p.Files()
+	for _, c := range files {
+		n[c.Class]++
+	}
+	var parts []string
+	for _, k := range []struct{ class, what string }{
+		{plan.Outside, "changed outside the agent's turns"},
+		{plan.Agent, "by its edits"},
+		{plan.Turn, "during its turns"},
+	} {
+		if n[k.class] > 0 {
+			parts = append(parts, thousands(n[k.class])+" "+k.what)
+		}
+	}
+	line := "Restores " + plural(len(files), "file", "files")
+	if len(parts) > 0 {
+		line += ": " + strings.Join(parts, ", ")
+	}
+	if l := len(p.Left()); l > 0 {
+		line += "; " + thousands(l) + " left as " + map[bool]string{true: "it is", false: "they are"}[l == 1]
+	}
+	env.UI.Printf("%s.\n", line)
+}
+
+// outsidePaths are the outside paths the plan restores or keeps.
+func outsidePaths(p *plan.Plan) []plan.Change {
+	var out []plan.Change
+	for _, c := range p.Changes {
+		if c.Class == plan.Outside && (c.Left == "" || c.Left == plan.LeftOutside) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// outsideFate says what happens to an outside path where its change does
+// not: kept, restored, or overwritten; a file the rollback deletes is just
+// "delete", never "(overwritten)".
+func outsideFate(c plan.Change) string {
+	switch {
+	case c.Left != "":
+		return "kept"
+	case c.Change == "create":
+		return "restored"
+	case c.Change == "delete":
+		return ""
+	}
+	return "overwritten"
+}
+
+// stateAt is the checkpoint's point in the conversation, for a person:
+// "after turn t3", or "before the first turn" (the rollback note's "before
+// your first turn" is addressed to the agent).
+func stateAt(through *string) string {
+	if through == nil {
+		return "before the first turn"
+	}
+	return "after turn " + quote.C(*through)
+}
+
+func commits(n int) string { return plural(n, "commit", "commits") }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return thousands(n) + " " + many
+}
+
+// thousands writes n with commas: 2,792.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // undoing says which rollback an --undo plan takes back, before the plan.

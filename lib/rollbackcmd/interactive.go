@@ -8,6 +8,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/rollback"
 	"github.com/git-venom/git-venom/lib/state"
@@ -27,7 +28,7 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 	req.DryRun, req.Plan = true, ""
 	p, err := rollback.DryRun(env.Ctx, s, req)
 	if e, ok := errcode.As(err); ok && e.Code == errcode.ConflictOutsideEdits {
-		env.UI.Printf("%s\n", gold("These paths changed outside the agent's turns:"))
+		env.UI.Printf("%s\n", gold("These paths changed outside the agent's turns, or restoring them would replace such a path:"))
 		for _, r := range e.Data.(map[string]any)["repos"].([]map[string]any) {
 			for _, path := range r["paths"].([]string) {
 				env.UI.Printf("  %s\n", gold(quote.C(path)))
@@ -50,8 +51,14 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 	if err != nil {
 		return err
 	}
+	// The plan goes through the pager, which with LESS=FRX is no pager at
+	// all when it fits the screen; its counts and the question come after,
+	// on the terminal, where a person who quit the pager sees them.
+	unpage := env.UI.Page()
 	undoing(env, p, req)
 	screen(env, p)
+	unpage()
+	summary(env, p)
 	env.UI.Printf("Plan %s. Roll back? [y/N] ", quote.C(p.ID))
 	a, ok := in.answer()
 	if !ok {
@@ -63,6 +70,9 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 	}
 	req.DryRun, req.Plan = false, p.ID
 	res, err := run(env, s, req)
+	if e, ok := errcode.As(err); ok && e.Code == errcode.ConflictRollbackStale {
+		whatChanged(env, s, p, req)
+	}
 	if err != nil {
 		return err
 	}
@@ -111,4 +121,37 @@ func (p *prompter) answer() (string, bool) {
 		}
 		return strings.ToLower(strings.TrimSpace(l.text)), true
 	}
+}
+
+// whatChanged says, when the tree moved under a plan a person was reading,
+// what moved: the real call knows only that the digest differs (RFC 7.2),
+// so a second dry run (which writes nothing) captures the tree again and
+// the two captures are compared.
+func whatChanged(env *cli.Env, s *state.Store, shown *plan.Plan, req rollback.Request) {
+	req.DryRun, req.Plan = true, ""
+	now, err := rollback.DryRun(env.Ctx, s, req)
+	if err != nil {
+		return // the error that follows says the plan is stale; no more is known
+	}
+	gold := env.UI.OutStyle(color.FgYellow, color.Bold)
+	if shown.STree != now.STree {
+		changed, err := plan.ChangedPaths(env.Ctx, s.Repo, shown.STree, now.STree)
+		if err == nil && len(changed) > 0 {
+			env.UI.Printf("%s\n", gold("Changed while the plan was shown:"))
+			for _, p := range changed {
+				env.UI.Printf("  %s\n", gold(quote.C(p)))
+			}
+		}
+	}
+	if a, b := shown.Snapshot.HeadString(), now.Snapshot.HeadString(); !sameString(a, b) {
+		env.UI.Printf("%s %s → %s\n", gold("HEAD moved while the plan was shown:"), short(a), short(b))
+	}
+	env.UI.Printf("Nothing was changed. Run it again to see the new plan.\n")
+}
+
+func sameString(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }

@@ -116,8 +116,12 @@ func (c *CLI) Run(env *cli.Env) error {
 		if env.JSON {
 			return env.UI.JSON(p.Result())
 		}
+		// A plan can run to thousands of paths: paged, as git pages a log.
+		unpage := env.UI.Page()
+		defer unpage()
 		undoing(env, p, req)
 		screen(env, p)
+		summary(env, p)
 		env.UI.Printf("Plan %s. To run it: git venom-rollback %s--plan=%s%s\n", p.ID, argsOf(req, p.Target.Checkpoint), p.ID,
 			pathsOf(req))
 		return nil

@@ -207,8 +207,14 @@ func TestClean_WorktreeKeptKeepsAllRefs(t *testing.T) {
 	recs := env.LogRecords()
 	assert.Equal(t, "agent.archived", recs[len(recs)-2]["type"])
 	assert.Equal(t, "checkpoint.removed", recs[len(recs)-1]["type"])
-	// Archived: capturing again is refused, listing still works.
-	env.Venom("checkpoint", "--agent=a1", "--json").Fails(t, 5, "conflict.invalid_transition")
+	// Archived, the id is free again: a capture registers a1 anew, its
+	// numbers going on after the kept refs (plain git shows a1/3).
+	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+	assert.Equal(t, []string{"a1/1", "a1/2", "a1/3"}, env.CheckpointRefs("a1"))
+	recs = env.LogRecords()
+	assert.Equal(t, "agent.registered", recs[len(recs)-2]["type"])
+	agents := env.Venom("checkpoint", "agents", "--json").OK(t).Map(t)["agents"].([]any)
+	assert.Equal(t, "settled", agents[0].(map[string]any)["state"])
 }
 
 func TestClean_WorktreeRemovedTakesForksRefsToo(t *testing.T) {

@@ -340,7 +340,10 @@ func (s *State) Apply(e *journal.Entry) {
 		}
 	}
 	if e.Type == journal.AgentRegistered {
-		if _, ok := s.Agents[e.Agent]; ok {
+		if a, ok := s.Agents[e.Agent]; ok {
+			if a.State == Archived {
+				a.reopen(e)
+			}
 			return
 		}
 		a := &Agent{ID: e.Agent, Tree: e.Tree, Isolation: e.Isolation, Harness: e.Harness,
@@ -591,4 +594,18 @@ func (s *State) Named(given string) (*Agent, error) {
 		return nil, err
 	}
 	return s.Known(id)
+}
+
+// reopen registers a cleaned (archived) agent's id again: the id is free
+// for a new agent, as a branch name is after git branch -d. Its history
+// stays (checkpoint and turn numbers go on from where they were, so no ref
+// name is taken twice, and what clean kept stays listed); the tree,
+// isolation, harness and parent are the new registration's, and the old
+// conversation binding and any turn left open are dropped.
+func (a *Agent) reopen(e *journal.Entry) {
+	a.Tree, a.Isolation, a.Harness, a.Parent = e.Tree, e.Isolation, e.Harness, ""
+	if e.Parent != nil {
+		a.Parent = *e.Parent
+	}
+	a.State, a.OpenTurn, a.Binding, a.RegisteredAt = Settled, nil, Binding{}, e.Seq
 }

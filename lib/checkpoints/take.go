@@ -170,7 +170,8 @@ func treeOf(ctx context.Context, s *state.Store, a *agents.Agent) (*repo.Repo, e
 // Register returns the agent, registering it the first time (CONTRACT 8.1,
 // 8.21: isolation and parent are fixed at registration).
 func Register(tx *state.Txn, reg Registration) (*agents.Agent, error) {
-	if a := tx.State.Agent(reg.Agent); a != nil {
+	// An archived agent's id registers anew (agents.reopen).
+	if a := tx.State.Agent(reg.Agent); a != nil && a.State != agents.Archived {
 		if reg.Isolation != "" && reg.Isolation != a.Isolation {
 			return nil, errcode.Newf(errcode.InvalidParamsIsolation,
 				map[string]string{"agent": a.ID, "isolation": a.Isolation},

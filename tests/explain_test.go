@@ -410,3 +410,20 @@ func TestRealClaude_ExplainNamesTurnsAndPrompts(t *testing.T) {
 	assert.Contains(t, note, `prompt "extend a and write b"`)
 	assert.Contains(t, note, "b.txt  whole file")
 }
+
+// The shape of explain --json, member by member.
+func TestExplain_ResultGolden(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	e.Write("a.txt", "one\n")
+	e.Commit("a")
+	e.turnOf("a1", func() {
+		e.Write("a.txt", "one\ntwo\n")
+		e.Write("b.txt", "b\n")
+	})
+	e.Write("a.txt", "zero\none\ntwo\n")
+	e.Commit("work")
+	r := e.Venom("checkpoint", "explain", "--json", "HEAD").OK(t)
+	times := regexp.MustCompile(`"(started|ended)":"[^"]*"`)
+	e.Golden(t, "checkpoint_explain", times.ReplaceAllString(r.Stdout, `"$1":"<ts>"`))
+}

@@ -14,7 +14,7 @@ import (
 func resolveAgent() *agents.Agent {
 	return &agents.Agent{ID: "a1",
 		Checkpoints: []*agents.Checkpoint{ck("k1", false), ck("k2", false), ck("k3", true), ck("k4", false)},
-		Turns: []*agents.Turn{{ID: "t1", EndCheckpoint: "k2"}, {ID: "t2"}}}
+		Turns:       []*agents.Turn{{ID: "t1", EndCheckpoint: "k2"}, {ID: "t2"}}}
 }
 
 func ck(id string, pruned bool) *agents.Checkpoint {

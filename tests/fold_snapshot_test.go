@@ -159,7 +159,7 @@ func TestFoldSnapshot_NotTrusted(t *testing.T) {
 			require.NoError(t, os.WriteFile(snap, []byte(`{"format":"git-venom fold 99","log":{},"state":{}}`), 0o644))
 		},
 		"damaged": func(t *testing.T, env *Env, snap string) {
-			require.NoError(t, os.WriteFile(snap, []byte(`{"format":"git-venom fold 1","log":{"offs`), 0o644))
+			require.NoError(t, os.WriteFile(snap, []byte(`{"format":"git-venom fold 2","log":{"offs`), 0o644))
 		},
 		"log cut beneath it": func(t *testing.T, env *Env, snap string) {
 			log := filepath.Join(env.StateDir(), "log.jsonl")

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/git-venom/git-venom/lib/agents"
@@ -27,13 +29,15 @@ import (
 // leaves the old snapshot or the new, each true of the log up to its mark.
 // Only lock holders write it (Begin), when the records they had to fold
 // after the snapshot number foldEvery or more: readers never write.
-const snapshotFormat = "git-venom fold 1"
+const snapshotFormat = "git-venom fold 2"
 
-// snapshotFile is the snapshot's on-disk shape.
-type snapshotFile struct {
-	Format string          `json:"format"`
-	Log    journal.Resume  `json:"log"`
-	State  json.RawMessage `json:"state"`
+// The file is three parts: a line of JSON, snapshotHead, saying what it
+// is and the mark it covers; a line of JSON, the fold
+// (agents.MarshalSnapshot's body); and the turn ends, which need no parse
+// (its ends). Each JSON line is parsed once.
+type snapshotHead struct {
+	Format string         `json:"format"`
+	Log    journal.Resume `json:"log"`
 }
 
 // SnapshotPath is the fold snapshot's file.
@@ -52,17 +56,20 @@ func foldEvery() int64 {
 // loadSnapshot reads the snapshot, or returns nil when there is no usable
 // one (which is no error: the log is folded whole).
 func (s *Store) loadSnapshot() (*agents.State, *journal.Resume) {
-	data, err := statefile.ReadFile(s.SnapshotPath())
+	data, err := readWhole(s.SnapshotPath())
 	if err != nil {
 		return nil, nil
 	}
-	// The JSON, a newline, and the turn ends (agents.MarshalSnapshot).
-	head, ends, found := bytes.Cut(data, []byte("\n"))
-	var f snapshotFile
+	head, rest, found := bytes.Cut(data, []byte("\n"))
+	var f snapshotHead
 	if !found || json.Unmarshal(head, &f) != nil || f.Format != snapshotFormat {
 		return nil, nil
 	}
-	st, err := agents.UnmarshalSnapshot(f.State, ends)
+	body, ends, found := bytes.Cut(rest, []byte("\n"))
+	if !found {
+		return nil, nil
+	}
+	st, err := agents.UnmarshalSnapshot(body, ends)
 	if err != nil {
 		return nil, nil
 	}
@@ -81,11 +88,11 @@ func (s *Store) writeSnapshot(l *journal.Log, st *agents.State) error {
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(&snapshotFile{Format: snapshotFormat, Log: mark, State: body})
+	data, err := json.Marshal(&snapshotHead{Format: snapshotFormat, Log: mark})
 	if err != nil {
 		return err
 	}
-	data = append(append(data, '\n'), ends...)
+	data = append(append(append(append(data, '\n'), body...), '\n'), ends...)
 	f, err := statefile.CreateTemp(s.TmpDir(), "fold-*.json")
 	if err != nil {
 		return err
@@ -158,4 +165,25 @@ func (t *Txn) Whole() error {
 	}
 	t.State = st
 	return nil
+}
+
+// readWhole reads the state file at path as statefile.Open opens it, into
+// one buffer of its size (a snapshot is a megabyte or more: grown bit by
+// bit, it would cost several times that in fresh memory).
+func readWhole(path string) ([]byte, error) {
+	f, err := statefile.Open(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	data := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, data)
+	if err != nil {
+		return nil, err
+	}
+	return data[:n], nil
 }

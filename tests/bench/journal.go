@@ -91,11 +91,19 @@ func runJournal(work string, runs int, baseline string, idle float64) {
 			}
 		}
 		cmds, base := cmdsOf(bin), cmdsOf(baseline)
-		// One capture first, untimed: it builds the private index and,
-		// holding the lock, writes the fold snapshot (lib/state) that the
-		// timed commands start from, as any writer of a long log leaves one.
-		if _, _, err := timeRun(dir, cmds["capture (clean)"]); err != nil {
-			fatal(fmt.Errorf("first capture at %d records: %w", n, err))
+		// A prune and a capture first, untimed: holding the lock, the
+		// prune writes the fold snapshot (lib/state) that the timed
+		// commands start from, as any writer of a long log leaves one
+		// (the capture could time out folding the whole log first); the
+		// capture builds the private index.
+		for _, name := range []string{"prune", "capture (clean)"} {
+			argv := cmds["capture (clean)"]
+			if name == "prune" {
+				argv = []string{argv[0], "prune", "--agent=a1", "--json"}
+			}
+			if _, _, err := timeRun(dir, argv); err != nil {
+				fatal(fmt.Errorf("first %s at %d records: %w", name, n, err))
+			}
 		}
 		logSize, turns := logStats(dir)
 		snapSize := int64(0)

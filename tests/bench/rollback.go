@@ -8,10 +8,20 @@ package main
 //	go run ./tests/bench -rollback 10,1000,10000 -rollback-files 100000 -runs 5
 //
 // Reported per count, medians: status; checkout-index (the reference);
-// the rollback's file-writing step (timed inside the command); a no-change
-// capture; the dry run; the whole real call. Ratios: files step /
-// checkout-index (target <= 1.0), and real call / (checkout-index + two
-// no-change captures) (target <= 1.0).
+// a bare `git restore --source <checkpoint> --worktree -- <paths>` of the
+// same paths (no plan, no safety checkpoint); the rollback's file-writing
+// step (timed inside the command); a no-change capture; the dry run; the
+// whole real call. Ratios: files step / checkout-index (target <= 1.0),
+// real call / (checkout-index + two no-change captures) (target <= 1.0),
+// and issue 17's: real call / restore (target <= 1.3) and (dry run + real
+// call) / restore (target <= 1.5).
+//
+// -rollback-repo DIR measures a clone of DIR instead of a generated tree;
+// -rollback-go measures the Go source tree (GOROOT/src, copied into a
+// repository of one commit, cached in -work).
+//
+//	go run ./tests/bench -rollback 1000 -rollback-go -runs 5
+//	go run ./tests/bench -rollback 1000 -rollback-files 100000 -runs 5
 
 import (
 	"bufio"
@@ -19,6 +29,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -31,6 +42,7 @@ var (
 	rollbackCounts *string
 	rollbackFiles  *int
 	rollbackBin    *string
+	rollbackRepo   *string
 )
 
 func init() {
@@ -41,6 +53,8 @@ func init() {
 	rollbackCounts = fs.String("rollback", "10,1000,10000", "comma-separated counts of changed paths to roll back")
 	rollbackFiles = fs.Int("rollback-files", 100000, "size of the generated repository")
 	rollbackBin = fs.String("rollback-bin", "", "folder with git-venom-checkpoint and git-venom-rollback (default: build them)")
+	rollbackRepo = fs.String("rollback-repo", "", "measure a clone of this repository instead of a generated tree")
+	goTree := fs.Bool("rollback-go", false, "measure the Go source tree (GOROOT/src in a repository of one commit)")
 	// Its own work folder: other modes run at the same time and rebuild
 	// bin/ and run/ in theirs. A generated repository cached there is
 	// borrowed by hard links (prepare only ever copies from a cache).
@@ -54,6 +68,13 @@ func init() {
 		fatal(err)
 	}
 	borrowCache(*work, filepath.Join(os.TempDir(), "git-venom-bench"), *rollbackFiles)
+	if *goTree {
+		dir, err := goSourceRepo(*work)
+		if err != nil {
+			fatal(err)
+		}
+		*rollbackRepo = dir
+	}
 	if err := runRollbackMode(&proc{git: *gitPath, env: baseEnv(), dir: *work}, *work, *runs); err != nil {
 		fatal(err)
 	}
@@ -78,7 +99,33 @@ func borrowCache(work, shared string, n int) {
 }
 
 type rbTimes struct {
-	status, ref, files, nochange, dry, real []time.Duration
+	status, ref, restore, files, nochange, dry, real []time.Duration
+}
+
+// goSourceRepo makes (once) a repository of one commit holding a copy of
+// GOROOT/src, and returns it.
+func goSourceRepo(work string) (string, error) {
+	dir := filepath.Join(work, "gosrc")
+	if _, err := os.Stat(filepath.Join(dir, ".git", "bench-complete")); err == nil {
+		return dir, nil
+	}
+	_ = os.RemoveAll(dir)
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return "", err
+	}
+	src := filepath.Join(strings.TrimSpace(string(out)), "src")
+	p := &proc{git: "git", env: baseEnv(), dir: work}
+	if _, err := p.cmd(nil, "cp", "-a", src, dir); err != nil {
+		return "", err
+	}
+	g := &proc{git: "git", env: baseEnv(), dir: dir}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "go src"}} {
+		if _, err := g.run(nil, args...); err != nil {
+			return "", err
+		}
+	}
+	return dir, os.WriteFile(filepath.Join(dir, ".git", "bench-complete"), nil, 0o644)
 }
 
 func runRollbackMode(p *proc, work string, runs int) error {
@@ -103,23 +150,29 @@ func runRollbackMode(p *proc, work string, runs int) error {
 		counts = append(counts, n)
 	}
 	version, _ := p.line("version")
-	fmt.Printf("%s, rollback of changed paths in a %d-file tree, %d runs, medians\n", version, *rollbackFiles, runs)
-	fmt.Printf("%8s %9s %9s %9s %9s %9s %9s   %s   %s\n", "paths", "status", "co-index", "files", "capture0",
-		"dry-run", "real", "files/co-index", "real/(co-index+2*capture0)")
+	what := fmt.Sprintf("a %d-file tree", *rollbackFiles)
+	if *rollbackRepo != "" {
+		what = "a clone of " + *rollbackRepo
+	}
+	fmt.Printf("%s, rollback of changed paths in %s, %d runs, medians\n", version, what, runs)
+	fmt.Printf("%8s %9s %9s %9s %9s %9s %9s %9s   %s   %s   %s   %s\n", "paths", "status", "co-index", "restore", "files", "capture0",
+		"dry-run", "real", "files/co-index", "real/(co-index+2*capture0)", "real/restore", "(dry+real)/restore")
 	for _, n := range counts {
 		t, err := rollbackOnce(p, work, bin, n, runs)
 		if err != nil {
 			return err
 		}
 		ref, files, noch, real := median(t.ref), median(t.files), median(t.nochange), median(t.real)
-		fmt.Printf("%8d %9s %9s %9s %9s %9s %9s   %14s   %s\n", n, ms(median(t.status)), ms(ref), ms(files), ms(noch),
-			ms(median(t.dry)), ms(real), ratio(files, ref), ratio(real, ref+2*noch))
+		restore, dry := median(t.restore), median(t.dry)
+		fmt.Printf("%8d %9s %9s %9s %9s %9s %9s %9s   %14s   %26s   %12s   %s\n", n, ms(median(t.status)), ms(ref), ms(restore),
+			ms(files), ms(noch), ms(dry), ms(real), ratio(files, ref), ratio(real, ref+2*noch), ratio(real, restore),
+			ratio(dry+real, restore))
 	}
 	return nil
 }
 
 func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
-	top, err := prepare(p, work, *rollbackFiles, "")
+	top, err := prepare(p, work, *rollbackFiles, *rollbackRepo)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +243,23 @@ func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
 			return nil, err
 		}
 		t.ref = append(t.ref, time.Since(start))
+		// The bare restore of the same paths from the checkpoint, as a
+		// person would without git-venom (issue 17's reference).
 		if err := m.apply(); err != nil {
+			return nil, err
+		}
+		if _, err := g.run(nil, "status", "--porcelain"); err != nil { // the same warm index as the rollback sees
+			return nil, err
+		}
+		start = time.Now()
+		if _, err := g.with("GIT_LITERAL_PATHSPECS=1").run(list, "restore", "--source=refs/venom/checkpoints/b/1", "--worktree", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+			return nil, err
+		}
+		t.restore = append(t.restore, time.Since(start))
+		if err := m.apply(); err != nil {
+			return nil, err
+		}
+		if _, err := g.run(nil, "status", "--porcelain"); err != nil {
 			return nil, err
 		}
 		_ = os.Remove(timings)

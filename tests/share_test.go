@@ -140,6 +140,26 @@ func TestShare_PushAndFetchThroughABareRemote(t *testing.T) {
 	assert.Equal(t, "turn 2", b.Git("show", "refs/venom/remotes/origin/"+m+"/a1/3:turn-a1.txt"))
 	assert.NoFileExists(t, filepath.Join(b.StateDir(), "log.jsonl"))
 
+	// list and git venom-diff read a copy by its id.
+	cp := "origin/" + m + "/a1"
+	var l ListResult
+	b.Venom("checkpoint", "list", "--agent="+cp, "--json").OK(t).JSON(t, &l)
+	assert.Equal(t, cp, l.Agent)
+	var listed []string
+	for _, it := range l.Checkpoints {
+		listed = append(listed, it.Checkpoint)
+		n := strings.TrimPrefix(it.Checkpoint, "k")
+		assert.Equal(t, copies["refs/venom/remotes/origin/"+m+"/a1/"+n], it.Repos[0].Commit)
+	}
+	assert.Equal(t, []string{"k3", "k2", "k1"}, listed)
+	diff := b.Venom("diff", "--agent="+cp, "k1", "k3").OK(t).Stdout
+	plain := b.Git("diff", copies["refs/venom/remotes/origin/"+m+"/a1/1"], copies["refs/venom/remotes/origin/"+m+"/a1/3"])
+	assert.True(t, strings.HasSuffix(strings.TrimSpace(diff), plain), "%s\n---\n%s", diff, plain)
+	// A copy whose log ref was changed here is checked again, and refused.
+	b.Git("update-ref", "refs/venom/remotes/origin/"+m+"/a1/log", copies["refs/venom/remotes/origin/"+m+"/a1/1"])
+	b.Venom("checkpoint", "list", "--agent="+cp, "--json").Fails(t, 1, "failed.state")
+	b.Git("update-ref", "refs/venom/remotes/origin/"+m+"/a1/log", copies["refs/venom/remotes/origin/"+m+"/a1/log"])
+
 	// A prune on A and a second push remove what is no longer live; the
 	// next fetch removes it here too.
 	a.SetGlobal("venom.keep", "1")
@@ -243,11 +263,13 @@ func TestShare_HostileRemote(t *testing.T) {
 		}
 	}
 	sort.Strings(added)
-	assert.Equal(t, []string{
+	want := []string{
 		"refs/venom/remotes/evil/" + fake + "/b1/log",
 		"refs/venom/remotes/evil/" + m + "/a1/1",
 		"refs/venom/remotes/evil/" + m + "/a1/log",
-	}, added)
+	}
+	sort.Strings(want)
+	assert.Equal(t, want, added)
 	for name, oid := range before {
 		assert.Equal(t, oid, after[name], name)
 	}

@@ -15,12 +15,13 @@ import (
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/share"
 	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // ListCmd lists checkpoints: git venom-checkpoint list [--agent] [--turn] [--before] [--limit].
 type ListCmd struct {
-	Agent  string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree)."`
+	Agent  string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree), or a fetched copy <remote>/<machine>/<agent>."`
 	Turn   string `name:"turn" help:"Only checkpoints of this turn (t<n>)."`
 	Before string `name:"before" help:"Only checkpoints older than this one, exclusive: k<n>, last, ~<n> (n back from last) or t<n> (that turn's end)."`
 	Limit  int    `name:"limit" default:"50" help:"At most this many."`
@@ -37,7 +38,11 @@ func (c *ListCmd) Run(env *cli.Env) error {
 		return err
 	}
 	var st *agents.State
-	if c.Agent != "" {
+	var a *agents.Agent
+	if share.IsCopy(c.Agent) {
+		// A fetched copy (push, fetch): its own log copy, checked again.
+		st, a, err = share.ReadCopy(s, c.Agent)
+	} else if c.Agent != "" {
 		// A listing is the agent's own: reading only its records makes it
 		// cost what its history costs, whatever other agents wrote.
 		st, err = s.ReadAgent(c.Agent)
@@ -47,9 +52,10 @@ func (c *ListCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	a, err := st.Named(c.Agent)
-	if err != nil {
-		return err
+	if a == nil {
+		if a, err = st.Named(c.Agent); err != nil {
+			return err
+		}
 	}
 	l, err := checkpoints.List(s.Repo, a, checkpoints.Filter{Turn: c.Turn, Before: c.Before, Limit: c.Limit})
 	if err != nil {

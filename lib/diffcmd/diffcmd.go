@@ -16,6 +16,7 @@ import (
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/share"
 	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/treediff"
 )
@@ -23,7 +24,7 @@ import (
 // CLI is git-venom-diff's grammar.
 type CLI struct {
 	cli.Globals
-	Agent    string   `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree)."`
+	Agent    string   `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree), or a fetched copy <remote>/<machine>/<agent>."`
 	From     string   `name:"from" help:"The checkpoint to compare from: k<n>, last, ~<n> (n back from last) or t<n> (that turn's end)."`
 	To       string   `name:"to" help:"The checkpoint to compare to, named as --from; the current files when left out."`
 	Repo     string   `name:"repo" default:"." help:"The repository of the agent's scope (always .)."`
@@ -56,7 +57,13 @@ func (c *CLI) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	a, err := st.Named(c.Agent)
+	var a *agents.Agent
+	if share.IsCopy(c.Agent) {
+		// A fetched copy (push, fetch): to this worktree by default.
+		_, a, err = share.ReadCopy(s, c.Agent)
+	} else {
+		a, err = st.Named(c.Agent)
+	}
 	if err != nil {
 		return err
 	}

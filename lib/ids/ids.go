@@ -96,10 +96,17 @@ func ParseName(s string) (Name, error) {
 	return Name{}, fmt.Errorf("%q names no checkpoint: give k<n>, last, ~<n> (n back from last) or t<n> (that turn's end)", s)
 }
 
-// RefName is the ref of checkpoint n of agent (RFC 5.1).
+// RefName is the ref of checkpoint n of agent (RFC 5.1). A fetched copy's
+// id, <remote>/<machine>/<agent> (lib/share), is no agent id: its refs are
+// the ones fetch wrote under refs/venom/remotes/.
 func RefName(agent string, n int) string {
-	return "refs/venom/checkpoints/" + agent + "/" + strconv.Itoa(n)
+	return RefPrefix(agent) + strconv.Itoa(n)
 }
 
 // RefPrefix is the namespace of one agent's refs, with a trailing slash.
-func RefPrefix(agent string) string { return "refs/venom/checkpoints/" + agent + "/" }
+func RefPrefix(agent string) string {
+	if strings.Contains(agent, "/") {
+		return "refs/venom/remotes/" + agent + "/"
+	}
+	return "refs/venom/checkpoints/" + agent + "/"
+}

@@ -8,7 +8,9 @@ import (
 
 	git "github.com/libgit2/git2go/v34"
 
+	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/checkpoints"
+	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/journal"
@@ -199,48 +201,54 @@ func checkCheckpoint(s *state.Store, oid, agent string, n int, logged map[string
 // it one git would check out. It returns the commit each checkpoint.taken
 // record names, or a refusal reason.
 func readLogCopy(s *state.Store, e *remoteRefEntry, agent string) (map[string]string, string) {
+	_, logged, why := readLog(s, e, agent)
+	return logged, why
+}
+
+// readLog is readLogCopy that also returns the records.
+func readLog(s *state.Store, e *remoteRefEntry, agent string) ([]journal.Entry, map[string]string, string) {
 	if e == nil {
-		return nil, RefusedLog
+		return nil, nil, RefusedLog
 	}
 	lib, err := s.Repo.Lib()
 	if err != nil {
-		return nil, RefusedLog
+		return nil, nil, RefusedLog
 	}
 	id, _ := git.NewOid(e.oid)
 	commit, err := lib.LookupCommit(id)
 	if err != nil {
-		return nil, RefusedMissing
+		return nil, nil, RefusedMissing
 	}
 	defer commit.Free()
 	tree, err := commit.Tree()
 	if err != nil {
-		return nil, RefusedMissing
+		return nil, nil, RefusedMissing
 	}
 	defer tree.Free()
 	if tree.EntryCount() != 1 {
-		return nil, RefusedLog
+		return nil, nil, RefusedLog
 	}
 	te := tree.EntryByIndex(0)
 	if te.Name != LogFile || te.Filemode != git.FilemodeBlob {
-		return nil, RefusedLog
+		return nil, nil, RefusedLog
 	}
 	odb, err := lib.Odb()
 	if err != nil {
-		return nil, RefusedLog
+		return nil, nil, RefusedLog
 	}
 	defer odb.Free()
 	size, typ, err := odb.ReadHeader(te.Id)
 	if err != nil || typ != git.ObjectBlob || size > MaxLogBytes {
-		return nil, RefusedLog
+		return nil, nil, RefusedLog
 	}
 	blob, err := lib.LookupBlob(te.Id)
 	if err != nil {
-		return nil, RefusedMissing
+		return nil, nil, RefusedMissing
 	}
 	defer blob.Free()
 	tmp, err := statefile.CreateTemp(s.TmpDir(), "fetched-log-*")
 	if err != nil {
-		return nil, RefusedLog
+		return nil, nil, RefusedLog
 	}
 	defer statefile.Remove(tmp.Name())
 	_, err = tmp.Write(blob.Contents())
@@ -248,23 +256,23 @@ func readLogCopy(s *state.Store, e *remoteRefEntry, agent string) (map[string]st
 		err = cerr
 	}
 	if err != nil {
-		return nil, RefusedLog
+		return nil, nil, RefusedLog
 	}
 	var entries []journal.Entry
 	l, err := journal.Scan(tmp.Name(), func(e *journal.Entry) { entries = append(entries, *e) })
 	if err != nil || l.Damaged() > 0 || l.Torn() {
-		return nil, RefusedLog
+		return nil, nil, RefusedLog
 	}
 	logged := map[string]string{}
 	for _, e := range entries {
 		if e.Agent != agent || !pathsSafe(e) {
-			return nil, RefusedLog
+			return nil, nil, RefusedLog
 		}
 		if e.Type == journal.CheckpointTaken && len(e.Repos) > 0 {
 			logged[e.Checkpoint] = e.Repos[0].Commit
 		}
 	}
-	return logged, ""
+	return entries, logged, ""
 }
 
 // pathsSafe: every path a record holds passes treepath.Verify.
@@ -286,4 +294,53 @@ func pathsSafe(e journal.Entry) bool {
 		}
 	}
 	return true
+}
+
+// IsCopy reports whether an --agent value names a fetched copy
+// (<remote>/<machine>/<agent>) rather than an agent of this repository.
+func IsCopy(given string) bool { return strings.Count(given, "/") == 2 }
+
+// ReadCopy folds a fetched copy's log, checked again as fetch checks it
+// (the refs under refs/venom/remotes/ are as writable as any), into a
+// State holding one agent whose id is the copy id, so that its refs are
+// the copy's (ids.RefName). Read-only verbs list and diff take it.
+func ReadCopy(s *state.Store, copyID string) (*agents.State, *agents.Agent, error) {
+	parts := strings.Split(copyID, "/")
+	notFound := errcode.Newf(errcode.NotFoundAgent, map[string]string{"agent": copyID},
+		"no fetched copy %s here", copyID).Hint("git venom-checkpoint fetch <remote>   brings the copies a remote holds")
+	if len(parts) != 3 || CheckRemote(parts[0]) != nil {
+		return nil, nil, notFound
+	}
+	r, ok := parseShared(parts[1] + "/" + parts[2] + "/" + LogLeaf)
+	if !ok {
+		return nil, nil, notFound
+	}
+	lib, err := s.Repo.Lib()
+	if err != nil {
+		return nil, nil, err
+	}
+	ref, err := lib.References.Lookup(localRef(parts[0], r))
+	if err != nil {
+		return nil, nil, notFound
+	}
+	oid := ref.Target().String()
+	ref.Free()
+	entries, _, why := readLog(s, &remoteRefEntry{oid: oid}, r.agent)
+	if why != "" {
+		return nil, nil, errcode.Newf(errcode.FailedState, map[string]string{"agent": copyID, "reason": why},
+			"the fetched log of %s does not pass the checks (%s)", copyID, why).
+			Hint("git venom-checkpoint fetch %s   fetches it again", parts[0])
+	}
+	for i := range entries {
+		entries[i].Agent = copyID
+	}
+	st := agents.Fold(entries)
+	a := st.Agents[copyID]
+	if a == nil {
+		return nil, nil, notFound
+	}
+	// The tree it names is another machine's: what a copy is compared
+	// with here is this worktree.
+	a.Tree = s.Repo.Top
+	return st, a, nil
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/testhook"
+	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // Limits bound one capture (RFC 11.5).
@@ -285,7 +286,7 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 		}
 		fi := &stats[i]
 		if err := fi.err; err != nil {
-			if errors.Is(err, os.ErrNotExist) || errors.Is(err, paths.ErrNotDir) {
+			if treepath.Gone(err) {
 				removes = append(removes, c.path)
 				continue
 			}

@@ -2,17 +2,15 @@ package capture
 
 import (
 	"bytes"
-	"errors"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/git-venom/git-venom/lib/gitconfig"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/statefile"
+	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // When git stores a file as it is, its blob is the file's bytes, and the
@@ -137,7 +135,7 @@ func attrFileQuiet(path string) bool {
 
 // absent: the error says there is no file at the path.
 func absent(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+	return treepath.Gone(err)
 }
 
 // settingsQuiet reports whether the attributes outside the tree are quiet,

@@ -9,10 +9,10 @@ package gitconfig
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"strings"
-	"syscall"
+
+	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // Entry is one key of a file: its full name as git prints it (section and
@@ -31,7 +31,7 @@ var ErrSyntax = errors.New("not a config file git reads")
 // there has no entries, as for git: nil, nil.
 func ReadFile(path string) ([]Entry, error) {
 	text, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+	if treepath.Gone(err) {
 		return nil, nil
 	}
 	if err != nil {

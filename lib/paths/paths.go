@@ -7,14 +7,10 @@ package paths
 import (
 	"encoding/base64"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/git-venom/git-venom/lib/journal"
 )
-
-// ErrNotDir is what lstat says when a parent of a path is a file.
-var ErrNotDir = syscall.ENOTDIR
 
 // Display returns the path for JSON and, when it is not valid UTF-8, its
 // exact bytes in base64.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -190,7 +189,7 @@ func placeFile(root *treepath.Root, stage int, e entry) error {
 		return nil
 	case errors.Is(err, treepath.ErrStaged):
 		return fmt.Errorf("write %s: %w", e.path, err)
-	case errors.Is(err, treepath.ErrNotDir):
+	case treepath.NotDir(err):
 		return nil
 	}
 	if fi, lerr := root.Lstat(e.path); lerr == nil && fi.IsDir() {
@@ -210,7 +209,7 @@ func removeFile(root *treepath.Root, p string) error {
 		// the rollback. Leave it for the check of step 6.
 		return nil
 	}
-	if err := root.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, treepath.ErrNotDir) {
+	if err := root.Remove(p); err != nil && !treepath.Gone(err) {
 		return fmt.Errorf("unlink %s: %w", p, err)
 	}
 	for d := path.Dir(p); d != "."; d = path.Dir(d) {

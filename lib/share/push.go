@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"regexp"
 	"strings"
@@ -18,6 +20,7 @@ import (
 	"github.com/git-venom/git-venom/lib/events"
 	"github.com/git-venom/git-venom/lib/refs"
 	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/statefile"
 )
 
 // Pushed is push's result.
@@ -147,9 +150,10 @@ var seqPrefix = regexp.MustCompile(`^\{"seq":[0-9]+,`)
 // so that the copy reads as a whole log (a seq is checked for gaps). Only
 // whole lines are taken, never a torn tail.
 func agentLog(path, agent string) ([]byte, int, error) {
-	f, err := os.Open(path)
+	// As every state file: reached without following a link (issue 12).
+	f, err := statefile.Open(path, os.O_RDONLY, 0)
 	if err != nil {
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil, 0, nil
 		}
 		return nil, 0, err

@@ -134,3 +134,33 @@ func TestList_HumanAndJSON(t *testing.T) {
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, `"checkpoint":"k1"`)
 }
+
+// list's FILES count is git diff-tree -r's between a checkpoint and the
+// one before it, and null for the first.
+func TestList_FilesChangedAsGitDiffTree(t *testing.T) {
+	w := newWorld(t)
+	require.NoError(t, os.MkdirAll(filepath.Join(w.dir, "d", "e"), 0o755))
+	w.write("d/e/x.txt", "x\n")
+	code, _, errOut := w.run("--agent=a1")
+	require.Equal(t, 0, code, errOut)
+	w.write("a.txt", "changed\n")
+	w.write("d/e/x.txt", "x2\n")
+	w.write("d/y.txt", "y\n")
+	code, _, errOut = w.run("--agent=a1")
+	require.Equal(t, 0, code, errOut)
+
+	code, out, _ := w.run("list", "--agent=a1", "--json")
+	require.Equal(t, 0, code)
+	var l struct {
+		Checkpoints []struct {
+			Checkpoint   string `json:"checkpoint"`
+			FilesChanged *int   `json:"files_changed"`
+		} `json:"checkpoints"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &l))
+	require.Len(t, l.Checkpoints, 2)
+	assert.Nil(t, l.Checkpoints[1].FilesChanged, "the first has nothing before it")
+	names := w.git("diff-tree", "-r", "--name-only", "refs/venom/checkpoints/a1/1", "refs/venom/checkpoints/a1/2")
+	require.NotNil(t, l.Checkpoints[0].FilesChanged)
+	assert.Equal(t, len(strings.Split(names, "\n")), *l.Checkpoints[0].FilesChanged)
+}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/fatih/color"
-	git "github.com/libgit2/git2go/v34"
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/checkpoints"
@@ -14,7 +13,6 @@ import (
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/quote"
-	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/share"
 	"github.com/git-venom/git-venom/lib/ui"
 )
@@ -68,10 +66,6 @@ func (c *ListCmd) Run(env *cli.Env) error {
 			quote.C(a.ID), quote.C(id))
 	}
 	l.Pending = checkpoints.Pending(s, a.ID)
-	for i := range l.Checkpoints {
-		it := &l.Checkpoints[i]
-		it.FilesChanged = filesChanged(s.Repo, *it, previous(a.Checkpoints, it.Checkpoint))
-	}
 	if env.JSON {
 		return env.UI.JSON(l)
 	}
@@ -105,67 +99,6 @@ func (c *ListCmd) Run(env *cli.Env) error {
 		w.Note("(a capture is pending)")
 	}
 	return w.Flush()
-}
-
-func previous(list []*agents.Checkpoint, id string) *agents.Checkpoint {
-	var prev *agents.Checkpoint
-	for _, c := range list {
-		if c.Checkpoint == id {
-			return prev
-		}
-		if c.Live() {
-			prev = c
-		}
-	}
-	return nil
-}
-
-// filesChanged counts the paths that differ from the previous checkpoint:
-// nil for the first checkpoint, or when a tree cannot be read.
-func filesChanged(r *repo.Repo, it checkpoints.Item, prev *agents.Checkpoint) *int {
-	if prev == nil {
-		return nil
-	}
-	lib, err := r.Lib()
-	if err != nil {
-		return nil
-	}
-	a, b := treeOf(lib, prev.Repos), treeOf(lib, it.Repos)
-	if a == nil || b == nil {
-		return nil
-	}
-	defer a.Free()
-	defer b.Free()
-	d, err := lib.DiffTreeToTree(a, b, nil)
-	if err != nil {
-		return nil
-	}
-	defer d.Free()
-	n, err := d.NumDeltas()
-	if err != nil {
-		return nil
-	}
-	return &n
-}
-
-func treeOf(lib *git.Repository, repos []journal.RepoState) *git.Tree {
-	if len(repos) == 0 {
-		return nil
-	}
-	id, err := git.NewOid(repos[0].Commit)
-	if err != nil {
-		return nil
-	}
-	c, err := lib.LookupCommit(id)
-	if err != nil {
-		return nil
-	}
-	defer c.Free()
-	t, err := c.Tree()
-	if err != nil {
-		return nil
-	}
-	return t
 }
 
 func age(at string) string {

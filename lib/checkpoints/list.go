@@ -1,11 +1,14 @@
 package checkpoints
 
 import (
+	git "github.com/libgit2/git2go/v34"
+
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/treewalk"
 )
 
 // Item is one checkpoint of agent.checkpoints: the RFC 4.2 record without
@@ -22,8 +25,8 @@ type Item struct {
 	Label        *string             `json:"label,omitempty"`
 	Repos        []journal.RepoState `json:"repos"`
 	// FilesChanged is how many paths differ from the agent's previous
-	// checkpoint, as list's FILES column; null for the first, or when a
-	// tree cannot be read. Filled by the list command, after the RFC's
+	// live checkpoint, as list's FILES column (git diff-tree -r's count);
+	// null for the first, or when a tree cannot be read. After the RFC's
 	// members.
 	FilesChanged *int `json:"files_changed"`
 }
@@ -75,6 +78,7 @@ func List(r *repo.Repo, a *agents.Agent, f Filter) (*Listing, error) {
 		limit = 50
 	}
 	out := &Listing{Agent: a.ID, Checkpoints: []Item{}}
+	count := changeCounter(r)
 	for i := len(a.Checkpoints) - 1; i >= 0 && len(out.Checkpoints) < limit; i-- {
 		c := a.Checkpoints[i]
 		if !c.Live() || (before > 0 && c.N >= before) {
@@ -87,7 +91,9 @@ func List(r *repo.Repo, a *agents.Agent, f Filter) (*Listing, error) {
 			out.Unusable = append(out.Unusable, c.Checkpoint)
 			continue
 		}
-		out.Checkpoints = append(out.Checkpoints, ItemOf(a, c))
+		it := ItemOf(a, c)
+		it.FilesChanged = count(previousLive(a, i), c)
+		out.Checkpoints = append(out.Checkpoints, it)
 	}
 	return out, nil
 }
@@ -96,4 +102,56 @@ func List(r *repo.Repo, a *agents.Agent, f Filter) (*Listing, error) {
 func ItemOf(a *agents.Agent, c *agents.Checkpoint) Item {
 	return Item{Checkpoint: c.Checkpoint, Reason: c.Reason, Turn: c.Turn, ThroughTurn: c.ThroughTurn, At: c.At,
 		MidTurn: c.MidTurn, Overlap: c.Overlap, Conversation: Conversation(a, c), Label: c.Label, Repos: c.Repos}
+}
+
+// previousLive is the agent's live checkpoint before its i-th, or nil.
+func previousLive(a *agents.Agent, i int) *agents.Checkpoint {
+	for j := i - 1; j >= 0; j-- {
+		if a.Checkpoints[j].Live() {
+			return a.Checkpoints[j]
+		}
+	}
+	return nil
+}
+
+// changeCounter returns a function counting the paths that differ between
+// two checkpoints' trees, as git diff-tree -r lists them (treewalk, one
+// parse a folder over the whole listing); nil when one is missing or
+// cannot be read.
+func changeCounter(r *repo.Repo) func(prev, c *agents.Checkpoint) *int {
+	lib, err := r.Lib()
+	if err != nil {
+		return func(_, _ *agents.Checkpoint) *int { return nil }
+	}
+	odb, err := lib.Odb()
+	if err != nil {
+		return func(_, _ *agents.Checkpoint) *int { return nil }
+	}
+	walker := treewalk.NewWalker(odb)
+	treeOf := func(c *agents.Checkpoint) *git.Oid {
+		if c == nil || len(c.Repos) == 0 {
+			return nil
+		}
+		id, err := git.NewOid(c.Repos[0].Commit)
+		if err != nil {
+			return nil
+		}
+		commit, err := lib.LookupCommit(id)
+		if err != nil {
+			return nil
+		}
+		defer commit.Free()
+		return commit.TreeId()
+	}
+	return func(prev, c *agents.Checkpoint) *int {
+		a, b := treeOf(prev), treeOf(c)
+		if a == nil || b == nil {
+			return nil
+		}
+		n := 0
+		if err := walker.DiffUnder(a, b, nil, func(string, treewalk.Side, treewalk.Side) { n++ }); err != nil {
+			return nil
+		}
+		return &n
+	}
 }

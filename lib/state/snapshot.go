@@ -56,7 +56,7 @@ func foldEvery() int64 {
 // loadSnapshot reads the snapshot, or returns nil when there is no usable
 // one (which is no error: the log is folded whole).
 func (s *Store) loadSnapshot() (*agents.State, *journal.Resume) {
-	data, err := readWhole(s.SnapshotPath())
+	data, err := readWhole(s.SnapshotPath(), s.snapshotCap())
 	if err != nil {
 		return nil, nil
 	}
@@ -167,10 +167,29 @@ func (t *Txn) Whole() error {
 	return nil
 }
 
+// snapshotSlack is what a snapshot may hold beyond the log's size: a fold
+// of few records is still a few kilobytes of agents and turn ends.
+const snapshotSlack = 16 << 20
+
+// snapshotCap is the largest snapshot worth reading: a fold holds less than
+// the records it folds, so a bigger file (a planted sparse terabyte would
+// be allocated whole and kill every command) is not one we wrote.
+func (s *Store) snapshotCap() int64 {
+	var size int64
+	if fi, err := os.Lstat(s.Repo.Log); err == nil {
+		size = fi.Size()
+	}
+	return size + snapshotSlack
+}
+
+// errSnapshotSize refuses a snapshot over snapshotCap.
+var errSnapshotSize = errors.New("the fold snapshot is larger than the log it folds")
+
 // readWhole reads the state file at path as statefile.Open opens it, into
 // one buffer of its size (a snapshot is a megabyte or more: grown bit by
-// bit, it would cost several times that in fresh memory).
-func readWhole(path string) ([]byte, error) {
+// bit, it would cost several times that in fresh memory), if that size is
+// at most limit.
+func readWhole(path string, limit int64) ([]byte, error) {
 	f, err := statefile.Open(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
@@ -179,6 +198,9 @@ func readWhole(path string) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
+	}
+	if fi.Size() > limit {
+		return nil, errSnapshotSize
 	}
 	data := make([]byte, fi.Size())
 	n, err := io.ReadFull(f, data)

@@ -82,6 +82,11 @@ func TestDocs_ErrorRegistry(t *testing.T) {
 		if assert.NotNil(t, row, "docs/errors.md has no row for %s", code) {
 			assert.Equal(t, strconv.Itoa(code.Class().Exit()), row[1], "docs/errors.md: exit of %s", code)
 		}
+		// The Data table shows the shape declared beside the code.
+		data := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(string(code)) + "` \\| `([^`]*)`").FindStringSubmatch(string(b))
+		if assert.NotNil(t, data, "docs/errors.md has no data row for %s", code) {
+			assert.Equal(t, errcode.Data[code].String(), data[1], "docs/errors.md: data of %s", code)
+		}
 	}
 	assert.Contains(t, string(b), "must be treated as a failure")
 }

@@ -185,6 +185,104 @@ var Registry = map[Code]string{
 	TimeoutLock:           "the repository's lock was not free within venom.timeout",
 }
 
+// Shape is what a code's data holds: the JSON object's members, "name?"
+// for one only some errors of the code carry. A code whose errors carry no
+// data has the zero Shape (data is null); Nullable says some errors of a
+// code with members carry none. The test in this package checks every
+// New/Newf call in lib/ against its code's Shape, and docs/errors.md lists
+// them, so a script can rely on one shape per code.
+type Shape struct {
+	Members  []string
+	Nullable bool
+}
+
+// Members makes the Shape of a code whose errors always carry data.
+func Members(names ...string) Shape { return Shape{Members: names} }
+
+// OrNull is s for a code some of whose errors carry no data.
+func (s Shape) OrNull() Shape { s.Nullable = true; return s }
+
+// NoData is the Shape of a code whose errors carry no data.
+var NoData = Shape{Nullable: true}
+
+// String is the shape as docs/errors.md prints it: {a, b?}, or null.
+func (s Shape) String() string {
+	if len(s.Members) == 0 {
+		return "null"
+	}
+	out := "{" + strings.Join(s.Members, ", ") + "}"
+	if s.Nullable {
+		out += " or null"
+	}
+	return out
+}
+
+// Data gives each code of the Registry the shape of its data, in the
+// Registry's order.
+var Data = map[Code]Shape{
+	NotFoundCheckpoint:     Members("checkpoint?", "repo?", "agent?"),
+	NotFoundAgent:          Members("agent"),
+	NotFoundTurn:           Members("agent", "turn"),
+	NotFoundHarnessSession: Members("agent", "harness_session?", "harness_turn?"),
+	NotFoundCommit:         Members("commit"),
+
+	InvalidParamsPlan:       NoData,
+	InvalidParamsAgent:      Members("agent?", "agents?"),
+	InvalidParamsTurn:       Members("turn", "open?"),
+	InvalidParamsReason:     Members("reason"),
+	InvalidParamsIsolation:  Members("isolation", "agent?"),
+	InvalidParamsParent:     Members("parent", "agent?"),
+	InvalidParamsCheckpoint: Members("checkpoint").OrNull(),
+	InvalidParamsPath:       Members("path"),
+	InvalidParamsUsage:      Members("verb?", "verbs?", "args?", "harness?", "limit?", "scope?", "via?", "checkpoint?", "paths?").OrNull(),
+	InvalidParamsConfig:     Members("key?", "value?", "file?").OrNull(),
+	InvalidParamsHarness:    Members("harness"),
+	InvalidParamsHookInput:  NoData,
+	InvalidParamsFilter:     Members("types?", "resources?", "known?"),
+	InvalidParamsRemote:     Members("remote"),
+
+	DeniedAgentCaller: Members("agent"),
+
+	ConflictTurnRunning:         Members("agent"),
+	ConflictHandedOver:          Members("agent"),
+	ConflictInvalidTransition:   Members("agent"),
+	ConflictRollbackRunning:     Members("agent"),
+	ConflictCheckpointPending:   Members("agent"),
+	ConflictStaleRequests:       NoData,
+	ConflictLiveChildren:        Members("children"),
+	ConflictTreeShared:          Members("agents"),
+	ConflictGitOperation:        Members("repo", "operation"),
+	ConflictCheckpointFilesOnly: Members("why"),
+	ConflictHeadMoved:           Members("repo", "expected", "actual", "branch?"),
+	ConflictCommitsPushed:       Members("repo", "commits", "refs"),
+	ConflictOutsideEdits:        Members("repos"),
+	ConflictRollbackStale:       Members("checkpoint"),
+	ConflictHarnessForkRefused:  Members("agent", "harness_session", "fork_at?", "harness_turn?", "message?"),
+	ConflictLocked:              Members("repo"),
+	ConflictHookInstalled:       Members("file", "notify"),
+
+	UnsupportedHarnessCapability: Members("fix", "harness?", "reason?"),
+	UnsupportedCheckpointNoRepo:  NoData,
+	UnsupportedObjectFormat:      Members("object_format"),
+	UnsupportedNotYet:            Members("verb"),
+	UnsupportedEnvironment:       Members("variable"),
+
+	FailedCheckpointGit:       Members("repo", "reason"), // RepoReason
+	FailedCheckpointTooLarge:  Members("repo", "bytes", "limit", "largest", "folders"),
+	FailedCheckpointUnsafe:    Members("checkpoint", "path", "path_b64?", "rule"),
+	FailedRollbackUndone:      Members("repo", "reason"), // RepoReason
+	FailedRollbackPartial:     Members("repos", "safety"),
+	FailedRollbackInterrupted: Members("safety"),
+	FailedState:               Members("file?", "refused?", "log?", "lines?").OrNull(),
+	FailedInternal:            NoData,
+	FailedNote:                Members("commit", "ref"),
+	FailedRemote:              Members("remote", "step?"),
+
+	TimeoutCheckpoint:     Members("repo"),
+	TimeoutHarnessRequest: Members("agent", "harness_session", "harness_turn"),
+	TimeoutLock:           Members("repo"),
+}
+
 // Error is an RFC-coded error: what the user sees, and the cause behind it.
 type Error struct {
 	Code    Code

@@ -95,18 +95,18 @@ func (Adapter) Rewind(ctx context.Context, s *state.Store, a *agents.Agent, t *a
 	if lerr == nil {
 		u, err := Resolve(path, anchor)
 		if err != nil {
-			return nil, refused(src, anchor, err)
+			return nil, refused(a.ID, src, anchor, err)
 		}
 		anchor = u
 	}
 	id := NewSessionID()
 	if o.Materialize {
 		if lerr != nil {
-			return nil, errcode.Newf(errcode.NotFoundHarnessSession, map[string]string{"harness_session": src},
+			return nil, errcode.Newf(errcode.NotFoundHarnessSession, map[string]string{"agent": a.ID, "harness_session": src},
 				"Claude Code session %s has no transcript under %s", src, ConfigDir(getenv))
 		}
 		if _, err := Fork(path, anchor, id, time.Now()); err != nil {
-			return nil, refused(src, anchor, err)
+			return nil, refused(a.ID, src, anchor, err)
 		}
 		return &conversation.Rewound{HarnessSession: id, Resume: []string{"claude", "--resume", id}}, nil
 	}
@@ -128,11 +128,11 @@ func ResumeArgv(src, end, id string) []string {
 	return []string{"claude", "-p", "--resume", src, "--resume-session-at", end, "--fork-session", "--session-id", id}
 }
 
-func refused(src, anchor string, err error) error {
+func refused(agent, src, anchor string, err error) error {
 	if errors.Is(err, os.ErrNotExist) {
-		return errcode.Newf(errcode.NotFoundHarnessSession, map[string]string{"harness_session": src},
+		return errcode.Newf(errcode.NotFoundHarnessSession, map[string]string{"agent": agent, "harness_session": src},
 			"Claude Code session %s is gone", src).Wrap(err)
 	}
-	return errcode.Newf(errcode.ConflictHarnessForkRefused, map[string]string{"harness_session": src, "fork_at": anchor},
+	return errcode.Newf(errcode.ConflictHarnessForkRefused, map[string]string{"agent": agent, "harness_session": src, "fork_at": anchor},
 		"Claude Code session %s cannot be copied through %s: %v", src, anchor, err).Wrap(err)
 }

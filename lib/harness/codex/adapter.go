@@ -58,7 +58,7 @@ func (Adapter) Rewind(ctx context.Context, s *state.Store, a *agents.Agent, t *a
 	defer cancel()
 	id, err := forkThread(ctx, a.Tree, gitcli.CleanEnv(s.Environ), thread, t.HarnessTurn)
 	if err != nil {
-		return nil, mapErr(ctx, thread, t.HarnessTurn, err)
+		return nil, mapErr(ctx, a.ID, thread, t.HarnessTurn, err)
 	}
 	return &conversation.Rewound{HarnessSession: id, Resume: []string{"codex", "resume", id}}, nil
 }
@@ -84,8 +84,8 @@ func forkThread(ctx context.Context, dir string, env []string, thread, turn stri
 // mapErr turns the app-server's answers into RFC codes: a missing thread is
 // not_found.harness_session, any other refusal conflict.harness_fork_refused,
 // running out of venom.timeout timeout.harness_request.
-func mapErr(ctx context.Context, thread, turn string, err error) error {
-	data := map[string]string{"harness_session": thread, "harness_turn": turn}
+func mapErr(ctx context.Context, agent, thread, turn string, err error) error {
+	data := map[string]string{"agent": agent, "harness_session": thread, "harness_turn": turn}
 	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
 		return errcode.Newf(errcode.TimeoutHarnessRequest, data,
 			"codex app-server did not fork thread %s within venom.timeout", thread).Wrap(err)

@@ -99,7 +99,7 @@ func TestFork_Errors(t *testing.T) {
 	code := func(env []string, thread, turn string) errcode.Code {
 		_, err := forkThread(ctx, t.TempDir(), env, thread, turn)
 		require.Error(t, err)
-		e, ok := errcode.As(mapErr(ctx, thread, turn, err))
+		e, ok := errcode.As(mapErr(ctx, "a", thread, turn, err))
 		require.True(t, ok)
 		return e.Code
 	}
@@ -113,7 +113,7 @@ func TestFork_Errors(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	_, err := forkThread(tctx, t.TempDir(), append(env, "CODEX_DOUBLE_HANG=1"), thread, turn1)
-	e, _ := errcode.As(mapErr(tctx, thread, turn1, err))
+	e, _ := errcode.As(mapErr(tctx, "a", thread, turn1, err))
 	require.NotNil(t, e)
 	assert.Equal(t, errcode.TimeoutHarnessRequest, e.Code)
 	assert.Less(t, time.Since(start), 5*time.Second)
@@ -168,7 +168,7 @@ func TestFork_AgainstTheRealCodex(t *testing.T) {
 	assert.Equal(t, src, after, "the source rollout is unchanged")
 
 	_, err = forkThread(ctx, t.TempDir(), env, "01a22c93-0000-7000-8000-000000000000", turn1)
-	e, _ := errcode.As(mapErr(ctx, "x", turn1, err))
+	e, _ := errcode.As(mapErr(ctx, "a", "x", turn1, err))
 	require.NotNil(t, e)
 	assert.Equal(t, errcode.NotFoundHarnessSession, e.Code, "%v", err)
 }

@@ -273,7 +273,7 @@ var Data = map[Code]Shape{
 	FailedRollbackUndone:      Members("repo", "reason"), // RepoReason
 	FailedRollbackPartial:     Members("repos", "safety"),
 	FailedRollbackInterrupted: Members("safety"),
-	FailedState:               Members("file?", "refused?", "log?", "lines?").OrNull(),
+	FailedState:               Members("file?", "refused?", "log?", "lines?", "agent?", "reason?").OrNull(),
 	FailedInternal:            NoData,
 	FailedNote:                Members("commit", "ref"),
 	FailedRemote:              Members("remote", "step?"),

@@ -711,25 +711,12 @@ func nestedHasChanges(ctx context.Context, r *repo.Repo, p string) bool {
 	if !isRepo(dir) {
 		return false
 	}
-	nested := repo.New(repo.Paths{Top: dir, GitDir: nestedGitDir(dir)}, r.Git.Env)
+	nested := repo.New(repo.Paths{Top: dir, GitDir: repo.GitDirOf(dir)}, r.Git.Env)
 	// No optional locks: the nested repository's index is its user's, and
 	// a refreshing status would rewrite it.
 	out, err := nested.Git.RunCall(ctx, gitcli.Call{Env: []string{"GIT_OPTIONAL_LOCKS=0"}},
 		"status", "--porcelain", "--untracked-files=no", "--ignore-submodules=all")
 	return err == nil && len(bytes.TrimSpace(out)) > 0
-}
-
-func nestedGitDir(dir string) string {
-	g := filepath.Join(dir, ".git")
-	if b, err := statefile.ReadRegular(g, true); err == nil {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: "); ok {
-			if !filepath.IsAbs(rest) {
-				rest = filepath.Join(dir, rest)
-			}
-			return rest
-		}
-	}
-	return g
 }
 
 func isRepo(dir string) bool {

@@ -666,42 +666,11 @@ func joinRel(dir, name string) string {
 // git might not take for a repository is an error: the scan cannot tell
 // what git would do.
 func nestedRepo(dir string) (bool, error) {
-	dotgit := filepath.Join(dir, ".git")
-	fi, err := os.Lstat(dotgit)
-	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
-	}
+	l, err := repo.Inspect(dir)
 	if err != nil {
 		return false, errQuickUnsure
 	}
-	gitdir := dotgit
-	if fi.Mode().IsRegular() {
-		b, err := statefile.ReadRegular(dotgit, true)
-		target, ok := strings.CutPrefix(strings.TrimRight(string(b), "\r\n"), "gitdir: ")
-		if err != nil || !ok {
-			return false, errQuickUnsure
-		}
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(dir, target)
-		}
-		gitdir = target
-	} else if !fi.IsDir() {
-		return false, errQuickUnsure
-	}
-	common := gitdir
-	if b, err := statefile.ReadRegular(filepath.Join(gitdir, "commondir"), false); err == nil {
-		c := strings.TrimRight(string(b), "\r\n")
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(gitdir, c)
-		}
-		common = c
-	}
-	for _, need := range []string{filepath.Join(gitdir, "HEAD"), filepath.Join(common, "objects"), filepath.Join(common, "refs")} {
-		if _, err := os.Stat(need); err != nil {
-			return false, errQuickUnsure
-		}
-	}
-	return true, nil
+	return l.Kind != repo.NoRepository, nil
 }
 
 // makeRecord walks the whole tree after a git status listed untracked,

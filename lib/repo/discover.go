@@ -38,16 +38,16 @@ func discover(dir string, environ []string) (p Paths, ok bool) {
 		return p, false
 	}
 	for d := start; ; {
-		dot := filepath.Join(d, ".git")
-		fi, err := os.Lstat(dot)
+		l, err := Inspect(d)
 		switch {
-		case err == nil && fi.IsDir():
-			return plainRepository(d, dot)
-		case err == nil && fi.Mode().IsRegular():
-			return linkedWorktree(d, dot)
-		case err == nil, !errors.Is(err, fs.ErrNotExist):
-			// A symlink, or something unreadable: git's to judge.
+		case err != nil:
+			// A link, something unreadable, or not plainly a
+			// repository: git's to judge.
 			return p, false
+		case l.Kind == DotGitFolder:
+			return plainRepository(d, l.GitDir)
+		case l.Kind == GitFile:
+			return linkedWorktree(d, l)
 		}
 		// A folder that is itself a git dir (a bare repository, or the
 		// inside of .git) is git's to judge too.
@@ -79,44 +79,23 @@ func plainRepository(top, gitDir string) (p Paths, ok bool) {
 	return Paths{Top: top, GitDir: gitDir, CommonDir: gitDir, Index: filepath.Join(gitDir, "index")}, true
 }
 
-// linkedWorktree checks a worktree whose .git file (dot) names a linked
+// linkedWorktree checks a worktree whose .git file names a linked
 // worktree's git dir ("gitdir: <path>", as git worktree add writes it),
 // which names the repository's common dir in its commondir file. A .git
 // file without a commondir behind it (a submodule) is git's to judge.
-func linkedWorktree(top, dot string) (p Paths, ok bool) {
-	// read_gitfile_gently: "gitdir: " and a path, line ends trimmed, a
-	// relative path relative to the .git file's folder.
-	b, err := os.ReadFile(dot)
-	if err != nil || !bytes.HasPrefix(b, []byte("gitdir: ")) {
+func linkedWorktree(top string, l Layout) (p Paths, ok bool) {
+	if !l.Linked {
 		return p, false
 	}
-	named := string(bytes.TrimRight(b[len("gitdir: "):], "\r\n"))
-	if named == "" || bytes.ContainsAny([]byte(named), "\x00\n") {
-		return p, false
-	}
-	if !filepath.IsAbs(named) {
-		// Not filepath.Join, which would take "link/.." away before
-		// the symlink is followed; EvalSymlinks follows it first.
-		named = top + "/" + named
-	}
-	gitDir, err := filepath.EvalSymlinks(named)
+	gitDir, err := filepath.EvalSymlinks(l.GitDir)
 	if err != nil {
 		return p, false
 	}
-	c, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	common, err := filepath.EvalSymlinks(l.CommonDir)
 	if err != nil {
 		return p, false
 	}
-	common := string(bytes.TrimRight(c, "\r\n"))
-	if common == "" || bytes.ContainsAny([]byte(common), "\x00\n") {
-		return p, false
-	}
-	if !filepath.IsAbs(common) {
-		common = gitDir + "/" + common
-	}
-	if common, err = filepath.EvalSymlinks(common); err != nil {
-		return p, false
-	}
+	dot := filepath.Join(top, ".git")
 	if !gitDirectory(gitDir, common) || !gitDirectory(common, common) ||
 		!ownedByUs(dot, top, gitDir, common) || !plainConfig(filepath.Join(common, "config")) {
 		return p, false

@@ -294,14 +294,7 @@ func firstSet(v, ifSet, otherwise string) string {
 // naturalCommonDir is the common dir a git dir names for itself: its
 // commondir file for a linked worktree, else itself.
 func naturalCommonDir(gitDir string) string {
-	b, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
-	if err != nil {
-		return gitDir
-	}
-	c := strings.TrimSpace(string(b))
-	if !filepath.IsAbs(c) {
-		c = filepath.Join(gitDir, c)
-	}
+	c, _ := CommonDir(gitDir)
 	return c
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/git-venom/git-venom/lib/ignore"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // BigFolderShare is the untracked-folder threshold as a share of
@@ -49,7 +50,7 @@ func untrackedFolders(ctx context.Context, s *state.Store) Check {
 		if _, excluded := x.Excluded(dir, true); excluded {
 			continue
 		}
-		if n := folderBytes(filepath.Join(s.Repo.Top, dir)); n > limit {
+		if n := folderBytes(treepath.Abs(s.Repo.Top, dir)); n > limit {
 			found = append(found, big{dir, n})
 		}
 	}

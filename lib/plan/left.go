@@ -10,6 +10,7 @@ import (
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/pathspec"
+	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // Left reasons (RFC 7.4, CONTRACT 8.24, 8.26, 8.32, 8.33).
@@ -146,7 +147,7 @@ func inTheWay(top string, c *Change, byPath map[string]*Change) (string, bool) {
 	parts := strings.Split(c.Path, "/")
 	for i := 1; i < len(parts); i++ {
 		d := strings.Join(parts[:i], "/")
-		fi, err := os.Lstat(filepath.Join(top, d))
+		fi, err := os.Lstat(treepath.Abs(top, d))
 		if err != nil {
 			return "", false // nothing there: the write makes the folders
 		}
@@ -158,7 +159,7 @@ func inTheWay(top string, c *Change, byPath map[string]*Change) (string, bool) {
 		}
 		return d, true
 	}
-	full := filepath.Join(top, c.Path)
+	full := treepath.Abs(top, c.Path)
 	fi, err := os.Lstat(full)
 	if err != nil {
 		return "", false

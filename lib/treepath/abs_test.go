@@ -1,0 +1,15 @@
+package treepath
+
+import "testing"
+
+func TestAbs_JoinsBeneathTheTop(t *testing.T) {
+	for _, c := range []struct{ top, rel, want string }{
+		{"/w", "a/b", "/w/a/b"},
+		{"/w/", "dir/", "/w/dir"},
+		{"/w", "", "/w"},
+	} {
+		if got := Abs(c.top, c.rel); got != c.want {
+			t.Errorf("Abs(%q, %q) = %q, want %q", c.top, c.rel, got, c.want)
+		}
+	}
+}

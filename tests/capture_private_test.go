@@ -15,7 +15,7 @@ import (
 
 // TestCapture_PrivateIndexMatchesTheRecipe drives random edits, git
 // commands and captures, and checks after every capture that the checkpoint
-// holds exactly the tree RFC 4.1's git recipe gives for that state. The
+// holds exactly the tree docs/checkpoints.md#how-a-capture-runs's git recipe gives for that state. The
 // private index and its memo must never make a capture differ from it.
 func TestCapture_PrivateIndexMatchesTheRecipe(t *testing.T) {
 	t.Parallel()

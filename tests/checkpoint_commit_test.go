@@ -15,7 +15,7 @@ func TestCheckpoint_CommitShape(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
 	// Signing is the user's choice for their commits, never for ours: a
-	// capture must not even try (RFC 4.1 step 5).
+	// capture must not even try (docs/checkpoints.md#how-a-capture-runs step 5).
 	env.SetGlobal("commit.gpgsign", "true")
 	env.SetGlobal("gpg.program", "false")
 	env.SetGlobal("user.useConfigOnly", "true")
@@ -44,7 +44,7 @@ func TestCheckpoint_CommitShape(t *testing.T) {
 	env.Take(t, "--agent=a1")
 	assert.Equal(t, "venom checkpoint a1/k3\n\nVenom-Agent: a1\nVenom-Checkpoint: k3\nVenom-Reason: manual\n",
 		strings.TrimRight(env.GitRaw("log", "-1", "--format=%B", "refs/venom/checkpoints/a1/3").Stdout, "\n")+"\n")
-	// git keeps no reflog for refs/venom (RFC 5.1), and no branch moved.
+	// git keeps no reflog for refs/venom (docs/checkpoints.md#refs), and no branch moved.
 	_, err := os.Stat(filepath.Join(env.Dir, ".git", "logs", "refs", "venom"))
 	assert.True(t, os.IsNotExist(err), "a reflog was written for refs/venom")
 	assert.Equal(t, head, env.Git("rev-parse", "main"))
@@ -61,7 +61,7 @@ func TestCheckpoint_TakenRecordShape(t *testing.T) {
 	types := env.LogTypes()
 	require.Equal(t, []string{"agent.registered", "turn.started", "checkpoint.taken"}, types)
 	taken := lines[2]
-	// RFC 4.2's record, in its member order, after seq and ts.
+	// docs/checkpoints.md#the-log's record, in its member order, after seq and ts.
 	require.Equal(t, []string{"seq", "ts", "type", "agent", "checkpoint", "reason", "turn", "through_turn", "at",
 		"mid_turn", "overlap", "repos"}, Keys(t, taken))
 	rec := env.Records("checkpoint.taken")[0]
@@ -152,7 +152,7 @@ func TestCheckpoint_TouchesNothingTheUserSees(t *testing.T) {
 	env.Write(".gitignore", "*.log\n")
 	env.Write("x.log", "ignored\n")
 	markers := env.MarkerHooks(filepath.Join(env.Dir, ".git"))
-	// An fsmonitor is a program too (RFC 4.1): it must not run either.
+	// An fsmonitor is a program too (docs/checkpoints.md#how-a-capture-runs): it must not run either.
 	fsmon := filepath.Join(env.Root, "fsmonitor.sh")
 	require.NoError(t, os.WriteFile(fsmon, []byte("#!/bin/sh\ntouch '"+filepath.Join(markers, "fsmonitor")+"'\nexit 1\n"), 0o755))
 	env.Git("config", "core.fsmonitor", fsmon)

@@ -30,7 +30,7 @@ func (e *Env) entryMode(n int, path string) string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// captureCase is one row of RFC 4's table: a state, and what plain git must
+// captureCase is one row of docs/checkpoints.md#what-a-capture-holds's table: a state, and what plain git must
 // then find in the checkpoint besides the recipe's tree.
 type captureCase struct {
 	name  string
@@ -341,7 +341,7 @@ func TestCheckpoint_NonUTF8PathsInJSON(t *testing.T) {
 	r.JSON(t, &l)
 	sk := l.Checkpoints[0].Repos[0].Skipped
 	require.Len(t, sk, 2, r.Stdout)
-	// CONTRACT 8.29: invalid bytes become U+FFFD in path, the exact bytes go in path_b64.
+	// docs/json.md#conventions: invalid bytes become U+FFFD in path, the exact bytes go in path_b64.
 	assert.Equal(t, SkippedPath{Path: "-big.bin", Bytes: 40, Reason: "too_big"}, sk[0])
 	assert.Equal(t, SkippedPath{Path: "big\uFFFD\uFFFD.bin", PathB64: "Ymln//4uYmlu", Bytes: 50, Reason: "too_big"}, sk[1])
 	// The skipped file keeps the index's version, which here is none.
@@ -432,7 +432,7 @@ func TestCheckpoint_SkipWorktreeListedAsSkipped(t *testing.T) {
 	require.Equal(t, "committed\n", got)
 	sk = env.Item(t, "a1", "k2").Repos[0].Skipped
 	require.Equal(t, []SkippedPath{{Path: "sparse.txt", Bytes: int64(len("committed\n")), Reason: "skip_worktree"}}, sk,
-		"CONTRACT 8.15: the index entry's size when there is no working file")
+		"docs/checkpoints.md#what-a-capture-holds: the index entry's size when there is no working file")
 }
 
 func TestCheckpoint_CleanFilterGivesWhatTheFilterGives(t *testing.T) {

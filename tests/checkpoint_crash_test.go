@@ -11,8 +11,8 @@ import (
 )
 
 // TestCheckpoint_CrashRecovery kills a capture with kill -9 at each point
-// between its objects and its log record, then checks what RFC 4.2 and
-// CONTRACT §2 promise: no lock left held, no pending mark, a whole journal,
+// between its objects and its log record, then checks what docs/checkpoints.md#the-log and
+// docs/checkpoints.md#the-log promise: no lock left held, no pending mark, a whole journal,
 // and a next capture that goes on from there.
 func TestCheckpoint_CrashRecovery(t *testing.T) {
 	t.Parallel()
@@ -40,7 +40,7 @@ func TestCheckpoint_CrashRecovery(t *testing.T) {
 
 			cmd := env.StartPaused(c.point, nil, "checkpoint", "--agent=a1", "--json")
 			// While it waits there, a listing says a capture is pending.
-			require.True(t, env.List(t, "--agent=a1").Pending, "pending while a capture runs (CONTRACT 8.19)")
+			require.True(t, env.List(t, "--agent=a1").Pending, "pending while a capture runs (docs/checkpoints.md#agents-turns-and-states)")
 			Kill9(t, cmd)
 
 			env.AssertUntouched(t, snap)

@@ -133,7 +133,7 @@ func TestCheckpoint_TurnsAndThroughTurn(t *testing.T) {
 	take("--reason=takeback")                // k11
 	take("--reason=turn_end")                // k12 closes t8
 
-	// RFC 3.3: through_turn is the last turn ended when the checkpoint was
+	// docs/checkpoints.md#turns-and-through_turn: through_turn is the last turn ended when the checkpoint was
 	// taken; a turn_end's own turn has ended by then.
 	want := []turnRow{
 		{"k1", "manual", "-", "-", false},
@@ -173,7 +173,7 @@ func TestCheckpoint_DedupAcrossTurns(t *testing.T) {
 	env.Take(t, "--agent=a1", "--reason=turn_start") // k1 t1
 	env.Write("a.txt", "y\n")
 	env.Take(t, "--agent=a1", "--reason=turn_end") // k2 t1
-	// The usual case of RFC 3.2: the next turn_start finds what turn_end left.
+	// The usual case of docs/checkpoints.md#reuse: the next turn_start finds what turn_end left.
 	res := env.Take(t, "--agent=a1", "--reason=turn_start")
 	require.True(t, res.Reused)
 	require.Equal(t, "k2", *res.Checkpoint)

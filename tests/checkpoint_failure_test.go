@@ -63,7 +63,7 @@ func TestCheckpoint_TooLargeNamesTheFiveLargest(t *testing.T) {
 	r := env.Venom("checkpoint", "--agent=a1", "--json")
 	r.Fails(t, 1, "failed.checkpoint_too_large")
 	e := ErrorOf(t, r)
-	// CONTRACT 8.16: {repo, bytes, limit, largest}, bytes after the skips,
+	// docs/errors.md#data: {repo, bytes, limit, largest}, bytes after the skips,
 	// largest five {path, bytes}, in that member order.
 	require.Equal(t, []string{"repo", "bytes", "limit", "largest", "folders"}, Keys(t, string(e.Error.Data)))
 	var data struct {
@@ -202,7 +202,7 @@ func TestCheckpoint_FailuresLeaveNothingBehind(t *testing.T) {
 			r := env.VenomIn(env.Dir, []string{"VENOM_TEST_FAIL_AT=" + c.point}, "checkpoint", "--agent=a1", "--json")
 			r.Fails(t, c.exit, c.code)
 			e := ErrorOf(t, r)
-			require.Equal(t, []string{"repo", "reason"}, Keys(t, string(e.Error.Data)), "RFC 11.3: {repo, reason}")
+			require.Equal(t, []string{"repo", "reason"}, Keys(t, string(e.Error.Data)), "docs/errors.md#data: {repo, reason}")
 			assertFailedCleanly(t, env, snap, refs, c.code)
 			// The next capture is whole, and takes the next number.
 			want := env.RecipeTree()
@@ -258,7 +258,7 @@ func TestCheckpoint_EnabledFalseStopsOnlyAutomaticCaptures(t *testing.T) {
 		res := env.Take(t, "--agent=a1", "--reason=turn_start")
 		require.NotNil(t, res.Checkpoint, "venom.enabled=%s", v)
 	}
-	// venom.* in the repository's own config is not consulted (CONTRACT §5).
+	// venom.* in the repository's own config is not consulted (docs/checkpoints.md#configuration).
 	env.Git("config", "--global", "--unset", "venom.enabled")
 	env.Git("config", "venom.enabled", "false")
 	env.Write("a.txt", "repo config\n")
@@ -294,7 +294,7 @@ func TestCheckpoint_WhichAgent(t *testing.T) {
 	// No agent yet and none named.
 	env.Venom("checkpoint", "--json").Fails(t, 2, "invalid_params.agent")
 	require.Empty(t, env.LogRecords())
-	// VENOM_AGENT names one (CONTRACT §1).
+	// VENOM_AGENT names one (docs/checkpoints.md#names).
 	r := env.VenomIn(env.Dir, []string{"VENOM_AGENT=a1"}, "checkpoint", "--json").OK(t)
 	var res TakeResult
 	r.JSON(t, &res)

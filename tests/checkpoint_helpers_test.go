@@ -27,7 +27,7 @@ type ListResult struct {
 	Checkpoints []ListItem `json:"checkpoints"`
 }
 
-// ListItem is one checkpoint of a listing: the RFC 4.2 record plus
+// ListItem is one checkpoint of a listing: the docs/checkpoints.md#the-log record plus
 // conversation and label.
 type ListItem struct {
 	Checkpoint   string      `json:"checkpoint"`
@@ -98,7 +98,7 @@ func (e *Env) Item(t *testing.T, agent, id string) ListItem {
 }
 
 // SetGlobal sets a key in the test's global git config (venom.* are
-// user-only keys, CONTRACT §5).
+// user-only keys, docs/checkpoints.md#configuration).
 func (e *Env) SetGlobal(key, value string) {
 	e.t.Helper()
 	e.Git("config", "--global", key, value)
@@ -191,7 +191,7 @@ func WaitFile(t *testing.T, path string, limit time.Duration) {
 	t.Fatalf("%s did not appear within %s", path, limit)
 }
 
-// ErrorEnvelope is CONTRACT §4's --json error.
+// ErrorEnvelope is docs/errors.md#exit-codes's --json error.
 type ErrorEnvelope struct {
 	Error struct {
 		Code    string          `json:"code"`

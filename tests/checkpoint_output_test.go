@@ -81,7 +81,7 @@ func TestCheckpoint_ListNewestFirstWithFilters(t *testing.T) {
 			assert.Equal(t, c.want, ids(l))
 		})
 	}
-	// The agent is the only one, so --agent may be left out (CONTRACT §1).
+	// The agent is the only one, so --agent may be left out (docs/checkpoints.md#names).
 	assert.Equal(t, []string{"k4", "k3", "k2", "k1"}, ids(env.List(t)))
 	r := env.Venom("checkpoint", "list", "--agent=a1", "--before=x3", "--json")
 	r.Fails(t, 2, "invalid_params.checkpoint")

@@ -70,7 +70,7 @@ func TestCheckpoint_RetryRule(t *testing.T) {
 				require.Equal(t, []string{"k2"}, ids)
 				require.Len(t, taken, 1)
 			}
-			// Never blocks later captures (CONTRACT 8.30).
+			// Never blocks later captures (docs/checkpoints.md#refs).
 			env.Write("a.txt", "more\n")
 			require.Equal(t, "k3", *env.Take(t, "--agent=a1").Checkpoint)
 			env.AssertSeqGapless(t)
@@ -91,7 +91,7 @@ func TestCheckpoint_RetryRuleThenDedup(t *testing.T) {
 	env.Git("update-ref", "refs/venom/checkpoints/a1/2", strings.TrimSpace(r.Stdout), "")
 
 	res := env.Take(t, "--agent=a1")
-	// k2 is adopted, and it holds the state now: RFC 3.2 reuses it rather
+	// k2 is adopted, and it holds the state now: docs/checkpoints.md#reuse reuses it rather
 	// than making k3 with the same tree.
 	require.Equal(t, "k2", *res.Checkpoint)
 	require.True(t, res.Reused)

@@ -60,7 +60,7 @@ func TestCheckpoint_SubmodulesAndNestedRepositories(t *testing.T) {
 	assert.Equal(t, "160000 commit "+nestedHead+"\tnested", env.Git("ls-tree", ref, "nested"))
 	assert.NotEqual(t, 0, env.GitRaw("cat-file", "-e", ref+":nested/n.txt").Code)
 	assert.NotEqual(t, 0, env.GitRaw("cat-file", "-e", ref+":sm/untracked.txt").Code)
-	// CONTRACT 8.15: dirty when the nested HEAD differs from the recorded
+	// docs/checkpoints.md#what-a-capture-holds: dirty when the nested HEAD differs from the recorded
 	// gitlink or tracked files changed.
 	require.Equal(t, []SubmoduleLink{
 		{Path: "clean", Commit: cleanHead, Dirty: false},

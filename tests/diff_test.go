@@ -189,7 +189,7 @@ func TestDiff_UnknownPrunedOrMovedIsNotFound(t *testing.T) {
 	env.Venom("diff", "k1", "--repo=other", "--json").Fails(t, 3, "not_found.checkpoint")
 	env.Venom("diff", "--agent=nobody", "k1", "--json").Fails(t, 3, "not_found.agent")
 
-	// A ref moved to another commit, or deleted, no longer counts (RFC 4.2).
+	// A ref moved to another commit, or deleted, no longer counts (docs/checkpoints.md#the-log).
 	env.Git("update-ref", "refs/venom/checkpoints/a1/2", "refs/venom/checkpoints/a1/3")
 	m := env.Venom("diff", "k1", "k2", "--json").Fails(t, 3, "not_found.checkpoint").Map(t)
 	assert.Equal(t, map[string]any{"checkpoint": "k2", "repo": "."}, m["error"].(map[string]any)["data"])

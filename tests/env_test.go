@@ -244,7 +244,7 @@ func (r Result) Map(t *testing.T) map[string]any {
 	return m
 }
 
-// Snapshot is what a capture must never change (RFC invariant 1).
+// Snapshot is what a capture must never change (docs/checkpoints.md#invariants, the first).
 type Snapshot struct {
 	Index    string // sha256 of the index file, or "absent"
 	Head     string // the HEAD file's bytes
@@ -332,7 +332,7 @@ func treeHash(dir string) string {
 	return hex.EncodeToString(s[:])
 }
 
-// RecipeTree computes the tree RFC 4.1's git recipe gives for the current
+// RecipeTree computes the tree docs/checkpoints.md#how-a-capture-runs's git recipe gives for the current
 // state, with plain git on a copy of the index: the oracle for captures.
 func (e *Env) RecipeTree(exclude ...string) string {
 	e.t.Helper()

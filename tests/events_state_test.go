@@ -48,8 +48,8 @@ func TestEvents_TurnsReusesRelabelsPrunesAndCleanArePublished(t *testing.T) {
 	assert.Contains(t, out, " agent.checkpoints_removed a1 removed 1 kept 0\n")
 }
 
-// A label asked of a capture that dedups to k3 is the explicit relabel RFC
-// 3.2 describes: said by the command, recorded in the log with the label
+// A label asked of a capture that dedups to k3 is the explicit relabel
+// docs/checkpoints.md#reuse describes: said by the command, recorded in the log with the label
 // it replaced, and published (issue 14 item 10). A label with a newline or
 // a control character is shown quoted, one table row each.
 func TestLabel_ReuseRelabelsExplicitlyAndNewlinesNeverBreakATable(t *testing.T) {

@@ -156,7 +156,7 @@ func TestExclude_NodeModulesOverTheLimit(t *testing.T) {
 }
 
 // TestExclude_OnlyUserScopes: a repository's own config cannot exclude
-// anything (CONTRACT 5: venom.* keys are user-only), and a pattern set in
+// anything (docs/checkpoints.md#configuration: venom.* keys are user-only), and a pattern set in
 // the system scope counts like a global one.
 func TestExclude_OnlyUserScopes(t *testing.T) {
 	t.Parallel()

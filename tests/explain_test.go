@@ -166,7 +166,7 @@ func TestExplain_WholeFileAndHunks(t *testing.T) {
 	assert.Equal(t, "none", c.Turns[0].Harness)
 	assert.Equal(t, "k1", c.Turns[0].Start)
 	assert.Equal(t, "k2", c.Turns[0].End)
-	assert.Equal(t, "k2", c.Turns[1].Start, "turn 2's turn_start reused k2 (RFC 3.2)")
+	assert.Equal(t, "k2", c.Turns[1].Start, "turn 2's turn_start reused k2 (docs/checkpoints.md#reuse)")
 	assert.Equal(t, "k3", c.Turns[1].End)
 	assert.NotNil(t, c.Turns[0].Ended)
 	assert.Nil(t, c.Turns[0].Prompt)
@@ -187,7 +187,7 @@ func TestExplain_DeletionAndTurnWithoutStart(t *testing.T) {
 	e.Write("keep.txt", "keep\n")
 	e.Commit("files")
 	e.Checkpoint("--agent=a1")
-	// A turn a harness started with no turn_start (RFC 3.1): it runs from
+	// A turn a harness started with no turn_start (docs/checkpoints.md#reasons): it runs from
 	// the agent's last checkpoint.
 	e.Remove("old.txt")
 	e.Write("keep.txt", "keep\nmore\n")

@@ -44,7 +44,7 @@ func (e *Env) Normalize(out string) string {
 
 // Golden compares a command's JSON output, normalised, with
 // tests/testdata/golden/<name>.json: the same members with the same values, in
-// the same order (the RFC's examples fix the order). With -update it writes
+// the same order (docs/json.md fixes the order). With -update it writes
 // the file instead.
 func (e *Env) Golden(t *testing.T, name, out string) {
 	t.Helper()

@@ -63,7 +63,7 @@ func TestHookClaude_TurnsEditsAndHarnessEnds(t *testing.T) {
 
 	binds := env.Records("agent.binding")
 	require.Len(t, binds, 1)
-	assert.Equal(t, "claude", binds[0]["agent"], "CONTRACT 8.13: the default agent")
+	assert.Equal(t, "claude", binds[0]["agent"], "docs/harness.md#hook-agents: the default agent")
 	assert.Equal(t, claudeSession, binds[0]["harness_session"])
 
 	reg := env.Records("agent.registered")
@@ -92,7 +92,7 @@ func TestHookClaude_TurnsEditsAndHarnessEnds(t *testing.T) {
 	for _, c := range l.Checkpoints {
 		reasons = append(reasons, c.Checkpoint+":"+c.Reason)
 	}
-	// t3's turn_start found the tree as t2 left it: reused (RFC 3.2).
+	// t3's turn_start found the tree as t2 left it: reused (docs/checkpoints.md#reuse).
 	assert.Equal(t, []string{"k5:turn_end", "k4:turn_end", "k3:turn_start", "k2:turn_end", "k1:turn_start"}, reasons)
 	for id, conv := range conversations(l) {
 		assert.True(t, conv, "%s can bring its conversation back", id)

@@ -9,7 +9,7 @@ import (
 )
 
 // A checkpoint whose ref was deleted can be neither diffed nor rolled back
-// to (RFC 4.2). As git ignores a broken ref with a warning, list leaves it
+// to (docs/checkpoints.md#the-log). As git ignores a broken ref with a warning, list leaves it
 // out and says so on stderr; git venom-diff names the gone ref; doctor
 // fails until a prune records it as gone (issue 14 item 13).
 func TestLostRef_ListHidesItDiffNamesItDoctorFails(t *testing.T) {

@@ -71,11 +71,11 @@ var pageCodes = map[string][]errcode.Code{
 // that would return one: the test fails as soon as lib/ uses it, so that
 // whoever starts returning the code documents it.
 var notReturned = map[errcode.Code]string{
-	errcode.ConflictStaleRequests: "ConflictStaleRequests", // CONTRACT §3: no inbox outside a daemon
+	errcode.ConflictStaleRequests: "ConflictStaleRequests", // docs/checkpoints.md#agents-turns-and-states: no inbox outside a daemon
 	errcode.ConflictLocked:        "ConflictLocked",        // registered; lock waits end in timeout.*
 }
 
-// exitNumbers are CONTRACT §4's exit codes, in the order pages list them.
+// exitNumbers are docs/errors.md#exit-codes's exit codes, in the order pages list them.
 var exitNumbers = []int{0, 1, 2, 3, 4, 5, 7, 10}
 
 func TestMan_FlagsDocumented(t *testing.T) {
@@ -113,7 +113,7 @@ func TestMan_ExitStatus(t *testing.T) {
 		t.Run(bin, func(t *testing.T) {
 			page := readManPage(t, bin)
 			exits, codes := exitStatus(t, page.section("EXIT STATUS").all())
-			assert.Equal(t, exitNumbers, exits, "EXIT STATUS of %s.1 must list the exit codes of CONTRACT §4, in order", bin)
+			assert.Equal(t, exitNumbers, exits, "EXIT STATUS of %s.1 must list the exit codes of docs/errors.md#exit-codes, in order", bin)
 			for code, exit := range codes {
 				if _, ok := errcode.Registry[code]; !ok {
 					t.Errorf("%s.1 lists %s, which lib/errcode does not register", bin, code)

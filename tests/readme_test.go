@@ -16,7 +16,7 @@ import (
 )
 
 // TestReadme keeps README.md true: its set-up commands, its exit-code table
-// (CONTRACT §4, with restic's rule), its configuration keys, and its list of
+// (docs/errors.md#exit-codes, with restic's rule), its configuration keys, and its list of
 // verbs that are not there yet, which must be exactly those that answer
 // unsupported.not_yet.
 func TestReadme(t *testing.T) {

@@ -18,7 +18,7 @@ func sessionAgent(session string) string {
 	return "claude-" + s[len(s)-8:]
 }
 
-// TestRealClaude_TwoSessionsAreTwoAgents (issue 13 item 8, CONTRACT 8.13):
+// TestRealClaude_TwoSessionsAreTwoAgents (issue 13 item 8, docs/harness.md#hook-agents):
 // two real sessions in one worktree, the second starting and finishing a
 // turn while the first's turn runs. Each session is its own agent: the
 // second's SessionStart does not end the first's turn, each turn's edits
@@ -74,7 +74,7 @@ func TestRealClaude_TwoSessionsAreTwoAgents(t *testing.T) {
 	// Each agent's rollback to before its first turn: its own session's
 	// files are its own (class agent); the other session's are another
 	// agent's work, outside this one's turns, kept unless the caller
-	// chooses (RFC 7.3, CONTRACT 8.31), never taken for its own.
+	// chooses (docs/rollback.md#classes, docs/rollback.md#classes), never taken for its own.
 	classes := func(agent string) map[string]string { return e.PlanClasses(agent, "k1") }
 	assert.Equal(t, map[string]string{"a.txt": "agent", "b.txt": "left outside"}, classes("claude"))
 	assert.Equal(t, map[string]string{"a.txt": "left outside", "b.txt": "agent"}, classes(b))
@@ -217,7 +217,7 @@ func lastRequestFor(t *testing.T, m *MockModel, key string) MockRequest {
 // TestRealClaude_RewindAndResume (issue 13 items 6, 7, 9) with the real
 // program: a turn whose transcript ends with a system line after its last
 // assistant line (another Stop hook's stop_hook_summary) records that
-// assistant line as harness_end (RFC 5.2); a rollback's human output
+// assistant line as harness_end (docs/checkpoints.md#retention-and-clean); a rollback's human output
 // prints the command that resumes the rewound conversation, and that
 // command, run, gives the model exactly the kept turn. A rollback to
 // before the first turn rewinds to a new, empty session, bound at once

@@ -294,7 +294,7 @@ func TestRealCodex_TwoSessionsAreTwoAgents(t *testing.T) {
 
 	// Each agent's rollback to before its turn: its own file is its own
 	// (class agent); the other session's is another agent's work outside
-	// this one's turns, kept (RFC 7.3, CONTRACT 8.31), never taken for its
+	// this one's turns, kept (docs/rollback.md#classes, docs/rollback.md#classes), never taken for its
 	// own, as for Claude Code (TestRealClaude_TwoSessionsAreTwoAgents).
 	classes := func(agent string) map[string]string { return e.PlanClasses(agent, "k1") }
 	assert.Equal(t, map[string]string{"a.txt": "agent", "b.txt": "left outside"}, classes("codex"))

@@ -323,8 +323,8 @@ func TestRetention_NeverRunsGC(t *testing.T) {
 	assert.NoError(t, cmd.Run(), "a pruned checkpoint's commit was removed")
 }
 
-// A pruned checkpoint merges the two windows around it, which makes RFC
-// 7.3's classes more cautious, never less (RFC 5.2): paths a turn changed
+// A pruned checkpoint merges the two windows around it, which makes
+// docs/rollback.md#classes's classes more cautious, never less (docs/checkpoints.md#retention-and-clean): paths a turn changed
 // become outside once the turn's end is pruned.
 func TestRetention_PrunedCheckpointMergesWindows(t *testing.T) {
 	t.Parallel()

@@ -16,7 +16,7 @@ import (
 )
 
 // Issue 6, faults: each write step of a capture fails in turn, and the disk
-// fills up. Every failure is the RFC's error, changes nothing the user can
+// fills up. Every failure is a registry error (docs/errors.md), changes nothing the user can
 // see, leaves no ref the log does not name and no torn log line, and the
 // next command works.
 
@@ -44,7 +44,7 @@ func (e *Env) assertWholeLog(t *testing.T) {
 }
 
 // assertRefsLogged checks that every checkpoint ref is named by a
-// checkpoint.taken record with the same commit (RFC 4.2).
+// checkpoint.taken record with the same commit (docs/checkpoints.md#the-log).
 func (e *Env) assertRefsLogged(t *testing.T) {
 	t.Helper()
 	logged := map[string]string{}

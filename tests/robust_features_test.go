@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 6, repository features: every capture equals RFC 4.1's recipe for
+// Issue 6, repository features: every capture equals docs/checkpoints.md#how-a-capture-runs's recipe for
 // the same state, whatever filters, index format or caches the user has.
 
 func TestRobust_LFSIsCapturedAsItsPointer(t *testing.T) {

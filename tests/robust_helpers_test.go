@@ -61,7 +61,7 @@ func (e *Env) lastTaken() takenRecord {
 	return takenRecord{}
 }
 
-// CaptureLikeRecipe takes a checkpoint of agent and checks RFC 4.1 with
+// CaptureLikeRecipe takes a checkpoint of agent and checks docs/checkpoints.md#how-a-capture-runs with
 // plain git: the checkpoint's tree is the recipe's for the same state, with
 // the paths the capture skipped left out of the recipe's add, and nothing
 // the user can see changed. It returns the checkpoint's commit.
@@ -88,7 +88,7 @@ func (e *Env) CaptureLikeRecipe(t *testing.T, agent string, args ...string) stri
 		}
 	}
 	require.Equal(t, e.RecipeTree(skipped...), e.Git("rev-parse", ref+"^{tree}"),
-		"the capture differs from RFC 4.1's recipe")
+		"the capture differs from the recipe of docs/checkpoints.md#how-a-capture-runs")
 	return commit
 }
 

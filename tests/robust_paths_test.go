@@ -46,7 +46,7 @@ func TestRobust_ManyFilesDeepPathsAndOddNames(t *testing.T) {
 	commit := env.CaptureLikeRecipe(t, "a1")
 	require.Equal(t, "changed Case.txt", env.Git("cat-file", "-p", commit+":Case.txt"))
 	require.NotEqual(t, 0, env.GitRaw("cat-file", "-e", commit+":case.txt").Code)
-	// The log shows a non-UTF-8 path as RFC 8.29 says, and diff lists it.
+	// The log shows a non-UTF-8 path as docs/json.md#conventions says, and diff lists it.
 	var diff struct {
 		Files []struct {
 			Path    string `json:"path"`
@@ -104,9 +104,9 @@ func TestRobust_FifosSocketsAndDevicesAreNeverCaptured(t *testing.T) {
 	env.Commit("tracked")
 	env.Remove("was-a-file")
 	env.Write("plain.txt", "plain\n")
-	// The oracle: RFC 4.1's recipe for the same state without the special
+	// The oracle: docs/checkpoints.md#how-a-capture-runs's recipe for the same state without the special
 	// files (git add refuses a FIFO where a tracked file was; git holds
-	// none of them, CONTRACT 8.26, so the file counts as deleted).
+	// none of them, docs/rollback.md#left, so the file counts as deleted).
 	want := env.RecipeTree()
 	specialFiles(t, env.Dir)
 	require.NoError(t, os.MkdirAll(env.Path("sub"), 0o755))

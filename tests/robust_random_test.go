@@ -20,7 +20,7 @@ import (
 //   - ignored files never change;
 //   - in a guarded tree, venom never moves HEAD or a branch and never
 //     writes the index;
-//   - every capture is RFC 4.1's recipe, and every rollback leaves each
+//   - every capture is docs/checkpoints.md#how-a-capture-runs's recipe, and every rollback leaves each
 //     path of its plan as the target has it.
 //
 // VENOM_TEST_SEED replays one seed; VENOM_TEST_LONG=1 plays many more.
@@ -210,7 +210,7 @@ func (s *session) rollback() {
 	}
 	dry := s.venom("rollback", append(args, "--dry-run", "--json")...)
 	if dry.Code != 0 {
-		// Refusals are fine when they are the RFC's: outside edits in a
+		// Refusals are fine when they are the design's (docs/rollback.md): outside edits in a
 		// guarded tree, a HEAD that cannot move back.
 		require.Equal(s.t, 5, dry.Code, s.fail("dry run: %s %s", dry.Stdout, dry.Stderr))
 		require.Regexp(s.t, `conflict\.(outside_edits|head_moved|commits_pushed)`, dry.Stdout, s.fail("dry run"))

@@ -29,7 +29,7 @@ func agentTurn(t *testing.T, env *Env, work func()) {
 }
 
 // rollbackExactly rolls back and checks with plain git that the files are
-// the target's (RFC 4.1's recipe gives its tree again), that the safety
+// the target's (docs/checkpoints.md#how-a-capture-runs's recipe gives its tree again), that the safety
 // checkpoint holds what was there before, and that the result says exact.
 func rollbackExactly(t *testing.T, env *Env, target string, args ...string) RollbackResult {
 	t.Helper()
@@ -332,7 +332,7 @@ func TestRobust_RollbackRefusesLeakedRepositoryVariables(t *testing.T) {
 
 // TestRobust_RollbackWriteFaults fails each write of the safety checkpoint
 // and of the rollback capture. Before rollback.started nothing changes;
-// after it the files are undone (RFC 7.6).
+// after it the files are undone (docs/rollback.md#failures).
 func TestRobust_RollbackWriteFaults(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

@@ -65,7 +65,7 @@ func TestRollback_WayBackFailsIsPartial(t *testing.T) {
 	require.Equal(t, tree, env.RecipeTree())
 }
 
-// TestRollback_CrashAtEachStep: kill -9 at each step of RFC 7.4. The next
+// TestRollback_CrashAtEachStep: kill -9 at each step of docs/rollback.md#the-real-call. The next
 // command that takes the lock logs failed.rollback_interrupted and writes
 // nothing to the tree; the safety checkpoint holds S.
 func TestRollback_CrashAtEachStep(t *testing.T) {

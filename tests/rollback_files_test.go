@@ -102,7 +102,7 @@ func contentsOf(t *testing.T, env *Env) string {
 	return strings.Join(out, "\x00")
 }
 
-// TestRollback_LeftReasons: each reason of RFC 7.4 and CONTRACT 8.24, 8.32,
+// TestRollback_LeftReasons: each reason of docs/rollback.md#the-real-call and docs/checkpoints.md#what-a-capture-holds, docs/rollback.md#left,
 // 8.33, and the paths are not touched.
 func TestRollback_LeftReasons(t *testing.T) {
 	t.Parallel()

@@ -54,7 +54,7 @@ func TestRollback_HeadSameCommitIndexUntouched(t *testing.T) {
 	idx := env.IndexHash()
 	res := env.Rollback("--checkpoint=k1", "--restore=files")
 	require.False(t, res.Repos[0].Head.Moves)
-	require.Equal(t, idx, env.IndexHash(), "the index changed though HEAD did not move (CONTRACT 8.6)")
+	require.Equal(t, idx, env.IndexHash(), "the index changed though HEAD did not move (docs/rollback.md#head)")
 	require.Equal(t, "hello\n", env.Read("README.md"))
 }
 

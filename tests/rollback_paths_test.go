@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 15 item 1: a rollback of some paths (CONTRACT 9.3), checked with
+// Issue 15 item 1: a rollback of some paths (docs/rollback.md#some-paths), checked with
 // plain git.
 
 // scopedEnv: agent a1 in its own worktree (unguarded, so a whole rollback
@@ -253,7 +253,7 @@ func TestRollbackPaths_Interactive(t *testing.T) {
 }
 
 // TestRollbackPaths_AnyBytesAsB64: a path that is not valid UTF-8 is named
-// b64:<base64> from the top (CONTRACT 8.29), in git venom-diff and in a
+// b64:<base64> from the top (docs/json.md#conventions), in git venom-diff and in a
 // rollback, whose log keeps it exactly.
 func TestRollbackPaths_AnyBytesAsB64(t *testing.T) {
 	t.Parallel()

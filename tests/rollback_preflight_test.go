@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestRollback_Preflight reaches each row of RFC 11.3 that preflight gives,
+// TestRollback_Preflight reaches each row of docs/errors.md#codes that preflight gives,
 // with its exit code, and checks nothing was written.
 func TestRollback_Preflight(t *testing.T) {
 	t.Parallel()
@@ -154,7 +154,7 @@ func TestRollback_Preflight(t *testing.T) {
 }
 
 // TestRollback_AgentCallerMayRollBackItsDescendant: an agent caller may
-// really roll back its own child's unguarded tree (RFC 11.4).
+// really roll back its own child's unguarded tree (docs/rollback.md#grants).
 func TestRollback_AgentCallerMayRollBackItsDescendant(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

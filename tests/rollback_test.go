@@ -53,7 +53,7 @@ func TestRollback_DryRunWritesNothing(t *testing.T) {
 	require.NotEqual(t, res.Plan, env.DryRun("--checkpoint=k1").Plan)
 }
 
-func TestRollback_PlanIsTheRFCDigest(t *testing.T) {
+func TestRollback_PlanIsTheDigest(t *testing.T) {
 	t.Parallel()
 	env := newAgent(t, "worktree", func(env *Env) { env.Write("src/main.txt", "v2\n") })
 	res := env.DryRun("--checkpoint=k1", "--restore=files")
@@ -185,7 +185,7 @@ func TestRollback_OutsideDefaults(t *testing.T) {
 	}{
 		{"in_place", "", true},
 		{"worktree", "", false},
-		{"worktree", "refuse", true}, // CONTRACT 8.34
+		{"worktree", "refuse", true}, // docs/rollback.md#outside-edits
 		{"in_place", "overwrite", false},
 	} {
 		t.Run(tc.isolation+"/"+tc.outside, func(t *testing.T) {
@@ -296,7 +296,7 @@ var _ = assert.Equal
 
 // TestRollback_ConversationGoesWithTheFiles: restore=all back to before the
 // first turn drops the turns and rewinds the conversation to a new, empty
-// session, named at once and bound, never an empty binding (RFC 8,
+// session, named at once and bound, never an empty binding (docs/rollback.md#conversation,
 // invariant 5; issue 13 item 7);
 // back to the latest turn there is nothing to rewind.
 // The agent has a harness: one of harness none has no conversation.

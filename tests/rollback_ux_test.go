@@ -86,7 +86,7 @@ func listIDs(l ListResult) []string {
 	return out
 }
 
-// Issue 14 item 3, CONTRACT 9.2: every command that names a checkpoint
+// Issue 14 item 3, docs/checkpoints.md#names: every command that names a checkpoint
 // takes k<n>, last, ~<n> and t<n>, through one resolver; the rollback
 // takes it as its argument too, and --checkpoint still.
 func TestShorthands_EveryCommand(t *testing.T) {
@@ -162,7 +162,7 @@ func TestShorthands_Errors(t *testing.T) {
 	require.Equal(t, logLen, len(env.LogRecords()))
 }
 
-// CONTRACT 9.1: --undo rolls the last rollback back through its safety
+// docs/rollback.md#undo: --undo rolls the last rollback back through its safety
 // checkpoint, with the same dry run and plan; undoing an undo redoes.
 func TestRollback_Undo(t *testing.T) {
 	t.Parallel()

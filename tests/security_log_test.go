@@ -160,7 +160,7 @@ func TestSecurity_LogWholeLastLineIsKeptAndSeqGoesAboveIt(t *testing.T) {
 	assert.Equal(t, lines[:4], after[:4], "the damaged line stays")
 	assertSeqsAbove(t, after[4:], 4)
 	// k3's ref was at the next number, so its trailers had it adopted again
-	// (CONTRACT 8.30): it is listed.
+	// (docs/checkpoints.md#refs): it is listed.
 	var ids []string
 	for _, it := range env.List(t, "--agent=a1").Checkpoints {
 		ids = append(ids, it.Checkpoint)

@@ -1,5 +1,5 @@
 // Package agents folds the journal into agents, turns, checkpoints and
-// states (CONTRACT §3). It reads only; writers append records and fold again.
+// states (docs/checkpoints.md#agents-turns-and-states). It reads only; writers append records and fold again.
 package agents
 
 import (
@@ -11,7 +11,7 @@ import (
 	"github.com/git-venom/git-venom/lib/journal"
 )
 
-// States (CONTRACT §3).
+// States (docs/checkpoints.md#agents-turns-and-states).
 const (
 	Settled    = "settled"
 	Running    = "running"
@@ -41,7 +41,7 @@ type Turn struct {
 	// Process is the harness process the turn runs in, when hooks said.
 	Process journal.Process
 	// EndCheckpoint is the checkpoint its turn_end took or reused: what
-	// the shorthand t<n> names (CONTRACT 9.2).
+	// the shorthand t<n> names (docs/checkpoints.md#names).
 	EndCheckpoint string
 	// StartCheckpoint is the checkpoint its turn_start took or reused:
 	// with EndCheckpoint, what the turn changed (explain).
@@ -97,12 +97,12 @@ type Agent struct {
 	byID        map[string]*Checkpoint
 	turnByID    map[string]*Turn
 	Binding     Binding
-	// NotePending is the rollback note waiting for the next prompt (CONTRACT 8.12).
+	// NotePending is the rollback note waiting for the next prompt (docs/rollback.md#the-rollback-note).
 	NotePending *journal.Entry
 	// OpenRollback is a rollback.started with no rollback.ended.
 	OpenRollback *journal.Entry
 	// LastRollback is the last rollback that ended well: what --undo
-	// goes back from, to its safety checkpoint (CONTRACT 9.1).
+	// goes back from, to its safety checkpoint (docs/rollback.md#undo).
 	LastRollback *Rollback
 	LastTurnN    int
 	LastCkptN    int
@@ -122,7 +122,7 @@ type ignoredEdit struct {
 }
 
 // IgnoredEditsAfter lists, sorted and once each, the ignored paths the
-// agent's own edit records named after seq (CONTRACT 8.34).
+// agent's own edit records named after seq (docs/rollback.md#outside-edits).
 func (s *State) IgnoredEditsAfter(agent string, seq int64) []string {
 	seen := map[string]bool{}
 	out := []string{}
@@ -182,7 +182,7 @@ func (a *Agent) LastEndedTurn() *Turn {
 // rollback has nothing to rewind and nothing to say about one.
 func (a *Agent) HasConversation() bool { return a.Harness != "none" && a.Harness != "" }
 
-// Live reports running or handed over (CONTRACT §3).
+// Live reports running or handed over (docs/checkpoints.md#agents-turns-and-states).
 func (a *Agent) Live() bool { return a.State == Running || a.State == HandedOver }
 
 // State is the fold of a whole journal.
@@ -276,7 +276,7 @@ func (s *State) Active() []*Agent {
 	return out
 }
 
-// Sharers lists the other non-archived agents using a's tree (RFC terms).
+// Sharers lists the other non-archived agents using a's tree (docs/rollback.md#guarded-trees).
 func (s *State) Sharers(a *Agent) []*Agent {
 	var out []*Agent
 	for _, o := range s.Active() {
@@ -287,7 +287,7 @@ func (s *State) Sharers(a *Agent) []*Agent {
 	return out
 }
 
-// Guarded reports whether a's tree is guarded: in place, or shared (RFC 6).
+// Guarded reports whether a's tree is guarded: in place, or shared (docs/rollback.md#guarded-trees).
 func (s *State) Guarded(a *Agent) bool {
 	return a.Isolation == InPlace || len(s.Sharers(a)) > 0
 }
@@ -486,7 +486,7 @@ func (a *Agent) turnCapture(e *journal.Entry) {
 }
 
 // handOver follows a takeover or takeback capture: handed_over between
-// them (CONTRACT §3).
+// them (docs/checkpoints.md#agents-turns-and-states).
 func (a *Agent) handOver(reason string) {
 	switch reason {
 	case "takeover":
@@ -535,7 +535,7 @@ func deref(p *string) string {
 
 // Resolve picks the agent a command means: the id given (by --agent or
 // VENOM_AGENT), else the repository's only agent that is not archived
-// (CONTRACT §1).
+// (docs/checkpoints.md#names).
 func (s *State) Resolve(given string) (string, error) {
 	if given != "" {
 		if !ids.ValidAgent(given) {
@@ -549,7 +549,7 @@ func (s *State) Resolve(given string) (string, error) {
 		return active[0].ID, nil
 	}
 	if len(active) == 0 {
-		// CONTRACT §1 lets --agent be left out only for an agent that
+		// docs/checkpoints.md#names lets --agent be left out only for an agent that
 		// exists: an id is part of every ref and record for good, so
 		// none is made up for the person.
 		return "", errcode.Newf(errcode.InvalidParamsAgent, map[string]any{"agents": []string{}},
@@ -579,7 +579,7 @@ func (s *State) Resolve(given string) (string, error) {
 		Hint("for example --agent=%s; git venom-checkpoint agents lists them", names[0])
 }
 
-// Known returns the agent or not_found.agent (CONTRACT 8.1).
+// Known returns the agent or not_found.agent (docs/checkpoints.md#agents-turns-and-states).
 func (s *State) Known(id string) (*Agent, error) {
 	if a := s.Agents[id]; a != nil {
 		return a, nil

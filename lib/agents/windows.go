@@ -8,8 +8,8 @@ import (
 )
 
 // Capture is one capture of a tree as the journal tells it: a checkpoint
-// taken, a reuse (RFC 3.2) or a failure. The window walk of RFC 7.3 runs
-// over these, by any agent using the tree (CONTRACT 8.31).
+// taken, a reuse (docs/checkpoints.md#reuse) or a failure. The window walk of docs/rollback.md#classes runs
+// over these, by any agent using the tree (docs/rollback.md#classes).
 type Capture struct {
 	Seq        int64
 	Agent      string
@@ -18,14 +18,14 @@ type Capture struct {
 	Turn       string
 	// Commit is the checkpoint commit; "" when the capture failed, or its
 	// checkpoint was pruned or removed. Such a capture is a barrier: the
-	// windows around it merge into one gap (RFC 5.2).
+	// windows around it merge into one gap (docs/checkpoints.md#retention-and-clean).
 	Commit string
 }
 
 // Barrier reports whether the capture has no tree to compare.
 func (c Capture) Barrier() bool { return c.Commit == "" }
 
-// Window kinds (RFC 7.3).
+// Window kinds (docs/rollback.md#classes).
 const (
 	TurnWindow     = "turn"
 	RollbackWindow = "rollback"
@@ -127,7 +127,7 @@ func (s *State) spans(a *Agent) []span {
 }
 
 // Windows walks a's tree from the capture at seq from (the target's first
-// capture) to the newest, and classes each window (RFC 7.3, CONTRACT 8.31).
+// capture) to the newest, and classes each window (docs/rollback.md#classes, docs/rollback.md#classes).
 // Barriers merge their neighbours into one gap. The last window, from the
 // newest capture to the current state, is the caller's: always a gap.
 func (s *State) Windows(a *Agent, from int64) []Window {
@@ -223,7 +223,7 @@ func runningBefore(a *Agent, sp span, c Capture) bool {
 }
 
 // noteSharers gives the rollback note to every other agent on the tree when
-// a rollback of a ends well (CONTRACT 8.12).
+// a rollback of a ends well (docs/rollback.md#the-rollback-note).
 func (s *State) noteSharers(a *Agent, e *journal.Entry) {
 	for _, o := range s.Sharers(a) {
 		cp := *e

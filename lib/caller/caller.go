@@ -1,5 +1,5 @@
-// Package caller tells a person from an agent running a command (CONTRACT
-// 3, 8.10). It is a guard against accidents, not a security boundary.
+// Package caller tells a person from an agent running a command
+// (docs/checkpoints.md#agents-turns-and-states, docs/harness.md#callers). It is a guard against accidents, not a security boundary.
 package caller
 
 // Caller is who runs the command.

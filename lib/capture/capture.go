@@ -1,4 +1,4 @@
-// Package capture turns the state of one tree into git objects: the RFC 4.1
+// Package capture turns the state of one tree into git objects: the docs/checkpoints.md#how-a-capture-runs
 // recipe, done as one scan. It starts from a copy of the user's index (the
 // stat cache spares hashing the tree), lets git's own status find what
 // changed, stages only those paths into the copy and writes the tree. The
@@ -34,11 +34,11 @@ import (
 	"github.com/git-venom/git-venom/lib/treepath"
 )
 
-// Limits bound one capture (RFC 11.5).
+// Limits bound one capture (docs/checkpoints.md#configuration).
 type Limits struct {
 	MaxFileBytes  int64
 	MaxTotalBytes int64
-	// Exclude is venom.exclude's patterns (CONTRACT 9.6): what they match
+	// Exclude is venom.exclude's patterns (docs/checkpoints.md#what-a-capture-holds): what they match
 	// is left at the index's version and listed as skipped, "excluded".
 	Exclude []string
 	// Found, when set, is told what a scan found to store (files and their
@@ -163,7 +163,7 @@ func TakeHeld(ctx context.Context, r *repo.Repo, tmpDir string, lim Limits) (*Sn
 }
 
 // prepareCopy reads the flagged entries of an index copy and clears its
-// assume-unchanged bits (RFC 4.1 step 2: in the copy only, so those edits
+// assume-unchanged bits (docs/checkpoints.md#how-a-capture-runs step 2: in the copy only, so those edits
 // are seen; libgit2 honours the bit and would hide them).
 func prepareCopy(ctx context.Context, r *repo.Repo, idx string) ([]gitindex.Entry, error) {
 	env := []string{"GIT_INDEX_FILE=" + idx}
@@ -190,7 +190,7 @@ func prepareCopy(ctx context.Context, r *repo.Repo, idx string) ([]gitindex.Entr
 	return keep, nil
 }
 
-// scan is RFC 4.1 steps 3 and 4 as one scan: git status lists every
+// scan is docs/checkpoints.md#how-a-capture-runs steps 3 and 4 as one scan: git status lists every
 // difference from the index, and only those paths are staged.
 func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) (*Snapshot, error) {
 	on := func(idx string, stdin []byte, args ...string) ([]byte, error) {
@@ -327,7 +327,7 @@ func scan(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Limits) 
 				removes = append(removes, c.path)
 			}
 		default:
-			// FIFOs, sockets and devices: git never holds them (CONTRACT 8.26).
+			// FIFOs, sockets and devices: git never holds them (docs/rollback.md#left).
 			removes = append(removes, c.path)
 		}
 	}
@@ -493,8 +493,8 @@ func finish(ctx context.Context, r *repo.Repo, snap *Snapshot, tree *git.Oid, si
 	return snap, nil
 }
 
-// tooLarge is failed.checkpoint_too_large's data, members in CONTRACT
-// 8.16's order.
+// tooLarge is failed.checkpoint_too_large's data, members in
+// docs/errors.md#data's order.
 type tooLarge struct {
 	Repo    string      `json:"repo"`
 	Bytes   int64       `json:"bytes"`
@@ -513,7 +513,7 @@ type sizedPath struct {
 
 // copyIndex copies the user's index into tmpDir, keeping its mtime: git
 // decides "racily clean" entries from it, and a fresh mtime would hide an edit
-// that keeps a file's size (CONTRACT 8.18). git replaces its index by rename,
+// that keeps a file's size (docs/checkpoints.md#how-a-capture-runs). git replaces its index by rename,
 // so the copy is never half written. No index yet: no copy, and a name no
 // file has, which git may then create. The copy is a new file of an
 // unpredictable name in a folder reached link-free (statefile), so nothing
@@ -659,7 +659,7 @@ func readHead(r *repo.Repo, snap *Snapshot) error {
 
 // listGitlinks fills submodules[] from the tree's gitlinks. dirty: the
 // nested repository's HEAD differs from the user's index, or it has changes
-// to tracked files (CONTRACT 8.15).
+// to tracked files (docs/checkpoints.md#what-a-capture-holds).
 func listGitlinks(ctx context.Context, r *repo.Repo, snap *Snapshot, links map[string]bool, userLinks map[string]string, modified map[string]bool) error {
 	if len(links) == 0 {
 		return nil
@@ -705,7 +705,7 @@ func listGitlinks(ctx context.Context, r *repo.Repo, snap *Snapshot, links map[s
 }
 
 // nestedHasChanges reports changes to tracked files inside a nested
-// repository that status did not already report on (CONTRACT 8.15).
+// repository that status did not already report on (docs/checkpoints.md#what-a-capture-holds).
 func nestedHasChanges(ctx context.Context, r *repo.Repo, p string) bool {
 	dir := filepath.Join(r.Top, p)
 	if !isRepo(dir) {

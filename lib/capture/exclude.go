@@ -10,13 +10,13 @@ import (
 )
 
 // SkipExcluded is the skipped (and left) reason of a path venom.exclude
-// matches (CONTRACT 9.6).
+// matches (docs/checkpoints.md#what-a-capture-holds).
 const SkipExcluded = "excluded"
 
 // excludedSet is what venom.exclude leaves out of one scan: each path
 // status listed that a pattern matches keeps the index's version in the
 // tree, as a path over the size limit does. A matched folder is listed once,
-// as "folder/" with bytes 0 (as a sparse folder, CONTRACT 8.25), however
+// as "folder/" with bytes 0 (as a sparse folder, docs/checkpoints.md#what-a-capture-holds), however
 // many files in it changed: a dependency folder holds thousands.
 type excludedSet struct {
 	x       *ignore.Excluder

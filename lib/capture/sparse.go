@@ -7,10 +7,10 @@ import (
 )
 
 // sparseArea tells the paths outside a sparse checkout, which a capture
-// leaves at the index's version (RFC 4 table; CONTRACT 8.25). git status
+// leaves at the index's version (docs/checkpoints.md#what-a-capture-holds table; docs/checkpoints.md#what-a-capture-holds). git status
 // still lists some of them: a skip-worktree file someone wrote anyway (git
 // clears the bit in memory when the file is present) and untracked files in
-// a folder outside the cone. RFC 4.1's git add leaves both out.
+// a folder outside the cone. docs/checkpoints.md#how-a-capture-runs's git add leaves both out.
 type sparseArea struct {
 	skipped map[string]bool // skip-worktree entries
 	dirs    map[string]bool // sparse-index directory entries, without the slash

@@ -28,7 +28,7 @@ type excludable struct {
 	Fix     string `json:"fix"`
 }
 
-// tooLargeError is failed.checkpoint_too_large (RFC 4, CONTRACT 8.16): the
+// tooLargeError is failed.checkpoint_too_large (docs/checkpoints.md#what-a-capture-holds, docs/errors.md#data): the
 // five largest files, and the untracked folders behind the size with the
 // exact venom.exclude setting for each, since an unignored dependency or
 // build folder is the usual cause (issue 15 item 4).

@@ -8,7 +8,7 @@ import (
 	"github.com/git-venom/git-venom/lib/retention"
 )
 
-// CleanCmd archives an agent and removes its checkpoints (RFC 5.3).
+// CleanCmd archives an agent and removes its checkpoints (docs/checkpoints.md#retention-and-clean).
 type CleanCmd struct {
 	Agent  string `name:"agent" env:"VENOM_AGENT" required:"" help:"The agent to archive."`
 	DryRun bool   `name:"dry-run" help:"Say what would be removed and kept; change nothing."`

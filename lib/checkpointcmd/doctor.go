@@ -12,7 +12,7 @@ import (
 // DoctorCmd checks the repository's checkpoints and state.
 type DoctorCmd struct{}
 
-// Run checks; it exits 1 only when a check fails (CONTRACT 8.20).
+// Run checks; it exits 1 only when a check fails (docs/json.md#agents-and-doctor).
 func (c *DoctorCmd) Run(env *cli.Env) error {
 	s, err := env.Store()
 	if err != nil {

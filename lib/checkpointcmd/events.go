@@ -13,7 +13,7 @@ import (
 	"github.com/git-venom/git-venom/lib/state"
 )
 
-// EventsCmd prints the event stream (RFC 11.2).
+// EventsCmd prints the event stream (docs/json.md#events).
 type EventsCmd struct {
 	Types     string `name:"types" help:"Event types: a JSON array or a comma list; exact names or prefix.*."`
 	Resources string `name:"resources" help:"Resources: a JSON array or a comma list of agent:<id>."`

@@ -15,7 +15,7 @@ import (
 	"github.com/git-venom/git-venom/lib/ui"
 )
 
-// ExplainCmd says which agent turns made a commit (CONTRACT 9.4):
+// ExplainCmd says which agent turns made a commit (docs/json.md#explain):
 // git venom-checkpoint explain <commit>|<A..B> [--note].
 type ExplainCmd struct {
 	Revision string `arg:"" name:"commit" help:"A commit, or a range A..B (each commit of it, oldest first)."`

@@ -8,7 +8,7 @@ import (
 	"github.com/git-venom/git-venom/lib/quote"
 )
 
-// ForkCmd registers a fork (RFC 10): git venom-checkpoint fork --agent=NEW --from=SRC [--through-turn=T].
+// ForkCmd registers a fork (docs/rollback.md#forks): git venom-checkpoint fork --agent=NEW --from=SRC [--through-turn=T].
 type ForkCmd struct {
 	Agent       string `name:"agent" required:"" help:"The new agent."`
 	From        string `name:"from" required:"" help:"The source agent."`

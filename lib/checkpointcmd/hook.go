@@ -19,7 +19,7 @@ import (
 	"github.com/git-venom/git-venom/lib/quote"
 )
 
-// HookCmd runs as a harness hook, or installs the hooks (CONTRACT §6).
+// HookCmd runs as a harness hook, or installs the hooks (docs/harness.md#hooks).
 // Each harness of harness.Kinds is a verb of its own (hook claude-code,
 // hook codex, ...), made from the list when the grammar is built.
 type HookCmd struct {
@@ -48,7 +48,7 @@ func harnessVerbs() any {
 	return reflect.New(reflect.StructOf(fields)).Interface()
 }
 
-// hookFlags name the agent the hook captures for (CONTRACT 8.1, 8.13).
+// hookFlags name the agent the hook captures for (docs/checkpoints.md#agents-turns-and-states, docs/harness.md#hook-agents).
 type hookFlags struct {
 	Agent     string `name:"agent" help:"The agent (default: VENOM_AGENT, else one per harness session: claude, codex or gemini, or claude-<8 of the session id> beside another live session)."`
 	Isolation string `name:"isolation" enum:",in_place,worktree,copy" default:"" help:"How the agent's tree is isolated, fixed at registration."`
@@ -75,7 +75,7 @@ func (c *HookRunCmd) Run(env *cli.Env, kctx *kong.Context) error {
 }
 
 // runHook never fails the harness: every problem is one line on stderr,
-// and the exit status is 0 (CONTRACT §6). It runs within venom.timeout from
+// and the exit status is 0 (docs/harness.md#hooks). It runs within venom.timeout from
 // its start (hookdeadline.go).
 func runHook(env *cli.Env, name string, f hookFlags, notify string) error {
 	d := startHookDeadline(env)

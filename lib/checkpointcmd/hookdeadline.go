@@ -20,7 +20,7 @@ import (
 // checkpoint.failed written) before the backstop ends it.
 const hookGrace = time.Second
 
-// hookDeadline holds a hook to venom.timeout from its start (CONTRACT §6):
+// hookDeadline holds a hook to venom.timeout from its start (docs/harness.md#hooks):
 // the command's context ends then, or at SIGTERM or SIGINT, and every step
 // that honours it returns (the wait for the lock, git, the transcript's
 // reading). hookGrace later, a backstop ends the process with exit 0 and

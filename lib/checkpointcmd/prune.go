@@ -13,7 +13,7 @@ import (
 	"github.com/git-venom/git-venom/lib/state"
 )
 
-// PruneCmd deletes checkpoints past retention (RFC 5.2).
+// PruneCmd deletes checkpoints past retention (docs/checkpoints.md#retention-and-clean).
 type PruneCmd struct {
 	Agent  string `name:"agent" env:"VENOM_AGENT" help:"Only this agent's checkpoints."`
 	DryRun bool   `name:"dry-run" help:"Say which checkpoints would be deleted; change nothing."`

@@ -7,7 +7,7 @@ import (
 )
 
 // PushCmd sends an agent's checkpoints to a remote, on request only
-// (CONTRACT 9.5): git venom-checkpoint push [<remote>] [--agent=A].
+// (docs/checkpoints.md#refs): git venom-checkpoint push [<remote>] [--agent=A].
 type PushCmd struct {
 	Remote string `arg:"" optional:"" default:"origin" help:"A configured remote (default: origin)."`
 	Agent  string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree)."`
@@ -39,7 +39,7 @@ func (c *PushCmd) Run(env *cli.Env) error {
 }
 
 // FetchCmd brings the checkpoints other machines pushed to a remote, after
-// checking them, under refs/venom/remotes/<remote>/ (CONTRACT 9.5).
+// checking them, under refs/venom/remotes/<remote>/ (docs/checkpoints.md#refs).
 type FetchCmd struct {
 	Remote string `arg:"" optional:"" default:"origin" help:"A configured remote (default: origin)."`
 }

@@ -59,7 +59,7 @@ func (c *TakeCmd) Run(env *cli.Env) error {
 	case res.Checkpoint == nil:
 		env.UI.Printf("No checkpoint: venom.enabled is false.\n")
 	case res.Reused && res.Relabeled:
-		// The label moves to the reused checkpoint (RFC 3.2): said, not
+		// The label moves to the reused checkpoint (docs/checkpoints.md#reuse): said, not
 		// done silently; the log and the events record the old one.
 		was := "it had none"
 		if res.PreviousLabel != nil {

@@ -5,7 +5,7 @@ import (
 	"github.com/git-venom/git-venom/lib/conversation"
 )
 
-// Why a checkpoint cannot bring the conversation back (RFC 11.3
+// Why a checkpoint cannot bring the conversation back (docs/errors.md#codes
 // conflict.checkpoint_files_only data.why); "" when it can.
 const (
 	WhyMidTurn      = "mid_turn"
@@ -17,7 +17,7 @@ const (
 )
 
 // NoConversation returns why checkpoint c's conversation cannot be brought
-// back, or "" when it can (RFC 8 "What decides it").
+// back, or "" when it can (docs/rollback.md#conversation "What decides it").
 func NoConversation(a *agents.Agent, c *agents.Checkpoint) string {
 	switch {
 	case c.MidTurn:
@@ -44,7 +44,7 @@ func NoConversation(a *agents.Agent, c *agents.Checkpoint) string {
 }
 
 // Conversation is the list's conversation member: whether the checkpoint
-// can bring the conversation back (RFC 8).
+// can bring the conversation back (docs/rollback.md#conversation).
 func Conversation(a *agents.Agent, c *agents.Checkpoint) bool {
 	if NoConversation(a, c) != "" {
 		return false

@@ -14,8 +14,8 @@ import (
 )
 
 // Find returns the agent's checkpoint id when it still counts: logged, not
-// pruned or removed, and its ref in r still holding the logged commit (RFC
-// 4.2). Anything else is not_found.checkpoint; a malformed id is
+// pruned or removed, and its ref in r still holding the logged commit
+// (docs/checkpoints.md#the-log). Anything else is not_found.checkpoint; a malformed id is
 // invalid_params.checkpoint.
 func Find(r *repo.Repo, a *agents.Agent, id string) (*agents.Checkpoint, error) {
 	n, err := ids.ParseCheckpoint(id)
@@ -47,8 +47,8 @@ func Find(r *repo.Repo, a *agents.Agent, id string) (*agents.Checkpoint, error) 
 	return c, nil
 }
 
-// Usable reports whether c's refs in r still hold the logged commits (RFC
-// 4.2): a checkpoint whose ref is gone or moved counts for nothing.
+// Usable reports whether c's refs in r still hold the logged commits
+// (docs/checkpoints.md#the-log): a checkpoint whose ref is gone or moved counts for nothing.
 func Usable(r *repo.Repo, a *agents.Agent, c *agents.Checkpoint) bool {
 	for _, rs := range c.Repos {
 		if refState(r, a.ID, c.N, rs.Commit) != refHolds {

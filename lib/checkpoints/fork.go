@@ -22,7 +22,7 @@ type ForkRequest struct {
 }
 
 // ForkResult is fork's result. checkpoint is the source's checkpoint the
-// fork lines up with, as agent.fork_ended carries it (RFC 10), and
+// fork lines up with, as agent.fork_ended carries it (docs/rollback.md#forks), and
 // fork_checkpoint the fork's own k1 pointing at the same commit; both are
 // null when the source has no such checkpoint.
 type ForkResult struct {
@@ -36,7 +36,7 @@ type ForkResult struct {
 // TakeFork registers NEW sharing SRC's tree (so both trees are now guarded)
 // and gives it k1, reason fork, at SRC's newest checkpoint whose
 // through_turn is the fork point, leaving out mid_turn and overlap ones
-// (RFC 10). No file changes.
+// (docs/rollback.md#forks). No file changes.
 func TakeFork(ctx context.Context, s *state.Store, req ForkRequest) (*ForkResult, error) {
 	for _, id := range []string{req.Agent, req.From} {
 		if !ids.ValidAgent(id) {

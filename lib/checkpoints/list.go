@@ -11,8 +11,8 @@ import (
 	"github.com/git-venom/git-venom/lib/treewalk"
 )
 
-// Item is one checkpoint of agent.checkpoints: the RFC 4.2 record without
-// type and agent, plus conversation and label (RFC 11.1).
+// Item is one checkpoint of agent.checkpoints: the docs/checkpoints.md#the-log record without
+// type and agent, plus conversation and label (docs/json.md).
 type Item struct {
 	Checkpoint   string              `json:"checkpoint"`
 	Reason       string              `json:"reason"`
@@ -26,7 +26,7 @@ type Item struct {
 	Repos        []journal.RepoState `json:"repos"`
 	// FilesChanged is how many paths differ from the agent's previous
 	// live checkpoint, as list's FILES column (git diff-tree -r's count);
-	// null for the first, or when a tree cannot be read. After the RFC's
+	// null for the first, or when a tree cannot be read. After docs/json.md#list's
 	// members.
 	FilesChanged *int `json:"files_changed"`
 }
@@ -37,11 +37,11 @@ type Listing struct {
 	Pending     bool   `json:"pending"`
 	Checkpoints []Item `json:"checkpoints"`
 	// Unusable are the checkpoints left out because their ref is gone or
-	// moved (RFC 4.2): as git ignores a broken ref, with a warning.
+	// moved (docs/checkpoints.md#the-log): as git ignores a broken ref, with a warning.
 	Unusable []string `json:"-"`
 }
 
-// Filter narrows a listing (RFC 11.1, CONTRACT 8.9: before is exclusive).
+// Filter narrows a listing (docs/json.md, docs/checkpoints.md#turns-and-through_turn: before is exclusive).
 type Filter struct {
 	Turn   string
 	Before string

@@ -6,7 +6,7 @@ import (
 	"github.com/git-venom/git-venom/lib/ids"
 )
 
-// Resolve turns a checkpoint as a person names it (CONTRACT 9.2: k<n>,
+// Resolve turns a checkpoint as a person names it (docs/checkpoints.md#names: k<n>,
 // last, ~<n>, t<n>) into the agent's k<n>, the one resolver every command
 // uses. k<n> comes back as given (Find says whether it still counts); last
 // and ~<n> count the agent's live checkpoints from the newest; t<n> is the
@@ -58,7 +58,7 @@ func Resolve(a *agents.Agent, name string) (string, error) {
 }
 
 // UndoTarget is the checkpoint --undo goes back to: the safety checkpoint
-// of the agent's last rollback that ended well (CONTRACT 9.1).
+// of the agent's last rollback that ended well (docs/rollback.md#undo).
 func UndoTarget(a *agents.Agent) (string, error) {
 	if a.LastRollback == nil {
 		return "", errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"agent": a.ID},

@@ -9,7 +9,7 @@ import (
 )
 
 // afterCapture runs what follows a successful capture in the same
-// transaction: pruning after a turn_end (RFC 5.2), then the merge of
+// transaction: pruning after a turn_end (docs/checkpoints.md#retention-and-clean), then the merge of
 // git-venom's packs when they pile up.
 func afterCapture(ctx context.Context, tx *state.Txn, a *agents.Agent, req Request) {
 	if req.Reason == TurnEnd {

@@ -1,5 +1,5 @@
-// Package checkpoints takes checkpoints for agents (RFC 3, 4) and lists them
-// (RFC 11.1 agent.checkpoints): registration, turns, dedup, the commit, the
+// Package checkpoints takes checkpoints for agents (docs/checkpoints.md#reasons, docs/checkpoints.md#what-a-capture-holds) and lists them
+// (docs/json.md agent.checkpoints): registration, turns, dedup, the commit, the
 // ref and the log record, all under the repository's lock.
 package checkpoints
 
@@ -25,7 +25,7 @@ import (
 	"github.com/git-venom/git-venom/lib/testhook"
 )
 
-// Reasons a caller may ask for (CONTRACT §1), and the tool's own.
+// Reasons a caller may ask for (docs/checkpoints.md#names), and the tool's own.
 const (
 	Manual      = "manual"
 	TurnStart   = "turn_start"
@@ -40,7 +40,7 @@ const (
 // CallerReasons are the reasons --reason accepts.
 var CallerReasons = []string{Manual, TurnStart, TurnEnd, Takeover, Takeback}
 
-// Dedups reports whether a reason may reuse the latest checkpoint (CONTRACT 8.7).
+// Dedups reports whether a reason may reuse the latest checkpoint (docs/checkpoints.md#reuse).
 func Dedups(reason string) bool {
 	switch reason {
 	case Fork, PreRollback, Rollback:
@@ -49,7 +49,7 @@ func Dedups(reason string) bool {
 	return true
 }
 
-// Registration is what a capturing command knows of the agent (CONTRACT 8.1).
+// Registration is what a capturing command knows of the agent (docs/checkpoints.md#agents-turns-and-states).
 type Registration struct {
 	Agent     string
 	Isolation string // "" when not given
@@ -167,7 +167,7 @@ func treeOf(ctx context.Context, s *state.Store, a *agents.Agent) (*repo.Repo, e
 	return r, nil
 }
 
-// Register returns the agent, registering it the first time (CONTRACT 8.1,
+// Register returns the agent, registering it the first time (docs/checkpoints.md#agents-turns-and-states,
 // 8.21: isolation and parent are fixed at registration).
 func Register(tx *state.Txn, reg Registration) (*agents.Agent, error) {
 	// An archived agent's id registers anew (agents.reopen).
@@ -216,7 +216,7 @@ func Register(tx *state.Txn, reg Registration) (*agents.Agent, error) {
 	return tx.State.Agent(reg.Agent), nil
 }
 
-// checkTurn refuses a --turn the request cannot take (CONTRACT 8.9) before
+// checkTurn refuses a --turn the request cannot take (docs/checkpoints.md#turns-and-through_turn) before
 // anything is written: a bad request registers no agent and ends no turn.
 // a is nil for an agent not registered yet.
 func checkTurn(a *agents.Agent, req Request) error {
@@ -255,14 +255,14 @@ func checkTurn(a *agents.Agent, req Request) error {
 }
 
 // openOrCloseTurn logs the turn records a turn_start or turn_end implies
-// (CONTRACT §3, 8.9) and returns the checkpoint's turn. checkTurn has
+// (docs/checkpoints.md#agents-turns-and-states, docs/checkpoints.md#turns-and-through_turn) and returns the checkpoint's turn. checkTurn has
 // already accepted req.Turn.
 func openOrCloseTurn(tx *state.Txn, a *agents.Agent, req Request) (*string, error) {
 	switch req.Reason {
 	case TurnStart:
 		if a.OpenTurn != nil {
 			// The open turn never reported its end; it ends here, and the
-			// window up to now is a gap (RFC 7.3).
+			// window up to now is a gap (docs/rollback.md#classes).
 			if _, err := tx.Append(journal.TurnEnded, journal.TurnEnd{Agent: a.ID, Turn: a.OpenTurn.ID}); err != nil {
 				return nil, err
 			}
@@ -282,7 +282,7 @@ func openOrCloseTurn(tx *state.Txn, a *agents.Agent, req Request) (*string, erro
 		if a.OpenTurn != nil {
 			end.Turn = a.OpenTurn.ID
 		} else {
-			// A turn the harness started with no turn_start (RFC 3.1).
+			// A turn the harness started with no turn_start (docs/checkpoints.md#reasons).
 			end.Turn, end.NoStart = req.Turn, true
 			if end.Turn == "" {
 				end.Turn = ids.Turn(a.LastTurnN + 1)
@@ -302,7 +302,7 @@ func openOrCloseTurn(tx *state.Txn, a *agents.Agent, req Request) (*string, erro
 }
 
 // capture1 captures the tree and records the checkpoint, or the reuse of the
-// latest one (RFC 3.2).
+// latest one (docs/checkpoints.md#reuse).
 func capture1(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Agent, req Request, turn *string) (*Result, error) {
 	s := tx.Store
 	t0 := time.Now()
@@ -321,13 +321,13 @@ func capture1(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Age
 	}
 	midTurn := req.Reason == Manual && a.OpenTurn != nil
 	// Refs a crashed capture left are adopted first, so that the dedup
-	// compares with what they hold (RFC 4.2, 3.2).
+	// compares with what they hold (docs/checkpoints.md#the-log, docs/checkpoints.md#reuse).
 	if err := adoptLeftovers(tx, tree, a); err != nil {
 		return nil, err
 	}
 	if Dedups(req.Reason) {
 		// A latest checkpoint whose ref is gone holds nothing a rollback
-		// could use (RFC 4.2): the capture makes a new one instead.
+		// could use (docs/checkpoints.md#the-log): the capture makes a new one instead.
 		if latest := a.Latest(); latest != nil && sameState(tree, latest, snap) && Usable(tree, a, latest) {
 			rec := journal.Reused{Agent: a.ID, Checkpoint: latest.Checkpoint,
 				Reason: req.Reason, Turn: turn, At: journal.Stamp(journal.Now()), Label: req.Label}
@@ -352,7 +352,7 @@ func capture1(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Age
 	return res, nil
 }
 
-// sameState: every tree and HEAD equal the checkpoint's (RFC 3.2).
+// sameState: every tree and HEAD equal the checkpoint's (docs/checkpoints.md#reuse).
 func sameState(r *repo.Repo, c *agents.Checkpoint, snap *capture.Snapshot) bool {
 	if len(c.Repos) != 1 {
 		return false
@@ -380,7 +380,7 @@ type Meta struct {
 	Label       *string
 	// Source names the checkpoint a fork's k1 was taken from ("a2/k3");
 	// Commit and Repo are that checkpoint's commit and repo state, which
-	// the new ref points at and the record repeats (RFC 10).
+	// the new ref points at and the record repeats (docs/rollback.md#forks).
 	Source string
 	Commit *git.Oid
 	Repo   *journal.RepoState
@@ -389,7 +389,7 @@ type Meta struct {
 // Record commits a snapshot as the agent's next checkpoint: commit, ref
 // created only if absent, then checkpoint.taken. A ref already at the next
 // number is adopted when its trailers name this agent and id, else skipped
-// (RFC 4.2, CONTRACT 8.30).
+// (docs/checkpoints.md#the-log, docs/checkpoints.md#refs).
 func Record(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Agent, snap *capture.Snapshot, m Meta) (*journal.Entry, error) {
 	defer testhook.Timed("record", time.Now())
 	now := journal.Now()
@@ -500,7 +500,7 @@ var reasons = map[string]bool{Manual: true, TurnStart: true, TurnEnd: true, Take
 	Fork: true, PreRollback: true, Rollback: true}
 
 // adoptable: the commit's trailers are well-formed and name this agent and
-// id (RFC 4.2), and its tree holds only paths git would check out. A ref
+// id (docs/checkpoints.md#the-log), and its tree holds only paths git would check out. A ref
 // under refs/venom may have been fetched, unpacked or written by another
 // party; adopting it would let its tree and reason through to a rollback.
 func adoptable(tree *repo.Repo, info *refs.CommitInfo, agent, id string) bool {
@@ -535,7 +535,7 @@ func gitErr(step string, err error) error {
 }
 
 // Pending reports whether a capture of the agent is under way or waiting
-// (CONTRACT 8.19).
+// (docs/checkpoints.md#agents-turns-and-states).
 func Pending(s *state.Store, agent string) bool {
 	return lockMarked(s.PendingDir(), agent)
 }

@@ -8,8 +8,8 @@ import (
 )
 
 // Backstop ends the process when its command outlives a deadline or a
-// request to stop, for a command that must always end (a hook, CONTRACT
-// §6). The command's context ends first (Main cancels it on SIGTERM and
+// request to stop, for a command that must always end (a hook,
+// docs/harness.md#hooks). The command's context ends first (Main cancels it on SIGTERM and
 // SIGINT; the command gives it the deadline), and every step that honours
 // it returns; Grace later, if the command is still running (a read no
 // context reaches, a test's pause point), Last runs and the process exits

@@ -1,6 +1,6 @@
 // Package cli wires a command's kong grammar to its streams and repository,
 // and is the one place that turns an error into output and an exit code
-// (CONTRACT §4). Only Main's caller exits.
+// (docs/errors.md#exit-codes). Only Main's caller exits.
 package cli
 
 import (
@@ -205,7 +205,7 @@ func description(name string) string {
 }
 
 // usageError maps kong's parse errors to invalid_params.usage, keeping an
-// RFC-coded error a Validate() returned.
+// coded error (docs/errors.md) a Validate() returned.
 func usageError(err error) error {
 	if e, ok := errcode.As(err); ok {
 		return e
@@ -219,7 +219,7 @@ func usageError(err error) error {
 	return errcode.Newf(errcode.InvalidParamsUsage, nil, "%v", err).Hint("see --help")
 }
 
-// Report prints err as CONTRACT §4 says and returns its exit code.
+// Report prints err as docs/errors.md#exit-codes says and returns its exit code.
 func Report(env *Env, err error) int {
 	var silent Silent
 	if errors.As(err, &silent) {
@@ -276,14 +276,14 @@ func jsonFlag(grammar any) bool {
 // GlobalFlags lets Run read the embedded flags.
 func (g *Globals) GlobalFlags() *Globals { return g }
 
-// ErrorBody is the error envelope's body, members in the RFC's order.
+// ErrorBody is the error envelope's body, members in docs/errors.md#the-envelope's order.
 type ErrorBody struct {
 	Code    errcode.Code `json:"code"`
 	Message string       `json:"message"`
 	Data    any          `json:"data"`
 }
 
-// ErrorJSON is {"error":{"code","message","data"}} (CONTRACT §4).
+// ErrorJSON is {"error":{"code","message","data"}} (docs/errors.md#exit-codes).
 func ErrorJSON(e *errcode.Error) any {
 	return struct {
 		Error ErrorBody `json:"error"`

@@ -1,6 +1,6 @@
 // Package config reads the venom.* keys from git config's global and system
-// scopes only (CONTRACT §5, RFC 11.5: user-only keys, so a cloned repository
-// cannot weaken them), with the RFC's defaults.
+// scopes only (docs/checkpoints.md#configuration, docs/checkpoints.md#configuration: user-only keys, so a cloned repository
+// cannot weaken them), with the defaults of docs/checkpoints.md#configuration.
 package config
 
 import (
@@ -15,7 +15,7 @@ import (
 	"github.com/git-venom/git-venom/lib/gitcli"
 )
 
-// DefaultRollbackNote is RFC 11.5's rollback_note.
+// DefaultRollbackNote is docs/checkpoints.md#configuration's rollback_note.
 const DefaultRollbackNote = "Note: the files were rolled back to their state {when}. Changes made after that point are gone, and what you remember of them may no longer be true. Read the files before you rely on them."
 
 // Config is the venom.* settings.
@@ -30,11 +30,11 @@ type Config struct {
 	RollbackNote  string
 	DiffMaxBytes  int64
 	// Exclude is every venom.exclude value, in the order git lists them:
-	// gitignore patterns a capture leaves out (CONTRACT 9.6).
+	// gitignore patterns a capture leaves out (docs/checkpoints.md#what-a-capture-holds).
 	Exclude []string
 }
 
-// Defaults are RFC 11.5's values.
+// Defaults are docs/checkpoints.md#configuration's values.
 func Defaults() Config {
 	return Config{
 		Enabled:       true,

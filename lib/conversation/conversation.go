@@ -1,5 +1,5 @@
 // Package conversation is the seam between rollback and the harness
-// adapters: rewinding an agent's conversation (RFC 8). The harness package
+// adapters: rewinding an agent's conversation (docs/rollback.md#conversation). The harness package
 // registers its adapters here; rollback asks through Rewind.
 package conversation
 
@@ -30,16 +30,16 @@ type Options struct {
 // Adapter is one harness's conversation side.
 type Adapter interface {
 	// CanRewind says whether the adapter declares rewind for this turn
-	// (claude-code: only up to its tested version, CONTRACT 8.14).
+	// (claude-code: only up to its tested version, docs/harness.md#rewind).
 	CanRewind(a *agents.Agent, t *agents.Turn) bool
 	// Rewind makes a new conversation through turn t, leaving the source
-	// unchanged (RFC 8). It must not write the journal; the rollback logs
+	// unchanged (docs/rollback.md#conversation). It must not write the journal; the rollback logs
 	// the binding in its final record.
 	Rewind(ctx context.Context, s *state.Store, a *agents.Agent, t *agents.Turn, o Options) (*Rewound, error)
 }
 
 // IDNeeder is an adapter that names the harness id a turn needs for a
-// rewind (RFC 8: "a turn logged without the one its adapter needs has no
+// rewind (docs/rollback.md#conversation: "a turn logged without the one its adapter needs has no
 // harness id for this purpose").
 type IDNeeder interface {
 	HasHarnessID(t *agents.Turn) bool
@@ -88,7 +88,7 @@ func CanRewind(a *agents.Agent, t *agents.Turn) bool {
 }
 
 // Rewind asks the agent's adapter for a rewind, or fails with
-// unsupported.harness_capability (CONTRACT 8.5).
+// unsupported.harness_capability (docs/rollback.md#conversation).
 func Rewind(ctx context.Context, s *state.Store, a *agents.Agent, t *agents.Turn) (*Rewound, error) {
 	return RewindWith(ctx, s, a, t, Options{})
 }

@@ -4,7 +4,7 @@ import "github.com/git-venom/git-venom/lib/agents"
 
 // Fresher is an adapter that can name a new, empty conversation: what a
 // restore=all rollback to before the agent's first turn rewinds to, since
-// no turn of the old one is kept (CONTRACT 8.5).
+// no turn of the old one is kept (docs/rollback.md#conversation).
 type Fresher interface {
 	Fresh(a *agents.Agent) *Rewound
 }

@@ -1,5 +1,5 @@
 // Package diffcmd is the grammar of git-venom-diff and its glue to
-// lib/treediff (RFC 11.1 agent.checkpoint_diff).
+// lib/treediff (docs/json.md agent.checkpoint_diff).
 package diffcmd
 
 import (
@@ -142,7 +142,7 @@ func (c *CLI) pathspec(env *cli.Env, r *repo.Repo) (pathspec.Set, error) {
 }
 
 // currentTree captures the agent's tree without a ref or a log record, as a
-// dry run does (RFC 7.2): under the lock, since the temporary index lives in
+// dry run does (docs/rollback.md#the-plan): under the lock, since the temporary index lives in
 // the state directory.
 func currentTree(ctx context.Context, s *state.Store, a *agents.Agent) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.Config.Timeout)

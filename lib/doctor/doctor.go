@@ -1,5 +1,5 @@
-// Package doctor checks a repository's checkpoints and venom state (RFC
-// "Agent-contract impact", doctor; CONTRACT 8.20): git's version, refs the
+// Package doctor checks a repository's checkpoints and venom state
+// (docs/json.md#agents-and-doctor): git's version, refs the
 // log does not account for, mirror remotes, the claude-code rewind version,
 // and the state directory's health. Each check says what to run to fix it.
 // It only reads.
@@ -118,7 +118,7 @@ func gitVersion(ctx context.Context, s *state.Store) Check {
 
 // refsCheck compares refs/venom/checkpoints/ with the log: refs no live
 // record names, refs that moved, refs that went, and agents past
-// venom.keep (RFC 4.2, 13). While the log has damage it advises nothing
+// venom.keep (docs/checkpoints.md#the-log, docs/checkpoints.md#limits). While the log has damage it advises nothing
 // that deletes or moves a ref (keepRefs).
 func refsCheck(ctx context.Context, s *state.Store, st *agents.State, l *journal.Log) Check {
 	const id = "checkpoints.refs"
@@ -268,7 +268,7 @@ func uniq(list []string) []string {
 }
 
 // mirror warns about a remote with mirror set: git push would send
-// refs/venom/ along, untracked files included (RFC 5.1).
+// refs/venom/ along, untracked files included (docs/checkpoints.md#refs).
 func mirror(ctx context.Context, s *state.Store) Check {
 	const id = "checkpoints.mirror"
 	// git config exits 1 when no key matches: nothing set, then.
@@ -426,7 +426,7 @@ func alive(pid int) bool {
 }
 
 // rollbackCheck fails on a rollback that started and never ended while no
-// command holds the lock: the tree is in an unknown state (RFC 7.6).
+// command holds the lock: the tree is in an unknown state (docs/rollback.md#failures).
 func rollbackCheck(s *state.Store, st *agents.State) Check {
 	const id = "state.rollback"
 	var open []*agents.Agent

@@ -1,5 +1,5 @@
-// Package errcode is the registry of RFC 11.3 error codes and the suite's own,
-// each with the class that fixes its exit code (CONTRACT §4).
+// Package errcode is the registry of docs/errors.md#codes error codes and the suite's own,
+// each with the class that fixes its exit code (docs/errors.md#exit-codes).
 package errcode
 
 import (
@@ -21,7 +21,7 @@ const (
 	Unsupported   Class = "unsupported"
 )
 
-// Exit returns the process exit code of a class (CONTRACT §4).
+// Exit returns the process exit code of a class (docs/errors.md#exit-codes).
 func (c Class) Exit() int {
 	switch c {
 	case Failed:
@@ -54,7 +54,7 @@ func (c Code) Class() Class {
 	return Failed
 }
 
-// The registry: RFC 11.3 first, then the suite's own codes.
+// The registry: docs/errors.md#codes first, then the suite's own codes.
 const (
 	NotFoundCheckpoint     Code = "not_found.checkpoint"
 	NotFoundAgent          Code = "not_found.agent"
@@ -283,7 +283,7 @@ var Data = map[Code]Shape{
 	TimeoutLock:           Members("repo"),
 }
 
-// Error is an RFC-coded error: what the user sees, and the cause behind it.
+// Error is a coded error (docs/errors.md): what the user sees, and the cause behind it.
 type Error struct {
 	Code    Code
 	Message string
@@ -369,7 +369,7 @@ func From(err error, fallback Code) *Error {
 }
 
 // RepoReason is the data of failed.checkpoint_git and failed.rollback_undone:
-// {repo, reason}, in RFC 11.3's member order (a map would sort them).
+// {repo, reason}, in docs/errors.md#codes's member order (a map would sort them).
 type RepoReason struct {
 	Repo   string `json:"repo"`
 	Reason string `json:"reason"`

@@ -1,6 +1,6 @@
-// Package events maps journal records to the published event stream (RFC
-// 11.2, CONTRACT 8.11): {seq, ts, source, type, data}, one a line. RFC
-// 11.2's four types, and the suite's own for the other changes of an
+// Package events maps journal records to the published event stream
+// (docs/json.md#events, docs/json.md#conventions): {seq, ts, source, type, data}, one a line.
+// docs/json.md#events's four types, and the suite's own for the other changes of an
 // agent's state a client following the stream would otherwise miss (issue
 // 14 item 12; man git-venom-checkpoint, events): turns starting and ending,
 // a capture reusing (or relabeling) a checkpoint, prunes, clean's removals
@@ -28,7 +28,7 @@ var published = map[string]string{
 	journal.CheckpointFailed: "agent.checkpoint_failed",
 	journal.RollbackStarted:  "agent.rollback_started",
 	journal.RollbackEnded:    "agent.rollback_ended",
-	// The suite's own, beyond RFC 11.2 (which keeps them internal in a
+	// The suite's own, beyond docs/json.md#events (which keeps them internal in a
 	// daemon whose own events carry turns and clean).
 	journal.TurnStarted:       "agent.turn_started",
 	journal.TurnEnded:         "agent.turn_ended",
@@ -112,7 +112,7 @@ type RollbackStarted struct {
 }
 
 // RollbackEnded is agent.rollback_ended's data: the record's members are
-// exactly RFC 11.2's.
+// exactly docs/json.md#events's.
 type RollbackEnded = journal.RollbackEnd
 
 // TurnStarted is agent.turn_started's data.
@@ -122,7 +122,7 @@ type TurnStarted struct {
 }
 
 // TurnEnded is agent.turn_ended's data; no_start: the turn had no
-// turn_start (a harness-started turn, RFC 3.1).
+// turn_start (a harness-started turn, docs/checkpoints.md#reasons).
 type TurnEnded struct {
 	Agent   string `json:"agent"`
 	Turn    string `json:"turn"`
@@ -130,7 +130,7 @@ type TurnEnded struct {
 }
 
 // CheckpointReused is agent.checkpoint_reused's data: a capture found the
-// tree as the checkpoint has it (RFC 3.2). relabeled: the capture was asked
+// tree as the checkpoint has it (docs/checkpoints.md#reuse). relabeled: the capture was asked
 // for a label, which the checkpoint now has; previous_label is the one it
 // replaced. Both labels are null when there is none.
 type CheckpointReused struct {
@@ -144,14 +144,14 @@ type CheckpointReused struct {
 }
 
 // CheckpointsPruned is agent.checkpoints_pruned's data, the record's
-// {agent, checkpoints} (RFC 5.2).
+// {agent, checkpoints} (docs/checkpoints.md#retention-and-clean).
 type CheckpointsPruned struct {
 	Agent       string   `json:"agent"`
 	Checkpoints []string `json:"checkpoints"`
 }
 
 // CheckpointsRemoved is agent.checkpoints_removed's data, the record's
-// {agent, repo, removed, kept} (RFC 5.3), counting refs.
+// {agent, repo, removed, kept} (docs/checkpoints.md#retention-and-clean), counting refs.
 type CheckpointsRemoved struct {
 	Agent   string `json:"agent"`
 	Repo    string `json:"repo"`
@@ -230,7 +230,7 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// Filter selects events by type and resource (CONTRACT 8.11).
+// Filter selects events by type and resource (docs/json.md#conventions).
 type Filter struct {
 	types     []string // exact names, or prefixes ending in "."
 	resources map[string]bool

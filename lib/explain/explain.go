@@ -1,4 +1,4 @@
-// Package explain says which agent turns made a commit (CONTRACT 9.4):
+// Package explain says which agent turns made a commit (docs/json.md#explain):
 // for each file the commit changed, the turns whose changes, from their
 // turn_start checkpoint to their turn_end checkpoint, carried the commit's
 // content for that file, whole or hunk by hunk. It reads the log's fold
@@ -216,7 +216,7 @@ func spansOf(st *agents.State) ([]span, int) {
 }
 
 // startOf is the checkpoint a turn started from: its turn_start's, or, for
-// a turn a harness started with no turn_start (RFC 3.1), the agent's last
+// a turn a harness started with no turn_start (docs/checkpoints.md#reasons), the agent's last
 // checkpoint logged before the turn ended.
 func startOf(a *agents.Agent, t *agents.Turn) *agents.Checkpoint {
 	if t.StartCheckpoint != "" {

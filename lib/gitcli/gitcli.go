@@ -1,5 +1,5 @@
 // Package gitcli is the one way git-venom runs git(1). Every call carries the
-// RFC 4.1 pins, so no hook and no fsmonitor ever runs (CONTRACT 8.23).
+// docs/checkpoints.md#how-a-capture-runs pins, so no hook and no fsmonitor ever runs (docs/checkpoints.md#how-a-capture-runs).
 package gitcli
 
 import (
@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// Pins are prepended to every git command (RFC 4.1).
+// Pins are prepended to every git command (docs/checkpoints.md#how-a-capture-runs).
 var Pins = []string{
 	"-c", "core.hooksPath=/dev/null",
 	"-c", "core.fsmonitor=false",

@@ -39,7 +39,7 @@ type Hook struct {
 }
 
 // DefaultAgent is the hook's agent when neither --agent nor VENOM_AGENT
-// names one (CONTRACT 8.13): one agent per harness session, so that two
+// names one (docs/harness.md#hook-agents): one agent per harness session, so that two
 // sessions in one worktree (two terminals) are two agents. The agent of
 // this harness already bound to the session keeps it (a resumed session, a
 // rewound one); otherwise the harness's name (claude, codex) while no other
@@ -76,7 +76,7 @@ func DefaultAgent(st *agents.State, harness, session string, proc journal.Proces
 
 // Handle applies one event to the journal, under the lock, and returns what
 // the hook prints on stdout (nil for nothing). ctx carries the hook's
-// deadline (venom.timeout from its start, CONTRACT §6): the wait for the
+// deadline (venom.timeout from its start, docs/harness.md#hooks): the wait for the
 // lock, every git command and the transcript's reading end with it. A
 // failed capture has already been logged as checkpoint.failed by the time
 // Handle returns its error; the turn records are written all the same,
@@ -95,7 +95,7 @@ func (h Hook) Handle(ctx context.Context, s *state.Store, p *Payload) ([]byte, e
 		h.Agent = DefaultAgent(st, h.Harness, p.SessionID, h.Process)
 	}
 	if captures(p.Event) {
-		// list's pending (CONTRACT 8.19) while this waits for the lock.
+		// list's pending (docs/checkpoints.md#agents-turns-and-states) while this waits for the lock.
 		if mark, err := lock.Begin(s.PendingDir(), h.Agent); err == nil {
 			defer mark.End()
 		}
@@ -208,7 +208,7 @@ func (r *run) event() ([]byte, error) {
 // bind logs agent.binding when the session differs from the binding's, or
 // runs in another harness process (a resumed session: DefaultAgent tells
 // live sessions by it), and clears a pending rewind fork once its session
-// has started (RFC 8).
+// has started (docs/rollback.md#conversation).
 func (r *run) bind(session string) error {
 	b := r.a.Binding
 	moved := r.Process.PID != 0 && r.Process != b.Process
@@ -264,7 +264,7 @@ func (r *run) registration() checkpoints.Registration {
 
 // turnEnded takes turn_end with the harness's ids of the turn. A turn
 // whose harness id has already ended is a no-op: Codex's Stop hook and its
-// notify program both report every turn (CONTRACT 8.13).
+// notify program both report every turn (docs/harness.md#hook-agents).
 func (r *run) turnEnded() error {
 	key := r.p.TurnKey()
 	if key != "" {
@@ -307,7 +307,7 @@ func (r *run) endOpenTurn(before string) error {
 
 // harnessEnd reads the turn's last entry and the harness version from the
 // transcript, as the harness's Kind.End does: Claude Code's last chain
-// entry (RFC 8 harness_end), Codex's cli_version (Codex rewinds by turn
+// entry (docs/rollback.md#conversation harness_end), Codex's cli_version (Codex rewinds by turn
 // id, so it needs no end entry); nothing for a harness without one.
 func (r *run) harnessEnd(before string) kind.End {
 	path := r.p.TranscriptPath
@@ -387,7 +387,7 @@ func (r *run) ignored(paths []string) ([]string, error) {
 }
 
 // deliverNote returns the pending rollback note as UserPromptSubmit's
-// additional context and logs note.delivered, once (CONTRACT 8.12).
+// additional context and logs note.delivered, once (docs/rollback.md#the-rollback-note).
 func (r *run) deliverNote() ([]byte, error) {
 	a := r.tx.State.Agent(r.a.ID)
 	e := a.NotePending
@@ -408,7 +408,7 @@ func (r *run) deliverNote() ([]byte, error) {
 }
 
 // NoteText fills venom.rollbackNote's {when} for the agent self, from the
-// rollback.ended record e (RFC 11.5): "after turn t3", "before your first
+// rollback.ended record e (docs/checkpoints.md#configuration): "after turn t3", "before your first
 // turn"; for a sharer, whose tree another agent's rollback moved, the turn
 // is named with its agent.
 func NoteText(template string, st *agents.State, self string, e *journal.Entry) string {

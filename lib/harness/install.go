@@ -25,7 +25,7 @@ const (
 	ScopeUser    = "user"    // the user's, for every repository
 )
 
-// Ways Codex can call the hook (CONTRACT 8.13).
+// Ways Codex can call the hook (docs/harness.md#hook-agents).
 const (
 	ViaAuto   = "auto"   // hooks when the installed Codex is one known to have them, notify otherwise
 	ViaHooks  = "hooks"  // hooks.json

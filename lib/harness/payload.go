@@ -1,5 +1,5 @@
 // Package harness connects git-venom to coding-agent harnesses through their
-// hook systems (CONTRACT §6): it reads their hook payloads, turns them into
+// hook systems (docs/harness.md#hooks): it reads their hook payloads, turns them into
 // turns, edits, bindings and checkpoints, delivers the rollback note, and
 // installs the hook entries in the harnesses' settings. What differs from
 // one harness to the next is its kind.Kind, in its own subpackage (claude,

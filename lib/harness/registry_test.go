@@ -34,7 +34,7 @@ func TestKindsAreWhole(t *testing.T) {
 	assert.Equal(t, "claude-code, codex or gemini-cli", NameList())
 }
 
-// Each harness's shell is an agent's (CONTRACT 3): the marks it sets in
+// Each harness's shell is an agent's (docs/checkpoints.md#agents-turns-and-states): the marks it sets in
 // the commands it runs.
 func TestCallerMarks(t *testing.T) {
 	for _, env := range []map[string]string{

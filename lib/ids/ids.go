@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// ValidAgent reports whether id is a valid agent id (CONTRACT §3):
+// ValidAgent reports whether id is a valid agent id (docs/checkpoints.md#agents-turns-and-states):
 // [a-z0-9][a-z0-9_-]{0,63}. Written out, not a regexp: compiling that one
 // cost every command a millisecond at start-up.
 func ValidAgent(id string) bool {
@@ -57,7 +57,7 @@ func number(digits string) (int, bool) {
 	return n, err == nil && n >= 1
 }
 
-// Kinds of checkpoint name (CONTRACT 9.2).
+// Kinds of checkpoint name (docs/checkpoints.md#names).
 const (
 	ByID   = iota // k<n>
 	Last          // last: the newest
@@ -96,7 +96,7 @@ func ParseName(s string) (Name, error) {
 	return Name{}, fmt.Errorf("%q names no checkpoint: give k<n>, last, ~<n> (n back from last) or t<n> (that turn's end)", s)
 }
 
-// RefName is the ref of checkpoint n of agent (RFC 5.1). A fetched copy's
+// RefName is the ref of checkpoint n of agent (docs/checkpoints.md#refs). A fetched copy's
 // id, <remote>/<machine>/<agent> (lib/share), is no agent id: its refs are
 // the ones fetch wrote under refs/venom/remotes/.
 func RefName(agent string, n int) string {

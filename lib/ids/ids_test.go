@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// ValidAgent is exactly CONTRACT §3's pattern.
+// ValidAgent is exactly docs/checkpoints.md#agents-turns-and-states's pattern.
 func TestValidAgent_IsThePattern(t *testing.T) {
 	re := regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 	cases := []string{"", "a", "0", "_", "-", "a_", "a-", "a-b_c9", "A", "aB", "a b", "a.b", "é", "a\n",

@@ -44,7 +44,7 @@ func (d Damage) String() string { return fmt.Sprintf("line %d %s", d.Line, d.Wha
 // maxDamage is how many damaged lines a Log keeps; it counts them all.
 const maxDamage = 20
 
-// order checks the log's lines as they are read (CONTRACT §2: seq 1, 2, 3,
+// order checks the log's lines as they are read (docs/checkpoints.md#the-log: seq 1, 2, 3,
 // ... with no gaps): it decides which records are taken, notes the damage
 // with line numbers, and knows the highest seq any line claims, so that a
 // writer goes on above all of them and seq stays monotonic in the file.

@@ -11,7 +11,7 @@ import (
 
 // decode reads one record into e. It is a decoder for the members this
 // package knows, about five times faster than encoding/json's reflection
-// on a long log (CONTRACT: list, events and a rollback preflight read the
+// on a long log (docs/checkpoints.md#the-log: list, events and a rollback preflight read the
 // whole journal each run). Anything it does not know for certain (an
 // unknown member, a number that is not a plain integer, a string that is
 // not valid UTF-8, a value of an unexpected kind) falls back to

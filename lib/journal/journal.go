@@ -1,5 +1,5 @@
 // Package journal is log.jsonl, the truth of a repository's venom state
-// (RFC 4.2, CONTRACT §2): one JSON object a line, seq 1, 2, 3, ... without
+// (docs/checkpoints.md#the-log, docs/checkpoints.md#the-log): one JSON object a line, seq 1, 2, 3, ... without
 // gaps, appended under the lock, one write a record, flushed to disk before
 // the command reports success. A torn last line left by a crash is ignored
 // when read and cut off by the next writer; any other damage is reported

@@ -2,7 +2,7 @@ package journal
 
 import "github.com/git-venom/git-venom/lib/harnessproc"
 
-// Record types (CONTRACT §2).
+// Record types (docs/checkpoints.md#the-log).
 const (
 	AgentRegistered   = "agent.registered"
 	AgentArchived     = "agent.archived"
@@ -80,7 +80,7 @@ type Entry struct {
 	Plan    string   `json:"plan"`
 }
 
-// RepoState is one member of a checkpoint's repos[] (RFC 4.2).
+// RepoState is one member of a checkpoint's repos[] (docs/checkpoints.md#the-log).
 type RepoState struct {
 	Repo       string      `json:"repo"`
 	Path       string      `json:"path"`
@@ -116,7 +116,7 @@ type Registered struct {
 	Parent    *string `json:"parent"`
 }
 
-// Taken is checkpoint.taken, exactly the RFC 4.2 record plus label.
+// Taken is checkpoint.taken, exactly the docs/checkpoints.md#the-log record plus label.
 type Taken struct {
 	Agent       string      `json:"agent"`
 	Checkpoint  string      `json:"checkpoint"`
@@ -134,7 +134,7 @@ type Taken struct {
 	ReposJSON string `json:"-"`
 }
 
-// Reused is checkpoint.reused (RFC 3.2).
+// Reused is checkpoint.reused (docs/checkpoints.md#reuse).
 type Reused struct {
 	Agent      string  `json:"agent"`
 	Checkpoint string  `json:"checkpoint"`
@@ -142,7 +142,7 @@ type Reused struct {
 	Turn       *string `json:"turn"`
 	At         string  `json:"at"`
 	// Label is set by agent.checkpoint with a label on an unchanged tree:
-	// the reused checkpoint takes it (RFC 3.2), an explicit relabel that
+	// the reused checkpoint takes it (docs/checkpoints.md#reuse), an explicit relabel that
 	// records PreviousLabel, the label it replaced (null: none).
 	Label         *string `json:"label,omitempty"`
 	PreviousLabel *string `json:"previous_label,omitempty"`
@@ -195,7 +195,7 @@ type TurnEnd struct {
 }
 
 // Edit is edit.recorded: the paths an edit tool call of a turn named,
-// relative to the tree, and those of them that are ignored (RFC 7.3, 4).
+// relative to the tree, and those of them that are ignored (docs/rollback.md#classes, docs/checkpoints.md#what-a-capture-holds).
 type Edit struct {
 	Agent   string   `json:"agent"`
 	Turn    string   `json:"turn"`
@@ -204,7 +204,7 @@ type Edit struct {
 }
 
 // Note is note.delivered: the rollback note went to the agent with its next
-// prompt (CONTRACT 8.12). Rollback is the seq of the rollback.ended record.
+// prompt (docs/rollback.md#the-rollback-note). Rollback is the seq of the rollback.ended record.
 type Note struct {
 	Agent      string `json:"agent"`
 	Rollback   int64  `json:"rollback"`

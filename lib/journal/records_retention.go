@@ -1,13 +1,13 @@
 package journal
 
-// PrunedRecord is checkpoint.pruned {agent, checkpoints} (RFC 5.2).
+// PrunedRecord is checkpoint.pruned {agent, checkpoints} (docs/checkpoints.md#retention-and-clean).
 type PrunedRecord struct {
 	Agent       string   `json:"agent"`
 	Checkpoints []string `json:"checkpoints"`
 }
 
-// RemovedRecord is checkpoint.removed {agent, repo, removed, kept} (RFC
-// 11.2), plus the ids whose refs went, for the fold.
+// RemovedRecord is checkpoint.removed {agent, repo, removed, kept}
+// (docs/json.md#events), plus the ids whose refs went, for the fold.
 type RemovedRecord struct {
 	Agent       string   `json:"agent"`
 	Repo        string   `json:"repo"`

@@ -1,6 +1,6 @@
 package journal
 
-// RollbackStart is rollback.started (RFC 11.2 data, plus the plan).
+// RollbackStart is rollback.started (docs/json.md#events data, plus the plan).
 type RollbackStart struct {
 	Agent      string `json:"agent"`
 	Checkpoint string `json:"checkpoint"`
@@ -12,7 +12,7 @@ type RollbackStart struct {
 	Paths []string `json:"paths,omitempty"`
 }
 
-// RollbackEnd is rollback.ended (RFC 11.2 data).
+// RollbackEnd is rollback.ended (docs/json.md#events data).
 type RollbackEnd struct {
 	Agent      string   `json:"agent"`
 	Checkpoint string   `json:"checkpoint"`

@@ -29,7 +29,7 @@ type plainRead struct {
 	torn    bool
 }
 
-// readPlainly is the oracle of Scan, written from CONTRACT §2 without its
+// readPlainly is the oracle of Scan, written from docs/checkpoints.md#the-log without its
 // speed: every whole line that is not blank is a record (JSON of an
 // object with a positive seq, a ts and a type, at most maxLine bytes with
 // its newline) whose seq is one above the

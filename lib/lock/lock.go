@@ -190,7 +190,7 @@ func IsFree(path string) bool {
 }
 
 // Mark is a kernel-released marker that a process is doing something for an
-// agent, such as waiting to capture (CONTRACT 8.19). Others see it with
+// agent, such as waiting to capture (docs/checkpoints.md#agents-turns-and-states). Others see it with
 // Marked until the process ends it or dies.
 type Mark struct {
 	f    *os.File

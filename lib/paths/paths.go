@@ -1,6 +1,6 @@
 // Package paths renders repository paths in JSON: a path that is not valid
 // UTF-8 appears with each invalid byte replaced by U+FFFD, plus path_b64
-// holding the exact bytes (CONTRACT 8.29). A command line's b64:<base64>
+// holding the exact bytes (docs/json.md#conventions). A command line's b64:<base64>
 // form is read by lib/pathspec, with every other way to name a path.
 package paths
 

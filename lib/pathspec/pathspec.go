@@ -98,7 +98,7 @@ func parseOne(top, cwd, arg string) (Item, error) {
 	var it Item
 	topMagic := false
 	if rest, ok := strings.CutPrefix(arg, "b64:"); ok {
-		// CONTRACT 8.29: the exact bytes of a path as JSON shows it,
+		// docs/json.md#conventions: the exact bytes of a path as JSON shows it,
 		// from the top; or a stored pathspec that is not valid UTF-8.
 		b, err := base64.StdEncoding.DecodeString(rest)
 		if err != nil {

@@ -7,7 +7,7 @@ import (
 	"github.com/git-venom/git-venom/lib/repo"
 )
 
-// Classes (RFC 7.3).
+// Classes (docs/rollback.md#classes).
 const (
 	Outside = "outside"
 	Agent   = "agent"
@@ -15,7 +15,7 @@ const (
 )
 
 // classify sets each change's class from the windows between the target's
-// first capture and S (RFC 7.3): outside when a gap changed it, agent when
+// first capture and S (docs/rollback.md#classes): outside when a gap changed it, agent when
 // an edit record of a turn window names it, turn otherwise.
 func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Agent, target *agents.Checkpoint,
 	sTree string, changes []Change) error {

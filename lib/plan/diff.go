@@ -32,7 +32,7 @@ const Gitlink = 0o160000
 func (c *Change) Writes() bool { return c.TMode != 0 }
 
 // diffTrees lists the differences between trees (or commits) a and b,
-// recursively, with no rename detection: what the RFC 7.4 recipe's `git
+// recursively, with no rename detection: what the docs/rollback.md#the-real-call recipe's `git
 // diff-tree -r -z --no-renames` gives, with modes and object ids, worked out
 // in process (a git process costs more than the few folders that differ).
 func diffTrees(_ context.Context, r *repo.Repo, a, b string) ([]Change, error) {
@@ -54,7 +54,7 @@ func diffTrees(_ context.Context, r *repo.Repo, a, b string) ([]Change, error) {
 }
 
 // SameWithin reports whether trees (or commits) a and b agree on every
-// path set matches: a path-scoped rollback's exact check (RFC 7.4 step 6),
+// path set matches: a path-scoped rollback's exact check (docs/rollback.md#the-real-call step 6),
 // which the rest of the tree, not its to restore, does not decide.
 func SameWithin(ctx context.Context, r *repo.Repo, a, b string, set pathspec.Set) (bool, error) {
 	if a == b {

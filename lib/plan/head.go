@@ -11,7 +11,7 @@ import (
 	"github.com/git-venom/git-venom/lib/repo"
 )
 
-// Head is repos[].head of the result (RFC 11.1).
+// Head is repos[].head of the result (docs/json.md).
 type Head struct {
 	Moves   bool    `json:"moves"`
 	From    *string `json:"from"`
@@ -34,13 +34,13 @@ type HeadState struct {
 	Branch string  // "" when detached
 }
 
-// WouldMove reports whether HEAD would move, before any check (CONTRACT 8.6:
+// WouldMove reports whether HEAD would move, before any check (docs/rollback.md#head:
 // when the checkpoint's head is the current HEAD commit, nothing moves).
 func WouldMove(guarded, keepHead bool, cur HeadState, t journal.RepoState) bool {
 	return !guarded && !keepHead && !sameOid(cur.Commit, t.Head)
 }
 
-// PlanHead decides what happens to HEAD (RFC 7.5): nothing in a guarded tree
+// PlanHead decides what happens to HEAD (docs/rollback.md#head): nothing in a guarded tree
 // or with --keep-head; else back to the checkpoint's head when it safely can,
 // or conflict.head_moved / conflict.commits_pushed.
 func PlanHead(ctx context.Context, r *repo.Repo, guarded, keepHead bool, cur HeadState, t journal.RepoState) (Head, error) {

@@ -13,7 +13,7 @@ import (
 	"github.com/git-venom/git-venom/lib/treepath"
 )
 
-// Left reasons (RFC 7.4, CONTRACT 8.24, 8.26, 8.32, 8.33).
+// Left reasons (docs/rollback.md#the-real-call, docs/checkpoints.md#what-a-capture-holds, docs/rollback.md#left, docs/rollback.md#outside-edits).
 const (
 	LeftOutside         = "outside"
 	LeftTooBig          = "too_big"
@@ -21,7 +21,7 @@ const (
 	LeftGitlink         = "gitlink"
 	LeftIgnoredInTheWay = "ignored_in_the_way"
 	LeftUnreadable      = "unreadable"
-	LeftExcluded        = "excluded" // venom.exclude (CONTRACT 9.6)
+	LeftExcluded        = "excluded" // venom.exclude (docs/checkpoints.md#what-a-capture-holds)
 )
 
 // skippedSet is the skipped paths of S and T; a sparse directory covers
@@ -81,7 +81,7 @@ func decideLeft(top string, changes []Change, outside string, exclude *ignore.Ex
 		}
 	}
 	// Paths that stay where they are may block a write: a kept file where a
-	// folder must go, or the reverse (CONTRACT 8.33).
+	// folder must go, or the reverse (docs/rollback.md#outside-edits).
 	byPath := map[string]*Change{}
 	for i := range changes {
 		byPath[changes[i].Path] = &changes[i]
@@ -138,7 +138,7 @@ func (c *Change) block(by *Change) {
 
 // inTheWay reports what a write of c would replace that S does not hold: a
 // file or other non-folder at a parent or at the path, or a folder holding
-// anything but paths the rollback deletes (RFC 7.4, CONTRACT 8.26, 8.32).
+// anything but paths the rollback deletes (docs/rollback.md#the-real-call, docs/rollback.md#left).
 func inTheWay(top string, c *Change, byPath map[string]*Change) (string, bool) {
 	deleted := func(p string) bool {
 		d := byPath[p]
@@ -198,7 +198,7 @@ func inTheWay(top string, c *Change, byPath map[string]*Change) (string, bool) {
 		}
 		return "", false
 	default:
-		// FIFOs, sockets and devices: git never holds them (CONTRACT 8.26).
+		// FIFOs, sockets and devices: git never holds them (docs/rollback.md#left).
 		return c.Path, true
 	}
 }
@@ -206,7 +206,7 @@ func inTheWay(top string, c *Change, byPath map[string]*Change) (string, bool) {
 // addSkipped reports in left every path S or T skipped that the change set
 // does not name: a capture keeps the index's version of such a path, so the
 // trees may agree while the files differ, and the rollback never touches it
-// (RFC 4: "Never touched; reported in left").
+// (docs/checkpoints.md#what-a-capture-holds: "Never touched; reported in left").
 func addSkipped(changes []Change, set pathspec.Set, lists ...[]journal.Skipped) []Change {
 	seen := map[string]bool{}
 	for _, c := range changes {

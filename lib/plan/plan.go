@@ -1,4 +1,4 @@
-// Package plan is a rollback's dry run (RFC 7.2, 7.3): from the current
+// Package plan is a rollback's dry run (docs/rollback.md#the-plan, docs/rollback.md#classes): from the current
 // state S and the target T, the change set, each path's class, what is left
 // alone and why, what happens to HEAD and the conversation, and the plan id
 // the real call must quote. It writes nothing.
@@ -32,13 +32,13 @@ type Options struct {
 	Restore    string // "all" or "files"
 	Outside    string // "", refuse, keep or overwrite
 	KeepHead   bool
-	// Paths scopes the rollback to the paths it matches (CONTRACT 9.3);
+	// Paths scopes the rollback to the paths it matches (docs/rollback.md#some-paths);
 	// empty, the whole tree.
 	Paths pathspec.Set
 }
 
 // ID is the plan id: p1- and the first 16 hex digits of the SHA-256 of the
-// RFC 7.2 JSON, with CONTRACT 8.3's members.
+// docs/rollback.md#the-plan JSON, with docs/rollback.md#the-plan's members.
 func ID(o Options, tree string, head *string) string {
 	type repoJSON struct {
 		Repo string  `json:"repo"`
@@ -57,7 +57,7 @@ func ID(o Options, tree string, head *string) string {
 		Repos      []repoJSON `json:"repos"`
 		// A path-scoped plan names its paths, so that it cannot be
 		// quoted for others; absent otherwise, so a whole-tree plan's id
-		// is RFC 7.2's.
+		// is docs/rollback.md#the-plan's.
 		Paths []string `json:"paths,omitempty"`
 	}{o.Checkpoint, o.Restore, outside, o.KeepHead, []repoJSON{{".", tree, head}}, o.Paths.Strings()})
 	sum := sha256.Sum256(b)
@@ -75,7 +75,7 @@ type Input struct {
 	Guarded bool
 	Head    Head
 	// Exclude is venom.exclude's patterns: a rollback leaves what they
-	// match alone (CONTRACT 9.6), whatever S or T holds there.
+	// match alone (docs/checkpoints.md#what-a-capture-holds), whatever S or T holds there.
 	Exclude []string
 }
 
@@ -92,7 +92,7 @@ type Plan struct {
 	STree        string // S's tree id
 }
 
-// Conversation is the result's conversation member (RFC 11.1, CONTRACT §6).
+// Conversation is the result's conversation member (docs/json.md, docs/harness.md#hooks).
 type Conversation struct {
 	Rewinds        bool     `json:"rewinds"`
 	ThroughTurn    *string  `json:"through_turn"`
@@ -100,13 +100,13 @@ type Conversation struct {
 	HarnessSession string   `json:"harness_session,omitempty"`
 	Resume         []string `json:"resume,omitempty"`
 	// None: the agent has no harness conversation (harness none); the
-	// JSON keeps RFC 11.1's shape, rewinds false, and people are told
+	// JSON keeps docs/json.md's shape, rewinds false, and people are told
 	// nothing about a conversation.
 	None bool `json:"-"`
 }
 
 // Build computes the plan, or conflict.outside_edits when outside paths
-// meet --outside=refuse (RFC 7.3).
+// meet --outside=refuse (docs/rollback.md#classes).
 func Build(ctx context.Context, in Input) (*Plan, error) {
 	p := &Plan{Input: in, STree: in.Snapshot.Tree.String()}
 	p.ID = ID(in.Options, p.STree, in.Snapshot.HeadString())
@@ -173,11 +173,11 @@ func chosen(changes []Change, set pathspec.Set) []Change {
 	return out
 }
 
-// refuseOutside is conflict.outside_edits (RFC 7.3) when outside paths are
+// refuseOutside is conflict.outside_edits (docs/rollback.md#classes) when outside paths are
 // to be restored: its data names them, and also each path whose restore
 // would replace one of them (the file side of a file<->folder swap: a
 // file the target has where the tree now has an outside folder, or the
-// reverse), since --outside=keep leaves those too (CONTRACT 8.33). The
+// reverse), since --outside=keep leaves those too (docs/rollback.md#outside-edits). The
 // human hints name every path, as git names the files a checkout would
 // overwrite.
 func refuseOutside(changes []Change) error {
@@ -284,7 +284,7 @@ func gitErr(err error) error {
 		"comparing the trees failed").Wrap(err)
 }
 
-// conversationOf says what happens to the conversation (RFC 8): with
+// conversationOf says what happens to the conversation (docs/rollback.md#conversation): with
 // restore=all the turns after the target's through_turn are dropped.
 func conversationOf(a *agents.Agent, target *agents.Checkpoint, restore string) Conversation {
 	c := Conversation{ThroughTurn: target.ThroughTurn, Drops: []string{}, None: !a.HasConversation()}
@@ -348,7 +348,7 @@ type RepoJSON struct {
 	IgnoredEdits []string   `json:"ignored_edits"`
 }
 
-// Result is agent.rollback's result (RFC 11.1), member order as RFC 1 shows.
+// Result is agent.rollback's result (docs/json.md), member order as docs/json.md#rollback shows.
 type Result struct {
 	Agent        string       `json:"agent"`
 	Checkpoint   string       `json:"checkpoint"`
@@ -402,7 +402,7 @@ func When(through *string) string {
 	return fmt.Sprintf("after turn %s", *through)
 }
 
-// countPaths says "1 path" or "n paths", as the RFC's message does.
+// countPaths says "1 path" or "n paths", as the refusal's message in docs/rollback.md#outside-edits does.
 func countPaths(n int) string {
 	if n == 1 {
 		return "1 path"

@@ -1,6 +1,6 @@
 // Package refs keeps checkpoint commits reachable under
-// refs/venom/checkpoints/<agent>/<n> (RFC 5.1). Refs hold objects; the
-// journal decides which refs count (RFC 4.2).
+// refs/venom/checkpoints/<agent>/<n> (docs/checkpoints.md#refs). Refs hold objects; the
+// journal decides which refs count (docs/checkpoints.md#the-log).
 package refs
 
 import (
@@ -26,7 +26,7 @@ const (
 // ErrExists says the ref is already there.
 var ErrExists = errors.New("ref exists")
 
-// Message is a checkpoint commit's message with its trailers (RFC 4.1 step 5).
+// Message is a checkpoint commit's message with its trailers (docs/checkpoints.md#how-a-capture-runs step 5).
 func Message(agent, checkpoint, reason string, turn *string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "venom checkpoint %s/%s\n\nVenom-Agent: %s\nVenom-Checkpoint: %s\nVenom-Reason: %s\n",
@@ -72,7 +72,7 @@ func Commit(r *repo.Repo, tree, head *git.Oid, msg string, when time.Time) (*git
 	return id, err
 }
 
-// Create makes the ref of checkpoint n, only if it is absent (RFC 4.1 step 6).
+// Create makes the ref of checkpoint n, only if it is absent (docs/checkpoints.md#how-a-capture-runs step 6).
 func Create(r *repo.Repo, agent string, n int, commit *git.Oid) error {
 	if err := testhook.Point("ref-create"); err != nil {
 		return err
@@ -164,7 +164,7 @@ type Deletion struct {
 }
 
 // DeleteAll deletes refs in one transaction of git update-ref --stdin, each
-// only while it holds its old value (RFC 5.2). When the transaction fails as
+// only while it holds its old value (docs/checkpoints.md#retention-and-clean). When the transaction fails as
 // a whole (a ref locked or moved), each ref is tried on its own, so one stuck
 // ref does not hold the others back; the refs that still could not be
 // deleted are returned with the reason.

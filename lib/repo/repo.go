@@ -40,8 +40,8 @@ type Repo struct {
 }
 
 // Open finds the repository and worktree of dir the way git does, honouring
-// GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE (CONTRACT 8.22). Not a repository,
-// or a bare one: unsupported.checkpoint_no_repo (CONTRACT 8.17, 8.28).
+// GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE (docs/checkpoints.md#how-a-capture-runs). Not a repository,
+// or a bare one: unsupported.checkpoint_no_repo (docs/rollback.md).
 func Open(ctx context.Context, dir string, environ []string) (*Repo, error) {
 	if err := checkEnvironment(environ); err != nil {
 		return nil, err
@@ -121,7 +121,7 @@ func New(p Paths, environ []string) *Repo {
 }
 
 // OpenTree opens the worktree whose top level is exactly tree. It fails when
-// tree is gone or is not the root of a worktree of its own (RFC 4.1: git would
+// tree is gone or is not the root of a worktree of its own (docs/checkpoints.md#how-a-capture-runs: git would
 // otherwise walk up into an enclosing repository).
 func OpenTree(ctx context.Context, tree string, environ []string) (*Repo, error) {
 	fi, err := os.Stat(tree)
@@ -181,7 +181,7 @@ func canonical(p string) string {
 func Canonical(p string) string { return canonical(p) }
 
 // userRepoVars keeps the variables by which the user selects a repository,
-// for the first resolution only (CONTRACT 8.22).
+// for the first resolution only (docs/checkpoints.md#how-a-capture-runs).
 func userRepoVars(environ []string) []string {
 	var out []string
 	for _, kv := range environ {
@@ -223,7 +223,7 @@ func checkEnvironment(environ []string) error {
 }
 
 // checkSelection refuses a repository that git's environment selects
-// ambiguously (CONTRACT 8.22): harnesses and editors leak GIT_* variables
+// ambiguously (docs/checkpoints.md#how-a-capture-runs): harnesses and editors leak GIT_* variables
 // into the shells agents run, and a capture into the wrong repository, or a
 // rollback through the wrong index, must never happen. Git's own meaning is
 // kept wherever it is unambiguous: an explicit GIT_DIR with GIT_WORK_TREE or

@@ -1,4 +1,4 @@
-// Package retention decides which checkpoints go (RFC 5.2 pruning, RFC 5.3
+// Package retention decides which checkpoints go (docs/checkpoints.md#retention-and-clean pruning, docs/checkpoints.md#retention-and-clean
 // agent.clean) and deletes their refs: one update-ref transaction per
 // repository, each ref only while it still holds the logged commit. It never
 // runs git gc, prune or maintenance: the objects of a deleted ref go when the
@@ -34,7 +34,7 @@ func PolicyOf(c config.Config, now time.Time) Policy {
 	return Policy{Keep: c.Keep, KeepFor: c.KeepFor, KeepSafety: c.KeepSafety, Now: now}
 }
 
-// counted are the reasons venom.keep counts (CONTRACT 8.8).
+// counted are the reasons venom.keep counts (docs/checkpoints.md#retention-and-clean).
 var counted = map[string]bool{
 	"turn_start": true, "turn_end": true, "takeover": true, "takeback": true, "fork": true, "rollback": true,
 }
@@ -54,15 +54,15 @@ func (p Policy) olderThan(c *agents.Checkpoint, d time.Duration) bool {
 }
 
 // youngSafety reports a pre_rollback checkpoint within venom.keepSafety:
-// it may hold the only copy of a person's edits (RFC 5.3).
+// it may hold the only copy of a person's edits (docs/checkpoints.md#retention-and-clean).
 func (p Policy) youngSafety(c *agents.Checkpoint) bool {
 	return c.Reason == preRollback && !p.olderThan(c, p.KeepSafety)
 }
 
 // Expired lists the agent's live checkpoints that retention removes, oldest
-// first (RFC 5.2). The newest never goes while the agent is not archived;
+// first (docs/checkpoints.md#retention-and-clean). The newest never goes while the agent is not archived;
 // an archived agent's last checkpoints go too, so that all are gone within
-// keep_safety at the latest (RFC 5.3).
+// keep_safety at the latest (docs/checkpoints.md#retention-and-clean).
 func Expired(a *agents.Agent, p Policy) []*agents.Checkpoint {
 	var live []*agents.Checkpoint
 	for _, c := range a.Checkpoints {
@@ -93,7 +93,7 @@ func Expired(a *agents.Agent, p Policy) []*agents.Checkpoint {
 		}
 	}
 	if a.State == agents.Archived {
-		// Pruning retries what clean could not delete (RFC 5.3), and
+		// Pruning retries what clean could not delete (docs/checkpoints.md#retention-and-clean), and
 		// finishes the job once a kept worktree is removed.
 		have := map[*agents.Checkpoint]bool{}
 		for _, c := range out {
@@ -110,7 +110,7 @@ func Expired(a *agents.Agent, p Policy) []*agents.Checkpoint {
 }
 
 // cleanRemoves lists the live checkpoints clean removes from the agent's
-// own tree by its isolation (RFC 5.3): a worktree's all once it is gone,
+// own tree by its isolation (docs/checkpoints.md#retention-and-clean): a worktree's all once it is gone,
 // a copy's none (they go with the folder), an in-place tree's all but
 // the pre_rollback ones younger than keep_safety.
 func cleanRemoves(a *agents.Agent, p Policy) []*agents.Checkpoint {
@@ -203,7 +203,7 @@ func sameOid(o *git.Oid, hex string) bool {
 	return err == nil && o.Equal(id)
 }
 
-// treeGone reports whether a worktree agent's tree was removed (RFC 5.3:
+// treeGone reports whether a worktree agent's tree was removed (docs/checkpoints.md#retention-and-clean:
 // the entry is removed or gone).
 func treeGone(tree string) bool {
 	fi, err := os.Stat(tree)

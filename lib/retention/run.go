@@ -101,7 +101,7 @@ func idsOf(list []*agents.Checkpoint) []string {
 }
 
 // lost are the agent's live checkpoints, beside those already expiring,
-// whose ref something deleted (RFC 4.2: they count for nothing). Pruning
+// whose ref something deleted (docs/checkpoints.md#the-log: they count for nothing). Pruning
 // records them as gone, so that list, doctor and dedup stop counting on
 // them: nothing can bring such a ref back.
 func lost(r *repo.Repo, a *agents.Agent, expiring []*agents.Checkpoint) []*agents.Checkpoint {
@@ -130,7 +130,7 @@ func failures(o *Outcome) []Failed {
 	return out
 }
 
-// AfterTurnEnd prunes the agent after a turn_end capture (RFC 5.2). Pruning
+// AfterTurnEnd prunes the agent after a turn_end capture (docs/checkpoints.md#retention-and-clean). Pruning
 // is housekeeping: its failure never fails the capture, and the next prune
 // retries.
 func AfterTurnEnd(ctx context.Context, tx *state.Txn, agent string) {
@@ -138,7 +138,7 @@ func AfterTurnEnd(ctx context.Context, tx *state.Txn, agent string) {
 }
 
 // Removed is one member of clean's checkpoints: {agent, repo, removed, kept}
-// (RFC 5.3), plus the refs that could not be deleted, when any.
+// (docs/checkpoints.md#retention-and-clean), plus the refs that could not be deleted, when any.
 type Removed struct {
 	Agent   string   `json:"agent"`
 	Repo    string   `json:"repo"`
@@ -154,8 +154,8 @@ type Cleaned struct {
 	Checkpoints []Removed `json:"checkpoints"`
 }
 
-// Clean archives the agent and removes its checkpoints by isolation (RFC
-// 5.3), logs checkpoint.removed for each agent concerned, then prunes.
+// Clean archives the agent and removes its checkpoints by isolation
+// (docs/checkpoints.md#retention-and-clean), logs checkpoint.removed for each agent concerned, then prunes.
 //
 //   - worktree, tree gone or removed: every checkpoint of the agent and of
 //     the forks that borrowed its tree goes; tree kept: all stay.

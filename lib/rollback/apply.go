@@ -24,9 +24,9 @@ import (
 	"github.com/git-venom/git-venom/lib/treepath"
 )
 
-// applier runs RFC 7.4's recipe on one tree. It writes the working files
+// applier runs docs/rollback.md#the-real-call's recipe on one tree. It writes the working files
 // through a temporary index, never the user's; only a HEAD move in an
-// unguarded tree writes the user's index (RFC 7.5), after saving it.
+// unguarded tree writes the user's index (docs/rollback.md#head), after saving it.
 type applier struct {
 	ctx    context.Context
 	r      *repo.Repo
@@ -254,7 +254,7 @@ func (ap *applier) tempIndex() (string, error) {
 }
 
 // moveHead moves the branch (or a detached HEAD) from S's head to T's with
-// a compare-and-swap, then resets the user's index to it (RFC 7.5). The
+// a compare-and-swap, then resets the user's index to it (docs/rollback.md#head). The
 // index is saved first, so a failure can put it back byte for byte.
 func (ap *applier) moveHead(p *plan.Plan, from, to string) error {
 	if err := ap.saveIndex(); err != nil {
@@ -342,7 +342,7 @@ func (ap *applier) restoreIndex() error {
 	return err
 }
 
-// expectedTree is S with each file of the plan made T's (RFC 7.4 step 6).
+// expectedTree is S with each file of the plan made T's (docs/rollback.md#the-real-call step 6).
 func (ap *applier) expectedTree(p *plan.Plan) (string, error) {
 	lib, err := ap.r.Lib()
 	if err != nil {
@@ -362,7 +362,7 @@ func (ap *applier) expectedTree(p *plan.Plan) (string, error) {
 	return id.String(), nil
 }
 
-// undo runs the recipe back to S after a failure (RFC 7.6) and checks S's
+// undo runs the recipe back to S after a failure (docs/rollback.md#failures) and checks S's
 // capture matches again: failed.rollback_undone, or failed.rollback_partial
 // when the way back fails too.
 func (r *runner) undo(ap *applier, cause error) *errcode.Error {

@@ -1,4 +1,4 @@
-// Package rollback runs git venom-rollback (RFC 7): preflight, the dry run,
+// Package rollback runs git venom-rollback (docs/rollback.md): preflight, the dry run,
 // and the real call with its safety checkpoint, file recipe, HEAD move,
 // rollback capture and failure handling.
 package rollback
@@ -26,7 +26,7 @@ type Request struct {
 	Agent string // as given (--agent or VENOM_AGENT), "" to resolve
 	plan.Options
 	// Undo goes back to the safety checkpoint of the agent's last
-	// rollback (CONTRACT 9.1), in place of Checkpoint.
+	// rollback (docs/rollback.md#undo), in place of Checkpoint.
 	Undo   bool
 	DryRun bool
 	Plan   string
@@ -51,7 +51,7 @@ func (c *checked) free(s *state.Store) {
 	}
 }
 
-// Validate checks the parameters alone (CONTRACT 8.4: invalid_params first).
+// Validate checks the parameters alone (docs/rollback.md#preflight: invalid_params first).
 func Validate(req *Request) error {
 	if req.DryRun == (req.Plan != "") {
 		return errcode.Newf(errcode.InvalidParamsPlan, nil, "give exactly one of --dry-run and --plan").
@@ -74,7 +74,7 @@ func Validate(req *Request) error {
 	}
 	if !req.Paths.Empty() {
 		// A path-scoped rollback restores those files and nothing else
-		// (CONTRACT 9.3): never the conversation, which cannot go back
+		// (docs/rollback.md#some-paths): never the conversation, which cannot go back
 		// for some files only, and never HEAD, the branch or the index,
 		// which hold every path.
 		if req.Restore == "all" {
@@ -100,7 +100,7 @@ func Validate(req *Request) error {
 	return nil
 }
 
-// preflight runs RFC 7.1's checks in CONTRACT 8.4's order, up to HEAD;
+// preflight runs docs/rollback.md#preflight's checks in docs/rollback.md#preflight's order, up to HEAD;
 // outside edits come with the plan, after the capture. held says the caller
 // holds the lock (a rollback left open is then settled already); quick
 // stops after the checks that need no git, for a real call's first look
@@ -111,7 +111,7 @@ func preflight(ctx context.Context, s *state.Store, st *agents.State, req *Reque
 		return nil, err
 	}
 	// The plan and its id name the checkpoint as k<n>, whatever name the
-	// caller gave (CONTRACT 9.1, 9.2).
+	// caller gave (docs/rollback.md#undo, docs/checkpoints.md#names).
 	if req.Undo {
 		req.Checkpoint, err = checkpoints.UndoTarget(a)
 	} else {
@@ -219,7 +219,7 @@ func preflight(ctx context.Context, s *state.Store, st *agents.State, req *Reque
 	return c, nil
 }
 
-// grant applies RFC 11.4 to an agent caller's real call: never a guarded
+// grant applies docs/rollback.md#grants to an agent caller's real call: never a guarded
 // tree, and only its own descendants.
 func grant(st *agents.State, a *agents.Agent, guarded bool, who caller.Caller) error {
 	if guarded {
@@ -241,7 +241,7 @@ func grant(st *agents.State, a *agents.Agent, guarded bool, who caller.Caller) e
 }
 
 // gitOperation finds a merge, rebase, cherry-pick, revert or bisect under
-// way, and a locked index when HEAD is to move (CONTRACT 8.27).
+// way, and a locked index when HEAD is to move (docs/rollback.md#preflight).
 func gitOperation(r *repo.Repo, headMoves bool) error {
 	for _, f := range []struct{ file, op string }{
 		{"MERGE_HEAD", "merge"}, {"rebase-merge", "rebase"}, {"rebase-apply", "rebase"},
@@ -261,7 +261,7 @@ func gitOperation(r *repo.Repo, headMoves bool) error {
 	return nil
 }
 
-// conversationCheck is CONTRACT 8.5 for restore=all. An agent with no
+// conversationCheck is docs/rollback.md#conversation for restore=all. An agent with no
 // harness has no conversation: nothing is ever to rewind, so restore=all
 // restores the files, as restore=files does, without a note.
 func conversationCheck(a *agents.Agent, c *agents.Checkpoint) error {

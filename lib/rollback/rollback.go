@@ -19,7 +19,7 @@ import (
 )
 
 // DryRun computes the plan and writes nothing: no ref, no log record, no
-// file (RFC 7.2). It takes no lock, and its temporary index lives outside
+// file (docs/rollback.md#the-plan). It takes no lock, and its temporary index lives outside
 // the repository.
 func DryRun(ctx context.Context, s *state.Store, req Request) (*plan.Plan, error) {
 	if err := Validate(&req); err != nil {
@@ -120,7 +120,7 @@ func limits(s *state.Store) capture.Limits {
 	return capture.LimitsOf(s.Config)
 }
 
-// Run is the real call (RFC 7.4): plan check, safety checkpoint, the
+// Run is the real call (docs/rollback.md#the-real-call): plan check, safety checkpoint, the
 // conversation, the files, HEAD, the rollback capture and rollback.ended.
 func Run(ctx context.Context, s *state.Store, req Request) (*plan.Result, error) {
 	if err := Validate(&req); err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/git-venom/git-venom/lib/rollback"
 )
 
-// screen shows a dry run as RFC 12's confirmation screen: outside paths
+// screen shows a dry run as docs/rollback.md#the-plan's confirmation screen: outside paths
 // first, highlighted; then the files by class; then what is left; then what
 // happens to HEAD and the conversation; then the counts. Paths, ids, turns,
 // branch names and commit subjects come from trees, refs and the log: each
@@ -211,7 +211,7 @@ func undoing(env *cli.Env, p *plan.Plan, req rollback.Request) {
 	}
 }
 
-// done is RFC 12's transcript row, with the command that undoes it:
+// done is docs/rollback.md#the-plan's transcript row, with the command that undoes it:
 // ↺ Rolled back to k2 (after t1) · 1 file · conversation too · safety k4 · undo: git venom-rollback --undo
 // An agent with no harness has no conversation to mention.
 func done(env *cli.Env, r *plan.Result, req rollback.Request) {

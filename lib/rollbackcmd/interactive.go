@@ -20,7 +20,7 @@ const abortCode = 130
 
 // interactive runs the dry run, shows it, asks, and runs the real call
 // quoting the plan shown. A conflict.outside_edits refusal offers keep (the
-// default) or overwrite, and shows the new plan (CONTRACT §1, RFC 12).
+// default) or overwrite, and shows the new plan (docs/checkpoints.md#names, docs/rollback.md#the-plan).
 // Ctrl-C or end of input at a prompt ends it at once, nothing changed.
 func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 	in := newPrompter(env)
@@ -124,7 +124,7 @@ func (p *prompter) answer() (string, bool) {
 }
 
 // whatChanged says, when the tree moved under a plan a person was reading,
-// what moved: the real call knows only that the digest differs (RFC 7.2),
+// what moved: the real call knows only that the digest differs (docs/rollback.md#the-plan),
 // so a second dry run (which writes nothing) captures the tree again and
 // the two captures are compared.
 func whatChanged(env *cli.Env, s *state.Store, shown *plan.Plan, req rollback.Request) {

@@ -1,5 +1,5 @@
 // Package rollbackcmd is git-venom-rollback: its grammar, its human output,
-// and the interactive dry run → confirm → real call of a terminal (CONTRACT §1).
+// and the interactive dry run → confirm → real call of a terminal (docs/checkpoints.md#names).
 package rollbackcmd
 
 import (

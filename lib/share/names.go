@@ -1,5 +1,5 @@
 // Package share sends an agent's checkpoints to a remote and brings other
-// machines' back, on request only (CONTRACT 9.5, issue 15 item 3).
+// machines' back, on request only (docs/checkpoints.md#refs, issue 15 item 3).
 //
 // On the remote, a push writes under refs/venom/shared/<machine>/<agent>/:
 // one ref a live checkpoint (<n> for k<n>, the local commit) and "log", a

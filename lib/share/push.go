@@ -68,7 +68,7 @@ func Push(ctx context.Context, s *state.Store, a *agents.Agent, remote string) (
 		}
 		held, err := refs.Resolve(s.Repo, a.ID, c.N)
 		if err != nil || held == nil || held.String() != c.Repos[0].Commit {
-			continue // gone or moved: not this checkpoint any more (RFC 4.2)
+			continue // gone or moved: not this checkpoint any more (docs/checkpoints.md#the-log)
 		}
 		dst := remoteRef(sharedRef{machine: machine, agent: a.ID, n: c.N})
 		specs = append(specs, held.String()+":"+dst)

@@ -20,7 +20,7 @@ import (
 // bytes there), so that a command folds only the records after it: on a
 // log of a million records, a list reads a few kilobytes, not 180 MB.
 //
-// The log stays the truth (CONTRACT §2): a snapshot that is missing, not a
+// The log stays the truth (docs/checkpoints.md#the-log): a snapshot that is missing, not a
 // regular file (a link is never followed), unreadable, of another format,
 // or whose mark does not match the log's bytes (a log rewritten, cut or
 // replaced beneath it) is passed over, the log is folded whole, and the next

@@ -35,7 +35,7 @@ type Store struct {
 // TmpDir holds temporary index files; only lock holders write it.
 func (s *Store) TmpDir() string { return filepath.Join(s.Repo.StateDir, "tmp") }
 
-// PendingDir holds the marks of processes waiting to capture (CONTRACT 8.19).
+// PendingDir holds the marks of processes waiting to capture (docs/checkpoints.md#agents-turns-and-states).
 func (s *Store) PendingDir() string { return filepath.Join(s.Repo.StateDir, "pending") }
 
 // Read folds the journal without taking the lock. The log it returns holds
@@ -92,7 +92,7 @@ type Txn struct {
 
 // Begin takes the lock (waiting until ctx ends), loads the journal and
 // settles what a dead process left: temporary files, and a rollback that
-// started and never ended (RFC 7.6).
+// started and never ended (docs/rollback.md#failures).
 func (s *Store) Begin(ctx context.Context, who lock.Holder, timeoutCode errcode.Code) (*Txn, error) {
 	l, err := lock.AcquireWaiting(ctx, s.Repo.Lock, who, s.LockWait)
 	if err != nil {

@@ -1,5 +1,5 @@
 // Package treediff compares two checkpoint trees, or a checkpoint and the
-// current files, for git venom-diff (RFC 11.1 agent.checkpoint_diff). git
+// current files, for git venom-diff (docs/json.md agent.checkpoint_diff). git
 // itself does the diffing (diff-tree), so what a person sees is what git diff
 // would show for the same two trees, attributes and binary rules included.
 package treediff
@@ -17,7 +17,7 @@ import (
 	"github.com/git-venom/git-venom/lib/paths"
 )
 
-// Changes of a file (RFC 11.1).
+// Changes of a file (docs/json.md).
 const (
 	Create = "create"
 	Modify = "modify"
@@ -53,7 +53,7 @@ type Patch struct {
 // spelled out).
 type Diff struct {
 	Git   *gitcli.Runner
-	Repo  string // the repo member, "." (CONTRACT 8.2)
+	Repo  string // the repo member, "." (docs/checkpoints.md#agents-turns-and-states)
 	From  string
 	To    string
 	Paths []string

@@ -1,5 +1,5 @@
 // Command bench measures ways of capturing a working tree as a git tree
-// (RFC 4.1) against plain git status, on generated or real repositories.
+// (docs/checkpoints.md#how-a-capture-runs) against plain git status, on generated or real repositories.
 //
 //	go run ./tests/bench -files 1000,10000,100000 -runs 11
 //	go run ./tests/bench -repo ~/src/linux -venom ./git-venom-checkpoint
@@ -249,7 +249,7 @@ func (b *bench) scenario(sc scenario, m *mutation, cells map[string]*cell) error
 	if b.base, err = loose(b.repo.objects); err != nil {
 		return err
 	}
-	// The reference tree, from the RFC recipe.
+	// The reference tree, from the recipe of docs/checkpoints.md#how-a-capture-runs.
 	ref, err := recipeStrategy().run(b.repo, b.git.with())
 	if err != nil {
 		return err

@@ -2,7 +2,7 @@ package main
 
 // The rollback mode: git venom-rollback of 10, 1,000 and 10,000 changed
 // paths in one generated tree, side by side with git status and with the
-// RFC 7.4 recipe's own write step (`git checkout-index -f -z --stdin` of the
+// docs/rollback.md#the-real-call recipe's own write step (`git checkout-index -f -z --stdin` of the
 // same paths through a temporary index), in one run:
 //
 //	go run ./tests/bench -rollback 10,1000,10000 -rollback-files 100000 -runs 5

@@ -9,7 +9,7 @@ import (
 	"regexp"
 )
 
-// pins is the configuration RFC 4.1 pins on every git command.
+// pins is the configuration docs/checkpoints.md#how-a-capture-runs pins on every git command.
 var pins = []string{
 	"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false",
 	"-c", "core.untrackedCache=false", "-c", "core.quotePath=false",
@@ -62,7 +62,7 @@ func copyIndex(p *proc, src, dst string) error {
 	return err
 }
 
-// clearAssumeUnchanged is RFC 4.1 step 2, with the filter in Go.
+// clearAssumeUnchanged is docs/checkpoints.md#how-a-capture-runs step 2, with the filter in Go.
 func clearAssumeUnchanged(p *proc, cfg []string) error {
 	out, err := p.run(nil, gitArgs(cfg, "ls-files", "-v", "-z")...)
 	if err != nil {
@@ -130,7 +130,7 @@ func hashStrategy() strategy {
 	}}
 }
 
-// recipeStrategy is RFC 4.1 steps 1-5 (no update-ref).
+// recipeStrategy is docs/checkpoints.md#how-a-capture-runs steps 1-5 (no update-ref).
 func recipeStrategy() strategy {
 	return strategy{name: "recipe", run: func(r *repo, p *proc) (result, error) {
 		index, err := p.line(gitArgs(pins, "rev-parse", "--path-format=absolute", "--git-path", "index")...)
@@ -297,7 +297,7 @@ func venomStrategy(bin string) strategy {
 			find(v, &res)
 			if res.tree == "" && res.commit == "" {
 				// {"agent":"a","checkpoint":"k3",...}: check the tree of
-				// its ref (RFC 5.1) instead.
+				// its ref (docs/checkpoints.md#refs) instead.
 				top, _ := v.(map[string]any)
 				agent, _ := top["agent"].(string)
 				id, _ := top["checkpoint"].(string)

@@ -1,7 +1,7 @@
 // Package scalefixture builds a repository with many checkpoints and a long
 // log without running a capture for each: the commits and refs through one
 // git fast-import, the log written line by line with lib/journal's record
-// types, consistent with the refs (RFC 4.2). Tests and tests/bench use it.
+// types, consistent with the refs (docs/checkpoints.md#the-log). Tests and tests/bench use it.
 package scalefixture
 
 import (
@@ -69,7 +69,7 @@ func Build(dir string, checkpoints, records int, env []string) (*Fixture, error)
 		msg := fmt.Sprintf("venom checkpoint a1/k%d\n\nVenom-Agent: a1\nVenom-Checkpoint: k%d\nVenom-Reason: %s\nVenom-Turn: t%d\n",
 			n, n, reason, turn)
 		// A turn changes the files; between turns nothing does, so no
-		// window but the turns' own is a gap with changes (RFC 7.3).
+		// window but the turns' own is a gap with changes (docs/rollback.md#classes).
 		s := turn
 		if n%2 == 1 {
 			s = turn - 1

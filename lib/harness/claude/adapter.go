@@ -16,11 +16,11 @@ import (
 )
 
 // TestedVersion is the newest Claude Code whose rewind git-venom has
-// checked (RFC open question 1, CONTRACT 8.14): rewind is declared for
+// checked (docs/harness.md#rewind): rewind is declared for
 // turns recorded by this version or older.
 const TestedVersion = "2.1.332"
 
-// Adapter is claude-code's rewind (RFC 8): like its fork ("head"), the new
+// Adapter is claude-code's rewind (docs/rollback.md#conversation): like its fork ("head"), the new
 // session id is chosen at once, with no process, and the next start copies
 // the source up to the turn's last entry.
 type Adapter struct{}
@@ -122,7 +122,7 @@ func (Adapter) Fresh(a *agents.Agent) *conversation.Rewound {
 	return &conversation.Rewound{HarnessSession: id, Resume: []string{"claude", "--session-id", id}}
 }
 
-// ResumeArgv continues a rewound conversation in print mode (CONTRACT §6):
+// ResumeArgv continues a rewound conversation in print mode (docs/harness.md#hooks):
 // Claude Code copies SRC through END into the session NEW at its start.
 func ResumeArgv(src, end, id string) []string {
 	return []string{"claude", "-p", "--resume", src, "--resume-session-at", end, "--fork-session", "--session-id", id}

@@ -50,7 +50,7 @@ func settings(s kind.Scope) (string, string) {
 }
 
 // EditedPaths returns the file a Write, Edit, MultiEdit or NotebookEdit
-// call names (an absolute path), or nil (CONTRACT 8.13).
+// call names (an absolute path), or nil (docs/harness.md#hook-agents).
 func EditedPaths(tool string, input json.RawMessage) []string {
 	switch tool {
 	case "Write", "Edit", "MultiEdit":
@@ -72,7 +72,7 @@ func EditedPaths(tool string, input json.RawMessage) []string {
 }
 
 // checks warns when rewind is withheld because an agent's Claude Code is
-// newer than the version whose rewind was tested (CONTRACT 8.14), from the
+// newer than the version whose rewind was tested (docs/harness.md#rewind), from the
 // version the hooks record on each turn.
 func checks(_ context.Context, in kind.Doctor) []kind.Finding {
 	const id = "harness.claude-code.rewind"

@@ -1,6 +1,6 @@
 // Package claude is git-venom's Claude Code side: reading its session
 // transcripts (the rewind anchor of a turn), forking a session file as the
-// Agent SDK's forkSession does, and the rewind adapter (RFC 8).
+// Agent SDK's forkSession does, and the rewind adapter (docs/rollback.md#conversation).
 //
 // The transcript format has no official schema. Everything here follows
 // Claude Code 2.1.332 and @anthropic-ai/claude-agent-sdk 0.3.332, whose
@@ -99,7 +99,7 @@ const maxForwardBytes = 256 << 20
 // over its cap; nothing was decided from what was read.
 var ErrTooLarge = errors.New("the transcript is too large to read")
 
-// LastEntry finds a turn's end in the transcript (RFC 5.2 harness_end):
+// LastEntry finds a turn's end in the transcript (docs/checkpoints.md#retention-and-clean harness_end):
 // the uuid of the turn's last assistant line, skipping sidechain lines and
 // lines without a uuid. Claude Code may write system lines after it (a
 // stop_hook_summary, written once the Stop hooks have run), which are not

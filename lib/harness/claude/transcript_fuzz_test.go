@@ -102,7 +102,7 @@ func longestLine(data []byte) int {
 	return n
 }
 
-// forwardLastEntry is RFC 5.2's harness_end read front to back: the lines
+// forwardLastEntry is docs/checkpoints.md#retention-and-clean's harness_end read front to back: the lines
 // of the turn (those ahead of the last prompt line of before's prompt id,
 // or all when that prompt is not written yet, from the last prompt line on),
 // and in them the last assistant line, else the last anchorable line.

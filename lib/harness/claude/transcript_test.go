@@ -42,7 +42,7 @@ func upTo(t *testing.T, dir, marker string) string {
 	return p
 }
 
-// RFC 5.2: harness_end is the uuid of the turn's last assistant line, not
+// docs/checkpoints.md#retention-and-clean: harness_end is the uuid of the turn's last assistant line, not
 // a system line written after it (issue 13 item 6).
 func TestLastEntry_IsTheTurnsLastAssistantLine(t *testing.T) {
 	dir := t.TempDir()

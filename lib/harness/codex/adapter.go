@@ -14,7 +14,7 @@ import (
 	"github.com/git-venom/git-venom/lib/state"
 )
 
-// Adapter is codex's rewind (RFC 8): thread/fork {threadId, lastTurnId,
+// Adapter is codex's rewind (docs/rollback.md#conversation): thread/fork {threadId, lastTurnId,
 // excludeTurns: true} in an app-server started for the purpose, then
 // thread/unsubscribe. The new thread's id is the result; the source thread
 // is only read.
@@ -81,7 +81,7 @@ func forkThread(ctx context.Context, dir string, env []string, thread, turn stri
 	return th.ID, nil
 }
 
-// mapErr turns the app-server's answers into RFC codes: a missing thread is
+// mapErr turns the app-server's answers into registry codes (docs/errors.md): a missing thread is
 // not_found.harness_session, any other refusal conflict.harness_fork_refused,
 // running out of venom.timeout timeout.harness_request.
 func mapErr(ctx context.Context, agent, thread, turn string, err error) error {

@@ -52,7 +52,7 @@ func Home(getenv func(string) string) string {
 }
 
 // EditedPaths returns the files an apply_patch call adds, updates, deletes
-// or moves to, relative to the payload's cwd, or nil (CONTRACT 8.13).
+// or moves to, relative to the payload's cwd, or nil (docs/harness.md#hook-agents).
 func EditedPaths(tool string, input json.RawMessage) []string {
 	if tool != "apply_patch" {
 		return nil

@@ -1,6 +1,6 @@
 // Package codex is git-venom's Codex side: the rollout files' version, a
 // JSON-RPC client for `codex app-server` and the rewind adapter that forks
-// a thread through it (RFC 8).
+// a thread through it (docs/rollback.md#conversation).
 package codex
 
 import (

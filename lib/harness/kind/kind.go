@@ -22,7 +22,7 @@ type Event struct {
 }
 
 // End is what a turn's transcript says of its end: the entry a rewind
-// anchors to (RFC 5.2 harness_end), and the harness's version.
+// anchors to (docs/checkpoints.md#retention-and-clean harness_end), and the harness's version.
 type End struct {
 	UUID    string
 	Version string
@@ -53,7 +53,7 @@ type Kind struct {
 	// notify program) instead of on stdin.
 	NotifyArg bool
 
-	// Caller reports a command run from this harness's shell (CONTRACT 3):
+	// Caller reports a command run from this harness's shell (docs/checkpoints.md#agents-turns-and-states):
 	// the variables it sets in the environment of the commands it runs.
 	Caller func(getenv func(string) string) bool
 
@@ -83,7 +83,7 @@ type Kind struct {
 	// (a rollback ending a turn whose harness process exited); nil: none.
 	Transcript func(getenv func(string) string, tree, session string) (string, error)
 
-	// Rewind is the conversation's side of a rollback (RFC 8); nil: the
+	// Rewind is the conversation's side of a rollback (docs/rollback.md#conversation); nil: the
 	// harness cannot rewind, and a rollback offers --restore=files.
 	Rewind conversation.Adapter
 	// TurnOver reads the harness's own record of a turn that ended with no

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -23,26 +22,6 @@ import (
 // The real Claude Code program (tests/harnesses/install claude puts it in
 // place; tests/run calls that) driven against a mock of the Anthropic
 // Messages API on 127.0.0.1 (research/harness.md F1).
-
-// claudeBin finds the installed program: $VENOM_TEST_REAL_CLAUDE (tests/run
-// sets it), else where tests/harnesses/install puts it. Missing, the test
-// fails under CI and skips elsewhere.
-func claudeBin(t *testing.T) string {
-	t.Helper()
-	bin := os.Getenv("VENOM_TEST_REAL_CLAUDE")
-	if bin == "" {
-		wd, err := os.Getwd()
-		require.NoError(t, err)
-		bin = filepath.Join(wd, ".harness", "claude", "node_modules", ".bin", "claude")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("real Claude Code missing (%v): tests/run installs it with tests/harnesses/install claude", err)
-		}
-		t.Skipf("real Claude Code missing (%v): run tests/harnesses/install claude", err)
-	}
-	return bin
-}
 
 // mockStep is one model response of a scripted turn: tool calls, a final
 // text, or a failed call (HTTP 400, which Claude Code does not retry and
@@ -329,7 +308,7 @@ type RealClaude struct {
 // and starts the mock model.
 func NewRealClaude(t *testing.T, e *Env) *RealClaude {
 	t.Helper()
-	c := &RealClaude{e: e, bin: claudeBin(t), Model: NewMockModel(t)}
+	c := &RealClaude{e: e, bin: realProgram(t, "VENOM_TEST_REAL_CLAUDE", "claude", "node_modules", ".bin", "claude"), Model: NewMockModel(t)}
 	e.Venom("checkpoint", "hook", "install", "claude-code").OK(t)
 	return c
 }

@@ -23,33 +23,6 @@ import (
 // puts the pinned npm package under tests/.harness/codex; tests/run exports
 // VENOM_TEST_REAL_CODEX, its static binary.
 
-// realCodexBin is the Codex binary, or "" when it is not installed.
-func realCodexBin() string {
-	if b := os.Getenv("VENOM_TEST_REAL_CODEX"); b != "" {
-		return b
-	}
-	b := filepath.Join(repoRoot(), "tests", ".harness", "codex", "node_modules", "@openai", "codex-linux-x64",
-		"vendor", "x86_64-unknown-linux-musl", "bin", "codex")
-	if _, err := os.Stat(b); err != nil {
-		return ""
-	}
-	return b
-}
-
-// needRealCodex returns the binary; without one the test fails under CI
-// (the suite must never pass without the real program) and skips elsewhere.
-func needRealCodex(t *testing.T) string {
-	t.Helper()
-	b := realCodexBin()
-	if b == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("the real codex is not installed: run tests/harnesses/install codex (tests/run does)")
-		}
-		t.Skip("the real codex is not installed: run tests/harnesses/install codex")
-	}
-	return b
-}
-
 // mockReply is the model's answer to one request: output items, or an
 // HTTP failure.
 type mockReply struct {
@@ -204,7 +177,8 @@ type realCodex struct {
 
 func (e *Env) UseRealCodex(t *testing.T) *realCodex {
 	t.Helper()
-	bin := needRealCodex(t)
+	bin := realProgram(t, "VENOM_TEST_REAL_CODEX", "codex", "node_modules", "@openai", "codex-linux-x64",
+		"vendor", "x86_64-unknown-linux-musl", "bin", "codex")
 	m := newMockResponses(t)
 	home := filepath.Join(e.Home, ".codex")
 	require.NoError(t, os.MkdirAll(home, 0o755))

@@ -23,30 +23,23 @@ import (
 // install puts the pinned npm package under tests/.harness/gemini; tests/run
 // exports VENOM_TEST_REAL_GEMINI, its program.
 
-// realGeminiBin is the gemini program, or "" when it is not installed.
-func realGeminiBin() string {
-	if b := os.Getenv("VENOM_TEST_REAL_GEMINI"); b != "" {
-		return b
-	}
-	b := filepath.Join(repoRoot(), "tests", ".harness", "gemini", "node_modules", ".bin", "gemini")
-	if _, err := os.Stat(b); err != nil {
-		return ""
-	}
-	return b
-}
-
-// needRealGemini returns the program; without it the test fails under CI
-// (the suite must never pass without the real program) and skips elsewhere.
-func needRealGemini(t *testing.T) string {
+// realProgram finds a real harness program the suite drives: $envVar
+// (tests/run sets it), else where tests/harnesses/install puts it, rel
+// beneath tests/.harness/<name>. Missing, the test fails under CI (the
+// suite must never pass without the real program) and skips elsewhere.
+func realProgram(t *testing.T, envVar, name string, rel ...string) string {
 	t.Helper()
-	b := realGeminiBin()
-	if b == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("the real gemini is not installed: run tests/harnesses/install gemini (tests/run does)")
-		}
-		t.Skip("the real gemini is not installed: run tests/harnesses/install gemini")
+	bin := os.Getenv(envVar)
+	if bin == "" {
+		bin = filepath.Join(append([]string{repoRoot(), "tests", ".harness", name}, rel...)...)
 	}
-	return b
+	if _, err := os.Stat(bin); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the real %s is missing (%v): tests/run installs it with tests/harnesses/install %s", name, err, name)
+		}
+		t.Skipf("the real %s is missing (%v): run tests/harnesses/install %s", name, err, name)
+	}
+	return bin
 }
 
 // geminiPart is one part of the model's answer: a text, or a function call.
@@ -136,7 +129,7 @@ type realGemini struct {
 
 func (e *Env) UseRealGemini(t *testing.T) *realGemini {
 	t.Helper()
-	bin := needRealGemini(t)
+	bin := realProgram(t, "VENOM_TEST_REAL_GEMINI", "gemini", "node_modules", ".bin", "gemini")
 	m := newMockGemini(t)
 	dir := filepath.Join(e.Home, ".gemini")
 	require.NoError(t, os.MkdirAll(dir, 0o755))

@@ -50,16 +50,9 @@ func runExplain(work, bin string, files, turns, tree, runs int, reuse bool) erro
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
-	if bin == "" {
-		bin = filepath.Join(work, "bin")
-		root, err := moduleRoot()
-		if err != nil {
-			return err
-		}
-		if _, err := (&proc{dir: root, env: os.Environ()}).cmd(nil, "go", "build", "-o", bin+"/",
-			"./git-venom-checkpoint", "./git-venom-rollback", "./git-venom-diff"); err != nil {
-			return err
-		}
+	bin, err := benchBinaries(work, bin)
+	if err != nil {
+		return err
 	}
 	dir := filepath.Join(work, "repo")
 	env := append(baseEnv(), "PATH="+bin+":"+os.Getenv("PATH"))

@@ -47,16 +47,9 @@ func init() {
 }
 
 func runHookMode(p *proc, work, bin string, runs int) error {
-	if bin == "" {
-		bin = filepath.Join(work, "bin")
-		root, err := moduleRoot()
-		if err != nil {
-			return err
-		}
-		if _, err := (&proc{dir: root, env: os.Environ()}).cmd(nil, "go", "build", "-o", bin+"/",
-			"./git-venom-checkpoint"); err != nil {
-			return err
-		}
+	bin, err := benchBinaries(work, bin, "./git-venom-checkpoint")
+	if err != nil {
+		return err
 	}
 	version, _ := p.line("version")
 	fmt.Printf("%s, UserPromptSubmit hook vs bare capture on a clean tree, %d runs, medians\n", version, runs)

@@ -79,8 +79,7 @@ func runPacks(work string, n int, before string) error {
 	}
 	for _, b := range builds {
 		logf("building %s", b.name)
-		if _, err := (&proc{dir: b.src, env: os.Environ()}).cmd(nil, "go", "build", "-o", b.bin+"/",
-			"./git-venom-checkpoint", "./git-venom-rollback", "./git-venom-diff"); err != nil {
+		if err := buildBinaries(b.src, b.bin); err != nil {
 			return err
 		}
 	}

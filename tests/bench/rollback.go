@@ -129,17 +129,9 @@ func goSourceRepo(work string) (string, error) {
 }
 
 func runRollbackMode(p *proc, work string, runs int) error {
-	bin := *rollbackBin
-	if bin == "" {
-		bin = filepath.Join(work, "bin")
-		root, err := moduleRoot()
-		if err != nil {
-			return err
-		}
-		if _, err := (&proc{dir: root, env: os.Environ()}).cmd(nil, "go", "build", "-o", bin+"/",
-			"./git-venom-checkpoint", "./git-venom-rollback"); err != nil {
-			return err
-		}
+	bin, err := benchBinaries(work, *rollbackBin, "./git-venom-checkpoint", "./git-venom-rollback")
+	if err != nil {
+		return err
 	}
 	var counts []int
 	for _, s := range strings.Split(*rollbackCounts, ",") {
@@ -311,6 +303,34 @@ func readTiming(path, name string) (time.Duration, error) {
 		}
 	}
 	return 0, fmt.Errorf("no %s timing in %s", name, path)
+}
+
+// allBinaries are the three commands a bench may build.
+var allBinaries = []string{"./git-venom-checkpoint", "./git-venom-rollback", "./git-venom-diff"}
+
+// buildBinaries builds the commands (allBinaries when none is named) of
+// the module at src into the folder bin.
+func buildBinaries(src, bin string, cmds ...string) error {
+	if len(cmds) == 0 {
+		cmds = allBinaries
+	}
+	_, err := (&proc{dir: src, env: os.Environ()}).cmd(nil, "go", append([]string{"build", "-o", bin + "/"}, cmds...)...)
+	return err
+}
+
+// benchBinaries is the folder of the git-venom-* binaries a mode runs: bin
+// when the caller gave one, else work/bin, where the commands are built
+// from this module.
+func benchBinaries(work, bin string, cmds ...string) (string, error) {
+	if bin != "" {
+		return bin, nil
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	bin = filepath.Join(work, "bin")
+	return bin, buildBinaries(root, bin, cmds...)
 }
 
 // moduleRoot is the folder of go.mod, from the working directory up.

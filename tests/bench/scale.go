@@ -41,16 +41,9 @@ func runScale(work, bin string, refs, records, runs int) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
-	if bin == "" {
-		bin = filepath.Join(work, "bin")
-		root, err := moduleRoot()
-		if err != nil {
-			return err
-		}
-		if _, err := (&proc{dir: root, env: os.Environ()}).cmd(nil, "go", "build", "-o", bin+"/",
-			"./git-venom-checkpoint", "./git-venom-rollback", "./git-venom-diff"); err != nil {
-			return err
-		}
+	bin, err := benchBinaries(work, bin)
+	if err != nil {
+		return err
 	}
 	env := append(baseEnv(), "PATH="+bin+":"+os.Getenv("PATH"), "GIT_CONFIG_GLOBAL="+filepath.Join(work, "scale.gitconfig"))
 	if err := os.WriteFile(filepath.Join(work, "scale.gitconfig"), []byte("[venom]\n\tkeep = 1000000\n\ttimeout = 600s\n"), 0o644); err != nil {

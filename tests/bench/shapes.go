@@ -90,17 +90,11 @@ func (t *timed) sum(o *timed) *timed {
 }
 
 func (s *shapes) run(list []string) error {
-	if s.bin == "" {
-		s.bin = filepath.Join(s.work, "bin")
-		root, err := moduleRoot()
-		if err != nil {
-			return err
-		}
-		if _, err := (&proc{dir: root, env: os.Environ()}).cmd(nil, "go", "build", "-o", s.bin+"/",
-			"./git-venom-checkpoint"); err != nil {
-			return err
-		}
+	bin, err := benchBinaries(s.work, s.bin, "./git-venom-checkpoint")
+	if err != nil {
+		return err
 	}
+	s.bin = bin
 	cfg := filepath.Join(s.work, "shapes.gitconfig")
 	if err := os.WriteFile(cfg, []byte("[venom]\n\tmaxFileBytes = 10m\n\ttimeout = 1h\n"), 0o644); err != nil {
 		return err

@@ -78,8 +78,8 @@ func (c *ListCmd) Run(env *cli.Env) error {
 	dim := env.UI.OutStyle(color.Faint)
 	w := ui.NewTable(env.UI.Out)
 	w.Row(dim("ID"), dim("REASON"), dim("TURN"), dim("AGE"), dim("FILES"), dim("LABEL"))
-	// Every column but AGE and FILES is read from the log: quoted, so a
-	// label cannot drive the terminal or forge a row.
+	// Every column but FILES is read from the log: quoted, so a label
+	// cannot drive the terminal or forge a row.
 	for _, it := range l.Checkpoints {
 		changed := "-"
 		if it.FilesChanged != nil {
@@ -101,10 +101,13 @@ func (c *ListCmd) Run(env *cli.Env) error {
 	return w.Flush()
 }
 
+// age is how long ago at was; a time that does not parse is shown as
+// the log holds it, quoted: a log (a fetched copy's above all) is free
+// text, and the raw string reached the terminal.
 func age(at string) string {
 	t, err := time.Parse(journal.TimeFormat, at)
 	if err != nil {
-		return at
+		return quote.C(at)
 	}
 	d := time.Since(t)
 	switch {

@@ -1,0 +1,110 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A remote is anyone's: what a fetch brings is shaped by an attacker who
+// can push there. These tests shape it as such an attacker would (a log
+// copy rewritten record by record, forged commits) and run the suite's
+// commands on the copy.
+
+// sharedCopy is a machine A whose agent a1 took turns and pushed them to
+// a bare remote, and the machine id of its namespace there.
+type sharedCopy struct {
+	a       *Env
+	remote  string
+	machine string
+}
+
+func newSharedCopy(t *testing.T, turns int) *sharedCopy {
+	t.Helper()
+	a := NewEnv(t)
+	remote := a.bareRemote("remote")
+	a.Git("remote", "add", "origin", remote)
+	for n := 1; n <= turns; n++ {
+		a.TurnN("a1", n)
+	}
+	a.Git("push", "-q", "origin", "main")
+	a.Venom("checkpoint", "push", "--agent=a1", "--json").OK(t)
+	return &sharedCopy{a: a, remote: remote, machine: a.machine()}
+}
+
+// logRef is the agent's log ref on the remote.
+func (c *sharedCopy) logRef(agent string) string {
+	return "refs/venom/shared/" + c.machine + "/" + agent + "/log"
+}
+
+// forgeLog replaces the remote's log copy of a1 by each record through
+// edit (nil drops it), as a commit of one file log.jsonl, as push makes it.
+func (c *sharedCopy) forgeLog(t *testing.T, edit func(rec map[string]any) map[string]any) {
+	t.Helper()
+	a := c.a
+	var out strings.Builder
+	for _, line := range strings.Split(a.Git("--git-dir="+c.remote, "show", c.logRef("a1")+":log.jsonl"), "\n") {
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &rec))
+		if rec = edit(rec); rec == nil {
+			continue
+		}
+		b, err := json.Marshal(rec)
+		require.NoError(t, err)
+		out.Write(b)
+		out.WriteByte('\n')
+	}
+	blob := a.GitInput(out.String(), "--git-dir="+c.remote, "hash-object", "-w", "--stdin")
+	tree := a.GitInput("100644 blob "+blob+"\tlog.jsonl\n", "--git-dir="+c.remote, "mktree")
+	commit := a.Git("--git-dir="+c.remote, "commit-tree", tree, "-m", "venom log a1")
+	a.Git("--git-dir="+c.remote, "update-ref", c.logRef("a1"), commit)
+}
+
+// fetcher is a second clone of the remote that fetched the copies.
+func (c *sharedCopy) fetcher(t *testing.T) (*Env, string) {
+	t.Helper()
+	b := NewEnv(t)
+	b.Git("remote", "add", "origin", c.remote)
+	var got fetchResult
+	b.Venom("checkpoint", "fetch", "--json").OK(t).JSON(t, &got)
+	require.Len(t, got.Copies, 1, "%+v", got)
+	return b, got.Copies[0].Copy
+}
+
+// TestSecurity_ShareCopyTimesQuoted: a fetched log copy's checkpoint
+// times are free text the remote chose; list printed one that does not
+// parse as a time raw in its AGE column, so a remote could set the
+// window title, clear the screen or forge rows of the table.
+func TestSecurity_ShareCopyTimesQuoted(t *testing.T) {
+	t.Parallel()
+	c := newSharedCopy(t, 2)
+	c.forgeLog(t, func(rec map[string]any) map[string]any {
+		if rec["type"] == "checkpoint.taken" {
+			rec["at"] = "\033]0;pwned\007\033[2J\r\nk9  turn_end  t9  0s  3  forged"
+			rec["ts"] = "\033[31m"
+		}
+		return rec
+	})
+	b, cp := c.fetcher(t)
+	list := b.Venom("checkpoint", "list", "--agent="+cp).OK(t)
+	assertNoControls(t, "list of a fetched copy", list.Stdout)
+	assert.Len(t, strings.Split(strings.TrimSuffix(list.Stdout, "\n"), "\n"), 4, "a header and three rows, none forged:\n%s", list.Stdout)
+	// The same holds for this repository's own log, which anyone who can
+	// write the state folder shapes.
+	b.TurnN("b1", 1)
+	log := filepath.Join(b.StateDir(), "log.jsonl")
+	raw, err := os.ReadFile(log)
+	require.NoError(t, err)
+	forged := regexp.MustCompile(`"at":"[^"]*"`).ReplaceAll(raw, []byte(`"at":"\u001b]0;pwned\u0007"`))
+	require.NotEqual(t, raw, forged)
+	require.NoError(t, os.WriteFile(log, forged, 0o644))
+	own := b.Venom("checkpoint", "list", "--agent=b1").OK(t).Stdout
+	assertNoControls(t, "list", own)
+	assert.Contains(t, own, `"\033]0;pwned\a"`)
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -16,19 +17,20 @@ import (
 )
 
 // hookGrace is how long a hook past its deadline, or told to stop by
-// SIGTERM or SIGINT, gets to end by itself (its git commands killed, its
+// SIGTERM, SIGINT or SIGHUP (cli.StopSignals), gets to end by itself (its git commands killed, its
 // checkpoint.failed written) before the backstop ends it.
 const hookGrace = time.Second
 
 // hookDeadline holds a hook to venom.timeout from its start (docs/harness.md#hooks):
-// the command's context ends then, or at SIGTERM or SIGINT, and every step
+// the command's context ends then, or at SIGTERM, SIGINT or SIGHUP (a
+// harness closing its terminal), and every step
 // that honours it returns (the wait for the lock, git, the transcript's
 // reading). hookGrace later, a backstop ends the process with exit 0 and
 // one line on stderr if a step did not, clearing the lock's holder record;
 // the kernel drops the lock itself as the process ends.
 type hookDeadline struct {
 	start    time.Time
-	parent   context.Context // Main's, which SIGTERM and SIGINT end
+	parent   context.Context // Main's, which cli.StopSignals end
 	cancel   context.CancelFunc
 	backstop *cli.Backstop
 }
@@ -79,7 +81,9 @@ func (d *hookDeadline) explain(err error) error {
 		return err
 	}
 	e := errcode.From(err, errcode.FailedInternal)
-	return errcode.Newf(e.Code, e.Data, "stopped by SIGTERM or SIGINT before the event was recorded").Wrap(err)
+	// Main's context ends with the signal as its cause: "hangup signal received".
+	sig := strings.TrimSuffix(fmt.Sprint(context.Cause(d.parent)), " signal received")
+	return errcode.Newf(e.Code, e.Data, "stopped by a signal (%s) before the event was recorded", sig).Wrap(err)
 }
 
 // end disarms the backstop: the hook is ending by itself.

@@ -3,14 +3,13 @@ package cli
 import (
 	"os"
 	"os/signal"
-	"syscall"
 	"time"
 )
 
 // Backstop ends the process when its command outlives a deadline or a
 // request to stop, for a command that must always end (a hook,
-// docs/harness.md#hooks). The command's context ends first (Main cancels it on SIGTERM and
-// SIGINT; the command gives it the deadline), and every step that honours
+// docs/harness.md#hooks). The command's context ends first (Main cancels it on
+// StopSignals; the command gives it the deadline), and every step that honours
 // it returns; Grace later, if the command is still running (a read no
 // context reaches, a test's pause point), Last runs and the process exits
 // with Code. Like Main, it is a place where the process exits; nothing else
@@ -19,7 +18,7 @@ type Backstop struct {
 	Grace time.Duration
 	Code  int
 	// Last runs just before the exit, told what ended the command:
-	// "deadline", or the signal ("terminated", "interrupt").
+	// "deadline", or the signal ("terminated", "interrupt", "hangup").
 	Last func(cause string)
 
 	timer *time.Timer
@@ -28,12 +27,12 @@ type Backstop struct {
 }
 
 // Start arms the backstop: it fires Grace after deadline, or Grace after
-// the first SIGTERM or SIGINT, unless Stop comes first.
+// the first of StopSignals, unless Stop comes first.
 func (b *Backstop) Start(deadline time.Time) {
 	b.timer = time.NewTimer(time.Until(deadline) + b.Grace)
 	b.sigs = make(chan os.Signal, 1)
 	b.done = make(chan struct{})
-	signal.Notify(b.sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(b.sigs, StopSignals...)
 	go b.watch()
 }
 

@@ -101,6 +101,14 @@ func (e *Env) Getenv(name string) string {
 
 type exitSignal int
 
+// StopSignals are the signals that ask a command to stop: Ctrl-C, kill's
+// default, and the hangup a closed terminal or a harness ending its
+// session sends. Main ends the command's context on each, so that the
+// command stops at its next step with its lock released and its log
+// whole, rather than dying in the middle of a transaction; git does the
+// same for these three (sigchain_push_common cleans up its lock files).
+var StopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
 // Main parses args against grammar (a kong struct whose commands have
 // Run(*Env) error) and runs the chosen command. It returns the exit code.
 func Main(name string, grammar any, args []string) int {
@@ -117,7 +125,7 @@ func Main(name string, grammar any, args []string) int {
 		debug.SetMemoryLimit(192 << 20)
 	}
 	streams := ui.System()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), StopSignals...)
 	defer stop()
 	dir, _ := os.Getwd()
 	env := &Env{Ctx: ctx, UI: streams, Environ: os.Environ(), Dir: dir, Name: name, JSON: wantsJSON(args)}

@@ -128,7 +128,7 @@ func Main(name string, grammar any, args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), StopSignals...)
 	defer stop()
 	dir, _ := os.Getwd()
-	env := &Env{Ctx: ctx, UI: streams, Environ: os.Environ(), Dir: dir, Name: name, JSON: wantsJSON(args)}
+	env := &Env{Ctx: ctx, UI: streams, Environ: os.Environ(), Dir: dir, Name: name, JSON: WantsJSON(args)}
 	return Run(env, grammar, args)
 }
 
@@ -260,7 +260,9 @@ func Report(env *Env, err error) int {
 	return e.ExitCode()
 }
 
-func wantsJSON(args []string) bool {
+// WantsJSON reports --json among the arguments before "--": an error in
+// parsing them is still answered as JSON (main, and tests through Run).
+func WantsJSON(args []string) bool {
 	for _, a := range args {
 		if a == "--" {
 			break

@@ -121,7 +121,16 @@ func (c *Config) set(key, value string) error {
 	case "venom.keepsafety":
 		c.KeepSafety, err = ParseDuration(value)
 	case "venom.timeout":
-		c.Timeout, err = ParseDuration(value)
+		// Some of git's keys take 0 for "no limit"; this one cannot: a
+		// hook must end within it, and a wait for the lock with 0 would
+		// give up at once.
+		var d time.Duration
+		if d, err = ParseDuration(value); err == nil && d <= 0 {
+			err = fmt.Errorf("%q is not a positive duration: hooks and waits for the lock need a deadline", value)
+		}
+		if err == nil {
+			c.Timeout = d
+		}
 	case "venom.rollbacknote":
 		c.RollbackNote = value
 	case "venom.diffmaxbytes":

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -107,4 +108,60 @@ func TestSecurity_ShareCopyTimesQuoted(t *testing.T) {
 	own := b.Venom("checkpoint", "list", "--agent=b1").OK(t).Stdout
 	assertNoControls(t, "list", own)
 	assert.Contains(t, own, `"\033]0;pwned\a"`)
+}
+
+// TestSecurity_ShareCopyLogPathsChecked: a fetched log's paths are checked
+// in the form their readers take them. A skipped path's exact bytes
+// (path_b64, which the plan reads in place of the text beside it) passed
+// unchecked, so "../" reached a copy's fold; and a rollback's stored
+// pathspecs were checked as plain paths, so the log of every agent that
+// rolled a folder back (":(top)docs/") was refused.
+func TestSecurity_ShareCopyLogPathsChecked(t *testing.T) {
+	t.Parallel()
+	a := NewEnv(t)
+	remote := a.bareRemote("remote")
+	a.Git("remote", "add", "origin", remote)
+	a.Write("docs/x.md", "x k1\n")
+	a.Commit("docs")
+	a.Turn("a1", func() { a.Write("docs/x.md", "x k2\n") })
+	a.Rollback("--agent=a1", "k1", "--path=docs/")
+	a.Venom("checkpoint", "push", "--agent=a1", "--json").OK(t)
+	c := &sharedCopy{a: a, remote: remote, machine: a.machine()}
+	b, _ := c.fetcher(t)
+	logRef := "refs/venom/remotes/origin/" + c.machine + "/a1/log"
+	assert.Contains(t, b.gitRefs("", "refs/venom/remotes/"), logRef, "a genuine path-scoped rollback's log is fetched")
+
+	refused := func(what string, edit func(rec map[string]any) map[string]any) {
+		t.Helper()
+		c.forgeLog(t, edit)
+		var got fetchResult
+		b.Venom("checkpoint", "fetch", "--json").OK(t).JSON(t, &got)
+		require.Len(t, got.Refused, 1, "%s: %+v", what, got)
+		assert.Equal(t, c.logRef("a1"), got.Refused[0].Ref, what)
+		assert.Equal(t, "log", got.Refused[0].Reason, what)
+		assert.NotContains(t, b.gitRefs("", "refs/venom/remotes/"), logRef, what)
+		a.Venom("checkpoint", "push", "--agent=a1", "--json").OK(t) // the genuine log again
+	}
+	out := base64.StdEncoding.EncodeToString([]byte("../../outside/precious"))
+	refused("a skipped path's bytes", func(rec map[string]any) map[string]any {
+		if rec["type"] == "checkpoint.taken" {
+			repo := rec["repos"].([]any)[0].(map[string]any)
+			repo["skipped"] = []any{map[string]any{"path": "fine.txt", "path_b64": out, "bytes": 1, "reason": "too_big"}}
+		}
+		return rec
+	})
+	refused("a gitlink's bytes", func(rec map[string]any) map[string]any {
+		if rec["type"] == "checkpoint.taken" {
+			repo := rec["repos"].([]any)[0].(map[string]any)
+			repo["submodules"] = []any{map[string]any{"path": "sub", "path_b64": base64.StdEncoding.EncodeToString([]byte(".git/hooks")),
+				"commit": strings.Repeat("1", 40), "dirty": false}}
+		}
+		return rec
+	})
+	refused("a rollback's pathspec", func(rec map[string]any) map[string]any {
+		if rec["type"] == "rollback.started" {
+			rec["paths"] = []any{":(top)../outside/"}
+		}
+		return rec
+	})
 }

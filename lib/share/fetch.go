@@ -14,6 +14,8 @@ import (
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/paths"
+	"github.com/git-venom/git-venom/lib/pathspec"
 	"github.com/git-venom/git-venom/lib/refs"
 	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/statefile"
@@ -275,17 +277,27 @@ func readLog(s *state.Store, e *remoteRefEntry, agent string) ([]journal.Entry, 
 	return entries, logged, ""
 }
 
-// pathsSafe: every path a record holds passes treepath.Verify.
+// pathsSafe: every path a record holds passes treepath.Verify, in the
+// form its readers take it: a skipped path or a gitlink's by its exact
+// bytes (path_b64 when set, as plan reads it; the text beside it is only
+// a display), and a rollback's paths as the stored pathspecs they are
+// (":(top)docs/", which Verify alone took for a bad path and refused the
+// log of every agent that rolled a folder back).
 func pathsSafe(e journal.Entry) bool {
-	var all []string
-	all = append(all, e.Paths...)
-	all = append(all, e.Ignored...)
+	all := append([]string{}, e.Ignored...)
+	if e.Type == journal.RollbackStarted || e.Type == journal.RollbackEnded {
+		if _, err := pathspec.ParseStored(e.Paths); err != nil {
+			return false
+		}
+	} else {
+		all = append(all, e.Paths...)
+	}
 	for _, r := range e.Repos {
 		for _, k := range r.Skipped {
-			all = append(all, strings.TrimSuffix(k.Path, "/"))
+			all = append(all, strings.TrimSuffix(k.Path, "/"), strings.TrimSuffix(paths.Raw(k.Path, k.PathB64), "/"))
 		}
 		for _, m := range r.Submodules {
-			all = append(all, m.Path)
+			all = append(all, m.Path, paths.Raw(m.Path, m.PathB64))
 		}
 	}
 	for _, p := range all {

@@ -37,6 +37,8 @@ type ExplainResult struct {
 		Turns []struct {
 			ID      string  `json:"id"`
 			Agent   string  `json:"agent"`
+			Copy    string  `json:"copy"`
+			Machine string  `json:"machine"`
 			Turn    string  `json:"turn"`
 			Harness string  `json:"harness"`
 			Session *string `json:"session"`

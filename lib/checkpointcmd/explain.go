@@ -9,9 +9,12 @@ import (
 
 	"github.com/fatih/color"
 
+	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/explain"
 	"github.com/git-venom/git-venom/lib/quote"
+	"github.com/git-venom/git-venom/lib/share"
+	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/ui"
 )
 
@@ -20,6 +23,72 @@ import (
 type ExplainCmd struct {
 	Revision string `arg:"" name:"commit" help:"A commit, or a range A..B (each commit of it, oldest first)."`
 	Note     bool   `name:"note" help:"Also store each commit's explanation as a git note under refs/notes/venom (never the commits, never your notes ref)."`
+	// No env: VENOM_AGENT names the caller, not whose turns to look at.
+	Agent   []string `name:"agent" sep:"none" help:"Only this agent's turns, or a fetched copy's, named <remote>/<machine>/<agent> (repeatable; default: every agent here)."`
+	Remotes bool     `name:"remotes" help:"Also every fetched copy's turns (git venom-checkpoint fetch)."`
+}
+
+// sources reads what --agent and --remotes name: the local agents to keep
+// (nil: all of them) and the fetched copies, each checked again
+// (share.ReadCopy, share.Untrusted). A copy named with --agent must pass;
+// one --remotes finds and that fails is passed over with a warning.
+func (c *ExplainCmd) sources(env *cli.Env, s *state.Store, st *agents.State) (map[string]bool, []explain.Copy, error) {
+	var only map[string]bool
+	var named []string
+	for _, id := range c.Agent {
+		if share.IsCopy(id) {
+			named = append(named, id)
+			continue
+		}
+		a, err := st.Named(id)
+		if err != nil {
+			return nil, nil, err
+		}
+		if only == nil {
+			only = map[string]bool{}
+		}
+		only[a.ID] = true
+	}
+	if only == nil && len(c.Agent) > 0 {
+		only = map[string]bool{} // copies only
+	}
+	seen := map[string]bool{}
+	var copies []explain.Copy
+	add := func(id string, must bool) error {
+		if seen[id] {
+			return nil
+		}
+		seen[id] = true
+		cst, a, err := share.ReadCopy(s, id)
+		if err != nil {
+			if must {
+				return err
+			}
+			env.UI.Errorf("warning: passing over the fetched copy %s: %v\n", quote.C(id), err)
+			return nil
+		}
+		share.Untrusted(s, a)
+		_, machine, agent := share.Parts(id)
+		copies = append(copies, explain.Copy{ID: id, Machine: machine, Agent: agent, State: cst})
+		return nil
+	}
+	for _, id := range named {
+		if err := add(id, true); err != nil {
+			return nil, nil, err
+		}
+	}
+	if c.Remotes {
+		all, err := share.Copies(env.Ctx, s)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, id := range all {
+			if err := add(id, false); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return only, copies, nil
 }
 
 // Run explains, prints, and with --note stores the notes.
@@ -42,7 +111,12 @@ func (c *ExplainCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	res, err := explain.Explain(explain.Request{Repo: lib, State: st, Commits: commits, Getenv: env.Getenv})
+	only, copies, err := c.sources(env, s, st)
+	if err != nil {
+		return err
+	}
+	res, err := explain.Explain(explain.Request{Repo: lib, State: st, Commits: commits, Getenv: env.Getenv,
+		Agents: only, Copies: copies})
 	if err != nil {
 		return err
 	}
@@ -154,6 +228,10 @@ func render(w io.Writer, cm *explain.Commit, st styles) {
 			line += "  session " + quote.C(*t.Session)
 		}
 		fmt.Fprintln(w, line)
+		if t.Copy != "" {
+			fmt.Fprintf(w, "    %s %s: agent %s of machine %s\n", st.dim("fetched copy"), quote.C(t.Copy),
+				quote.C(t.Agent), quote.C(t.Machine))
+		}
 		if t.Prompt != nil {
 			fmt.Fprintf(w, "    %s %s\n", st.dim("prompt"), quote.Always(*t.Prompt))
 		}

@@ -70,8 +70,12 @@ type Hunk struct {
 
 // Turn is one agent turn a file or hunk is attributed to.
 type Turn struct {
-	ID      string  `json:"id"` // agent/turn
-	Agent   string  `json:"agent"`
+	ID    string `json:"id"` // agent/turn, or <copy>/turn for a fetched copy's
+	Agent string `json:"agent"`
+	// Copy and Machine name a fetched copy's turn (<remote>/<machine>/<agent>,
+	// lib/share); absent for this repository's own agents.
+	Copy    string  `json:"copy,omitempty"`
+	Machine string  `json:"machine,omitempty"`
 	Turn    string  `json:"turn"`
 	Harness string  `json:"harness"`
 	Session *string `json:"session"`
@@ -93,10 +97,24 @@ type Request struct {
 	Commits []string
 	// Getenv is the command's environment, for finding transcripts.
 	Getenv func(string) string
+	// Agents, when not nil, are the only agents of State whose turns
+	// count.
+	Agents map[string]bool
+	// Copies are fetched copies whose turns count too, after State's.
+	Copies []Copy
+}
+
+// Copy is one fetched copy (lib/share): its fold holds one agent whose id
+// is the copy id, and whose checkpoints failing the checks are already
+// marked removed (share.Untrusted).
+type Copy struct {
+	ID, Machine, Agent string
+	State              *agents.State
 }
 
 // span is one turn whose start and end trees can be compared.
 type span struct {
+	copy       *Copy // nil for this repository's own agents
 	agent      *agents.Agent
 	turn       *agents.Turn
 	start, end *agents.Checkpoint
@@ -142,8 +160,13 @@ func Explain(req Request) (*Result, error) {
 			wanted[f.path] = true
 		}
 	}
-	spans, unavailable := spansOf(req.State)
+	spans, unavailable := spansOf(req.State, req.Agents, nil)
 	res.Unavailable = unavailable
+	for i := range req.Copies {
+		more, n := spansOf(req.Copies[i].State, nil, &req.Copies[i])
+		spans = append(spans, more...)
+		res.Unavailable += n
+	}
 	byPath, err := turnChanges(req.Repo, spans, wanted, &res.Unavailable)
 	if err != nil {
 		return nil, err
@@ -172,7 +195,9 @@ func Explain(req Request) (*Result, error) {
 		}
 		sort.Ints(order)
 		for _, s := range order {
-			if _, ok := prompts[s]; !ok {
+			if _, ok := prompts[s]; !ok && spans[s].copy == nil {
+				// A copy's transcript is on its own machine: a path its
+				// log names is nothing to read here.
 				prompts[s] = firstLine(conversation.Prompt(spans[s].agent, spans[s].turn, req.Getenv))
 			}
 			out.Turns = append(out.Turns, spans[s].describe(prompts[s]))
@@ -186,13 +211,16 @@ func notFound(id string, err error) error {
 	return errcode.Newf(errcode.NotFoundCommit, map[string]string{"commit": id}, "no commit %s", id).Wrap(err)
 }
 
-// spansOf lists every ended turn of every agent whose start and end
-// checkpoints still count, in the log's order; it counts the turns it
-// must leave out.
-func spansOf(st *agents.State) ([]span, int) {
+// spansOf lists every ended turn of every agent (of only, when not nil)
+// whose start and end checkpoints still count, in the log's order; it
+// counts the turns it must leave out. cp is the copy st folds, or nil.
+func spansOf(st *agents.State, only map[string]bool, cp *Copy) ([]span, int) {
 	var out []span
 	missing := 0
 	for _, id := range st.Order {
+		if only != nil && !only[id] {
+			continue
+		}
 		a := st.Agents[id]
 		for _, t := range a.Turns {
 			if !t.Ended || t.EndCheckpoint == "" {
@@ -208,7 +236,7 @@ func spansOf(st *agents.State) ([]span, int) {
 			if start == end {
 				continue // the turn changed nothing
 			}
-			out = append(out, span{agent: a, turn: t, start: start, end: end, seq: t.EndSeq})
+			out = append(out, span{copy: cp, agent: a, turn: t, start: start, end: end, seq: t.EndSeq})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].seq < out[j].seq })
@@ -249,8 +277,11 @@ func rootOf(repos []journal.RepoState) *journal.RepoState {
 }
 
 func (s span) describe(prompt *string) Turn {
-	t := Turn{ID: s.agent.ID + "/" + s.turn.ID, Agent: s.agent.ID, Turn: s.turn.ID, Harness: s.agent.Harness,
+	t := Turn{ID: s.id(), Agent: s.agent.ID, Turn: s.turn.ID, Harness: s.agent.Harness,
 		Start: s.start.Checkpoint, End: s.end.Checkpoint, Prompt: prompt}
+	if s.copy != nil {
+		t.Agent, t.Copy, t.Machine = s.copy.Agent, s.copy.ID, s.copy.Machine
+	}
 	if t.Harness == "" {
 		t.Harness = "none"
 	}

@@ -1,0 +1,96 @@
+package share
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	git "github.com/libgit2/git2go/v34"
+
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/checkpoints"
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/ids"
+	"github.com/git-venom/git-venom/lib/refs"
+	"github.com/git-venom/git-venom/lib/state"
+)
+
+// Copies lists the ids of the fetched copies here (<remote>/<machine>/<agent>),
+// sorted: one a log ref under refs/venom/remotes/ that fetch could have
+// written. Whether each passes its checks is ReadCopy's to say.
+func Copies(ctx context.Context, s *state.Store) ([]string, error) {
+	out, err := s.Repo.Git.Run(ctx, "for-each-ref", "--format=%(refname)", LocalPrefix)
+	if err != nil {
+		return nil, errcode.Newf(errcode.FailedCheckpointGit, errcode.RepoReason{Repo: ".", Reason: "for_each_ref"},
+			"cannot list the fetched copies").Wrap(err)
+	}
+	var list []string
+	for _, name := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		rest := strings.TrimPrefix(name, LocalPrefix)
+		remote, shared, ok := strings.Cut(rest, "/")
+		if !ok || CheckRemote(remote) != nil {
+			continue
+		}
+		if r, ok := parseShared(shared); ok && r.n == 0 {
+			list = append(list, CopyID(remote, r.machine, r.agent))
+		}
+	}
+	sort.Strings(list)
+	return list, nil
+}
+
+// Parts splits a copy id into its remote, machine and agent.
+func Parts(copyID string) (remote, machine, agent string) {
+	p := strings.SplitN(copyID, "/", 3)
+	if len(p) != 3 {
+		return "", "", ""
+	}
+	return p[0], p[1], p[2]
+}
+
+// Checks of a copy's checkpoint at the time of use.
+const (
+	// CheckRef: the ref holds the logged commit, and the commit's
+	// trailers name the copy's agent and checkpoint.
+	CheckRef = iota
+	// CheckPaths: CheckRef, and every path of the tree is one git would
+	// check out (treepath rules), as fetch checked it.
+	CheckPaths
+)
+
+func check(s *state.Store, a *agents.Agent, c *agents.Checkpoint, level int) string {
+	_, _, agent := Parts(a.ID)
+	if len(c.Repos) != 1 {
+		return RefusedUnlogged
+	}
+	held, err := refs.Resolve(s.Repo, a.ID, c.N)
+	if err != nil || held == nil {
+		return RefusedMissing
+	}
+	if held.String() != c.Repos[0].Commit {
+		return RefusedUnlogged
+	}
+	info, err := refs.ReadCommit(s.Repo, held)
+	if err != nil {
+		return RefusedMissing
+	}
+	if !checkpoints.Trailers(info, agent, ids.Checkpoint(c.N)) {
+		return RefusedTrailers
+	}
+	if level >= CheckPaths && refs.UnsafePath(s.Repo, info.Tree, map[git.Oid]bool{}) != nil {
+		return RefusedPath
+	}
+	return ""
+}
+
+// Untrusted marks every checkpoint of copy a that fails Check at level
+// CheckRef as removed, in this fold only (a is ReadCopy's, private to the
+// command), so that what reads the fold passes it over as it passes a
+// pruned one.
+func Untrusted(s *state.Store, a *agents.Agent) {
+	for _, c := range a.Checkpoints {
+		if c.Live() && check(s, a, c, CheckRef) != "" {
+			c.Removed = true
+		}
+	}
+}

@@ -78,7 +78,8 @@ func List(r *repo.Repo, a *agents.Agent, f Filter) (*Listing, error) {
 		limit = 50
 	}
 	out := &Listing{Agent: a.ID, Checkpoints: []Item{}}
-	count := changeCounter(r)
+	count, free := changeCounter(r)
+	defer free()
 	for i := len(a.Checkpoints) - 1; i >= 0 && len(out.Checkpoints) < limit; i-- {
 		c := a.Checkpoints[i]
 		if !c.Live() || (before > 0 && c.N >= before) {
@@ -117,15 +118,17 @@ func previousLive(a *agents.Agent, i int) *agents.Checkpoint {
 // changeCounter returns a function counting the paths that differ between
 // two checkpoints' trees, as git diff-tree -r lists them (treewalk, one
 // parse a folder over the whole listing); nil when one is missing or
-// cannot be read.
-func changeCounter(r *repo.Repo) func(prev, c *agents.Checkpoint) *int {
+// cannot be read. free releases the object database it reads, which would
+// otherwise keep the repository's packs open after the repository is freed.
+func changeCounter(r *repo.Repo) (count func(prev, c *agents.Checkpoint) *int, free func()) {
+	none := func(_, _ *agents.Checkpoint) *int { return nil }
 	lib, err := r.Lib()
 	if err != nil {
-		return func(_, _ *agents.Checkpoint) *int { return nil }
+		return none, func() {}
 	}
 	odb, err := lib.Odb()
 	if err != nil {
-		return func(_, _ *agents.Checkpoint) *int { return nil }
+		return none, func() {}
 	}
 	walker := treewalk.NewWalker(odb)
 	treeOf := func(c *agents.Checkpoint) *git.Oid {
@@ -153,5 +156,5 @@ func changeCounter(r *repo.Repo) func(prev, c *agents.Checkpoint) *int {
 			return nil
 		}
 		return &n
-	}
+	}, odb.Free
 }

@@ -1,0 +1,150 @@
+package refs
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	git "github.com/libgit2/git2go/v34"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/git-venom/git-venom/lib/gittest"
+	"github.com/git-venom/git-venom/lib/repo"
+)
+
+var ident = []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t"}
+
+// world is an empty repository with three commits that no branch holds.
+type world struct {
+	t       *testing.T
+	dir     string
+	r       *repo.Repo
+	commits []*git.Oid
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	w := &world{t: t, dir: t.TempDir()}
+	w.git("init", "-q")
+	r, err := repo.Open(context.Background(), w.dir, append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"))
+	require.NoError(t, err)
+	t.Cleanup(r.Free)
+	w.r = r
+	for _, m := range []string{"one", "two", "three"} {
+		id, err := git.NewOid(w.git("commit-tree", "-m", m, "4b825dc642cb6eb9a060e54bf8d69288fbee4904"))
+		require.NoError(t, err)
+		w.commits = append(w.commits, id)
+	}
+	return w
+}
+
+func (w *world) git(args ...string) string {
+	w.t.Helper()
+	return gittest.Run(w.t, w.dir, "", ident, args...)
+}
+
+// refs is git's list of refs/venom/, name and object.
+func (w *world) refs() string {
+	return w.git("for-each-ref", "--format=%(refname) %(objectname)", "refs/venom/")
+}
+
+// Create makes a ref only where none is: an existing ref, whatever it
+// holds, is refused with ErrExists and keeps its commit.
+func TestCreate_RefusesAnExistingRef(t *testing.T) {
+	w := newWorld(t)
+	require.NoError(t, Create(w.r, "a1", 1, w.commits[0]))
+	assert.Equal(t, "refs/venom/checkpoints/a1/1 "+w.commits[0].String(), w.refs())
+	assert.ErrorIs(t, Create(w.r, "a1", 1, w.commits[1]), ErrExists)
+	assert.ErrorIs(t, Create(w.r, "a1", 1, w.commits[0]), ErrExists)
+	assert.Equal(t, "refs/venom/checkpoints/a1/1 "+w.commits[0].String(), w.refs(), "the ref was not moved")
+}
+
+func TestResolve_CommitOrNil(t *testing.T) {
+	w := newWorld(t)
+	got, err := Resolve(w.r, "a1", 7)
+	require.NoError(t, err)
+	assert.Nil(t, got, "no ref is nil, not an error")
+	w.git("update-ref", "refs/venom/checkpoints/a1/7", w.commits[2].String())
+	got, err = Resolve(w.r, "a1", 7)
+	require.NoError(t, err)
+	assert.Equal(t, w.commits[2].String(), got.String())
+}
+
+// Delete removes a ref only while it holds the commit named: a ref moved
+// by someone else stays; a ref already gone is no error.
+func TestDelete_RefusesAMovedRef(t *testing.T) {
+	w := newWorld(t)
+	w.git("update-ref", "refs/venom/checkpoints/a1/1", w.commits[1].String())
+	require.NoError(t, Delete(w.r, "a1", 1, w.commits[0]))
+	assert.Equal(t, "refs/venom/checkpoints/a1/1 "+w.commits[1].String(), w.refs(), "a moved ref stays")
+	require.NoError(t, Delete(w.r, "a1", 1, w.commits[1]))
+	assert.Empty(t, w.refs())
+	require.NoError(t, Delete(w.r, "a1", 1, w.commits[1]), "a ref already gone")
+}
+
+// DeleteAll deletes the refs in one update-ref transaction, each only
+// while it holds its old value. One moved or locked ref fails that
+// transaction; each ref is then tried alone, so only the stuck ones stay,
+// reported with git's reason.
+func TestDeleteAll_OneTransactionThenEachAlone(t *testing.T) {
+	w := newWorld(t)
+	name := func(n string) string { return "refs/venom/checkpoints/a1/" + n }
+	for i, n := range []string{"1", "2", "3"} {
+		w.git("update-ref", name(n), w.commits[i].String())
+	}
+	all := []Deletion{{name("1"), w.commits[0].String()}, {name("2"), w.commits[1].String()}, {name("3"), w.commits[2].String()}}
+	assert.Empty(t, DeleteAll(context.Background(), w.r, all))
+	assert.Empty(t, w.refs())
+
+	for i, n := range []string{"1", "2", "3", "4"} {
+		w.git("update-ref", name(n), w.commits[i%3].String())
+	}
+	w.git("update-ref", name("2"), w.commits[2].String()) // moved by someone else
+	lockFile := filepath.Join(w.dir, ".git", name("3")+".lock")
+	require.NoError(t, os.WriteFile(lockFile, nil, 0o644)) // another git writing it
+	failed := DeleteAll(context.Background(), w.r, []Deletion{
+		{name("1"), w.commits[0].String()}, {name("2"), w.commits[1].String()},
+		{name("3"), w.commits[2].String()}, {name("4"), w.commits[0].String()}})
+	require.Len(t, failed, 2)
+	assert.Contains(t, failed, name("2"))
+	assert.Contains(t, failed, name("3"))
+	assert.Equal(t, name("2")+" "+w.commits[2].String()+"\n"+name("3")+" "+w.commits[2].String(), w.refs(),
+		"the moved and the locked ref stay as they were; the others went")
+	assert.FileExists(t, lockFile, "another process's lock is not ours to remove")
+	assert.Nil(t, DeleteAll(context.Background(), w.r, nil))
+}
+
+// A checkpoint commit is git's, by venom, with its trailers and its parent,
+// and ReadCommit reads back what Commit wrote.
+func TestCommit_ReadBackAsGitSeesIt(t *testing.T) {
+	w := newWorld(t)
+	tree, err := git.NewOid("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
+	require.NoError(t, err)
+	turn := "t2"
+	when := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	id, err := Commit(w.r, tree, w.commits[0], Message("a1", "k3", "turn_end", &turn), when)
+	require.NoError(t, err)
+	assert.Equal(t, "venom <venom@localhost> 1796040000 +0000\n"+w.commits[0].String(),
+		w.git("log", "-1", "--format=%an <%ae> %ad%n%P", "--date=raw", id.String()))
+	assert.Equal(t, "Venom-Agent: a1\nVenom-Checkpoint: k3\nVenom-Reason: turn_end\nVenom-Turn: t2",
+		w.git("log", "-1", "--format=%(trailers:only)", id.String()))
+
+	info, err := ReadCommit(w.r, id)
+	require.NoError(t, err)
+	assert.Equal(t, tree.String(), info.Tree.String())
+	assert.Equal(t, w.commits[0].String(), info.Parent.String())
+	assert.True(t, when.Equal(info.When))
+	assert.Equal(t, map[string]string{"Venom-Agent": "a1", "Venom-Checkpoint": "k3", "Venom-Reason": "turn_end",
+		"Venom-Turn": "t2"}, info.Trailers)
+
+	root, err := Commit(w.r, tree, nil, Message("a1", "k1", "manual", nil), when)
+	require.NoError(t, err)
+	assert.Empty(t, w.git("log", "-1", "--format=%P", root.String()), "no parent on an unborn HEAD")
+	info, err = ReadCommit(w.r, root)
+	require.NoError(t, err)
+	assert.Nil(t, info.Parent)
+	assert.NotContains(t, info.Trailers, "Venom-Turn")
+}

@@ -3,10 +3,13 @@ package tests
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -164,4 +167,44 @@ func TestSecurity_ShareCopyLogPathsChecked(t *testing.T) {
 		}
 		return rec
 	})
+}
+
+// TestSecurity_ShareBigLogCopyKeepsNoRecords: a remote fills a log copy up
+// to the 64 MiB cap with small records. fetch and list held every record
+// of it at once, each the size of the union of all record types: 60 MiB
+// took 1.2 GB of memory (and a minute and more of a collector fighting
+// the soft limit). They now check and fold the copy as it is read.
+func TestSecurity_ShareBigLogCopyKeepsNoRecords(t *testing.T) {
+	t.Parallel()
+	c := newSharedCopy(t, 1)
+	a := c.a
+	var log strings.Builder
+	log.WriteString(a.Git("--git-dir="+c.remote, "show", c.logRef("a1")+":log.jsonl") + "\n")
+	seq := strings.Count(log.String(), "\n")
+	for log.Len() < 32<<20 {
+		seq++
+		fmt.Fprintf(&log, `{"seq":%d,"ts":"2026-01-01T00:00:00.000Z","type":"x","agent":"a1"}`+"\n", seq)
+	}
+	blob := a.GitInput(log.String(), "--git-dir="+c.remote, "hash-object", "-w", "--stdin")
+	tree := a.GitInput("100644 blob "+blob+"\tlog.jsonl\n", "--git-dir="+c.remote, "mktree")
+	a.Git("--git-dir="+c.remote, "update-ref", c.logRef("a1"), a.Git("--git-dir="+c.remote, "commit-tree", tree, "-m", "venom log a1"))
+
+	b := NewEnv(t)
+	b.Git("remote", "add", "origin", c.remote)
+	// The largest resident set of the command (git's wait4), run as itself.
+	maxRSS := func(args ...string) int64 {
+		t.Helper()
+		cmd := exec.Command(filepath.Join(binDir, "git-venom-checkpoint"), args...)
+		cmd.Dir, cmd.Env = b.Dir, b.Environ()
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	}
+	const limit = 320 << 20 // the blob twice (libgit2's and Go's) and the binary: about 100 MiB
+	assert.Less(t, maxRSS("fetch", "--json"), int64(limit), "fetch")
+	cp := "origin/" + c.machine + "/a1"
+	assert.Less(t, maxRSS("list", "--agent="+cp, "--json"), int64(limit), "list")
+	var l ListResult
+	b.Venom("checkpoint", "list", "--agent="+cp, "--json").OK(t).JSON(t, &l)
+	assert.Len(t, l.Checkpoints, 2)
 }

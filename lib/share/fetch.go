@@ -119,7 +119,7 @@ func Fetch(ctx context.Context, s *state.Store, remote string) (*Fetched, error)
 	for _, k := range keys {
 		g := groups[k]
 		c := Copy{Copy: CopyID(remote, k[0], k[1]), Machine: k[0], Agent: k[1], Checkpoints: []string{}}
-		logged, logErr := readLogCopy(s, g.log, k[1])
+		logged, logErr := readLog(s, g.log, k[1], nil)
 		if logErr != "" {
 			name := remoteRef(sharedRef{machine: k[0], agent: k[1]})
 			res.Refused = append(res.Refused, Refusal{name, logErr})
@@ -197,60 +197,57 @@ func checkCheckpoint(s *state.Store, oid, agent string, n int, logged map[string
 	return ""
 }
 
-// readLogCopy reads and checks an agent's log copy: a commit whose tree is
+// readLog reads and checks an agent's log copy: a commit whose tree is
 // one regular file, log.jsonl, within MaxLogBytes, read by the journal's
 // own reader with no damage, every record the agent's, and every path in
 // it one git would check out. It returns the commit each checkpoint.taken
-// record names, or a refusal reason.
-func readLogCopy(s *state.Store, e *remoteRefEntry, agent string) (map[string]string, string) {
-	_, logged, why := readLog(s, e, agent)
-	return logged, why
-}
-
-// readLog is readLogCopy that also returns the records.
-func readLog(s *state.Store, e *remoteRefEntry, agent string) ([]journal.Entry, map[string]string, string) {
+// record names, or a refusal reason. Each record goes to each (when not
+// nil) as it is read, and none is kept here: a copy of MaxLogBytes held as
+// records took over a gigabyte. A caller drops what each built when the
+// reason is not "".
+func readLog(s *state.Store, e *remoteRefEntry, agent string, each func(*journal.Entry)) (map[string]string, string) {
 	if e == nil {
-		return nil, nil, RefusedLog
+		return nil, RefusedLog
 	}
 	lib, err := s.Repo.Lib()
 	if err != nil {
-		return nil, nil, RefusedLog
+		return nil, RefusedLog
 	}
 	id, _ := git.NewOid(e.oid)
 	commit, err := lib.LookupCommit(id)
 	if err != nil {
-		return nil, nil, RefusedMissing
+		return nil, RefusedMissing
 	}
 	defer commit.Free()
 	tree, err := commit.Tree()
 	if err != nil {
-		return nil, nil, RefusedMissing
+		return nil, RefusedMissing
 	}
 	defer tree.Free()
 	if tree.EntryCount() != 1 {
-		return nil, nil, RefusedLog
+		return nil, RefusedLog
 	}
 	te := tree.EntryByIndex(0)
 	if te.Name != LogFile || te.Filemode != git.FilemodeBlob {
-		return nil, nil, RefusedLog
+		return nil, RefusedLog
 	}
 	odb, err := lib.Odb()
 	if err != nil {
-		return nil, nil, RefusedLog
+		return nil, RefusedLog
 	}
 	defer odb.Free()
 	size, typ, err := odb.ReadHeader(te.Id)
 	if err != nil || typ != git.ObjectBlob || size > MaxLogBytes {
-		return nil, nil, RefusedLog
+		return nil, RefusedLog
 	}
 	blob, err := lib.LookupBlob(te.Id)
 	if err != nil {
-		return nil, nil, RefusedMissing
+		return nil, RefusedMissing
 	}
 	defer blob.Free()
 	tmp, err := statefile.CreateTemp(s.TmpDir(), "fetched-log-*")
 	if err != nil {
-		return nil, nil, RefusedLog
+		return nil, RefusedLog
 	}
 	defer statefile.Remove(tmp.Name())
 	_, err = tmp.Write(blob.Contents())
@@ -258,23 +255,29 @@ func readLog(s *state.Store, e *remoteRefEntry, agent string) ([]journal.Entry, 
 		err = cerr
 	}
 	if err != nil {
-		return nil, nil, RefusedLog
-	}
-	var entries []journal.Entry
-	l, err := journal.Scan(tmp.Name(), func(e *journal.Entry) { entries = append(entries, *e) })
-	if err != nil || l.Damaged() > 0 || l.Torn() {
-		return nil, nil, RefusedLog
+		return nil, RefusedLog
 	}
 	logged := map[string]string{}
-	for _, e := range entries {
+	bad := false
+	l, err := journal.Scan(tmp.Name(), func(e *journal.Entry) {
+		if bad {
+			return
+		}
 		if e.Agent != agent || !pathsSafe(e) {
-			return nil, nil, RefusedLog
+			bad = true
+			return
 		}
 		if e.Type == journal.CheckpointTaken && len(e.Repos) > 0 {
 			logged[e.Checkpoint] = e.Repos[0].Commit
 		}
+		if each != nil {
+			each(e)
+		}
+	})
+	if err != nil || bad || l.Damaged() > 0 || l.Torn() {
+		return nil, RefusedLog
 	}
-	return entries, logged, ""
+	return logged, ""
 }
 
 // pathsSafe: every path a record holds passes treepath.Verify, in the
@@ -283,7 +286,7 @@ func readLog(s *state.Store, e *remoteRefEntry, agent string) ([]journal.Entry, 
 // a display), and a rollback's paths as the stored pathspecs they are
 // (":(top)docs/", which Verify alone took for a bad path and refused the
 // log of every agent that rolled a folder back).
-func pathsSafe(e journal.Entry) bool {
+func pathsSafe(e *journal.Entry) bool {
 	all := append([]string{}, e.Ignored...)
 	if e.Type == journal.RollbackStarted || e.Type == journal.RollbackEnded {
 		if _, err := pathspec.ParseStored(e.Paths); err != nil {
@@ -337,16 +340,16 @@ func ReadCopy(s *state.Store, copyID string) (*agents.State, *agents.Agent, erro
 	}
 	oid := ref.Target().String()
 	ref.Free()
-	entries, _, why := readLog(s, &remoteRefEntry{oid: oid}, r.agent)
+	st := agents.New()
+	_, why := readLog(s, &remoteRefEntry{oid: oid}, r.agent, func(e *journal.Entry) {
+		e.Agent = copyID
+		st.Apply(e)
+	})
 	if why != "" {
 		return nil, nil, errcode.Newf(errcode.FailedState, map[string]string{"agent": copyID, "reason": why},
 			"the fetched log of %s does not pass the checks (%s)", copyID, why).
 			Hint("git venom-checkpoint fetch %s   fetches it again", parts[0])
 	}
-	for i := range entries {
-		entries[i].Agent = copyID
-	}
-	st := agents.Fold(entries)
 	a := st.Agents[copyID]
 	if a == nil {
 		return nil, nil, notFound

@@ -1,6 +1,7 @@
 package checkpointcmd
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/harness"
+	"github.com/git-venom/git-venom/lib/harness/codex"
 	"github.com/git-venom/git-venom/lib/harnessproc"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/quote"
@@ -187,10 +189,20 @@ func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 		}
 		return nil
 	}
+	var untrust codexUntrust
+	if uninstall {
+		untrust = codexHooksBefore(env, in, files)
+	}
 	if err := harness.Apply(files); err != nil {
 		return err
 	}
-	trust, trustErr := codexTrust(env, in, files, uninstall)
+	var trust *harness.CodexTrust
+	var trustErr error
+	if uninstall {
+		trust, trustErr = untrust.run(env, in)
+	} else {
+		trust, trustErr = codexTrust(env, in, files)
+	}
 	if env.JSON {
 		res := installResult(f, files, false)
 		res.CodexTrust = trust
@@ -213,15 +225,15 @@ func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 			env.UI.Printf("Installed git-venom's %s hooks in %s.\n", f.Harness, bold(path))
 		}
 	}
-	printCodexTrust(env, trust, trustErr)
+	printCodexTrust(env, trust, trustErr, uninstall)
 	return nil
 }
 
 // codexTrust makes Codex trust the hooks install has just written
 // (harness.TrustCodex); nil when no hooks.json was written. A failure
 // leaves the installed files and is reported with the step to take.
-func codexTrust(env *cli.Env, in harness.Install, files []harness.File, uninstall bool) (*harness.CodexTrust, error) {
-	if uninstall || in.Harness != harness.Codex {
+func codexTrust(env *cli.Env, in harness.Install, files []harness.File) (*harness.CodexTrust, error) {
+	if in.Harness != harness.Codex {
 		return nil, nil
 	}
 	for _, file := range files {
@@ -239,12 +251,61 @@ func codexTrust(env *cli.Env, in harness.Install, files []harness.File, uninstal
 	return nil, nil
 }
 
-func printCodexTrust(env *cli.Env, t *harness.CodexTrust, err error) {
+// codexUntrust is what uninstall needs to take back install's trust in
+// Codex's hooks: the hooks as Codex computed them before their removal.
+type codexUntrust struct {
+	hooks []codex.Hook
+	err   error
+}
+
+// codexHooksBefore asks Codex for the keys and hashes of the hooks
+// uninstall is about to remove from a hooks.json; nothing when no
+// hooks.json changes. Without codex on PATH there is nothing to ask, and
+// no trust was recorded by this machine's install either.
+func codexHooksBefore(env *cli.Env, in harness.Install, files []harness.File) codexUntrust {
+	if in.Harness != harness.Codex {
+		return codexUntrust{}
+	}
+	for _, file := range files {
+		if filepath.Base(file.Path) != "hooks.json" || !file.Changed {
+			continue
+		}
+		hooks, err := in.CodexHooks(env.Ctx, gitcli.CleanEnv(env.Environ), file)
+		if errors.Is(err, harness.ErrNoCodex) {
+			return codexUntrust{}
+		}
+		return codexUntrust{hooks: hooks, err: err}
+	}
+	return codexUntrust{}
+}
+
+// run removes the trust install recorded in the hooks just removed.
+func (u codexUntrust) run(env *cli.Env, in harness.Install) (*harness.CodexTrust, error) {
+	err := u.err
+	var t *harness.CodexTrust
+	if err == nil && len(u.hooks) > 0 {
+		t, err = in.UntrustCodex(env.Ctx, gitcli.CleanEnv(env.Environ), u.hooks)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the hooks are removed, but Codex's trust in them could not be (%v): "+
+			"their [hooks.state] entries stay in Codex's config.toml, where they do nothing", err)
+	}
+	return t, nil
+}
+
+func printCodexTrust(env *cli.Env, t *harness.CodexTrust, err error, uninstall bool) {
 	if err != nil {
 		fmt.Fprintf(env.UI.Err, "warning: %s\n", quote.Text(err.Error()))
 		return
 	}
 	if t == nil {
+		return
+	}
+	if uninstall {
+		if t.Changed {
+			env.UI.Printf("Removed Codex's trust in these %d hooks, which install had recorded, from %s.\n",
+				len(t.Hooks), quote.C(t.Config))
+		}
 		return
 	}
 	if t.Changed {

@@ -61,6 +61,30 @@ func (in Install) TrustCodex(ctx context.Context, env []string, hooks File) (*Co
 	return t, nil
 }
 
+// CodexHooks are the hooks install wrote into hooks (the hooks.json file)
+// as the installed Codex computes them, read before uninstall removes
+// them: UntrustCodex needs their keys and hashes.
+func (in Install) CodexHooks(ctx context.Context, env []string, hooks File) ([]codex.Hook, error) {
+	if _, err := exec.LookPath(codex.Binary); err != nil {
+		return nil, ErrNoCodex
+	}
+	return codex.Ours(ctx, codex.Binary, in.Top, env, func(h codex.Hook) bool {
+		return h.SourcePath == hooks.Path && in.ours(h.Command)
+	})
+}
+
+// UntrustCodex removes the trust TrustCodex recorded for hooks (from
+// CodexHooks, before uninstall): uninstall takes away what install added
+// to the user's config.toml, and nothing the person wrote there.
+func (in Install) UntrustCodex(ctx context.Context, env []string, hooks []codex.Hook) (*CodexTrust, error) {
+	removed, err := codex.Untrust(ctx, codex.Binary, in.Top, env, hooks)
+	if err != nil {
+		return nil, err
+	}
+	return &CodexTrust{Config: filepath.Join(in.codexHome(), "config.toml"), Hooks: append([]string{}, removed...),
+		Changed: len(removed) > 0}, nil
+}
+
 // TrustProjectStep is the one step that makes Codex trust the repository.
 func (in Install) TrustProjectStep() string {
 	return "start codex in " + in.Top + " once and trust the folder, or add [projects." + strconv.Quote(in.Top) +

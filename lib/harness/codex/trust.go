@@ -151,18 +151,9 @@ func Trust(ctx context.Context, bin, dir string, env []string, ours func(Hook) b
 		return nil, err
 	}
 	defer c.Close()
-	listed, err := c.ListHooks(ctx, dir)
+	res, err := c.ours(ctx, bin, dir, env, ours)
 	if err != nil {
 		return nil, err
-	}
-	res := &TrustResult{Hooks: pick(listed, ours)}
-	res.ProjectTrusted = len(res.Hooks) > 0
-	if !res.ProjectTrusted {
-		defs, err := Definitions(ctx, bin, dir, env)
-		if err != nil {
-			return nil, err
-		}
-		res.Hooks = pick(defs, ours)
 	}
 	recorded, err := c.trustedHashes(ctx, dir)
 	if err != nil {
@@ -179,6 +170,82 @@ func Trust(ctx context.Context, bin, dir string, env []string, ours func(Hook) b
 		}
 	}
 	return res, nil
+}
+
+// ours lists the hooks ours selects in dir, with the user's configuration
+// when Codex lists them (ProjectTrusted), else as if the project were
+// trusted (Definitions).
+func (c *Client) ours(ctx context.Context, bin, dir string, env []string, ours func(Hook) bool) (*TrustResult, error) {
+	listed, err := c.ListHooks(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	res := &TrustResult{Hooks: pick(listed, ours)}
+	res.ProjectTrusted = len(res.Hooks) > 0
+	if !res.ProjectTrusted {
+		defs, err := Definitions(ctx, bin, dir, env)
+		if err != nil {
+			return nil, err
+		}
+		res.Hooks = pick(defs, ours)
+	}
+	return res, nil
+}
+
+// Ours lists the hooks ours selects in dir as Codex computes them (keys
+// and hashes), before hook uninstall removes them: afterwards Codex no
+// longer lists them, and Untrust needs their keys.
+func Ours(ctx context.Context, bin, dir string, env []string, ours func(Hook) bool) ([]Hook, error) {
+	c, err := session(ctx, bin, dir, env)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	res, err := c.ours(ctx, bin, dir, env, ours)
+	if err != nil {
+		return nil, err
+	}
+	return res.Hooks, nil
+}
+
+// Untrust removes from the user's config.toml the trust Trust recorded for
+// hooks: each [hooks.state."<key>"] entry whose trusted_hash is that hook's
+// own, through Codex's config writer, which leaves everything else in the
+// file as it was. An entry with another hash is not install's (the person
+// trusted another definition at that place) and stays. It returns the keys
+// removed.
+func Untrust(ctx context.Context, bin, dir string, env []string, hooks []Hook) ([]string, error) {
+	if len(hooks) == 0 {
+		return nil, nil
+	}
+	c, err := session(ctx, bin, dir, env)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	recorded, err := c.trustedHashes(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	var edits []any
+	var removed []string
+	for _, h := range hooks {
+		if hash, ok := recorded[h.Key]; !ok || hash != h.CurrentHash {
+			continue
+		}
+		// A quoted segment, since the key is a path with dots; the value
+		// null with "replace" removes the key.
+		edits = append(edits, map[string]any{"keyPath": "hooks.state." + strconv.Quote(h.Key),
+			"mergeStrategy": "replace", "value": nil})
+		removed = append(removed, h.Key)
+	}
+	if len(edits) == 0 {
+		return nil, nil
+	}
+	if err := c.Call(ctx, "config/batchWrite", map[string]any{"edits": edits}, nil); err != nil {
+		return nil, err
+	}
+	return removed, nil
 }
 
 func pick(hooks []Hook, ours func(Hook) bool) []Hook {

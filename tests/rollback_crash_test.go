@@ -58,6 +58,7 @@ func TestRollback_WayBackFailsIsPartial(t *testing.T) {
 	data := r.Map(t)["error"].(map[string]any)["data"].(map[string]any)
 	require.Equal(t, "k3", data["safety"])
 	require.Equal(t, ".", data["repos"].([]any)[0].(map[string]any)["repo"])
+	require.Regexp(t, `"repos":\[\{"repo":".","state":"partial","reason":"`, r.Stdout, "docs/errors.md's member order")
 	require.Equal(t, "failed.rollback_partial", env.Records("rollback.ended")[0]["code"])
 	// A person can roll back to the safety checkpoint.
 	require.Equal(t, tree, env.CheckpointTree("a1", 3))

@@ -374,3 +374,18 @@ type RepoReason struct {
 	Repo   string `json:"repo"`
 	Reason string `json:"reason"`
 }
+
+// RepoPaths is one member of conflict.outside_edits's repos: {repo, paths},
+// in docs/errors.md#codes's member order.
+type RepoPaths struct {
+	Repo  string   `json:"repo"`
+	Paths []string `json:"paths"`
+}
+
+// RepoFailure is one member of failed.rollback_partial's repos: {repo,
+// state, reason}, in docs/errors.md#codes's member order.
+type RepoFailure struct {
+	Repo   string `json:"repo"`
+	State  string `json:"state"`
+	Reason string `json:"reason"`
+}

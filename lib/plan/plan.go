@@ -233,7 +233,7 @@ func refuseOutside(changes []Change) error {
 		msg += fmt.Sprintf(", and %d more whose restore would replace them", bound)
 	}
 	e := errcode.Newf(errcode.ConflictOutsideEdits,
-		map[string]any{"repos": []map[string]any{{"repo": ".", "paths": shown}}},
+		map[string]any{"repos": []errcode.RepoPaths{{Repo: ".", Paths: shown}}},
 		"%s; choose --outside=keep or --outside=overwrite", msg)
 	for _, h := range hints {
 		e.Hint("%s", h)

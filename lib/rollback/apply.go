@@ -411,7 +411,7 @@ func (r *runner) undo(ap *applier, cause error) *errcode.Error {
 	}
 	if err := back(); err != nil {
 		return errcode.Newf(errcode.FailedRollbackPartial,
-			map[string]any{"repos": []map[string]any{{"repo": ".", "state": "partial", "reason": err.Error()}},
+			map[string]any{"repos": []errcode.RepoFailure{{Repo: ".", State: "partial", Reason: err.Error()}},
 				"safety": r.safety},
 			"the rollback failed (%s) and could not be undone; roll back to %s to recover", reason, r.safety).
 			Wrap(cause).Hint("git venom-rollback --agent=%s --checkpoint=%s --restore=files --outside=overwrite --dry-run",

@@ -65,3 +65,81 @@ func TestApply(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "4b825dc642cb6eb9a060e54bf8d69288fbee4904", got.String())
 }
+
+// TestApply_GitOrder checks names that sort differently as a folder and as
+// a file (git compares a folder's name as if it ended in '/'), a path given
+// twice (the last edit holds), and many new folders at once, against git's
+// own index edit.
+func TestApply_GitOrder(t *testing.T) {
+	dir := t.TempDir()
+	gittest.Run(t, dir, "", nil, "init", "-q")
+	for _, f := range []string{"foo.txt", "foo/bar", "foo-x", "foo0", "b/c"} {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte(f+"\n"), 0o644))
+	}
+	gittest.Run(t, dir, "", nil, "add", "-A")
+	base := gittest.Run(t, dir, "", nil, "write-tree")
+	blob := gittest.Run(t, dir, "new content\n", nil, "hash-object", "-w", "--stdin")
+	edits := []Edit{
+		{"foo/baz", 0o100644, blob},
+		{"b/c", 0o100755, blob},
+		{"b/c", 0o100644, blob}, // given twice: this one holds
+		{"fo", 0o100644, blob},
+		{"foo/bar/x", 0o100644, blob}, // a file becomes a folder
+		{"foo/bar", 0, ""},
+	}
+	for i := 0; i < 300; i++ {
+		edits = append(edits, Edit{fmt.Sprintf("new/d%d/e%d/f.txt", i%7, i), 0o100644, blob})
+	}
+	var info strings.Builder
+	seen := map[string]bool{}
+	for i := len(edits) - 1; i >= 0; i-- {
+		e := edits[i]
+		if seen[e.Path] {
+			continue
+		}
+		seen[e.Path] = true
+		if e.Mode == 0 {
+			fmt.Fprintf(&info, "0 %s\t%s\x00", strings.Repeat("0", 40), e.Path)
+		}
+	}
+	for i, e := range edits {
+		last := true
+		for _, f := range edits[i+1:] {
+			last = last && f.Path != e.Path
+		}
+		if e.Mode != 0 && last {
+			fmt.Fprintf(&info, "%o %s\t%s\x00", e.Mode, e.Oid, e.Path)
+		}
+	}
+	idx := []string{"GIT_INDEX_FILE=" + filepath.Join(dir, "tmp.index")}
+	gittest.Run(t, dir, "", idx, "read-tree", base)
+	gittest.Run(t, dir, info.String(), idx, "update-index", "-z", "--index-info")
+	want := gittest.Run(t, dir, "", idx, "write-tree")
+
+	repo, err := git.OpenRepository(dir)
+	require.NoError(t, err)
+	defer repo.Free()
+	baseID, _ := git.NewOid(base)
+	got, err := Apply(repo, baseID, edits)
+	require.NoError(t, err)
+	require.Equal(t, want, got.String())
+	// Every tree Apply wrote is one git reads back whole.
+	gittest.Run(t, dir, "", nil, "ls-tree", "-r", got.String())
+	gittest.Run(t, dir, "", nil, "fsck", "--no-dangling")
+}
+
+// TestApply_RefusesBadNames: names git never stores in a tree are an
+// error, as libgit2's tree builder made them.
+func TestApply_RefusesBadNames(t *testing.T) {
+	dir := t.TempDir()
+	gittest.Run(t, dir, "", nil, "init", "-q")
+	blob := gittest.Run(t, dir, "x\n", nil, "hash-object", "-w", "--stdin")
+	repo, err := git.OpenRepository(dir)
+	require.NoError(t, err)
+	defer repo.Free()
+	for _, p := range []string{".git", "a/.GIT/x", "GIT~1", "a/../b", "a//b"} {
+		_, err := Apply(repo, nil, []Edit{{p, 0o100644, blob}})
+		require.Error(t, err, p)
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/git-venom/git-venom/lib/ui"
 )
 
@@ -124,6 +125,7 @@ func Main(name string, grammar any, args []string) int {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(192 << 20)
 	}
+	defer testhook.Profile()()
 	streams := ui.System()
 	ctx, stop := signal.NotifyContext(context.Background(), StopSignals...)
 	defer stop()

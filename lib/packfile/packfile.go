@@ -50,6 +50,7 @@ type Writer struct {
 	ents  []entry
 	zbuf  bytes.Buffer
 	z     *zlib.Writer
+	raw   *zlib.Writer // stored blocks, for small objects
 	opts  Options
 	// After Seal: the finished files under their temporary names.
 	name, packTmp, idxTmp string
@@ -96,6 +97,7 @@ func CreateWith(dir string, n int, opts Options) (*Writer, error) {
 	// git writes loose objects at core.looseCompression's default, speed
 	// first; a capture's pack holds what git add would have written loose.
 	w.z, _ = zlib.NewWriterLevel(&w.zbuf, zlib.BestSpeed)
+	w.raw, _ = zlib.NewWriterLevel(&w.zbuf, zlib.NoCompression)
 	var hdr [12]byte
 	copy(hdr[:], "PACK")
 	binary.BigEndian.PutUint32(hdr[4:], 2)
@@ -107,6 +109,13 @@ func CreateWith(dir string, n int, opts Options) (*Writer, error) {
 	w.off = 12
 	return w, nil
 }
+
+// storedBelow: objects smaller than this go into the pack as zlib stored
+// blocks, uncompressed. Deflate saves a few bytes at most on them, and
+// building its Huffman tables was most of the cost of packing the 300,000
+// small files of a large capture; git reads any zlib stream, and a later
+// repack compresses them again.
+const storedBelow = 256
 
 // Add writes one object of type typ whose id is id (the caller's: Add does
 // not hash data again). Each id is added once: git's index-pack refuses a
@@ -131,11 +140,15 @@ func (w *Writer) Add(id [20]byte, typ int, data []byte) error {
 	hdr[n] = b
 	n++
 	w.zbuf.Reset()
-	w.z.Reset(&w.zbuf)
-	if _, err := w.z.Write(data); err != nil {
+	z := w.z
+	if len(data) < storedBelow {
+		z = w.raw
+	}
+	z.Reset(&w.zbuf)
+	if _, err := z.Write(data); err != nil {
 		return err
 	}
-	if err := w.z.Close(); err != nil {
+	if err := z.Close(); err != nil {
 		return err
 	}
 	crc := crc32.Update(crc32.ChecksumIEEE(hdr[:n]), crc32.IEEETable, w.zbuf.Bytes())

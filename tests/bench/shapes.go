@@ -18,7 +18,11 @@ package main
 //     folder) beside one committed file; venom's state, refs and objects
 //     are reset between runs. Target: within 1.5x git status -uall, and a
 //     resident set no larger than git's (max RSS from wait4, which covers
-//     the git processes a capture runs).
+//     the git processes a capture runs). A capture must read and hash
+//     every new file, which git status never does, so two floors run
+//     beside it: git add -A into a throwaway index plus git write-tree,
+//     and git hash-object -w --stdin-paths of the same files; the capture
+//     is reported against all three.
 //
 // Each run times the git side and the capture one after the other, in
 // turns, and reports medians of wall and CPU (user+sys) time, and the
@@ -43,6 +47,7 @@ func init() {
 	files := fs.Int("shapes-files", 100000, "size of the generated tree of the skipped and many shapes")
 	untracked := fs.Int("shapes-untracked", 300000, "new files of the untracked shape")
 	bin := fs.String("shapes-bin", "", "folder with git-venom-checkpoint (default: build it)")
+	base := fs.String("shapes-base", "", "folder with an earlier git-venom-checkpoint, timed beside the other in the untracked shape (before/after)")
 	work := fs.String("work", filepath.Join(os.TempDir(), "git-venom-bench-shapes"), "directory for the repositories and binaries")
 	runs := fs.Int("runs", 5, "timed runs per shape")
 	verb := fs.Bool("v", false, "log progress on stderr")
@@ -53,7 +58,7 @@ func init() {
 	}
 	borrowCache(*work, filepath.Join(os.TempDir(), "git-venom-bench"), *files)
 	s := &shapes{p: &proc{git: "git", env: baseEnv(), dir: *work}, work: *work, bin: *bin, files: *files,
-		untracked: *untracked, runs: *runs}
+		untracked: *untracked, runs: *runs, base: *base}
 	if err := s.run(strings.Split(*list, ",")); err != nil {
 		fatal(err)
 	}
@@ -65,6 +70,7 @@ type shapes struct {
 	work, bin        string
 	files, untracked int
 	runs             int
+	base             string // folder of an earlier git-venom-checkpoint, or ""
 }
 
 // timed is one side of a shape: its runs' wall and CPU times and the
@@ -135,6 +141,17 @@ func (s *shapes) capture(g *proc, t *timed) error {
 	p := g.with()
 	start := time.Now()
 	if _, err := p.run(nil, "venom-checkpoint", "--agent=b", "--json"); err != nil {
+		return err
+	}
+	t.add(p, time.Since(start))
+	return nil
+}
+
+// captureBase runs one timed capture in g's tree with the -shapes-base binary.
+func (s *shapes) captureBase(g *proc, t *timed) error {
+	p := g.with()
+	start := time.Now()
+	if _, err := p.cmd(nil, filepath.Join(s.base, "git-venom-checkpoint"), "--agent=b", "--json"); err != nil {
 		return err
 	}
 	t.add(p, time.Since(start))
@@ -311,7 +328,19 @@ func (s *shapes) untrackedShape() error {
 	}
 	g := &proc{dir: cache, git: s.p.git, env: s.p.env}
 	time.Sleep(racySleep)
-	var status, capture timed
+	// The floors: what git itself pays to store every new file, as loose
+	// objects (git add -A into a throwaway index, then write-tree; and
+	// hash-object -w of the same files), beside git status, which only
+	// reads folders.
+	others, err := g.run(nil, "ls-files", "--others", "-z")
+	if err != nil {
+		return err
+	}
+	list := bytes.ReplaceAll(bytes.TrimRight(others, "\x00"), []byte{0}, []byte{'\n'})
+	list = append(list, '\n')
+	index := filepath.Join(cache, ".git", "index")
+	scratch := filepath.Join(s.work, "untracked-scratch.index")
+	var status, add, hash, capture, before timed
 	for i := 0; i < s.runs; i++ {
 		logf("untracked: run %d", i+1)
 		if err := resetVenom(g); err != nil {
@@ -320,14 +349,56 @@ func (s *shapes) untrackedShape() error {
 		if _, err := gitTimed(g, &status, nil, "status", "--porcelain", "-uall"); err != nil {
 			return err
 		}
+		// A throwaway index that starts as the user's, as a capture's copy does.
+		data, err := os.ReadFile(index)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(scratch, data, 0o644); err != nil {
+			return err
+		}
+		a := g.with("GIT_INDEX_FILE=" + scratch)
+		start := time.Now()
+		if _, err := a.run(nil, "add", "-A"); err != nil {
+			return err
+		}
+		if _, err := a.run(nil, "write-tree"); err != nil {
+			return err
+		}
+		add.add(a, time.Since(start))
+		// Every floor writes its objects afresh.
+		if err := resetVenom(g); err != nil {
+			return err
+		}
+		if _, err := gitTimed(g, &hash, list, "hash-object", "-w", "--stdin-paths"); err != nil {
+			return err
+		}
+		if err := resetVenom(g); err != nil {
+			return err
+		}
 		if err := s.capture(g, &capture); err != nil {
 			return err
+		}
+		if s.base != "" {
+			if err := resetVenom(g); err != nil {
+				return err
+			}
+			if err := s.captureBase(g, &before); err != nil {
+				return err
+			}
 		}
 	}
 	if err := resetVenom(g); err != nil {
 		return err
 	}
-	s.report(fmt.Sprintf("%d untracked", s.untracked), &status, "git status -uall", &capture)
+	os.Remove(scratch)
+	name := fmt.Sprintf("%d untracked", s.untracked)
+	s.report(name, &status, "git status -uall", &capture)
+	s.report(name, &add, "git add -A + write-tree (tmp index)", &capture)
+	s.report(name, &hash, "git hash-object -w --stdin-paths", &capture)
+	if s.base != "" {
+		s.report(name, &before, "capture (-shapes-base)", &capture)
+	}
 	return nil
 }
 

@@ -1,0 +1,59 @@
+package testhook
+
+import (
+	"fmt"
+	"os"
+	"runtime/pprof"
+)
+
+// Profile starts the profiles the environment asks for and returns what
+// stops them and writes them out (tests/README.md, "Knobs"):
+//
+//	VENOM_CPUPROFILE=file  a CPU profile of the whole command
+//	VENOM_MEMPROFILE=file  a heap profile taken as the command ends
+//	                       (go tool pprof -sample_index=alloc_space for
+//	                       what it allocated, inuse_space for what the last
+//	                       collection found live)
+//
+// A profile that cannot be written is reported on stderr and skipped: a
+// knob for measuring never fails a command.
+func Profile() (stop func()) {
+	cpu, mem := os.Getenv("VENOM_CPUPROFILE"), os.Getenv("VENOM_MEMPROFILE")
+	if cpu == "" && mem == "" {
+		return func() {}
+	}
+	var cpuFile *os.File
+	if cpu != "" {
+		f, err := os.Create(cpu)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+			if err != nil {
+				f.Close()
+			}
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "VENOM_CPUPROFILE:", err)
+		} else {
+			cpuFile = f
+		}
+	}
+	return func() {
+		if cpuFile != nil {
+			pprof.StopCPUProfile()
+			cpuFile.Close()
+		}
+		if mem == "" {
+			return
+		}
+		f, err := os.Create(mem)
+		if err == nil {
+			err = pprof.Lookup("heap").WriteTo(f, 0)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "VENOM_MEMPROFILE:", err)
+		}
+	}
+}

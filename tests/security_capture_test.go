@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -71,4 +72,46 @@ func TestSecurity_DoctorFixIsShellQuoted(t *testing.T) {
 	assert.NoFileExists(t, pwned, "the fix ran a command hidden in a ref name")
 	assert.Empty(t, env.GitRaw("for-each-ref", "--format=%(refname)", "refs/venom/checkpoints/a1/9*").Stdout,
 		"the fix deletes the ref it names")
+}
+
+// Found in review: to say whether a nested repository of the tree is
+// dirty, a capture ran git status inside it, and git read that
+// repository's own config and .gitattributes, files of the work tree that
+// anyone who writes there shapes: a clean filter named there ran as a
+// command, for each file whose stat had changed, on every capture (a
+// harness hook's too). git status in the outer repository never looks
+// inside an untracked repository. libgit2 now reads it, which runs no
+// command a config names; a real change still makes it dirty.
+func TestSecurity_CaptureNestedRepositoryRunsNothing(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	marker := filepath.Join(env.Root, "pwned")
+	env.Write("vendor/x/.gitattributes", "* filter=evil\n")
+	env.Write("vendor/x/f.txt", "data\n")
+	nested := env.Path("vendor/x")
+	env.Git("-C", nested, "init", "-q")
+	env.Git("-C", nested, "add", ".")
+	env.Git("-C", nested, "commit", "-q", "-m", "nested")
+	env.Git("-C", nested, "config", "filter.evil.clean", "sh -c 'touch "+marker+"; cat'")
+	// The stat of a tracked file changes, its content does not: status
+	// hashes it again, through the filter.
+	old := time.Now().Add(-48 * time.Hour)
+	require.NoError(t, os.Chtimes(filepath.Join(nested, "f.txt"), old, old))
+
+	submodules := func() []any {
+		t.Helper()
+		taken := env.Records("checkpoint.taken")
+		require.NotEmpty(t, taken)
+		return taken[len(taken)-1]["repos"].([]any)[0].(map[string]any)["submodules"].([]any)
+	}
+	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+	assert.NoFileExists(t, marker, "a command of the nested repository's config ran")
+	require.Len(t, submodules(), 1)
+	assert.Equal(t, false, submodules()[0].(map[string]any)["dirty"])
+
+	env.Write("vendor/x/f.txt", "changed\n")
+	env.Write("README.md", "a new checkpoint\n")
+	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+	assert.NoFileExists(t, marker, "a command of the nested repository's config ran")
+	assert.Equal(t, true, submodules()[0].(map[string]any)["dirty"])
 }

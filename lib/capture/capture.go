@@ -696,7 +696,7 @@ func listGitlinks(ctx context.Context, r *repo.Repo, snap *Snapshot, links map[s
 		recorded, known := userLinks[p]
 		d := modified[p] || (known && recorded != id.String())
 		if !d {
-			d = nestedHasChanges(ctx, r, p)
+			d = nestedHasChanges(r, p)
 		}
 		sm := paths.FixSubmodule(journal.Submodule{Path: p, Commit: id.String(), Dirty: d})
 		snap.Submodules = append(snap.Submodules, sm)
@@ -706,17 +706,31 @@ func listGitlinks(ctx context.Context, r *repo.Repo, snap *Snapshot, links map[s
 
 // nestedHasChanges reports changes to tracked files inside a nested
 // repository that status did not already report on (docs/checkpoints.md#what-a-capture-holds).
-func nestedHasChanges(ctx context.Context, r *repo.Repo, p string) bool {
+// libgit2 reads it, never git(1): a nested repository's config and
+// .gitattributes are files of the work tree, anyone's to write, and git
+// status there ran the filter commands they name (a clean filter for
+// every file whose stat changed) on every capture, hooks' included, where
+// git in this repository never looks inside an untracked repository.
+// libgit2 runs no command a config names, and its status writes nothing
+// (no refresh of the nested index, which is its user's).
+func nestedHasChanges(r *repo.Repo, p string) bool {
 	dir := filepath.Join(r.Top, p)
 	if !isRepo(dir) {
 		return false
 	}
-	nested := repo.New(repo.Paths{Top: dir, GitDir: repo.GitDirOf(dir)}, r.Git.Env)
-	// No optional locks: the nested repository's index is its user's, and
-	// a refreshing status would rewrite it.
-	out, err := nested.Git.RunCall(ctx, gitcli.Call{Env: []string{"GIT_OPTIONAL_LOCKS=0"}},
-		"status", "--porcelain", "--untracked-files=no", "--ignore-submodules=all")
-	return err == nil && len(bytes.TrimSpace(out)) > 0
+	nested, err := git.OpenRepositoryExtended(dir, git.RepositoryOpenNoSearch, "")
+	if err != nil {
+		return false
+	}
+	defer nested.Free()
+	list, err := nested.StatusList(&git.StatusOptions{Show: git.StatusShowIndexAndWorkdir,
+		Flags: git.StatusOptExcludeSubmodules})
+	if err != nil {
+		return false
+	}
+	defer list.Free()
+	n, err := list.EntryCount()
+	return err == nil && n > 0
 }
 
 func isRepo(dir string) bool {

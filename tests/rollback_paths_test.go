@@ -279,3 +279,54 @@ func TestRollbackPaths_AnyBytesAsB64(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, ":(top,literal)"+name, string(raw))
 }
+
+// One set of paths is one plan id, however it was written: "-- ." in
+// docs/, "-- docs" and "-- docs/" at the top, "-- ../docs" in src/ and
+// ":/docs" name the same paths; the id of a plan quoted from one form is
+// accepted with another. A different set ("docs/x.md", "docs" and "src")
+// is a different id.
+func TestRollbackPaths_OneSetOneID(t *testing.T) {
+	t.Parallel()
+	env := scopedEnv(t)
+	dry := func(dir string, paths ...string) string {
+		t.Helper()
+		var r scopedResult
+		args := append([]string{"rollback", "k1", "--dry-run", "--json", "--"}, paths...)
+		env.VenomIn(env.Path(dir), nil, args[0], args[1:]...).OK(t).JSON(t, &r)
+		return r.Plan
+	}
+	id := dry("docs", ".")
+	assert.Equal(t, id, dry("", "docs"), "-- . in docs/ and -- docs at the top")
+	assert.Equal(t, id, dry("", "docs/"))
+	assert.Equal(t, id, dry("src", "../docs"))
+	assert.Equal(t, id, dry("src", ":/docs"))
+	assert.Equal(t, id, dry("docs", ".", "./", "../docs"), "a path named twice is named once")
+	assert.NotEqual(t, id, dry("", "docs/x.md"))
+	assert.NotEqual(t, id, dry("", "docs", "src"))
+	assert.Equal(t, dry("", "docs", "src"), dry("", "src/", "docs/"), "order does not matter")
+
+	// The plan of one form is the plan of the other: the real call takes it.
+	env.VenomIn(env.Path("docs"), nil, "rollback", "k1", "--plan="+dry("", "docs"), "--json", "--", ".").OK(t)
+	assert.Equal(t, "x k1\n", env.Read("docs/x.md"))
+	assert.Equal(t, "package a // k2\n", env.Read("src/a.go"), "outside the set, nothing moved")
+}
+
+// Where the checkpoint holds a file at d and the tree a folder, "d/"
+// (what "-- ." in d/ names) and "d" choose different paths, and so are
+// different plans: only "d" brings the file back.
+func TestRollbackPaths_FolderOnlyWhenAFileIsThere(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("d", "a file in k1\n")
+	env.Commit("base")
+	env.Turn("a1", func() {
+		env.Remove("d")
+		env.Write("d/inner.txt", "a folder in k2\n")
+	}, "--isolation=worktree")
+	var inside, top scopedResult
+	env.VenomIn(env.Path("d"), nil, "rollback", "k1", "--dry-run", "--json", "--", ".").OK(t).JSON(t, &inside)
+	env.Venom("rollback", "k1", "--dry-run", "--json", "--", "d").OK(t).JSON(t, &top)
+	assert.NotEqual(t, inside.Plan, top.Plan)
+	assert.Equal(t, map[string]string{"d/inner.txt": "delete"}, pathsOfPlan(inside.RollbackResult))
+	assert.Equal(t, map[string]string{"d": "create", "d/inner.txt": "delete"}, pathsOfPlan(top.RollbackResult))
+}

@@ -320,6 +320,24 @@ func (it Item) match(name string) bool {
 	return ignore.Wildmatch(m, name, it.Glob)
 }
 
+// Canonical returns the set with each folder item ("d/", as "." gives in
+// folder d, or "d/" from the top) written without its "/" where that
+// changes nothing: the item matches what "d" matches unless a file (not a
+// folder) is at d, which isFile tells. Then "-- ." run in d and "-- d" run
+// at the top are one set, and Strings (a plan id's paths) the same; an
+// item with wildcards keeps its form, as "/" means more there.
+func (s Set) Canonical(isFile func(path string) bool) Set {
+	out := Set{Items: make([]Item, 0, len(s.Items))}
+	for _, it := range s.Items {
+		if dir, ok := strings.CutSuffix(it.Pattern, "/"); ok && dir != "" &&
+			(it.Literal || !strings.ContainsAny(dir, "*?[\\")) && !isFile(dir) {
+			it.Pattern = dir
+		}
+		out.Items = append(out.Items, it)
+	}
+	return out
+}
+
 // Strings returns each item as a git pathspec from the top
 // (":(top,glob)src/**"), sorted, each once: what a plan id and a log
 // record hold, what ParseStored reads, and what git takes after "--". A

@@ -158,3 +158,23 @@ func TestResolve(t *testing.T) {
 		assert.Equal(t, c.want, got, c.path)
 	}
 }
+
+// A folder item loses its "/" unless a file is at that name; wildcard
+// items keep theirs. Strings then agrees for "." in d and "d" at the top.
+func TestCanonical(t *testing.T) {
+	top := t.TempDir()
+	inD, err := Parse(top, top+"/d", []string{"."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	atTop, err := Parse(top, top, []string{"d", ":(exclude)e/", "*/", ":(literal)l*/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noFile := func(string) bool { return false }
+	assert.Equal(t, []string{":(top)d/"}, inD.Strings())
+	assert.Equal(t, []string{":(top)d"}, inD.Canonical(noFile).Strings())
+	assert.Equal(t, []string{":(top)*/", ":(top)d", ":(top,exclude)e", ":(top,literal)l*"}, atTop.Canonical(noFile).Strings())
+	isD := func(p string) bool { return p == "d" }
+	assert.Equal(t, []string{":(top)d/"}, inD.Canonical(isD).Strings(), "a file at d: d/ and d differ")
+}

@@ -109,7 +109,15 @@ type Conversation struct {
 // meet --outside=refuse (docs/rollback.md#classes).
 func Build(ctx context.Context, in Input) (*Plan, error) {
 	p := &Plan{Input: in, STree: in.Snapshot.Tree.String()}
-	p.ID = ID(in.Options, p.STree, in.Snapshot.HeadString())
+	// "-- ." in folder d and "-- d" at the top are one set, so one plan
+	// id; the paths are shown and logged as given.
+	idOpts := in.Options
+	paths, err := canonicalPaths(in.Repo, in.Paths, p.STree, in.Target.Repos[0].Commit)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	idOpts.Paths = paths
+	p.ID = ID(idOpts, p.STree, in.Snapshot.HeadString())
 	p.Outside = in.Options.Outside
 	if p.Outside == "" {
 		p.Outside = "overwrite"

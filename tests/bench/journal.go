@@ -63,11 +63,9 @@ func init() {
 }
 
 func runJournal(work string, runs int, baseline string, idle float64) {
-	bin := filepath.Join(work, "bin")
-	build := exec.Command("go", "build", "-o", bin+"/", "./git-venom-checkpoint", "./git-venom-rollback")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fatal(fmt.Errorf("go build (run from the module root): %w", err))
+	bin, err := benchBinaries(work, "", "./git-venom-checkpoint", "./git-venom-rollback")
+	if err != nil {
+		fatal(err)
 	}
 	var rows []journalRow
 	names := []string{"startup", "list", "list a0", "events", "capture (clean)", "rollback dry run"}

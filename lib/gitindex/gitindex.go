@@ -146,7 +146,7 @@ func Parse(data []byte) (*Index, error) {
 			ix.Flagged = append(ix.Flagged, e)
 		}
 		ix.Count++
-	}, func(sig string) {
+	}, func(sig string, _ []byte) {
 		if sig == "sdir" {
 			digest.Write([]byte("sdir"))
 		}
@@ -184,9 +184,10 @@ func (r *rawEntry) entry(withPath bool) Entry {
 	return e
 }
 
-// decode walks the entries of index bytes, then names each extension; it
-// returns the index version. A split index gives ErrSplit.
-func decode(data []byte, each func(*rawEntry), ext func(sig string)) (int, error) {
+// decode walks the entries of index bytes, then names each extension
+// (with its bytes, header included); it returns the index version. A split
+// index gives ErrSplit.
+func decode(data []byte, each func(*rawEntry), ext func(sig string, b []byte)) (int, error) {
 	if len(data) < 12+20 || string(data[:4]) != "DIRC" {
 		return 0, fmt.Errorf("not a git index")
 	}
@@ -254,8 +255,11 @@ func decode(data []byte, each func(*rawEntry), ext func(sig string)) (int, error
 		if sig == "link" {
 			return 0, ErrSplit
 		}
+		if off+8+size > len(body) {
+			return 0, fmt.Errorf("index extension %q truncated", sig)
+		}
 		if ext != nil {
-			ext(sig)
+			ext(sig, body[off:off+8+size])
 		}
 		off += 8 + size
 	}

@@ -105,7 +105,7 @@ func parseStats(data []byte) (*Stats, error) {
 		st.ents = append(st.ents, n)
 		members.Write(r.path)
 		members.Write(nul)
-	}, func(sig string) { st.Extensions = append(st.Extensions, sig) })
+	}, func(sig string, _ []byte) { st.Extensions = append(st.Extensions, sig) })
 	if err != nil {
 		return nil, err
 	}

@@ -12,10 +12,12 @@ import (
 	"sort"
 
 	git "github.com/libgit2/git2go/v34"
+	"golang.org/x/sys/unix"
 
 	"github.com/git-venom/git-venom/lib/capture"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gitcli"
+	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/statefile"
@@ -35,6 +37,9 @@ type applier struct {
 	backup string // the user's index before the move; "" when there was none
 	// backupMode is the index's permission bits, which the restore keeps.
 	backupMode os.FileMode
+	// written are the regular files placed that were still exactly as
+	// checked out right after (capture.NoteWritten).
+	written []capture.Written
 }
 
 func newApplier(ctx context.Context, r *repo.Repo, tmp string) *applier {
@@ -169,11 +174,33 @@ func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) 
 		return err
 	}
 	for _, e := range writes {
-		if err := placeFile(root, stage.Fd(), e); err != nil {
+		placed, err := placeFile(root, stage.Fd(), e)
+		if err != nil {
 			return err
+		}
+		if w, ok := writtenFile(e, placed); ok {
+			ap.written = append(ap.written, w)
 		}
 	}
 	return nil
+}
+
+// writtenFile is e as capture.NoteWritten takes it: a regular file whose
+// entry in the tree is the one checkout-index wrote, untouched since, and
+// of the executable bit e's mode says.
+func writtenFile(e entry, placed *treepath.Placed) (capture.Written, bool) {
+	if placed == nil || !placed.Same {
+		return capture.Written{}, false
+	}
+	st := &placed.Placed
+	if st.Mode&unix.S_IFMT != unix.S_IFREG ||
+		(e.mode == 0o100755) != (st.Mode&0o100 != 0) || (e.mode != 0o100644 && e.mode != 0o100755) {
+		return capture.Written{}, false
+	}
+	return capture.Written{Path: e.path, Mode: e.mode, Oid: e.oid, Stat: gitindex.Stat{
+		CtimeSec: uint32(st.Ctim.Sec), CtimeNsec: uint32(st.Ctim.Nsec),
+		MtimeSec: uint32(st.Mtim.Sec), MtimeNsec: uint32(st.Mtim.Nsec),
+		Dev: uint32(st.Dev), Ino: uint32(st.Ino), UID: st.Uid, GID: st.Gid, Size: uint32(st.Size)}}, true
 }
 
 // placeFile moves e's staged file into the tree, replacing the file or
@@ -182,20 +209,20 @@ func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) 
 // means another process changed the tree during the rollback: the path is
 // left, and step 6's capture shows it (exact:false). A staged entry that
 // is missing or not of e's kind (treepath.ErrStaged) fails the rollback.
-func placeFile(root *treepath.Root, stage int, e entry) error {
-	err := root.RenameFrom(stage, e.path, e.path, e.mode&0o170000 == 0o120000)
+func placeFile(root *treepath.Root, stage int, e entry) (*treepath.Placed, error) {
+	placed, err := root.RenameFromStat(stage, e.path, e.path, e.mode&0o170000 == 0o120000)
 	switch {
 	case err == nil:
-		return nil
+		return &placed, nil
 	case errors.Is(err, treepath.ErrStaged):
-		return fmt.Errorf("write %s: %w", e.path, err)
+		return nil, fmt.Errorf("write %s: %w", e.path, err)
 	case treepath.NotDir(err):
-		return nil
+		return nil, nil
 	}
 	if fi, lerr := root.Lstat(e.path); lerr == nil && fi.IsDir() {
-		return nil
+		return nil, nil
 	}
-	return fmt.Errorf("write %s: %w", e.path, err)
+	return nil, fmt.Errorf("write %s: %w", e.path, err)
 }
 
 // removeFile deletes S's file at p, then each folder that empties, up to

@@ -93,37 +93,62 @@ func (r *Root) Rename(from, p string) error {
 // (ErrStaged); it is then renamed from its folder's descriptor, or, across
 // file systems, opened from it with O_NOFOLLOW and copied.
 func (r *Root) RenameFrom(stage int, rel, p string, link bool) error {
+	_, err := r.RenameFromStat(stage, rel, p, link)
+	return err
+}
+
+// Placed is what RenameFromStat saw of one entry: its stat data in the
+// stage just before the rename, and at p just after it.
+type Placed struct {
+	Staged, Placed unix.Stat_t
+	// Same: the entry at p is the staged one, unwritten since (the same
+	// inode, size and modification time; a rename moves only the change
+	// time). False after a copy across file systems or a write meanwhile.
+	Same bool
+}
+
+// RenameFromStat is RenameFrom, and also returns the entry's stat data
+// before and after, taken through the same descriptors.
+func (r *Root) RenameFromStat(stage int, rel, p string, link bool) (Placed, error) {
+	var placed Placed
 	staged := func(err error) error {
 		return &fs.PathError{Op: "rename", Path: rel, Err: fmt.Errorf("%w: %v", ErrStaged, err)}
 	}
 	if err := Verify(rel); err != nil {
-		return staged(err)
+		return placed, staged(err)
 	}
 	sdir, sname := stage, rel
 	if parent, name := path.Split(rel); parent != "" {
 		fd, err := openDirBeneath(stage, strings.TrimSuffix(parent, "/"))
 		if err != nil {
-			return staged(err)
+			return placed, staged(err)
 		}
 		defer unix.Close(fd)
 		sdir, sname = fd, name
 	}
 	// The stage is private (0700, ours): the entry checked here is the
 	// one renamed below.
-	var st unix.Stat_t
-	if err := unix.Fstatat(sdir, sname, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return staged(err)
+	st := &placed.Staged
+	if err := unix.Fstatat(sdir, sname, st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return placed, staged(err)
 	}
 	if typ := st.Mode & unix.S_IFMT; (link && typ != unix.S_IFLNK) || (!link && typ != unix.S_IFREG) {
-		return staged(fmt.Errorf("a %s", kindOf(st.Mode)))
+		return placed, staged(fmt.Errorf("a %s", kindOf(st.Mode)))
 	}
-	return r.in("rename", p, true, func(dir int, name string) error {
+	err := r.in("rename", p, true, func(dir int, name string) error {
 		err := unix.Renameat(sdir, sname, dir, name)
 		if errors.Is(err, unix.EXDEV) {
 			return copyFrom(sdir, sname, link, dir, name)
 		}
+		if err == nil {
+			at := &placed.Placed
+			placed.Same = unix.Fstatat(dir, name, at, unix.AT_SYMLINK_NOFOLLOW) == nil &&
+				at.Ino == st.Ino && at.Dev == st.Dev && at.Size == st.Size && at.Mtim == st.Mtim &&
+				at.Mode == st.Mode
+		}
 		return err
 	})
+	return placed, err
 }
 
 // copyFrom is a rename across file systems, of the entry from in the

@@ -100,6 +100,8 @@ func borrowCache(work, shared string, n int) {
 
 type rbTimes struct {
 	status, ref, restore, files, nochange, dry, real []time.Duration
+	// CPU (user+sys, git children included) of restore, dry and real.
+	restoreCPU, dryCPU, realCPU []time.Duration
 }
 
 // goSourceRepo makes (once) a repository of one commit holding a copy of
@@ -159,6 +161,9 @@ func runRollbackMode(p *proc, work string, runs int) error {
 		fmt.Printf("%8d %9s %9s %9s %9s %9s %9s %9s   %14s   %26s   %12s   %s\n", n, ms(median(t.status)), ms(ref), ms(restore),
 			ms(files), ms(noch), ms(dry), ms(real), ratio(files, ref), ratio(real, ref+2*noch), ratio(real, restore),
 			ratio(dry+real, restore))
+		rc, dc, ec := median(t.restoreCPU), median(t.dryCPU), median(t.realCPU)
+		fmt.Printf("%8s cpu: restore %s, dry-run %s, real %s   real/restore %s   (dry+real)/restore %s\n", "", ms(rc), ms(dc),
+			ms(ec), ratio(ec, rc), ratio(dc+ec, rc))
 	}
 	return nil
 }
@@ -175,10 +180,12 @@ func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
 	if err := os.WriteFile(cfg, []byte("[venom]\n\ttimeout = 1h\n"), 0o644); err != nil {
 		return nil, err
 	}
+	var lastCPU time.Duration // of the last venom call
 	venom := func(name string, extra []string, args ...string) ([]byte, time.Duration, error) {
 		v := g.with(append([]string{"GIT_CONFIG_GLOBAL=" + cfg}, extra...)...)
 		start := time.Now()
 		out, err := v.cmd(nil, filepath.Join(bin, "git-venom-"+name), args...)
+		lastCPU = v.cpu
 		return out, time.Since(start), err
 	}
 	if _, _, err := venom("checkpoint", nil, "--agent=b", "--isolation=worktree", "--json"); err != nil {
@@ -243,11 +250,13 @@ func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
 		if _, err := g.run(nil, "status", "--porcelain"); err != nil { // the same warm index as the rollback sees
 			return nil, err
 		}
+		restore := g.with("GIT_LITERAL_PATHSPECS=1")
 		start = time.Now()
-		if _, err := g.with("GIT_LITERAL_PATHSPECS=1").run(list, "restore", "--source=refs/venom/checkpoints/b/1", "--worktree", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+		if _, err := restore.run(list, "restore", "--source=refs/venom/checkpoints/b/1", "--worktree", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
 			return nil, err
 		}
 		t.restore = append(t.restore, time.Since(start))
+		t.restoreCPU = append(t.restoreCPU, restore.cpu)
 		if err := m.apply(); err != nil {
 			return nil, err
 		}
@@ -261,6 +270,7 @@ func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
 			return nil, err
 		}
 		t.dry = append(t.dry, d)
+		t.dryCPU = append(t.dryCPU, lastCPU)
 		var dry struct {
 			Plan string `json:"plan"`
 		}
@@ -272,6 +282,7 @@ func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
 			return nil, err
 		}
 		t.real = append(t.real, d)
+		t.realCPU = append(t.realCPU, lastCPU)
 		f, err := readTiming(timings, "rollback-files")
 		if err != nil {
 			return nil, err

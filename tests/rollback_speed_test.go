@@ -1,0 +1,117 @@
+package tests
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// privateIndex is the one private index of env's tree.
+func privateIndex(t *testing.T, env *Env) string {
+	t.Helper()
+	common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	found, err := filepath.Glob(filepath.Join(common, "venom", "index", "*.index"))
+	require.NoError(t, err)
+	require.Len(t, found, 1)
+	return found[0]
+}
+
+// The files a rollback writes are recorded in the private index with their
+// object ids and stat data, as git checkout records them: the rollback
+// capture finds them clean without reading them, the private index agrees
+// with plain git about every file, and an edit after the rollback (same
+// size, the old modification time put back) is still captured.
+func TestRollback_WrittenFilesRecorded(t *testing.T) {
+	t.Parallel()
+	var files []string
+	for i := 0; i < 30; i++ {
+		files = append(files, fmt.Sprintf("src/d%d/f%02d.txt", i%4, i))
+	}
+	env := NewEnv(t)
+	env.Write("src/main.txt", "v1\n")
+	for _, f := range files {
+		env.Write(f, "base "+f+"\n")
+	}
+	env.Commit("base")
+	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--reason=turn_start", "--json").OK(t)
+	env.Write("src/main.txt", "v2, longer\n")
+	for _, f := range files {
+		env.Write(f, "agent "+f+", longer\n")
+	}
+	env.Venom("checkpoint", "--agent=a1", "--reason=turn_end", "--json").OK(t)
+	env.Tick()
+	k1 := env.CheckpointTree("a1", 1)
+	res := env.Rollback("--checkpoint=k1", "--restore=files")
+	require.True(t, *res.Exact)
+	require.Equal(t, k1, env.CheckpointTree("a1", 4), "the rollback capture holds T")
+	require.Equal(t, "", env.Git("status", "--porcelain"))
+
+	// The private index holds the restored files' stat data: git, reading
+	// it by stat data alone (diff-files never hashes a file whose stat
+	// data matches), finds nothing changed, and its entries are T's.
+	idx := privateIndex(t, env)
+	withIndex := func(args ...string) string {
+		r := env.run(env.Dir, []string{"GIT_INDEX_FILE=" + idx}, "git", args...)
+		require.Equal(t, 0, r.Code, r.Stderr)
+		return strings.TrimSpace(r.Stdout)
+	}
+	require.Equal(t, "", withIndex("diff-files", "--name-only"))
+	require.Equal(t, env.Git("ls-files", "-s"), withIndex("ls-files", "-s"))
+	require.Equal(t, k1, withIndex("write-tree"))
+	var st syscall.Stat_t
+	require.NoError(t, syscall.Lstat(env.Path("src/main.txt"), &st))
+	debug := withIndex("ls-files", "--debug", "src/main.txt")
+	require.Contains(t, debug, fmt.Sprintf("mtime: %d:%d", st.Mtim.Sec, st.Mtim.Nsec))
+	require.Contains(t, debug, fmt.Sprintf("ino: %d", st.Ino))
+
+	// An edit of a restored file that keeps its size and modification
+	// time: its change time moved, so the next capture reads it.
+	p := env.Path(files[3])
+	fi, err := os.Stat(p)
+	require.NoError(t, err)
+	time.Sleep(10 * time.Millisecond)
+	require.NoError(t, os.WriteFile(p, []byte(strings.ToUpper(env.Read(files[3]))), 0o644))
+	require.NoError(t, os.Chtimes(p, fi.ModTime(), fi.ModTime()))
+	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+	require.Equal(t, env.Git("hash-object", files[3]), env.Git("rev-parse", "refs/venom/checkpoints/a1/5:"+files[3]))
+	require.NotEqual(t, k1, env.CheckpointTree("a1", 5))
+}
+
+// A file changed between the dry run and the real call, even one that
+// keeps its size and modification time, makes the quoted plan stale: the
+// real call refuses it and writes nothing.
+func TestRollback_StaleAfterEditBetweenDryRunAndRealCall(t *testing.T) {
+	t.Parallel()
+	for _, which := range []string{"written", "other"} {
+		t.Run(which, func(t *testing.T) {
+			t.Parallel()
+			env := newAgent(t, "worktree", func(env *Env) {
+				env.Write("src/main.txt", "v2\n")
+				env.Write("src/other.txt", "o2\n")
+			})
+			env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+			plan := env.DryRun("--checkpoint=k1", "--restore=files").Plan
+			rel := "src/main.txt" // one the rollback writes
+			if which == "other" {
+				rel = "src/other.txt" // T has no such file: the rollback deletes it
+			}
+			p := env.Path(rel)
+			fi, err := os.Stat(p)
+			require.NoError(t, err)
+			time.Sleep(10 * time.Millisecond)
+			require.NoError(t, os.WriteFile(p, []byte("zz\n"), 0o644))
+			require.NoError(t, os.Chtimes(p, fi.ModTime(), fi.ModTime()))
+			snap := env.Snapshot()
+			env.Venom("rollback", "--checkpoint=k1", "--restore=files", "--plan="+plan, "--json").
+				Fails(t, 5, "conflict.rollback_stale")
+			env.AssertUntouched(t, snap)
+			require.Equal(t, "zz\n", env.Read(rel))
+		})
+	}
+}

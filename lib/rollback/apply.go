@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	git "github.com/libgit2/git2go/v34"
 	"golang.org/x/sys/unix"
@@ -82,12 +83,6 @@ func (ap *applier) files(want []entry, hook func(string) error) error {
 			writes = append(writes, e)
 		}
 	}
-	sort.SliceStable(dels, func(i, j int) bool {
-		if len(dels[i].path) != len(dels[j].path) {
-			return len(dels[i].path) > len(dels[j].path)
-		}
-		return dels[i].path < dels[j].path
-	})
 	if len(want) == 0 {
 		return nil
 	}
@@ -100,14 +95,8 @@ func (ap *applier) files(want []entry, hook func(string) error) error {
 		if err := hook("rollback-apply-unlink"); err != nil {
 			return err
 		}
-		for _, e := range dels {
-			// Each unlink, so a test can fail the n-th after the others ran.
-			if err := hook("rollback-unlink-each"); err != nil {
-				return err
-			}
-			if err := removeFile(root, e.path); err != nil {
-				return err
-			}
+		if err := removeFiles(root, dels, hook); err != nil {
+			return err
 		}
 	}
 	if len(writes) == 0 {
@@ -225,21 +214,82 @@ func placeFile(root *treepath.Root, stage int, e entry) (*treepath.Placed, error
 	return nil, fmt.Errorf("write %s: %w", e.path, err)
 }
 
-// removeFile deletes S's file at p, then each folder that empties, up to
-// the top, through the door: nothing is reached through a link. A parent
-// that is no longer a folder of the tree (swapped for a link or a file)
-// means p is gone as far as the tree goes; step 6's capture then shows
-// what the tree holds (exact:false).
-func removeFile(root *treepath.Root, p string) error {
-	if fi, err := root.Lstat(p); err == nil && fi.IsDir() {
-		// S held a file here; a folder now means someone wrote during
-		// the rollback. Leave it for the check of step 6.
+// removeFiles deletes S's files at dels, folder by folder, deepest folders
+// first, each folder opened once beneath the top (treepath.Folder), then
+// each folder that empties, up to the top: nothing is reached through a
+// link. A folder on the way that is no longer a folder of the tree
+// (swapped for a link or a file) means its files are gone as far as the
+// tree goes; a folder where S held a file means someone wrote during the
+// rollback: both are left, and step 6's capture shows what the tree holds
+// (exact:false).
+func removeFiles(root *treepath.Root, dels []entry, hook func(string) error) error {
+	list := make([]removal, len(dels))
+	for i, e := range dels {
+		dir, name := path.Split(e.path)
+		list[i] = removal{strings.TrimSuffix(dir, "/"), name}
+	}
+	depth := func(dir string) int {
+		if dir == "" {
+			return 0
+		}
+		return strings.Count(dir, "/") + 1
+	}
+	sort.Slice(list, func(i, j int) bool {
+		a, b := list[i], list[j]
+		if da, db := depth(a.dir), depth(b.dir); da != db {
+			return da > db
+		}
+		if a.dir != b.dir {
+			return a.dir < b.dir
+		}
+		return a.name < b.name
+	})
+	for start := 0; start < len(list); {
+		dir := list[start].dir
+		end := start
+		for end < len(list) && list[end].dir == dir {
+			end++
+		}
+		if err := removeIn(root, dir, list[start:end], hook); err != nil {
+			return err
+		}
+		start = end
+	}
+	return nil
+}
+
+// removal is one file to delete: its folder ("" the top) and its name.
+type removal struct{ dir, name string }
+
+// removeIn deletes the files names of the folder dir ("" the top), then
+// the folders that empties, up to the top.
+func removeIn(root *treepath.Root, dir string, names []removal, hook func(string) error) error {
+	f, err := root.OpenFolder(dir)
+	if err != nil && !treepath.Gone(err) {
+		return fmt.Errorf("unlink in %s: %w", dir, err)
+	}
+	if err != nil {
+		// The folder is gone, or no longer a folder of the tree: so are
+		// its files. Each still counts for the fault point.
+		for range names {
+			if err := hook("rollback-unlink-each"); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
-	if err := root.Remove(p); err != nil && !treepath.Gone(err) {
-		return fmt.Errorf("unlink %s: %w", p, err)
+	defer f.Close()
+	for _, n := range names {
+		// Each unlink, so a test can fail the n-th after the others ran.
+		if err := hook("rollback-unlink-each"); err != nil {
+			return err
+		}
+		if err := f.Remove(n.name); err != nil && !treepath.Gone(err) && !errors.Is(err, unix.EISDIR) {
+			return fmt.Errorf("unlink %s: %w", path.Join(dir, n.name), err)
+		}
 	}
-	for d := path.Dir(p); d != "."; d = path.Dir(d) {
+	f.Close()
+	for d := dir; d != "" && d != "."; d = path.Dir(d) {
 		if root.RemoveEmptyDir(d) != nil {
 			break
 		}

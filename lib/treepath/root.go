@@ -354,3 +354,56 @@ func (f *fileInfo) Mode() fs.FileMode {
 	}
 	return m
 }
+
+// Folder is a folder of the tree held open by descriptor, for many
+// operations on its entries at the cost of one lookup: a rollback deleting
+// 300,000 files opens each of their folders once, not once a file.
+type Folder struct {
+	fd   int
+	path string // "" for the top
+	own  bool   // fd is the folder's own descriptor, closed by Close
+}
+
+// OpenFolder opens the folder p ("" for the top) beneath the top, following
+// no link; a link or a file on the way is ErrNotDir.
+func (r *Root) OpenFolder(p string) (*Folder, error) {
+	if p == "" || p == "." {
+		return &Folder{fd: r.fd}, nil
+	}
+	if err := Verify(p); err != nil {
+		return nil, &fs.PathError{Op: "open", Path: p, Err: err}
+	}
+	fd, err := r.openDir(p)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: p, Err: err}
+	}
+	return &Folder{fd: fd, path: p, own: true}, nil
+}
+
+// Close releases the folder.
+func (f *Folder) Close() error {
+	if !f.own {
+		return nil
+	}
+	f.own = false
+	return unix.Close(f.fd)
+}
+
+// Remove unlinks the file or link name of the folder; a folder is
+// refused (EISDIR), as Root.Remove does.
+func (f *Folder) Remove(name string) error {
+	p := name
+	if f.path != "" {
+		p = f.path + "/" + name
+	}
+	if err := Verify(p); err != nil || strings.Contains(name, "/") {
+		if err == nil {
+			err = fmt.Errorf("%q is not one name", name)
+		}
+		return &fs.PathError{Op: "remove", Path: p, Err: err}
+	}
+	if err := unix.Unlinkat(f.fd, name, 0); err != nil {
+		return &fs.PathError{Op: "remove", Path: p, Err: err}
+	}
+	return nil
+}

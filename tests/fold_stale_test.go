@@ -1,0 +1,85 @@
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The fold snapshot (fold.json) checks the first and last 4 KiB of the log
+// before its mark, not the whole of it: hashing a year's log (1e6 records,
+// about 200 MB) on every command would cost over a second. So a log
+// rewritten in its middle to the same length keeps a stale fold. That
+// never makes a rollback target a tree its checkpoint's ref does not
+// hold: every target is re-checked against its ref (checkpoints.Find), and
+// the stale fold and the ref must agree on the commit. Here k1's record is
+// rewritten in the middle of the log to name k2's commit: while the ref
+// still holds k1's own commit, the rollback restores exactly that ref's
+// tree; once the ref is moved to match the rewritten record, the rollback
+// is refused (not_found.checkpoint), neither tree being taken on the
+// stale fold's word alone.
+func TestFold_StaleAfterAMiddleRewriteTargetsOnlyTheRef(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Extra = append(env.Extra, "VENOM_TEST_FOLD_EVERY=1")
+	pad := func(from int) {
+		for i := from; i < from+12; i++ {
+			env.Write("pad.txt", fmt.Sprintf("pad %d\n", i))
+			env.Take(t, "--agent=a0")
+		}
+	}
+	pad(0)
+	env.Write("a.txt", "one\n")
+	env.Take(t, "--agent=a1")
+	env.Write("a.txt", "two\n")
+	env.Take(t, "--agent=a1")
+	pad(100)
+	k1 := env.Git("rev-parse", "refs/venom/checkpoints/a1/1")
+	k2 := env.Git("rev-parse", "refs/venom/checkpoints/a1/2")
+	require.FileExists(t, filepath.Join(env.StateDir(), "fold.json"), "a writer left a fold snapshot")
+
+	// The rewrite: k1's record names k2's commit; same length, far from
+	// both ends of the log.
+	log := env.LogPath()
+	b, err := os.ReadFile(log)
+	require.NoError(t, err)
+	at := bytes.Index(b, []byte(`"commit":"`+k1+`"`))
+	require.Positive(t, at)
+	require.Greater(t, at, 4096)
+	require.Less(t, at, len(b)-4096-100)
+	rewritten := bytes.Replace(b, []byte(`"commit":"`+k1+`"`), []byte(`"commit":"`+k2+`"`), 1)
+	require.Len(t, rewritten, len(b))
+	require.NoError(t, os.WriteFile(log, rewritten, 0o644))
+
+	// Read whole, the log now says k1 is k2's commit, which its ref does
+	// not hold: refused. The fold read from the snapshot is stale.
+	fold := filepath.Join(env.StateDir(), "fold.json")
+	require.NoError(t, os.Rename(fold, fold+".aside"))
+	env.Venom("rollback", "--agent=a1", "k1", "--restore=files", "--outside=overwrite", "--dry-run", "--json").
+		Fails(t, 3, "not_found.checkpoint")
+	require.NoFileExists(t, fold, "a dry run writes no snapshot")
+	require.NoError(t, os.Rename(fold+".aside", fold))
+
+	// The stale fold still says k1 is its own commit, as its ref does: the
+	// rollback restores the ref's tree, never k2's.
+	env.Write("a.txt", "three\n")
+	env.Rollback("--agent=a1", "k1", "--restore=files", "--outside=overwrite")
+	assert.Equal(t, env.Git("show", k1+":a.txt")+"\n", env.Read("a.txt"))
+	assert.Equal(t, "one\n", env.Read("a.txt"))
+
+	// Ref moved to match the rewritten record: the fold and the ref
+	// disagree, and the checkpoint is not used.
+	env.Git("update-ref", "refs/venom/checkpoints/a1/1", k2, k1)
+	env.Write("a.txt", "four\n")
+	r := env.Venom("rollback", "--agent=a1", "k1", "--restore=files", "--outside=overwrite", "--dry-run", "--json")
+	r.Fails(t, 3, "not_found.checkpoint")
+	assert.Contains(t, r.Stdout, "no longer holds the logged commit")
+	assert.Equal(t, "four\n", env.Read("a.txt"))
+	assert.False(t, strings.Contains(env.Read("a.txt"), "two"))
+}

@@ -128,3 +128,24 @@ func TestRollback_TerminalKeepsOutsideEditsByDefault(t *testing.T) {
 	assert.Equal(t, "by a person\n", w.Read("a.txt"), "kept")
 	assert.NoFileExists(t, w.Dir+"/b.txt", "the agent's new file went")
 }
+
+// At a colour terminal the plan is coloured; --color=never and a pipe
+// keep it plain.
+func TestRollback_ColouredAtATerminalOnly(t *testing.T) {
+	w := turned(t)
+	for i, kv := range w.Environ {
+		if kv == "TERM=dumb" {
+			w.Environ[i] = "TERM=xterm-256color"
+		}
+	}
+	w.Write("a.txt", "by a person\n") // an outside path, shown highlighted
+	r := w.Terminal("", "git-venom-rollback", New(), "k1", "--dry-run", "--outside=keep")
+	require.Equal(t, 0, r.Code, r.Err)
+	assert.Contains(t, r.Out, "\x1b[", "coloured at a terminal")
+	r = w.Terminal("", "git-venom-rollback", New(), "k1", "--dry-run", "--outside=keep", "--color=never")
+	require.Equal(t, 0, r.Code, r.Err)
+	assert.NotContains(t, r.Out, "\x1b[")
+	r = venomRollback(w, "k1", "--dry-run", "--outside=keep")
+	require.Equal(t, 0, r.Code, r.Err)
+	assert.NotContains(t, r.Out, "\x1b[", "plain on a pipe")
+}

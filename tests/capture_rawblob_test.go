@@ -12,7 +12,7 @@ import (
 
 // A capture stores a file's bytes without asking git hash-object when no
 // attribute could convert the file and it holds no CR (lib/capture/
-// rawblob.go). These tests check, through the binaries, that every way git
+// store/rawblob.go). These tests check, through the binaries, that every way git
 // converts a file on its way in still gives the recipe's tree, and that git
 // is spared exactly when nothing converts.
 

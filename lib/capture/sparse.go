@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/git-venom/git-venom/lib/gitindex"
+	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // sparseArea tells the paths outside a sparse checkout, which a capture
@@ -27,7 +28,7 @@ func newSparseArea(flagged []gitindex.Entry) *sparseArea {
 			s.dirs[strings.TrimSuffix(e.Path, "/")] = true
 		case e.SkipWorktree:
 			s.skipped[e.Path] = true
-			s.holders[parentDir(e.Path)] = true
+			s.holders[treepath.Parent(e.Path)] = true
 		}
 	}
 	return s
@@ -42,7 +43,7 @@ func (s *sparseArea) outside(p string, untracked bool) bool {
 	if s.skipped[p] {
 		return true
 	}
-	for d := parentDir(p); ; d = parentDir(d) {
+	for d := treepath.Parent(p); ; d = treepath.Parent(d) {
 		if s.dirs[d] || (untracked && d != "" && s.holders[d]) {
 			return true
 		}
@@ -50,11 +51,4 @@ func (s *sparseArea) outside(p string, untracked bool) bool {
 			return false
 		}
 	}
-}
-
-func parentDir(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[:i]
-	}
-	return ""
 }

@@ -125,3 +125,21 @@ func largestFolders(written []sizedFile, total int64) []excludable {
 	}
 	return out
 }
+
+// tooLarge is failed.checkpoint_too_large's data, members in
+// docs/errors.md#data's order.
+type tooLarge struct {
+	Repo    string      `json:"repo"`
+	Bytes   int64       `json:"bytes"`
+	Limit   int64       `json:"limit"`
+	Largest []sizedPath `json:"largest"`
+	// Folders are the untracked folders that hold most of Bytes, each
+	// with the setting that leaves it out (largestFolders).
+	Folders []excludable `json:"folders"`
+}
+
+type sizedPath struct {
+	Path    string `json:"path"`
+	PathB64 string `json:"path_b64,omitempty"`
+	Bytes   int64  `json:"bytes"`
+}

@@ -1,127 +1,17 @@
 package capture
 
 import (
-	"encoding/hex"
-	"os"
-
-	git "github.com/libgit2/git2go/v34"
-
-	"github.com/git-venom/git-venom/lib/gitindex"
+	"github.com/git-venom/git-venom/lib/capture/private"
 	"github.com/git-venom/git-venom/lib/repo"
-	"github.com/git-venom/git-venom/lib/statefile"
-	"github.com/git-venom/git-venom/lib/treeedit"
 )
 
-// Written is a file a rollback has just placed in the tree: the object
-// it was checked out from, and the file's stat data right after, when it
-// was still exactly what was written (treepath.Placed.Same).
-type Written struct {
-	Path string
-	Mode uint32 // 0o100644 or 0o100755
-	Oid  string
-	Stat gitindex.Stat
-}
+// Written is a file a rollback has just placed in the tree
+// (private.Written).
+type Written = private.Written
 
-// NoteWritten tells the tree's private index that files was just written
-// from known objects, as git checkout records what it writes: each
-// tracked file's entry takes the object id and the stat data, and the
-// index's tree moves with them. The next capture then finds them clean by
-// their stat data instead of hashing them again, and git status judges
-// them as it would after a checkout: a file touched since has other stat
-// data (or is racy against the index's write) and is read. Anything
-// doubtful (no private index, another process holding it, the user's index
-// changed since it was made, a flagged entry) leaves the index as it was,
-// and the capture hashes those files as before; nothing here is needed
-// for a capture to be right.
+// NoteWritten tells the tree's private index that files were just written
+// from known objects, so that the next capture finds them clean by their
+// stat data (private.NoteWritten).
 func NoteWritten(r *repo.Repo, files []Written) (noted int) {
-	if len(files) == 0 {
-		return 0
-	}
-	p := openPrivate(r)
-	if p == nil {
-		return 0
-	}
-	defer p.close()
-	n, err := p.noteWritten(r, files)
-	if err != nil {
-		// Half done, the index and its tree might disagree: it goes.
-		p.discard()
-		return 0
-	}
-	return n
-}
-
-func (p *private) noteWritten(r *repo.Repo, files []Written) (int, error) {
-	m, ok := p.load()
-	user, err := userIndexSig(r.Index)
-	if !ok || err != nil || m.Format != privateFormat || m.User != user || m.Tree == "" {
-		return 0, nil
-	}
-	// The lock is held: nothing else writes the index meanwhile.
-	fi, err := os.Lstat(p.index)
-	if err != nil {
-		return 0, nil
-	}
-	data, err := statefile.ReadFile(p.index)
-	if err != nil {
-		return 0, nil
-	}
-	stats, err := gitindex.ParseStats(data)
-	if err != nil || stats.Flagged {
-		return 0, nil
-	}
-	updates := make(map[string]gitindex.Update, len(files))
-	var edits []treeedit.Edit
-	for _, f := range files {
-		if f.Mode != 0o100644 && f.Mode != 0o100755 {
-			continue
-		}
-		if i := stats.Find([]byte(f.Path)); i >= stats.Len() || string(stats.Path(i)) != f.Path {
-			continue // untracked: the index's membership stays the user's
-		}
-		raw, err := hex.DecodeString(f.Oid)
-		if err != nil || len(raw) != 20 {
-			continue
-		}
-		u := gitindex.Update{Stat: f.Stat}
-		u.Stat.Mode = f.Mode
-		copy(u.Oid[:], raw)
-		updates[f.Path] = u
-		edits = append(edits, treeedit.Edit{Path: f.Path, Mode: f.Mode, Oid: f.Oid})
-	}
-	if len(edits) == 0 {
-		return 0, nil
-	}
-	patched, n, err := gitindex.Patch(data, updates, fi.ModTime())
-	if err != nil || n != len(edits) {
-		return 0, nil
-	}
-	lib, err := r.Lib()
-	if err != nil {
-		return 0, nil
-	}
-	base, err := git.NewOid(m.Tree)
-	if err != nil {
-		return 0, nil
-	}
-	share := func(id *git.Oid) { _ = r.ShareObject(id.String()) }
-	tree, err := treeedit.ApplyNoting(lib, lib, base, edits, share)
-	if err != nil {
-		return 0, nil
-	}
-	// The meta first says the index has no tree (captures then take the
-	// index way), then the index moves, then the meta names its new tree:
-	// a crash in between never pairs an index with a tree it does not hold.
-	m.Tree, m.Memo = "", memo{}
-	if err := p.save(m); err != nil {
-		return 0, err
-	}
-	if err := statefile.WriteAtomic(p.index, patched, 0o666); err != nil {
-		return 0, err
-	}
-	m.Tree = tree.String()
-	if err := p.save(m); err != nil {
-		return 0, err
-	}
-	return n, nil
+	return private.NoteWritten(r, files)
 }

@@ -188,3 +188,13 @@ func ExitCode(err error) int {
 
 // Environ is os.Environ, a seam for tests.
 var Environ = os.Environ
+
+// NulList is list as a -z --stdin command reads it: each path ended by NUL.
+func NulList(list []string) []byte {
+	var b bytes.Buffer
+	for _, p := range list {
+		b.WriteString(p)
+		b.WriteByte(0)
+	}
+	return b.Bytes()
+}

@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"github.com/git-venom/git-venom/lib/agents"
-	"github.com/git-venom/git-venom/lib/capture"
+	"github.com/git-venom/git-venom/lib/capture/private"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/refs"
 	"github.com/git-venom/git-venom/lib/repo"
@@ -38,7 +38,7 @@ func Prune(ctx context.Context, tx *state.Txn, agent string) ([]Pruned, error) {
 	outcomes := Delete(ctx, tx.Store.Repo, byAgent)
 	// Removed worktrees leave their private indexes behind; a prune is
 	// when the state directory is swept.
-	capture.ForgetGone(tx.Store.Repo.StateDir)
+	private.ForgetGone(tx.Store.Repo.StateDir)
 	res := []Pruned{}
 	for _, id := range order {
 		o := outcomes[id]

@@ -1,6 +1,9 @@
 package treepath
 
-import "path/filepath"
+import (
+	"path/filepath"
+	"strings"
+)
 
 // Abs is the file system path of rel, a repository-relative path ("/"
 // separated, as trees, logs and git print it; a trailing "/" of a folder
@@ -9,3 +12,12 @@ import "path/filepath"
 // result is reached through links like any path, so whatever writes or
 // deletes in the tree goes through a Root instead.
 func Abs(top, rel string) string { return filepath.Join(top, filepath.FromSlash(rel)) }
+
+// Parent is the folder holding rel, a repository-relative path: "" for a
+// path at the top.
+func Parent(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return ""
+}

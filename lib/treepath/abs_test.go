@@ -13,3 +13,11 @@ func TestAbs_JoinsBeneathTheTop(t *testing.T) {
 		}
 	}
 }
+
+func TestParent_OfARepositoryPath(t *testing.T) {
+	for rel, want := range map[string]string{"a/b/c": "a/b", "a": "", "": "", "a b/c\\d": "a b"} {
+		if got := Parent(rel); got != want {
+			t.Errorf("Parent(%q) = %q, want %q", rel, got, want)
+		}
+	}
+}

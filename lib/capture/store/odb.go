@@ -1,4 +1,4 @@
-package capture
+package store
 
 /*
 #include <stdlib.h>

@@ -1,4 +1,9 @@
-package capture
+// Package store is a capture's blob and tree storage: the tree path, which
+// edits a base tree with the files a scan listed instead of staging them in
+// an index (build.go); the raw blobs, files git would store as they are and
+// whose ids are computed here instead of by git hash-object (rawblob.go);
+// and the one pack that takes a capture's new objects to disk.
+package store
 
 import (
 	"bytes"
@@ -15,6 +20,7 @@ import (
 	git "github.com/libgit2/git2go/v34"
 	"golang.org/x/sys/unix"
 
+	"github.com/git-venom/git-venom/lib/capture/failure"
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/packfile"
 	"github.com/git-venom/git-venom/lib/packset"
@@ -35,8 +41,8 @@ import (
 // one pack instead of one loose file each, which is most of a large
 // capture's cost.
 
-// errNoTreePath sends a capture the index way.
-var errNoTreePath = errors.New("the tree path does not apply")
+// ErrNoTreePath sends a capture the index way.
+var ErrNoTreePath = errors.New("the tree path does not apply")
 
 // Files at most this large are stored through the in-memory pack; larger ones
 // and any past memoryBudget go through git, streamed, as loose objects.
@@ -45,11 +51,11 @@ const (
 	memoryBudget    = 64 << 20
 )
 
-// staged is one path a capture stores: its mode from lstat.
-type staged struct {
-	path    string
-	mode    uint32 // 0o100644, 0o100755, 0o120000 or 0o160000 (a nested repository)
-	tracked bool   // the user's index holds the path
+// File is one path a capture stores: its mode from lstat.
+type File struct {
+	Path    string
+	Mode    uint32 // 0o100644, 0o100755, 0o120000 or 0o160000 (a nested repository)
+	Tracked bool   // the user's index holds the path
 }
 
 // treePathUsable says whether the tree path can give exactly the tree the
@@ -79,16 +85,16 @@ func treePathUsable(r *repo.Repo, lib *git.Repository) bool {
 	return flag("core.filemode", true) && flag("core.symlinks", true) && !flag("extensions.worktreeconfig", false)
 }
 
-// buildTree returns base edited with files (stored) and removes, or
-// errNoTreePath when some path needs the index way. The new objects are
+// Build returns base edited with files (stored) and removes, or
+// ErrNoTreePath when some path needs the index way. The new objects are
 // returned, held in memory: Snapshot.Store writes them.
-func buildTree(ctx context.Context, r *repo.Repo, base *git.Oid, files []staged, removes []string) (*git.Oid, []Object, error) {
+func Build(ctx context.Context, r *repo.Repo, base *git.Oid, files []File, removes []string) (*git.Oid, []Object, error) {
 	main, err := r.Lib()
 	if err != nil {
 		return nil, nil, err
 	}
 	if !treePathUsable(r, main) {
-		return nil, nil, errNoTreePath
+		return nil, nil, ErrNoTreePath
 	}
 	// The new objects go to an object database of their own, in memory,
 	// that nothing on disk backs: writing one there looks nothing up on
@@ -114,7 +120,7 @@ func buildTree(ctx context.Context, r *repo.Repo, base *git.Oid, files []staged,
 
 	if len(files) > 0 {
 		if err := testhook.Point("capture-object-write"); err != nil {
-			return nil, nil, gitFailure("hash-object", err)
+			return nil, nil, failure.Git("hash-object", err)
 		}
 	}
 	disk, err := openDiskObjects(filepath.Join(r.CommonDir, "objects"))
@@ -141,45 +147,45 @@ func buildTree(ctx context.Context, r *repo.Repo, base *git.Oid, files []staged,
 		edits = append(edits, treeedit.Edit{Path: p})
 	}
 	for i, f := range files {
-		edits = append(edits, treeedit.Edit{Path: f.path, Mode: f.mode, Oid: ids[i]})
+		edits = append(edits, treeedit.Edit{Path: f.Path, Mode: f.Mode, Oid: ids[i]})
 	}
 	if err := testhook.Point("capture-write-tree"); err != nil {
-		return nil, nil, gitFailure("write-tree", err)
+		return nil, nil, failure.Git("write-tree", err)
 	}
 	tree, err := treeedit.ApplyNoting(main, lib, base, edits, note)
 	if err != nil {
-		return nil, nil, gitFailure("write-tree", err)
+		return nil, nil, failure.Git("write-tree", err)
 	}
 	held, err := holdObjects(odb, blobs, fresh)
 	if err != nil {
-		return nil, nil, gitFailure("write-pack", err)
+		return nil, nil, failure.Git("write-pack", err)
 	}
 	return tree, held, nil
 }
 
 // storeFiles stores each file's blob and returns the ids, in files' order.
-func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, blobs map[git.Oid][]byte, files []staged, note func(*git.Oid)) ([]string, error) {
+func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, blobs map[git.Oid][]byte, files []File, note func(*git.Oid)) ([]string, error) {
 	ids := make([]string, len(files))
 	var regular []int
 	for i, f := range files {
-		if f.mode == 0o160000 {
+		if f.Mode == 0o160000 {
 			// A nested repository is its HEAD commit, as update-index records it.
-			id, err := nestedHead(filepath.Join(r.Top, f.path))
+			id, err := nestedHead(filepath.Join(r.Top, f.Path))
 			if err != nil {
-				return nil, errNoTreePath
+				return nil, ErrNoTreePath
 			}
 			ids[i] = id
 			continue
 		}
-		if f.mode == 0o120000 {
+		if f.Mode == 0o120000 {
 			// A link's blob is its target, never filtered.
-			target, err := os.Readlink(filepath.Join(r.Top, f.path))
+			target, err := os.Readlink(filepath.Join(r.Top, f.Path))
 			if err != nil {
-				return nil, errNoTreePath
+				return nil, ErrNoTreePath
 			}
 			id, err := odb.Write([]byte(target), git.ObjectBlob)
 			if err != nil {
-				return nil, gitFailure("write-object", err)
+				return nil, failure.Git("write-object", err)
 			}
 			note(id)
 			ids[i] = id.String()
@@ -196,16 +202,16 @@ func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, blobs map[git.O
 	keep := func(size int64) bool { return size <= memoryFileBytes && inMemory+size <= memoryBudget }
 	// read hashes file i's bytes, keeping them while the budget allows.
 	read := func(i int) (rawBlob, error) {
-		raw, err := readBlob(filepath.Join(r.Top, files[i].path), keep, h)
+		raw, err := readBlob(filepath.Join(r.Top, files[i].Path), keep, h)
 		if err != nil {
-			return rawBlob{}, errNoTreePath
+			return rawBlob{}, ErrNoTreePath
 		}
 		return raw, nil
 	}
 	store := func(i int, raw rawBlob) error {
 		id, err := git.NewOid(raw.id)
 		if err != nil {
-			return gitFailure("write-object", err)
+			return failure.Git("write-object", err)
 		}
 		blobs[*id] = raw.data
 		note(id)
@@ -216,10 +222,10 @@ func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, blobs map[git.O
 	// First the files git would store as they are (rawblob.go): no
 	// attribute could convert them and they hold no CR. Their blob is
 	// their bytes, and git is not asked.
-	nc := newNoConversion(r)
+	nc := NewNoConversion(r)
 	var asked []int
 	for _, i := range regular {
-		if !nc.attributesQuiet(files[i].path) {
+		if !nc.AttributesQuiet(files[i].Path) {
 			asked = append(asked, i)
 			continue
 		}
@@ -244,7 +250,7 @@ func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, blobs map[git.O
 	// that blob is stored by us.
 	var paths []string
 	for _, i := range asked {
-		paths = append(paths, files[i].path)
+		paths = append(paths, files[i].Path)
 	}
 	var want []string
 	if len(paths) > 0 {
@@ -258,12 +264,12 @@ func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, blobs map[git.O
 		if err != nil {
 			return nil, err
 		}
-		if raw.id != want[k] && raw.hasCR && files[i].tracked {
+		if raw.id != want[k] && raw.hasCR && files[i].Tracked {
 			// git converted the file, maybe its line endings: for a tracked
 			// file that conversion depends on the index's blob (git keeps
 			// CRLF that the index already has), which hash-object does not
 			// read. The index way decides.
-			return nil, errNoTreePath
+			return nil, ErrNoTreePath
 		}
 		if raw.id != want[k] || raw.data == nil {
 			// A filter made the blob, the file moved on since git read it,
@@ -278,7 +284,7 @@ func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, blobs map[git.O
 	if len(viaGit) > 0 {
 		paths = paths[:0]
 		for _, i := range viaGit {
-			paths = append(paths, files[i].path)
+			paths = append(paths, files[i].Path)
 		}
 		got, err := hashObjects(ctx, r, paths, true)
 		if err != nil {
@@ -293,10 +299,10 @@ func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, blobs map[git.O
 
 // hashObjects asks git for the blob ids of paths, filters applied, storing
 // the blobs when write. A file gone or changed into something else since
-// status gives errNoTreePath: the index way reports it as git would.
+// status gives ErrNoTreePath: the index way reports it as git would.
 func hashObjects(ctx context.Context, r *repo.Repo, paths []string, write bool) ([]string, error) {
 	if err := testhook.Point("capture-hash-object"); err != nil {
-		return nil, gitFailure("hash-object", err)
+		return nil, failure.Git("hash-object", err)
 	}
 	var list bytes.Buffer
 	for _, p := range paths {
@@ -309,13 +315,13 @@ func hashObjects(ctx context.Context, r *repo.Repo, paths []string, write bool) 
 	out, err := r.Git.RunCall(ctx, gitcli.Call{Stdin: bytes.NewReader(list.Bytes())}, args...)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, gitFailure("hash-object", ctx.Err())
+			return nil, failure.Git("hash-object", ctx.Err())
 		}
-		return nil, errNoTreePath
+		return nil, ErrNoTreePath
 	}
 	ids := strings.Fields(string(out))
 	if len(ids) != len(paths) {
-		return nil, errNoTreePath
+		return nil, ErrNoTreePath
 	}
 	return ids, nil
 }
@@ -481,7 +487,7 @@ func holdObjects(odb *git.Odb, blobs map[git.Oid][]byte, ids []*git.Oid) ([]Obje
 // without deltas (finding deltas among a thousand changed files would cost
 // more than the capture's whole scan; git-venom's merges and the user's own
 // gc repack them), and records it as git-venom's (packset).
-func writePack(r *repo.Repo, objs []Object) error {
+func WritePack(r *repo.Repo, objs []Object) error {
 	if len(objs) == 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package capture
+package private
 
 import (
 	"context"
@@ -32,11 +32,19 @@ func TestPrivateIndex_KeptAcrossARefresh(t *testing.T) {
 	ctx := context.Background()
 	r, err := repo.Open(ctx, dir, os.Environ())
 	require.NoError(t, err)
-	lim := Limits{MaxFileBytes: 1 << 20, MaxTotalBytes: 1 << 30}
 	tmp := filepath.Join(r.StateDir, "tmp")
+	require.NoError(t, os.MkdirAll(tmp, 0o777))
+	ready := func() *Ready {
+		t.Helper()
+		p := Open(r)
+		require.NotNil(t, p)
+		defer p.Close()
+		rd, err := p.Ready(ctx, r, tmp)
+		require.NoError(t, err)
+		return rd
+	}
 
-	first, err := Take(ctx, r, tmp, lim)
-	require.NoError(t, err)
+	first := ready()
 	made := seeds
 
 	// A refresh: the file's times move, its content does not; git status
@@ -48,14 +56,12 @@ func TestPrivateIndex_KeptAcrossARefresh(t *testing.T) {
 	after, _ := userIndexSig(r.Index)
 	require.NotEqual(t, before, after, "git status did not rewrite the index")
 
-	second, err := Take(ctx, r, tmp, lim)
-	require.NoError(t, err)
+	second := ready()
 	require.Equal(t, made, seeds, "a refresh made the private index again")
 	require.Equal(t, first.Tree.String(), second.Tree.String())
 
 	// A real change to the user's index does make it again.
 	gitIn(t, dir, "rm", "-q", "--cached", "a.txt")
-	_, err = Take(ctx, r, tmp, lim)
-	require.NoError(t, err)
+	ready()
 	require.Equal(t, made+1, seeds)
 }

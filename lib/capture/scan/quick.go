@@ -1,4 +1,4 @@
-package capture
+package scan
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,12 +17,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/git-venom/git-venom/lib/capture/store"
 	"github.com/git-venom/git-venom/lib/gitcli"
+	"github.com/git-venom/git-venom/lib/gitfiles"
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/ignore"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/testhook"
+	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // The quick scan finds what git status would list for the private index
@@ -63,8 +67,8 @@ const maxQuickChanges = 256
 // wrong, only slower.
 const racyWindow = 2 * time.Second
 
-// scanRecord is what the last scan of a tree found outside the index.
-type scanRecord struct {
+// Record is what the last scan of a tree found outside the index.
+type Record struct {
 	Format int
 	// Members is the private index's paths (gitindex.Stats.Members): what
 	// is untracked depends on them.
@@ -122,18 +126,24 @@ func statOf(st *syscall.Stat_t) fsStat {
 // errQuickUnsure sends a capture to git status.
 var errQuickUnsure = errors.New("the quick scan cannot decide")
 
-// quickResult is a quick scan's answer.
-type quickResult struct {
-	changes []change
-	// status stands for git status's output in the memo's signature.
-	status []byte
-	record *scanRecord // to save once the capture succeeded; nil: unchanged
+// Result is a quick scan's answer.
+type Result struct {
+	Changes []Change
+	// Status stands for git status's output in the memo's signature.
+	Status []byte
+	Record *Record // to save once the capture succeeded; nil: unchanged
 }
 
-func (p *private) recordPath() string { return strings.TrimSuffix(p.index, ".index") + ".scan" }
+// Quick is the quick scan of one private index: the index, and the file
+// that keeps its scan record.
+type Quick struct {
+	Index  string
+	Record string
+}
 
-func (p *private) loadRecord() *scanRecord {
-	b, err := statefile.ReadFile(p.recordPath())
+// Load reads the scan record, nil when there is none or it is damaged.
+func (q Quick) Load() *Record {
+	b, err := statefile.ReadFile(q.Record)
 	if err != nil {
 		return nil
 	}
@@ -144,13 +154,19 @@ func (p *private) loadRecord() *scanRecord {
 	return rec
 }
 
-func (p *private) saveRecord(rec *scanRecord) {
-	if statefile.WriteAtomic(p.recordPath(), rec.encode(), 0o666) != nil {
-		_ = statefile.Remove(p.recordPath())
+// Save keeps rec as the scan record.
+func (q Quick) Save(rec *Record) {
+	if statefile.WriteAtomic(q.Record, rec.encode(), 0o666) != nil {
+		_ = statefile.Remove(q.Record)
 	}
 }
 
-func (p *private) dropRecord() { _ = statefile.Remove(p.recordPath()) }
+// Drop throws the scan record away.
+func (q Quick) Drop() { _ = statefile.Remove(q.Record) }
+
+// Walked says whether rec lists the tree's folders: a quick scan can then
+// stand for git status.
+func (rec *Record) Walked() bool { return rec != nil && rec.Dirs != nil }
 
 // quickUsable says whether a quick scan can stand for git status on an
 // index.
@@ -172,12 +188,13 @@ func quickUsable(r *repo.Repo, stats *gitindex.Stats) bool {
 	return true
 }
 
-// quickScan lists what git status would list for the private index, or
+// Scan lists what git status would list for the private index, or
 // returns errQuickUnsure. drop: the record no longer holds and must be
-// made again.
-func (p *private) quickScan(r *repo.Repo, rec *scanRecord, settings []string) (q *quickResult, drop bool, err error) {
+// made again. settings are git's files outside the tree
+// (gitfiles.Settings).
+func (q Quick) Scan(r *repo.Repo, rec *Record, settings []string) (res *Result, drop bool, err error) {
 	defer testhook.Timed("quick-scan", time.Now())
-	stats, err := gitindex.ReadStats(p.index)
+	stats, err := gitindex.ReadStats(q.Index)
 	if err != nil {
 		return nil, false, errQuickUnsure
 	}
@@ -212,9 +229,9 @@ func (p *private) quickScan(r *repo.Repo, rec *scanRecord, settings []string) (q
 		}
 	}
 	if len(changed) > 0 {
-		nc := newNoConversion(r)
+		nc := store.NewNoConversion(r)
 		for _, c := range changed {
-			if !nc.attributesQuiet(c) {
+			if !nc.AttributesQuiet(c) {
 				// git status compares such a file through its filters,
 				// and refreshes the index's stat data when it is
 				// unchanged; the quick scan would hand it to git
@@ -227,28 +244,28 @@ func (p *private) quickScan(r *repo.Repo, rec *scanRecord, settings []string) (q
 	if err != nil {
 		return nil, true, errQuickUnsure
 	}
-	q = &quickResult{}
+	res = &Result{}
 	untracked := rec.Untracked
 	if len(moved) > 0 {
 		next, err := relist(r, stats, rec, moved)
 		if err != nil {
 			return nil, true, errQuickUnsure
 		}
-		q.record = next
+		res.Record = next
 		untracked = next.Untracked
 	}
 	var status bytes.Buffer
 	status.WriteString("venom quick scan\x00")
 	for _, c := range changed {
-		q.changes = append(q.changes, change{path: c})
+		res.Changes = append(res.Changes, Change{Path: c})
 		fmt.Fprintf(&status, "T %s\x00", c)
 	}
 	for _, u := range untracked {
-		q.changes = append(q.changes, change{path: u, untracked: true})
+		res.Changes = append(res.Changes, Change{Path: u, Untracked: true})
 		fmt.Fprintf(&status, "U %s\x00", u)
 	}
-	q.status = status.Bytes()
-	return q, false, nil
+	res.Status = status.Bytes()
+	return res, false, nil
 }
 
 func isIgnoreFile(p string) bool { return p == ".gitignore" || strings.HasSuffix(p, "/.gitignore") }
@@ -402,7 +419,7 @@ func parallel(n int, fn func(i int)) {
 
 // relist reads again the moved folders and returns the record with their
 // new listings.
-func relist(r *repo.Repo, stats *gitindex.Stats, rec *scanRecord, moved []int) (*scanRecord, error) {
+func relist(r *repo.Repo, stats *gitindex.Stats, rec *Record, moved []int) (*Record, error) {
 	w := newWalker(r, stats, rec.Excludes)
 	known := make(map[string]bool, len(rec.Dirs))
 	for _, d := range rec.Dirs {
@@ -420,7 +437,7 @@ func relist(r *repo.Repo, stats *gitindex.Stats, rec *scanRecord, moved []int) (
 	}
 	// The untracked entries of folders not read again stay.
 	for _, u := range rec.Untracked {
-		if !again[parentDir(u)] {
+		if !again[treepath.Parent(u)] {
 			w.untracked = append(w.untracked, u)
 		}
 	}
@@ -476,7 +493,7 @@ func newWalker(r *repo.Repo, stats *gitindex.Stats, excludes []string) *walker {
 	return w
 }
 
-func (w *walker) record(old *scanRecord) *scanRecord {
+func (w *walker) record(old *Record) *Record {
 	sort.Slice(w.dirs, func(i, j int) bool { return w.dirs[i].Path < w.dirs[j].Path })
 	sort.Strings(w.untracked)
 	sort.Slice(w.ignores, func(i, j int) bool { return w.ignores[i].Path < w.ignores[j].Path })
@@ -550,7 +567,7 @@ func (w *walker) stackFor(dir string) (*ignore.Stack, error) {
 		}
 		s = ignore.Root(w.global...).Top(top)
 	} else {
-		parent, err := w.stackFor(parentDir(dir))
+		parent, err := w.stackFor(treepath.Parent(dir))
 		if err != nil {
 			return nil, err
 		}
@@ -673,12 +690,12 @@ func nestedRepo(dir string) (bool, error) {
 	return l.Kind != repo.NoRepository, nil
 }
 
-// makeRecord walks the whole tree after a git status listed untracked,
+// Remake walks the whole tree after a git status listed untracked,
 // and keeps the record when the walk lists the same. old is the record
 // there was, if any: after two walks that disagreed with git, none is
 // tried again until the index's files change.
-func (p *private) makeRecord(ctx context.Context, r *repo.Repo, old *scanRecord, untracked, settings []string) {
-	stats, err := gitindex.ReadStats(p.index)
+func (q Quick) Remake(ctx context.Context, r *repo.Repo, old *Record, untracked, settings []string) {
+	stats, err := gitindex.ReadStats(q.Index)
 	if err != nil {
 		return
 	}
@@ -702,15 +719,15 @@ func (p *private) makeRecord(ctx context.Context, r *repo.Repo, old *scanRecord,
 	if err == nil {
 		err = w.list("", stack, true)
 	}
-	rec := w.record(&scanRecord{Format: recordFormat, Members: stats.Members, Excludes: excludes,
+	rec := w.record(&Record{Format: recordFormat, Members: stats.Members, Excludes: excludes,
 		Settings: settingsDigest(settings, excludes)})
 	want := append([]string(nil), untracked...)
 	sort.Strings(want)
 	if err != nil || strings.Join(want, "\x00") != strings.Join(rec.Untracked, "\x00") {
 		// The walk met what it cannot judge, or judged otherwise than git.
-		rec = &scanRecord{Format: recordFormat, Members: stats.Members, Failed: failed + 1}
+		rec = &Record{Format: recordFormat, Members: stats.Members, Failed: failed + 1}
 	}
-	p.saveRecord(rec)
+	q.Save(rec)
 }
 
 // globalExcludes are the exclude files git reads besides the .gitignore
@@ -735,7 +752,7 @@ func globalExcludes(ctx context.Context, r *repo.Repo) ([]string, bool) {
 		}
 	}
 	if excludesFile == "" {
-		excludesFile = xdgPath(r, "ignore")
+		excludesFile = gitfiles.XDGPath(r.Git.Env, "ignore")
 	}
 	files := []string{filepath.Join(r.CommonDir, "info", "exclude")}
 	if excludesFile != "" {
@@ -744,32 +761,25 @@ func globalExcludes(ctx context.Context, r *repo.Repo) ([]string, bool) {
 	return files, true
 }
 
-// xdgPath is git's xdg_config_home(name): $XDG_CONFIG_HOME/git/name, else
-// $HOME/.config/git/name.
-func xdgPath(r *repo.Repo, name string) string {
-	if x := envValue(r, "XDG_CONFIG_HOME"); x != "" {
-		return filepath.Join(x, "git", name)
-	}
-	if home := envValue(r, "HOME"); home != "" {
-		return filepath.Join(home, ".config", "git", name)
-	}
-	return ""
-}
-
-// envValue is a variable of the environment git runs in.
-func envValue(r *repo.Repo, name string) string {
-	for i := len(r.Git.Env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(r.Git.Env[i], name+"="); ok {
-			return v
-		}
-	}
-	return ""
-}
-
 // settingsDigest digests the stat data of git's config files (settings)
 // and of the exclude files: a change to any can change what is ignored.
 func settingsDigest(settings, excludes []string) string {
 	h := sha256.New()
-	statDigest(h, append(append([]string(nil), settings...), excludes...))
+	StatDigest(h, append(append([]string(nil), settings...), excludes...))
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// StatDigest writes the stat data of each file to w, or that it is absent.
+func StatDigest(w io.Writer, files []string) {
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			fmt.Fprintf(w, "%s:absent\x00", f)
+			continue
+		}
+		fmt.Fprintf(w, "%s:%d:%d\x00", f, st.Size(), st.ModTime().UnixNano())
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+			fmt.Fprintf(w, "%d:%d\x00", sys.Ino, sys.Ctim.Nano())
+		}
+	}
 }

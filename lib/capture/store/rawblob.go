@@ -1,13 +1,13 @@
-package capture
+package store
 
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/git-venom/git-venom/lib/gitconfig"
+	"github.com/git-venom/git-venom/lib/gitfiles"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/treepath"
@@ -37,11 +37,11 @@ import (
 // filter, working-tree-encoding or ident applies to it. An attribute
 // applies through a line that names it, or through a macro: `binary`, git's
 // only built-in one, unsets text alone; others are defined by `[attr]`
-// lines. noConversion reads every source of attributes that could apply to
+// lines. NoConversion reads every source of attributes that could apply to
 // a path and trusts it only when none mentions "filter", "ident",
 // "encoding" or "[attr]" anywhere (case folded, comments included: a crude
 // reading errs only on the side of asking git). Those sources are, as
-// hash-object reads them (it reads no index; attributesFromIndex sends a
+// hash-object reads them (it reads no index; lib/capture sends a
 // capture the index way whenever git would read a .gitattributes from
 // there): the .gitattributes of the file's folder and of each folder above
 // it in the tree, $GIT_DIR/info/attributes, the global file
@@ -49,8 +49,8 @@ import (
 // reading is unsure of sends the file, or every file, to hash-object, as
 // before.
 
-// noConversion tells the files git would store unconverted.
-type noConversion struct {
+// NoConversion tells the files git would store unconverted.
+type NoConversion struct {
 	top string
 	// usable: the attributes outside the tree and the config were read and
 	// say nothing that could convert a file.
@@ -68,8 +68,8 @@ var attrWords = [][]byte{[]byte("filter"), []byte("ident"), []byte("encoding"), 
 // ignores those past 100 MB) is taken as not quiet.
 const maxAttrFile = 1 << 20
 
-func newNoConversion(r *repo.Repo) *noConversion {
-	n := &noConversion{top: r.Top, quietDirs: map[string]bool{}}
+func NewNoConversion(r *repo.Repo) *NoConversion {
+	n := &NoConversion{top: r.Top, quietDirs: map[string]bool{}}
 	n.usable = settingsQuiet(r)
 	return n
 }
@@ -77,19 +77,19 @@ func newNoConversion(r *repo.Repo) *noConversion {
 // attributesQuiet reports whether no attribute could make git convert the
 // file at path (relative to the top, '/'-separated). git then stores it as
 // it is if it holds no CR byte.
-func (n *noConversion) attributesQuiet(path string) bool {
-	return n.usable && n.dirQuiet(parentDir(path))
+func (n *NoConversion) AttributesQuiet(path string) bool {
+	return n.usable && n.dirQuiet(treepath.Parent(path))
 }
 
 // dirQuiet reports whether the .gitattributes files of dir and of every
 // folder above it are quiet.
-func (n *noConversion) dirQuiet(dir string) bool {
+func (n *NoConversion) dirQuiet(dir string) bool {
 	if q, ok := n.quietDirs[dir]; ok {
 		return q
 	}
 	q := treeAttrQuiet(filepath.Join(n.top, filepath.FromSlash(dir), ".gitattributes"))
 	if q && dir != "" {
-		q = n.dirQuiet(parentDir(dir))
+		q = n.dirQuiet(treepath.Parent(dir))
 	}
 	n.quietDirs[dir] = q
 	return q
@@ -156,151 +156,20 @@ func settingsQuiet(r *repo.Repo) bool {
 	if !gitconfig.PlainEnvironment(plain) {
 		return false
 	}
-	configs, attrs, ok := outsideFiles(r)
+	configs, attrs, ok := gitfiles.Outside(r.Files())
 	if !ok {
 		return false
 	}
-	w := configWalk{home: envValue(r, "HOME"), top: r.Top}
+	w := gitfiles.ConfigWalk{Home: gitfiles.EnvValue(r.Git.Env, "HOME"), Top: r.Top}
 	for _, c := range configs {
-		if !w.read(c, 0) {
+		if !w.Read(c, 0) {
 			return false
 		}
 	}
-	for _, a := range append(attrs, w.attributesFiles...) {
+	for _, a := range append(attrs, w.AttributesFiles...) {
 		if !attrFileQuiet(a) {
 			return false
 		}
 	}
 	return true
-}
-
-// outsideFiles are the config and attributes files outside the tree that
-// git may read here, whichever scopes the environment turns off: reading
-// more than git does only makes an answer more careful. ok is false when
-// git's system folder is unknown (the list then lacks its files).
-func outsideFiles(r *repo.Repo) (configs, attrs []string, ok bool) {
-	configs = []string{"/etc/gitconfig",
-		filepath.Join(r.CommonDir, "config"),
-		filepath.Join(r.CommonDir, "config.worktree"),
-		filepath.Join(r.GitDir, "config.worktree"),
-	}
-	attrs = []string{"/etc/gitattributes",
-		filepath.Join(r.CommonDir, "info", "attributes"),
-		filepath.Join(r.GitDir, "info", "attributes"),
-	}
-	sysconf, ok := gitSysconfDir()
-	if ok && sysconf != "/etc" {
-		configs = append(configs, filepath.Join(sysconf, "gitconfig"))
-		attrs = append(attrs, filepath.Join(sysconf, "gitattributes"))
-	}
-	for _, name := range []string{"GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL"} {
-		if v := envValue(r, name); v != "" {
-			configs = append(configs, v)
-		}
-	}
-	if xdg := envValue(r, "XDG_CONFIG_HOME"); xdg != "" {
-		configs = append(configs, filepath.Join(xdg, "git", "config"))
-		attrs = append(attrs, filepath.Join(xdg, "git", "attributes"))
-	}
-	if home := envValue(r, "HOME"); home != "" {
-		configs = append(configs, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
-		attrs = append(attrs, filepath.Join(home, ".config", "git", "attributes"))
-	}
-	return configs, attrs, ok
-}
-
-// gitSysconfDir is where the git on PATH, the one gitcli runs, reads its
-// system files: git's Makefile puts them in $(prefix)/etc, or /etc when
-// the prefix is /usr (Debian's git reads /etc/gitattributes).
-func gitSysconfDir() (string, bool) {
-	p, err := exec.LookPath("git")
-	if err != nil {
-		return "", false
-	}
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		p = real
-	}
-	p, err = filepath.Abs(p)
-	if err != nil {
-		return "", false
-	}
-	prefix := filepath.Dir(filepath.Dir(p))
-	if prefix == "/usr" {
-		return "/etc", true
-	}
-	return filepath.Join(prefix, "etc"), true
-}
-
-// configWalk reads config files for what says where attributes come from.
-type configWalk struct {
-	home, top string
-	// attributesFiles are the values of core.attributesFile set anywhere.
-	attributesFiles []string
-	// included are the config files the ones read include.
-	included []string
-}
-
-// gitMaxIncludeDepth is git's MAX_INCLUDE_DEPTH.
-const gitMaxIncludeDepth = 10
-
-// read reads one config file and, whatever their condition, the files it
-// includes. It returns false when git might read the file differently or
-// the config reads attributes from a tree (attr.tree, git 2.42 and later).
-func (w *configWalk) read(path string, depth int) bool {
-	if depth > gitMaxIncludeDepth {
-		return false
-	}
-	entries, err := gitconfig.ReadFile(path)
-	if err != nil {
-		return false
-	}
-	for _, e := range entries {
-		name := e.Name
-		switch {
-		case name == "attr.tree":
-			return false
-		case name == "core.attributesfile":
-			p, ok := w.expand(e)
-			if !ok {
-				return false
-			}
-			if !filepath.IsAbs(p) {
-				// hash-object runs at the top level.
-				p = filepath.Join(w.top, p)
-			}
-			w.attributesFiles = append(w.attributesFiles, p)
-		case name == "include.path" || strings.HasPrefix(name, "includeif.") && strings.HasSuffix(name, ".path"):
-			p, ok := w.expand(e)
-			if !ok {
-				return false
-			}
-			if !filepath.IsAbs(p) {
-				// git: relative to the including file's folder.
-				p = filepath.Join(filepath.Dir(path), p)
-			}
-			w.included = append(w.included, p)
-			if !w.read(p, depth+1) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// expand is git's interpolate_path for the forms this follows: "~" and
-// "~/..." from HOME, and plain paths.
-func (w *configWalk) expand(e gitconfig.Entry) (string, bool) {
-	v := e.Value
-	switch {
-	case !e.HasValue:
-		return "", false
-	case v == "~" || strings.HasPrefix(v, "~/"):
-		if w.home == "" {
-			return "", false
-		}
-		return filepath.Join(w.home, strings.TrimPrefix(v, "~")), true
-	case strings.HasPrefix(v, "~") || strings.HasPrefix(v, "%(prefix)/"):
-		return "", false
-	}
-	return v, true
 }

@@ -1,4 +1,4 @@
-package capture
+package store
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 // capture's new trees are held in memory until Snapshot.Store packs them
 // with the checkpoint's commit, so each tree is read from held first, then
 // from the repository.
-func entryAt(odb *git.Odb, held map[git.Oid][]byte, tree git.Oid, p string) (uint32, git.Oid, bool, error) {
+func EntryAt(odb *git.Odb, held map[git.Oid][]byte, tree git.Oid, p string) (uint32, git.Oid, bool, error) {
 	id := tree
 	comps := strings.Split(p, "/")
 	for i, name := range comps {

@@ -1,4 +1,4 @@
-package capture
+package scan
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 )
 
 func TestScanRecord_RoundTrip(t *testing.T) {
-	rec := &scanRecord{Format: recordFormat, Members: "m", Settings: "s", Excludes: []string{"/x/info/exclude", ""},
+	rec := &Record{Format: recordFormat, Members: "m", Settings: "s", Excludes: []string{"/x/info/exclude", ""},
 		Dirs: []dirState{{Path: "", Stat: fsStat{Mtime: -1, Ctime: 2, Ino: 1 << 40, Size: 4096, Mode: 0o40755}, Listed: 7},
 			{Path: "a b/\nc", Listed: 1}},
 		Untracked: []string{"a b/new.txt", "nested"},
@@ -17,7 +17,7 @@ func TestScanRecord_RoundTrip(t *testing.T) {
 	require.Equal(t, rec, got)
 
 	// A failed record has no folders, which is not an empty tree's.
-	failed := &scanRecord{Format: recordFormat, Members: "m", Failed: 2, Excludes: []string{}, Untracked: []string{}, Ignores: []dirState{}}
+	failed := &Record{Format: recordFormat, Members: "m", Failed: 2, Excludes: []string{}, Untracked: []string{}, Ignores: []dirState{}}
 	got, err = decodeRecord(failed.encode())
 	require.NoError(t, err)
 	require.Nil(t, got.Dirs)

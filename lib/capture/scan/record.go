@@ -1,4 +1,4 @@
-package capture
+package scan
 
 import (
 	"encoding/binary"
@@ -13,7 +13,7 @@ import (
 
 var errBadRecord = errors.New("the scan record is damaged")
 
-func (rec *scanRecord) encode() []byte {
+func (rec *Record) encode() []byte {
 	b := []byte{'V', 'S', 'R', recordFormat}
 	str := func(s string) { b = binary.AppendUvarint(b, uint64(len(s))); b = append(b, s...) }
 	num := func(n int64) { b = binary.AppendVarint(b, n) }
@@ -54,7 +54,7 @@ func boolByte(v bool) byte {
 	return 0
 }
 
-func decodeRecord(b []byte) (*scanRecord, error) {
+func decodeRecord(b []byte) (*Record, error) {
 	if len(b) < 4 || string(b[:3]) != "VSR" || b[3] != recordFormat {
 		return nil, errBadRecord
 	}
@@ -116,7 +116,7 @@ func decodeRecord(b []byte) (*scanRecord, error) {
 		}
 		return list
 	}
-	rec := &scanRecord{Format: recordFormat}
+	rec := &Record{Format: recordFormat}
 	rec.Members = str()
 	rec.Settings = str()
 	rec.Excludes = strs()

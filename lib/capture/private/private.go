@@ -1,4 +1,8 @@
-package capture
+// Package private keeps a capture's private index: git-venom's own stat
+// cache of one tree, kept between captures, with the memo of what its last
+// scan gave. A copy of the user's index (copy.go) is what it is made from,
+// and what a capture falls back to without it.
+package private
 
 import (
 	"bytes"
@@ -16,6 +20,8 @@ import (
 
 	git "github.com/libgit2/git2go/v34"
 
+	"github.com/git-venom/git-venom/lib/capture/failure"
+	"github.com/git-venom/git-venom/lib/capture/scan"
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/repo"
@@ -30,32 +36,33 @@ import (
 // again. Its entries are always the user's index's (only their stat data
 // moves on), so ignore rules apply afresh at every capture exactly as for the
 // user's git status, and its tree, written once when it is made, is the base
-// that a capture edits with what status lists (build.go). When anything
+// that a capture edits with what status lists (lib/capture/store). When anything
 // about it is doubtful it is thrown away and the capture starts from a copy.
 
-// privatePins turn on the untracked cache for -uall scans of the private
+// Pins turn on the untracked cache for -uall scans of the private
 // index only (git 2.39 keeps it for "all" when the config asks for it).
-var privatePins = []string{
+var Pins = []string{
 	"-c", "core.untrackedCache=true",
 	"-c", "status.showUntrackedFiles=all",
 }
 
-var errPrivateUnusable = errors.New("private index unusable")
+// ErrUnusable sends a capture to a copy of the user's index.
+var ErrUnusable = errors.New("private index unusable")
 
-// privateFormat changes whenever what a private index means changes; one of
+// format changes whenever what a private index means changes; one of
 // another format is made again.
-const privateFormat = 2
+const format = 2
 
-// private is the private index of one tree, held exclusively.
-type private struct {
+// Index is the private index of one tree, held exclusively.
+type Index struct {
 	index string
 	meta  string
 	lockf *os.File
 }
 
-// privateMeta says which user index the private index was made from, and
+// metadata says which user index the private index was made from, and
 // what it last gave.
-type privateMeta struct {
+type metadata struct {
 	Format int    `json:"format"`
 	User   string `json:"user"`
 	// Tree is the tree of the private index's content (the user's, at
@@ -63,15 +70,15 @@ type privateMeta struct {
 	Tree    string           `json:"tree"`
 	Content string           `json:"content"`
 	Flagged []gitindex.Entry `json:"flagged"`
-	Memo    memo             `json:"memo"`
+	Memo    Memo             `json:"memo"`
 	// GitDir is the git dir of the worktree the index serves: once it is
 	// gone, so is the worktree, and ForgetGone removes the index.
 	GitDir string `json:"git_dir,omitempty"`
 }
 
-// openPrivate locks the tree's private index, or returns nil when another
+// Open locks the tree's private index, or returns nil when another
 // process has it (that capture then works from a copy).
-func openPrivate(r *repo.Repo) *private {
+func Open(r *repo.Repo) *Index {
 	dir := filepath.Join(r.StateDir, "index")
 	if r.StateDir == "" {
 		return nil
@@ -88,30 +95,52 @@ func openPrivate(r *repo.Repo) *private {
 		f.Close()
 		return nil
 	}
-	p := &private{index: filepath.Join(dir, key+".index"), meta: filepath.Join(dir, key+".json"), lockf: f}
+	p := &Index{index: filepath.Join(dir, key+".index"), meta: filepath.Join(dir, key+".json"), lockf: f}
 	// A git process killed mid-write leaves index.lock behind; we hold the
 	// private index exclusively, so it is stale.
 	_ = statefile.Remove(p.index + ".lock")
 	return p
 }
 
-func (p *private) close() {
+// Close lets another process have the private index.
+func (p *Index) Close() {
 	_ = p.lockf.Close()
 }
 
-// discard throws the private index away.
-func (p *private) discard() {
+// Discard throws the private index away.
+func (p *Index) Discard() {
 	_ = statefile.Remove(p.index)
 	_ = statefile.Remove(p.meta)
-	p.dropRecord()
+	p.Quick().Drop()
 }
 
-// take captures through the private index, making it first when the user's
-// index changed since.
-func (p *private) take(ctx context.Context, r *repo.Repo, tmpDir string, lim Limits) (*Snapshot, error) {
+// Quick is the quick scan of the private index, with its record beside it.
+func (p *Index) Quick() scan.Quick {
+	return scan.Quick{Index: p.index, Record: strings.TrimSuffix(p.index, ".index") + ".scan"}
+}
+
+// Ready is a private index made ready for one capture.
+type Ready struct {
+	// Index is the private index file; git's stat data in it is the
+	// capture's to refresh, its content only MoveOn's to change.
+	Index string
+	// Flagged are the user's index entries captures treat specially.
+	Flagged []gitindex.Entry
+	// Tree is the tree of the index's content, nil when it has none: the
+	// capture then takes the index way.
+	Tree *git.Oid
+	// Memo is what the last scan of this index gave.
+	Memo Memo
+	meta metadata
+}
+
+// Ready makes the private index ready for a capture: made again from the
+// user's index when that changed since, else as the last capture left it.
+// ErrUnusable: the capture starts from a copy instead.
+func (p *Index) Ready(ctx context.Context, r *repo.Repo, tmpDir string) (*Ready, error) {
 	user, err := userIndexSig(r.Index)
 	if err != nil {
-		return nil, errPrivateUnusable
+		return nil, ErrUnusable
 	}
 	m, ok := p.load()
 	if ok && m.User != user && m.Content != "" {
@@ -122,99 +151,79 @@ func (p *private) take(ctx context.Context, r *repo.Repo, tmpDir string, lim Lim
 			m.User = user
 		}
 	}
-	if !ok || m.User != user || m.Format != privateFormat {
-		p.discard()
+	if !ok || m.User != user || m.Format != format {
+		p.Discard()
 		if m, err = p.seed(ctx, r, tmpDir, user); err != nil {
-			p.discard()
+			p.Discard()
 			if ctx.Err() != nil {
-				return nil, gitFailure("seed", ctx.Err())
+				return nil, failure.Git("seed", ctx.Err())
 			}
-			return nil, errPrivateUnusable
+			return nil, ErrUnusable
 		}
 	}
 	// The memo holds only until the index's content moves on.
 	known := m.Memo
-	m.Memo = memo{}
+	m.Memo = Memo{}
 	m.GitDir = r.GitDir
 	if err := p.save(m); err != nil {
-		p.discard()
-		return nil, errPrivateUnusable
+		p.Discard()
+		return nil, ErrUnusable
 	}
-	b := base{idx: p.index, flagged: m.Flagged, persistent: true, memo: known, pins: privatePins,
-		settings: settingsFiles(r)}
+	rd := &Ready{Index: p.index, Flagged: m.Flagged, Memo: known, meta: m}
 	if m.Tree != "" {
-		if b.tree, err = git.NewOid(m.Tree); err != nil {
-			p.discard()
-			return nil, errPrivateUnusable
+		if rd.Tree, err = git.NewOid(m.Tree); err != nil {
+			p.Discard()
+			return nil, ErrUnusable
 		}
 	}
-	rec := p.loadRecord()
-	if rec != nil && rec.Dirs != nil {
-		q, drop, err := p.quickScan(r, rec, b.settings)
-		if drop {
-			p.dropRecord()
-			rec = nil
-		}
-		if err == nil {
-			b.quick = q
-		}
-	}
-	snap, err := scan(ctx, r, b, tmpDir, lim)
-	if err != nil {
-		// A failed git call may have left the index half-way; it is only a
-		// cache, so it goes.
-		p.discard()
-		return nil, err
-	}
-	switch {
-	case b.quick != nil && b.quick.record != nil:
-		p.saveRecord(b.quick.record)
-	case b.quick == nil && (rec == nil || rec.Dirs == nil):
-		p.makeRecord(ctx, r, rec, snap.untracked, b.settings)
-	}
-	if snap.memo.Sig != "" {
-		m.Memo = snap.memo
-		_ = p.save(m)
-	}
-	p.moveOn(ctx, r, m, snap)
-	return snap, nil
+	return rd, nil
 }
 
-// moveOn brings the private index's tracked files up to the tree just
+// Remember keeps what this capture's scan gave, for the next one.
+func (p *Index) Remember(rd *Ready, m Memo) {
+	rd.meta.Memo = m
+	_ = p.save(rd.meta)
+}
+
+// MoveOn brings the private index's tracked files up to the tree just
 // captured, when that is cheaper than what they cost every capture now:
 // git status reads again each file whose content differs from the index,
 // and the capture hashes it again. Moving on costs two reads and writes of
 // the index (update-index, then write-tree for the new base), so it is done
 // once those files come to more bytes than twice the index. Membership
 // stays the user's: only content moves. A failure throws the index away.
-func (p *private) moveOn(ctx context.Context, r *repo.Repo, m privateMeta, snap *Snapshot) {
+//
+// moved are the tracked files whose content differs from the index's,
+// movedBytes their size; store writes the capture's held objects.
+func (p *Index) MoveOn(ctx context.Context, r *repo.Repo, rd *Ready, moved []string, movedBytes int64, store func() error) {
+	m := rd.meta
 	fi, err := os.Stat(p.index)
-	if err != nil || len(snap.moved) == 0 || snap.movedBytes <= 2*fi.Size() {
+	if err != nil || len(moved) == 0 || movedBytes <= 2*fi.Size() {
 		return
 	}
 	// update-index writes the blobs it does not find: the capture's held
 	// objects go to disk first, or they would also be written loose.
-	if snap.Store(r) != nil {
+	if store() != nil {
 		return
 	}
 	moves++
 	env := []string{"GIT_INDEX_FILE=" + p.index}
-	c := gitcli.Call{Env: env, Pins: privatePins, Stdin: bytes.NewReader(nulJoin(snap.moved))}
+	c := gitcli.Call{Env: env, Pins: Pins, Stdin: bytes.NewReader(gitcli.NulList(moved))}
 	if _, err := r.Git.RunCall(ctx, c, "update-index", "-z", "--add", "--replace", "--stdin"); err != nil {
-		p.discard()
+		p.Discard()
 		return
 	}
 	// The base is what the index now holds, whatever the files held when
 	// update-index read them.
-	out, err := r.Git.RunCall(ctx, gitcli.Call{Env: env, Pins: privatePins}, "write-tree")
+	out, err := r.Git.RunCall(ctx, gitcli.Call{Env: env, Pins: Pins}, "write-tree")
 	if err != nil {
-		p.discard()
+		p.Discard()
 		return
 	}
 	m.Tree = strings.TrimSpace(string(out))
-	m.Memo = memo{}
+	m.Memo = Memo{}
 	if p.save(m) != nil {
-		p.discard()
+		p.Discard()
 	}
 }
 
@@ -225,11 +234,11 @@ var moves int
 var seeds int
 
 // seed makes the private index from the user's.
-func (p *private) seed(ctx context.Context, r *repo.Repo, tmpDir, user string) (privateMeta, error) {
+func (p *Index) seed(ctx context.Context, r *repo.Repo, tmpDir, user string) (metadata, error) {
 	seeds++
-	tmp, err := copyIndex(r.Index, tmpDir)
+	tmp, err := CopyIndex(r.Index, tmpDir)
 	if err != nil {
-		return privateMeta{}, err
+		return metadata{}, err
 	}
 	defer statefile.Remove(tmp)
 	// The digest of what the user's index records, read from the copy so
@@ -238,14 +247,14 @@ func (p *private) seed(ctx context.Context, r *repo.Repo, tmpDir, user string) (
 	if ix, err := gitindex.Read(tmp); err == nil {
 		content = ix.Content
 	}
-	flagged, err := prepareCopy(ctx, r, tmp)
+	flagged, err := PrepareCopy(ctx, r, tmp)
 	if err != nil {
-		return privateMeta{}, err
+		return metadata{}, err
 	}
 	if _, err := os.Lstat(tmp); errors.Is(err, os.ErrNotExist) {
 		// No user index yet (no commit): the private index starts empty.
 		if err := statefile.WriteAtomic(tmp, emptyIndex(), 0o666); err != nil {
-			return privateMeta{}, err
+			return metadata{}, err
 		}
 	}
 	// The tree of what the index holds: the base every capture edits. An
@@ -255,16 +264,16 @@ func (p *private) seed(ctx context.Context, r *repo.Repo, tmpDir, user string) (
 	if err == nil {
 		tree = strings.TrimSpace(string(out))
 	} else if ctx.Err() != nil {
-		return privateMeta{}, err
+		return metadata{}, err
 	}
 	if err := statefile.Rename(tmp, p.index); err != nil {
-		return privateMeta{}, err
+		return metadata{}, err
 	}
-	return privateMeta{Format: privateFormat, User: user, Tree: tree, Content: content, Flagged: flagged}, nil
+	return metadata{Format: format, User: user, Tree: tree, Content: content, Flagged: flagged}, nil
 }
 
-func (p *private) load() (privateMeta, bool) {
-	var m privateMeta
+func (p *Index) load() (metadata, bool) {
+	var m metadata
 	b, err := statefile.ReadFile(p.meta)
 	if err != nil || json.Unmarshal(b, &m) != nil {
 		return m, false
@@ -275,7 +284,7 @@ func (p *private) load() (privateMeta, bool) {
 	return m, true
 }
 
-func (p *private) save(m privateMeta) error {
+func (p *Index) save(m metadata) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -293,7 +302,7 @@ func ForgetGone(stateDir string) int {
 	removed := 0
 	for _, meta := range metas {
 		b, err := statefile.ReadFile(meta)
-		var m privateMeta
+		var m metadata
 		if err != nil || json.Unmarshal(b, &m) != nil || m.GitDir == "" {
 			continue
 		}
@@ -306,7 +315,7 @@ func ForgetGone(stateDir string) int {
 			continue
 		}
 		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
-			(&private{index: key + ".index", meta: meta}).discard()
+			(&Index{index: key + ".index", meta: meta}).Discard()
 			statefile.Remove(key + ".lock")
 			removed++
 		}

@@ -1,6 +1,6 @@
 //go:build !amd64 && !arm64
 
-package capture
+package scan
 
 import "syscall"
 

@@ -1,0 +1,158 @@
+package capture
+
+import (
+	"bytes"
+	"context"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/git-venom/git-venom/lib/capture/failure"
+	"github.com/git-venom/git-venom/lib/capture/scan"
+	"github.com/git-venom/git-venom/lib/gitcli"
+	"github.com/git-venom/git-venom/lib/gitindex"
+	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/testhook"
+	"github.com/git-venom/git-venom/lib/treepath"
+)
+
+// git runs git on the index idx, with b's pins.
+func (b *base) git(ctx context.Context, r *repo.Repo, idx string, stdin []byte, args ...string) ([]byte, error) {
+	c := gitcli.Call{Env: []string{"GIT_INDEX_FILE=" + idx}, Pins: b.pins}
+	if stdin != nil {
+		c.Stdin = bytes.NewReader(stdin)
+	}
+	return r.Git.RunCall(ctx, c, args...)
+}
+
+// listChanges lists what differs from the index: the quick scan's answer
+// when it stood for git status (shortcut 2), else git status's. status is
+// the listing as the memo's key takes it.
+//
+// Submodules: only their commits. Asking status whether they are dirty
+// would run git status in each, which rewrites their own index, the
+// user's; listGitlinks asks without optional locks instead.
+func listChanges(ctx context.Context, r *repo.Repo, b base, snap *Snapshot) (status []byte, changes []scan.Change, err error) {
+	if b.quick != nil {
+		return b.quick.Status, b.quick.Changes, nil
+	}
+	if err := testhook.Point("capture-status"); err != nil {
+		return nil, nil, failure.Git("status", err)
+	}
+	status, err = b.git(ctx, r, b.idx, nil, "status", "--porcelain=v2", "-z", "--no-renames", "--untracked-files=all",
+		"--ignore-submodules=dirty")
+	if err != nil {
+		return nil, nil, failure.Git("status", err)
+	}
+	if changes, err = scan.ParseStatus(status); err != nil {
+		return nil, nil, failure.Git("status", err)
+	}
+	for _, c := range changes {
+		if c.Untracked {
+			snap.untracked = append(snap.untracked, c.Path)
+		}
+	}
+	return status, changes, nil
+}
+
+// sorted is what changed, sorted into content updates of paths the index
+// holds, files the index does not hold, and paths that are gone.
+type sorted struct {
+	updates, additions, removes []string
+	// written are the files to store, total their bytes and trackedBytes
+	// those of the tracked ones among them.
+	written             []sizedFile
+	total, trackedBytes int64
+	// modes are the listed files' and links' modes, by path.
+	modes map[string]uint32
+	// gitlinks are the paths that are nested repositories or submodules
+	// (the user's index's gitlinks among them); modified, those status
+	// says have modified content.
+	gitlinks, modified map[string]bool
+	// skipped are the listed paths left out, besides the excluded ones.
+	skipped []journal.Skipped
+}
+
+// sortChanges sorts the listed paths, stats being their lstat: a path
+// outside the sparse checkout or excluded is left at the index's version,
+// a file past the size limit or unreadable is skipped.
+func sortChanges(top string, flagged []gitindex.Entry, changes []scan.Change, stats []scan.Stat, userLinks map[string]string, lim Limits) *sorted {
+	s := &sorted{modes: map[string]uint32{}, gitlinks: map[string]bool{}, modified: map[string]bool{}}
+	for p := range userLinks {
+		s.gitlinks[p] = true
+	}
+	sparse := newSparseArea(flagged)
+	excluded := newExcludedSet(lim.Exclude)
+	add := func(c scan.Change) {
+		if c.Untracked {
+			s.additions = append(s.additions, c.Path)
+		} else {
+			s.updates = append(s.updates, c.Path)
+		}
+	}
+	for i, c := range changes {
+		if sparse.outside(c.Path, c.Untracked) || excluded.take(top, c.Path, c.Submodule != "") {
+			continue
+		}
+		full := treepath.Abs(top, c.Path)
+		if len(c.Submodule) == 4 && c.Submodule[2] == 'M' {
+			s.modified[c.Path] = true
+		}
+		fi := &stats[i]
+		if err := fi.Err; err != nil {
+			if treepath.Gone(err) {
+				s.removes = append(s.removes, c.Path)
+				continue
+			}
+			s.skipped = append(s.skipped, journal.Skipped{Path: c.Path, Reason: "unreadable"})
+			continue
+		}
+		switch {
+		case fi.IsRegular():
+			if fi.Size > lim.MaxFileBytes {
+				s.skipped = append(s.skipped, journal.Skipped{Path: c.Path, Bytes: fi.Size, Reason: "too_big"})
+				continue
+			}
+			if !readable(full) {
+				s.skipped = append(s.skipped, journal.Skipped{Path: c.Path, Bytes: fi.Size, Reason: "unreadable"})
+				continue
+			}
+			s.total += fi.Size
+			s.written = append(s.written, sizedFile{c.Path, fi.Size, c.Untracked})
+			if !c.Untracked {
+				s.trackedBytes += fi.Size
+			}
+			s.modes[c.Path] = 0o100644
+			if fi.Mode&0o100 != 0 {
+				s.modes[c.Path] = 0o100755
+			}
+			add(c)
+		case fi.IsLink():
+			s.modes[c.Path] = 0o120000
+			add(c)
+		case fi.IsDir():
+			if isRepo(full) {
+				// A nested repository or a submodule: its commit, as a gitlink.
+				s.gitlinks[c.Path] = true
+				add(c)
+			} else {
+				// A tracked file replaced by a folder: the folder's files are
+				// listed on their own; the file's entry goes.
+				s.removes = append(s.removes, c.Path)
+			}
+		default:
+			// FIFOs, sockets and devices: git never holds them (docs/rollback.md#left).
+			s.removes = append(s.removes, c.Path)
+		}
+	}
+	s.skipped = append(s.skipped, excluded.skipped...)
+	return s
+}
+
+// readable says whether the process may read path: access(2), one
+// system call, where opening and closing it would be three or more for
+// every file of a large capture. A file that still cannot be opened when
+// it is stored sends the capture the index way, as a file that changed.
+func readable(path string) bool {
+	return unix.Access(path, unix.R_OK) == nil
+}

@@ -1,0 +1,164 @@
+package capture
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	git "github.com/libgit2/git2go/v34"
+
+	"github.com/git-venom/git-venom/lib/capture/failure"
+	"github.com/git-venom/git-venom/lib/capture/private"
+	"github.com/git-venom/git-venom/lib/capture/store"
+	"github.com/git-venom/git-venom/lib/gitindex"
+	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/packfile"
+	"github.com/git-venom/git-venom/lib/paths"
+	"github.com/git-venom/git-venom/lib/repo"
+)
+
+// finish completes a snapshot whose tree is written.
+func finish(ctx context.Context, r *repo.Repo, snap *Snapshot, tree *git.Oid, sig string, gitlinks map[string]bool, userLinks map[string]string, modified map[string]bool) (*Snapshot, error) {
+	snap.Tree = tree
+	if err := readHead(r, snap); err != nil {
+		return nil, failure.Git("head", err)
+	}
+	if err := listGitlinks(ctx, r, snap, gitlinks, userLinks, modified); err != nil {
+		return nil, failure.Git("gitlinks", err)
+	}
+	sort.Slice(snap.Skipped, func(i, j int) bool { return snap.Skipped[i].Path < snap.Skipped[j].Path })
+	for i := range snap.Skipped {
+		snap.Skipped[i] = paths.FixSkipped(snap.Skipped[i])
+	}
+	if snap.Skipped == nil {
+		snap.Skipped = []journal.Skipped{}
+	}
+	if snap.Submodules == nil {
+		snap.Submodules = []journal.Submodule{}
+	}
+	if sig != "" {
+		snap.memo = private.Memo{Sig: sig, Tree: snap.Tree.String(), Skipped: snap.Skipped, Submodules: snap.Submodules}
+	}
+	return snap, nil
+}
+
+func readHead(r *repo.Repo, snap *Snapshot) error {
+	lib, err := r.Lib()
+	if err != nil {
+		return err
+	}
+	ref, err := lib.References.Lookup("HEAD")
+	if err != nil {
+		return err
+	}
+	defer ref.Free()
+	if target := ref.SymbolicTarget(); target != "" {
+		snap.Branch = strings.TrimPrefix(target, "refs/heads/")
+		resolved, err := ref.Resolve()
+		if err != nil {
+			if git.IsErrorCode(err, git.ErrorCodeNotFound) || git.IsErrorCode(err, git.ErrorCodeUnbornBranch) {
+				return nil // unborn: head null, HEAD stays unborn
+			}
+			return err
+		}
+		defer resolved.Free()
+		snap.Head = resolved.Target()
+		return nil
+	}
+	snap.Head = ref.Target()
+	return nil
+}
+
+// listGitlinks fills submodules[] from the tree's gitlinks. dirty: the
+// nested repository's HEAD differs from the user's index, or it has changes
+// to tracked files (docs/checkpoints.md#what-a-capture-holds).
+func listGitlinks(ctx context.Context, r *repo.Repo, snap *Snapshot, links map[string]bool, userLinks map[string]string, modified map[string]bool) error {
+	if len(links) == 0 {
+		return nil
+	}
+	lib, err := r.Lib()
+	if err != nil {
+		return err
+	}
+	odb, err := lib.Odb()
+	if err != nil {
+		return err
+	}
+	defer odb.Free()
+	// The snapshot's new trees are not on disk until Store.
+	held := map[git.Oid][]byte{}
+	for _, o := range snap.held {
+		if o.Type == packfile.Tree {
+			held[o.ID] = o.Data
+		}
+	}
+	var names []string
+	for p := range links {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		mode, id, found, err := store.EntryAt(odb, held, *snap.Tree, p)
+		if err != nil {
+			return err
+		}
+		if !found || mode != 0o160000 {
+			continue
+		}
+		recorded, known := userLinks[p]
+		d := modified[p] || (known && recorded != id.String())
+		if !d {
+			d = nestedHasChanges(r, p)
+		}
+		sm := paths.FixSubmodule(journal.Submodule{Path: p, Commit: id.String(), Dirty: d})
+		snap.Submodules = append(snap.Submodules, sm)
+	}
+	return nil
+}
+
+// nestedHasChanges reports changes to tracked files inside a nested
+// repository that status did not already report on (docs/checkpoints.md#what-a-capture-holds).
+// libgit2 reads it, never git(1): a nested repository's config and
+// .gitattributes are files of the work tree, anyone's to write, and git
+// status there ran the filter commands they name (a clean filter for
+// every file whose stat changed) on every capture, hooks' included, where
+// git in this repository never looks inside an untracked repository.
+// libgit2 runs no command a config names, and its status writes nothing
+// (no refresh of the nested index, which is its user's).
+func nestedHasChanges(r *repo.Repo, p string) bool {
+	dir := filepath.Join(r.Top, p)
+	if !isRepo(dir) {
+		return false
+	}
+	nested, err := git.OpenRepositoryExtended(dir, git.RepositoryOpenNoSearch, "")
+	if err != nil {
+		return false
+	}
+	defer nested.Free()
+	list, err := nested.StatusList(&git.StatusOptions{Show: git.StatusShowIndexAndWorkdir,
+		Flags: git.StatusOptExcludeSubmodules})
+	if err != nil {
+		return false
+	}
+	defer list.Free()
+	n, err := list.EntryCount()
+	return err == nil && n > 0
+}
+
+func isRepo(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, ".git"))
+	return err == nil
+}
+
+func skippedEntry(top string, e gitindex.Entry) journal.Skipped {
+	if e.SparseDir {
+		return journal.Skipped{Path: strings.TrimSuffix(e.Path, "/") + "/", Bytes: 0, Reason: "skip_worktree"}
+	}
+	bytes := int64(e.Size)
+	if fi, err := os.Lstat(filepath.Join(top, e.Path)); err == nil && !fi.IsDir() {
+		bytes = fi.Size()
+	}
+	return journal.Skipped{Path: e.Path, Bytes: bytes, Reason: "skip_worktree"}
+}

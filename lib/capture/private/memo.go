@@ -1,0 +1,83 @@
+package private
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	git "github.com/libgit2/git2go/v34"
+
+	"github.com/git-venom/git-venom/lib/capture/scan"
+	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/repo"
+)
+
+// Memo is what one scan of the private index gave, keyed by what it saw:
+// status's whole output and the stat data of every path it listed. A later
+// scan that sees exactly the same has the same tree, since git's own stat
+// cache vouches for every path status did not list. It stages and hashes
+// nothing then: untracked files an agent leaves for several turns are not
+// hashed again at every capture.
+type Memo struct {
+	Sig        string              `json:"sig"`
+	Tree       string              `json:"tree"`
+	Skipped    []journal.Skipped   `json:"skipped"`
+	Submodules []journal.Submodule `json:"submodules"`
+}
+
+// Signature keys a memo, or returns "" when the scan must not be
+// reused: a listed path is a nested repository (its HEAD can move without
+// its folder's stat data changing), or was written too recently for its
+// timestamps to tell a later write apart. limits are part of the key
+// (what was skipped as too big depends on them); so are the config and
+// attributes files (settings), which say what the clean filters make of
+// the files.
+func Signature(limits string, settings []string, status []byte, changes []scan.Change, stats []scan.Stat) string {
+	h := sha256.New()
+	h.Write([]byte(limits))
+	scan.StatDigest(h, settings)
+	h.Write(status)
+	recent := time.Now().Add(-2 * time.Second).UnixNano()
+	for i, c := range changes {
+		if c.Submodule != "" {
+			return ""
+		}
+		st := &stats[i]
+		if st.Err != nil {
+			fmt.Fprintf(h, "\x00%s\x00absent", c.Path)
+			continue
+		}
+		if st.IsDir() {
+			return ""
+		}
+		if st.Mtime > recent || st.Ctime > recent {
+			return ""
+		}
+		fmt.Fprintf(h, "\x00%s\x00%o:%d:%d:%d:%d:%d", c.Path, st.Mode, st.Size, st.Mtime, st.Ctime, st.Ino, st.Dev)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TreeIn is the memo's tree, if r still holds it: nothing holds a tree
+// whose commit was never made.
+func (m Memo) TreeIn(r *repo.Repo) (*git.Oid, error) {
+	id, err := git.NewOid(m.Tree)
+	if err != nil {
+		return nil, err
+	}
+	lib, err := r.Lib()
+	if err != nil {
+		return nil, err
+	}
+	odb, err := lib.Odb()
+	if err != nil {
+		return nil, err
+	}
+	defer odb.Free()
+	if !odb.Exists(id) {
+		return nil, errors.New("the remembered tree is gone")
+	}
+	return id, nil
+}

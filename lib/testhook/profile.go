@@ -9,8 +9,8 @@ import (
 // Profile starts the profiles the environment asks for and returns what
 // stops them and writes them out (tests/README.md, "Knobs"):
 //
-//	VENOM_CPUPROFILE=file  a CPU profile of the whole command
-//	VENOM_MEMPROFILE=file  a heap profile taken as the command ends
+//	VENOM_TEST_CPUPROFILE=file  a CPU profile of the whole command
+//	VENOM_TEST_MEMPROFILE=file  a heap profile taken as the command ends
 //	                       (go tool pprof -sample_index=alloc_space for
 //	                       what it allocated, inuse_space for what the last
 //	                       collection found live)
@@ -18,7 +18,7 @@ import (
 // A profile that cannot be written is reported on stderr and skipped: a
 // knob for measuring never fails a command.
 func Profile() (stop func()) {
-	cpu, mem := os.Getenv("VENOM_CPUPROFILE"), os.Getenv("VENOM_MEMPROFILE")
+	cpu, mem := os.Getenv("VENOM_TEST_CPUPROFILE"), os.Getenv("VENOM_TEST_MEMPROFILE")
 	if cpu == "" && mem == "" {
 		return func() {}
 	}
@@ -32,7 +32,7 @@ func Profile() (stop func()) {
 			}
 		}
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "VENOM_CPUPROFILE:", err)
+			fmt.Fprintln(os.Stderr, "VENOM_TEST_CPUPROFILE:", err)
 		} else {
 			cpuFile = f
 		}
@@ -53,7 +53,7 @@ func Profile() (stop func()) {
 			}
 		}
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "VENOM_MEMPROFILE:", err)
+			fmt.Fprintln(os.Stderr, "VENOM_TEST_MEMPROFILE:", err)
 		}
 	}
 }

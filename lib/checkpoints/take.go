@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"time"
 
 	git "github.com/libgit2/git2go/v34"
@@ -301,13 +302,31 @@ func openOrCloseTurn(tx *state.Txn, a *agents.Agent, req Request) (*string, erro
 	}
 }
 
+// largeCapture is the number of files to store past which a capture
+// collects garbage at 1.5x its live heap instead of cli's 5x: its lists of
+// those files stay live until its tree is written, and 5x of them was most
+// of its resident set (a capture of 100,000 new files: 173 MB resident,
+// 95 MB at 1.5x, for the same CPU).
+const largeCapture = 20000
+
+func collectOftenWhenLarge(files int) {
+	if files > largeCapture && os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(50)
+	}
+}
+
 // capture1 captures the tree and records the checkpoint, or the reuse of the
 // latest one (docs/checkpoints.md#reuse).
 func capture1(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Agent, req Request, turn *string) (*Result, error) {
 	s := tx.Store
 	t0 := time.Now()
 	lim := capture.LimitsOf(s.Config)
-	lim.Found = req.Found
+	lim.Found = func(files int, bytes int64) {
+		collectOftenWhenLarge(files)
+		if req.Found != nil {
+			req.Found(files, bytes)
+		}
+	}
 	snap, err := capture.TakeHeld(ctx, tree, s.TmpDir(), lim)
 	testhook.Timed("capture", t0)
 	if err != nil {

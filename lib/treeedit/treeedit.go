@@ -19,6 +19,9 @@ type Edit struct {
 	Path string
 	Mode uint32 // 0: the path is removed
 	Oid  string
+	// ID is the object when Oid is "": a large capture's ids need not be
+	// written out in hex and read back.
+	ID git.Oid
 }
 
 // Apply returns base (nil: the empty tree) with each path set to its edit,
@@ -176,9 +179,12 @@ func (b *builder) level(base *git.Oid, edits []Edit, off int) (git.Oid, bool, er
 		default:
 			return git.Oid{}, false, fmt.Errorf("invalid mode %o for %q", e.Mode, e.Path)
 		}
-		id, err := parseID(e.Oid)
-		if err != nil {
-			return git.Oid{}, false, err
+		id := e.ID
+		if e.Oid != "" {
+			var err error
+			if id, err = parseID(e.Oid); err != nil {
+				return git.Oid{}, false, err
+			}
 		}
 		cur[name] = entry{name: name, mode: strconv.FormatUint(uint64(e.Mode), 8), dir: e.Mode == 0o40000, id: id}
 	}

@@ -26,15 +26,15 @@ func TestApply(t *testing.T) {
 	base := gittest.Run(t, dir, "", nil, "write-tree")
 	blob := gittest.Run(t, dir, "new content\n", nil, "hash-object", "-w", "--stdin")
 	edits := []Edit{
-		{"a.txt", 0o100755, blob},        // mode change
-		{"d/e/y.txt", 0, ""},             // delete
-		{"d/e/new.txt", 0o100644, blob},  // create in an existing folder
-		{"f", 0, ""},                     // a file becomes a folder
-		{"f/inside.txt", 0o100644, blob}, //
-		{"g/only.txt", 0, ""},            // a folder becomes a file
-		{"g", 0o120000, blob},            //
-		{"h/i/j/k.txt", 0, ""},           // a deep folder empties
-		{"n/m/new.txt", 0o100644, blob},  // new folders
+		{Path: "a.txt", Mode: 0o100755, Oid: blob},        // mode change
+		{Path: "d/e/y.txt", Mode: 0, Oid: ""},             // delete
+		{Path: "d/e/new.txt", Mode: 0o100644, Oid: blob},  // create in an existing folder
+		{Path: "f", Mode: 0, Oid: ""},                     // a file becomes a folder
+		{Path: "f/inside.txt", Mode: 0o100644, Oid: blob}, //
+		{Path: "g/only.txt", Mode: 0, Oid: ""},            // a folder becomes a file
+		{Path: "g", Mode: 0o120000, Oid: blob},            //
+		{Path: "h/i/j/k.txt", Mode: 0, Oid: ""},           // a deep folder empties
+		{Path: "n/m/new.txt", Mode: 0o100644, Oid: blob},  // new folders
 	}
 	var info strings.Builder
 	for _, e := range edits {
@@ -59,7 +59,7 @@ func TestApply(t *testing.T) {
 	// Removing everything gives the empty tree.
 	all := []Edit{}
 	for _, f := range strings.Split(gittest.Run(t, dir, "", nil, "ls-tree", "-r", "--name-only", base), "\n") {
-		all = append(all, Edit{f, 0, ""})
+		all = append(all, Edit{Path: f})
 	}
 	got, err = Apply(repo, baseID, all)
 	require.NoError(t, err)
@@ -81,15 +81,18 @@ func TestApply_GitOrder(t *testing.T) {
 	base := gittest.Run(t, dir, "", nil, "write-tree")
 	blob := gittest.Run(t, dir, "new content\n", nil, "hash-object", "-w", "--stdin")
 	edits := []Edit{
-		{"foo/baz", 0o100644, blob},
-		{"b/c", 0o100755, blob},
-		{"b/c", 0o100644, blob}, // given twice: this one holds
-		{"fo", 0o100644, blob},
-		{"foo/bar/x", 0o100644, blob}, // a file becomes a folder
-		{"foo/bar", 0, ""},
+		{Path: "foo/baz", Mode: 0o100644, Oid: blob},
+		{Path: "b/c", Mode: 0o100755, Oid: blob},
+		{Path: "b/c", Mode: 0o100644, Oid: blob}, // given twice: this one holds
+		{Path: "fo", Mode: 0o100644, Oid: blob},
+		{Path: "foo/bar/x", Mode: 0o100644, Oid: blob}, // a file becomes a folder
+		{Path: "foo/bar", Mode: 0, Oid: ""},
 	}
+	raw, err := git.NewOid(blob)
+	require.NoError(t, err)
 	for i := 0; i < 300; i++ {
-		edits = append(edits, Edit{fmt.Sprintf("new/d%d/e%d/f.txt", i%7, i), 0o100644, blob})
+		// The object given by its raw id, as a large capture gives it.
+		edits = append(edits, Edit{Path: fmt.Sprintf("new/d%d/e%d/f.txt", i%7, i), Mode: 0o100644, ID: *raw})
 	}
 	var info strings.Builder
 	seen := map[string]bool{}
@@ -109,7 +112,7 @@ func TestApply_GitOrder(t *testing.T) {
 			last = last && f.Path != e.Path
 		}
 		if e.Mode != 0 && last {
-			fmt.Fprintf(&info, "%o %s\t%s\x00", e.Mode, e.Oid, e.Path)
+			fmt.Fprintf(&info, "%o %s\t%s\x00", e.Mode, blob, e.Path)
 		}
 	}
 	idx := []string{"GIT_INDEX_FILE=" + filepath.Join(dir, "tmp.index")}
@@ -139,7 +142,7 @@ func TestApply_RefusesBadNames(t *testing.T) {
 	require.NoError(t, err)
 	defer repo.Free()
 	for _, p := range []string{".git", "a/.GIT/x", "GIT~1", "a/../b", "a//b"} {
-		_, err := Apply(repo, nil, []Edit{{p, 0o100644, blob}})
+		_, err := Apply(repo, nil, []Edit{{Path: p, Mode: 0o100644, Oid: blob}})
 		require.Error(t, err, p)
 	}
 }

@@ -47,6 +47,7 @@ func init() {
 	files := fs.Int("shapes-files", 100000, "size of the generated tree of the skipped and many shapes")
 	untracked := fs.Int("shapes-untracked", 300000, "new files of the untracked shape")
 	bin := fs.String("shapes-bin", "", "folder with git-venom-checkpoint (default: build it)")
+	floors := fs.Bool("shapes-floors", true, "time the untracked shape's floors (git add -A + write-tree, hash-object -w): many minutes")
 	base := fs.String("shapes-base", "", "folder with an earlier git-venom-checkpoint, timed beside the other in the untracked shape (before/after)")
 	work := fs.String("work", filepath.Join(os.TempDir(), "git-venom-bench-shapes"), "directory for the repositories and binaries")
 	runs := fs.Int("runs", 5, "timed runs per shape")
@@ -58,7 +59,7 @@ func init() {
 	}
 	borrowCache(*work, filepath.Join(os.TempDir(), "git-venom-bench"), *files)
 	s := &shapes{p: &proc{git: "git", env: baseEnv(), dir: *work}, work: *work, bin: *bin, files: *files,
-		untracked: *untracked, runs: *runs, base: *base}
+		untracked: *untracked, runs: *runs, base: *base, floors: *floors}
 	if err := s.run(strings.Split(*list, ",")); err != nil {
 		fatal(err)
 	}
@@ -71,6 +72,7 @@ type shapes struct {
 	files, untracked int
 	runs             int
 	base             string // folder of an earlier git-venom-checkpoint, or ""
+	floors           bool   // time the untracked shape's floors
 }
 
 // timed is one side of a shape: its runs' wall and CPU times and the
@@ -349,31 +351,7 @@ func (s *shapes) untrackedShape() error {
 		if _, err := gitTimed(g, &status, nil, "status", "--porcelain", "-uall"); err != nil {
 			return err
 		}
-		// A throwaway index that starts as the user's, as a capture's copy does.
-		data, err := os.ReadFile(index)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(scratch, data, 0o644); err != nil {
-			return err
-		}
-		a := g.with("GIT_INDEX_FILE=" + scratch)
-		start := time.Now()
-		if _, err := a.run(nil, "add", "-A"); err != nil {
-			return err
-		}
-		if _, err := a.run(nil, "write-tree"); err != nil {
-			return err
-		}
-		add.add(a, time.Since(start))
-		// Every floor writes its objects afresh.
-		if err := resetVenom(g); err != nil {
-			return err
-		}
-		if _, err := gitTimed(g, &hash, list, "hash-object", "-w", "--stdin-paths"); err != nil {
-			return err
-		}
-		if err := resetVenom(g); err != nil {
+		if err := s.untrackedFloors(g, index, scratch, list, &add, &hash); err != nil {
 			return err
 		}
 		if err := s.capture(g, &capture); err != nil {
@@ -394,12 +372,47 @@ func (s *shapes) untrackedShape() error {
 	os.Remove(scratch)
 	name := fmt.Sprintf("%d untracked", s.untracked)
 	s.report(name, &status, "git status -uall", &capture)
-	s.report(name, &add, "git add -A + write-tree (tmp index)", &capture)
-	s.report(name, &hash, "git hash-object -w --stdin-paths", &capture)
+	if s.floors {
+		s.report(name, &add, "git add -A + write-tree (tmp index)", &capture)
+		s.report(name, &hash, "git hash-object -w --stdin-paths", &capture)
+	}
 	if s.base != "" {
 		s.report(name, &before, "capture (-shapes-base)", &capture)
 	}
 	return nil
+}
+
+// untrackedFloors times the floors once, each on a repository without
+// the objects of the others, and leaves none behind.
+func (s *shapes) untrackedFloors(g *proc, index, scratch string, list []byte, add, hash *timed) error {
+	if !s.floors {
+		return nil
+	}
+	// A throwaway index that starts as the user's, as a capture's copy does.
+	data, err := os.ReadFile(index)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(scratch, data, 0o644); err != nil {
+		return err
+	}
+	a := g.with("GIT_INDEX_FILE=" + scratch)
+	start := time.Now()
+	if _, err := a.run(nil, "add", "-A"); err != nil {
+		return err
+	}
+	if _, err := a.run(nil, "write-tree"); err != nil {
+		return err
+	}
+	add.add(a, time.Since(start))
+	// Every floor writes its objects afresh.
+	if err := resetVenom(g); err != nil {
+		return err
+	}
+	if _, err := gitTimed(g, hash, list, "hash-object", "-w", "--stdin-paths"); err != nil {
+		return err
+	}
+	return resetVenom(g)
 }
 
 // resetVenom removes what captures left in g's repository (state, refs,

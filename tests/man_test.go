@@ -59,6 +59,7 @@ var pageCodes = map[string][]errcode.Code{
 		errcode.UnsupportedHarnessCapability,
 		errcode.FailedRollbackUndone, errcode.FailedRollbackPartial, errcode.FailedRollbackInterrupted,
 		errcode.FailedCheckpointGit, errcode.FailedCheckpointTooLarge, errcode.FailedCheckpointUnsafe,
+		errcode.InvalidParamsInto, errcode.FailedCopyChecks,
 		errcode.TimeoutCheckpoint, errcode.TimeoutLock, errcode.TimeoutHarnessRequest,
 	},
 	"git-venom-diff": {

@@ -111,3 +111,206 @@ func TestShareCopy_ExplainNamesTheColleaguesTurns(t *testing.T) {
 	// A copy named that does not exist is not_found.agent.
 	b.Venom("checkpoint", "explain", commit, "--agent=origin/"+machine+"/nobody", "--json").Fails(t, 3, "not_found.agent")
 }
+
+// copyRollback is git venom-rollback --json of a fetched copy.
+type copyRollback struct {
+	RollbackResult
+	Copy string `json:"copy"`
+}
+
+func (p *sharedPair) rollback(t *testing.T, args ...string) copyRollback {
+	t.Helper()
+	var r copyRollback
+	p.b.Venom("rollback", append([]string{"--agent=" + p.copyID, "--json"}, args...)...).OK(t).JSON(t, &r)
+	return r
+}
+
+// forge makes, in the git dir dir (plain git only), a log copy for the
+// copy's namespace prefix (refs/venom/shared/<m>/a1/ on the remote,
+// refs/venom/remotes/<copy>/ here) whose records name commit instead of
+// checkpoint leaf n's, and points both refs at them: what a later push
+// of another history, or a hand-made update-ref, leaves.
+func forge(e *Env, dir, prefix, n, commit string) {
+	e.t.Helper()
+	gd := "--git-dir=" + dir
+	old := e.Git(gd, "rev-parse", prefix+n)
+	log := e.Git(gd, "show", prefix+"log:log.jsonl")
+	require.Contains(e.t, log, old)
+	blob := e.GitInput(strings.ReplaceAll(log, old, commit)+"\n", gd, "hash-object", "-w", "--stdin")
+	tree := e.GitInput("100644 blob "+blob+"\tlog.jsonl\n", gd, "mktree")
+	logCommit := e.Git(gd, "commit-tree", tree, "-m", "venom log a1")
+	e.Git(gd, "update-ref", prefix+"log", logCommit)
+	e.Git(gd, "update-ref", prefix+n, commit)
+}
+
+// TestShareCopy_RollbackRestoresACopysFilesUnderALocalAgent: my clone
+// restores my colleague's agent's k3 files here. The rollback is recorded
+// under my local agent (safety checkpoint, log records); nothing under
+// refs/venom/remotes changes; HEAD, the branch and the index stay; the
+// dry run's plan must be quoted; a person's edit since my agent's last
+// turn is an outside edit; --restore=all is refused; a path-scoped form
+// covers its paths only; and --undo (a local rollback to the safety
+// checkpoint) brings my files back.
+func TestShareCopy_RollbackRestoresACopysFilesUnderALocalAgent(t *testing.T) {
+	t.Parallel()
+	p := newSharedPair(t)
+	b, cp := p.b, p.copyID
+
+	// No local agent: nothing is made up, the error says what to type.
+	r := b.Venom("rollback", "--agent="+cp, "k3", "--dry-run")
+	r.Fails(t, 2, "invalid_params.into")
+	assert.Contains(t, r.Stderr, "--into=<agent>")
+	assert.Contains(t, r.Stderr, "git venom-checkpoint --agent=<id>")
+
+	b.Turn("me", func() { b.Write("mine.txt", "mine\n") })
+	b.Write("base.txt", "my own edit\n") // after my agent's last turn: outside
+	remotes := b.gitRefs("", "refs/venom/remotes/")
+	mine := b.gitRefs("", "refs/venom/checkpoints/")
+	snap := b.Snapshot()
+
+	// The refusals.
+	b.Venom("rollback", "--agent="+cp, "k3", "--restore=all", "--dry-run", "--json").Fails(t, 2, "invalid_params.usage")
+	b.Venom("rollback", "--agent="+cp, "k3", "--into=nobody", "--dry-run", "--json").Fails(t, 3, "not_found.agent")
+	b.Venom("rollback", "--agent=me", "k1", "--into=me", "--dry-run", "--json").Fails(t, 2, "invalid_params.into")
+	b.Venom("rollback", "--agent="+cp, "k3", "--into="+cp, "--dry-run", "--json").Fails(t, 2, "invalid_params.into")
+	b.Venom("rollback", "--agent="+cp, "k9", "--dry-run", "--json").Fails(t, 3, "not_found.checkpoint")
+	refused := b.Venom("rollback", "--agent="+cp, "k3", "--dry-run", "--json")
+	refused.Fails(t, 5, "conflict.outside_edits")
+	assert.Contains(t, refused.Stdout, "base.txt")
+
+	// A path-scoped dry run covers its paths only.
+	some := p.rollback(t, "k3", "--dry-run", "--", "feature.txt")
+	assert.Equal(t, map[string]string{"feature.txt": "turn"}, some.Classes())
+
+	// The whole tree: the plan, then the real call quoting it.
+	dry := p.rollback(t, "k3", "--outside=overwrite", "--dry-run")
+	assert.Equal(t, "me", dry.Agent)
+	assert.Equal(t, cp, dry.Copy)
+	assert.Equal(t, "k3", dry.Checkpoint)
+	assert.Equal(t, "files", dry.Restore)
+	assert.False(t, dry.Repos[0].Head.Moves)
+	assert.Equal(t, map[string]string{"feature.txt": "turn", "base.txt": "outside", "mine.txt": "turn"}, dry.Classes())
+	// Another copy's or checkpoint's plan is another plan.
+	other := p.rollback(t, "k2", "--outside=overwrite", "--dry-run")
+	assert.NotEqual(t, dry.Plan, other.Plan)
+	b.Venom("rollback", "--agent="+cp, "k2", "--outside=overwrite", "--plan="+dry.Plan, "--json").Fails(t, 5, "conflict.rollback_stale")
+	// Quoting it without the copy is the local agent's plan, not this one.
+	b.Venom("rollback", "--agent=me", "k1", "--restore=files", "--outside=overwrite", "--plan="+dry.Plan, "--json").
+		Fails(t, 5, "conflict.rollback_stale")
+
+	res := p.rollback(t, "k3", "--outside=overwrite", "--plan="+dry.Plan)
+	assert.Equal(t, "me", res.Agent)
+	assert.Equal(t, cp, res.Copy)
+	require.NotNil(t, res.Exact)
+	assert.True(t, *res.Exact)
+	assert.False(t, res.Conversation.Rewinds)
+	// The files are the copy's k3, as plain git shows it.
+	for _, f := range []string{"feature.txt", "base.txt"} {
+		assert.Equal(t, b.Git("show", p.copyRef("3")+":"+f), strings.TrimRight(b.Read(f), "\n"), f)
+	}
+	assert.NoFileExists(t, b.Path("mine.txt"))
+	assert.Equal(t, "README.md\nbase.txt\nfeature.txt", b.Git("ls-tree", "-r", "--name-only", p.copyRef("3")))
+	// HEAD, the branch, the index: untouched (the files are the rollback's).
+	now := b.Snapshot()
+	now.Files = snap.Files
+	assert.Equal(t, snap, now)
+	// Nothing fetched changed; the safety checkpoint and the rollback's
+	// are the local agent's, with my edit in the safety one.
+	assert.Equal(t, remotes, b.gitRefs("", "refs/venom/remotes/"))
+	after := b.gitRefs("", "refs/venom/checkpoints/")
+	assert.Len(t, after, len(mine)+2)
+	safety := "refs/venom/checkpoints/me/" + strings.TrimPrefix(res.Safety, "k")
+	assert.Equal(t, "my own edit", b.Git("show", safety+":base.txt"))
+	assert.Equal(t, "mine", b.Git("show", safety+":mine.txt"))
+	var started map[string]any
+	for _, rec := range b.LogRecords() {
+		assert.NotEqual(t, cp, rec["agent"], "nothing is logged under the copy")
+		if rec["type"] == "rollback.started" {
+			started = rec
+		}
+	}
+	require.NotNil(t, started)
+	assert.Equal(t, "me", started["agent"])
+	assert.Equal(t, cp, started["copy"])
+	assert.Equal(t, "k3", started["checkpoint"])
+
+	// --undo is the local agent's: back to the safety checkpoint.
+	var undo RollbackResult
+	b.Venom("rollback", "--undo", "--agent=me", "--dry-run", "--json").OK(t).JSON(t, &undo)
+	b.Venom("rollback", "--undo", "--agent=me", "--plan="+undo.Plan, "--json").OK(t)
+	assert.Equal(t, "my own edit\n", b.Read("base.txt"))
+	assert.Equal(t, "mine\n", b.Read("mine.txt"))
+	assert.NoFileExists(t, b.Path("feature.txt"))
+	assert.Equal(t, "M base.txt\n?? mine.txt", b.Git("status", "--porcelain"), "trimmed: \" M base.txt\"")
+	now = b.Snapshot()
+	now.Files = snap.Files // written twice: same contents, new mtimes
+	assert.Equal(t, snap, now)
+	assert.Equal(t, remotes, b.gitRefs("", "refs/venom/remotes/"))
+}
+
+// TestShareCopy_RollbackPlanStaleAfterAFetchReplacesTheCopy: a plan of a
+// copy's checkpoint binds its commit: after a fetch brings another commit
+// for the same checkpoint (another history pushed under the same names),
+// quoting the old plan is refused, and nothing is written.
+func TestShareCopy_RollbackPlanStaleAfterAFetchReplacesTheCopy(t *testing.T) {
+	t.Parallel()
+	p := newSharedPair(t)
+	a, b := p.a, p.b
+	b.Turn("me", func() { b.Write("mine.txt", "mine\n") })
+	dry := p.rollback(t, "k3", "--dry-run")
+
+	// On the remote, k3 becomes a commit with k3's trailers and k2's tree,
+	// its log record following it: it passes fetch's checks.
+	m := strings.Split(p.copyID, "/")[1]
+	prefix := "refs/venom/shared/" + m + "/a1/"
+	gd := "--git-dir=" + p.remote
+	msg := a.Git(gd, "log", "-1", "--format=%B", prefix+"3")
+	replaced := a.Git(gd, "commit-tree", a.Git(gd, "rev-parse", prefix+"2^{tree}"), "-m", msg)
+	forge(a, p.remote, prefix, "3", replaced)
+	var got fetchResult
+	b.Venom("checkpoint", "fetch", "--json").OK(t).JSON(t, &got)
+	require.Empty(t, got.Refused)
+	require.Equal(t, replaced, b.Git("rev-parse", p.copyRef("3")))
+
+	before := b.gitRefs("", "refs/venom/")
+	b.Venom("rollback", "--agent="+p.copyID, "k3", "--plan="+dry.Plan, "--json").Fails(t, 5, "conflict.rollback_stale")
+	assert.Equal(t, before, b.gitRefs("", "refs/venom/"), "nothing written, no safety checkpoint")
+	assert.Equal(t, "mine\n", b.Read("mine.txt"))
+}
+
+// TestShareCopy_RollbackRechecksTheCopyRef: a copy ref and its log changed
+// here since the fetch (update-ref, log made to agree) are checked again
+// at rollback time, as fetch checks them: a commit whose trailers do not
+// name the copy's agent and checkpoint, or whose tree holds a path git
+// would refuse, is failed.copy_checks, before anything is written.
+func TestShareCopy_RollbackRechecksTheCopyRef(t *testing.T) {
+	t.Parallel()
+	p := newSharedPair(t)
+	b := p.b
+	b.Turn("me", func() { b.Write("mine.txt", "mine\n") })
+	prefix := "refs/venom/remotes/" + p.copyID + "/"
+	gd := "--git-dir=" + b.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	k3tree := b.Git("rev-parse", p.copyRef("3")+"^{tree}")
+	msg := b.Git("log", "-1", "--format=%B", p.copyRef("3"))
+
+	// Trailers naming no checkpoint: an ordinary commit of k3's tree.
+	plain := b.Git("commit-tree", k3tree, "-m", "not a checkpoint")
+	forge(b, strings.TrimPrefix(gd, "--git-dir="), prefix, "3", plain)
+	before := b.gitRefs("", "refs/venom/")
+	r := b.Venom("rollback", "--agent="+p.copyID, "k3", "--dry-run", "--json")
+	r.Fails(t, 1, "failed.copy_checks")
+	assert.Contains(t, r.Stdout, `"reason":"trailers"`)
+
+	// k3's trailers, and a tree with a .git folder beside k3's files.
+	inner := b.GitInput("100644 blob "+b.Git("rev-parse", p.copyRef("3")+":feature.txt")+"\tconfig\n", "mktree")
+	entries := b.Git("ls-tree", k3tree) + "\n040000 tree " + inner + "\t.git\n"
+	bad := b.GitInput(entries, "mktree")
+	hostile := b.Git("commit-tree", bad, "-m", msg)
+	forge(b, strings.TrimPrefix(gd, "--git-dir="), prefix, "3", hostile)
+	r = b.Venom("rollback", "--agent="+p.copyID, "k3", "--dry-run", "--json")
+	r.Fails(t, 1, "failed.copy_checks")
+	assert.Contains(t, r.Stdout, `"reason":"path"`)
+	assert.Equal(t, len(before), len(b.gitRefs("", "refs/venom/")))
+	assert.NoDirExists(t, b.Path(".git/config"))
+	assert.Equal(t, "mine\n", b.Read("mine.txt"))
+}

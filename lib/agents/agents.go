@@ -112,8 +112,9 @@ type Agent struct {
 }
 
 // Rollback is a rollback that ended well: the checkpoint it went back to,
-// and the safety checkpoint it took first.
-type Rollback struct{ Checkpoint, Safety string }
+// and the safety checkpoint it took first; Copy is the fetched copy the
+// checkpoint is of, "" for the agent's own.
+type Rollback struct{ Checkpoint, Safety, Copy string }
 
 // ignoredEdit is an edit.recorded's ignored paths, at its seq.
 type ignoredEdit struct {
@@ -457,7 +458,7 @@ func (s *State) Apply(e *journal.Entry) {
 			}
 		}
 		if e.OK != nil && *e.OK {
-			a.LastRollback = &Rollback{Checkpoint: e.Checkpoint, Safety: e.Safety}
+			a.LastRollback = &Rollback{Checkpoint: e.Checkpoint, Safety: e.Safety, Copy: e.Copy}
 			if e.Restore == "files" {
 				cp := *e
 				a.NotePending = &cp

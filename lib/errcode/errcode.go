@@ -76,6 +76,7 @@ const (
 	InvalidParamsHookInput  Code = "invalid_params.hook_payload"
 	InvalidParamsFilter     Code = "invalid_params.filter"
 	InvalidParamsRemote     Code = "invalid_params.remote"
+	InvalidParamsInto       Code = "invalid_params.into"
 
 	DeniedAgentCaller Code = "denied.agent_caller"
 
@@ -113,6 +114,7 @@ const (
 	FailedInternal            Code = "failed.internal"
 	FailedNote                Code = "failed.note"
 	FailedRemote              Code = "failed.remote"
+	FailedCopyChecks          Code = "failed.copy_checks"
 
 	TimeoutCheckpoint     Code = "timeout.checkpoint"
 	TimeoutHarnessRequest Code = "timeout.harness_request"
@@ -142,6 +144,7 @@ var Registry = map[Code]string{
 	InvalidParamsHookInput:  "a hook payload that is not JSON or names no event (logged and ignored)",
 	InvalidParamsFilter:     "an events filter is not a type (name or prefix.*) or a resource (agent:<id>)",
 	InvalidParamsRemote:     "the remote name cannot name a namespace (a '/' or a character a ref name refuses), or names no configured remote",
+	InvalidParamsInto:       "--into names the local agent that records a rollback of a fetched copy: it is given without a copy, names a copy, or no local agent can be inferred",
 
 	DeniedAgentCaller: "an agent may not really roll back a guarded tree, nor anything but its own descendants' trees",
 
@@ -179,6 +182,7 @@ var Registry = map[Code]string{
 	FailedInternal:            "an unexpected failure",
 	FailedNote:                "git could not store the note under refs/notes/venom",
 	FailedRemote:              "git push, fetch or ls-remote of the remote failed",
+	FailedCopyChecks:          "a fetched copy's checkpoint no longer passes fetch's checks (its ref, its commit's trailers or its tree's paths)",
 
 	TimeoutCheckpoint:     "a capture passed venom.timeout",
 	TimeoutHarnessRequest: "the harness did not answer within venom.timeout",
@@ -240,6 +244,7 @@ var Data = map[Code]Shape{
 	InvalidParamsHookInput:  NoData,
 	InvalidParamsFilter:     Members("types?", "resources?", "known?"),
 	InvalidParamsRemote:     Members("remote"),
+	InvalidParamsInto:       Members("into?", "agents?"),
 
 	DeniedAgentCaller: Members("agent"),
 
@@ -277,6 +282,7 @@ var Data = map[Code]Shape{
 	FailedInternal:            NoData,
 	FailedNote:                Members("commit", "ref"),
 	FailedRemote:              Members("remote", "step?"),
+	FailedCopyChecks:          Members("agent", "checkpoint", "reason"),
 
 	TimeoutCheckpoint:     Members("repo"),
 	TimeoutHarnessRequest: Members("agent", "harness_session", "harness_turn"),

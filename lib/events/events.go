@@ -109,6 +109,8 @@ type RollbackStarted struct {
 	Restore    string `json:"restore"`
 	// Paths: a path-scoped rollback's pathspecs, from the top.
 	Paths []string `json:"paths,omitempty"`
+	// Copy: the fetched copy whose checkpoint the files came from.
+	Copy string `json:"copy,omitempty"`
 }
 
 // RollbackEnded is agent.rollback_ended's data: the record's members are
@@ -183,7 +185,7 @@ func FromRecord(e *journal.Entry, source string) (ev Event, ok bool) {
 		ev.Data = CheckpointFailed{Agent: e.Agent, Reason: e.Reason, Code: e.Code, Turn: e.Turn, Repo: e.Repo}
 	case journal.RollbackStarted:
 		ev.Data = RollbackStarted{Agent: e.Agent, Checkpoint: e.Checkpoint, Safety: e.Safety, Restore: e.Restore,
-			Paths: e.Paths}
+			Paths: e.Paths, Copy: e.Copy}
 	case journal.RollbackEnded:
 		d := RollbackEnded{Agent: e.Agent, Checkpoint: e.Checkpoint, Safety: e.Safety, Restore: e.Restore,
 			OK: e.OK != nil && *e.OK, After: e.After}
@@ -194,6 +196,7 @@ func FromRecord(e *journal.Entry, source string) (ev Event, ok bool) {
 			d.Drops = e.Drops
 		}
 		d.Paths = e.Paths // a path-scoped rollback's, else none
+		d.Copy = e.Copy
 		ev.Data = d
 	case journal.TurnStarted:
 		ev.Data = TurnStarted{Agent: e.Agent, Turn: deref(e.Turn)}

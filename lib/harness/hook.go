@@ -413,13 +413,16 @@ func (r *run) deliverNote() ([]byte, error) {
 // is named with its agent.
 func NoteText(template string, st *agents.State, self string, e *journal.Entry) string {
 	var through *string
-	if src := st.Agent(e.Agent); src != nil {
+	if src := st.Agent(e.Agent); src != nil && e.Copy == "" {
 		if c := src.Checkpoint(e.Checkpoint); c != nil {
 			through = c.ThroughTurn
 		}
 	}
 	var when string
 	switch {
+	case e.Copy != "":
+		// A fetched copy's checkpoint: its turns are another machine's.
+		when = "of checkpoint " + e.Checkpoint + " of the fetched copy " + e.Copy + " (another machine's agent)"
 	case e.Agent == self && through == nil:
 		when = "before your first turn"
 	case e.Agent == self:

@@ -506,6 +506,8 @@ func (d *decoder) entry(e *Entry) bool {
 			return d.strings(&e.Drops)
 		case "plan":
 			return d.str(&e.Plan)
+		case "copy":
+			return d.str(&e.Copy)
 		}
 		return false // a member this decoder does not know: the slow path
 	})

@@ -78,6 +78,8 @@ type Entry struct {
 	After   string   `json:"after"`
 	Drops   []string `json:"drops"`
 	Plan    string   `json:"plan"`
+	// Copy: a rollback of a fetched copy's checkpoint (RollbackStart).
+	Copy string `json:"copy"`
 }
 
 // RepoState is one member of a checkpoint's repos[] (docs/checkpoints.md#the-log).

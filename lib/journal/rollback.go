@@ -10,6 +10,9 @@ type RollbackStart struct {
 	// Paths are a path-scoped rollback's pathspecs (pathspec.Set.Strings,
 	// from the top); absent when the whole tree goes back.
 	Paths []string `json:"paths,omitempty"`
+	// Copy is the fetched copy (<remote>/<machine>/<agent>) whose
+	// checkpoint Checkpoint the files came from; absent for the agent's own.
+	Copy string `json:"copy,omitempty"`
 }
 
 // RollbackEnd is rollback.ended (docs/json.md#events data).
@@ -23,6 +26,7 @@ type RollbackEnd struct {
 	After      string   `json:"after,omitempty"`
 	Drops      []string `json:"drops,omitempty"`
 	Paths      []string `json:"paths,omitempty"` // as RollbackStart's
+	Copy       string   `json:"copy,omitempty"`  // as RollbackStart's
 }
 
 // Binding is agent.binding: the agent's harness conversation. An empty

@@ -14,10 +14,12 @@ const (
 	Turn    = "turn"
 )
 
-// classify sets each change's class from the windows between the target's
-// first capture and S (docs/rollback.md#classes): outside when a gap changed it, agent when
-// an edit record of a turn window names it, turn otherwise.
-func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Agent, target *agents.Checkpoint,
+// classify sets each change's class from the windows between the capture
+// at seq since (the target's first) and S (docs/rollback.md#classes): outside when a gap
+// changed it, agent when an edit record of a turn window names it, turn
+// otherwise. start is the target's commit: when no usable capture follows
+// since, everything from it to S is one gap.
+func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Agent, since int64, start string,
 	sTree string, changes []Change) error {
 	if len(changes) == 0 {
 		return nil
@@ -94,7 +96,7 @@ func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Age
 		}
 		return out
 	}
-	windows := st.Windows(a, target.Seq)
+	windows := st.Windows(a, since)
 	for _, w := range windows {
 		var own, others map[string]bool
 		switch {
@@ -121,8 +123,8 @@ func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Age
 	// a turn whose harness has exited, and which took that newest capture,
 	// is the real call's to end first (harness.EndExited): its window runs
 	// to S, as it will then.
-	last := st.LastCapture(a, target.Seq)
-	from := target.Repos[0].Commit
+	last := st.LastCapture(a, since)
+	from := start
 	if last != nil {
 		from = last.Commit
 	}

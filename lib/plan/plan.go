@@ -37,9 +37,20 @@ type Options struct {
 	Paths pathspec.Set
 }
 
+// Copy names a fetched copy's checkpoint a rollback restores files from
+// (docs/rollback.md#fetched-copies): the copy's id and the commit its ref
+// held when it was checked.
+type Copy struct {
+	ID     string `json:"id"`
+	Commit string `json:"commit"`
+}
+
 // ID is the plan id: p1- and the first 16 hex digits of the SHA-256 of the
 // docs/rollback.md#the-plan JSON, with docs/rollback.md#the-plan's members.
-func ID(o Options, tree string, head *string) string {
+// A plan of a fetched copy also hashes the copy and its checkpoint's
+// commit, so that it cannot be quoted for another copy, nor once a later
+// fetch has replaced the checkpoint.
+func ID(o Options, tree string, head *string, copy *Copy) string {
 	type repoJSON struct {
 		Repo string  `json:"repo"`
 		Tree string  `json:"tree"`
@@ -59,7 +70,8 @@ func ID(o Options, tree string, head *string) string {
 		// quoted for others; absent otherwise, so a whole-tree plan's id
 		// is docs/rollback.md#the-plan's.
 		Paths []string `json:"paths,omitempty"`
-	}{o.Checkpoint, o.Restore, outside, o.KeepHead, []repoJSON{{".", tree, head}}, o.Paths.Strings()})
+		Copy  *Copy    `json:"copy,omitempty"`
+	}{o.Checkpoint, o.Restore, outside, o.KeepHead, []repoJSON{{".", tree, head}}, o.Paths.Strings(), copy})
 	sum := sha256.Sum256(b)
 	return "p1-" + hex.EncodeToString(sum[:])[:16]
 }
@@ -77,6 +89,21 @@ type Input struct {
 	// Exclude is venom.exclude's patterns: a rollback leaves what they
 	// match alone (docs/checkpoints.md#what-a-capture-holds), whatever S or T holds there.
 	Exclude []string
+	// Copy is set when Target is a fetched copy's checkpoint, not
+	// Agent's: Agent is then the local agent that records the rollback,
+	// and the windows that class each path are its tree's from Since
+	// (docs/rollback.md#fetched-copies).
+	Copy  *Copy
+	Since int64
+}
+
+// since is where the window walk starts: the target's first capture, or
+// for a fetched copy's target (which this tree's log never saw) Since.
+func (in *Input) since() int64 {
+	if in.Copy != nil {
+		return in.Since
+	}
+	return in.Target.Seq
 }
 
 // Plan is a computed rollback.
@@ -117,7 +144,7 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 		return nil, gitErr(err)
 	}
 	idOpts.Paths = paths
-	p.ID = ID(idOpts, p.STree, in.Snapshot.HeadString())
+	p.ID = ID(idOpts, p.STree, in.Snapshot.HeadString(), in.Copy)
 	p.Outside = in.Options.Outside
 	if p.Outside == "" {
 		p.Outside = "overwrite"
@@ -132,6 +159,14 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 		p.Children = append(p.Children, c.ID)
 	}
 	p.Conversation = conversationOf(in.Agent, in.Target, in.Restore)
+	if in.Copy != nil {
+		// The conversation is the local agent's, and stays where it is.
+		p.Conversation = Conversation{Drops: []string{}, None: !in.Agent.HasConversation()}
+		if t := in.Agent.LastEndedTurn(); t != nil {
+			id := t.ID
+			p.Conversation.ThroughTurn = &id
+		}
+	}
 	t := in.Target.Repos[0]
 	t0 := time.Now()
 	changes, err := diffTrees(ctx, in.Repo, p.STree, t.Commit)
@@ -148,7 +183,7 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 	}
 	changes = chosen(changes, in.Paths)
 	t0 = time.Now()
-	if err := classify(ctx, in.Repo, in.State, in.Agent, in.Target, p.STree, changes); err != nil {
+	if err := classify(ctx, in.Repo, in.State, in.Agent, in.since(), t.Commit, p.STree, changes); err != nil {
 		return nil, gitErr(err)
 	}
 	testhook.Timed("plan-classify", t0)
@@ -157,7 +192,7 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 	testhook.Timed("plan-left", t0)
 	changes = addSkipped(changes, in.Paths, in.Snapshot.Skipped, t.Skipped)
 	p.Changes = changes
-	p.IgnoredEdits = in.State.IgnoredEditsAfter(in.Agent.ID, in.Target.Seq)
+	p.IgnoredEdits = in.State.IgnoredEditsAfter(in.Agent.ID, in.since())
 	if p.Outside == "refuse" {
 		if err := refuseOutside(changes); err != nil {
 			return nil, err
@@ -358,7 +393,10 @@ type RepoJSON struct {
 
 // Result is agent.rollback's result (docs/json.md), member order as docs/json.md#rollback shows.
 type Result struct {
-	Agent        string       `json:"agent"`
+	Agent string `json:"agent"`
+	// Copy is the fetched copy whose checkpoint the files came from;
+	// Agent is then the local agent that recorded the rollback.
+	Copy         string       `json:"copy,omitempty"`
 	Checkpoint   string       `json:"checkpoint"`
 	DryRun       bool         `json:"dry_run"`
 	Plan         *string      `json:"plan,omitempty"`
@@ -379,6 +417,9 @@ func (p *Plan) Result() *Result {
 	r := &Result{Agent: p.Agent.ID, Checkpoint: p.Target.Checkpoint, DryRun: true, Restore: p.Restore,
 		Conversation: p.Conversation, SharedWith: nonNil(p.SharedWith), Children: nonNil(p.Children),
 		Paths: p.Paths.Shown()}
+	if p.Copy != nil {
+		r.Copy = p.Copy.ID
+	}
 	id, g := p.ID, p.Guarded
 	r.Plan, r.Guarded = &id, &g
 	rj := RepoJSON{Repo: ".", Path: p.Repo.Top, Head: p.Head, Files: []FileJSON{}, Left: []LeftJSON{},

@@ -18,12 +18,16 @@ import (
 	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/share"
 	"github.com/git-venom/git-venom/lib/state"
 )
 
 // Request is one call of git venom-rollback.
 type Request struct {
 	Agent string // as given (--agent or VENOM_AGENT), "" to resolve
+	// Into is the local agent that records a rollback of a fetched copy
+	// (Agent a copy id, share.IsCopy): "" to resolve as Agent would be.
+	Into string
 	plan.Options
 	// Undo goes back to the safety checkpoint of the agent's last
 	// rollback (docs/rollback.md#undo), in place of Checkpoint.
@@ -43,6 +47,31 @@ type checked struct {
 	tree    *repo.Repo
 	guarded bool
 	head    plan.Head
+	// copy is set when target is a fetched copy's checkpoint; since is
+	// then where the window walk starts (plan.Input.Since).
+	copy  *plan.Copy
+	since int64
+}
+
+// Copy reports whether the request restores a fetched copy's checkpoint.
+func (r *Request) Copy() bool { return share.IsCopy(r.Agent) }
+
+// Local is the local agent the request names, "" to resolve: Into for a
+// fetched copy, else Agent.
+func (r *Request) Local() string {
+	if r.Copy() {
+		return r.Into
+	}
+	return r.Agent
+}
+
+// since is where the plan's window walk starts: the target's first capture,
+// or the local agent's registration for a fetched copy's target.
+func (c *checked) sinceSeq() int64 {
+	if c.copy != nil {
+		return c.since
+	}
+	return c.target.Seq
 }
 
 func (c *checked) free(s *state.Store) {
@@ -71,6 +100,32 @@ func Validate(req *Request) error {
 			return errcode.Newf(errcode.InvalidParamsCheckpoint, map[string]string{"checkpoint": req.Checkpoint}, "%v", err).
 				Hint("git venom-checkpoint list shows the checkpoints")
 		}
+	}
+	if req.Into != "" && !req.Copy() {
+		return errcode.Newf(errcode.InvalidParamsInto, map[string]string{"into": req.Into},
+			"--into names the local agent that records a rollback of a fetched copy; --agent names no copy here").
+			Hint("git venom-rollback --agent=<remote>/<machine>/<agent> <checkpoint> --into=%s", req.Into)
+	}
+	if req.Copy() {
+		// A fetched copy's files come here; nothing else of it does
+		// (docs/rollback.md#fetched-copies): its conversation, HEAD and branch are another
+		// machine's.
+		if share.IsCopy(req.Into) {
+			return errcode.Newf(errcode.InvalidParamsInto, map[string]string{"into": req.Into},
+				"--into=%s names a fetched copy; it names a local agent, which records the rollback", req.Into).
+				Hint("git venom-checkpoint agents lists the local agents")
+		}
+		if req.Undo {
+			return errcode.Newf(errcode.InvalidParamsUsage, map[string]string{"checkpoint": req.Agent},
+				"--undo undoes a local agent's last rollback, also one of a fetched copy; name the local agent").
+				Hint("git venom-rollback --undo --agent=<local agent> --dry-run")
+		}
+		if req.Restore == "all" {
+			return errcode.Newf(errcode.InvalidParamsUsage, map[string]string{"checkpoint": req.Agent},
+				"a rollback of a fetched copy restores files only; leave out --restore=all").
+				Hint("the copy's conversation, HEAD and branch are another machine's")
+		}
+		req.Restore, req.KeepHead = "files", true
 	}
 	if !req.Paths.Empty() {
 		// A path-scoped rollback restores those files and nothing else
@@ -106,6 +161,9 @@ func Validate(req *Request) error {
 // stops after the checks that need no git, for a real call's first look
 // before it waits for the lock.
 func preflight(ctx context.Context, s *state.Store, st *agents.State, req *Request, held, quick bool) (*checked, error) {
+	if req.Copy() {
+		return preflightCopy(ctx, s, st, req, held, quick)
+	}
 	a, err := st.Named(req.Agent)
 	if err != nil {
 		return nil, err
@@ -124,6 +182,69 @@ func preflight(ctx context.Context, s *state.Store, st *agents.State, req *Reque
 	if err != nil {
 		return nil, err
 	}
+	return preflightAgent(ctx, s, st, req, held, quick, a, target)
+}
+
+// preflightCopy is preflight for a fetched copy's checkpoint
+// (docs/rollback.md#fetched-copies): the copy's log is read and checked again, the
+// checkpoint's ref, trailers and tree are checked again now (a later fetch or
+// a hand-made update-ref may have changed them since the fetch), and every
+// other check is the local agent's, which records the rollback.
+func preflightCopy(ctx context.Context, s *state.Store, st *agents.State, req *Request, held, quick bool) (*checked, error) {
+	_, ca, err := share.ReadCopy(s, req.Agent)
+	if err != nil {
+		return nil, err
+	}
+	if req.Checkpoint, err = checkpoints.Resolve(ca, req.Checkpoint); err != nil {
+		return nil, err
+	}
+	target, err := checkpoints.Find(s.Repo, ca, req.Checkpoint)
+	if err != nil {
+		return nil, err
+	}
+	if err := share.Check(s, ca, target, share.CheckPaths); err != nil {
+		return nil, err
+	}
+	a, err := intoAgent(st, req.Into)
+	if err != nil {
+		return nil, err
+	}
+	c, err := preflightAgent(ctx, s, st, req, held, quick, a, target)
+	if err != nil {
+		return nil, err
+	}
+	c.copy = &plan.Copy{ID: ca.ID, Commit: target.Repos[0].Commit}
+	c.since = a.RegisteredAt
+	return c, nil
+}
+
+// intoAgent is the local agent that records a copy's rollback: --into,
+// VENOM_AGENT, or the one agent a local rollback would infer. None is
+// ever made up: without one, the error says what to type.
+func intoAgent(st *agents.State, into string) (*agents.Agent, error) {
+	if into != "" {
+		return st.Named(into)
+	}
+	id, err := st.Resolve("")
+	if err != nil {
+		data := map[string]any{"agents": []string{}}
+		if e, ok := errcode.As(err); ok {
+			if m, ok := e.Data.(map[string]any); ok && m["agents"] != nil {
+				data["agents"] = m["agents"]
+			}
+		}
+		return nil, errcode.Newf(errcode.InvalidParamsInto, data,
+			"a rollback of a fetched copy is recorded under a local agent (its safety checkpoint, its log records), and none can be inferred: name it with --into").
+			Hint("--into=<agent> names a local agent; git venom-checkpoint agents lists them").
+			Hint("with none yet, git venom-checkpoint --agent=<id> registers one with its first checkpoint")
+	}
+	return st.Known(id)
+}
+
+// preflightAgent is the checks of the agent a, which the rollback
+// records, with its target found.
+func preflightAgent(ctx context.Context, s *state.Store, st *agents.State, req *Request, held, quick bool,
+	a *agents.Agent, target *agents.Checkpoint) (*checked, error) {
 	guarded := st.Guarded(a)
 	if !req.DryRun && req.Caller.Agent {
 		if err := grant(st, a, guarded, req.Caller); err != nil {

@@ -37,7 +37,7 @@ func DryRun(ctx context.Context, s *state.Store, req Request) (*plan.Plan, error
 		}
 	}()
 	l, st, err := s.ReadWatching(func(e *journal.Entry) {
-		if early == nil && e.Type == journal.AgentRegistered && e.Agent == req.Agent && e.Tree == s.Repo.Top {
+		if early == nil && e.Type == journal.AgentRegistered && e.Agent == req.Local() && e.Tree == s.Repo.Top {
 			early = startCapture(ctx, s)
 		}
 	})
@@ -51,7 +51,7 @@ func DryRun(ctx context.Context, s *state.Store, req Request) (*plan.Plan, error
 	if err != nil {
 		return nil, err
 	}
-	if st.Partial(c.agent.Tree, c.target.Seq) {
+	if st.Partial(c.agent.Tree, c.sinceSeq()) {
 		// A target older than the history the fold snapshot holds:
 		// the plan reads its windows from a fold of the whole log.
 		c.free(s)
@@ -74,7 +74,8 @@ func DryRun(ctx context.Context, s *state.Store, req Request) (*plan.Plan, error
 	}
 	defer testhook.Timed("dry-build", time.Now())
 	return plan.Build(ctx, plan.Input{Repo: c.tree, State: st, Agent: c.agent, Target: c.target, Snapshot: snap,
-		Options: req.Options, Guarded: c.guarded, Head: c.head, Exclude: s.Config.Exclude})
+		Options: req.Options, Guarded: c.guarded, Head: c.head, Exclude: s.Config.Exclude,
+		Copy: c.copy, Since: c.since})
 }
 
 // earlyCapture is a dry run's capture of its own worktree, running on a
@@ -136,7 +137,7 @@ func Run(ctx context.Context, s *state.Store, req Request) (*plan.Result, error)
 	}
 	lockCtx, cancel := context.WithTimeout(ctx, s.Config.Timeout)
 	defer cancel()
-	tx, err := s.Begin(lockCtx, lock.Holder{Op: "rollback", Agent: req.Agent}, errcode.TimeoutLock)
+	tx, err := s.Begin(lockCtx, lock.Holder{Op: "rollback", Agent: req.Local()}, errcode.TimeoutLock)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +147,7 @@ func Run(ctx context.Context, s *state.Store, req Request) (*plan.Result, error)
 	}
 	// A turn whose harness has exited is ended first, as its hook would
 	// have: the plan the dry run showed counted it ended (plan.classify).
-	if a, err := tx.State.Named(req.Agent); err == nil {
+	if a, err := tx.State.Named(req.Local()); err == nil {
 		if err := harness.EndExited(ctx, tx, a); err != nil {
 			return nil, err
 		}
@@ -158,7 +159,7 @@ func Run(ctx context.Context, s *state.Store, req Request) (*plan.Result, error)
 	if err != nil {
 		return nil, err
 	}
-	if tx.State.Partial(c.agent.Tree, c.target.Seq) {
+	if tx.State.Partial(c.agent.Tree, c.sinceSeq()) {
 		// As in the dry run: a fold of the whole log, then the same checks.
 		c.free(s)
 		if err := tx.Whole(); err != nil {
@@ -178,7 +179,8 @@ func Run(ctx context.Context, s *state.Store, req Request) (*plan.Result, error)
 		return nil, err
 	}
 	p, err := plan.Build(ctx, plan.Input{Repo: c.tree, State: tx.State, Agent: c.agent, Target: c.target,
-		Snapshot: snap, Options: req.Options, Guarded: c.guarded, Head: c.head, Exclude: s.Config.Exclude})
+		Snapshot: snap, Options: req.Options, Guarded: c.guarded, Head: c.head, Exclude: s.Config.Exclude,
+		Copy: c.copy, Since: c.since})
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +222,7 @@ func (r *runner) run() (*plan.Result, error) {
 	r.safety = safety.Checkpoint
 	testhook.Timed("real-safety", t0)
 	if _, err := tx.Append(journal.RollbackStarted, journal.RollbackStart{Agent: a.ID, Checkpoint: p.Target.Checkpoint,
-		Safety: r.safety, Restore: p.Restore, Plan: p.ID, Paths: p.Paths.Strings()}); err != nil {
+		Safety: r.safety, Restore: p.Restore, Plan: p.ID, Paths: p.Paths.Strings(), Copy: copyID(p)}); err != nil {
 		return nil, err
 	}
 	if err := testhook.Point("rollback-after-safety"); err != nil {
@@ -284,7 +286,7 @@ func (r *runner) run() (*plan.Result, error) {
 	}
 	// Step 7: rollback.ended, with the dropped turns, then the new binding.
 	ended := journal.RollbackEnd{Agent: a.ID, Checkpoint: p.Target.Checkpoint, Safety: r.safety, Restore: p.Restore,
-		OK: true, After: taken.Checkpoint, Paths: p.Paths.Strings()}
+		OK: true, After: taken.Checkpoint, Paths: p.Paths.Strings(), Copy: copyID(p)}
 	if conv.Rewinds {
 		ended.Drops = conv.Drops
 	}
@@ -315,6 +317,14 @@ func (r *runner) run() (*plan.Result, error) {
 func (r *runner) end(e *errcode.Error) error {
 	p := r.p
 	_, _ = r.tx.Append(journal.RollbackEnded, journal.RollbackEnd{Agent: p.Agent.ID, Checkpoint: p.Target.Checkpoint,
-		Safety: r.safety, Restore: p.Restore, OK: false, Code: string(e.Code), Paths: p.Paths.Strings()})
+		Safety: r.safety, Restore: p.Restore, OK: false, Code: string(e.Code), Paths: p.Paths.Strings(), Copy: copyID(p)})
 	return e
+}
+
+// copyID is the fetched copy a plan restores from, "" for the agent's own.
+func copyID(p *plan.Plan) string {
+	if p.Copy == nil {
+		return ""
+	}
+	return p.Copy.ID
 }

@@ -27,8 +27,16 @@ func screen(env *cli.Env, p *plan.Plan) {
 	if p.Guarded {
 		guard = " (guarded tree: HEAD, branches and the index stay)"
 	}
-	env.UI.Printf("Roll %s back to %s, %s%s.\n", q(p.Agent.ID), bold(q(p.Target.Checkpoint)),
-		stateAt(p.Target.ThroughTurn), guard)
+	if p.Copy != nil {
+		// The copy's turns are another machine's: its through_turn means
+		// nothing here.
+		env.UI.Printf("Restore the files of %s of the fetched copy %s here, recorded under %s%s.\n",
+			bold(q(p.Target.Checkpoint)), bold(q(p.Copy.ID)), q(p.Agent.ID), guard)
+		env.UI.Printf("Files only: HEAD, the branch, the index and the conversation stay as they are.\n")
+	} else {
+		env.UI.Printf("Roll %s back to %s, %s%s.\n", q(p.Agent.ID), bold(q(p.Target.Checkpoint)),
+			stateAt(p.Target.ThroughTurn), guard)
+	}
 	if !p.Paths.Empty() {
 		env.UI.Printf("Only %s: every other file, HEAD and the index stay as they are.\n",
 			bold(quote.Join(p.Paths.Shown(), ", ")))
@@ -206,8 +214,11 @@ func thousands(n int) string {
 // undoing says which rollback an --undo plan takes back, before the plan.
 func undoing(env *cli.Env, p *plan.Plan, req rollback.Request) {
 	if req.Undo && p.Agent.LastRollback != nil {
-		env.UI.Printf("Undo the rollback of %s to %s: back to its safety checkpoint.\n", quote.C(p.Agent.ID),
-			quote.C(p.Agent.LastRollback.Checkpoint))
+		to := quote.C(p.Agent.LastRollback.Checkpoint)
+		if cp := p.Agent.LastRollback.Copy; cp != "" {
+			to += " of the fetched copy " + quote.C(cp)
+		}
+		env.UI.Printf("Undo the rollback of %s to %s: back to its safety checkpoint.\n", quote.C(p.Agent.ID), to)
 	}
 }
 
@@ -233,14 +244,22 @@ func done(env *cli.Env, r *plan.Result, req rollback.Request) {
 		conv = " · conversation too"
 	}
 	undo := "git venom-rollback --undo"
-	if req.Agent != "" {
+	if req.Copy() {
+		// The rollback is the local agent's: a copy's files came to it.
+		undo += " --agent=" + q(r.Agent)
+	} else if req.Agent != "" {
 		undo += " --agent=" + q(req.Agent)
+	}
+	target := q(r.Checkpoint)
+	if r.Copy != "" {
+		target += " of " + q(r.Copy)
+		when = "files only, recorded under " + q(r.Agent)
 	}
 	scope := ""
 	if len(r.Paths) > 0 {
 		scope = " " + quote.Join(r.Paths, ", ")
 	}
-	env.UI.Printf("↺ Rolled back%s to %s (%s) · %s%s · safety %s · undo: %s\n", scope, q(r.Checkpoint), when,
+	env.UI.Printf("↺ Rolled back%s to %s (%s) · %s%s · safety %s · undo: %s\n", scope, target, when,
 		plan.Count(n), conv, q(*r.Safety), undo)
 	if r.Exact != nil && !*r.Exact {
 		env.UI.Printf("Something wrote to the tree during the rollback: %s shows it as it came out.\n", q(*r.After))
@@ -269,18 +288,21 @@ func argsOf(req rollback.Request, checkpoint string) string {
 	if req.Agent != "" {
 		fmt.Fprintf(&b, "--agent=%s ", req.Agent)
 	}
+	if req.Into != "" {
+		fmt.Fprintf(&b, "--into=%s ", req.Into)
+	}
 	if req.Undo {
 		b.WriteString("--undo ")
 	} else {
 		fmt.Fprintf(&b, "%s ", quote.C(checkpoint))
 	}
-	if req.Restore != "" && req.Restore != "all" {
+	if req.Restore != "" && req.Restore != "all" && !req.Copy() {
 		fmt.Fprintf(&b, "--restore=%s ", req.Restore)
 	}
 	if req.Outside != "" {
 		fmt.Fprintf(&b, "--outside=%s ", req.Outside)
 	}
-	if req.KeepHead && req.Paths.Empty() {
+	if req.KeepHead && req.Paths.Empty() && !req.Copy() {
 		b.WriteString("--keep-head ")
 	}
 	return b.String()

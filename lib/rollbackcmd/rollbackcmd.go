@@ -13,13 +13,15 @@ import (
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/rollback"
+	"github.com/git-venom/git-venom/lib/share"
 	"github.com/git-venom/git-venom/lib/state"
 )
 
 // CLI is git-venom-rollback's grammar.
 type CLI struct {
 	cli.Globals
-	Agent      string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree)."`
+	Agent      string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree), or a fetched copy <remote>/<machine>/<agent> whose files to restore here."`
+	Into       string `name:"into" help:"With a fetched copy: the local agent that records the rollback, its safety checkpoint and log records (default: VENOM_AGENT, or the agent a rollback would infer)."`
 	Checkpoint string `name:"checkpoint" help:"The checkpoint to go back to: k<n>, last, ~<n> (n back from last) or t<n> (that turn's end); also given as the argument."`
 	Undo       bool   `name:"undo" help:"Undo the agent's last rollback: go back to its safety checkpoint."`
 	Restore    string `name:"restore" default:"" enum:",all,files" help:"all (the default without paths): files and conversation, or refuse; files: files only."`
@@ -77,8 +79,13 @@ func (c *CLI) positional() error {
 }
 
 func (c *CLI) request(env *cli.Env) rollback.Request {
+	into := c.Into
+	if into == "" && share.IsCopy(c.Agent) {
+		into = env.Getenv("VENOM_AGENT")
+	}
 	return rollback.Request{
 		Agent:   c.Agent,
+		Into:    into,
 		Undo:    c.Undo,
 		Options: plan.Options{Checkpoint: c.Checkpoint, Restore: c.Restore, Outside: c.Outside, KeepHead: c.KeepHead},
 		DryRun:  c.DryRun, Plan: c.Plan,

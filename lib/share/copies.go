@@ -58,6 +58,22 @@ const (
 	CheckPaths
 )
 
+// Check re-checks checkpoint c of fetched copy a (ReadCopy's agent) as
+// fetch checked it, now: the refs under refs/venom/remotes/ are as
+// writable as any, and a later fetch or a hand-made update-ref may have
+// put another commit there since. Nothing the log copy says about a
+// commit or tree is taken on trust. The error is failed.copy_checks with
+// fetch's refusal reason.
+func Check(s *state.Store, a *agents.Agent, c *agents.Checkpoint, level int) error {
+	why := check(s, a, c, level)
+	if why == "" {
+		return nil
+	}
+	return errcode.Newf(errcode.FailedCopyChecks, map[string]string{"agent": a.ID, "checkpoint": c.Checkpoint, "reason": why},
+		"checkpoint %s of the fetched copy %s does not pass the checks (%s); nothing was changed", c.Checkpoint, a.ID, why).
+		Hint("git venom-checkpoint fetch %s   fetches the copy again, checked", strings.SplitN(a.ID, "/", 2)[0])
+}
+
 func check(s *state.Store, a *agents.Agent, c *agents.Checkpoint, level int) string {
 	_, _, agent := Parts(a.ID)
 	if len(c.Repos) != 1 {

@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -313,4 +315,40 @@ func TestShareCopy_RollbackRechecksTheCopyRef(t *testing.T) {
 	assert.Equal(t, len(before), len(b.gitRefs("", "refs/venom/")))
 	assert.NoDirExists(t, b.Path(".git/config"))
 	assert.Equal(t, "mine\n", b.Read("mine.txt"))
+}
+
+// TestShareCopy_DoctorSeesShortNamesAndRemotesFiles: refspecs a user
+// might configure that send or write checkpoints by a short name
+// (venom/checkpoints/..., which git completes with refs/), or in a
+// remote kept the old way, in $GIT_DIR/remotes/<name> (Push: and Pull:
+// lines), warn as the config's refspecs do.
+func TestShareCopy_DoctorSeesShortNamesAndRemotesFiles(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.TurnN("a1", 1)
+	var rep doctorReport
+	env.Venom("checkpoint", "doctor", "--json").OK(t).JSON(t, &rep)
+	require.Equal(t, "ok", rep.status()["checkpoints.mirror"])
+
+	env.Git("remote", "add", "origin", env.bareRemote("origin"))
+	env.Git("config", "--add", "remote.origin.push", "venom/checkpoints/a1/1:refs/venom/checkpoints/a1/1")
+	env.Venom("checkpoint", "doctor", "--json").OK(t).JSON(t, &rep)
+	assert.Equal(t, "warn", rep.status()["checkpoints.mirror"])
+	msg, _ := rep.check(t, "checkpoints.mirror")
+	assert.Contains(t, msg, "remote origin pushes refs/venom/checkpoints/")
+	// git itself does send them by that name: the warning is not idle.
+	env.Git("push", "-q", "origin")
+	assert.NotEmpty(t, env.gitRefs(filepath.Join(env.Root, "origin.git"), "refs/venom/checkpoints/"))
+	env.Git("config", "--unset-all", "remote.origin.push")
+
+	common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	require.NoError(t, os.MkdirAll(filepath.Join(common, "remotes"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(common, "remotes", "old"),
+		[]byte("URL: "+env.bareRemote("old")+"\nPush: refs/heads/main:refs/heads/main\nPull: +refs/*:refs/*\n"), 0o644))
+	env.Venom("checkpoint", "doctor", "--json").OK(t).JSON(t, &rep)
+	assert.Equal(t, "warn", rep.status()["checkpoints.mirror"])
+	msg, fix := rep.check(t, "checkpoints.mirror")
+	assert.Contains(t, msg, "remote old fetches into refs/venom/checkpoints/ (so the remote can place checkpoint refs here) with +refs/*:refs/*")
+	assert.NotContains(t, msg, "refs/heads/main")
+	assert.Contains(t, fix, filepath.Join(common, "remotes", "old"))
 }

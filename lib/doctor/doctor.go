@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -284,6 +285,18 @@ func mirror(ctx context.Context, s *state.Store) Check {
 		fixes = append(fixes, quote.Shell([]string{"git", "config", "--unset", "remote." + name + ".mirror"}))
 	}
 	var specs []string
+	add := func(name, kind, spec, fix string) {
+		src, dst, _ := strings.Cut(strings.TrimPrefix(spec, "+"), ":")
+		if strings.HasPrefix(spec, "^") || !coversCheckpoints(map[string]string{"push": src, "fetch": dst}[kind]) {
+			return
+		}
+		what := "pushes refs/venom/checkpoints/ (the checkpoints, untracked files included)"
+		if kind == "fetch" {
+			what = "fetches into refs/venom/checkpoints/ (so the remote can place checkpoint refs here)"
+		}
+		specs = append(specs, fmt.Sprintf("remote %s %s with %s", name, what, spec))
+		fixes = append(fixes, fix)
+	}
 	if out, err := s.Repo.Git.Run(ctx, "config", "--get-regexp", `^remote\..*\.(push|fetch)$`); err == nil {
 		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 			key, spec, _ := strings.Cut(line, " ")
@@ -291,17 +304,14 @@ func mirror(ctx context.Context, s *state.Store) Check {
 			if i := strings.LastIndexByte(key, '.'); i > 0 {
 				name, kind = strings.TrimPrefix(key[:i], "remote."), key[i+1:]
 			}
-			src, dst, _ := strings.Cut(strings.TrimPrefix(spec, "+"), ":")
-			if strings.HasPrefix(spec, "^") || !coversCheckpoints(map[string]string{"push": src, "fetch": dst}[kind]) {
-				continue
-			}
-			what := "pushes refs/venom/checkpoints/ (the checkpoints, untracked files included)"
-			if kind == "fetch" {
-				what = "fetches into refs/venom/checkpoints/ (so the remote can place checkpoint refs here)"
-			}
-			specs = append(specs, fmt.Sprintf("remote %s %s with %s", name, what, spec))
-			fixes = append(fixes, quote.Shell([]string{"git", "config", "--unset", "--fixed-value", key, spec}))
+			add(name, kind, spec, quote.Shell([]string{"git", "config", "--unset", "--fixed-value", key, spec}))
 		}
+	}
+	// git still reads a remote from $GIT_DIR/remotes/<name> (its Push: and
+	// Pull: lines are push and fetch refspecs) when the config has no
+	// remote.<name>.url.
+	for _, f := range legacyRemotes(s.Repo.CommonDir) {
+		add(f.name, f.kind, f.spec, "edit "+quote.Shell([]string{f.file})+" (its line "+quote.C(f.line)+")")
 	}
 	if len(names) == 0 && len(specs) == 0 {
 		return ok(id, "no remote has mirror set")
@@ -316,16 +326,58 @@ func mirror(ctx context.Context, s *state.Store) Check {
 }
 
 // coversCheckpoints: a refspec side names refs/venom/checkpoints/ or a
-// ref in it, itself or through a glob (refs/*, refs/venom/*). Explicit
-// sharing (push, fetch) never does: it uses refs/venom/shared/ and
-// refs/venom/remotes/.
+// ref in it, itself or through a glob (refs/*, refs/venom/*), or by a
+// short name git completes with refs/ (venom/checkpoints/a1/1, as git push
+// finds a source; a pattern is never completed). Explicit sharing (push, fetch) never does: it uses
+// refs/venom/shared/ and refs/venom/remotes/.
 func coversCheckpoints(side string) bool {
 	const ns = "refs/venom/checkpoints/"
+	if side == "" {
+		return false
+	}
 	if i := strings.IndexByte(side, '*'); i >= 0 {
+		// A pattern matches full names only: git completes no short one.
 		prefix := side[:i]
 		return strings.HasPrefix(ns, prefix) || strings.HasPrefix(prefix, ns)
 	}
-	return strings.HasPrefix(side, ns)
+	return strings.HasPrefix(side, ns) || strings.HasPrefix("refs/"+side, ns)
+}
+
+// legacyRemote is one Push: or Pull: line of a $GIT_DIR/remotes/ file.
+type legacyRemote struct {
+	file, name, kind, spec, line string
+}
+
+// legacyRemotes reads the refspecs of the remotes git keeps in files
+// under the common dir's remotes/ (git's read_remotes_file): Push: lines
+// are push refspecs, Pull: lines fetch refspecs. A file that cannot be
+// read is passed over: doctor reports what it can see.
+func legacyRemotes(common string) []legacyRemote {
+	dir := filepath.Join(common, "remotes")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []legacyRemote
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		file := filepath.Join(dir, e.Name())
+		b, err := os.ReadFile(file)
+		if err != nil || len(b) > 1<<20 {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			line = strings.TrimSpace(line)
+			for prefix, kind := range map[string]string{"Push:": "push", "Pull:": "fetch"} {
+				if v, ok := strings.CutPrefix(line, prefix); ok {
+					out = append(out, legacyRemote{file: file, name: e.Name(), kind: kind, spec: strings.TrimSpace(v), line: line})
+				}
+			}
+		}
+	}
+	return out
 }
 
 // harnessChecks are the checks each harness makes of itself (Kind.Checks).

@@ -202,7 +202,13 @@ func preflightCopy(ctx context.Context, s *state.Store, st *agents.State, req *R
 	if err != nil {
 		return nil, err
 	}
-	if err := share.Check(s, ca, target, share.CheckPaths); err != nil {
+	// The quick look before the lock reads the commit only; the whole
+	// tree is walked once the lock is held, and in a dry run.
+	level := share.CheckPaths
+	if quick {
+		level = share.CheckRef
+	}
+	if err := share.Check(s, ca, target, level); err != nil {
 		return nil, err
 	}
 	a, err := intoAgent(st, req.Into)

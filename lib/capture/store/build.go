@@ -9,12 +9,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha1"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 
 	git "github.com/libgit2/git2go/v34"
@@ -96,49 +97,19 @@ func Build(ctx context.Context, r *repo.Repo, base *git.Oid, files []File, remov
 	if !treePathUsable(r, main) {
 		return nil, nil, ErrNoTreePath
 	}
-	// The new objects go to an object database of their own, in memory,
-	// that nothing on disk backs: writing one there looks nothing up on
-	// disk (libgit2 looks for an object before it writes it, and reads the
-	// pack folder again when it is not found). Base trees are read from the
-	// repository; the new objects reach the disk as one pack, with the checkpoint's
-	// commit when the caller makes one (Snapshot.Store).
-	odb, err := git.NewOdb()
-	if err != nil {
-		return nil, nil, err
-	}
-	defer odb.Free()
-	mem, err := git.NewMempack(odb)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer mem.Reset()
-	lib, err := git.NewRepositoryWrapOdb(odb)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer lib.Free()
-
+	// The new objects are made here, in memory, without libgit2 (which
+	// would look each one up on disk before writing it, and copy it): blobs
+	// read from files and links, and the trees on their paths. Base trees
+	// are read from the repository; the new objects reach the disk as one
+	// pack, with the checkpoint's commit when the caller makes one
+	// (Snapshot.Store).
 	if len(files) > 0 {
 		if err := testhook.Point("capture-object-write"); err != nil {
 			return nil, nil, failure.Git("hash-object", err)
 		}
 	}
-	disk, err := openDiskObjects(filepath.Join(r.CommonDir, "objects"))
-	if err != nil {
-		return nil, nil, err
-	}
-	defer disk.close()
-	// What the pack gets: the objects that are not on disk already.
-	var fresh []*git.Oid
-	note := func(id *git.Oid) {
-		if !disk.has(id) {
-			fresh = append(fresh, id)
-		}
-	}
-	// Blobs read from files go to the pack as they are, without a detour
-	// through libgit2 (which would hash and copy them again).
-	blobs := map[git.Oid][]byte{}
-	ids, err := storeFiles(ctx, r, odb, blobs, files, note)
+	h := &holder{}
+	ids, err := storeFiles(ctx, r, h, files)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -147,16 +118,21 @@ func Build(ctx context.Context, r *repo.Repo, base *git.Oid, files []File, remov
 		edits = append(edits, treeedit.Edit{Path: p})
 	}
 	for i, f := range files {
-		edits = append(edits, treeedit.Edit{Path: f.Path, Mode: f.Mode, Oid: ids[i]})
+		edits = append(edits, treeedit.Edit{Path: f.Path, Mode: f.Mode, ID: ids[i]})
 	}
+	ids = nil
 	if err := testhook.Point("capture-write-tree"); err != nil {
 		return nil, nil, failure.Git("write-tree", err)
 	}
-	tree, err := treeedit.ApplyNoting(main, lib, base, edits, note)
+	tree, err := treeedit.Build(main, base, edits, func(id git.Oid, data []byte) error {
+		h.add(id, packfile.Tree, h.keep(data))
+		return nil
+	})
 	if err != nil {
 		return nil, nil, failure.Git("write-tree", err)
 	}
-	held, err := holdObjects(odb, blobs, fresh)
+	edits = nil
+	held, err := h.fresh(filepath.Join(r.CommonDir, "objects"))
 	if err != nil {
 		return nil, nil, failure.Git("write-pack", err)
 	}
@@ -164,8 +140,8 @@ func Build(ctx context.Context, r *repo.Repo, base *git.Oid, files []File, remov
 }
 
 // storeFiles stores each file's blob and returns the ids, in files' order.
-func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, blobs map[git.Oid][]byte, files []File, note func(*git.Oid)) ([]string, error) {
-	ids := make([]string, len(files))
+func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]git.Oid, error) {
+	ids := make([]git.Oid, len(files))
 	var regular []int
 	for i, f := range files {
 		if f.Mode == 0o160000 {
@@ -183,12 +159,8 @@ func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, blobs map[git.O
 			if err != nil {
 				return nil, ErrNoTreePath
 			}
-			id, err := odb.Write([]byte(target), git.ObjectBlob)
-			if err != nil {
-				return nil, failure.Git("write-object", err)
-			}
-			note(id)
-			ids[i] = id.String()
+			ids[i] = blobID(sha1.New(), []byte(target))
+			h.add(ids[i], packfile.Blob, []byte(target))
 			continue
 		}
 		regular = append(regular, i)
@@ -198,26 +170,23 @@ func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, blobs map[git.O
 	}
 	var viaGit []int
 	var inMemory int64
-	h := sha1.New()
+	sum := sha1.New()
+	var buf []byte
 	keep := func(size int64) bool { return size <= memoryFileBytes && inMemory+size <= memoryBudget }
 	// read hashes file i's bytes, keeping them while the budget allows.
 	read := func(i int) (rawBlob, error) {
-		raw, err := readBlob(filepath.Join(r.Top, files[i].Path), keep, h)
+		var raw rawBlob
+		var err error
+		raw, buf, err = readBlob(filepath.Join(r.Top, files[i].Path), keep, sum, buf)
 		if err != nil {
 			return rawBlob{}, ErrNoTreePath
 		}
 		return raw, nil
 	}
-	store := func(i int, raw rawBlob) error {
-		id, err := git.NewOid(raw.id)
-		if err != nil {
-			return failure.Git("write-object", err)
-		}
-		blobs[*id] = raw.data
-		note(id)
+	store := func(i int, raw rawBlob) {
+		h.add(raw.id, packfile.Blob, h.keep(raw.data))
 		inMemory += int64(len(raw.data))
 		ids[i] = raw.id
-		return nil
 	}
 	// First the files git would store as they are (rawblob.go): no
 	// attribute could convert them and they hold no CR. Their blob is
@@ -241,9 +210,7 @@ func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, blobs map[git.O
 			// Large: git stores it, streamed, with this very id.
 			viaGit = append(viaGit, i)
 		default:
-			if err := store(i, raw); err != nil {
-				return nil, err
-			}
+			store(i, raw)
 		}
 	}
 	// The others: git says what their blob is, and a file whose bytes are
@@ -252,7 +219,7 @@ func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, blobs map[git.O
 	for _, i := range asked {
 		paths = append(paths, files[i].Path)
 	}
-	var want []string
+	var want []git.Oid
 	if len(paths) > 0 {
 		var err error
 		if want, err = hashObjects(ctx, r, paths, false); err != nil {
@@ -277,9 +244,7 @@ func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, blobs map[git.O
 			viaGit = append(viaGit, i)
 			continue
 		}
-		if err := store(i, raw); err != nil {
-			return nil, err
-		}
+		store(i, raw)
 	}
 	if len(viaGit) > 0 {
 		paths = paths[:0]
@@ -300,7 +265,7 @@ func storeFiles(ctx context.Context, r *repo.Repo, odb *git.Odb, blobs map[git.O
 // hashObjects asks git for the blob ids of paths, filters applied, storing
 // the blobs when write. A file gone or changed into something else since
 // status gives ErrNoTreePath: the index way reports it as git would.
-func hashObjects(ctx context.Context, r *repo.Repo, paths []string, write bool) ([]string, error) {
+func hashObjects(ctx context.Context, r *repo.Repo, paths []string, write bool) ([]git.Oid, error) {
 	if err := testhook.Point("capture-hash-object"); err != nil {
 		return nil, failure.Git("hash-object", err)
 	}
@@ -319,87 +284,118 @@ func hashObjects(ctx context.Context, r *repo.Repo, paths []string, write bool) 
 		}
 		return nil, ErrNoTreePath
 	}
-	ids := strings.Fields(string(out))
-	if len(ids) != len(paths) {
+	fields := strings.Fields(string(out))
+	if len(fields) != len(paths) {
 		return nil, ErrNoTreePath
+	}
+	ids := make([]git.Oid, len(fields))
+	for i, f := range fields {
+		id, err := git.NewOid(f)
+		if err != nil {
+			return nil, ErrNoTreePath
+		}
+		ids[i] = *id
 	}
 	return ids, nil
 }
 
 // rawBlob is a file's bytes taken as a blob, unconverted.
 type rawBlob struct {
-	id    string
+	id    git.Oid
 	hasCR bool
-	data  []byte // the bytes, when asked to keep them
+	data  []byte // the bytes, when asked to keep them (valid until the next read)
+}
+
+// blobID is the id of a blob of data, hashed with h.
+func blobID(h hash.Hash, data []byte) git.Oid {
+	h.Reset()
+	writeBlobHeader(h, int64(len(data)))
+	h.Write(data)
+	var id git.Oid
+	h.Sum(id[:0])
+	return id
+}
+
+func writeBlobHeader(h hash.Hash, size int64) {
+	var hdr [32]byte
+	b := append(hdr[:0], "blob "...)
+	b = strconv.AppendInt(b, size, 10)
+	h.Write(append(b, 0))
 }
 
 // readBlob hashes a regular file's bytes as a blob with h, keeping them
-// when keep says so of its size, else streaming them. Four system calls
-// for a small file (open, fstat, read, close): a capture of many new files
-// is mostly these.
-func readBlob(path string, keep func(size int64) bool, h hash.Hash) (rawBlob, error) {
+// when keep says so of its size, else streaming them; buf is a buffer to
+// reuse, returned grown as needed. Four system calls for a small file
+// (open, fstat, read, close): a capture of many new files is mostly these.
+func readBlob(path string, keep func(size int64) bool, h hash.Hash, buf []byte) (rawBlob, []byte, error) {
 	// Not through a link, and never blocking on a FIFO swapped in since
 	// the scan saw a regular file: a link's blob is its target's name.
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return rawBlob{}, &os.PathError{Op: "open", Path: path, Err: err}
+		return rawBlob{}, buf, &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
-		return rawBlob{}, &os.PathError{Op: "fstat", Path: path, Err: err}
+		return rawBlob{}, buf, &os.PathError{Op: "fstat", Path: path, Err: err}
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return rawBlob{}, &statefile.NotRegularError{Path: path, Kind: "not a regular file"}
+		return rawBlob{}, buf, &statefile.NotRegularError{Path: path, Kind: "not a regular file"}
 	}
 	size := st.Size
 	var b rawBlob
 	h.Reset()
-	fmt.Fprintf(h, "blob %d\x00", size)
+	writeBlobHeader(h, size)
 	// One buffer of the file's size (or of 1 MiB, streaming), and one
 	// byte more to see that it did not grow.
+	whole := keep(size)
 	n := int64(1 << 20)
-	if keep(size) {
+	if whole {
 		n = size
-		b.data = make([]byte, size+1)
 	}
-	buf := b.data
-	if buf == nil {
+	if int64(cap(buf)) < n+1 {
 		buf = make([]byte, n+1)
 	}
+	buf = buf[:n+1]
 	var got int64
 	for {
-		m, err := unix.Read(fd, buf[:min(int64(len(buf)), size+1-got)])
+		want := min(int64(len(buf)), size+1-got)
+		if whole {
+			want = size + 1 - got
+		}
+		var m int
+		if whole {
+			m, err = unix.Read(fd, buf[got:got+want])
+		} else {
+			m, err = unix.Read(fd, buf[:want])
+		}
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return rawBlob{}, &os.PathError{Op: "read", Path: path, Err: err}
+			return rawBlob{}, buf, &os.PathError{Op: "read", Path: path, Err: err}
 		}
-		if m == 0 {
-			break
-		}
-		if b.data == nil {
+		if !whole {
 			h.Write(buf[:m])
 			b.hasCR = b.hasCR || bytes.IndexByte(buf[:m], '\r') >= 0
-		} else {
-			buf = buf[m:]
 		}
 		got += int64(m)
-		if got > size {
+		// A regular file reads short only at its end: no second read
+		// to see it, for each of 300,000 small files.
+		if m == 0 || got > size || int64(m) < want {
 			break
 		}
 	}
 	if got != size {
-		return rawBlob{}, errors.New("the file changed while read")
+		return rawBlob{}, buf, errors.New("the file changed while read")
 	}
-	if b.data != nil {
-		b.data = b.data[:size]
+	if whole {
+		b.data = buf[:size]
 		h.Write(b.data)
 		b.hasCR = bytes.IndexByte(b.data, '\r') >= 0
 	}
-	b.id = hex.EncodeToString(h.Sum(nil))
-	return b, nil
+	h.Sum(b.id[:0])
+	return b, buf, nil
 }
 
 // writePathLine writes one line of hash-object --stdin-paths' input. git
@@ -431,23 +427,23 @@ func writePathLine(b *bytes.Buffer, p string) {
 }
 
 // nestedHead is the commit a nested repository's HEAD names.
-func nestedHead(dir string) (string, error) {
+func nestedHead(dir string) (git.Oid, error) {
 	nested, err := git.OpenRepositoryExtended(dir, git.RepositoryOpenNoSearch, "")
 	if err != nil {
-		return "", err
+		return git.Oid{}, err
 	}
 	defer nested.Free()
 	ref, err := nested.Head()
 	if err != nil {
-		return "", err
+		return git.Oid{}, err
 	}
 	defer ref.Free()
 	resolved, err := ref.Resolve()
 	if err != nil {
-		return "", err
+		return git.Oid{}, err
 	}
 	defer resolved.Free()
-	return resolved.Target().String(), nil
+	return *resolved.Target(), nil
 }
 
 // Object is one git object held in memory until a pack stores it.
@@ -457,29 +453,55 @@ type Object struct {
 	Data []byte
 }
 
-// holdObjects copies the given objects, which odb holds in memory (or
-// blobs, read from files), out of libgit2's memory, each once: two files
-// of one content, or one tree noted twice, are one object, and a pack
-// lists each once.
-func holdObjects(odb *git.Odb, blobs map[git.Oid][]byte, ids []*git.Oid) ([]Object, error) {
-	seen := make(map[git.Oid]bool, len(ids))
-	var out []Object
-	for _, id := range ids {
-		if seen[*id] {
-			continue
-		}
-		seen[*id] = true
-		if data, ok := blobs[*id]; ok {
-			out = append(out, Object{ID: *id, Type: packfile.Blob, Data: data})
-			continue
-		}
-		obj, err := odb.Read(id)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Object{ID: *id, Type: int(obj.Type()), Data: append([]byte(nil), obj.Data()...)})
-		obj.Free()
+// holder gathers a capture's new objects. Their bytes are copied into
+// large shared chunks, not one allocation each: a capture of 300,000 small
+// files holds 300,000 blobs.
+type holder struct {
+	objs  []Object
+	chunk []byte
+}
+
+const holdChunk = 1 << 20
+
+// keep copies data into the holder's memory and returns the copy.
+func (h *holder) keep(data []byte) []byte {
+	if len(data) > holdChunk/4 {
+		return append([]byte(nil), data...)
 	}
+	if cap(h.chunk)-len(h.chunk) < len(data) {
+		h.chunk = make([]byte, 0, holdChunk)
+	}
+	start := len(h.chunk)
+	h.chunk = append(h.chunk, data...)
+	return h.chunk[start:len(h.chunk):len(h.chunk)]
+}
+
+func (h *holder) add(id git.Oid, typ int, data []byte) {
+	h.objs = append(h.objs, Object{ID: id, Type: typ, Data: data})
+}
+
+// fresh returns the held objects that the repository at objectsDir does
+// not hold, each once: two files of one content are one object, and a pack
+// lists each once. They come sorted by id.
+func (h *holder) fresh(objectsDir string) ([]Object, error) {
+	objs := h.objs
+	h.objs = nil
+	sort.Slice(objs, func(i, j int) bool { return bytes.Compare(objs[i].ID[:], objs[j].ID[:]) < 0 })
+	disk, err := openDiskObjects(objectsDir)
+	if err != nil {
+		return nil, err
+	}
+	defer disk.close()
+	out := objs[:0]
+	for i, o := range objs {
+		if i > 0 && objs[i-1].ID == o.ID {
+			continue
+		}
+		if !disk.has(&o.ID) {
+			out = append(out, o)
+		}
+	}
+	clear(objs[len(out):])
 	return out, nil
 }
 

@@ -253,7 +253,7 @@ func done(env *cli.Env, r *plan.Result, req rollback.Request) {
 	target := q(r.Checkpoint)
 	if r.Copy != "" {
 		target += " of " + q(r.Copy)
-		when = "files only, recorded under " + q(r.Agent)
+		when = "recorded under " + q(r.Agent)
 	}
 	scope := ""
 	if len(r.Paths) > 0 {

@@ -34,18 +34,6 @@ func Settings(r Repo) []string {
 	return append(append(append(configs, attrs...), w.Included...), w.AttributesFiles...)
 }
 
-// XDGPath is git's xdg_config_home(name): $XDG_CONFIG_HOME/git/name, else
-// $HOME/.config/git/name.
-func XDGPath(env []string, name string) string {
-	if x := EnvValue(env, "XDG_CONFIG_HOME"); x != "" {
-		return filepath.Join(x, "git", name)
-	}
-	if home := EnvValue(env, "HOME"); home != "" {
-		return filepath.Join(home, ".config", "git", name)
-	}
-	return ""
-}
-
 // EnvValue is a variable of the environment git runs in (env, the last
 // setting winning).
 func EnvValue(env []string, name string) string {
@@ -57,39 +45,184 @@ func EnvValue(env []string, name string) string {
 	return ""
 }
 
+// Kind is what one of git's files says.
+type Kind int
+
+const (
+	Config     Kind = iota // settings: filters, line endings, core.attributesFile, ...
+	Attributes             // gitattributes(5): which filter, text and eol rules apply
+	Exclude                // gitignore(5) rules besides the tree's .gitignore files
+)
+
+// Scope is where git reads a file from, in the order git reads config.
+type Scope int
+
+const (
+	System   Scope = iota // git's own folder, $(prefix)/etc, or GIT_CONFIG_SYSTEM
+	Global                // the user's: $XDG_CONFIG_HOME/git or ~/.config/git, ~/.gitconfig, or GIT_CONFIG_GLOBAL
+	Local                 // the repository's: $GIT_COMMON_DIR/config and info/
+	Worktree              // one worktree's: config.worktree
+)
+
+// File is one of git's files outside the work tree.
+type File struct {
+	Path  string
+	Kind  Kind
+	Scope Scope
+	// Read: git reads the file in this environment. The list also holds
+	// the files git would read were the environment set otherwise
+	// (GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL, XDG_CONFIG_HOME, an unknown
+	// extensions.worktreeConfig), unread: a cache keyed on these files
+	// takes them all, as reading more than git does only makes it more
+	// careful; a reader of settings takes the read ones.
+	Read bool
+}
+
+// List is the one list of git's config, attributes and exclude files that
+// can change how git treats a file of r's tree (a filter, line endings,
+// what is ignored), in git's order within each kind. Without r.GitDir it
+// holds the system and global files alone. The global attributes and
+// exclude files listed are git's defaults: core.attributesFile and
+// core.excludesFile, set in the config, replace them.
+//
+// exact says that the read files are exactly those git reads: the
+// environment holds no git variable that selects files some other way
+// (gitconfig.PlainEnvironment), and the variables it follows have values
+// git reads plainly (no empty GIT_CONFIG_GLOBAL or HOME, no relative
+// path, GIT_CONFIG_NOSYSTEM a boolean). The system folder is that of the
+// git on PATH, the one gitcli runs; when it is unknown the list lacks the
+// system files, and exact is false.
+func List(r Repo) (files []File, exact bool) {
+	files, exact, _ = list(r)
+	return files, exact
+}
+
+// list is List, and whether git's system folder is known.
+func list(r Repo) (files []File, exact, known bool) {
+	env := func(name string) (string, bool) {
+		for i := len(r.Env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(r.Env[i], name+"="); ok {
+				return v, true
+			}
+		}
+		return "", false
+	}
+	exact = gitconfig.PlainEnvironment(r.Env)
+	add := func(path string, k Kind, s Scope, read bool) {
+		if read && !filepath.IsAbs(path) {
+			exact = false
+		}
+		files = append(files, File{Path: path, Kind: k, Scope: s, Read: read})
+	}
+
+	// System: $(prefix)/etc/gitconfig and gitattributes, /etc's listed
+	// whatever the prefix; GIT_CONFIG_SYSTEM replaces the config file and
+	// GIT_CONFIG_NOSYSTEM turns it off.
+	noSystem := false
+	if v, set := env("GIT_CONFIG_NOSYSTEM"); set {
+		b, known := envBool(v)
+		exact = exact && known
+		noSystem = b
+	}
+	systemConfig, setSystem := env("GIT_CONFIG_SYSTEM")
+	if setSystem && systemConfig == "" {
+		exact = false
+	}
+	sysconf, known := gitSysconfDir()
+	exact = exact && known
+	_, noSystemAttrs := env("GIT_ATTR_NOSYSTEM")
+	dirs := []string{"/etc"}
+	if known && sysconf != "/etc" {
+		dirs = append(dirs, sysconf)
+	}
+	for _, dir := range dirs {
+		ours := dir == sysconf
+		add(filepath.Join(dir, "gitconfig"), Config, System, ours && !noSystem && !setSystem)
+		add(filepath.Join(dir, "gitattributes"), Attributes, System, ours && !noSystemAttrs)
+	}
+	if systemConfig != "" {
+		add(systemConfig, Config, System, !noSystem)
+	}
+
+	// Global: GIT_CONFIG_GLOBAL alone, else the XDG file and then
+	// ~/.gitconfig (git_global_config); the attributes and exclude files
+	// from the XDG folder (xdg_config_home).
+	globalConfig, setGlobal := env("GIT_CONFIG_GLOBAL")
+	if setGlobal && globalConfig == "" {
+		exact = false
+	}
+	home, setHome := env("HOME")
+	if !setGlobal && setHome && home == "" {
+		exact = false // git would read /.gitconfig
+	}
+	if globalConfig != "" {
+		add(globalConfig, Config, Global, true)
+	}
+	xdg, _ := env("XDG_CONFIG_HOME")
+	if xdg != "" {
+		add(filepath.Join(xdg, "git", "config"), Config, Global, !setGlobal)
+		add(filepath.Join(xdg, "git", "attributes"), Attributes, Global, true)
+		add(filepath.Join(xdg, "git", "ignore"), Exclude, Global, true)
+	}
+	if home != "" {
+		add(filepath.Join(home, ".config", "git", "config"), Config, Global, !setGlobal && xdg == "")
+		add(filepath.Join(home, ".gitconfig"), Config, Global, !setGlobal)
+		add(filepath.Join(home, ".config", "git", "attributes"), Attributes, Global, xdg == "")
+		if xdg == "" {
+			add(filepath.Join(home, ".config", "git", "ignore"), Exclude, Global, true)
+		}
+	}
+
+	// The repository's: its config and info/ are the common dir's; a
+	// worktree's config.worktree counts only under
+	// extensions.worktreeConfig, which is in the config itself.
+	if r.GitDir != "" {
+		add(filepath.Join(r.CommonDir, "config"), Config, Local, true)
+		add(filepath.Join(r.CommonDir, "config.worktree"), Config, Worktree, false)
+		if r.GitDir != r.CommonDir {
+			add(filepath.Join(r.GitDir, "config.worktree"), Config, Worktree, false)
+		}
+		add(filepath.Join(r.CommonDir, "info", "attributes"), Attributes, Local, true)
+		if r.GitDir != r.CommonDir {
+			add(filepath.Join(r.GitDir, "info", "attributes"), Attributes, Local, false)
+		}
+		add(filepath.Join(r.CommonDir, "info", "exclude"), Exclude, Local, true)
+	}
+	return files, exact, known
+}
+
+// Paths are the paths of the files of kind k, read or not.
+func Paths(files []File, k Kind) []string {
+	var out []string
+	for _, f := range files {
+		if f.Kind == k {
+			out = append(out, f.Path)
+		}
+	}
+	return out
+}
+
 // Outside are the config and attributes files outside the tree that
 // git may read here, whichever scopes the environment turns off: reading
 // more than git does only makes an answer more careful. ok is false when
 // git's system folder is unknown (the list then lacks its files).
 func Outside(r Repo) (configs, attrs []string, ok bool) {
-	configs = []string{"/etc/gitconfig",
-		filepath.Join(r.CommonDir, "config"),
-		filepath.Join(r.CommonDir, "config.worktree"),
-		filepath.Join(r.GitDir, "config.worktree"),
+	files, _, ok := list(r)
+	return Paths(files, Config), Paths(files, Attributes), ok
+}
+
+// envBool is git_env_bool's reading of a set variable; known is false for a
+// value git would read as a number or refuse.
+func envBool(v string) (b, known bool) {
+	switch strings.ToLower(v) {
+	case "":
+		return false, true
+	case "true", "yes", "on", "1":
+		return true, true
+	case "false", "no", "off", "0":
+		return false, true
 	}
-	attrs = []string{"/etc/gitattributes",
-		filepath.Join(r.CommonDir, "info", "attributes"),
-		filepath.Join(r.GitDir, "info", "attributes"),
-	}
-	sysconf, ok := gitSysconfDir()
-	if ok && sysconf != "/etc" {
-		configs = append(configs, filepath.Join(sysconf, "gitconfig"))
-		attrs = append(attrs, filepath.Join(sysconf, "gitattributes"))
-	}
-	for _, name := range []string{"GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL"} {
-		if v := EnvValue(r.Env, name); v != "" {
-			configs = append(configs, v)
-		}
-	}
-	if xdg := EnvValue(r.Env, "XDG_CONFIG_HOME"); xdg != "" {
-		configs = append(configs, filepath.Join(xdg, "git", "config"))
-		attrs = append(attrs, filepath.Join(xdg, "git", "attributes"))
-	}
-	if home := EnvValue(r.Env, "HOME"); home != "" {
-		configs = append(configs, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
-		attrs = append(attrs, filepath.Join(home, ".config", "git", "attributes"))
-	}
-	return configs, attrs, ok
+	return false, false
 }
 
 // gitSysconfDir is where the git on PATH, the one gitcli runs, reads its

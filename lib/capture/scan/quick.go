@@ -751,10 +751,17 @@ func globalExcludes(ctx context.Context, r *repo.Repo) ([]string, bool) {
 			}
 		}
 	}
-	if excludesFile == "" {
-		excludesFile = gitfiles.XDGPath(r.Git.Env, "ignore")
+	var files []string
+	list, _ := gitfiles.List(r.Files())
+	for _, f := range list {
+		switch {
+		case f.Kind != gitfiles.Exclude || !f.Read:
+		case f.Scope == gitfiles.Local:
+			files = append(files, f.Path)
+		case excludesFile == "":
+			excludesFile = f.Path // git's default, in the XDG folder
+		}
 	}
-	files := []string{filepath.Join(r.CommonDir, "info", "exclude")}
 	if excludesFile != "" {
 		files = append(files, excludesFile)
 	}

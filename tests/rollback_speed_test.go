@@ -115,3 +115,42 @@ func TestRollback_StaleAfterEditBetweenDryRunAndRealCall(t *testing.T) {
 		})
 	}
 }
+
+// A file the rollback writes through a conversion that does not give back
+// its blob when git reads the file again (a smudge filter whose clean
+// filter does not undo it, a CRLF blob under the text attribute) is not
+// taken on trust: the rollback capture records the file's clean content,
+// as git add would, and the rollback is not exact.
+func TestRollback_WrittenFilesConvertedAreRead(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ name, file, content, attrs string }{
+		{"filter", "a.up", "hello\n", "*.up filter=upper\n"},
+		{"crlf", "a.txt", "hello\r\n", "*.txt text\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			env := NewEnv(t)
+			env.Git("config", "filter.upper.smudge", "tr a-z A-Z")
+			env.Git("config", "filter.upper.clean", "cat")
+			env.Write(c.file, c.content)
+			env.Write("other.txt", "o1\n")
+			env.Commit("base")
+			env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--reason=turn_start", "--json").OK(t)
+			// The attributes come after T was captured, from outside the
+			// tree (the rollback leaves them alone).
+			attrs := strings.TrimSpace(env.Git("rev-parse", "--path-format=absolute", "--git-path", "info/attributes"))
+			require.NoError(t, os.MkdirAll(filepath.Dir(attrs), 0o755))
+			require.NoError(t, os.WriteFile(attrs, []byte(c.attrs), 0o644))
+			env.Write(c.file, "changed by the agent\n")
+			env.Write("other.txt", "o2\n")
+			env.Venom("checkpoint", "--agent=a1", "--reason=turn_end", "--json").OK(t)
+			env.Tick()
+			res := env.Rollback("--checkpoint=k1", "--restore=files")
+			clean := env.Git("hash-object", c.file)
+			require.NotEqual(t, env.Git("rev-parse", "HEAD:"+c.file), clean, "the conversion does not round-trip")
+			require.Equal(t, clean, env.Git("rev-parse", "refs/venom/checkpoints/a1/4:"+c.file),
+				"the rollback capture holds the file's clean content")
+			require.False(t, *res.Exact)
+		})
+	}
+}

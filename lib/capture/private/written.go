@@ -1,11 +1,13 @@
 package private
 
 import (
+	"bytes"
 	"encoding/hex"
 	"os"
 
 	git "github.com/libgit2/git2go/v34"
 
+	"github.com/git-venom/git-venom/lib/capture/store"
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/statefile"
@@ -70,10 +72,20 @@ func (p *Index) noteWritten(r *repo.Repo, files []Written) (int, error) {
 	if err != nil || stats.Flagged {
 		return 0, nil
 	}
+	lib, err := r.Lib()
+	if err != nil {
+		return 0, nil
+	}
+	odb, err := lib.Odb()
+	if err != nil {
+		return 0, nil
+	}
+	defer odb.Free()
+	nc := store.NewNoConversion(r)
 	updates := make(map[string]gitindex.Update, len(files))
 	var edits []treeedit.Edit
 	for _, f := range files {
-		if f.Mode != 0o100644 && f.Mode != 0o100755 {
+		if f.Mode != 0o100644 && f.Mode != 0o100755 || !readsBack(odb, nc, f) {
 			continue
 		}
 		if i := stats.Find([]byte(f.Path)); i >= stats.Len() || string(stats.Path(i)) != f.Path {
@@ -94,10 +106,6 @@ func (p *Index) noteWritten(r *repo.Repo, files []Written) (int, error) {
 	}
 	patched, n, err := gitindex.Patch(data, updates, fi.ModTime())
 	if err != nil || n != len(edits) {
-		return 0, nil
-	}
-	lib, err := r.Lib()
-	if err != nil {
 		return 0, nil
 	}
 	base, err := git.NewOid(m.Tree)
@@ -124,4 +132,30 @@ func (p *Index) noteWritten(r *repo.Repo, files []Written) (int, error) {
 		return 0, err
 	}
 	return n, nil
+}
+
+// readsBack reports whether git, reading f's file again, would store f's
+// own blob: checkout-index wrote the blob through the smudge side of the
+// conversions (filter, working-tree-encoding, ident, line endings), and
+// their clean side need not undo it (a filter that is not its own
+// inverse, a CRLF blob under the text attribute). Trusted are only files
+// no attribute could filter, encode or expand (store.NoConversion) whose
+// blob holds no CR byte (then neither side touches line endings) and has
+// the file's size (nothing was added on the way out). The others are read
+// by the capture, as any file is.
+func readsBack(odb *git.Odb, nc *store.NoConversion, f Written) bool {
+	if !nc.AttributesQuiet(f.Path) {
+		return false
+	}
+	id, err := git.NewOid(f.Oid)
+	if err != nil {
+		return false
+	}
+	obj, err := odb.Read(id)
+	if err != nil {
+		return false
+	}
+	defer obj.Free()
+	data := obj.Data()
+	return obj.Type() == git.ObjectBlob && uint64(len(data)) == uint64(f.Stat.Size) && bytes.IndexByte(data, '\r') < 0
 }

@@ -208,3 +208,54 @@ func TestSecurity_ShareBigLogCopyKeepsNoRecords(t *testing.T) {
 	b.Venom("checkpoint", "list", "--agent="+cp, "--json").OK(t).JSON(t, &l)
 	assert.Len(t, l.Checkpoints, 2)
 }
+
+// TestSecurity_ShareCopyRollbackKeepsThePersonsWork: in my guarded tree I
+// had work of my own before my local agent came (an edit of base.txt, an
+// untracked notes.txt). A rollback of a fetched copy's checkpoint,
+// recorded under that agent, classed those paths as its turns' (the
+// window walk starts at the agent's registration, and what lay between
+// the copy's commit and the tree it found was no window at all): no
+// outside-edit refusal, and the real call overwrote base.txt and deleted
+// notes.txt. That stretch is a gap, as any stretch no turn of the agent
+// covers: what the copy changes there is outside.
+func TestSecurity_ShareCopyRollbackKeepsThePersonsWork(t *testing.T) {
+	t.Parallel()
+	p := newSharedPair(t)
+	b, cp := p.b, p.copyID
+	b.Write("base.txt", "my precious edit\n")
+	b.Write("notes.txt", "my notes\n")
+	b.Turn("me", func() { b.Write("mine.txt", "mine\n") })
+	snap := b.Snapshot()
+
+	refused := b.Venom("rollback", "--agent="+cp, "k3", "--into=me", "--dry-run", "--json")
+	refused.Fails(t, 5, "conflict.outside_edits")
+	assert.Contains(t, refused.Stdout, "base.txt")
+	assert.Contains(t, refused.Stdout, "notes.txt")
+
+	// Kept, they stay as they are; the agent's own file goes back.
+	var dry struct {
+		Plan  string `json:"plan"`
+		Repos []struct {
+			Files []struct{ Path, Change, Class string } `json:"files"`
+			Left  []struct{ Path, Reason string }        `json:"left"`
+		} `json:"repos"`
+	}
+	b.Venom("rollback", "--agent="+cp, "k3", "--into=me", "--outside=keep", "--dry-run", "--json").OK(t).JSON(t, &dry)
+	classes, left := map[string]string{}, map[string]string{}
+	for _, f := range dry.Repos[0].Files {
+		classes[f.Path] = f.Class
+	}
+	for _, l := range dry.Repos[0].Left {
+		left[l.Path] = l.Reason
+	}
+	assert.Equal(t, "outside", left["base.txt"])
+	assert.Equal(t, "outside", left["notes.txt"])
+	assert.Equal(t, "turn", classes["mine.txt"])
+	b.Venom("rollback", "--agent="+cp, "k3", "--into=me", "--outside=keep", "--plan="+dry.Plan, "--json").OK(t)
+	assert.Equal(t, "my precious edit\n", b.Read("base.txt"))
+	assert.Equal(t, "my notes\n", b.Read("notes.txt"))
+	assert.NoFileExists(t, b.Path("mine.txt"))
+	now := b.Snapshot()
+	now.Files = snap.Files
+	assert.Equal(t, snap, now, "HEAD, the branch and the index stay")
+}

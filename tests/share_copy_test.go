@@ -180,9 +180,11 @@ func TestShareCopy_RollbackRestoresACopysFilesUnderALocalAgent(t *testing.T) {
 	refused.Fails(t, 5, "conflict.outside_edits")
 	assert.Contains(t, refused.Stdout, "base.txt")
 
-	// A path-scoped dry run covers its paths only.
-	some := p.rollback(t, "k3", "--dry-run", "--", "feature.txt")
-	assert.Equal(t, map[string]string{"feature.txt": "turn"}, some.Classes())
+	// A path-scoped dry run covers its paths only. The copy's feature.txt
+	// was never in this tree: what lay between the copy's k3 and the tree
+	// my agent found is a gap, so it is outside, as base.txt is.
+	some := p.rollback(t, "k3", "--outside=overwrite", "--dry-run", "--", "feature.txt")
+	assert.Equal(t, map[string]string{"feature.txt": "outside"}, some.Classes())
 
 	// The whole tree: the plan, then the real call quoting it.
 	dry := p.rollback(t, "k3", "--outside=overwrite", "--dry-run")
@@ -195,7 +197,7 @@ func TestShareCopy_RollbackRestoresACopysFilesUnderALocalAgent(t *testing.T) {
 	assert.Equal(t, "k3", dry.Checkpoint)
 	assert.Equal(t, "files", dry.Restore)
 	assert.False(t, dry.Repos[0].Head.Moves)
-	assert.Equal(t, map[string]string{"feature.txt": "turn", "base.txt": "outside", "mine.txt": "turn"}, dry.Classes())
+	assert.Equal(t, map[string]string{"feature.txt": "outside", "base.txt": "outside", "mine.txt": "turn"}, dry.Classes())
 	// Another copy's or checkpoint's plan is another plan.
 	other := p.rollback(t, "k2", "--outside=overwrite", "--dry-run")
 	assert.NotEqual(t, dry.Plan, other.Plan)
@@ -263,7 +265,7 @@ func TestShareCopy_RollbackPlanStaleAfterAFetchReplacesTheCopy(t *testing.T) {
 	p := newSharedPair(t)
 	a, b := p.a, p.b
 	b.Turn("me", func() { b.Write("mine.txt", "mine\n") })
-	dry := p.rollback(t, "k3", "--dry-run")
+	dry := p.rollback(t, "k3", "--outside=overwrite", "--dry-run")
 
 	// On the remote, k3 becomes a commit with k3's trailers and k2's tree,
 	// its log record following it: it passes fetch's checks.
@@ -279,7 +281,7 @@ func TestShareCopy_RollbackPlanStaleAfterAFetchReplacesTheCopy(t *testing.T) {
 	require.Equal(t, replaced, b.Git("rev-parse", p.copyRef("3")))
 
 	before := b.gitRefs("", "refs/venom/")
-	b.Venom("rollback", "--agent="+p.copyID, "k3", "--plan="+dry.Plan, "--json").Fails(t, 5, "conflict.rollback_stale")
+	b.Venom("rollback", "--agent="+p.copyID, "k3", "--outside=overwrite", "--plan="+dry.Plan, "--json").Fails(t, 5, "conflict.rollback_stale")
 	assert.Equal(t, before, b.gitRefs("", "refs/venom/"), "nothing written, no safety checkpoint")
 	assert.Equal(t, "mine\n", b.Read("mine.txt"))
 }

@@ -166,6 +166,17 @@ func (s *State) Windows(a *Agent, from int64) []Window {
 	return out
 }
 
+// FirstCapture is the oldest usable capture of a's tree at or after seq
+// from: where Windows starts.
+func (s *State) FirstCapture(a *Agent, from int64) *Capture {
+	for _, c := range s.Captures(a.Tree) {
+		if c.Seq >= from && !c.Barrier() {
+			return &c
+		}
+	}
+	return nil
+}
+
 // LastCapture is the newest usable capture of a's tree at or after seq from.
 func (s *State) LastCapture(a *Agent, from int64) *Capture {
 	var last *Capture

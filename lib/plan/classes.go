@@ -96,6 +96,18 @@ func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Age
 		}
 		return out
 	}
+	// From start to the first capture the walk starts at is a gap too:
+	// no turn of the agent made what lies between. For the agent's own
+	// target that capture is the target itself, and nothing lies between.
+	// A fetched copy's target was never this tree's: what the tree held
+	// when the local agent came (a person's edits, untracked files) is
+	// nobody's turn, and was classed turn, so a copy's rollback overwrote
+	// and deleted it in a guarded tree with no refusal.
+	if first := st.FirstCapture(a, since); first != nil {
+		if err := mark(start, first.Commit, agents.GapWindow, nil, nil); err != nil {
+			return err
+		}
+	}
 	windows := st.Windows(a, since)
 	for _, w := range windows {
 		var own, others map[string]bool

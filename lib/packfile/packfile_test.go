@@ -1,15 +1,18 @@
 package packfile
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	git "github.com/libgit2/git2go/v34"
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-venom/git-venom/lib/gittest"
@@ -88,4 +91,52 @@ func TestWriter_ShortPackLeavesNothing(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Empty(t, entries)
+}
+
+// Objects on both sides of the stored-block threshold (storedBelow) read
+// back byte for byte through git (verify-pack, fsck --strict, cat-file)
+// and through libgit2.
+func TestWriter_StoredBlocksReadBack(t *testing.T) {
+	dir := t.TempDir()
+	gittest.Run(t, dir, "", nil, "init", "-q")
+	packDir := filepath.Join(dir, ".git", "objects", "pack")
+	rng := rand.New(rand.NewSource(2))
+	blobs := map[[20]byte][]byte{}
+	for _, size := range []int{0, 1, storedBelow - 1, storedBelow, storedBelow + 1, 70000} {
+		for _, noise := range []bool{false, true} {
+			data := bytes.Repeat([]byte{'x'}, size)
+			if noise {
+				rng.Read(data)
+			}
+			blobs[objectID("blob", data)] = data
+		}
+	}
+	w, err := Create(packDir, len(blobs))
+	require.NoError(t, err)
+	for id, data := range blobs {
+		require.NoError(t, w.Add(id, Blob, data))
+	}
+	name, err := w.Finish()
+	require.NoError(t, err)
+	out := gittest.Run(t, dir, "", nil, "verify-pack", "-v", filepath.Join(packDir, name+".idx"))
+	require.Contains(t, out, fmt.Sprintf("non delta: %d objects", len(blobs)))
+	gittest.Run(t, dir, "", nil, "fsck", "--strict", "--no-dangling")
+	repo, err := git.OpenRepository(dir)
+	require.NoError(t, err)
+	defer repo.Free()
+	odb, err := repo.Odb()
+	require.NoError(t, err)
+	defer odb.Free()
+	for id, data := range blobs {
+		hexID := hex.EncodeToString(id[:])
+		cmd := exec.Command("git", "cat-file", "blob", hexID)
+		cmd.Dir = dir
+		got, err := cmd.Output()
+		require.NoError(t, err)
+		require.Equal(t, data, got, "git reads %d bytes back", len(data))
+		obj, err := odb.Read((*git.Oid)(&id))
+		require.NoError(t, err)
+		require.Equal(t, data, append([]byte{}, obj.Data()...), "libgit2 reads %d bytes back", len(data))
+		obj.Free()
+	}
 }

@@ -131,7 +131,7 @@ func sortChanges(top string, flagged []gitindex.Entry, changes []scan.Change, st
 			s.modes[c.Path] = 0o120000
 			add(c)
 		case fi.IsDir():
-			if isRepo(full) {
+			if repo.Holds(full) {
 				// A nested repository or a submodule: its commit, as a gitlink.
 				s.gitlinks[c.Path] = true
 				add(c)

@@ -2,11 +2,11 @@ package capture
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/git-venom/git-venom/lib/ignore"
 	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // SkipExcluded is the skipped (and left) reason of a path venom.exclude
@@ -39,7 +39,7 @@ func (e *excludedSet) take(top, p string, isDir bool) bool {
 		e.seen[at] = true
 		var size int64
 		if !strings.HasSuffix(at, "/") {
-			if fi, err := os.Lstat(filepath.Join(top, at)); err == nil && fi.Mode().IsRegular() {
+			if fi, err := os.Lstat(treepath.Abs(top, at)); err == nil && fi.Mode().IsRegular() {
 				size = fi.Size()
 			}
 		}

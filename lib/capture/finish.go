@@ -3,7 +3,6 @@ package capture
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/git-venom/git-venom/lib/packfile"
 	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // finish completes a snapshot whose tree is written.
@@ -128,8 +128,8 @@ func listGitlinks(ctx context.Context, r *repo.Repo, snap *Snapshot, links map[s
 // libgit2 runs no command a config names, and its status writes nothing
 // (no refresh of the nested index, which is its user's).
 func nestedHasChanges(r *repo.Repo, p string) bool {
-	dir := filepath.Join(r.Top, p)
-	if !isRepo(dir) {
+	dir := treepath.Abs(r.Top, p)
+	if !repo.Holds(dir) {
 		return false
 	}
 	nested, err := git.OpenRepositoryExtended(dir, git.RepositoryOpenNoSearch, "")
@@ -147,17 +147,12 @@ func nestedHasChanges(r *repo.Repo, p string) bool {
 	return err == nil && n > 0
 }
 
-func isRepo(dir string) bool {
-	_, err := os.Lstat(filepath.Join(dir, ".git"))
-	return err == nil
-}
-
 func skippedEntry(top string, e gitindex.Entry) journal.Skipped {
 	if e.SparseDir {
 		return journal.Skipped{Path: strings.TrimSuffix(e.Path, "/") + "/", Bytes: 0, Reason: "skip_worktree"}
 	}
 	bytes := int64(e.Size)
-	if fi, err := os.Lstat(filepath.Join(top, e.Path)); err == nil && !fi.IsDir() {
+	if fi, err := os.Lstat(treepath.Abs(top, e.Path)); err == nil && !fi.IsDir() {
 		bytes = fi.Size()
 	}
 	return journal.Skipped{Path: e.Path, Bytes: bytes, Reason: "skip_worktree"}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/git-venom/git-venom/lib/capture"
 	"github.com/git-venom/git-venom/lib/ignore"
 	"github.com/git-venom/git-venom/lib/quote"
+	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/treepath"
 )
@@ -78,7 +78,7 @@ func folderBytes(dir string) int64 {
 		}
 		if e.IsDir() {
 			if p != dir {
-				if _, err := os.Lstat(filepath.Join(p, ".git")); err == nil {
+				if repo.Holds(p) {
 					return filepath.SkipDir
 				}
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/pathspec"
+	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/treepath"
 )
 
@@ -179,7 +180,9 @@ func inTheWay(top string, c *Change, byPath map[string]*Change) (string, bool) {
 				return filepath.SkipAll
 			}
 			if e.IsDir() {
-				if filepath.Base(p) == ".git" && p != full {
+				// A repository of its own in the folder: never the
+				// rollback's to delete.
+				if repo.Holds(p) {
 					blocked = c.Path
 					return filepath.SkipAll
 				}

@@ -69,6 +69,15 @@ func Inspect(dir string) (Layout, error) {
 	return l, nil
 }
 
+// Holds says whether dir holds a .git of its own that git may take for a
+// repository: Inspect finds one there, or cannot be sure there is none (a
+// link, a special file, a gitfile it cannot read). What must leave nested
+// repositories alone asks this, never a .git joined by hand.
+func Holds(dir string) bool {
+	l, err := Inspect(dir)
+	return err != nil || l.Kind != NoRepository
+}
+
 // GitDirOf is the git dir dir's .git names: the target of a .git file,
 // else dir/.git.
 func GitDirOf(dir string) string {

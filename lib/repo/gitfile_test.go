@@ -111,3 +111,32 @@ func TestInspect_UnsureOfTheUnusual(t *testing.T) {
 	assert.Equal(t, filepath.Join(dir, ".git"), filepath.Clean(l.GitDir))
 	assert.Equal(t, resolved(t, filepath.Join(dir, ".git")), gitPath(t, d, env, "--absolute-git-dir"))
 }
+
+// Holds is true for every .git git may take for a repository (a folder, a
+// gitfile, and what Inspect cannot be sure of: a link, a broken gitfile)
+// and false only where there is no .git at all.
+func TestHolds_EveryDotGitButNone(t *testing.T) {
+	env := plainEnv(t)
+	dir := newRepo(t, env)
+	worktree := filepath.Join(filepath.Dir(dir), "wt")
+	runGit(t, dir, env, "worktree", "add", "-q", worktree)
+	root := t.TempDir()
+	mk := func(name string, make func(dot string)) string {
+		d := filepath.Join(root, name)
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		make(filepath.Join(d, ".git"))
+		return d
+	}
+	broken := mk("broken", func(dot string) { require.NoError(t, os.WriteFile(dot, []byte("not a gitfile"), 0o644)) })
+	link := mk("link", func(dot string) { require.NoError(t, os.Symlink(filepath.Join(dir, ".git"), dot)) })
+	empty := mk("empty", func(dot string) { require.NoError(t, os.Mkdir(dot, 0o755)) })
+	none := mk("none", func(string) {})
+
+	assert.True(t, Holds(dir), "git init")
+	assert.True(t, Holds(worktree), "a linked worktree's gitfile")
+	assert.True(t, Holds(broken), "a gitfile git may refuse")
+	assert.True(t, Holds(link), "a .git link")
+	assert.True(t, Holds(empty), "an empty .git folder")
+	assert.False(t, Holds(none))
+	assert.False(t, Holds(filepath.Join(root, "missing")))
+}

@@ -219,7 +219,7 @@ func (q Quick) Scan(r *repo.Repo, rec *Record, settings []string) (res *Result, 
 		f := &rec.Ignores[i]
 		known[f.Path] = true
 		var st syscall.Stat_t
-		if syscall.Lstat(filepath.Join(r.Top, f.Path), &st) != nil || f.moved(&st) && !sameContent(filepath.Join(r.Top, f.Path), f.Sum) {
+		if name := treepath.Abs(r.Top, f.Path); syscall.Lstat(name, &st) != nil || f.moved(&st) && !sameContent(name, f.Sum) {
 			return nil, true, errQuickUnsure
 		}
 	}
@@ -365,7 +365,7 @@ func statDirs(top string, dirs []dirState) ([]int, error) {
 	parallel(len(dirs), func(i int) {
 		d := &dirs[i]
 		var st syscall.Stat_t
-		if syscall.Lstat(filepath.Join(top, d.Path), &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+		if syscall.Lstat(treepath.Abs(top, d.Path), &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
 			mu.Lock()
 			gone = true
 			mu.Unlock()
@@ -511,7 +511,7 @@ func (w *walker) record(old *Record) *Record {
 // reproduce.
 func (w *walker) readIgnore(dir string) ([]byte, error) {
 	rel := joinRel(dir, ".gitignore")
-	name := filepath.Join(w.top, rel)
+	name := treepath.Abs(w.top, rel)
 	listed := time.Now().UnixNano()
 	var st syscall.Stat_t
 	if err := syscall.Lstat(name, &st); err != nil {
@@ -601,7 +601,7 @@ func (w *walker) trackedDir(path string) bool {
 // data, its untracked entries, and the folders under it that are not
 // known, wholly. recurse: read known folders too (the first walk).
 func (w *walker) list(dir string, stack *ignore.Stack, recurse bool) error {
-	full := filepath.Join(w.top, dir)
+	full := treepath.Abs(w.top, dir)
 	listed := time.Now().UnixNano()
 	var st syscall.Stat_t
 	if err := syscall.Lstat(full, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
@@ -632,7 +632,7 @@ func (w *walker) list(dir string, stack *ignore.Stack, recurse bool) error {
 				continue
 			}
 			if !w.trackedDir(rel) {
-				nested, err := nestedRepo(filepath.Join(full, name))
+				nested, err := nestedRepo(treepath.Abs(w.top, rel))
 				if err != nil {
 					return err
 				}

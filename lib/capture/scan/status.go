@@ -7,9 +7,10 @@ package scan
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // Change is one path git status reported as different from the index.
@@ -87,7 +88,7 @@ func LstatAll(top string, changes []Change) []Stat {
 	out := make([]Stat, len(changes))
 	var st syscall.Stat_t
 	for i, c := range changes {
-		if err := syscall.Lstat(filepath.Join(top, c.Path), &st); err != nil {
+		if err := syscall.Lstat(treepath.Abs(top, c.Path), &st); err != nil {
 			out[i].Err = &os.PathError{Op: "lstat", Path: c.Path, Err: err}
 			continue
 		}

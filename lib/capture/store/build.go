@@ -29,6 +29,7 @@ import (
 	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/git-venom/git-venom/lib/treeedit"
+	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // The tree path builds a capture's tree without touching an index: the
@@ -146,7 +147,7 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 	for i, f := range files {
 		if f.Mode == 0o160000 {
 			// A nested repository is its HEAD commit, as update-index records it.
-			id, err := nestedHead(filepath.Join(r.Top, f.Path))
+			id, err := nestedHead(treepath.Abs(r.Top, f.Path))
 			if err != nil {
 				return nil, ErrNoTreePath
 			}
@@ -155,7 +156,7 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 		}
 		if f.Mode == 0o120000 {
 			// A link's blob is its target, never filtered.
-			target, err := os.Readlink(filepath.Join(r.Top, f.Path))
+			target, err := os.Readlink(treepath.Abs(r.Top, f.Path))
 			if err != nil {
 				return nil, ErrNoTreePath
 			}
@@ -177,7 +178,7 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 	read := func(i int) (rawBlob, error) {
 		var raw rawBlob
 		var err error
-		raw, buf, err = readBlob(filepath.Join(r.Top, files[i].Path), keep, sum, buf)
+		raw, buf, err = readBlob(treepath.Abs(r.Top, files[i].Path), keep, sum, buf)
 		if err != nil {
 			return rawBlob{}, ErrNoTreePath
 		}

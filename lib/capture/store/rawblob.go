@@ -3,7 +3,7 @@ package store
 import (
 	"bytes"
 	"os"
-	"path/filepath"
+	"path"
 	"strings"
 
 	"github.com/git-venom/git-venom/lib/gitconfig"
@@ -87,7 +87,7 @@ func (n *NoConversion) dirQuiet(dir string) bool {
 	if q, ok := n.quietDirs[dir]; ok {
 		return q
 	}
-	q := treeAttrQuiet(filepath.Join(n.top, filepath.FromSlash(dir), ".gitattributes"))
+	q := treeAttrQuiet(treepath.Abs(n.top, path.Join(dir, ".gitattributes")))
 	if q && dir != "" {
 		q = n.dirQuiet(treepath.Parent(dir))
 	}

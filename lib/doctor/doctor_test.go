@@ -11,13 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-venom/git-venom/lib/agents"
-	"github.com/git-venom/git-venom/lib/config"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gittest"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
-	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/statetest"
 )
 
 const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -37,12 +36,7 @@ func newWorld(t *testing.T, n int) *world {
 	t.Helper()
 	w := &world{t: t, dir: t.TempDir()}
 	w.git("init", "-q")
-	env := append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	r, err := repo.Open(context.Background(), w.dir, env)
-	require.NoError(t, err)
-	t.Cleanup(r.Free)
-	require.NoError(t, os.MkdirAll(r.StateDir, 0o755))
-	w.s = &state.Store{Repo: r, Config: config.Defaults(), Environ: env}
+	w.s = statetest.Open(t, w.dir)
 	tx, err := w.s.Begin(context.Background(), lock.Holder{Op: "test"}, errcode.TimeoutLock)
 	require.NoError(t, err)
 	defer tx.End()

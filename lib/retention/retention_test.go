@@ -15,13 +15,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-venom/git-venom/lib/agents"
-	"github.com/git-venom/git-venom/lib/config"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gittest"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
-	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/statetest"
 )
 
 var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -129,16 +128,10 @@ func newWorld(t *testing.T, keep int) *world {
 	t.Helper()
 	dir := t.TempDir()
 	gittest.Run(t, dir, "", nil, "init", "-q")
-	env := append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	r, err := repo.Open(context.Background(), dir, env)
-	require.NoError(t, err)
-	t.Cleanup(r.Free)
-	require.NoError(t, os.MkdirAll(r.StateDir, 0o755))
-	cfg := config.Defaults()
-	cfg.Keep = keep
-	w := &world{t: t, dir: dir, s: &state.Store{Repo: r, Config: cfg, Environ: env}}
+	w := &world{t: t, dir: dir, s: statetest.Open(t, dir)}
+	w.s.Config.Keep = keep
 	w.begin()
-	_, err = w.tx.Append(journal.AgentRegistered, journal.Registered{Agent: "a1", Tree: dir,
+	_, err := w.tx.Append(journal.AgentRegistered, journal.Registered{Agent: "a1", Tree: dir,
 		Isolation: agents.InPlace, Harness: "none"})
 	require.NoError(t, err)
 	return w

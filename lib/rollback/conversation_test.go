@@ -12,13 +12,12 @@ import (
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/checkpoints"
-	"github.com/git-venom/git-venom/lib/config"
 	"github.com/git-venom/git-venom/lib/conversation"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/plan"
-	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/statetest"
 )
 
 // fakeHarness rewinds by naming a new session, or fails as told.
@@ -40,10 +39,7 @@ func twoTurns(t *testing.T, h string) (*state.Store, string) {
 	dir := t.TempDir()
 	gittest.Run(t, dir, "", nil, "init", "-q")
 	ctx := context.Background()
-	env := append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	r, err := repo.Open(ctx, dir, env)
-	require.NoError(t, err)
-	s := &state.Store{Repo: r, Config: config.Defaults(), Environ: env}
+	s := statetest.Open(t, dir)
 	take := func(reason, end string) {
 		_, err := checkpoints.Take(ctx, s, checkpoints.Request{Registration: checkpoints.Registration{Agent: "a1",
 			Isolation: "worktree", Harness: h}, Reason: reason, HarnessEnd: end})

@@ -2,7 +2,6 @@ package share
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,14 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-venom/git-venom/lib/agents"
-	"github.com/git-venom/git-venom/lib/config"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gittest"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/refs"
-	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/statetest"
 )
 
 const machine = "0123abcd-0000-4000-8000-00000000beef"
@@ -79,12 +77,7 @@ func newSide(t *testing.T, remote string) *side {
 	w := &side{t: t, dir: t.TempDir()}
 	w.git("init", "-q")
 	w.git("remote", "add", "origin", remote)
-	env := append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	r, err := repo.Open(context.Background(), w.dir, env)
-	require.NoError(t, err)
-	t.Cleanup(r.Free)
-	require.NoError(t, os.MkdirAll(r.StateDir, 0o755))
-	w.s = &state.Store{Repo: r, Config: config.Defaults(), Environ: env}
+	w.s = statetest.Open(t, w.dir)
 	return w
 }
 

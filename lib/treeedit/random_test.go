@@ -3,7 +3,6 @@ package treeedit
 import (
 	"fmt"
 	"math/rand"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -60,10 +59,7 @@ func TestApply_RandomAgainstGit(t *testing.T) {
 		for p, f := range m {
 			fmt.Fprintf(&info, "%o %s\t%s\x00", f.mode, f.oid, p)
 		}
-		idx := []string{"GIT_INDEX_FILE=" + filepath.Join(dir, "scratch.index")}
-		gittest.Run(t, dir, "", idx, "read-tree", "--empty")
-		gittest.Run(t, dir, info.String(), idx, "update-index", "-z", "--add", "--index-info")
-		return gittest.Run(t, dir, "", idx, "write-tree")
+		return gitsTree(t, dir, "--empty", info.String())
 	}
 	repo, err := git.OpenRepository(dir)
 	require.NoError(t, err)

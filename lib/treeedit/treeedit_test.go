@@ -13,6 +13,17 @@ import (
 	"github.com/git-venom/git-venom/lib/gittest"
 )
 
+// gitsTree is the tree git writes for base (a tree id, or "--empty") with
+// the index lines info (update-index -z --index-info) applied, made in a
+// scratch index of dir: what Apply must give for the same edits.
+func gitsTree(t *testing.T, dir, base, info string) string {
+	t.Helper()
+	idx := []string{"GIT_INDEX_FILE=" + filepath.Join(dir, "scratch.index")}
+	gittest.Run(t, dir, "", idx, "read-tree", base)
+	gittest.Run(t, dir, info, idx, "update-index", "-z", "--add", "--index-info")
+	return gittest.Run(t, dir, "", idx, "write-tree")
+}
+
 // TestApply checks Apply against git's own index edit of the same
 // tree: read-tree, update-index --index-info, write-tree.
 func TestApply(t *testing.T) {
@@ -44,10 +55,7 @@ func TestApply(t *testing.T) {
 			fmt.Fprintf(&info, "%o %s\t%s\x00", e.Mode, e.Oid, e.Path)
 		}
 	}
-	idx := []string{"GIT_INDEX_FILE=" + filepath.Join(dir, "tmp.index")}
-	gittest.Run(t, dir, "", idx, "read-tree", base)
-	gittest.Run(t, dir, info.String(), idx, "update-index", "-z", "--index-info")
-	want := gittest.Run(t, dir, "", idx, "write-tree")
+	want := gitsTree(t, dir, base, info.String())
 
 	repo, err := git.OpenRepository(dir)
 	require.NoError(t, err)
@@ -115,10 +123,7 @@ func TestApply_GitOrder(t *testing.T) {
 			fmt.Fprintf(&info, "%o %s\t%s\x00", e.Mode, blob, e.Path)
 		}
 	}
-	idx := []string{"GIT_INDEX_FILE=" + filepath.Join(dir, "tmp.index")}
-	gittest.Run(t, dir, "", idx, "read-tree", base)
-	gittest.Run(t, dir, info.String(), idx, "update-index", "-z", "--index-info")
-	want := gittest.Run(t, dir, "", idx, "write-tree")
+	want := gitsTree(t, dir, base, info.String())
 
 	repo, err := git.OpenRepository(dir)
 	require.NoError(t, err)

@@ -79,3 +79,43 @@ func TestCapture_SkippedFileIsNotRead(t *testing.T) {
 		env.Tick()
 	}
 }
+
+// TestCapture_MemoSkipWorktreeBytesAreTodays: the scan memo is keyed by
+// what git status lists, and status never looks at a skip-worktree
+// path's file. A capture that takes the memo shortcut still reports that
+// file's size as it is now (docs/checkpoints.md#what-a-capture-holds: the
+// working file's size, or the index entry's when there is none), not the
+// one the memo's capture saw. Other agents of the tree take a checkpoint
+// each, so every capture is logged with its skipped list.
+func TestCapture_MemoSkipWorktreeBytesAreTodays(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("sparse.txt", "committed\n")
+	env.Commit("base")
+	env.Git("update-index", "--skip-worktree", "sparse.txt")
+	first := "changed here, as a sparse checkout allows\n"
+	env.Write("sparse.txt", first)
+	env.Write("new.txt", "untracked, listed by status\n")
+	// Files written within two seconds of a capture keep it from making
+	// or taking a memo.
+	time.Sleep(2100 * time.Millisecond)
+	skippedOf := func(agent string) []SkippedPath {
+		t.Helper()
+		env.Take(t, "--agent="+agent)
+		return env.Item(t, agent, "k1").Repos[0].Skipped
+	}
+	require.Equal(t, []SkippedPath{{Path: "sparse.txt", Bytes: int64(len(first)), Reason: "skip_worktree"}}, skippedOf("a1"))
+
+	grown := strings.Repeat("a local change git status does not see\n", 3)
+	env.Write("sparse.txt", grown)
+	assert.Equal(t, []SkippedPath{{Path: "sparse.txt", Bytes: int64(len(grown)), Reason: "skip_worktree"}}, skippedOf("a2"),
+		"the file's size now")
+
+	env.Remove("sparse.txt")
+	assert.Equal(t, []SkippedPath{{Path: "sparse.txt", Bytes: int64(len("committed\n")), Reason: "skip_worktree"}}, skippedOf("a3"),
+		"the index entry's size, the file being gone")
+	// The three checkpoints hold the same tree: the index's version.
+	for _, a := range []string{"a1", "a2", "a3"} {
+		require.Equal(t, "committed\n", env.Git("cat-file", "-p", "refs/venom/checkpoints/"+a+"/1:sparse.txt")+"\n")
+	}
+}

@@ -43,6 +43,7 @@ import (
 	"github.com/git-venom/git-venom/lib/gitfiles"
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/testhook"
@@ -259,7 +260,7 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 	if b.persistent && len(userLinks) == 0 {
 		sig = private.Signature(lim.key(), b.settings, status, changes, stats)
 		if sig != "" && sig == b.memo.Sig {
-			if snap, err := fromMemo(r, b.memo); err == nil {
+			if snap, err := fromMemo(r, b.memo, snap.Skipped); err == nil {
 				return snap, nil
 			}
 		}
@@ -298,13 +299,27 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 	return finish(ctx, r, snap, tree, sig, s.gitlinks, userLinks, s.modified)
 }
 
-// fromMemo is the snapshot the memo keeps, with the current HEAD.
-func fromMemo(r *repo.Repo, m private.Memo) (*Snapshot, error) {
+// fromMemo is the snapshot the memo keeps, with the current HEAD and
+// flagged, the skip-worktree entries as they are now. The memo's key
+// holds what status listed, and status never looks at a skip-worktree
+// path's file: the memo's own entries for them give the size that file
+// had at the memo's capture.
+func fromMemo(r *repo.Repo, m private.Memo, flagged []journal.Skipped) (*Snapshot, error) {
 	id, err := m.TreeIn(r)
 	if err != nil {
 		return nil, err
 	}
-	snap := &Snapshot{Tree: id, Skipped: m.Skipped, Submodules: m.Submodules, memo: m}
+	skipped := make([]journal.Skipped, 0, len(m.Skipped)+len(flagged))
+	for _, s := range flagged {
+		skipped = append(skipped, paths.FixSkipped(s))
+	}
+	for _, s := range m.Skipped {
+		if s.Reason != skipWorktree {
+			skipped = append(skipped, s)
+		}
+	}
+	sortSkipped(skipped)
+	snap := &Snapshot{Tree: id, Skipped: skipped, Submodules: m.Submodules, memo: m}
 	if err := readHead(r, snap); err != nil {
 		return nil, err
 	}

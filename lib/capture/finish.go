@@ -28,7 +28,7 @@ func finish(ctx context.Context, r *repo.Repo, snap *Snapshot, tree *git.Oid, si
 	if err := listGitlinks(ctx, r, snap, gitlinks, userLinks, modified); err != nil {
 		return nil, failure.Git("gitlinks", err)
 	}
-	sort.Slice(snap.Skipped, func(i, j int) bool { return snap.Skipped[i].Path < snap.Skipped[j].Path })
+	sortSkipped(snap.Skipped)
 	for i := range snap.Skipped {
 		snap.Skipped[i] = paths.FixSkipped(snap.Skipped[i])
 	}
@@ -147,13 +147,23 @@ func nestedHasChanges(r *repo.Repo, p string) bool {
 	return err == nil && n > 0
 }
 
+// skipWorktree is the skipped reason of the user's skip-worktree entries
+// and sparse folders.
+const skipWorktree = "skip_worktree"
+
+// sortSkipped puts a skipped list in the order the log keeps: by the
+// paths' bytes, whether path_b64 holds them yet or not.
+func sortSkipped(l []journal.Skipped) {
+	sort.Slice(l, func(i, j int) bool { return paths.Raw(l[i].Path, l[i].PathB64) < paths.Raw(l[j].Path, l[j].PathB64) })
+}
+
 func skippedEntry(top string, e gitindex.Entry) journal.Skipped {
 	if e.SparseDir {
-		return journal.Skipped{Path: strings.TrimSuffix(e.Path, "/") + "/", Bytes: 0, Reason: "skip_worktree"}
+		return journal.Skipped{Path: strings.TrimSuffix(e.Path, "/") + "/", Bytes: 0, Reason: skipWorktree}
 	}
 	bytes := int64(e.Size)
 	if fi, err := os.Lstat(treepath.Abs(top, e.Path)); err == nil && !fi.IsDir() {
 		bytes = fi.Size()
 	}
-	return journal.Skipped{Path: e.Path, Bytes: bytes, Reason: "skip_worktree"}
+	return journal.Skipped{Path: e.Path, Bytes: bytes, Reason: skipWorktree}
 }

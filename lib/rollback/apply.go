@@ -41,6 +41,9 @@ type applier struct {
 	// written are the regular files placed that were still exactly as
 	// checked out right after (capture.NoteWritten).
 	written []capture.Written
+	// direct and viaGit count the files written in process and by git
+	// checkout-index.
+	direct, viaGit int
 }
 
 func newApplier(ctx context.Context, r *repo.Repo, tmp string) *applier {
@@ -108,24 +111,87 @@ func (ap *applier) files(want []entry, hook func(string) error) error {
 	return ap.write(root, writes, hook)
 }
 
-// write makes each entry's file. git checkout-index writes them, with
-// smudge filters, line endings, modes and links, into a fresh staging
-// folder (--prefix) of the state folder; each is then renamed into the
-// tree through the door. checkout-index on the tree itself would check each
-// leading folder with lstat() and then open the path: a folder swapped for
-// a link between the two would let it write outside the tree. A rename
-// into a folder opened beneath the top without following links cannot.
+// write makes each entry's file, in a fresh staging folder of the state
+// folder, then renames each into the tree through the door. The files
+// whose blob git writes byte for byte are written in process (direct.go);
+// git checkout-index writes the others, with smudge filters, line
+// endings, modes and links, beneath the stage's folder git/ (--prefix).
+// checkout-index on the tree itself would check each leading folder with
+// lstat() and then open the path: a folder swapped for a link between the
+// two would let it write outside the tree. A rename into a folder opened
+// beneath the top without following links cannot.
 //
 // The stage is never resolved by name after it is made: tmp/ is opened
 // link-free and the stage made in it by mkdirat (0700, an unpredictable
-// name) and held open (statefile.MkdirTemp); git reaches it as its
-// descriptor 3 (--prefix=/proc/self/fd/3/, beneath which checkout-index
-// makes the folders it needs), the renames start from that descriptor
+// name) and held open (statefile.MkdirTemp); the files written in process
+// are created beneath its descriptor, git reaches it as its descriptor 3
+// (--prefix=/proc/self/fd/3/git/, beneath which checkout-index makes the
+// folders it needs), the renames start from that descriptor
 // (treepath.Root.RenameFrom, which checks each staged entry is the kind
 // the index says), and the stage is removed through it. tmp/ (group-
 // writable under core.sharedRepository) swapped for a link meanwhile, or
 // the stage renamed away, changes nothing of what is placed.
 func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) error) error {
+	stage, err := statefile.MkdirTemp(ap.tmp, "rollback-write-")
+	if err != nil {
+		return err
+	}
+	defer stage.RemoveAll()
+	// staged[i] is writes[i]'s entry in the stage; links[i] whether it is
+	// a link there.
+	staged := make([]string, len(writes))
+	links := make([]bool, len(writes))
+	verbatim := make([]bool, len(writes))
+	var viaGit []entry
+	// Under core.symlinks=false git writes a link as a file holding its
+	// target.
+	symlinks := ap.symlinks()
+	d, free := ap.newDirect(writes, symlinks)
+	defer free()
+	for i, e := range writes {
+		if d != nil {
+			name := stagedName(i)
+			w, err := d.write(stage.Fd(), name, e)
+			if err == nil {
+				staged[i], links[i], verbatim[i] = name, w.link, w.verbatim
+				ap.direct++
+				continue
+			}
+			if !errors.Is(err, errNotDirect) {
+				return fmt.Errorf("write %s: %w", e.path, err)
+			}
+		}
+		staged[i], links[i] = gitStage+"/"+e.path, e.mode == 0o120000 && symlinks
+		viaGit = append(viaGit, e)
+	}
+	if len(viaGit) > 0 {
+		if err := unix.Mkdirat(stage.Fd(), gitStage, 0o700); err != nil {
+			return err
+		}
+		if err := ap.checkoutIndex(stage, viaGit); err != nil {
+			return err
+		}
+	}
+	// Between the writes and the renames: the files are staged.
+	if err := hook("rollback-apply-staged"); err != nil {
+		return err
+	}
+	for i, e := range writes {
+		placed, err := placeFile(root, stage.Fd(), staged[i], links[i], e)
+		if err != nil {
+			return err
+		}
+		if w, ok := writtenFile(e, placed); ok {
+			w.Verbatim = verbatim[i]
+			ap.written = append(ap.written, w)
+		}
+	}
+	return nil
+}
+
+// checkoutIndex has git checkout-index write the entries beneath the
+// stage's folder git/, through a temporary index of them alone.
+func (ap *applier) checkoutIndex(stage *statefile.TempDir, writes []entry) error {
 	idx, err := ap.tempIndex()
 	if err != nil {
 		return err
@@ -143,40 +209,21 @@ func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) 
 			return err
 		}
 	}
-	stage, err := statefile.MkdirTemp(ap.tmp, "rollback-write-")
-	if err != nil {
-		return err
-	}
-	defer stage.RemoveAll()
 	var list bytes.Buffer
 	for _, e := range writes {
 		list.WriteString(e.path)
 		list.WriteByte(0)
 	}
 	call := gitcli.Call{Env: env, Stdin: &list, ExtraFiles: []*os.File{stage.File()}}
-	if _, err := ap.r.Git.RunCall(ap.ctx, call, "checkout-index", "-f", "-z",
-		"--prefix=/proc/self/fd/3/", "--stdin"); err != nil {
-		return err
-	}
-	// Between checkout-index and the renames: the files are staged.
-	if err := hook("rollback-apply-staged"); err != nil {
-		return err
-	}
-	for _, e := range writes {
-		placed, err := placeFile(root, stage.Fd(), e)
-		if err != nil {
-			return err
-		}
-		if w, ok := writtenFile(e, placed); ok {
-			ap.written = append(ap.written, w)
-		}
-	}
-	return nil
+	ap.viaGit += len(writes)
+	_, err = ap.r.Git.RunCall(ap.ctx, call, "checkout-index", "-f", "-z",
+		"--prefix=/proc/self/fd/3/"+gitStage+"/", "--stdin")
+	return err
 }
 
 // writtenFile is e as capture.NoteWritten takes it: a regular file whose
-// entry in the tree is the one checkout-index wrote, untouched since, and
-// of the executable bit e's mode says.
+// entry in the tree is the one staged, untouched since, and of the
+// executable bit e's mode says.
 func writtenFile(e entry, placed *treepath.Placed) (capture.Written, bool) {
 	if placed == nil || !placed.Same {
 		return capture.Written{}, false
@@ -192,14 +239,15 @@ func writtenFile(e entry, placed *treepath.Placed) (capture.Written, bool) {
 		Dev: uint32(st.Dev), Ino: uint32(st.Ino), UID: st.Uid, GID: st.Gid, Size: uint32(st.Size)}}, true
 }
 
-// placeFile moves e's staged file into the tree, replacing the file or
-// link at its path, making missing folders. A parent that is no longer a
+// placeFile moves e's file, staged as rel (a link when link is set), into
+// the tree, replacing the file or link at its path, making missing
+// folders. A parent that is no longer a
 // folder of the tree (a link or a file now), or a folder at the path,
 // means another process changed the tree during the rollback: the path is
 // left, and step 6's capture shows it (exact:false). A staged entry that
 // is missing or not of e's kind (treepath.ErrStaged) fails the rollback.
-func placeFile(root *treepath.Root, stage int, e entry) (*treepath.Placed, error) {
-	placed, err := root.RenameFromStat(stage, e.path, e.path, e.mode&0o170000 == 0o120000)
+func placeFile(root *treepath.Root, stage int, rel string, link bool, e entry) (*treepath.Placed, error) {
+	placed, err := root.RenameFromStat(stage, rel, e.path, link)
 	switch {
 	case err == nil:
 		return &placed, nil

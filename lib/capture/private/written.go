@@ -22,6 +22,11 @@ type Written struct {
 	Mode uint32 // 0o100644 or 0o100755
 	Oid  string
 	Stat gitindex.Stat
+	// Verbatim: the writer put the blob's bytes in the file, none of
+	// them a CR, and no attribute could convert it either way
+	// (store.NewNoSmudge): git reads it back as that blob, and
+	// NoteWritten need not read the blob to know it.
+	Verbatim bool
 }
 
 // NoteWritten tells the tree's private index that files was just written
@@ -144,6 +149,9 @@ func (p *Index) noteWritten(r *repo.Repo, files []Written) (int, error) {
 // the file's size (nothing was added on the way out). The others are read
 // by the capture, as any file is.
 func readsBack(odb *git.Odb, nc *store.NoConversion, f Written) bool {
+	if f.Verbatim {
+		return true
+	}
 	if !nc.AttributesQuiet(f.Path) {
 		return false
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path"
 	"strings"
@@ -58,6 +59,9 @@ type NoConversion struct {
 	// quietDirs caches, per folder of the tree ("" for the top), whether
 	// its .gitattributes and those above it are quiet.
 	quietDirs map[string]bool
+	// words are those whose presence makes an attributes source doubtful:
+	// attrWords, or smudgeWords for the way out.
+	words [][]byte
 }
 
 // attrWords are the words whose presence in an attributes source may mean a
@@ -69,9 +73,55 @@ var attrWords = [][]byte{[]byte("filter"), []byte("ident"), []byte("encoding"), 
 const maxAttrFile = 1 << 20
 
 func NewNoConversion(r *repo.Repo) *NoConversion {
-	n := &NoConversion{top: r.Top, quietDirs: map[string]bool{}}
-	n.usable = settingsQuiet(r)
+	n := &NoConversion{top: r.Top, quietDirs: map[string]bool{}, words: attrWords}
+	n.usable = settingsQuiet(r, n.words)
 	return n
+}
+
+// The way out is convert_to_working_tree (convert.c, git 2.39): ident,
+// line endings, working-tree-encoding, then the filter's smudge side. Its
+// line-ending step (crlf_to_worktree) may turn LF into CRLF in a file
+// with no CR at all, so a blob without CR is no proof there: the
+// attributes that decide it (text, eol, crlf) count too. Without any of
+// them, convert_attrs leaves the file CRLF_UNDEFINED, which core.autocrlf
+// unset or false makes CRLF_BINARY (never converted); core.eol is only
+// read for a file under text or text=auto, so it cannot touch one here.
+// The built-in macro binary (-diff -merge -text) only unsets text, which
+// converts nothing either; any other macro is an [attr] line.
+
+// smudgeWords are attrWords and the attributes that decide line endings
+// on the way out.
+var smudgeWords = append(append([][]byte(nil), attrWords...), []byte("text"), []byte("eol"), []byte("crlf"))
+
+// NewNoSmudge is NoConversion for the way out: AttributesQuiet then tells
+// the files whose blob git's checkout writes byte for byte, whatever
+// bytes it holds. Attributes are read as checkout-index with a temporary
+// index of the written files reads them when no .gitattributes is among
+// those files: from the tree as it is now, and outside it. Any setting of
+// core.autocrlf but false, or one that cannot be read, leaves nothing quiet.
+func NewNoSmudge(ctx context.Context, r *repo.Repo) *NoConversion {
+	n := &NoConversion{top: r.Top, quietDirs: map[string]bool{}, words: smudgeWords}
+	n.usable = autocrlfOff(ctx, r) && settingsQuiet(r, n.words)
+	return n
+}
+
+// autocrlfOff reports whether core.autocrlf is unset or false, as git
+// reads it here (every scope, the last value winning).
+func autocrlfOff(ctx context.Context, r *repo.Repo) bool {
+	entries, err := r.ConfigLast(ctx, "core.autocrlf")
+	if err != nil {
+		return false
+	}
+	e, ok := entries["core.autocrlf"]
+	if !ok {
+		return true
+	}
+	// git_config_bool: a key without "=" is true, an empty value false.
+	switch strings.ToLower(e.Value) {
+	case "false", "no", "off", "0", "":
+		return e.HasValue
+	}
+	return false
 }
 
 // attributesQuiet reports whether no attribute could make git convert the
@@ -87,7 +137,7 @@ func (n *NoConversion) dirQuiet(dir string) bool {
 	if q, ok := n.quietDirs[dir]; ok {
 		return q
 	}
-	q := treeAttrQuiet(treepath.Abs(n.top, path.Join(dir, ".gitattributes")))
+	q := treeAttrQuiet(treepath.Abs(n.top, path.Join(dir, ".gitattributes")), n.words)
 	if q && dir != "" {
 		q = n.dirQuiet(treepath.Parent(dir))
 	}
@@ -98,7 +148,7 @@ func (n *NoConversion) dirQuiet(dir string) bool {
 // treeAttrQuiet reads a .gitattributes of the tree. git opens those without
 // following a link (and ignores one that is a link), so anything but an
 // absent file or a regular one is taken as not quiet.
-func treeAttrQuiet(path string) bool {
+func treeAttrQuiet(path string, words [][]byte) bool {
 	fi, err := os.Lstat(path)
 	if absent(err) {
 		return true
@@ -106,13 +156,13 @@ func treeAttrQuiet(path string) bool {
 	if err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
-	return attrFileQuiet(path)
+	return attrFileQuiet(path, words)
 }
 
 // attrFileQuiet reads one attributes file, following links as git does for
 // those outside the tree: an absent file is quiet; one that cannot be read
-// is not.
-func attrFileQuiet(path string) bool {
+// is not. Quiet is a file where none of words appears.
+func attrFileQuiet(path string, words [][]byte) bool {
 	fi, err := os.Stat(path)
 	if absent(err) {
 		return true
@@ -125,7 +175,7 @@ func attrFileQuiet(path string) bool {
 		return absent(err)
 	}
 	text = bytes.ToLower(text)
-	for _, w := range attrWords {
+	for _, w := range words {
 		if bytes.Contains(text, w) {
 			return false
 		}
@@ -142,7 +192,7 @@ func absent(err error) bool {
 // reading the config for where the global ones are. Whatever is doubtful
 // (git variables that select other files, a config file git might read
 // differently, a path this cannot expand) answers no.
-func settingsQuiet(r *repo.Repo) bool {
+func settingsQuiet(r *repo.Repo, words [][]byte) bool {
 	var plain []string
 	for _, kv := range r.Git.Env {
 		name, _, _ := strings.Cut(kv, "=")
@@ -167,7 +217,7 @@ func settingsQuiet(r *repo.Repo) bool {
 		}
 	}
 	for _, a := range append(attrs, w.AttributesFiles...) {
-		if !attrFileQuiet(a) {
+		if !attrFileQuiet(a, words) {
 			return false
 		}
 	}

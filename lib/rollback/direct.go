@@ -1,0 +1,164 @@
+package rollback
+
+import (
+	"bytes"
+	"errors"
+	"path"
+	"strconv"
+	"strings"
+
+	git "github.com/libgit2/git2go/v34"
+	"golang.org/x/sys/unix"
+
+	"github.com/git-venom/git-venom/lib/capture/store"
+	"github.com/git-venom/git-venom/lib/config"
+)
+
+// A file whose blob git's checkout writes byte for byte is written here,
+// in process, as git's write_entry (entry.c, git 2.39) writes it: a
+// regular file created O_CREAT|O_EXCL with mode 0777 for 100755 and 0666
+// otherwise, the umask taking its bits off as it does for git; a link
+// made by symlink() holding the blob's bytes, or, under
+// core.symlinks=false, a regular file of mode 0666 holding them (git
+// converts nothing there). Written beneath the stage's descriptor, with
+// O_NOFOLLOW, under names of our own: nothing is resolved by name. Each is
+// then placed as checkout-index's files are (placeFile).
+//
+// Every other file goes through git checkout-index as before: one that an
+// attribute could convert on the way out (store.NewNoSmudge), all of them
+// when core.autocrlf is set or a .gitattributes is among the files
+// written (checkout-index would read it from its index), and anything
+// odd (a mode other than 100644, 100755 and 120000, an object libgit2
+// cannot read, a link git would write differently).
+
+// gitStage is the folder of the stage checkout-index writes beneath
+// (--prefix); the files written here sit beside it as "f<n>".
+const gitStage = "git"
+
+// direct writes files into a stage.
+type direct struct {
+	odb      *git.Odb
+	quiet    *store.NoConversion
+	symlinks bool // core.symlinks: links are links, not files
+}
+
+// newDirect prepares the in-process writes of writes, or returns nil when
+// none can be (then checkout-index writes them all).
+func (ap *applier) newDirect(writes []entry, symlinks bool) (*direct, func()) {
+	for _, e := range writes {
+		if strings.EqualFold(path.Base(e.path), ".gitattributes") {
+			return nil, func() {}
+		}
+	}
+	quiet := store.NewNoSmudge(ap.ctx, ap.r)
+	lib, err := ap.r.Lib()
+	if err != nil {
+		return nil, func() {}
+	}
+	odb, err := lib.Odb()
+	if err != nil {
+		return nil, func() {}
+	}
+	return &direct{odb: odb, quiet: quiet, symlinks: symlinks}, odb.Free
+}
+
+// symlinks reads core.symlinks as git does (true unless set false).
+func (ap *applier) symlinks() bool {
+	entries, err := ap.r.ConfigLast(ap.ctx, "core.symlinks")
+	if err != nil {
+		return true
+	}
+	e, ok := entries["core.symlinks"]
+	if !ok || !e.HasValue {
+		return true
+	}
+	switch strings.ToLower(e.Value) {
+	case "false", "no", "off", "":
+		return false
+	}
+	if n, err := config.ParseBytes(e.Value); err == nil {
+		return n != 0
+	}
+	// Anything else git refuses (checkout-index then fails as before).
+	return true
+}
+
+// written is what one in-process write made.
+type written struct {
+	link bool // a link, not a file
+	// verbatim: a regular file holding its blob's bytes, no CR among
+	// them: git reads it back as that blob (capture.Written.Verbatim).
+	verbatim bool
+}
+
+// errNotDirect says a file is git's to write.
+var errNotDirect = errors.New("not written in process")
+
+// write writes e into the folder open at stage as name, or returns
+// errNotDirect when git must (nothing is then left at name).
+func (d *direct) write(stage int, name string, e entry) (written, error) {
+	if e.mode != 0o100644 && e.mode != 0o100755 && e.mode != 0o120000 {
+		return written{}, errNotDirect
+	}
+	link := e.mode == 0o120000
+	// A link written as a file is never converted; a file is, unless no
+	// attribute could.
+	if !link && !d.quiet.AttributesQuiet(e.path) {
+		return written{}, errNotDirect
+	}
+	id, err := git.NewOid(e.oid)
+	if err != nil {
+		return written{}, errNotDirect
+	}
+	obj, err := d.odb.Read(id)
+	if err != nil {
+		return written{}, errNotDirect
+	}
+	defer obj.Free()
+	if obj.Type() != git.ObjectBlob {
+		return written{}, errNotDirect
+	}
+	data := obj.Data()
+	if link && d.symlinks {
+		// git hands the blob to symlink() as a C string: a NUL would cut
+		// it, and an empty target fails. git decides those.
+		if len(data) == 0 || bytes.IndexByte(data, 0) >= 0 {
+			return written{}, errNotDirect
+		}
+		return written{link: true}, unix.Symlinkat(string(data), stage, name)
+	}
+	perm := uint32(0o666)
+	if e.mode == 0o100755 {
+		perm = 0o777
+	}
+	fd, err := unix.Openat(stage, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
+	if err != nil {
+		return written{}, err
+	}
+	if err := writeAll(fd, data); err != nil {
+		unix.Close(fd)
+		return written{}, err
+	}
+	if err := unix.Close(fd); err != nil {
+		return written{}, err
+	}
+	return written{verbatim: !link && bytes.IndexByte(data, '\r') < 0}, nil
+}
+
+// writeAll writes data to fd whole, as git's write_in_full.
+func writeAll(fd int, data []byte) error {
+	for len(data) > 0 {
+		n, err := unix.Write(fd, data)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		data = data[n:]
+	}
+	return nil
+}
+
+// stagedName is the name of the n-th file written in process in the stage.
+func stagedName(n int) string { return "f" + strconv.Itoa(n) }

@@ -1,0 +1,203 @@
+package rollback
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/git-venom/git-venom/lib/gittest"
+	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/treepath"
+)
+
+// directFile is one file of a directCase: its path, mode and blob.
+type directFile struct {
+	path    string
+	mode    uint32
+	content string
+}
+
+// directCase is a repository's settings and the files a rollback writes
+// there, with how many of them git checkout-index must write.
+type directCase struct {
+	name   string
+	config [][2]string
+	attrs  string // the top's .gitattributes, in the tree, not written
+	files  []directFile
+	viaGit int
+	// check looks at what was written, beyond its being git's.
+	check func(t *testing.T, dir string)
+}
+
+var plainFiles = []directFile{
+	{"a.txt", 0o100644, "plain\n"},
+	{"d/e/f/deep.txt", 0o100644, "deep\n"},
+	{"run.sh", 0o100755, "#!/bin/sh\necho hi\n"},
+	{"d/ln", 0o120000, "e/f/deep.txt"},
+	{"dangling", 0o120000, "no/such/file"},
+	{"cr.bin", 0o100644, "with\r\ncrlf\rand lone cr\n"},
+	{"empty", 0o100644, ""},
+}
+
+func directCases() []directCase {
+	upper := func(t *testing.T, dir string) {
+		b, err := os.ReadFile(filepath.Join(dir, "s/x.up"))
+		require.NoError(t, err)
+		require.Equal(t, "HELLO\n", string(b), "the smudge filter ran")
+	}
+	crlf := func(p string) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) {
+			b, err := os.ReadFile(filepath.Join(dir, p))
+			require.NoError(t, err)
+			require.Equal(t, "one\r\ntwo\r\n", string(b), "%s got CRLF", p)
+		}
+	}
+	return []directCase{
+		{name: "plain", files: plainFiles},
+		{name: "symlinks-false", config: [][2]string{{"core.symlinks", "false"}}, files: plainFiles,
+			check: func(t *testing.T, dir string) {
+				fi, err := os.Lstat(filepath.Join(dir, "d/ln"))
+				require.NoError(t, err)
+				require.True(t, fi.Mode().IsRegular(), "d/ln is %v", fi.Mode())
+			}},
+		{name: "filter", config: [][2]string{{"filter.upper.smudge", "tr a-z A-Z"}, {"filter.upper.clean", "cat"}},
+			attrs: "*.up filter=upper\n", files: append([]directFile{{"s/x.up", 0o100644, "hello\n"}}, plainFiles...),
+			viaGit: 1 + 5, check: upper}, // "filter" anywhere: every file but the links
+		{name: "eol-crlf", attrs: "*.txt eol=crlf\n", files: []directFile{{"n.txt", 0o100644, "one\ntwo\n"},
+			{"ln", 0o120000, "n.txt"}}, viaGit: 1, check: crlf("n.txt")},
+		{name: "autocrlf", config: [][2]string{{"core.autocrlf", "true"}},
+			files: []directFile{{"n.txt", 0o100644, "one\ntwo\n"}, {"ln", 0o120000, "n.txt"}}, viaGit: 1, check: crlf("n.txt")},
+		{name: "autocrlf-novalue", config: [][2]string{{"core.autocrlf", ""}},
+			files: []directFile{{"n.txt", 0o100644, "one\ntwo\n"}}, viaGit: 1, check: crlf("n.txt")},
+		{name: "text", attrs: "* text\n", config: [][2]string{{"core.eol", "crlf"}},
+			files: []directFile{{"n.txt", 0o100644, "one\ntwo\n"}}, viaGit: 1, check: crlf("n.txt")},
+		{name: "ident", attrs: "*.c ident\n", files: []directFile{{"i.c", 0o100644, "/* $Id$ */\n"}}, viaGit: 1,
+			check: func(t *testing.T, dir string) {
+				b, err := os.ReadFile(filepath.Join(dir, "i.c"))
+				require.NoError(t, err)
+				require.Contains(t, string(b), "$Id: ", "ident expanded")
+			}},
+		{name: "working-tree-encoding", attrs: "*.u16 text working-tree-encoding=UTF-16LE\n",
+			files: []directFile{{"w.u16", 0o100644, "hi\n"}}, viaGit: 1,
+			check: func(t *testing.T, dir string) {
+				b, err := os.ReadFile(filepath.Join(dir, "w.u16"))
+				require.NoError(t, err)
+				require.Equal(t, "h\x00i\x00\n\x00", string(b), "encoded")
+			}},
+		{name: "macro", attrs: "[attr]crlfy text eol=crlf\n*.m crlfy\n",
+			files: []directFile{{"m.m", 0o100644, "one\ntwo\n"}}, viaGit: 1, check: crlf("m.m")},
+		{name: "attributes-written", files: []directFile{{"a.txt", 0o100644, "a\n"},
+			{"sub/.gitattributes", 0o100644, "*.txt eol=crlf\n"}, {"sub/n.txt", 0o100644, "one\ntwo\n"}}, viaGit: 3},
+	}
+}
+
+// TestWrite_AsGitCheckoutWrites: the files a rollback writes, in process
+// where nothing could convert them and by checkout-index elsewhere, are
+// byte for byte, mode for mode, what `git checkout` writes for the same
+// index entries in the same repository, under umask 022 and 077; the
+// count of files checkout-index wrote shows which way each went.
+func TestWrite_AsGitCheckoutWrites(t *testing.T) {
+	for _, umask := range []int{0o022, 0o077} {
+		for _, c := range directCases() {
+			t.Run(fmt.Sprintf("%s-umask%03o", c.name, umask), func(t *testing.T) {
+				old := unix.Umask(umask)
+				defer unix.Umask(old)
+				directCaseRun(t, c)
+			})
+		}
+	}
+}
+
+func directCaseRun(t *testing.T, c directCase) {
+	dir := t.TempDir()
+	env := append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	gittest.Run(t, dir, "", env, "init", "-q")
+	for _, kv := range c.config {
+		gittest.Run(t, dir, "", env, "config", kv[0], kv[1])
+	}
+	if c.config != nil && c.config[0] == [2]string{"core.autocrlf", ""} {
+		// A key without "=", which git reads as true.
+		f, err := os.OpenFile(filepath.Join(dir, ".git/config"), os.O_APPEND|os.O_WRONLY, 0)
+		require.NoError(t, err)
+		_, err = f.WriteString("[core]\n\tautocrlf\n")
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+	}
+	if c.attrs != "" {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte(c.attrs), 0o644))
+	}
+	var writes []entry
+	var info, paths []string
+	for _, f := range c.files {
+		oid := gittest.Run(t, dir, f.content, env, "hash-object", "-w", "--no-filters", "--stdin")
+		writes = append(writes, entry{f.path, f.mode, oid})
+		info = append(info, fmt.Sprintf("%o %s\t%s", f.mode, oid, f.path))
+		paths = append(paths, f.path)
+	}
+	ctx := context.Background()
+	r, err := repo.Open(ctx, dir, env)
+	require.NoError(t, err)
+	defer r.Free()
+	tmp := filepath.Join(r.StateDir, "tmp")
+	ap := newApplier(ctx, r, tmp)
+	root, err := treepath.Open(r.Top)
+	require.NoError(t, err)
+	defer root.Close()
+	require.NoError(t, ap.write(root, writes, noPoint))
+	require.Equal(t, c.viaGit, ap.viaGit, "files written by checkout-index")
+	require.Equal(t, len(writes)-c.viaGit, ap.direct, "files written in process")
+	ours := lookAt(t, dir, paths)
+	if c.check != nil {
+		c.check(t, dir)
+	}
+	// Verbatim: the regular files written in process without a CR.
+	for _, w := range ap.written {
+		var content string
+		for _, f := range c.files {
+			if f.path == w.Path {
+				content = f.content
+			}
+		}
+		want := c.viaGit == 0 && !strings.Contains(content, "\r")
+		require.Equal(t, want, w.Verbatim, "%s verbatim", w.Path)
+	}
+	left, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	require.Empty(t, left, "the stage and the index are removed")
+
+	// git's own checkout of the same entries, in the same tree.
+	gittest.Run(t, dir, strings.Join(info, "\n")+"\n", env, "update-index", "--add", "--index-info")
+	for _, p := range paths {
+		require.NoError(t, os.Remove(filepath.Join(dir, p)))
+	}
+	gittest.Run(t, dir, "", env, append([]string{"checkout", "--"}, paths...)...)
+	require.Equal(t, lookAt(t, dir, paths), ours)
+}
+
+// lookAt describes each path's file: its type and permission bits, and its
+// bytes or its link's target.
+func lookAt(t *testing.T, dir string, paths []string) map[string]string {
+	out := map[string]string{}
+	for _, p := range paths {
+		abs := filepath.Join(dir, p)
+		fi, err := os.Lstat(abs)
+		require.NoError(t, err)
+		var body []byte
+		if fi.Mode()&os.ModeSymlink != 0 {
+			target, err := os.Readlink(abs)
+			require.NoError(t, err)
+			body = []byte(target)
+		} else {
+			body, err = os.ReadFile(abs)
+			require.NoError(t, err)
+		}
+		out[p] = fmt.Sprintf("%v %q", fi.Mode(), body)
+	}
+	return out
+}

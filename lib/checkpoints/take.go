@@ -419,6 +419,9 @@ func Record(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Agent
 		}
 		id := ids.Checkpoint(n)
 		existing, err := refs.Resolve(tree, a.ID, n)
+		if errors.Is(err, refs.ErrSymbolic) {
+			continue // never written through; skipped as a foreign ref is
+		}
 		if err != nil {
 			return nil, gitErr("ref", err)
 		}
@@ -470,6 +473,9 @@ func Record(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Agent
 func adoptLeftovers(tx *state.Txn, tree *repo.Repo, a *agents.Agent) error {
 	for n := a.LastCkptN + 1; ; n++ {
 		existing, err := refs.Resolve(tree, a.ID, n)
+		if errors.Is(err, refs.ErrSymbolic) {
+			continue // left for Record to skip
+		}
 		if err != nil {
 			return gitErr("ref", err)
 		}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/environ"
+	"github.com/git-venom/git-venom/lib/explain"
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/harness"
 	"github.com/git-venom/git-venom/lib/harness/kind"
@@ -75,7 +76,7 @@ func Run(ctx context.Context, s *state.Store) *Report {
 		r.Checks = append(r.Checks, bad("state.log", Fail, "check the permissions of "+s.Repo.StateDir,
 			"cannot read the log: %v", err))
 	} else {
-		r.Checks = append(r.Checks, refsCheck(ctx, s, st, l), mirror(ctx, s))
+		r.Checks = append(r.Checks, refsCheck(ctx, s, st, l), symrefs(s), mirror(ctx, s))
 		r.Checks = append(r.Checks, harnessChecks(ctx, s, st)...)
 		r.Checks = append(r.Checks, logCheck(s, l), lockCheck(s), rollbackCheck(s, st))
 		r.Checks = append(r.Checks, unsafePaths(ctx, s), untrackedFolders(ctx, s))
@@ -123,14 +124,17 @@ func gitVersion(ctx context.Context, s *state.Store) Check {
 // that deletes or moves a ref (keepRefs).
 func refsCheck(ctx context.Context, s *state.Store, st *agents.State, l *journal.Log) Check {
 	const id = "checkpoints.refs"
-	out, err := s.Repo.Git.Run(ctx, "for-each-ref", "--format=%(objectname) %(refname)", "refs/venom/checkpoints/")
+	out, err := s.Repo.Git.Run(ctx, "for-each-ref", "--format=%(objectname) %(refname) %(symref)", "refs/venom/checkpoints/")
 	if err != nil {
 		return bad(id, Warn, "run git for-each-ref refs/venom/checkpoints/ to see why", "cannot list the refs: %v", err)
 	}
 	have := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if oid, name, found := strings.Cut(line, " "); found {
-			have[name] = oid
+		// A symbolic ref holds no commit of its own: the oid is the one
+		// of the ref it names, and an update-ref advised on it would
+		// move or delete that ref. checkpoints.symrefs reports it.
+		if f := strings.Fields(line); len(f) == 2 {
+			have[f[1]] = f[0]
 		}
 	}
 	var orphans, moved, gone, over, fixes []string
@@ -202,6 +206,30 @@ func refsCheck(ctx context.Context, s *state.Store, st *agents.State, l *journal
 	return bad(id, status, fix, "%d refs; %s", len(have), strings.Join(problems, "; "))
 }
 
+// symrefs finds symbolic refs where git-venom keeps refs of its own
+// (refs/venom/, refs/notes/venom): none makes one, and git reads and
+// writes through one the ref it names, a branch say. Every command leaves
+// them alone (refs.ErrSymbolic); the fix removes the link only.
+func symrefs(s *state.Store) Check {
+	const id = "checkpoints.symrefs"
+	found, err := refs.Symbolic(s.Repo, "refs/venom/*", explain.NotesRef)
+	if err != nil {
+		return bad(id, Warn, "run git for-each-ref refs/venom/ to see why", "cannot list the refs: %v", err)
+	}
+	if len(found) == 0 {
+		return ok(id, "no symbolic ref under refs/venom/ or at %s", explain.NotesRef)
+	}
+	var list, fixes []string
+	for _, name := range refs.SymbolicNames(found) {
+		list = append(list, name+" -> "+found[name])
+		fixes = append(fixes, refs.RemoveSymbolicFix(name))
+	}
+	fix := "git-venom made none of these; every command leaves them alone. If you did not make them: " +
+		strings.Join(fixes, "; ")
+	return bad(id, Fail, fix, "%d symbolic refs where git-venom keeps its own, each naming another ref "+
+		"that a delete or update through it would change: %s", len(found), strings.Join(list, ", "))
+}
+
 // keepRefs is the refs check's advice while the log has damage: a ref no
 // whole record names may be the checkpoint of a damaged one, and deleting
 // it (the advice for an orphan otherwise) would lose that checkpoint.
@@ -221,7 +249,7 @@ func mayBeDamaged(l *journal.Log) string {
 // makes one, a rollback refuses it, and a capture never adopts it.
 func unsafePaths(ctx context.Context, s *state.Store) Check {
 	const id = "checkpoints.paths"
-	out, err := s.Repo.Git.Run(ctx, "for-each-ref", "--format=%(tree) %(objectname) %(refname)", "refs/venom/")
+	out, err := s.Repo.Git.Run(ctx, "for-each-ref", "--format=%(tree) %(objectname) %(refname) %(symref)", "refs/venom/")
 	if err != nil {
 		return bad(id, Warn, "run git for-each-ref refs/venom/ to see why", "cannot list the refs: %v", err)
 	}
@@ -231,7 +259,7 @@ func unsafePaths(ctx context.Context, s *state.Store) Check {
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Fields(line)
 		if len(f) != 3 {
-			continue // not a commit: no tree to check
+			continue // not a commit (no tree to check), or a symbolic ref (checkpoints.symrefs)
 		}
 		n++
 		tree, err := git.NewOid(f[0])

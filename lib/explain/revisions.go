@@ -6,6 +6,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gitcli"
+	"github.com/git-venom/git-venom/lib/refs"
 )
 
 // Revisions turns what the person named, a revision or a range (A..B,
@@ -41,7 +42,16 @@ const NotesRef = "refs/notes/venom"
 // StoreNote writes text as the note of commit under NotesRef, replacing
 // the note explain wrote before. git(1) makes the notes commit, as
 // `git notes` always does.
+//
+// git notes writes its ref through a symbolic ref: one at NotesRef would
+// have the notes commit written to the ref it names (a branch, say), so
+// the note is refused then (refs.ErrSymbolic; doctor names the ref).
 func StoreNote(ctx context.Context, g *gitcli.Runner, commit, text string) error {
+	if target, err := g.Run(ctx, "symbolic-ref", "--quiet", NotesRef); err == nil {
+		return errcode.Newf(errcode.FailedNote, map[string]string{"commit": commit, "ref": NotesRef},
+			"%s is a symbolic ref to %s: no note is stored through it", NotesRef, strings.TrimSpace(string(target))).
+			Wrap(refs.ErrSymbolic).Hint("git venom-checkpoint doctor   says how to remove it")
+	}
 	_, err := g.RunInput(ctx, []byte(text), "notes", "--ref="+NotesRef, "add", "--force", "--file=-", "--end-of-options", commit)
 	if err != nil {
 		return errcode.Newf(errcode.FailedNote, map[string]string{"commit": commit, "ref": NotesRef},

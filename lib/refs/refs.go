@@ -95,6 +95,7 @@ func Create(r *repo.Repo, agent string, n int, commit *git.Oid) error {
 }
 
 // Resolve returns the commit the ref of checkpoint n holds, or nil.
+// A symbolic ref there holds none of its own: ErrSymbolic.
 func Resolve(r *repo.Repo, agent string, n int) (*git.Oid, error) {
 	lib, err := r.Lib()
 	if err != nil {
@@ -108,10 +109,14 @@ func Resolve(r *repo.Repo, agent string, n int) (*git.Oid, error) {
 		return nil, err
 	}
 	defer ref.Free()
+	if ref.Type() != git.ReferenceOid {
+		return nil, ErrSymbolic
+	}
 	return ref.Target(), nil
 }
 
-// Delete removes the ref of checkpoint n if it still holds commit.
+// Delete removes the ref of checkpoint n if it still holds commit; a
+// symbolic ref there is left alone (ErrSymbolic).
 func Delete(r *repo.Repo, agent string, n int, commit *git.Oid) error {
 	lib, err := r.Lib()
 	if err != nil {
@@ -125,6 +130,9 @@ func Delete(r *repo.Repo, agent string, n int, commit *git.Oid) error {
 		return err
 	}
 	defer ref.Free()
+	if ref.Type() != git.ReferenceOid {
+		return ErrSymbolic
+	}
 	if commit != nil && !ref.Target().Equal(commit) {
 		return nil
 	}
@@ -167,7 +175,9 @@ type Deletion struct {
 // only while it holds its old value (docs/checkpoints.md#retention-and-clean). When the transaction fails as
 // a whole (a ref locked or moved), each ref is tried on its own, so one stuck
 // ref does not hold the others back; the refs that still could not be
-// deleted are returned with the reason.
+// deleted are returned with the reason. A symbolic ref is never deleted
+// (ErrSymbolic), and never followed: --no-deref, should one appear after
+// the look.
 func DeleteAll(ctx context.Context, r *repo.Repo, dels []Deletion) map[string]error {
 	if len(dels) == 0 {
 		return nil
@@ -175,12 +185,27 @@ func DeleteAll(ctx context.Context, r *repo.Repo, dels []Deletion) map[string]er
 	if err := testhook.Point("refs-delete"); err != nil {
 		return failAll(dels, err)
 	}
-	if _, err := r.Git.RunInput(ctx, script(dels), "update-ref", "--stdin"); err == nil {
-		return nil
-	}
 	failed := map[string]error{}
+	var direct []Deletion
 	for _, d := range dels {
-		if _, err := r.Git.RunInput(ctx, script([]Deletion{d}), "update-ref", "--stdin"); err != nil {
+		sym, err := IsSymbolic(r, d.Name)
+		switch {
+		case err != nil:
+			failed[d.Name] = err
+		case sym:
+			failed[d.Name] = ErrSymbolic
+		default:
+			direct = append(direct, d)
+		}
+	}
+	if len(direct) == 0 {
+		return failed
+	}
+	if _, err := r.Git.RunInput(ctx, script(direct), "update-ref", "--no-deref", "--stdin"); err == nil {
+		return failed
+	}
+	for _, d := range direct {
+		if _, err := r.Git.RunInput(ctx, script([]Deletion{d}), "update-ref", "--no-deref", "--stdin"); err != nil {
 			failed[d.Name] = err
 		}
 	}

@@ -148,3 +148,42 @@ func TestCommit_ReadBackAsGitSeesIt(t *testing.T) {
 	assert.Nil(t, info.Parent)
 	assert.NotContains(t, info.Trailers, "Venom-Turn")
 }
+
+// A symbolic ref at a checkpoint's name is never followed: Resolve says
+// ErrSymbolic, Delete and DeleteAll leave it (ErrSymbolic) and the branch
+// it names keeps its commit, whose value it would otherwise match; Symbolic
+// lists it, dangling ones included, and the fix removes the link only.
+func TestSymbolic_NeverFollowed(t *testing.T) {
+	w := newWorld(t)
+	w.git("update-ref", "refs/heads/main", w.commits[0].String())
+	w.git("symbolic-ref", "refs/venom/checkpoints/a1/1", "refs/heads/main")
+	w.git("symbolic-ref", "refs/venom/remotes/o/m/a1/2", "refs/heads/gone")
+	require.NoError(t, Create(w.r, "a1", 2, w.commits[1]))
+
+	_, err := Resolve(w.r, "a1", 1)
+	assert.ErrorIs(t, err, ErrSymbolic)
+	assert.ErrorIs(t, Delete(w.r, "a1", 1, w.commits[0]), ErrSymbolic)
+	assert.ErrorIs(t, Delete(w.r, "a1", 1, nil), ErrSymbolic)
+	failed := DeleteAll(context.Background(), w.r, []Deletion{
+		{Name: "refs/venom/checkpoints/a1/1", Old: w.commits[0].String()},
+		{Name: "refs/venom/checkpoints/a1/2", Old: w.commits[1].String()},
+	})
+	assert.Len(t, failed, 1)
+	assert.ErrorIs(t, failed["refs/venom/checkpoints/a1/1"], ErrSymbolic)
+	assert.Equal(t, w.commits[0].String(), w.git("rev-parse", "refs/heads/main"))
+	assert.Equal(t, "refs/heads/main", w.git("symbolic-ref", "refs/venom/checkpoints/a1/1"))
+	assert.Equal(t, "refs/venom/checkpoints/a1/1 "+w.commits[0].String(), w.refs(), "a1/2 went")
+
+	found, err := Symbolic(w.r, "refs/venom/*", "refs/notes/venom")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"refs/venom/checkpoints/a1/1": "refs/heads/main",
+		"refs/venom/remotes/o/m/a1/2": "refs/heads/gone"}, found)
+	for _, name := range SymbolicNames(found) {
+		w.git("symbolic-ref", "--delete", name)
+		assert.Equal(t, "git symbolic-ref --delete "+name, RemoveSymbolicFix(name))
+	}
+	assert.Equal(t, w.commits[0].String(), w.git("rev-parse", "refs/heads/main"))
+	found, err = Symbolic(w.r, "refs/venom/*")
+	require.NoError(t, err)
+	assert.Empty(t, found)
+}

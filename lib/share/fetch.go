@@ -56,6 +56,9 @@ const (
 	RefusedPath     = "path"     // its tree holds a path git would refuse
 	RefusedLog      = "log"      // the log copy is missing, damaged or not the agent's
 	RefusedUnlogged = "unlogged" // the log copy names no such checkpoint, or another commit
+	// RefusedSymbolic: the local ref is a symbolic ref (refs.ErrSymbolic),
+	// neither written nor deleted; Ref is its name here.
+	RefusedSymbolic = "symbolic"
 )
 
 // Fetch brings remote's shared checkpoints here, under
@@ -115,6 +118,16 @@ func Fetch(ctx context.Context, s *state.Store, remote string) (*Fetched, error)
 	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+keys[i][1] < keys[j][0]+keys[j][1] })
 	var script strings.Builder
 	want := map[string]bool{}
+	// A symbolic ref here is never written or deleted: git would write
+	// the ref it names, a branch say (refs.ErrSymbolic).
+	symbolic := func(name string) bool {
+		sym, err := refs.IsSymbolic(s.Repo, name)
+		if err == nil && !sym {
+			return false
+		}
+		res.Refused = append(res.Refused, Refusal{name, RefusedSymbolic})
+		return true
+	}
 	seen := map[git.Oid]bool{}
 	for _, k := range keys {
 		g := groups[k]
@@ -137,13 +150,18 @@ func Fetch(ctx context.Context, s *state.Store, remote string) (*Fetched, error)
 				continue
 			}
 			name := localRef(remote, sharedRef{machine: k[0], agent: k[1], n: n})
-			fmt.Fprintf(&script, "update %s %s\n", name, e.oid)
 			want[name] = true
+			if symbolic(name) {
+				continue
+			}
+			fmt.Fprintf(&script, "update %s %s\n", name, e.oid)
 			c.Checkpoints = append(c.Checkpoints, ids.Checkpoint(n))
 		}
 		name := localRef(remote, sharedRef{machine: k[0], agent: k[1]})
-		fmt.Fprintf(&script, "update %s %s\n", name, g.log.oid)
 		want[name] = true
+		if !symbolic(name) {
+			fmt.Fprintf(&script, "update %s %s\n", name, g.log.oid)
+		}
 		res.Copies = append(res.Copies, c)
 	}
 	// What an earlier fetch brought and the remote no longer holds goes.
@@ -154,13 +172,15 @@ func Fetch(ctx context.Context, s *state.Store, remote string) (*Fetched, error)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		name, oid, ok := strings.Cut(line, " ")
-		if ok && !want[name] {
+		if ok && !want[name] && !symbolic(name) {
 			fmt.Fprintf(&script, "delete %s %s\n", name, oid)
 			res.Deleted = append(res.Deleted, name)
 		}
 	}
 	if script.Len() > 0 {
-		if _, err := s.Repo.Git.RunInput(ctx, []byte(script.String()), "update-ref", "--stdin"); err != nil {
+		// --no-deref: a symbolic ref made after the look above is
+		// replaced or deleted itself, never followed.
+		if _, err := s.Repo.Git.RunInput(ctx, []byte(script.String()), "update-ref", "--no-deref", "--stdin"); err != nil {
 			return nil, remoteErr(remote, "update-ref", err)
 		}
 	}
@@ -338,8 +358,12 @@ func ReadCopy(s *state.Store, copyID string) (*agents.State, *agents.Agent, erro
 	if err != nil {
 		return nil, nil, notFound
 	}
-	oid := ref.Target().String()
+	target := ref.Target() // nil for a symbolic ref, never followed
 	ref.Free()
+	if target == nil {
+		return nil, nil, notFound
+	}
+	oid := target.String()
 	st := agents.New()
 	_, why := readLog(s, &remoteRefEntry{oid: oid}, r.agent, func(e *journal.Entry) {
 		e.Agent = copyID

@@ -16,10 +16,9 @@ import (
 // own writer) and nothing the person wrote there: their comment, their
 // own hooks' trust, their project trust. The file ends as it began, for
 // an untrusted project (whose hooks' keys Codex computes as if trusted)
-// and for a trusted one, at both scopes: byte for byte but for an empty
-// [hooks.state] header, which Codex's writer adds when install first
-// writes into a table the file held only implicitly, and which means
-// nothing in TOML.
+// and for a trusted one, at both scopes, byte for byte (install writes
+// each entry on its own, so Codex's writer adds no [hooks.state] header
+// to a file that held the table only implicitly: TestRealCodex_UninstallLeavesNoEmptyTable).
 func TestRealCodex_UninstallRemovesItsTrust(t *testing.T) {
 	e := NewEnv(t)
 	c := e.UseRealCodex(t)
@@ -45,7 +44,7 @@ func TestRealCodex_UninstallRemovesItsTrust(t *testing.T) {
 		assert.Empty(t, r.Stderr)
 		after, err := os.ReadFile(config)
 		require.NoError(t, err)
-		assert.Equal(t, withoutEmptyTables(before), withoutEmptyTables(after), "%s: uninstall leaves the config.toml install found", scope)
+		assert.Equal(t, string(before), string(after), "%s: uninstall leaves the config.toml install found", scope)
 
 		// Nothing left to take back: a second uninstall changes nothing.
 		e.Venom("checkpoint", "hook", "uninstall", "codex", scope).OK(t)
@@ -63,27 +62,38 @@ func TestRealCodex_UninstallRemovesItsTrust(t *testing.T) {
 	assert.Contains(t, string(cfg), "[projects."+strconv.Quote(e.Dir)+"]")
 }
 
-// withoutEmptyTables drops the TOML table headers that hold no key (the
-// next line that is neither blank nor a comment is another header, or
-// there is none), and the blank lines right after them.
-func withoutEmptyTables(b []byte) string {
-	lines := strings.Split(string(b), "\n")
-	noKey := func(l string) bool { l = strings.TrimSpace(l); return l == "" || strings.HasPrefix(l, "#") }
-	var out []string
-	for i := 0; i < len(lines); i++ {
-		if strings.HasPrefix(lines[i], "[") {
-			j := i + 1
-			for j < len(lines) && noKey(lines[j]) {
-				j++
+// TestRealCodex_UninstallLeavesNoEmptyTable: install into a config.toml
+// that has no [hooks.state] table, then uninstall, gives back the file
+// byte for byte: no empty [hooks.state] header is left behind. A person's
+// own empty [hooks.state] table stays, as does one holding their entries.
+func TestRealCodex_UninstallLeavesNoEmptyTable(t *testing.T) {
+	for _, tc := range []struct{ name, mine string }{
+		{"none", ""},
+		{"their empty table", "\n[hooks.state]\n"},
+		{"their entry", "\n[hooks.state.\"/elsewhere/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:0123\"\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := NewEnv(t)
+			c := e.UseRealCodex(t)
+			c.trustProject(t)
+			config := filepath.Join(c.Home, "config.toml")
+			f, err := os.OpenFile(config, os.O_APPEND|os.O_WRONLY, 0)
+			require.NoError(t, err)
+			_, err = f.WriteString(tc.mine)
+			require.NoError(t, err)
+			require.NoError(t, f.Close())
+			before, err := os.ReadFile(config)
+			require.NoError(t, err)
+			for _, scope := range []string{"--scope=local", "--scope=user"} {
+				e.Venom("checkpoint", "hook", "install", "codex", scope).OK(t)
+				during, err := os.ReadFile(config)
+				require.NoError(t, err)
+				require.Equal(t, strings.Count(string(before), "trusted_hash")+4, strings.Count(string(during), "trusted_hash"), "%s", during)
+				e.Venom("checkpoint", "hook", "uninstall", "codex", scope).OK(t)
+				after, err := os.ReadFile(config)
+				require.NoError(t, err)
+				assert.Equal(t, string(before), string(after), "%s: uninstall gives back the config.toml install found\nduring:\n%s", scope, during)
 			}
-			if j == len(lines) || strings.HasPrefix(lines[j], "[") {
-				for i+1 < len(lines) && strings.TrimSpace(lines[i+1]) == "" {
-					i++
-				}
-				continue
-			}
-		}
-		out = append(out, lines[i])
+		})
 	}
-	return strings.Join(out, "\n")
 }

@@ -57,14 +57,19 @@ func (c *Client) ListHooks(ctx context.Context, dir string) ([]Hook, error) {
 }
 
 // trustHooks records each hook's current hash as trusted in the user's
-// config.toml, through Codex's own config writer.
+// config.toml, through Codex's own config writer. One edit a hook, at
+// hooks.state."<key>" (a quoted segment, the key being a path with dots),
+// as Untrust removes them: an upsert of the whole hooks.state table made
+// the writer add a [hooks.state] header to a file that held the table
+// only implicitly, or not at all, and that header stayed, empty, after
+// uninstall took the entries back.
 func (c *Client) trustHooks(ctx context.Context, hooks []Hook) error {
-	state := map[string]any{}
+	var edits []any
 	for _, h := range hooks {
-		state[h.Key] = map[string]any{"trusted_hash": h.CurrentHash}
+		edits = append(edits, map[string]any{"keyPath": "hooks.state." + strconv.Quote(h.Key),
+			"mergeStrategy": "upsert", "value": map[string]any{"trusted_hash": h.CurrentHash}})
 	}
-	edit := map[string]any{"keyPath": "hooks.state", "mergeStrategy": "upsert", "value": state}
-	return c.Call(ctx, "config/batchWrite", map[string]any{"edits": []any{edit}}, nil)
+	return c.Call(ctx, "config/batchWrite", map[string]any{"edits": edits}, nil)
 }
 
 // trustedHashes reads the user's [hooks.state] table: key -> trusted_hash.

@@ -137,31 +137,24 @@ func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) 
 		return err
 	}
 	defer stage.RemoveAll()
-	// staged[i] is writes[i]'s entry in the stage; links[i] whether it is
-	// a link there.
-	staged := make([]string, len(writes))
-	links := make([]bool, len(writes))
-	verbatim := make([]bool, len(writes))
-	var viaGit []entry
 	// Under core.symlinks=false git writes a link as a file holding its
 	// target.
 	symlinks := ap.symlinks()
-	d, free := ap.newDirect(writes, symlinks)
-	defer free()
-	for i, e := range writes {
-		if d != nil {
-			name := stagedName(i)
-			w, err := d.write(stage.Fd(), name, e)
-			if err == nil {
-				staged[i], links[i], verbatim[i] = name, w.link, w.verbatim
-				ap.direct++
-				continue
-			}
-			if !errors.Is(err, errNotDirect) {
-				return fmt.Errorf("write %s: %w", e.path, err)
-			}
+	st := make([]staged, len(writes))
+	if d, free := ap.newDirect(writes, symlinks); d != nil {
+		err := d.stageAll(stage.Fd(), writes, st)
+		free()
+		if err != nil {
+			return err
 		}
-		staged[i], links[i] = gitStage+"/"+e.path, e.mode == 0o120000 && symlinks
+	}
+	var viaGit []entry
+	for i, e := range writes {
+		if st[i].name != "" {
+			ap.direct++
+			continue
+		}
+		st[i] = staged{name: gitStage + "/" + e.path, link: e.mode == 0o120000 && symlinks}
 		viaGit = append(viaGit, e)
 	}
 	if len(viaGit) > 0 {
@@ -177,12 +170,12 @@ func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) 
 		return err
 	}
 	for i, e := range writes {
-		placed, err := placeFile(root, stage.Fd(), staged[i], links[i], e)
+		placed, err := placeFile(root, stage.Fd(), st[i].name, st[i].link, e)
 		if err != nil {
 			return err
 		}
 		if w, ok := writtenFile(e, placed); ok {
-			w.Verbatim = verbatim[i]
+			w.Verbatim = st[i].verbatim
 			ap.written = append(ap.written, w)
 		}
 	}

@@ -3,9 +3,12 @@ package rollback
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"path"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	git "github.com/libgit2/git2go/v34"
 	"golang.org/x/sys/unix"
@@ -83,12 +86,49 @@ func (ap *applier) symlinks() bool {
 	return true
 }
 
-// written is what one in-process write made.
-type written struct {
-	link bool // a link, not a file
-	// verbatim: a regular file holding its blob's bytes, no CR among
-	// them: git reads it back as that blob (capture.Written.Verbatim).
-	verbatim bool
+// staged is one file in the stage: its name there, whether it is a link,
+// and whether it holds its blob's bytes and no CR (capture.Written's
+// Verbatim: only for files written in process).
+type staged struct {
+	name           string
+	link, verbatim bool
+}
+
+// stageAll writes in process each of writes it can into the folder open
+// at stage, as st[i]; the others' st[i] stays empty. Two threads share the
+// work when there is enough of it: inflating the blobs is most of it, and
+// libgit2 reads one object database from several threads.
+func (d *direct) stageAll(stage int, writes []entry, st []staged) error {
+	workers := 1
+	if len(writes) >= 64 && runtime.GOMAXPROCS(0) > 1 {
+		workers = 2
+	}
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(writes); i += workers {
+				s, err := d.write(stage, stagedName(i), writes[i])
+				if errors.Is(err, errNotDirect) {
+					continue
+				}
+				if err != nil {
+					errs[w] = fmt.Errorf("write %s: %w", writes[i].path, err)
+					return
+				}
+				st[i] = s
+			}
+		}(w)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // errNotDirect says a file is git's to write.
@@ -96,36 +136,36 @@ var errNotDirect = errors.New("not written in process")
 
 // write writes e into the folder open at stage as name, or returns
 // errNotDirect when git must (nothing is then left at name).
-func (d *direct) write(stage int, name string, e entry) (written, error) {
+func (d *direct) write(stage int, name string, e entry) (staged, error) {
 	if e.mode != 0o100644 && e.mode != 0o100755 && e.mode != 0o120000 {
-		return written{}, errNotDirect
+		return staged{}, errNotDirect
 	}
 	link := e.mode == 0o120000
 	// A link written as a file is never converted; a file is, unless no
 	// attribute could.
 	if !link && !d.quiet.AttributesQuiet(e.path) {
-		return written{}, errNotDirect
+		return staged{}, errNotDirect
 	}
 	id, err := git.NewOid(e.oid)
 	if err != nil {
-		return written{}, errNotDirect
+		return staged{}, errNotDirect
 	}
 	obj, err := d.odb.Read(id)
 	if err != nil {
-		return written{}, errNotDirect
+		return staged{}, errNotDirect
 	}
 	defer obj.Free()
 	if obj.Type() != git.ObjectBlob {
-		return written{}, errNotDirect
+		return staged{}, errNotDirect
 	}
 	data := obj.Data()
 	if link && d.symlinks {
 		// git hands the blob to symlink() as a C string: a NUL would cut
 		// it, and an empty target fails. git decides those.
 		if len(data) == 0 || bytes.IndexByte(data, 0) >= 0 {
-			return written{}, errNotDirect
+			return staged{}, errNotDirect
 		}
-		return written{link: true}, unix.Symlinkat(string(data), stage, name)
+		return staged{name: name, link: true}, unix.Symlinkat(string(data), stage, name)
 	}
 	perm := uint32(0o666)
 	if e.mode == 0o100755 {
@@ -133,16 +173,16 @@ func (d *direct) write(stage int, name string, e entry) (written, error) {
 	}
 	fd, err := unix.Openat(stage, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
 	if err != nil {
-		return written{}, err
+		return staged{}, err
 	}
 	if err := writeAll(fd, data); err != nil {
 		unix.Close(fd)
-		return written{}, err
+		return staged{}, err
 	}
 	if err := unix.Close(fd); err != nil {
-		return written{}, err
+		return staged{}, err
 	}
-	return written{verbatim: !link && bytes.IndexByte(data, '\r') < 0}, nil
+	return staged{name: name, verbatim: !link && bytes.IndexByte(data, '\r') < 0}, nil
 }
 
 // writeAll writes data to fd whole, as git's write_in_full.

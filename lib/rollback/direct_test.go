@@ -29,6 +29,11 @@ type directCase struct {
 	name   string
 	config [][2]string
 	attrs  string // the top's .gitattributes, in the tree, not written
+	// subAttrs is sub/.gitattributes, in the tree, not written.
+	subAttrs string
+	// byGit tells the regular files checkout-index writes; nil: all of
+	// them when viaGit is not 0.
+	byGit  func(path string) bool
 	files  []directFile
 	viaGit int
 	// check looks at what was written, beyond its being git's.
@@ -43,6 +48,23 @@ var plainFiles = []directFile{
 	{"dangling", 0o120000, "no/such/file"},
 	{"cr.bin", 0o100644, "with\r\ncrlf\rand lone cr\n"},
 	{"empty", 0o100644, ""},
+}
+
+// manyFiles are n files beneath dir: every fourth a link, every fifth
+// of the others an executable.
+func manyFiles(n int, dir string) []directFile {
+	var out []directFile
+	for i := 0; i < n; i++ {
+		switch {
+		case i%4 == 3:
+			out = append(out, directFile{fmt.Sprintf("%sl%d", dir, i), 0o120000, fmt.Sprintf("f%d", i-1)})
+		case i%5 == 0:
+			out = append(out, directFile{fmt.Sprintf("%sx%d", dir, i), 0o100755, fmt.Sprintf("#!/bin/sh\necho %d\n", i)})
+		default:
+			out = append(out, directFile{fmt.Sprintf("%sf%d", dir, i), 0o100644, fmt.Sprintf("file %d\n", i)})
+		}
+	}
+	return out
 }
 
 func directCases() []directCase {
@@ -92,6 +114,15 @@ func directCases() []directCase {
 			}},
 		{name: "macro", attrs: "[attr]crlfy text eol=crlf\n*.m crlfy\n",
 			files: []directFile{{"m.m", 0o100644, "one\ntwo\n"}}, viaGit: 1, check: crlf("m.m")},
+		{name: "many", files: manyFiles(100, ""), viaGit: 0},
+		{name: "many-mixed", config: [][2]string{{"filter.upper.smudge", "tr a-z A-Z"}, {"filter.upper.clean", "cat"}},
+			subAttrs: "* filter=upper\n", files: append(manyFiles(80, ""), manyFiles(20, "sub/")...), viaGit: 15,
+			byGit: func(p string) bool { return strings.HasPrefix(p, "sub/") },
+			check: func(t *testing.T, dir string) {
+				b, err := os.ReadFile(filepath.Join(dir, "sub/f1"))
+				require.NoError(t, err)
+				require.Equal(t, "FILE 1\n", string(b), "the smudge filter ran")
+			}},
 		{name: "attributes-written", files: []directFile{{"a.txt", 0o100644, "a\n"},
 			{"sub/.gitattributes", 0o100644, "*.txt eol=crlf\n"}, {"sub/n.txt", 0o100644, "one\ntwo\n"}}, viaGit: 3},
 	}
@@ -132,12 +163,24 @@ func directCaseRun(t *testing.T, c directCase) {
 	if c.attrs != "" {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte(c.attrs), 0o644))
 	}
+	if c.subAttrs != "" {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "sub/.gitattributes"), []byte(c.subAttrs), 0o644))
+	}
+	// The blobs, in one hash-object of files outside the tree.
+	blobs := t.TempDir()
+	var list []string
+	for i, f := range c.files {
+		list = append(list, filepath.Join(blobs, fmt.Sprint(i)))
+		require.NoError(t, os.WriteFile(list[i], []byte(f.content), 0o644))
+	}
+	oids := strings.Fields(gittest.Run(t, dir, strings.Join(list, "\n")+"\n", env, "hash-object", "-w", "--no-filters", "--stdin-paths"))
+	require.Len(t, oids, len(c.files))
 	var writes []entry
 	var info, paths []string
-	for _, f := range c.files {
-		oid := gittest.Run(t, dir, f.content, env, "hash-object", "-w", "--no-filters", "--stdin")
-		writes = append(writes, entry{f.path, f.mode, oid})
-		info = append(info, fmt.Sprintf("%o %s\t%s", f.mode, oid, f.path))
+	for i, f := range c.files {
+		writes = append(writes, entry{f.path, f.mode, oids[i]})
+		info = append(info, fmt.Sprintf("%o %s\t%s", f.mode, oids[i], f.path))
 		paths = append(paths, f.path)
 	}
 	ctx := context.Background()
@@ -164,7 +207,11 @@ func directCaseRun(t *testing.T, c directCase) {
 				content = f.content
 			}
 		}
-		want := c.viaGit == 0 && !strings.Contains(content, "\r")
+		byGit := c.viaGit != 0
+		if c.byGit != nil {
+			byGit = c.byGit(w.Path)
+		}
+		want := !byGit && !strings.Contains(content, "\r")
 		require.Equal(t, want, w.Verbatim, "%s verbatim", w.Path)
 	}
 	left, err := os.ReadDir(tmp)

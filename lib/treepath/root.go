@@ -136,6 +136,13 @@ func (r *Root) RenameFromStat(stage int, rel, p string, link bool) (Placed, erro
 		return placed, staged(fmt.Errorf("a %s", kindOf(st.Mode)))
 	}
 	err := r.in("rename", p, true, func(dir int, name string) error {
+		// The file or link at p goes first, as git's checkout unlinks
+		// before it creates: a rename over a file makes ext4 (its
+		// auto_da_alloc) start writing the new file's data out at
+		// once, a disk write a file. Whatever stops the unlink (a
+		// folder there, EISDIR) the rename decides, as before; a file
+		// made meanwhile is replaced, as a rename replaces.
+		_ = unix.Unlinkat(dir, name, 0)
 		err := unix.Renameat(sdir, sname, dir, name)
 		if errors.Is(err, unix.EXDEV) {
 			return copyFrom(sdir, sname, link, dir, name)

@@ -55,7 +55,7 @@ func init() {
 	rollbackFiles = fs.Int("rollback-files", 100000, "size of the generated repository")
 	rollbackBin = fs.String("rollback-bin", "", "folder with git-venom-checkpoint and git-venom-rollback (default: build them)")
 	rollbackRepo = fs.String("rollback-repo", "", "measure a clone of this repository instead of a generated tree")
-	rollbackProf = fs.String("rollback-profile", "", "folder for CPU profiles of the last run's dry run and real call (dry.pprof, real.pprof)")
+	rollbackProf = fs.String("rollback-profile", "", "folder for CPU profiles of each run's dry run and real call (dry-<n>.pprof, real-<n>.pprof)")
 	goTree := fs.Bool("rollback-go", false, "measure the Go source tree (GOROOT/src in a repository of one commit)")
 	// Its own work folder: other modes run at the same time and rebuild
 	// bin/ and run/ in theirs. A generated repository cached there is
@@ -266,7 +266,7 @@ func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
 			return nil, err
 		}
 		_ = os.Remove(timings)
-		out, d, err := venom("rollback", profiled("dry", "VENOM_TEST_TIMINGS="+timings), "--agent=b", "--checkpoint=k1",
+		out, d, err := venom("rollback", profiled(fmt.Sprintf("dry-%d", run), "VENOM_TEST_TIMINGS="+timings), "--agent=b", "--checkpoint=k1",
 			"--restore=files", "--dry-run", "--json")
 		if err != nil {
 			return nil, err
@@ -279,7 +279,7 @@ func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
 		if err := json.Unmarshal(out, &dry); err != nil {
 			return nil, err
 		}
-		if _, d, err = venom("rollback", profiled("real", "VENOM_TEST_TIMINGS="+timings), "--agent=b", "--checkpoint=k1",
+		if _, d, err = venom("rollback", profiled(fmt.Sprintf("real-%d", run), "VENOM_TEST_TIMINGS="+timings), "--agent=b", "--checkpoint=k1",
 			"--restore=files", "--plan="+dry.Plan, "--json"); err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -66,10 +67,8 @@ func rolloutPrompts(path string) map[string]string {
 		return m
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(io.LimitReader(f, maxRollout))
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	current := ""
-	for sc.Scan() {
+	_ = eachLine(io.LimitReader(f, maxRollout), maxLine, func(line []byte) {
 		var l struct {
 			Type    string `json:"type"`
 			Payload struct {
@@ -84,16 +83,16 @@ func rolloutPrompts(path string) map[string]string {
 				} `json:"item"`
 			} `json:"payload"`
 		}
-		if json.Unmarshal(sc.Bytes(), &l) != nil {
-			continue
+		if json.Unmarshal(line, &l) != nil {
+			return
 		}
 		p := &l.Payload
 		if l.Type == "turn_context" || (l.Type == "event_msg" && p.Type == "task_started") {
 			current = p.TurnID
-			continue
+			return
 		}
 		if l.Type != "event_msg" {
-			continue
+			return
 		}
 		switch {
 		case p.Type == "item_completed" && p.Item.Type == "UserMessage" && p.TurnID != "" && len(p.Item.Content) > 0:
@@ -105,6 +104,43 @@ func rolloutPrompts(path string) map[string]string {
 				m[current] = p.Message
 			}
 		}
-	}
+	})
 	return m
+}
+
+// maxLine is the longest rollout line decoded for prompts. Codex writes a
+// tool's whole output, or an image, on one line; a longer line holds no
+// prompt worth its memory, and is passed over.
+const maxLine = 16 << 20
+
+// eachLine calls fn with each non-empty line of r, without its newline, passing
+// over any line longer than max bytes instead of ending there (as a
+// bufio.Scanner does at its cap): the lines after it are still read. The
+// slice fn gets is reused for the next line.
+func eachLine(r io.Reader, max int, fn func([]byte)) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var line []byte
+	over := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if n := len(line) + len(bytes.TrimSuffix(chunk, []byte("\n"))); !over && n > max {
+			over, line = true, line[:0]
+		}
+		if !over {
+			line = append(line, chunk...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue // the same line goes on
+		}
+		if l := bytes.TrimSuffix(line, []byte("\n")); !over && len(l) > 0 {
+			fn(l)
+		}
+		line, over = line[:0], false
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }

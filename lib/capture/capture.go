@@ -18,7 +18,9 @@
 //     moved, instead of running git status. Fallback: git status.
 //  3. Memo (lib/capture/private): the same listing, with the same stat data
 //     of every listed path, as the private index's last capture gave: that
-//     capture's tree again. Fallback: store what was listed.
+//     capture's tree again. Else the carry (carry.go): that tree with only
+//     the paths whose listing or stat data moved edited. Fallback: store
+//     what was listed.
 //  4. Tree edit (lib/capture/store): edit the private index's tree with the
 //     listed paths, new objects held in memory for one pack. Fallback: the
 //     index way, git update-index and git write-tree on a scratch index.
@@ -93,6 +95,9 @@ type Snapshot struct {
 	untracked []string
 	// held are the new objects of the tree, not on disk yet (TakeHeld).
 	held []Object
+	// listing is the memo's listing, path by path, when this scan made
+	// one (carry.go).
+	listing []byte
 }
 
 // Store writes the snapshot's new objects and extra (the checkpoint's
@@ -139,6 +144,8 @@ type base struct {
 	// tree is the tree of idx's content, when known (private index only):
 	// the capture is then built on it without an index write.
 	tree *git.Oid
+	// listing reads the memo's listing (private index only).
+	listing func(private.Memo) []byte
 }
 
 // Take captures r's tree into objects and returns the snapshot. tmpDir holds
@@ -194,7 +201,7 @@ func takePrivate(ctx context.Context, r *repo.Repo, p *private.Index, tmpDir str
 		return nil, err
 	}
 	b := base{idx: ready.Index, flagged: ready.Flagged, persistent: true, memo: ready.Memo, pins: private.Pins,
-		settings: gitfiles.Settings(r.Files()), tree: ready.Tree}
+		settings: gitfiles.Settings(r.Files()), tree: ready.Tree, listing: p.Listing}
 	// Shortcut 2: the quick scan stands for git status when its record
 	// holds.
 	q := p.Quick()
@@ -222,8 +229,8 @@ func takePrivate(ctx context.Context, r *repo.Repo, p *private.Index, tmpDir str
 	case b.quick == nil && !rec.Walked():
 		q.Remake(ctx, r, rec, snap.untracked, b.settings)
 	}
-	if snap.memo.Sig != "" {
-		p.Remember(ready, snap.memo)
+	if snap.memo.Tree != "" {
+		p.Remember(ready, snap.memo, snap.listing)
 	}
 	p.MoveOn(ctx, r, ready, snap.moved, snap.movedBytes, func() error { return snap.Store(r) })
 	return snap, nil
@@ -265,6 +272,30 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 			}
 		}
 	}
+	// Its second half, the carry: the memo's tree with only the paths
+	// whose listing moved edited.
+	var env string
+	var order []int32
+	if b.listable() {
+		env = private.EnvKey(lim.key(), b.settings)
+		order = sortedOrder(changes)
+		if c, err := carryFrom(r, &b, env, changes, stats, order); err == nil {
+			snap, err := takeCarried(ctx, r, &b, c, sig, changes, stats, lim)
+			if err == nil {
+				keepListing(&b, snap, env, changes, stats, order)
+				return snap, nil
+			}
+			if !errors.Is(err, errNoCarry) && !errors.Is(err, store.ErrNoTreePath) {
+				return nil, err
+			}
+		}
+	}
+	done := func(snap *Snapshot, err error) (*Snapshot, error) {
+		if err == nil {
+			keepListing(&b, snap, env, changes, stats, order)
+		}
+		return snap, err
+	}
 
 	s := sortChanges(r.Top, b.flagged, changes, stats, userLinks, lim)
 	snap.Skipped = append(snap.Skipped, s.skipped...)
@@ -277,7 +308,7 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 
 	// Shortcut 4 (with 5 inside): the tree edit.
 	if b.tree != nil && !attributesFromIndex(b.flagged, s.updates, s.removes, s.modes) {
-		tree, held, err := editTree(ctx, r, b.tree, s)
+		tree, held, err := editTree(ctx, r, b.tree, s, nil)
 		if err == nil {
 			snap.held = held
 			for _, p := range s.updates {
@@ -286,7 +317,7 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 				}
 			}
 			snap.movedBytes = s.trackedBytes
-			return finish(ctx, r, snap, tree, sig, s.gitlinks, userLinks, s.modified)
+			return done(finish(ctx, r, snap, tree, sig, s.gitlinks, userLinks, s.modified))
 		}
 		if !errors.Is(err, store.ErrNoTreePath) {
 			return nil, err
@@ -296,7 +327,7 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 	if err != nil {
 		return nil, err
 	}
-	return finish(ctx, r, snap, tree, sig, s.gitlinks, userLinks, s.modified)
+	return done(finish(ctx, r, snap, tree, sig, s.gitlinks, userLinks, s.modified))
 }
 
 // fromMemo is the snapshot the memo keeps, with the current HEAD and

@@ -14,13 +14,15 @@ import (
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/testhook"
+	"github.com/git-venom/git-venom/lib/treeedit"
 )
 
 // editTree is the tree edit (shortcut 4) for the sorted paths, when every
 // one of them is a plain file, a link or a nested repository: it returns
-// store.ErrNoTreePath otherwise.
-func editTree(ctx context.Context, r *repo.Repo, base *git.Oid, s *sorted) (*git.Oid, []Object, error) {
-	if len(s.updates)+len(s.additions)+len(s.removes) == 0 {
+// store.ErrNoTreePath otherwise. known are edits whose objects are known
+// already (the carry's paths back to the base's version).
+func editTree(ctx context.Context, r *repo.Repo, base *git.Oid, s *sorted, known []treeedit.Edit) (*git.Oid, []Object, error) {
+	if len(s.updates)+len(s.additions)+len(s.removes)+len(known) == 0 {
 		return base, nil, nil
 	}
 	files := make([]store.File, 0, len(s.updates)+len(s.additions))
@@ -34,7 +36,7 @@ func editTree(ctx context.Context, r *repo.Repo, base *git.Oid, s *sorted) (*git
 		}
 		files = append(files, store.File{Path: p, Mode: m, Tracked: i < len(s.updates)})
 	}
-	return store.Build(ctx, r, base, files, s.removes)
+	return store.Build(ctx, r, base, files, s.removes, known)
 }
 
 // attributesFromIndex says whether git would read some .gitattributes from

@@ -81,6 +81,16 @@ func Int(name string) int {
 // Timed appends "name seconds" to the file VENOM_TEST_TIMINGS names, when it
 // is set: benchmarks read how long a step inside a command took.
 func Timed(name string, start time.Time) {
+	timing(fmt.Sprintf("%s %.6f\n", name, time.Since(start).Seconds()))
+}
+
+// Counted appends "name n" to the same file: tests read how many things a
+// step inside a command did (the files a capture's carry stored).
+func Counted(name string, n int) {
+	timing(fmt.Sprintf("%s %d\n", name, n))
+}
+
+func timing(line string) {
 	p := os.Getenv("VENOM_TEST_TIMINGS")
 	if p == "" {
 		return
@@ -89,6 +99,6 @@ func Timed(name string, start time.Time) {
 	if err != nil {
 		return
 	}
-	fmt.Fprintf(f, "%s %.6f\n", name, time.Since(start).Seconds())
+	_, _ = f.WriteString(line)
 	f.Close()
 }

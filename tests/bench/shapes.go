@@ -23,6 +23,13 @@ package main
 //     beside it: git add -A into a throwaway index plus git write-tree,
 //     and git hash-object -w --stdin-paths of the same files; the capture
 //     is reported against all three.
+//     Then the steady state, every later capture of such a tree: the
+//     same files captured once (private index, scan record and memo
+//     warm), then (a) a capture with nothing changed and (b) one after
+//     10 of the files were modified and 10 new ones written, each beside
+//     git status -uall on the same tree. Same targets. Nothing is copied
+//     between the first capture and these (cp -al would move every
+//     file's ctime and defeat the stat caches).
 //
 // Each run times the git side and the capture one after the other, in
 // turns, and reports medians of wall and CPU (user+sys) time, and the
@@ -110,7 +117,7 @@ func (s *shapes) run(list []string) error {
 	s.p.env = append(s.p.env, "GIT_CONFIG_GLOBAL="+cfg, "PATH="+s.bin+":"+os.Getenv("PATH"))
 	version, _ := s.p.line("version")
 	fmt.Printf("%s, %d runs per shape, medians; ratio = capture / git side\n", version, s.runs)
-	fmt.Printf("%-26s %-34s %9s %9s %9s %7s %7s\n", "shape", "side", "wall ms", "cpu ms", "rss MiB", "wall x", "cpu x")
+	fmt.Printf("%-30s %-34s %9s %9s %9s %7s %7s\n", "shape", "side", "wall ms", "cpu ms", "rss MiB", "wall x", "cpu x")
 	for _, name := range list {
 		var err error
 		switch strings.TrimSpace(name) {
@@ -133,8 +140,8 @@ func (s *shapes) run(list []string) error {
 func (s *shapes) report(shape string, git *timed, gitName string, capture *timed) {
 	gw, gc := median(git.wall), median(git.cpu)
 	cw, cc := median(capture.wall), median(capture.cpu)
-	fmt.Printf("%-26s %-34s %9s %9s %9.1f\n", shape, gitName, ms(gw), ms(gc), float64(git.rss)/1024)
-	fmt.Printf("%-26s %-34s %9s %9s %9.1f %7s %7s\n", shape, "capture", ms(cw), ms(cc), float64(capture.rss)/1024,
+	fmt.Printf("%-30s %-34s %9s %9s %9.1f\n", shape, gitName, ms(gw), ms(gc), float64(git.rss)/1024)
+	fmt.Printf("%-30s %-34s %9s %9s %9.1f %7s %7s\n", shape, "capture", ms(cw), ms(cc), float64(capture.rss)/1024,
 		ratio(cw, gw), ratio(cc, gc))
 }
 
@@ -329,6 +336,10 @@ func (s *shapes) untrackedShape() error {
 		}
 	}
 	g := &proc{dir: cache, git: s.p.git, env: s.p.env}
+	// A run stopped half-way may have left the steady-state rows' files.
+	if err := s.untrackedRestore(g); err != nil {
+		return err
+	}
 	time.Sleep(racySleep)
 	// The floors: what git itself pays to store every new file, as loose
 	// objects (git add -A into a throwaway index, then write-tree; and
@@ -379,7 +390,121 @@ func (s *shapes) untrackedShape() error {
 	if s.base != "" {
 		s.report(name, &before, "capture (-shapes-base)", &capture)
 	}
+	err = s.untrackedSteady(g, name)
+	if rerr := resetVenom(g); err == nil {
+		err = rerr
+	}
+	if err == nil {
+		err = s.untrackedRestore(g)
+	}
+	return err
+}
+
+// steadyDir holds the files the steady-state rows write into the
+// untracked tree; untrackedRestore puts the tree back as generated.
+const steadyDir = "new/steady"
+
+// untrackedSteady times the steady state of the untracked shape: every
+// capture after the first, with nothing changed, then with 10 files
+// modified and 10 new, each beside git status -uall.
+func (s *shapes) untrackedSteady(g *proc, name string) error {
+	if err := resetVenom(g); err != nil {
+		return err
+	}
+	if err := s.untrackedRestore(g); err != nil {
+		return err
+	}
+	time.Sleep(racySleep)
+	// The first capture, then one more: the scan record is made after the
+	// first, and the second runs on it as every later one does.
+	for i := 0; i < 2; i++ {
+		logf("untracked steady: warm capture %d", i+1)
+		if _, err := g.run(nil, "venom-checkpoint", "--agent=b", "--json"); err != nil {
+			return err
+		}
+	}
+	pair := func(status, capture *timed, i int) error {
+		if i%2 == 0 {
+			if _, err := gitTimed(g, status, nil, "status", "--porcelain", "-uall"); err != nil {
+				return err
+			}
+		}
+		if err := s.capture(g, capture); err != nil {
+			return err
+		}
+		if i%2 == 1 {
+			if _, err := gitTimed(g, status, nil, "status", "--porcelain", "-uall"); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var status, capture timed
+	for i := 0; i < s.runs; i++ {
+		logf("untracked steady, nothing changed: run %d", i+1)
+		if err := pair(&status, &capture, i); err != nil {
+			return err
+		}
+	}
+	s.report(name+", again", &status, "git status -uall", &capture)
+	status, capture = timed{}, timed{}
+	for i := 0; i < s.runs; i++ {
+		logf("untracked steady, 10 modified + 10 new: run %d", i+1)
+		for k := 0; k < 10; k++ {
+			// The generated files k*30,000/10 apart: one in every tenth of the tree.
+			n := k * s.untracked / 10
+			rel := filepath.Join("new", fmt.Sprintf("d%03d", n/3000), fmt.Sprintf("e%03d", n/30%100), fmt.Sprintf("f%02d.txt", n%30))
+			if err := appendLine(filepath.Join(g.dir, rel), fmt.Sprintf("steady run %d\n", i)); err != nil {
+				return err
+			}
+			dir := filepath.Join(g.dir, steadyDir, fmt.Sprintf("r%02d", i))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%02d.txt", k)), []byte(fmt.Sprintf("new in run %d, %d\n", i, k)), 0o644); err != nil {
+				return err
+			}
+		}
+		time.Sleep(racySleep)
+		if err := pair(&status, &capture, i); err != nil {
+			return err
+		}
+	}
+	s.report(name+", 10chg+10new", &status, "git status -uall", &capture)
 	return nil
+}
+
+// untrackedRestore puts the untracked tree back as generated: the
+// steady-state rows' new files go, the modified files get their content
+// back.
+func (s *shapes) untrackedRestore(g *proc) error {
+	if err := os.RemoveAll(filepath.Join(g.dir, steadyDir)); err != nil {
+		return err
+	}
+	for k := 0; k < 10; k++ {
+		n := k * s.untracked / 10
+		name := filepath.Join(g.dir, "new", fmt.Sprintf("d%03d", n/3000), fmt.Sprintf("e%03d", n/30%100), fmt.Sprintf("f%02d.txt", n%30))
+		want := []byte(fmt.Sprintf("untracked file %d\n", n))
+		if got, err := os.ReadFile(name); err == nil && bytes.Equal(got, want) {
+			continue
+		}
+		if err := os.WriteFile(name, want, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func appendLine(name, line string) error {
+	f, err := os.OpenFile(name, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(line)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // untrackedFloors times the floors once, each on a repository without

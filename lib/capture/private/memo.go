@@ -25,6 +25,22 @@ type Memo struct {
 	Tree       string              `json:"tree"`
 	Skipped    []journal.Skipped   `json:"skipped"`
 	Submodules []journal.Submodule `json:"submodules"`
+	// Listing is the digest of the listing (listing.go) that keys Tree
+	// path by path, "" when there is none. Base is the private index's
+	// tree and Env the digest of the limits and settings the scan ran
+	// under: the listing holds only while both are the same.
+	Listing string `json:"listing,omitempty"`
+	Base    string `json:"base,omitempty"`
+	Env     string `json:"env,omitempty"`
+}
+
+// EnvKey digests what, beside the files, decides a capture's tree: the
+// limits and git's settings files (their stat data).
+func EnvKey(limits string, settings []string) string {
+	h := sha256.New()
+	h.Write([]byte(limits))
+	scan.StatDigest(h, settings)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Signature keys a memo, or returns "" when the scan must not be

@@ -111,6 +111,7 @@ func (p *Index) Close() {
 func (p *Index) Discard() {
 	_ = statefile.Remove(p.index)
 	_ = statefile.Remove(p.meta)
+	_ = statefile.Remove(p.listingFile())
 	p.Quick().Drop()
 }
 
@@ -179,8 +180,16 @@ func (p *Index) Ready(ctx context.Context, r *repo.Repo, tmpDir string) (*Ready,
 	return rd, nil
 }
 
-// Remember keeps what this capture's scan gave, for the next one.
-func (p *Index) Remember(rd *Ready, m Memo) {
+// Remember keeps what this capture's scan gave, for the next one, with
+// listing, the memo's listing, when the scan made one (nil: m.Listing
+// names the one kept already, or none).
+func (p *Index) Remember(rd *Ready, m Memo, listing []byte) {
+	if listing != nil {
+		m.Listing = ""
+		if statefile.WriteAtomic(p.listingFile(), listing, 0o666) == nil {
+			m.Listing = listingSum(listing)
+		}
+	}
 	rd.meta.Memo = m
 	_ = p.save(rd.meta)
 }

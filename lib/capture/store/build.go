@@ -87,10 +87,11 @@ func treePathUsable(r *repo.Repo, lib *git.Repository) bool {
 	return flag("core.filemode", true) && flag("core.symlinks", true) && !flag("extensions.worktreeconfig", false)
 }
 
-// Build returns base edited with files (stored) and removes, or
-// ErrNoTreePath when some path needs the index way. The new objects are
-// returned, held in memory: Snapshot.Store writes them.
-func Build(ctx context.Context, r *repo.Repo, base *git.Oid, files []File, removes []string) (*git.Oid, []Object, error) {
+// Build returns base edited with files (stored), removes and known (edits
+// to objects the repository holds), or ErrNoTreePath when some path needs
+// the index way. The new objects are returned, held in memory:
+// Snapshot.Store writes them.
+func Build(ctx context.Context, r *repo.Repo, base *git.Oid, files []File, removes []string, known []treeedit.Edit) (*git.Oid, []Object, error) {
 	main, err := r.Lib()
 	if err != nil {
 		return nil, nil, err
@@ -114,7 +115,8 @@ func Build(ctx context.Context, r *repo.Repo, base *git.Oid, files []File, remov
 	if err != nil {
 		return nil, nil, err
 	}
-	edits := make([]treeedit.Edit, 0, len(files)+len(removes))
+	edits := make([]treeedit.Edit, 0, len(files)+len(removes)+len(known))
+	edits = append(edits, known...)
 	for _, p := range removes {
 		edits = append(edits, treeedit.Edit{Path: p})
 	}

@@ -1,0 +1,265 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"time"
+
+	git "github.com/libgit2/git2go/v34"
+
+	"github.com/git-venom/git-venom/lib/capture/private"
+	"github.com/git-venom/git-venom/lib/capture/scan"
+	"github.com/git-venom/git-venom/lib/capture/store"
+	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/testhook"
+	"github.com/git-venom/git-venom/lib/treeedit"
+)
+
+// The carry (shortcut 3's second half): when the memo's key does not
+// match, its listing (lib/capture/private/listing.go) tells which listed
+// paths did not: those whose lstat moved, those listed now and not then,
+// those listed then and not now. The capture is then the memo's tree with
+// only those paths edited; every other listed path has the stat data it
+// had when the memo's capture stored it, and so the same content, as git's
+// own stat cache vouches for a clean tracked file. The files of one
+// turn's change are hashed, not the 300,000 untracked files beside them.
+//
+// It holds only where the memo's tree was made the same way from the same
+// base (the private index's tree), under the same limits and settings, and
+// nothing listed needed the recipe's special cases: nothing skipped,
+// excluded or flagged, no nested repository, no .gitattributes among the
+// paths that changed (it would change how the others are stored). A path
+// listed then and not now is back to the base's version. Anything else,
+// and any doubt, falls back to storing every listed path.
+
+// errNoCarry sends a capture to store every listed path.
+var errNoCarry = errors.New("the memo's listing does not apply")
+
+// listable says whether b's scans can keep a listing: a private index
+// with a tree and no entry treated specially.
+func (b *base) listable() bool {
+	return b.persistent && b.tree != nil && len(b.flagged) == 0 && b.listing != nil
+}
+
+// sortedOrder is the indexes of changes in byte order of their paths, or
+// nil when a path is listed twice. A quick scan lists the tracked files
+// (index order) then the untracked ones (sorted): two runs to merge, not
+// a sort of 300,000 strings.
+func sortedOrder(changes []scan.Change) []int32 {
+	n := len(changes)
+	cut, breaks := 0, 0
+	for i := 1; i < n; i++ {
+		if changes[i-1].Path >= changes[i].Path {
+			cut = i
+			breaks++
+		}
+	}
+	order := make([]int32, 0, n)
+	switch breaks {
+	case 0:
+		for i := range n {
+			order = append(order, int32(i))
+		}
+	case 1:
+		i, j := 0, cut
+		for i < cut || j < n {
+			if j == n || i < cut && changes[i].Path < changes[j].Path {
+				order = append(order, int32(i))
+				i++
+			} else {
+				order = append(order, int32(j))
+				j++
+			}
+		}
+	default:
+		for i := range n {
+			order = append(order, int32(i))
+		}
+		sort.Slice(order, func(a, b int) bool { return changes[order[a]].Path < changes[order[b]].Path })
+	}
+	for k := 1; k < len(order); k++ {
+		if changes[order[k-1]].Path == changes[order[k]].Path {
+			return nil
+		}
+	}
+	return order
+}
+
+// carried is what the carry found: the memo's tree, the listed paths to
+// store again (indexes into changes), the paths back to the base's
+// version, and the bytes of the carried files.
+type carried struct {
+	tree    *git.Oid
+	delta   []int
+	reverts []string
+	bytes   int64
+	// tracked are the carried files the index holds, trackedBytes their
+	// size: content that differs from the private index's, as the
+	// capture's moved files (MoveOn).
+	tracked      []string
+	trackedBytes int64
+}
+
+// carryFrom compares the memo's listing with this scan's listing (order
+// being sortedOrder(changes)).
+func carryFrom(r *repo.Repo, b *base, env string, changes []scan.Change, stats []scan.Stat, order []int32) (*carried, error) {
+	m := b.memo
+	if !b.listable() || order == nil || m.Listing == "" || m.Base != b.tree.String() || m.Env != env ||
+		len(m.Skipped) > 0 || len(m.Submodules) > 0 {
+		return nil, errNoCarry
+	}
+	data := b.listing(m)
+	if data == nil {
+		return nil, errNoCarry
+	}
+	rd, err := private.NewListingReader(data)
+	if err != nil {
+		return nil, errNoCarry
+	}
+	c := &carried{}
+	more := rd.Next()
+	for _, i := range order {
+		ch := &changes[i]
+		if ch.Submodule != "" {
+			return nil, errNoCarry
+		}
+		for more && string(rd.Listed().Path) < ch.Path {
+			c.reverts = append(c.reverts, string(rd.Listed().Path))
+			more = rd.Next()
+		}
+		st := &stats[i]
+		if more && string(rd.Listed().Path) == ch.Path {
+			same := rd.Listed().Same(st)
+			more = rd.Next()
+			if same {
+				if st.Err == nil && st.IsRegular() {
+					c.bytes += st.Size
+				}
+				if st.Err == nil && !ch.Untracked {
+					c.tracked = append(c.tracked, ch.Path)
+					c.trackedBytes += st.Size
+				}
+				continue
+			}
+		}
+		c.delta = append(c.delta, int(i))
+	}
+	for ; more; more = rd.Next() {
+		c.reverts = append(c.reverts, string(rd.Listed().Path))
+	}
+	if rd.Err() != nil {
+		return nil, errNoCarry
+	}
+	for _, i := range c.delta {
+		if isAttributes(changes[i].Path) {
+			return nil, errNoCarry
+		}
+	}
+	for _, p := range c.reverts {
+		if isAttributes(p) {
+			return nil, errNoCarry
+		}
+	}
+	if c.tree, err = m.TreeIn(r); err != nil {
+		return nil, errNoCarry
+	}
+	return c, nil
+}
+
+func isAttributes(p string) bool { return p == ".gitattributes" || strings.HasSuffix(p, "/.gitattributes") }
+
+// takeCarried builds the capture as the memo's tree with c's paths
+// edited; errNoCarry or store.ErrNoTreePath send it to store every path.
+// sig is the memo's key for this scan.
+func takeCarried(ctx context.Context, r *repo.Repo, b *base, c *carried, sig string, changes []scan.Change, stats []scan.Stat, lim Limits) (*Snapshot, error) {
+	sub := make([]scan.Change, len(c.delta))
+	subStats := make([]scan.Stat, len(c.delta))
+	for k, i := range c.delta {
+		sub[k], subStats[k] = changes[i], stats[i]
+	}
+	s := sortChanges(r.Top, nil, sub, subStats, nil, lim)
+	if len(s.gitlinks) > 0 || len(s.skipped) > 0 || s.total+c.bytes > lim.MaxTotalBytes {
+		// Nested repositories and skipped paths keep the recipe's way;
+		// past the size limit, its error lists every file.
+		return nil, errNoCarry
+	}
+	if lim.Found != nil {
+		lim.Found(len(s.updates)+len(s.additions), s.total)
+	}
+	// A path listed then and not now is as the base holds it.
+	lib, err := r.Lib()
+	if err != nil {
+		return nil, err
+	}
+	odb, err := lib.Odb()
+	if err != nil {
+		return nil, err
+	}
+	defer odb.Free()
+	known := make([]treeedit.Edit, 0, len(c.reverts))
+	for _, p := range c.reverts {
+		mode, id, found, err := store.EntryAt(odb, nil, *b.tree, p)
+		switch {
+		case err != nil || found && mode == 0o040000:
+			return nil, errNoCarry
+		case found:
+			known = append(known, treeedit.Edit{Path: p, Mode: mode, ID: id})
+		default:
+			known = append(known, treeedit.Edit{Path: p})
+		}
+	}
+	tree, held, err := editTree(ctx, r, c.tree, s, known)
+	if err != nil {
+		return nil, err
+	}
+	testhook.Counted("capture-carry-stored", len(s.updates)+len(s.additions))
+	snap := &Snapshot{held: held}
+	for _, p := range s.updates {
+		if s.modes[p] != 0 {
+			snap.moved = append(snap.moved, p)
+		}
+	}
+	snap.moved = append(snap.moved, c.tracked...)
+	snap.movedBytes = s.trackedBytes + c.trackedBytes
+	return finish(ctx, r, snap, tree, sig, s.gitlinks, nil, s.modified)
+}
+
+// keepListing gives snap the listing of this scan, for the next one's
+// carry, when b can keep one and the capture needed nothing the carry
+// leaves to the recipe. order is sortedOrder(changes).
+func keepListing(b *base, snap *Snapshot, env string, changes []scan.Change, stats []scan.Stat, order []int32) {
+	if !b.listable() || order == nil || len(snap.Skipped) > 0 || len(snap.Submodules) > 0 {
+		return
+	}
+	recent := time.Now().Add(-racyWindow()).UnixNano()
+	w := private.NewListingWriter(len(changes))
+	for _, i := range order {
+		if changes[i].Submodule != "" {
+			return
+		}
+		w.Add(changes[i].Path, &stats[i], recent)
+	}
+	listing := w.Bytes()
+	if listing == nil {
+		return
+	}
+	if snap.memo.Tree == "" {
+		snap.memo = private.Memo{Tree: snap.Tree.String(), Skipped: snap.Skipped, Submodules: snap.Submodules}
+	}
+	snap.memo.Base, snap.memo.Env = b.tree.String(), env
+	snap.listing = listing
+}
+
+// racyWindow: stat data taken less than this after a file's last change
+// cannot tell a later change in the same clock tick apart; such a file is
+// stored again by the next capture (private.Signature's rule). Tests
+// shorten it (VENOM_TEST_RACY_MS) to carry files written a moment ago; any
+// window longer than the clock's tick is safe.
+func racyWindow() time.Duration {
+	if ms := testhook.Int("VENOM_TEST_RACY_MS"); ms > 0 {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return 2 * time.Second
+}

@@ -168,7 +168,9 @@ func carryFrom(r *repo.Repo, b *base, env string, changes []scan.Change, stats [
 	return c, nil
 }
 
-func isAttributes(p string) bool { return p == ".gitattributes" || strings.HasSuffix(p, "/.gitattributes") }
+func isAttributes(p string) bool {
+	return p == ".gitattributes" || strings.HasSuffix(p, "/.gitattributes")
+}
 
 // takeCarried builds the capture as the memo's tree with c's paths
 // edited; errNoCarry or store.ErrNoTreePath send it to store every path.

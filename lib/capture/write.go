@@ -44,19 +44,18 @@ func editTree(ctx context.Context, r *repo.Repo, base *git.Oid, s *sorted, known
 // from the tree or is not a regular file there (skip-worktree, deleted,
 // replaced by a link). hash-object reads no index, so the index way decides.
 func attributesFromIndex(flagged []gitindex.Entry, updates, removes []string, modes map[string]uint32) bool {
-	isAttr := func(p string) bool { return p == ".gitattributes" || strings.HasSuffix(p, "/.gitattributes") }
 	for _, e := range flagged {
-		if e.SkipWorktree && isAttr(e.Path) {
+		if e.SkipWorktree && isAttributes(e.Path) {
 			return true
 		}
 	}
 	for _, p := range removes {
-		if isAttr(p) {
+		if isAttributes(p) {
 			return true
 		}
 	}
 	for _, p := range updates {
-		if isAttr(p) && modes[p]&0o170000 != 0o100000 {
+		if isAttributes(p) && modes[p]&0o170000 != 0o100000 {
 			return true
 		}
 	}

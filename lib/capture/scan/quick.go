@@ -254,17 +254,25 @@ func (q Quick) Scan(r *repo.Repo, rec *Record, settings []string) (res *Result, 
 		res.Record = next
 		untracked = next.Untracked
 	}
-	var status bytes.Buffer
-	status.WriteString("venom quick scan\x00")
+	// Sized once: a tree of 300,000 untracked files lists them all.
+	size := len("venom quick scan\x00")
+	for _, c := range changed {
+		size += len(c) + 3
+	}
+	for _, u := range untracked {
+		size += len(u) + 3
+	}
+	status := append(make([]byte, 0, size), "venom quick scan\x00"...)
+	res.Changes = make([]Change, 0, len(changed)+len(untracked))
 	for _, c := range changed {
 		res.Changes = append(res.Changes, Change{Path: c})
-		fmt.Fprintf(&status, "T %s\x00", c)
+		status = append(append(append(status, "T "...), c...), 0)
 	}
 	for _, u := range untracked {
 		res.Changes = append(res.Changes, Change{Path: u, Untracked: true})
-		fmt.Fprintf(&status, "U %s\x00", u)
+		status = append(append(append(status, "U "...), u...), 0)
 	}
-	res.Status = status.Bytes()
+	res.Status = status
 	return res, false, nil
 }
 
@@ -388,6 +396,16 @@ func statDirs(top string, dirs []dirState) ([]int, error) {
 // parallel runs fn(0..n-1) on a few goroutines: stat calls wait on the
 // kernel, not on the CPU, so more workers than cores still help.
 func parallel(n int, fn func(i int)) {
+	parallelRanges(n, func(start, end int) {
+		for i := start; i < end; i++ {
+			fn(i)
+		}
+	})
+}
+
+// parallelRanges is parallel handing each worker a run of indexes
+// [start, end) at a time.
+func parallelRanges(n int, fn func(start, end int)) {
 	workers := 2 * runtime.GOMAXPROCS(0)
 	if n < 256 {
 		workers = 1
@@ -408,9 +426,7 @@ func parallel(n int, fn func(i int)) {
 				if start >= n {
 					return
 				}
-				for i := start; i < n && i < start+chunk; i++ {
-					fn(i)
-				}
+				fn(start, min(n, start+chunk))
 			}
 		}()
 	}

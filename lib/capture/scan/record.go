@@ -59,6 +59,10 @@ func decodeRecord(b []byte) (*Record, error) {
 		return nil, errBadRecord
 	}
 	b = b[4:]
+	// One copy of the record, whose strings are then substrings of it: a
+	// tree of 300,000 untracked files made a string for each.
+	whole := string(b)
+	size := len(b)
 	bad := false
 	uv := func() uint64 {
 		v, n := binary.Uvarint(b)
@@ -84,9 +88,9 @@ func decodeRecord(b []byte) (*Record, error) {
 			bad = true
 			return ""
 		}
-		s := string(b[:n])
+		off := size - len(b)
 		b = b[n:]
-		return s
+		return whole[off : off+int(n)]
 	}
 	count := func() int {
 		n := uv()

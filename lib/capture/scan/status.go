@@ -83,16 +83,67 @@ func (s *Stat) IsRegular() bool { return s.Mode&syscall.S_IFMT == syscall.S_IFRE
 func (s *Stat) IsLink() bool    { return s.Mode&syscall.S_IFMT == syscall.S_IFLNK }
 func (s *Stat) IsDir() bool     { return s.Mode&syscall.S_IFMT == syscall.S_IFDIR }
 
-// LstatAll lstats each listed path, in changes' order.
+// LstatAll lstats each listed path, in changes' order. A steady capture
+// of 300,000 untracked files is mostly these calls, so each is made
+// relative to its folder, opened once for the run of paths in it (a
+// listing is sorted, files of one folder together), which spares the
+// kernel walking the whole path every time; and a few workers make them
+// at once, since they wait on the kernel. The folder is opened as lstat
+// walks a path, following links on the way: the answer is lstat's.
 func LstatAll(top string, changes []Change) []Stat {
 	out := make([]Stat, len(changes))
-	var st syscall.Stat_t
-	for i, c := range changes {
-		if err := syscall.Lstat(treepath.Abs(top, c.Path), &st); err != nil {
-			out[i].Err = &os.PathError{Op: "lstat", Path: c.Path, Err: err}
-			continue
+	parallelRanges(len(changes), func(start, end int) {
+		dir := folderAt{top: top, fd: -1}
+		defer dir.close()
+		var name []byte
+		var st syscall.Stat_t
+		for i := start; i < end; i++ {
+			p := changes[i].Path
+			parent, base := treepath.Parent(p), p[strings.LastIndexByte(p, '/')+1:]
+			var err error
+			if fd := dir.open(parent); fd >= 0 {
+				name = append(append(name[:0], base...), 0)
+				err = lstatAt(treepath.Abs(top, parent), fd, name, &st)
+			} else {
+				err = syscall.Lstat(treepath.Abs(top, p), &st)
+			}
+			if err != nil {
+				out[i].Err = &os.PathError{Op: "lstat", Path: p, Err: err}
+				continue
+			}
+			out[i] = Stat{Mode: st.Mode, Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: st.Dev}
 		}
-		out[i] = Stat{Mode: st.Mode, Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: st.Dev}
-	}
+	})
 	return out
+}
+
+// folderAt keeps one folder of the tree open for lstatAt.
+type folderAt struct {
+	top  string
+	path string
+	fd   int
+	done bool
+}
+
+// open returns a descriptor of folder path ("" the top), or -1 when it
+// cannot be opened (gone, not a folder, not readable): lstat of the whole
+// path then says what it meets.
+func (d *folderAt) open(path string) int {
+	if d.done && d.path == path {
+		return d.fd
+	}
+	d.close()
+	d.path, d.done = path, true
+	fd, err := syscall.Open(treepath.Abs(d.top, path), syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err == nil {
+		d.fd = fd
+	}
+	return d.fd
+}
+
+func (d *folderAt) close() {
+	if d.fd >= 0 {
+		syscall.Close(d.fd)
+	}
+	d.fd, d.done = -1, false
 }

@@ -250,12 +250,28 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 			userLinks[e.Path] = hex.EncodeToString(e.Oid[:])
 		}
 	}
+	// The carry straight from the quick scan, when the memo's listing can
+	// key it: a steady capture of a large tree lists nothing whole.
+	if b.quick != nil && b.listable() {
+		if err := testhook.Point("capture-scan"); err != nil {
+			return nil, failure.Git("status", err)
+		}
+		snap, err := steady(ctx, r, &b, private.EnvKey(lim.key(), b.settings), lim)
+		if err == nil {
+			return snap, nil
+		}
+		if !errors.Is(err, errNoCarry) && !errors.Is(err, store.ErrNoTreePath) {
+			return nil, err
+		}
+	}
 	status, changes, err := listChanges(ctx, r, b, snap)
 	if err != nil {
 		return nil, err
 	}
-	if err := testhook.Point("capture-scan"); err != nil {
-		return nil, failure.Git("status", err)
+	if !(b.quick != nil && b.listable()) {
+		if err := testhook.Point("capture-scan"); err != nil {
+			return nil, failure.Git("status", err)
+		}
 	}
 	// Each listed path is looked at once (lstat), for the memo's key and
 	// for sorting it: a skipped file costs that and nothing more.
@@ -280,7 +296,7 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 		env = private.EnvKey(lim.key(), b.settings)
 		order = sortedOrder(changes)
 		if c, err := carryFrom(r, &b, env, changes, stats, order); err == nil {
-			snap, err := takeCarried(ctx, r, &b, c, sig, changes, stats, lim)
+			snap, err := takeCarried(ctx, r, &b, c, sig, lim)
 			if err == nil {
 				keepListing(&b, snap, env, changes, stats, order)
 				return snap, nil

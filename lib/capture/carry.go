@@ -88,25 +88,29 @@ func sortedOrder(changes []scan.Change) []int32 {
 }
 
 // carried is what the carry found: the memo's tree, the listed paths to
-// store again (indexes into changes), the paths back to the base's
-// version, and the bytes of the carried files.
+// store again with their lstat (in byte order), the paths back to the
+// base's version, and the bytes of the carried files.
 type carried struct {
-	tree    *git.Oid
-	delta   []int
-	reverts []string
-	bytes   int64
+	tree       *git.Oid
+	delta      []scan.Change
+	deltaStats []scan.Stat
+	reverts    []string
+	bytes      int64
 	// tracked are the carried files the index holds, trackedBytes their
 	// size: content that differs from the private index's, as the
 	// capture's moved files (MoveOn).
 	tracked      []string
 	trackedBytes int64
+	listing      []byte // the memo's
+	rd           *private.ListingReader
+	more         bool
 }
 
-// carryFrom compares the memo's listing with this scan's listing (order
-// being sortedOrder(changes)).
-func carryFrom(r *repo.Repo, b *base, env string, changes []scan.Change, stats []scan.Stat, order []int32) (*carried, error) {
+// carryStart opens the memo's listing, when it can key this scan (env:
+// private.EnvKey of its limits and settings).
+func carryStart(b *base, env string) (*carried, error) {
 	m := b.memo
-	if !b.listable() || order == nil || m.Listing == "" || m.Base != b.tree.String() || m.Env != env ||
+	if !b.listable() || m.Listing == "" || m.Base != b.tree.String() || m.Env != env ||
 		len(m.Skipped) > 0 || len(m.Submodules) > 0 {
 		return nil, errNoCarry
 	}
@@ -118,54 +122,185 @@ func carryFrom(r *repo.Repo, b *base, env string, changes []scan.Change, stats [
 	if err != nil {
 		return nil, errNoCarry
 	}
-	c := &carried{}
-	more := rd.Next()
-	for _, i := range order {
-		ch := &changes[i]
-		if ch.Submodule != "" {
-			return nil, errNoCarry
-		}
-		for more && string(rd.Listed().Path) < ch.Path {
-			c.reverts = append(c.reverts, string(rd.Listed().Path))
-			more = rd.Next()
-		}
-		st := &stats[i]
-		if more && string(rd.Listed().Path) == ch.Path {
-			same := rd.Listed().Same(st)
-			more = rd.Next()
-			if same {
-				if st.Err == nil && st.IsRegular() {
-					c.bytes += st.Size
-				}
-				if st.Err == nil && !ch.Untracked {
-					c.tracked = append(c.tracked, ch.Path)
-					c.trackedBytes += st.Size
-				}
-				continue
+	return &carried{listing: data, rd: rd, more: rd.Next()}, nil
+}
+
+// take compares one listed path, in byte order, with the memo's listing.
+func (c *carried) take(ch *scan.Change, st *scan.Stat) error {
+	if ch.Submodule != "" {
+		return errNoCarry
+	}
+	for c.more && string(c.rd.Listed().Path) < ch.Path {
+		c.reverts = append(c.reverts, string(c.rd.Listed().Path))
+		c.more = c.rd.Next()
+	}
+	if c.more && string(c.rd.Listed().Path) == ch.Path {
+		same := c.rd.Listed().Same(st)
+		c.more = c.rd.Next()
+		if same {
+			if st.Err == nil && st.IsRegular() {
+				c.bytes += st.Size
 			}
+			if st.Err == nil && !ch.Untracked {
+				c.tracked = append(c.tracked, ch.Path)
+				c.trackedBytes += st.Size
+			}
+			return nil
 		}
-		c.delta = append(c.delta, int(i))
 	}
-	for ; more; more = rd.Next() {
-		c.reverts = append(c.reverts, string(rd.Listed().Path))
+	if isAttributes(ch.Path) {
+		// It can change how every other file is stored.
+		return errNoCarry
 	}
-	if rd.Err() != nil {
-		return nil, errNoCarry
+	c.delta = append(c.delta, *ch)
+	c.deltaStats = append(c.deltaStats, *st)
+	return nil
+}
+
+// end takes the rest of the memo's listing as gone, and checks that the
+// memo's tree is still there.
+func (c *carried) end(r *repo.Repo, m private.Memo) error {
+	for ; c.more; c.more = c.rd.Next() {
+		c.reverts = append(c.reverts, string(c.rd.Listed().Path))
 	}
-	for _, i := range c.delta {
-		if isAttributes(changes[i].Path) {
-			return nil, errNoCarry
-		}
+	if c.rd.Err() != nil {
+		return errNoCarry
 	}
 	for _, p := range c.reverts {
 		if isAttributes(p) {
-			return nil, errNoCarry
+			return errNoCarry
 		}
 	}
+	var err error
 	if c.tree, err = m.TreeIn(r); err != nil {
+		return errNoCarry
+	}
+	return nil
+}
+
+// carryFrom compares the memo's listing with this scan's listing (order
+// being sortedOrder(changes)).
+func carryFrom(r *repo.Repo, b *base, env string, changes []scan.Change, stats []scan.Stat, order []int32) (*carried, error) {
+	if order == nil {
 		return nil, errNoCarry
 	}
-	return c, nil
+	c, err := carryStart(b, env)
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range order {
+		if err := c.take(&changes[i], &stats[i]); err != nil {
+			return nil, err
+		}
+	}
+	return c, c.end(r, b.memo)
+}
+
+// steadyBlock is how many paths the steady carry stats at once.
+const steadyBlock = 4096
+
+// steady is the carry straight from a quick scan's answer: its paths are
+// stat'ed and compared with the memo's listing a block at a time, never
+// listed whole, nor hashed into the memo's key. A steady capture of a tree
+// of 300,000 untracked files held their changes, their lstat, the
+// listing's text and its digest at once: five times git status's memory.
+// errNoCarry: the capture lists everything as before.
+func steady(ctx context.Context, r *repo.Repo, b *base, env string, lim Limits) (*Snapshot, error) {
+	if b.quick == nil {
+		return nil, errNoCarry
+	}
+	c, err := carryStart(b, env)
+	if err != nil {
+		return nil, err
+	}
+	tracked, untracked := b.quick.Tracked, b.quick.Untracked
+	block := make([]scan.Change, 0, steadyBlock)
+	var stats []scan.Stat
+	flush := func() error {
+		stats = scan.LstatInto(r.Top, block, stats)
+		for k := range block {
+			if err := c.take(&block[k], &stats[k]); err != nil {
+				return err
+			}
+		}
+		block = block[:0]
+		return nil
+	}
+	// Tracked files in index order and untracked ones sorted: both in
+	// byte order, merged.
+	last := ""
+	for len(tracked) > 0 || len(untracked) > 0 {
+		var ch scan.Change
+		if len(untracked) == 0 || len(tracked) > 0 && tracked[0] < untracked[0] {
+			ch, tracked = scan.Change{Path: tracked[0]}, tracked[1:]
+		} else {
+			ch, untracked = scan.Change{Path: untracked[0], Untracked: true}, untracked[1:]
+		}
+		if ch.Path <= last && last != "" {
+			return nil, errNoCarry // listed twice, or out of order
+		}
+		last = ch.Path
+		if block = append(block, ch); len(block) == steadyBlock {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	if err := c.end(r, b.memo); err != nil {
+		return nil, err
+	}
+	if len(c.delta) == 0 && len(c.reverts) == 0 {
+		// The memo's tree itself; its listing holds as it is.
+		return fromMemo(r, b.memo, nil)
+	}
+	snap, err := takeCarried(ctx, r, b, c, "", lim)
+	if err != nil {
+		return nil, err
+	}
+	if listing := editListing(c); listing != nil && len(snap.Skipped) == 0 && len(snap.Submodules) == 0 {
+		snap.memo = private.Memo{Tree: snap.Tree.String(), Skipped: snap.Skipped, Submodules: snap.Submodules,
+			Base: b.tree.String(), Env: env}
+		snap.listing = listing
+	}
+	return snap, nil
+}
+
+// editListing is the memo's listing with c's paths: the carried ones as
+// they were, the delta with its new lstat, the reverted ones gone.
+func editListing(c *carried) []byte {
+	rd, err := private.NewListingReader(c.listing)
+	if err != nil {
+		return nil
+	}
+	recent := time.Now().Add(-racyWindow()).UnixNano()
+	w := private.NewListingWriterSized(len(c.listing) + 64*len(c.delta))
+	d, v := 0, 0
+	for rd.Next() {
+		l := rd.Listed()
+		for d < len(c.delta) && c.delta[d].Path < string(l.Path) {
+			w.Add(c.delta[d].Path, &c.deltaStats[d], recent)
+			d++
+		}
+		switch {
+		case d < len(c.delta) && c.delta[d].Path == string(l.Path):
+			w.Add(c.delta[d].Path, &c.deltaStats[d], recent)
+			d++
+		case v < len(c.reverts) && c.reverts[v] == string(l.Path):
+			v++
+		default:
+			w.AddListed(l)
+		}
+	}
+	for ; d < len(c.delta); d++ {
+		w.Add(c.delta[d].Path, &c.deltaStats[d], recent)
+	}
+	if rd.Err() != nil || v != len(c.reverts) {
+		return nil
+	}
+	return w.Bytes()
 }
 
 func isAttributes(p string) bool {
@@ -175,13 +310,8 @@ func isAttributes(p string) bool {
 // takeCarried builds the capture as the memo's tree with c's paths
 // edited; errNoCarry or store.ErrNoTreePath send it to store every path.
 // sig is the memo's key for this scan.
-func takeCarried(ctx context.Context, r *repo.Repo, b *base, c *carried, sig string, changes []scan.Change, stats []scan.Stat, lim Limits) (*Snapshot, error) {
-	sub := make([]scan.Change, len(c.delta))
-	subStats := make([]scan.Stat, len(c.delta))
-	for k, i := range c.delta {
-		sub[k], subStats[k] = changes[i], stats[i]
-	}
-	s := sortChanges(r.Top, nil, sub, subStats, nil, lim)
+func takeCarried(ctx context.Context, r *repo.Repo, b *base, c *carried, sig string, lim Limits) (*Snapshot, error) {
+	s := sortChanges(r.Top, nil, c.delta, c.deltaStats, nil, lim)
 	if len(s.gitlinks) > 0 || len(s.skipped) > 0 || s.total+c.bytes > lim.MaxTotalBytes {
 		// Nested repositories and skipped paths keep the recipe's way;
 		// past the size limit, its error lists every file.

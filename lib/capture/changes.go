@@ -34,7 +34,8 @@ func (b *base) git(ctx context.Context, r *repo.Repo, idx string, stdin []byte, 
 // user's; listGitlinks asks without optional locks instead.
 func listChanges(ctx context.Context, r *repo.Repo, b base, snap *Snapshot) (status []byte, changes []scan.Change, err error) {
 	if b.quick != nil {
-		return b.quick.Status, b.quick.Changes, nil
+		status, changes := b.quick.List()
+		return status, changes, nil
 	}
 	if err := testhook.Point("capture-status"); err != nil {
 		return nil, nil, failure.Git("status", err)

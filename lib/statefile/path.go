@@ -216,7 +216,27 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	// One buffer of the file's size, as os.ReadFile: io.ReadAll grows its
+	// way there, which for the scan record and the memo's listing of a
+	// large tree was twice their size again in garbage.
+	size := 0
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() < 1<<40 {
+		size = int(fi.Size())
+	}
+	b := make([]byte, 0, size+512)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // Remove removes the file (or empty folder) at path, reached link-free; a

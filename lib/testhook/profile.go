@@ -3,6 +3,7 @@ package testhook
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 )
 
@@ -45,6 +46,9 @@ func Profile() (stop func()) {
 		if mem == "" {
 			return
 		}
+		// The profile holds what the last collection saw: one now takes in
+		// what the command allocated since.
+		runtime.GC()
 		f, err := os.Create(mem)
 		if err == nil {
 			err = pprof.Lookup("heap").WriteTo(f, 0)

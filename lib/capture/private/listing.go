@@ -24,11 +24,14 @@ import (
 // of the paths, each: uvarint length of the prefix shared with the path
 // before, uvarint length of the rest and the rest (git's index v4 way:
 // most of a path is its folder's), a kind byte, then for a file its
-// st_mode, size, mtime and ctime (ns), inode and device as uvarints.
+// st_mode and size as uvarints, and as signed varints its mtime (ns) less
+// the file before's, its ctime less its mtime, and its inode and device
+// less the file before's: files written together have close times and
+// inodes, and 300,000 of them took 11 MB without that, 37 bytes a file.
 // It is written beside the private index and named by the memo with its
 // digest: a listing that does not match is not used.
 
-const listingFormat = 1
+const listingFormat = 2
 
 // Kinds of a listed path.
 const (
@@ -60,12 +63,18 @@ func (l *Listed) Same(st *scan.Stat) bool {
 type ListingWriter struct {
 	b    []byte
 	last []byte
+	prev scan.Stat // the last file's, for the deltas
 	bad  bool
 }
 
 // NewListingWriter starts a listing of about n paths.
 func NewListingWriter(n int) *ListingWriter {
 	return &ListingWriter{b: append(make([]byte, 0, 16+n*24), 'V', 'M', 'L', listingFormat)}
+}
+
+// NewListingWriterSized starts a listing of about size bytes.
+func NewListingWriterSized(size int) *ListingWriter {
+	return &ListingWriter{b: append(make([]byte, 0, size), 'V', 'M', 'L', listingFormat)}
 }
 
 // Add appends path with its lstat st; recent is the time (unix ns) after
@@ -76,14 +85,7 @@ func (w *ListingWriter) Add(path string, st *scan.Stat, recent int64) {
 		w.bad = true
 		return
 	}
-	shared := 0
-	for shared < len(w.last) && shared < len(path) && w.last[shared] == path[shared] {
-		shared++
-	}
-	w.b = binary.AppendUvarint(w.b, uint64(shared))
-	w.b = binary.AppendUvarint(w.b, uint64(len(path)-shared))
-	w.b = append(w.b, path[shared:]...)
-	w.last = append(w.last[:0], path...)
+	w.prefix([]byte(path))
 	switch {
 	case st.Err != nil && treepath.Gone(st.Err):
 		w.b = append(w.b, ListedAbsent)
@@ -95,12 +97,41 @@ func (w *ListingWriter) Add(path string, st *scan.Stat, recent int64) {
 		return
 	}
 	w.b = append(w.b, ListedFile)
+	w.stat(st)
+}
+
+// AddListed appends l, read from another listing, as it was.
+func (w *ListingWriter) AddListed(l *Listed) {
+	if w.bad || len(w.last) > 0 && bytes.Compare(w.last, l.Path) >= 0 {
+		w.bad = true
+		return
+	}
+	w.prefix(l.Path)
+	w.b = append(w.b, l.Kind)
+	if l.Kind == ListedFile {
+		w.stat(&l.Stat)
+	}
+}
+
+func (w *ListingWriter) prefix(path []byte) {
+	shared := 0
+	for shared < len(w.last) && shared < len(path) && w.last[shared] == path[shared] {
+		shared++
+	}
+	w.b = binary.AppendUvarint(w.b, uint64(shared))
+	w.b = binary.AppendUvarint(w.b, uint64(len(path)-shared))
+	w.b = append(w.b, path[shared:]...)
+	w.last = append(w.last[:0], path...)
+}
+
+func (w *ListingWriter) stat(st *scan.Stat) {
 	w.b = binary.AppendUvarint(w.b, uint64(st.Mode))
 	w.b = binary.AppendUvarint(w.b, uint64(st.Size))
-	w.b = binary.AppendUvarint(w.b, uint64(st.Mtime))
-	w.b = binary.AppendUvarint(w.b, uint64(st.Ctime))
-	w.b = binary.AppendUvarint(w.b, st.Ino)
-	w.b = binary.AppendUvarint(w.b, st.Dev)
+	w.b = binary.AppendVarint(w.b, st.Mtime-w.prev.Mtime)
+	w.b = binary.AppendVarint(w.b, st.Ctime-st.Mtime)
+	w.b = binary.AppendVarint(w.b, int64(st.Ino-w.prev.Ino))
+	w.b = binary.AppendVarint(w.b, int64(st.Dev-w.prev.Dev))
+	w.prev = *st
 }
 
 // Bytes is the listing, nil when it was spoilt.
@@ -113,9 +144,10 @@ func (w *ListingWriter) Bytes() []byte {
 
 // ListingReader reads a listing back, path by path.
 type ListingReader struct {
-	b   []byte
-	cur Listed
-	err error
+	b    []byte
+	cur  Listed
+	prev scan.Stat // the last file's, for the deltas
+	err  error
 }
 
 var errBadListing = errors.New("the memo's listing is damaged")
@@ -142,6 +174,15 @@ func (r *ListingReader) Next() bool {
 		r.b = r.b[n:]
 		return v
 	}
+	sv := func() int64 {
+		v, n := binary.Varint(r.b)
+		if n <= 0 {
+			r.err = errBadListing
+			return 0
+		}
+		r.b = r.b[n:]
+		return v
+	}
 	shared, rest := uv(), uv()
 	if r.err != nil || shared > uint64(len(r.cur.Path)) || rest > uint64(len(r.b)) || len(r.b) == int(rest) {
 		r.err = errBadListing
@@ -155,12 +196,14 @@ func (r *ListingReader) Next() bool {
 	switch r.cur.Kind {
 	case ListedAbsent, ListedUnsure:
 	case ListedFile:
-		r.cur.Stat.Mode = uint32(uv())
-		r.cur.Stat.Size = int64(uv())
-		r.cur.Stat.Mtime = int64(uv())
-		r.cur.Stat.Ctime = int64(uv())
-		r.cur.Stat.Ino = uv()
-		r.cur.Stat.Dev = uv()
+		st := &r.cur.Stat
+		st.Mode = uint32(uv())
+		st.Size = int64(uv())
+		st.Mtime = r.prev.Mtime + sv()
+		st.Ctime = st.Mtime + sv()
+		st.Ino = r.prev.Ino + uint64(sv())
+		st.Dev = r.prev.Dev + uint64(sv())
+		r.prev = *st
 	default:
 		r.err = errBadListing
 	}

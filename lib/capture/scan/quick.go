@@ -126,12 +126,37 @@ func statOf(st *syscall.Stat_t) fsStat {
 // errQuickUnsure sends a capture to git status.
 var errQuickUnsure = errors.New("the quick scan cannot decide")
 
-// Result is a quick scan's answer.
+// Result is a quick scan's answer: the tracked files whose stat data
+// moved, in index order, and the untracked paths, sorted.
 type Result struct {
-	Changes []Change
-	// Status stands for git status's output in the memo's signature.
-	Status []byte
-	Record *Record // to save once the capture succeeded; nil: unchanged
+	Tracked   []string
+	Untracked []string
+	Record    *Record // to save once the capture succeeded; nil: unchanged
+}
+
+// List is the answer as git status's would be read: the changes, and
+// what stands for status's output in the memo's signature. It is made on
+// demand: a steady capture of a tree of 300,000 untracked files compares
+// them with the memo's listing one by one instead (lib/capture/carry.go).
+func (res *Result) List() (status []byte, changes []Change) {
+	size := len("venom quick scan\x00")
+	for _, c := range res.Tracked {
+		size += len(c) + 3
+	}
+	for _, u := range res.Untracked {
+		size += len(u) + 3
+	}
+	status = append(make([]byte, 0, size), "venom quick scan\x00"...)
+	changes = make([]Change, 0, len(res.Tracked)+len(res.Untracked))
+	for _, c := range res.Tracked {
+		changes = append(changes, Change{Path: c})
+		status = append(append(append(status, "T "...), c...), 0)
+	}
+	for _, u := range res.Untracked {
+		changes = append(changes, Change{Path: u, Untracked: true})
+		status = append(append(append(status, "U "...), u...), 0)
+	}
+	return status, changes
 }
 
 // Quick is the quick scan of one private index: the index, and the file
@@ -254,25 +279,7 @@ func (q Quick) Scan(r *repo.Repo, rec *Record, settings []string) (res *Result, 
 		res.Record = next
 		untracked = next.Untracked
 	}
-	// Sized once: a tree of 300,000 untracked files lists them all.
-	size := len("venom quick scan\x00")
-	for _, c := range changed {
-		size += len(c) + 3
-	}
-	for _, u := range untracked {
-		size += len(u) + 3
-	}
-	status := append(make([]byte, 0, size), "venom quick scan\x00"...)
-	res.Changes = make([]Change, 0, len(changed)+len(untracked))
-	for _, c := range changed {
-		res.Changes = append(res.Changes, Change{Path: c})
-		status = append(append(append(status, "T "...), c...), 0)
-	}
-	for _, u := range untracked {
-		res.Changes = append(res.Changes, Change{Path: u, Untracked: true})
-		status = append(append(append(status, "U "...), u...), 0)
-	}
-	res.Status = status
+	res.Tracked, res.Untracked = changed, untracked
 	return res, false, nil
 }
 

@@ -3,6 +3,7 @@ package scan
 import (
 	"encoding/binary"
 	"errors"
+	"unsafe"
 )
 
 // The scan record is read on every capture and is as large as the tree has
@@ -54,14 +55,17 @@ func boolByte(v bool) byte {
 	return 0
 }
 
+// decodeRecord reads a record; its strings share b, which must not change
+// after.
 func decodeRecord(b []byte) (*Record, error) {
 	if len(b) < 4 || string(b[:3]) != "VSR" || b[3] != recordFormat {
 		return nil, errBadRecord
 	}
 	b = b[4:]
-	// One copy of the record, whose strings are then substrings of it: a
-	// tree of 300,000 untracked files made a string for each.
-	whole := string(b)
+	// The record's strings are substrings of its bytes, which nothing
+	// writes after (Load reads them for this alone): a tree of 300,000
+	// untracked files made a string for each, then a copy of the whole.
+	whole := unsafe.String(unsafe.SliceData(b), len(b))
 	size := len(b)
 	bad := false
 	uv := func() uint64 {

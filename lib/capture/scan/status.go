@@ -91,7 +91,15 @@ func (s *Stat) IsDir() bool     { return s.Mode&syscall.S_IFMT == syscall.S_IFDI
 // at once, since they wait on the kernel. The folder is opened as lstat
 // walks a path, following links on the way: the answer is lstat's.
 func LstatAll(top string, changes []Change) []Stat {
-	out := make([]Stat, len(changes))
+	return LstatInto(top, changes, nil)
+}
+
+// LstatInto is LstatAll into out's memory, when it is large enough.
+func LstatInto(top string, changes []Change, out []Stat) []Stat {
+	if cap(out) < len(changes) {
+		out = make([]Stat, len(changes))
+	}
+	out = out[:len(changes)]
 	parallelRanges(len(changes), func(start, end int) {
 		dir := folderAt{top: top, fd: -1}
 		defer dir.close()
@@ -103,12 +111,12 @@ func LstatAll(top string, changes []Change) []Stat {
 			var err error
 			if fd := dir.open(parent); fd >= 0 {
 				name = append(append(name[:0], base...), 0)
-				err = lstatAt(treepath.Abs(top, parent), fd, name, &st)
+				err = lstatAt(dir.abs, fd, name, &st)
 			} else {
 				err = syscall.Lstat(treepath.Abs(top, p), &st)
 			}
 			if err != nil {
-				out[i].Err = &os.PathError{Op: "lstat", Path: p, Err: err}
+				out[i] = Stat{Err: &os.PathError{Op: "lstat", Path: p, Err: err}}
 				continue
 			}
 			out[i] = Stat{Mode: st.Mode, Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: st.Dev}
@@ -121,6 +129,7 @@ func LstatAll(top string, changes []Change) []Stat {
 type folderAt struct {
 	top  string
 	path string
+	abs  string // the folder's full path
 	fd   int
 	done bool
 }
@@ -133,8 +142,8 @@ func (d *folderAt) open(path string) int {
 		return d.fd
 	}
 	d.close()
-	d.path, d.done = path, true
-	fd, err := syscall.Open(treepath.Abs(d.top, path), syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	d.path, d.abs, d.done = path, treepath.Abs(d.top, path), true
+	fd, err := syscall.Open(d.abs, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err == nil {
 		d.fd = fd
 	}

@@ -11,10 +11,14 @@ package main
 // made once in -work and copied for every run: the files by hard links
 // (cp -al), the .git folder whole, so nothing a run changes reaches the
 // cache. The copy the rollback runs in has the path the tree was captured
-// at, so its private index and scan record are the agent's own, warm.
-// Reported, medians: git clean, the dry run, the real call, wall and CPU
-// (git children included), and the ratios real / clean and (dry run +
-// real) / clean (targets <= 1.5).
+// at, so its private index and scan record are the agent's own. A hard
+// link changes each file's ctime, which no agent's tree sees between its
+// after-turn capture and a rollback: so the copy gets that capture first,
+// untimed (it dedups to k2 and refreshes the private index and the
+// memo), and the clock passes the racy second before the timed calls.
+// Reported, medians: git clean, the dry run, the real call, wall, CPU
+// (git children included) and the largest resident set of each, and the
+// ratios real / clean and (dry run + real) / clean (targets <= 1.5).
 
 import (
 	"encoding/json"
@@ -120,6 +124,7 @@ func runRollbackDelete(work, binDir string, n, runs int) error {
 		return err
 	}
 	var cleanW, cleanC, dryW, dryC, realW, realC []time.Duration
+	var cleanRSS, dryRSS, realRSS int64 // KiB, the largest of the runs
 	for i := 0; i < runs; i++ {
 		logf("rollback-delete: run %d", i+1)
 		if err := copyTree(clean); err != nil {
@@ -131,11 +136,22 @@ func runRollbackDelete(work, binDir string, n, runs int) error {
 			return err
 		}
 		cleanW, cleanC = append(cleanW, time.Since(start)), append(cleanC, g.cpu)
+		cleanRSS = max(cleanRSS, g.maxRSS)
 		if err := os.RemoveAll(clean); err != nil {
 			return err
 		}
 		if err := copyTree(run); err != nil {
 			return err
+		}
+		// The agent's after-turn capture, on these very inodes: untimed.
+		// Twice: the copy's new folders send the first to git status, and
+		// the memo it leaves is keyed by git status's output, which the
+		// next capture's quick scan never matches (lib/capture); the
+		// second leaves the memo an agent's tree has after its turn.
+		for range 2 {
+			if _, _, err := venom(run, "checkpoint", "--agent=b", "--json"); err != nil {
+				return err
+			}
 		}
 		time.Sleep(racySleep)
 		p, d, err := venom(run, "rollback", "--agent=b", "--checkpoint=k1", "--restore=files", "--dry-run", "--json")
@@ -143,6 +159,7 @@ func runRollbackDelete(work, binDir string, n, runs int) error {
 			return err
 		}
 		dryW, dryC = append(dryW, d), append(dryC, p.cpu)
+		dryRSS = max(dryRSS, p.maxRSS)
 		var dry struct {
 			Plan string `json:"plan"`
 		}
@@ -154,6 +171,7 @@ func runRollbackDelete(work, binDir string, n, runs int) error {
 			return err
 		}
 		realW, realC = append(realW, d), append(realC, p.cpu)
+		realRSS = max(realRSS, p.maxRSS)
 		if _, err := os.Lstat(filepath.Join(run, "new")); !os.IsNotExist(err) {
 			return fmt.Errorf("the rollback left %s/new", run)
 		}
@@ -166,5 +184,8 @@ func runRollbackDelete(work, binDir string, n, runs int) error {
 	fmt.Printf("%-6s %10s %10s %10s %14s %20s\n", "", "git clean", "dry run", "real", "real / clean", "(dry + real) / clean")
 	fmt.Printf("%-6s %10s %10s %10s %14s %20s\n", "wall", ms(cw), ms(dw), ms(rw), ratio(rw, cw), ratio(dw+rw, cw))
 	fmt.Printf("%-6s %10s %10s %10s %14s %20s\n", "cpu", ms(cc), ms(dc), ms(rc), ratio(rc, cc), ratio(dc+rc, cc))
+	mib := func(kib int64) string { return fmt.Sprintf("%.1f", float64(kib)/1024) }
+	fmt.Printf("%-6s %10s %10s %10s %14s\n", "rssMiB", mib(cleanRSS), mib(dryRSS), mib(realRSS),
+		fmt.Sprintf("%.2f", float64(realRSS)/float64(max(cleanRSS, 1))))
 	return nil
 }

@@ -2,6 +2,8 @@ package plan
 
 import (
 	"context"
+	"sort"
+	"strings"
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/repo"
@@ -18,18 +20,16 @@ const (
 // at seq since (the target's first) and S (docs/rollback.md#classes): outside when a gap
 // changed it, agent when an edit record of a turn window names it, turn
 // otherwise. start is the target's commit: when no usable capture follows
-// since, everything from it to S is one gap.
+// since, everything from it to S is one gap. changes are in path order
+// (diffTrees): a path is found in them by binary search, and a window's
+// changed paths, in path order too, by one merge.
 func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Agent, since int64, start string,
 	sTree string, changes []Change) error {
 	if len(changes) == 0 {
 		return nil
 	}
-	wanted := map[string]*Change{}
-	for i := range changes {
-		wanted[changes[i].Path] = &changes[i]
-	}
-	gap := map[string]bool{}
-	edited := map[string]bool{}
+	gap := make([]bool, len(changes))
+	edited := make([]bool, len(changes))
 	// Windows often repeat a pair of trees (a tree rolled back and forth,
 	// captures with nothing new): each pair is compared once, by tree.
 	trees := map[string]string{}
@@ -49,11 +49,12 @@ func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Age
 		trees[id] = t.Id().String()
 		return trees[id], nil
 	}
-	compared := map[[2]string]map[string]bool{}
-	// mark records the window's changed paths: gaps (outside) unless a
+	compared := map[[2]string][]string{}
+	// mark records a gap window's changed paths as outside, unless a
 	// shared window's own edit records name a path and none of the other
-	// turns' do.
-	mark := func(from, to string, kind string, own, others map[string]bool) error {
+	// turns' do. A turn window's changes are classed by its edit records
+	// alone.
+	mark := func(from, to string, kind string, own, others map[int]bool) error {
 		var err error
 		if from, err = treeOf(from); err != nil {
 			return err
@@ -61,36 +62,31 @@ func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Age
 		if to, err = treeOf(to); err != nil {
 			return err
 		}
-		if from == to {
+		if from == to || kind != agents.GapWindow {
 			return nil
 		}
 		changed, ok := compared[[2]string{from, to}]
 		if !ok {
-			if changed, err = changedPaths(ctx, r, from, to); err != nil {
+			if changed, err = ChangedPaths(ctx, r, from, to); err != nil {
 				return err
 			}
 			compared[[2]string{from, to}] = changed
 		}
-		for p := range changed {
-			if wanted[p] == nil {
-				continue
+		eachCommon(changed, changes, func(i int) {
+			if own[i] && !others[i] {
+				edited[i] = true
+			} else {
+				gap[i] = true
 			}
-			if kind == agents.GapWindow {
-				if own[p] && !others[p] {
-					edited[p] = true
-				} else {
-					gap[p] = true
-				}
-			}
-		}
+		})
 		return nil
 	}
-	editsOf := func(a *agents.Agent, turn string) map[string]bool {
-		out := map[string]bool{}
+	editsOf := func(a *agents.Agent, turn string) map[int]bool {
+		out := map[int]bool{}
 		if t := a.Turn(turn); t != nil {
 			for _, p := range t.Edits {
-				if wanted[p] != nil {
-					out[p] = true
+				if i := indexOf(changes, p); i >= 0 {
+					out[i] = true
 				}
 			}
 		}
@@ -110,18 +106,18 @@ func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Age
 	}
 	windows := st.Windows(a, since)
 	for _, w := range windows {
-		var own, others map[string]bool
+		var own, others map[int]bool
 		switch {
 		case w.Kind == agents.TurnWindow:
-			for p := range editsOf(a, w.Turn) {
-				edited[p] = true
+			for i := range editsOf(a, w.Turn) {
+				edited[i] = true
 			}
 		case w.Shared != nil:
-			own, others = editsOf(a, w.Turn), map[string]bool{}
+			own, others = editsOf(a, w.Turn), map[int]bool{}
 			for _, o := range w.Shared {
 				if b := st.Agent(o.Agent); b != nil {
-					for p := range editsOf(b, o.Turn) {
-						others[p] = true
+					for i := range editsOf(b, o.Turn) {
+						others[i] = true
 					}
 				}
 			}
@@ -143,8 +139,8 @@ func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Age
 	kind := agents.GapWindow
 	if t := a.ExitedTurn(); t != nil && last != nil && last.Agent == a.ID && last.Turn == t.ID {
 		kind = agents.TurnWindow
-		for p := range editsOf(a, t.ID) {
-			edited[p] = true
+		for i := range editsOf(a, t.ID) {
+			edited[i] = true
 		}
 	}
 	if err := mark(from, sTree, kind, nil, nil); err != nil {
@@ -153,13 +149,47 @@ func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Age
 	for i := range changes {
 		c := &changes[i]
 		switch {
-		case gap[c.Path]:
+		case gap[i]:
 			c.Class = Outside
-		case edited[c.Path]:
+		case edited[i]:
 			c.Class = Agent
 		default:
 			c.Class = Turn
 		}
 	}
 	return nil
+}
+
+// indexOf is the index of path p in changes (in path order), or -1.
+func indexOf(changes []Change, p string) int {
+	i := sort.Search(len(changes), func(i int) bool { return changes[i].Path >= p })
+	if i < len(changes) && changes[i].Path == p {
+		return i
+	}
+	return -1
+}
+
+// eachCommon calls f with the index in changes of each path of sorted
+// that changes holds, both in path order: one merge, or a binary search
+// a path when sorted is far the shorter.
+func eachCommon(sorted []string, changes []Change, f func(i int)) {
+	if len(sorted) < len(changes)/32 {
+		for _, p := range sorted {
+			if i := indexOf(changes, p); i >= 0 {
+				f(i)
+			}
+		}
+		return
+	}
+	for i, j := 0, 0; i < len(sorted) && j < len(changes); {
+		switch c := strings.Compare(sorted[i], changes[j].Path); {
+		case c < 0:
+			i++
+		case c > 0:
+			j++
+		default:
+			f(j)
+			i, j = i+1, j+1
+		}
+	}
 }

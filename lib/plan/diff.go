@@ -3,7 +3,6 @@ package plan
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	git "github.com/libgit2/git2go/v34"
 
@@ -35,6 +34,8 @@ func (c *Change) Writes() bool { return c.TMode != 0 }
 // recursively, with no rename detection: what the docs/rollback.md#the-real-call recipe's `git
 // diff-tree -r -z --no-renames` gives, with modes and object ids, worked out
 // in process (a git process costs more than the few folders that differ).
+// The list is in path order, as the walk emits it: classify and the
+// rollback's merges rely on it.
 func diffTrees(_ context.Context, r *repo.Repo, a, b string) ([]Change, error) {
 	var list []Change
 	err := eachChange(r, a, b, func(path string, s, t treewalk.Side) {
@@ -49,7 +50,6 @@ func diffTrees(_ context.Context, r *repo.Repo, a, b string) ([]Change, error) {
 		}
 		list = append(list, c)
 	})
-	sort.SliceStable(list, func(i, j int) bool { return list[i].Path < list[j].Path })
 	return list, err
 }
 
@@ -60,11 +60,11 @@ func SameWithin(ctx context.Context, r *repo.Repo, a, b string, set pathspec.Set
 	if a == b {
 		return true, nil
 	}
-	changed, err := changedPaths(ctx, r, a, b)
+	changed, err := ChangedPaths(ctx, r, a, b)
 	if err != nil {
 		return false, err
 	}
-	for p := range changed {
+	for _, p := range changed {
 		if set.Match(p) {
 			return false, nil
 		}
@@ -72,26 +72,12 @@ func SameWithin(ctx context.Context, r *repo.Repo, a, b string, set pathspec.Set
 	return true, nil
 }
 
-// changedPaths lists the paths that differ between two trees (or commits).
-func changedPaths(_ context.Context, r *repo.Repo, a, b string) (map[string]bool, error) {
-	set := map[string]bool{}
-	err := eachChange(r, a, b, func(path string, _, _ treewalk.Side) { set[path] = true })
-	return set, err
-}
-
 // ChangedPaths lists the paths that differ between trees (or commits) a
 // and b of r, sorted: what changed between two captures.
-func ChangedPaths(ctx context.Context, r *repo.Repo, a, b string) ([]string, error) {
-	set, err := changedPaths(ctx, r, a, b)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, 0, len(set))
-	for p := range set {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out, nil
+func ChangedPaths(_ context.Context, r *repo.Repo, a, b string) ([]string, error) {
+	var list []string
+	err := eachChange(r, a, b, func(path string, _, _ treewalk.Side) { list = append(list, path) })
+	return list, err
 }
 
 func eachChange(r *repo.Repo, a, b string, emit func(path string, s, t treewalk.Side)) error {

@@ -82,8 +82,18 @@ func decideLeft(top string, changes []Change, outside string, exclude *ignore.Ex
 		}
 	}
 	// Paths that stay where they are may block a write: a kept file where a
-	// folder must go, or the reverse (docs/rollback.md#outside-edits).
-	byPath := map[string]*Change{}
+	// folder must go, or the reverse (docs/rollback.md#outside-edits). A
+	// plan that only deletes has nothing to block.
+	writes := 0
+	for i := range changes {
+		if changes[i].Left == "" && changes[i].Writes() {
+			writes++
+		}
+	}
+	if writes == 0 {
+		return
+	}
+	byPath := make(map[string]*Change, len(changes))
 	for i := range changes {
 		byPath[changes[i].Path] = &changes[i]
 	}

@@ -356,13 +356,37 @@ func (p *Plan) Files() []Change { return p.filter(func(c *Change) bool { return 
 func (p *Plan) Left() []Change { return p.filter(func(c *Change) bool { return c.Left != "" }) }
 
 func (p *Plan) filter(keep func(*Change) bool) []Change {
-	var out []Change
+	n := 0
+	for i := range p.Changes {
+		if keep(&p.Changes[i]) {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]Change, 0, n)
 	for i := range p.Changes {
 		if keep(&p.Changes[i]) {
 			out = append(out, p.Changes[i])
 		}
 	}
 	return out
+}
+
+// Whole reports whether the plan restores every path where S and T
+// differ: nothing left, no path scope. S with the plan's files made T's
+// is then T's tree itself.
+func (p *Plan) Whole() bool {
+	if !p.Paths.Empty() {
+		return false
+	}
+	for i := range p.Changes {
+		if p.Changes[i].Left != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // FileJSON is repos[].files[].
@@ -422,8 +446,14 @@ func (p *Plan) Result() *Result {
 	}
 	id, g := p.ID, p.Guarded
 	r.Plan, r.Guarded = &id, &g
-	rj := RepoJSON{Repo: ".", Path: p.Repo.Top, Head: p.Head, Files: []FileJSON{}, Left: []LeftJSON{},
-		IgnoredEdits: p.IgnoredEdits}
+	left := 0
+	for i := range p.Changes {
+		if p.Changes[i].Left != "" {
+			left++
+		}
+	}
+	rj := RepoJSON{Repo: ".", Path: p.Repo.Top, Head: p.Head, Files: make([]FileJSON, 0, len(p.Changes)-left),
+		Left: make([]LeftJSON, 0, left), IgnoredEdits: p.IgnoredEdits}
 	for _, c := range p.Changes {
 		shown, b64 := paths.Display(c.Path)
 		if c.Left == "" {

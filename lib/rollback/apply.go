@@ -255,87 +255,119 @@ func placeFile(root *treepath.Root, stage int, rel string, link bool, e entry) (
 	return nil, fmt.Errorf("write %s: %w", e.path, err)
 }
 
-// removeFiles deletes S's files at dels, folder by folder, deepest folders
-// first, each folder opened once beneath the top (treepath.Folder), then
-// each folder that empties, up to the top: nothing is reached through a
-// link. A folder on the way that is no longer a folder of the tree
-// (swapped for a link or a file) means its files are gone as far as the
-// tree goes; a folder where S held a file means someone wrote during the
-// rollback: both are left, and step 6's capture shows what the tree holds
-// (exact:false).
+// removeFiles deletes S's files at dels, folder by folder, each folder
+// opened once beneath the top (treepath.Folder) for the run of dels in it
+// (dels in path order keep a folder's files together but where a
+// subfolder's name falls between them), then each folder that empties,
+// deepest first, up to the top: nothing is reached through a link. A
+// folder on the way that is no longer a folder of the tree (swapped for a
+// link or a file) means its files are gone as far as the tree goes; a
+// folder where S held a file means someone wrote during the rollback: both
+// are left, and step 6's capture shows what the tree holds (exact:false).
 func removeFiles(root *treepath.Root, dels []entry, hook func(string) error) error {
-	list := make([]removal, len(dels))
-	for i, e := range dels {
-		dir, name := path.Split(e.path)
-		list[i] = removal{strings.TrimSuffix(dir, "/"), name}
-	}
-	depth := func(dir string) int {
-		if dir == "" {
-			return 0
-		}
-		return strings.Count(dir, "/") + 1
-	}
-	sort.Slice(list, func(i, j int) bool {
-		a, b := list[i], list[j]
-		if da, db := depth(a.dir), depth(b.dir); da != db {
-			return da > db
-		}
-		if a.dir != b.dir {
-			return a.dir < b.dir
-		}
-		return a.name < b.name
-	})
-	for start := 0; start < len(list); {
-		dir := list[start].dir
-		end := start
-		for end < len(list) && list[end].dir == dir {
+	// The folders files were deleted from: each is removed if that
+	// emptied it, and then its parent is tried.
+	emptied := map[string]bool{}
+	for start := 0; start < len(dels); {
+		dir := treepath.Parent(dels[start].path)
+		end := start + 1
+		for end < len(dels) && treepath.Parent(dels[end].path) == dir {
 			end++
 		}
-		if err := removeIn(root, dir, list[start:end], hook); err != nil {
+		opened, err := removeIn(root, dir, dels[start:end], hook)
+		if err != nil {
 			return err
+		}
+		if opened && dir != "" {
+			emptied[dir] = true
 		}
 		start = end
 	}
+	removeEmptied(root, emptied)
 	return nil
 }
 
-// removal is one file to delete: its folder ("" the top) and its name.
-type removal struct{ dir, name string }
-
-// removeIn deletes the files names of the folder dir ("" the top), then
-// the folders that empties, up to the top.
-func removeIn(root *treepath.Root, dir string, names []removal, hook func(string) error) error {
+// removeIn deletes the files dels of the folder dir ("" the top), and
+// reports whether the folder was there to delete them from.
+func removeIn(root *treepath.Root, dir string, dels []entry, hook func(string) error) (bool, error) {
 	f, err := root.OpenFolder(dir)
 	if err != nil && !treepath.Gone(err) {
-		return fmt.Errorf("unlink in %s: %w", dir, err)
+		return false, fmt.Errorf("unlink in %s: %w", dir, err)
 	}
 	if err != nil {
 		// The folder is gone, or no longer a folder of the tree: so are
 		// its files. Each still counts for the fault point.
-		for range names {
+		for range dels {
 			if err := hook("rollback-unlink-each"); err != nil {
-				return err
+				return false, err
 			}
 		}
-		return nil
+		return false, nil
 	}
 	defer f.Close()
-	for _, n := range names {
+	skip := len(dir)
+	if skip > 0 {
+		skip++ // the "/"
+	}
+	for _, e := range dels {
 		// Each unlink, so a test can fail the n-th after the others ran.
 		if err := hook("rollback-unlink-each"); err != nil {
-			return err
+			return false, err
 		}
-		if err := f.Remove(n.name); err != nil && !treepath.Gone(err) && !errors.Is(err, unix.EISDIR) {
-			return fmt.Errorf("unlink %s: %w", path.Join(dir, n.name), err)
-		}
-	}
-	f.Close()
-	for d := dir; d != "" && d != "."; d = path.Dir(d) {
-		if root.RemoveEmptyDir(d) != nil {
-			break
+		if err := f.Remove(e.path[skip:]); err != nil && !treepath.Gone(err) && !errors.Is(err, unix.EISDIR) {
+			return false, fmt.Errorf("unlink %s: %w", e.path, err)
 		}
 	}
-	return nil
+	return true, nil
+}
+
+// removeEmptied removes each folder of dirs that is empty now, and then
+// each parent that empties, up to the top (never removed): deepest
+// folders first, so a folder is tried once, after everything below it,
+// and the folders of one parent through one descriptor of it. A folder
+// that cannot be removed (it holds something, or is no longer a folder of
+// the tree) stays, and so do the folders above it.
+func removeEmptied(root *treepath.Root, dirs map[string]bool) {
+	byDepth := map[int][]string{}
+	deepest := 0
+	for d := range dirs {
+		n := strings.Count(d, "/") + 1
+		byDepth[n] = append(byDepth[n], d)
+		deepest = max(deepest, n)
+	}
+	for depth := deepest; depth > 0; depth-- {
+		level := byDepth[depth]
+		sort.Strings(level) // a parent's folders side by side
+		var up []string
+		for start := 0; start < len(level); {
+			parent := treepath.Parent(level[start])
+			end := start + 1
+			for end < len(level) && treepath.Parent(level[end]) == parent {
+				end++
+			}
+			if f, err := root.OpenFolder(parent); err == nil {
+				removed := false
+				for _, d := range level[start:end] {
+					if f.RemoveEmptyDir(path.Base(d)) == nil {
+						removed = true
+					}
+				}
+				f.Close()
+				if removed && parent != "" {
+					up = append(up, parent)
+				}
+			}
+			start = end
+		}
+		// A parent is tried once, beside the folders of its depth that
+		// had files deleted.
+		for _, p := range up {
+			if !dirs[p] {
+				dirs[p] = true
+				byDepth[depth-1] = append(byDepth[depth-1], p)
+			}
+		}
+	}
 }
 
 // point is a test fault point on the way forward; the way back has none

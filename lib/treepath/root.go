@@ -399,18 +399,38 @@ func (f *Folder) Close() error {
 // Remove unlinks the file or link name of the folder; a folder is
 // refused (EISDIR), as Root.Remove does.
 func (f *Folder) Remove(name string) error {
+	return f.at("remove", name, func(name string) error { return unix.Unlinkat(f.fd, name, 0) })
+}
+
+// RemoveEmptyDir removes the folder name of the folder if it is empty; a
+// link there is refused (ENOTDIR), never followed, as Root.RemoveEmptyDir
+// does.
+func (f *Folder) RemoveEmptyDir(name string) error {
+	return f.at("rmdir", name, func(name string) error { return unix.Unlinkat(f.fd, name, unix.AT_REMOVEDIR) })
+}
+
+// at checks name, one name of the folder, and runs op on it. The folder's
+// path passed Verify when it was opened, and Verify checks a path name by
+// name: the folder's path and name pass it as the path they make does,
+// which is only made for an error.
+func (f *Folder) at(op, name string, do func(name string) error) error {
+	err := Verify(name)
+	if err == nil && strings.Contains(name, "/") {
+		err = fmt.Errorf("%q is not one name", name)
+	}
+	if err == nil {
+		err = do(name)
+	}
+	if err == nil {
+		return nil
+	}
 	p := name
 	if f.path != "" {
 		p = f.path + "/" + name
 	}
-	if err := Verify(p); err != nil || strings.Contains(name, "/") {
-		if err == nil {
-			err = fmt.Errorf("%q is not one name", name)
-		}
-		return &fs.PathError{Op: "remove", Path: p, Err: err}
+	var bad *Error
+	if errors.As(err, &bad) {
+		err = &Error{Path: p, Rule: bad.Rule}
 	}
-	if err := unix.Unlinkat(f.fd, name, 0); err != nil {
-		return &fs.PathError{Op: "remove", Path: p, Err: err}
-	}
-	return nil
+	return &fs.PathError{Op: op, Path: p, Err: err}
 }

@@ -251,3 +251,71 @@ func mustOK(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// A Folder's operations take one name of the folder: a folder inside is
+// removed only when empty, a link there is never followed, and a name
+// that is not one safe name is refused with the path it would make.
+func TestFolderOperations(t *testing.T) {
+	eachResolver(t, func(t *testing.T) {
+		top, outside := tree(t)
+		for _, d := range []string{"d/empty", "d/full"} {
+			if err := os.MkdirAll(filepath.Join(top, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(top, "d", "full", "y"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(outside, filepath.Join(top, "d", "link")); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(top)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		f, err := r.OpenFolder("d")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := f.RemoveEmptyDir("full"); err == nil {
+			t.Error("RemoveEmptyDir removed a full folder")
+		}
+		if err := f.RemoveEmptyDir("link"); err == nil {
+			t.Error("RemoveEmptyDir removed a link")
+		}
+		if err := f.Remove("full"); err == nil {
+			t.Error("Remove removed a folder")
+		}
+		if err := f.RemoveEmptyDir("empty"); err != nil {
+			t.Error(err)
+		}
+		if err := f.Remove("x"); err != nil {
+			t.Error(err)
+		}
+		for name, rule := range map[string]Rule{"..": RuleDotDot, ".git": RuleDotGit, "": RuleEmpty} {
+			var e *Error
+			if err := f.Remove(name); !errors.As(err, &e) || e.Rule != rule || e.Path != "d/"+name {
+				t.Errorf("Remove(%q) = %v, want %s at d/%s", name, err, rule, name)
+			}
+			if err := f.RemoveEmptyDir(name); !errors.As(err, &e) || e.Rule != rule {
+				t.Errorf("RemoveEmptyDir(%q) = %v, want %s", name, err, rule)
+			}
+		}
+		if err := f.Remove("full/y"); err == nil {
+			t.Error("Remove took a path of two names")
+		}
+		if _, err := os.Lstat(filepath.Join(top, "d", "full", "y")); err != nil {
+			t.Error(err)
+		}
+		if b, err := os.ReadFile(filepath.Join(outside, "x")); err != nil || string(b) != "keep" {
+			t.Fatalf("the outside file changed: %q %v", b, err)
+		}
+		for _, gone := range []string{"d/empty", "d/x"} {
+			if _, err := os.Lstat(filepath.Join(top, gone)); !os.IsNotExist(err) {
+				t.Errorf("%s is still there: %v", gone, err)
+			}
+		}
+	})
+}

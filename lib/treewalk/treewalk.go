@@ -5,11 +5,11 @@
 package treewalk
 
 import (
-	"bytes"
 	"encoding/hex"
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	git "github.com/libgit2/git2go/v34"
 
@@ -23,18 +23,24 @@ type Side struct {
 	Oid  string
 }
 
-// rawEntry is one entry of a tree object as stored.
+// rawEntry is one entry of a tree object as stored: name and id are
+// slices of one copy of the object, so a folder costs one allocation,
+// not one an entry.
 type rawEntry struct {
+	name string
 	mode uint32
 	id   string // binary object id
 }
 
 const modeTree = 0o040000
 
+func (e *rawEntry) tree() bool { return e.mode == modeTree }
+
 // Diff compares two trees (nil: empty) as `git diff-tree -r` does,
 // descending only into subtrees whose ids differ. emit gets each path with
-// its two sides. Trees are read as raw objects and parsed here: one call
-// into libgit2 a folder, not one an entry.
+// its two sides, in path order (bytewise, as sort.Strings sorts them).
+// Trees are read as raw objects and parsed here: one call into libgit2 a
+// folder, not one an entry.
 func Diff(odb *git.Odb, a, b *git.Oid, emit func(path string, s, t Side)) error {
 	return (&Walker{odb: odb}).walk(a, b, "", nil, emit)
 }
@@ -43,12 +49,12 @@ func Diff(odb *git.Odb, a, b *git.Oid, emit func(path string, s, t Side)) error 
 // a history of turns compares the same trees again and again.
 type Walker struct {
 	odb   *git.Odb
-	trees map[git.Oid]map[string]rawEntry
+	trees map[git.Oid][]rawEntry
 }
 
 // NewWalker makes a Walker that keeps every tree it parses.
 func NewWalker(odb *git.Odb) *Walker {
-	return &Walker{odb: odb, trees: map[git.Oid]map[string]rawEntry{}}
+	return &Walker{odb: odb, trees: map[git.Oid][]rawEntry{}}
 }
 
 // DiffUnder is Diff looking only inside the folders descend accepts
@@ -58,20 +64,26 @@ func (w *Walker) DiffUnder(a, b *git.Oid, descend func(dir string) bool, emit fu
 	return w.walk(a, b, "", descend, emit)
 }
 
-func (w *Walker) read(id *git.Oid, prefix string) (map[string]rawEntry, error) {
+func (w *Walker) read(id *git.Oid, prefix string) ([]rawEntry, error) {
 	if id == nil || w.trees == nil {
 		return readTree(w.odb, id, prefix)
 	}
-	if m, ok := w.trees[*id]; ok {
-		return m, nil
+	if l, ok := w.trees[*id]; ok {
+		return l, nil
 	}
-	m, err := readTree(w.odb, id, prefix)
+	l, err := readTree(w.odb, id, prefix)
 	if err == nil {
-		w.trees[*id] = m
+		w.trees[*id] = l
 	}
-	return m, err
+	return l, err
 }
 
+// walk merges the two folders' entries, each list in git's tree order
+// (names compared as if a folder's ended in "/"): that order is the
+// paths', so what it emits comes sorted. A file on one side and a folder
+// of the same name on the other are two entries of that order, the file
+// first: a change of its own beside everything in the folder. A folder
+// only one side has is one list read to its end: nothing to compare.
 func (w *Walker) walk(a, b *git.Oid, prefix string, descend func(string) bool, emit func(path string, s, t Side)) error {
 	ea, err := w.read(a, prefix)
 	if err != nil {
@@ -81,40 +93,38 @@ func (w *Walker) walk(a, b *git.Oid, prefix string, descend func(string) bool, e
 	if err != nil {
 		return err
 	}
-	names := make([]string, 0, len(ea)+len(eb))
-	for n := range ea {
-		names = append(names, n)
-	}
-	for n := range eb {
-		if _, ok := ea[n]; !ok {
-			names = append(names, n)
+	for i, j := 0, 0; i < len(ea) || j < len(eb); {
+		var x, y *rawEntry
+		switch {
+		case j == len(eb):
+			x, i = &ea[i], i+1
+		case i == len(ea):
+			y, j = &eb[j], j+1
+		default:
+			switch c := compareEntries(&ea[i], &eb[j]); {
+			case c < 0:
+				x, i = &ea[i], i+1
+			case c > 0:
+				y, j = &eb[j], j+1
+			default:
+				x, y, i, j = &ea[i], &eb[j], i+1, j+1
+				if x.mode == y.mode && x.id == y.id {
+					continue
+				}
+			}
 		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		x, inA := ea[n]
-		y, inB := eb[n]
-		if inA && inB && x == y {
-			continue
+		one := x
+		if one == nil {
+			one = y
 		}
-		path := prefix + n
-		xTree := inA && x.mode == modeTree
-		yTree := inB && y.mode == modeTree
-		if xTree || yTree {
+		path := prefix + one.name
+		if one.tree() {
 			var ta, tb *git.Oid
-			if xTree {
+			if x != nil {
 				ta = oidOf(x.id)
 			}
-			if yTree {
+			if y != nil {
 				tb = oidOf(y.id)
-			}
-			// A file on one side and a folder on the other: the file is a
-			// change of its own, beside everything in the folder.
-			if inA && !xTree {
-				emit(path, x.side(), Side{})
-			}
-			if inB && !yTree {
-				emit(path, Side{}, y.side())
 			}
 			if descend != nil && !descend(path+"/") {
 				continue
@@ -125,10 +135,10 @@ func (w *Walker) walk(a, b *git.Oid, prefix string, descend func(string) bool, e
 			continue
 		}
 		var s, t Side
-		if inA {
+		if x != nil {
 			s = x.side()
 		}
-		if inB {
+		if y != nil {
 			t = y.side()
 		}
 		emit(path, s, t)
@@ -136,7 +146,11 @@ func (w *Walker) walk(a, b *git.Oid, prefix string, descend func(string) bool, e
 	return nil
 }
 
-func (e rawEntry) side() Side { return Side{e.mode, hex.EncodeToString([]byte(e.id))} }
+func (e *rawEntry) side() Side {
+	var h [2 * len(git.Oid{})]byte
+	hex.Encode(h[:], []byte(e.id))
+	return Side{e.mode, string(h[:])}
+}
 
 func oidOf(raw string) *git.Oid {
 	var o git.Oid
@@ -144,16 +158,40 @@ func oidOf(raw string) *git.Oid {
 	return &o
 }
 
+// compareEntries orders two entries as git orders a tree's: by name, a
+// folder's name read as ending in "/".
+func compareEntries(a, b *rawEntry) int {
+	n := min(len(a.name), len(b.name))
+	if c := strings.Compare(a.name[:n], b.name[:n]); c != 0 {
+		return c
+	}
+	ca, cb := nameEnd(a, n), nameEnd(b, n)
+	return int(ca) - int(cb)
+}
+
+// nameEnd is the byte of e's name at i, or past its end the "/" a folder's
+// name is read with (0 for anything else).
+func nameEnd(e *rawEntry, i int) uint16 {
+	switch {
+	case i < len(e.name):
+		return uint16(e.name[i]) + 1
+	case i == len(e.name) && e.tree():
+		return '/' + 1
+	}
+	return 0
+}
+
 // readTree parses a tree object: "<octal mode> <name>\0<binary id>" a
 // entry. A nil id is the empty tree. A name found twice (git's fsck calls
 // it duplicateEntries; only a hand-made tree has one) is a
-// *treepath.Error naming prefix+name: one map entry would hide the other.
-// So is a mode git never writes (fsck's badFilemode): a mode of 0 would
-// read as absent on both sides, and a rollback would delete the path.
-func readTree(odb *git.Odb, id *git.Oid, prefix string) (map[string]rawEntry, error) {
-	m := map[string]rawEntry{}
+// *treepath.Error naming prefix+name: a diff would see one of the two
+// only. So is a mode git never writes (fsck's badFilemode): a mode of 0
+// would read as absent on both sides, and a rollback would delete the
+// path. Entries out of git's order (fsck's treeNotSorted, again hand-made
+// only) are sorted here, as the walk needs them.
+func readTree(odb *git.Odb, id *git.Oid, prefix string) ([]rawEntry, error) {
 	if id == nil {
-		return m, nil
+		return nil, nil
 	}
 	obj, err := odb.Read(id)
 	if err != nil {
@@ -163,28 +201,48 @@ func readTree(odb *git.Odb, id *git.Oid, prefix string) (map[string]rawEntry, er
 	if obj.Type() != git.ObjectTree {
 		return nil, fmt.Errorf("%s is not a tree", id)
 	}
-	data := obj.Data()
+	// One copy: data is libgit2's memory, freed on return.
+	data := string(obj.Data())
 	const idLen = len(git.Oid{})
+	list := make([]rawEntry, 0, len(data)/(idLen+10))
 	for len(data) > 0 {
-		sp := bytes.IndexByte(data, ' ')
-		nul := bytes.IndexByte(data, 0)
+		sp := strings.IndexByte(data, ' ')
+		nul := strings.IndexByte(data, 0)
 		if sp < 0 || nul < sp || len(data) < nul+1+idLen {
 			return nil, fmt.Errorf("tree %s is damaged", id)
 		}
-		mode, err := strconv.ParseUint(string(data[:sp]), 8, 32)
+		mode, err := strconv.ParseUint(data[:sp], 8, 32)
 		if err != nil {
 			return nil, fmt.Errorf("tree %s is damaged", id)
 		}
-		// Strings are copied out: data is libgit2's memory, freed on return.
-		name := string(data[sp+1 : nul])
-		if _, dup := m[name]; dup {
-			return nil, &treepath.Error{Path: prefix + name, Rule: treepath.RuleDuplicate}
-		}
+		name := data[sp+1 : nul]
 		if !treepath.ValidMode(uint32(mode)) {
 			return nil, &treepath.Error{Path: prefix + name, Rule: treepath.RuleMode}
 		}
-		m[name] = rawEntry{uint32(mode), string(data[nul+1 : nul+1+idLen])}
+		list = append(list, rawEntry{name, uint32(mode), data[nul+1 : nul+1+idLen]})
 		data = data[nul+1+idLen:]
 	}
-	return m, nil
+	sorted := true
+	for i := 1; i < len(list) && sorted; i++ {
+		sorted = compareEntries(&list[i-1], &list[i]) < 0
+	}
+	if !sorted {
+		sort.SliceStable(list, func(i, j int) bool { return compareEntries(&list[i], &list[j]) < 0 })
+	}
+	// The same name twice: side by side in the order, or a file and a
+	// folder, the file first and names that extend it between them.
+	for i := range list {
+		if i > 0 && list[i-1].name == list[i].name {
+			return nil, &treepath.Error{Path: prefix + list[i].name, Rule: treepath.RuleDuplicate}
+		}
+		if !list[i].tree() {
+			continue
+		}
+		file := rawEntry{name: list[i].name}
+		k := sort.Search(i, func(k int) bool { return compareEntries(&list[k], &file) >= 0 })
+		if k < i && list[k].name == file.name {
+			return nil, &treepath.Error{Path: prefix + file.name, Rule: treepath.RuleDuplicate}
+		}
+	}
+	return list, nil
 }

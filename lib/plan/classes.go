@@ -49,6 +49,10 @@ func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Age
 		trees[id] = t.Id().String()
 		return trees[id], nil
 	}
+	tTree, err := treeOf(start)
+	if err != nil {
+		return err
+	}
 	compared := map[[2]string][]string{}
 	// mark records a gap window's changed paths as outside, unless a
 	// shared window's own edit records name a path and none of the other
@@ -65,6 +69,22 @@ func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Age
 		if from == to || kind != agents.GapWindow {
 			return nil
 		}
+		set := func(i int) {
+			if own[i] && !others[i] {
+				edited[i] = true
+			} else {
+				gap[i] = true
+			}
+		}
+		// A window between S's and T's trees, either way (a gap from the
+		// target to the last capture, when S is that capture's tree)
+		// changed every path of the plan: no need to compare them again.
+		if [2]string{from, to} == [2]string{sTree, tTree} || [2]string{to, from} == [2]string{sTree, tTree} {
+			for i := range changes {
+				set(i)
+			}
+			return nil
+		}
 		changed, ok := compared[[2]string{from, to}]
 		if !ok {
 			if changed, err = ChangedPaths(ctx, r, from, to); err != nil {
@@ -72,13 +92,7 @@ func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Age
 			}
 			compared[[2]string{from, to}] = changed
 		}
-		eachCommon(changed, changes, func(i int) {
-			if own[i] && !others[i] {
-				edited[i] = true
-			} else {
-				gap[i] = true
-			}
-		})
+		eachCommon(changed, changes, set)
 		return nil
 	}
 	editsOf := func(a *agents.Agent, turn string) map[int]bool {

@@ -37,7 +37,12 @@ func (c *Change) Writes() bool { return c.TMode != 0 }
 // The list is in path order, as the walk emits it: classify and the
 // rollback's merges rely on it.
 func diffTrees(_ context.Context, r *repo.Repo, a, b string) ([]Change, error) {
-	var list []Change
+	// Gathered in blocks, then copied once into a list of the right
+	// length: a list grown by append would copy (and allocate) about five
+	// times its final size in a 300,000-path plan.
+	var blocks [][]Change
+	block := make([]Change, 0, 256)
+	n := 0
 	err := eachChange(r, a, b, func(path string, s, t treewalk.Side) {
 		c := Change{Path: path, SMode: s.Mode, SOid: s.Oid, TMode: t.Mode, TOid: t.Oid}
 		switch {
@@ -48,8 +53,20 @@ func diffTrees(_ context.Context, r *repo.Repo, a, b string) ([]Change, error) {
 		default:
 			c.Change = "modify"
 		}
-		list = append(list, c)
+		if len(block) == cap(block) {
+			blocks = append(blocks, block)
+			block = make([]Change, 0, min(2*cap(block), 1<<14))
+		}
+		block = append(block, c)
+		n++
 	})
+	if len(blocks) == 0 {
+		return block, err
+	}
+	list := make([]Change, 0, n)
+	for _, b := range append(blocks, block) {
+		list = append(list, b...)
+	}
 	return list, err
 }
 
@@ -120,4 +137,18 @@ func lookupTree(lib *git.Repository, id string) (*git.Tree, error) {
 	}
 	// The tree shares the peeled object; the caller frees it.
 	return peeled.AsTree()
+}
+
+// TreeID is the id of the tree of id, a tree or a commit of r.
+func TreeID(r *repo.Repo, id string) (string, error) {
+	lib, err := r.Lib()
+	if err != nil {
+		return "", err
+	}
+	t, err := lookupTree(lib, id)
+	if err != nil {
+		return "", err
+	}
+	defer t.Free()
+	return t.Id().String(), nil
 }

@@ -221,7 +221,14 @@ func inTheWay(top string, c *Change, byPath map[string]*Change) (string, bool) {
 // trees may agree while the files differ, and the rollback never touches it
 // (docs/checkpoints.md#what-a-capture-holds: "Never touched; reported in left").
 func addSkipped(changes []Change, set pathspec.Set, lists ...[]journal.Skipped) []Change {
-	seen := map[string]bool{}
+	skipped := 0
+	for _, l := range lists {
+		skipped += len(l)
+	}
+	if skipped == 0 {
+		return changes
+	}
+	seen := make(map[string]bool, len(changes))
 	for _, c := range changes {
 		seen[c.Path] = true
 	}

@@ -59,9 +59,11 @@ type entry struct {
 
 // forward writes T's side of every file in the plan, then moves HEAD.
 func (ap *applier) forward(p *plan.Plan) error {
-	var want []entry
-	for _, c := range p.Files() {
-		want = append(want, entry{c.Path, c.TMode, c.TOid})
+	want := make([]entry, 0, len(p.Changes))
+	for i := range p.Changes {
+		if c := &p.Changes[i]; c.Left == "" {
+			want = append(want, entry{c.Path, c.TMode, c.TOid})
+		}
 	}
 	if err := ap.files(want, point); err != nil {
 		return err
@@ -72,13 +74,19 @@ func (ap *applier) forward(p *plan.Plan) error {
 	return nil
 }
 
-// files makes each path what want says: deletions first, longest paths
-// first, each emptied parent removed up to the root, so a file can replace
-// a folder; then every write (see write). Every path passed
+// files makes each path what want says: deletions first, then each
+// emptied folder removed up to the root, so a file can replace a folder
+// (see removeFiles); then every write (see write). Every path passed
 // treepath.Verify in plan.Build, and every change goes through a
 // treepath.Root: nothing is reached through a link.
 func (ap *applier) files(want []entry, hook func(string) error) error {
-	var dels, writes []entry
+	n := 0
+	for _, e := range want {
+		if e.mode == 0 {
+			n++
+		}
+	}
+	dels, writes := make([]entry, 0, n), make([]entry, 0, len(want)-n)
 	for _, e := range want {
 		if e.mode == 0 {
 			dels = append(dels, e)
@@ -492,8 +500,12 @@ func (ap *applier) restoreIndex() error {
 	return err
 }
 
-// expectedTree is S with each file of the plan made T's (docs/rollback.md#the-real-call step 6).
+// expectedTree is S with each file of the plan made T's (docs/rollback.md#the-real-call step 6):
+// T's tree itself when the plan restores every difference.
 func (ap *applier) expectedTree(p *plan.Plan) (string, error) {
+	if p.Whole() {
+		return plan.TreeID(ap.r, p.Target.Repos[0].Commit)
+	}
 	lib, err := ap.r.Lib()
 	if err != nil {
 		return "", err

@@ -121,7 +121,7 @@ func (c *CLI) Run(env *cli.Env) error {
 			return err
 		}
 		if env.JSON {
-			return env.UI.JSON(p.Result())
+			return p.Result().WriteJSON(env.UI.Out)
 		}
 		// A plan can run to thousands of paths: paged, as git pages a log.
 		unpage := env.UI.Page()
@@ -138,7 +138,7 @@ func (c *CLI) Run(env *cli.Env) error {
 		return err
 	}
 	if env.JSON {
-		return env.UI.JSON(res)
+		return res.WriteJSON(env.UI.Out)
 	}
 	done(env, res, req)
 	return nil

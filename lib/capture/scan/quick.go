@@ -458,7 +458,10 @@ func relist(r *repo.Repo, stats *gitindex.Stats, rec *Record, moved []int) (*Rec
 	for _, i := range moved {
 		again[rec.Dirs[i].Path] = true
 	}
-	// The untracked entries of folders not read again stay.
+	// The untracked entries of folders not read again stay. Sized once:
+	// grown by append, 300,000 of them were 50 MB of garbage.
+	w.untracked = make([]string, 0, len(rec.Untracked)+64)
+	w.dirs = make([]dirState, 0, len(rec.Dirs)+16)
 	for _, u := range rec.Untracked {
 		if !again[treepath.Parent(u)] {
 			w.untracked = append(w.untracked, u)
@@ -518,7 +521,7 @@ func newWalker(r *repo.Repo, stats *gitindex.Stats, excludes []string) *walker {
 
 func (w *walker) record(old *Record) *Record {
 	sort.Slice(w.dirs, func(i, j int) bool { return w.dirs[i].Path < w.dirs[j].Path })
-	sort.Strings(w.untracked)
+	w.untracked = sortTail(w.untracked)
 	sort.Slice(w.ignores, func(i, j int) bool { return w.ignores[i].Path < w.ignores[j].Path })
 	rec := *old
 	rec.Dirs, rec.Untracked, rec.Ignores = w.dirs, w.untracked, w.ignores
@@ -526,6 +529,37 @@ func (w *walker) record(old *Record) *Record {
 		rec.Untracked = []string{}
 	}
 	return &rec
+}
+
+// sortTail sorts list, whose head is often sorted already: a re-read keeps
+// the record's entries in their order and appends the re-read folders'.
+// The tail past the sorted head is sorted alone and merged in, where
+// sorting 300,000 paths for ten new ones cost a tenth of a second.
+func sortTail(list []string) []string {
+	k := 1
+	for k < len(list) && list[k-1] <= list[k] {
+		k++
+	}
+	if k >= len(list) {
+		return list
+	}
+	tail := list[k:]
+	sort.Strings(tail)
+	if list[k-1] <= tail[0] {
+		return list
+	}
+	out := make([]string, 0, len(list))
+	i, j := 0, k
+	for i < k || j < len(list) {
+		if j == len(list) || i < k && list[i] <= list[j] {
+			out = append(out, list[i])
+			i++
+		} else {
+			out = append(out, list[j])
+			j++
+		}
+	}
+	return out
 }
 
 // readIgnore returns the .gitignore of folder dir ("" the top), nil when

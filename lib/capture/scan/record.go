@@ -15,7 +15,20 @@ import (
 var errBadRecord = errors.New("the scan record is damaged")
 
 func (rec *Record) encode() []byte {
-	b := []byte{'V', 'S', 'R', recordFormat}
+	// Sized once, from the strings and a bound on each number's varint.
+	size := 64 + len(rec.Members) + len(rec.Settings)
+	for _, s := range rec.Excludes {
+		size += len(s) + 10
+	}
+	for _, s := range rec.Untracked {
+		size += len(s) + 10
+	}
+	for _, list := range [][]dirState{rec.Dirs, rec.Ignores} {
+		for _, d := range list {
+			size += len(d.Path) + len(d.Sum) + 80
+		}
+	}
+	b := append(make([]byte, 0, size), 'V', 'S', 'R', recordFormat)
 	str := func(s string) { b = binary.AppendUvarint(b, uint64(len(s))); b = append(b, s...) }
 	num := func(n int64) { b = binary.AppendVarint(b, n) }
 	states := func(list []dirState) {

@@ -1,6 +1,8 @@
 package scan
 
 import (
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -30,4 +32,23 @@ func TestScanRecord_RoundTrip(t *testing.T) {
 	}
 	_, err = decodeRecord(append(b, 0))
 	require.Error(t, err)
+}
+
+// TestSortTail: a list sorted but for its tail comes out as sort.Strings
+// gives it, whatever the tail.
+func TestSortTail(t *testing.T) {
+	for _, list := range [][]string{
+		nil, {"a"}, {"a", "b"}, {"b", "a"}, {"a", "c", "e", "b", "d"}, {"a", "b", "c", "0"},
+		{"a", "b", "z", "y"}, {"a", "a", "b", "a"}, {"d/1", "d/2", "e/1", "d/3", "a", "e/0"},
+	} {
+		want := append([]string(nil), list...)
+		sort.Strings(want)
+		got := sortTail(append([]string(nil), list...))
+		if len(want) == 0 {
+			want = got
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("sortTail(%q) = %q, want %q", list, got, want)
+		}
+	}
 }

@@ -96,11 +96,19 @@ type staged struct {
 
 // stageAll writes in process each of writes it can into the folder open
 // at stage, as st[i]; the others' st[i] stays empty. Two threads share the
-// work when there is enough of it: inflating the blobs is most of it, and
-// libgit2 reads one object database from several threads.
+// writes when there are enough of them: inflating the blobs is most of
+// the work, and libgit2 reads one object database from several threads.
+// Which files may be written is decided first, on this thread: the
+// attribute check keeps a cache of its own (store.NoConversion).
 func (d *direct) stageAll(stage int, writes []entry, st []staged) error {
+	var mine []int
+	for i, e := range writes {
+		if d.mayWrite(e) {
+			mine = append(mine, i)
+		}
+	}
 	workers := 1
-	if len(writes) >= 64 && runtime.GOMAXPROCS(0) > 1 {
+	if len(mine) >= 64 && runtime.GOMAXPROCS(0) > 1 {
 		workers = 2
 	}
 	errs := make([]error, workers)
@@ -109,7 +117,8 @@ func (d *direct) stageAll(stage int, writes []entry, st []staged) error {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			for i := w; i < len(writes); i += workers {
+			for k := w; k < len(mine); k += workers {
+				i := mine[k]
 				s, err := d.write(stage, stagedName(i), writes[i])
 				if errors.Is(err, errNotDirect) {
 					continue
@@ -134,18 +143,24 @@ func (d *direct) stageAll(stage int, writes []entry, st []staged) error {
 // errNotDirect says a file is git's to write.
 var errNotDirect = errors.New("not written in process")
 
-// write writes e into the folder open at stage as name, or returns
-// errNotDirect when git must (nothing is then left at name).
+// mayWrite says whether e is one to write in process, as far as its mode
+// and attributes tell: a link (never converted, even written as a file),
+// or a file no attribute could convert.
+func (d *direct) mayWrite(e entry) bool {
+	switch e.mode {
+	case 0o120000:
+		return true
+	case 0o100644, 0o100755:
+		return d.quiet.AttributesQuiet(e.path)
+	}
+	return false
+}
+
+// write writes e, which mayWrite allowed, into the folder open at stage
+// as name, or returns errNotDirect when git must (nothing is then left at
+// name). It is safe to call from several goroutines.
 func (d *direct) write(stage int, name string, e entry) (staged, error) {
-	if e.mode != 0o100644 && e.mode != 0o100755 && e.mode != 0o120000 {
-		return staged{}, errNotDirect
-	}
 	link := e.mode == 0o120000
-	// A link written as a file is never converted; a file is, unless no
-	// attribute could.
-	if !link && !d.quiet.AttributesQuiet(e.path) {
-		return staged{}, errNotDirect
-	}
 	id, err := git.NewOid(e.oid)
 	if err != nil {
 		return staged{}, errNotDirect

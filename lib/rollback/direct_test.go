@@ -248,3 +248,40 @@ func lookAt(t *testing.T, dir string, paths []string) map[string]string {
 	}
 	return out
 }
+
+// TestWrite_TwoThreadsShareNoCache: 4,000 files in as many folders,
+// staged by the two writing threads, five times over. They once shared
+// the attribute check's cache, whose map then failed with a fatal
+// concurrent map access (the 100,000-file bench) or a race under -race.
+func TestWrite_TwoThreadsShareNoCache(t *testing.T) {
+	dir := t.TempDir()
+	env := append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	gittest.Run(t, dir, "", env, "init", "-q")
+	oid := gittest.Run(t, dir, "same\n", env, "hash-object", "-w", "--no-filters", "--stdin")
+	var writes []entry
+	for i := 0; i < 4000; i++ {
+		writes = append(writes, entry{fmt.Sprintf("d%d/f", i), 0o100644, oid})
+	}
+	ctx := context.Background()
+	r, err := repo.Open(ctx, dir, env)
+	require.NoError(t, err)
+	defer r.Free()
+	ap := newApplier(ctx, r, filepath.Join(r.StateDir, "tmp"))
+	for round := 0; round < 5; round++ {
+		d, free := ap.newDirect(writes, true)
+		require.NotNil(t, d)
+		stage, err := os.Open(t.TempDir())
+		require.NoError(t, err)
+		st := make([]staged, len(writes))
+		err = d.stageAll(int(stage.Fd()), writes, st)
+		free()
+		require.NoError(t, err)
+		names, err := stage.Readdirnames(-1)
+		require.NoError(t, err)
+		require.NoError(t, stage.Close())
+		require.Len(t, names, len(writes))
+		for i := range st {
+			require.Equal(t, stagedName(i), st[i].name)
+		}
+	}
+}

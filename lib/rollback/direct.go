@@ -32,7 +32,8 @@ import (
 // when core.autocrlf is set or a .gitattributes is among the files
 // written (checkout-index would read it from its index), and anything
 // odd (a mode other than 100644, 100755 and 120000, an object libgit2
-// cannot read, a link git would write differently).
+// cannot read, a link git would write differently), and every blob over
+// store.MemoryFileBytes, which git streams instead of reading it whole.
 
 // gitStage is the folder of the stage checkout-index writes beneath
 // (--prefix); the files written here sit beside it as "f<n>".
@@ -163,6 +164,12 @@ func (d *direct) write(stage int, name string, e entry) (staged, error) {
 	link := e.mode == 0o120000
 	id, err := git.NewOid(e.oid)
 	if err != nil {
+		return staged{}, errNotDirect
+	}
+	// A big blob is git's: checkout-index streams it to its file, where
+	// a read here would hold it whole in memory, once a thread (a
+	// checkpoint may hold a blob of zeros of any size, a few KiB packed).
+	if size, typ, err := d.odb.ReadHeader(id); err != nil || typ != git.ObjectBlob || size > store.MemoryFileBytes {
 		return staged{}, errNotDirect
 	}
 	obj, err := d.odb.Read(id)

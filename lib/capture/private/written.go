@@ -146,8 +146,8 @@ func (p *Index) noteWritten(r *repo.Repo, files []Written) (int, error) {
 // inverse, a CRLF blob under the text attribute). Trusted are only files
 // no attribute could filter, encode or expand (store.NoConversion) whose
 // blob holds no CR byte (then neither side touches line endings) and has
-// the file's size (nothing was added on the way out). The others are read
-// by the capture, as any file is.
+// the file's size (nothing was added on the way out), and is at most
+// store.MemoryFileBytes. The others are read by the capture, as any file is.
 func readsBack(odb *git.Odb, nc *store.NoConversion, f Written) bool {
 	if f.Verbatim {
 		return true
@@ -157,6 +157,13 @@ func readsBack(odb *git.Odb, nc *store.NoConversion, f Written) bool {
 	}
 	id, err := git.NewOid(f.Oid)
 	if err != nil {
+		return false
+	}
+	// The size first, from the object's header: a blob of another size
+	// cannot be the file, and a big one is not read whole into memory
+	// here (git streamed it to the file; the capture streams it back).
+	size, typ, err := odb.ReadHeader(id)
+	if err != nil || typ != git.ObjectBlob || size != uint64(f.Stat.Size) || size > store.MemoryFileBytes {
 		return false
 	}
 	obj, err := odb.Read(id)

@@ -48,8 +48,11 @@ var ErrNoTreePath = errors.New("the tree path does not apply")
 
 // Files at most this large are stored through the in-memory pack; larger ones
 // and any past memoryBudget go through git, streamed, as loose objects.
+// MemoryFileBytes also bounds the blobs a rollback reads whole into memory
+// (lib/rollback's in-process writes, private.NoteWritten): git streams the
+// larger ones.
 const (
-	memoryFileBytes = 4 << 20
+	MemoryFileBytes = 4 << 20
 	memoryBudget    = 64 << 20
 )
 
@@ -175,7 +178,7 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 	var inMemory int64
 	sum := sha1.New()
 	var buf []byte
-	keep := func(size int64) bool { return size <= memoryFileBytes && inMemory+size <= memoryBudget }
+	keep := func(size int64) bool { return size <= MemoryFileBytes && inMemory+size <= memoryBudget }
 	// read hashes file i's bytes, keeping them while the budget allows.
 	read := func(i int) (rawBlob, error) {
 		var raw rawBlob

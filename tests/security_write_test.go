@@ -1,0 +1,96 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestSecurity_RollbackHugeBlobStreamed: a checkpoint (a fetched copy, an
+// agent's commit) may hold a blob of any size, which compresses to little
+// when it is zeros. git checkout-index streams such a blob to its file;
+// the rollback's in-process writes, and its note of what it wrote
+// (capture.NoteWritten), must not read it whole into the process either:
+// two of them at once on the two writing threads, a few GiB each, and the
+// rollback is killed half done. The rollback's own peak memory (VmHWM, git's
+// children apart) stays far below the blob's size. core.bigFileThreshold
+// keeps git's own processes streaming too, so the tree is all that is read.
+func TestSecurity_RollbackHugeBlobStreamed(t *testing.T) {
+	t.Parallel()
+	const size = 64 << 20
+	for _, tc := range []struct {
+		name, attributes string
+	}{
+		// Written in process: no attribute could convert it.
+		{"in process", ""},
+		// Written by checkout-index (text decides the way out), then noted
+		// (text cannot change a file without CR on the way in).
+		{"by git then noted", "big -text\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := NewEnv(t)
+			env.Git("config", "core.bigFileThreshold", "1m")
+			if tc.attributes != "" {
+				info := filepath.Join(env.Dir, ".git", "info")
+				require.NoError(t, os.MkdirAll(info, 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(info, "attributes"), []byte(tc.attributes), 0o644))
+			}
+			require.NoError(t, os.WriteFile(env.Path("big"), make([]byte, size), 0o644))
+			env.Git("add", "big")
+			env.Commit("big")
+			env.Turn("a1", func() { env.Remove("big") }) // k1 holds big, k2 not
+
+			args := []string{"--agent=a1", "--checkpoint=k1", "--restore=files", "--json"}
+			plan := env.DryRun(args[:3]...).Plan
+			p := env.pause("rollback-before-ended", []string{"VENOM_TEST_PAUSE_RESUME=1"}, "rollback",
+				append(args, "--plan="+plan)...)
+			hwm := peakMemory(t, p.file)
+			require.NoError(t, os.Remove(p.file))
+			select {
+			case <-p.done:
+			case <-time.After(2 * time.Minute):
+				t.Fatal("the rollback did not end")
+			}
+			require.Equal(t, 0, p.cmd.ProcessState.ExitCode(), "%s%s", p.out, p.errb)
+			fi, err := os.Stat(env.Path("big"))
+			require.NoError(t, err)
+			require.EqualValues(t, size, fi.Size())
+			require.Empty(t, env.Git("status", "--porcelain", "--", "big"))
+			require.Less(t, hwm, int64(size/2),
+				"the rollback read the %d MiB blob whole: its peak memory was %d MiB", size>>20, hwm>>20)
+		})
+	}
+}
+
+// peakMemory reads the peak resident memory (VmHWM) of the process whose
+// pid a testhook pause wrote to file.
+func peakMemory(t *testing.T, file string) int64 {
+	t.Helper()
+	var pid int
+	for i := 0; i < 500; i++ {
+		b, err := os.ReadFile(file)
+		if n, perr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && perr == nil {
+			pid = n
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.NotZero(t, pid, "no pid in the pause file")
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			require.NoError(t, err)
+			return kb << 10
+		}
+	}
+	t.Fatalf("no VmHWM in /proc/%d/status", pid)
+	return 0
+}

@@ -55,6 +55,7 @@ func init() {
 	untracked := fs.Int("shapes-untracked", 300000, "new files of the untracked shape")
 	bin := fs.String("shapes-bin", "", "folder with git-venom-checkpoint (default: build it)")
 	floors := fs.Bool("shapes-floors", true, "time the untracked shape's floors (git add -A + write-tree, hash-object -w): many minutes")
+	first := fs.Bool("shapes-first", true, "time the untracked shape's first capture (false: its steady-state rows only)")
 	base := fs.String("shapes-base", "", "folder with an earlier git-venom-checkpoint, timed beside the other in the untracked shape (before/after)")
 	work := fs.String("work", filepath.Join(os.TempDir(), "git-venom-bench-shapes"), "directory for the repositories and binaries")
 	runs := fs.Int("runs", 5, "timed runs per shape")
@@ -65,8 +66,8 @@ func init() {
 		fatal(err)
 	}
 	borrowCache(*work, filepath.Join(os.TempDir(), "git-venom-bench"), *files)
-	s := &shapes{p: &proc{git: "git", env: baseEnv(), dir: *work}, work: *work, bin: *bin, files: *files,
-		untracked: *untracked, runs: *runs, base: *base, floors: *floors}
+	s := &shapes{p: &proc{git: "git", env: baseEnv(), dir: *work, isolate: true}, work: *work, bin: *bin, files: *files,
+		untracked: *untracked, runs: *runs, base: *base, floors: *floors, first: *first}
 	if err := s.run(strings.Split(*list, ",")); err != nil {
 		fatal(err)
 	}
@@ -80,6 +81,7 @@ type shapes struct {
 	runs             int
 	base             string // folder of an earlier git-venom-checkpoint, or ""
 	floors           bool   // time the untracked shape's floors
+	first            bool   // time the untracked shape's first capture
 }
 
 // timed is one side of a shape: its runs' wall and CPU times and the
@@ -184,7 +186,7 @@ func (s *shapes) tree() (*proc, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	g := &proc{dir: top, git: s.p.git, env: s.p.env}
+	g := &proc{dir: top, git: s.p.git, env: s.p.env, isolate: true}
 	out, err := g.run(nil, "ls-files", "-z")
 	if err != nil {
 		return nil, nil, err
@@ -335,7 +337,7 @@ func (s *shapes) untrackedShape() error {
 			return err
 		}
 	}
-	g := &proc{dir: cache, git: s.p.git, env: s.p.env}
+	g := &proc{dir: cache, git: s.p.git, env: s.p.env, isolate: true}
 	// A run stopped half-way may have left the steady-state rows' files.
 	if err := s.untrackedRestore(g); err != nil {
 		return err
@@ -354,6 +356,10 @@ func (s *shapes) untrackedShape() error {
 	index := filepath.Join(cache, ".git", "index")
 	scratch := filepath.Join(s.work, "untracked-scratch.index")
 	var status, add, hash, capture, before timed
+	name := fmt.Sprintf("%d untracked", s.untracked)
+	if !s.first {
+		return s.untrackedSteadyRows(g, name)
+	}
 	for i := 0; i < s.runs; i++ {
 		logf("untracked: run %d", i+1)
 		if err := resetVenom(g); err != nil {
@@ -381,7 +387,6 @@ func (s *shapes) untrackedShape() error {
 		return err
 	}
 	os.Remove(scratch)
-	name := fmt.Sprintf("%d untracked", s.untracked)
 	s.report(name, &status, "git status -uall", &capture)
 	if s.floors {
 		s.report(name, &add, "git add -A + write-tree (tmp index)", &capture)
@@ -390,7 +395,13 @@ func (s *shapes) untrackedShape() error {
 	if s.base != "" {
 		s.report(name, &before, "capture (-shapes-base)", &capture)
 	}
-	err = s.untrackedSteady(g, name)
+	return s.untrackedSteadyRows(g, name)
+}
+
+// untrackedSteadyRows times the steady state, then leaves the tree and
+// the repository as they were.
+func (s *shapes) untrackedSteadyRows(g *proc, name string) error {
+	err := s.untrackedSteady(g, name)
 	if rerr := resetVenom(g); err == nil {
 		err = rerr
 	}

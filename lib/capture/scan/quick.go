@@ -543,23 +543,20 @@ func sortTail(list []string) []string {
 	if k >= len(list) {
 		return list
 	}
-	tail := list[k:]
+	// Merged from the back, in place: only the tail is copied.
+	tail := append([]string(nil), list[k:]...)
 	sort.Strings(tail)
-	if list[k-1] <= tail[0] {
-		return list
-	}
-	out := make([]string, 0, len(list))
-	i, j := 0, k
-	for i < k || j < len(list) {
-		if j == len(list) || i < k && list[i] <= list[j] {
-			out = append(out, list[i])
-			i++
+	i, j := k-1, len(tail)-1
+	for o := len(list) - 1; j >= 0; o-- {
+		if i >= 0 && list[i] > tail[j] {
+			list[o] = list[i]
+			i--
 		} else {
-			out = append(out, list[j])
-			j++
+			list[o] = tail[j]
+			j--
 		}
 	}
-	return out
+	return list
 }
 
 // readIgnore returns the .gitignore of folder dir ("" the top), nil when

@@ -1,6 +1,8 @@
 package scan
 
 import (
+	"fmt"
+	"math/rand"
 	"sort"
 	"strings"
 	"testing"
@@ -49,6 +51,20 @@ func TestSortTail(t *testing.T) {
 		}
 		if strings.Join(got, ",") != strings.Join(want, ",") {
 			t.Errorf("sortTail(%q) = %q, want %q", list, got, want)
+		}
+	}
+	rng := rand.New(rand.NewSource(1))
+	for n := 0; n < 500; n++ {
+		list := make([]string, rng.Intn(40))
+		for i := range list {
+			list[i] = fmt.Sprint(rng.Intn(30))
+		}
+		head := rng.Intn(len(list) + 1)
+		sort.Strings(list[:head])
+		want := append([]string(nil), list...)
+		sort.Strings(want)
+		if got := sortTail(list); strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Fatalf("sortTail gave %q, want %q", got, want)
 		}
 	}
 }

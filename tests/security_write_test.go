@@ -94,3 +94,41 @@ func peakMemory(t *testing.T, file string) int64 {
 	t.Fatalf("no VmHWM in /proc/%d/status", pid)
 	return 0
 }
+
+// TestSecurity_RollbackHostileLinks: a checkpoint tree (a fetched copy, a
+// hand-made commit) holds links git cannot or would not write as they
+// are: a target longer than the system takes (ENAMETOOLONG) beside an
+// absolute one into a folder outside. The in-process write fails as git's
+// symlink() would: the rollback fails undone, the tree as it was, and
+// nothing outside is touched.
+func TestSecurity_RollbackHostileLinks(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	outside := env.Outside(precious("victim"))
+	env.TurnN("a1", 1) // k1, k2
+	before := env.guard(outside)
+	readme := treeEntry("100644", "README.md", env.Git("rev-parse", "HEAD:README.md"))
+	long := treeEntry("120000", "long", env.hashObject("blob", strings.Repeat("a/", 3000)))
+	abs := treeEntry("120000", "abs", env.hashObject("blob", filepath.Join(outside, "victim")))
+	tree := env.hashObject("tree", readme+abs+long)
+	forged := env.forgedCheckpoint("a1", 3, "turn_end", tree)
+	rec := env.Records("checkpoint.taken")[1]
+	for _, k := range []string{"seq", "ts", "type"} {
+		delete(rec, k)
+	}
+	rec["checkpoint"] = "k3"
+	rec["repos"].([]any)[0].(map[string]any)["commit"] = forged
+	env.AppendLog("checkpoint.taken", rec)
+	files := env.RecipeTree()
+	args := []string{"--agent=a1", "--checkpoint=k3", "--restore=files", "--outside=overwrite"}
+	plan := env.DryRun(args...).Plan
+	r := env.Venom("rollback", append(args, "--plan="+plan, "--json")...)
+	r.Fails(t, 1, "failed.rollback_undone")
+	require.Contains(t, r.Stdout, "file name too long")
+	require.Equal(t, files, env.RecipeTree(), "the tree is not as it was")
+	for _, p := range []string{"abs", "long"} {
+		_, err := os.Lstat(env.Path(p))
+		require.True(t, os.IsNotExist(err), "%s was left: %v", p, err)
+	}
+	env.assertGuarded(before, outside)
+}

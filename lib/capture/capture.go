@@ -34,6 +34,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 
 	git "github.com/libgit2/git2go/v34"
 
@@ -72,6 +73,21 @@ func LimitsOf(c config.Config) Limits {
 // or excluded depends on them.
 func (l Limits) key() string {
 	return fmt.Sprintf("%d:%d\x00%q\x00", l.MaxFileBytes, l.MaxTotalBytes, l.Exclude)
+}
+
+// memoKey is what, besides the files and git's settings files, the memo's
+// key and its listing's hold: the limits, and the variables by which git
+// takes settings from the environment (git -c is GIT_CONFIG_PARAMETERS;
+// GIT_CONFIG_COUNT, GIT_ATTR_SOURCE): a capture under git -c
+// core.autocrlf=input stores other blobs for the same files.
+func memoKey(r *repo.Repo, lim Limits) string {
+	key := lim.key()
+	for _, kv := range r.Git.Env {
+		if strings.HasPrefix(kv, "GIT_CONFIG_") || strings.HasPrefix(kv, "GIT_ATTR_") {
+			key += kv + "\x00"
+		}
+	}
+	return key
 }
 
 // Object is one git object held in memory until a pack stores it.
@@ -256,7 +272,7 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 		if err := testhook.Point("capture-scan"); err != nil {
 			return nil, failure.Git("status", err)
 		}
-		snap, err := steady(ctx, r, &b, private.EnvKey(lim.key(), b.settings), lim)
+		snap, err := steady(ctx, r, &b, private.EnvKey(memoKey(r, lim), b.settings), lim)
 		if err == nil {
 			return snap, nil
 		}
@@ -281,7 +297,7 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 	// output: no memo then.
 	var sig string
 	if b.persistent && len(userLinks) == 0 {
-		sig = private.Signature(lim.key(), b.settings, status, changes, stats)
+		sig = private.Signature(memoKey(r, lim), b.settings, status, changes, stats)
 		if sig != "" && sig == b.memo.Sig {
 			if snap, err := fromMemo(r, b.memo, snap.Skipped); err == nil {
 				return snap, nil
@@ -293,7 +309,7 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 	var env string
 	var order []int32
 	if b.listable() {
-		env = private.EnvKey(lim.key(), b.settings)
+		env = private.EnvKey(memoKey(r, lim), b.settings)
 		order = sortedOrder(changes)
 		if c, err := carryFrom(r, &b, env, changes, stats, order); err == nil {
 			snap, err := takeCarried(ctx, r, &b, c, sig, lim)

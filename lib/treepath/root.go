@@ -273,6 +273,12 @@ var noOpenat2 atomic.Bool
 // openDir opens the folder dir (a verified path) beneath the top.
 func (r *Root) openDir(dir string) (int, error) { return openDirBeneath(r.fd, dir) }
 
+// OpenDirBeneath opens the folder dir (a path from git) beneath the
+// folder open at base as git walks a tree, following no link on the way:
+// a link or a file on the way is ErrNotDir, as a path git takes for gone
+// (has_symlink_leading_path). Reads may use it; writes go through Root.
+func OpenDirBeneath(base int, dir string) (int, error) { return openDirBeneath(base, dir) }
+
 // openDirBeneath opens the folder dir (a verified path) beneath the folder
 // open at base, following no link.
 func openDirBeneath(base int, dir string) (int, error) {

@@ -299,17 +299,29 @@ func statTracked(top string, stats *gitindex.Stats) (changed []string, unsure in
 	defer syscall.Close(dir)
 	sec, nsec := uint32(stats.Mtime.Unix()), uint32(stats.Mtime.Nanosecond())
 	class := make([]statClass, stats.Len())
-	parallel(stats.Len(), func(i int) {
-		s := stats.Stat(i)
-		racy := sec < s.MtimeSec || sec == s.MtimeSec && nsec <= s.MtimeNsec
+	parallelRanges(stats.Len(), func(start, end int) {
+		// Each file in its folder, reached as git reaches it: a file
+		// under a folder replaced by a link is gone for git, however
+		// alike the file the link leads to (LstatAll).
+		folder := folderAt{top: top, base: dir, fd: -1}
+		defer folder.close()
 		var st syscall.Stat_t
-		switch {
-		case lstatAt(top, dir, stats.CPath(i), &st) != nil:
-			class[i] = statChanged // gone, or no longer reachable as a file
-		case racy:
-			class[i] = statUnsure
-		default:
-			class[i] = compareStat(&s, &st)
+		for i := start; i < end; i++ {
+			s := stats.Stat(i)
+			racy := sec < s.MtimeSec || sec == s.MtimeSec && nsec <= s.MtimeNsec
+			p, cp := stats.Path(i), stats.CPath(i)
+			cut := bytes.LastIndexByte(p, '/')
+			if parent := p[:max(cut, 0)]; !folder.done || folder.path != string(parent) {
+				folder.open(string(parent))
+			}
+			switch {
+			case folder.lstatIn(cp[cut+1:], &st) != nil:
+				class[i] = statChanged // gone, or no longer reachable as a file
+			case racy:
+				class[i] = statUnsure
+			default:
+				class[i] = compareStat(&s, &st)
+			}
 		}
 	})
 	for i, c := range class {

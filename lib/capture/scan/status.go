@@ -88,8 +88,10 @@ func (s *Stat) IsDir() bool     { return s.Mode&syscall.S_IFMT == syscall.S_IFDI
 // relative to its folder, opened once for the run of paths in it (a
 // listing is sorted, files of one folder together), which spares the
 // kernel walking the whole path every time; and a few workers make them
-// at once, since they wait on the kernel. The folder is opened as lstat
-// walks a path, following links on the way: the answer is lstat's.
+// at once, since they wait on the kernel. The folder is reached as git
+// reaches it, following no link on the way: a tracked file under a
+// folder replaced by a link (to that folder moved away, or to one
+// outside the tree) is gone for git, and must not be read through it.
 func LstatAll(top string, changes []Change) []Stat {
 	return LstatInto(top, changes, nil)
 }
@@ -100,22 +102,22 @@ func LstatInto(top string, changes []Change, out []Stat) []Stat {
 		out = make([]Stat, len(changes))
 	}
 	out = out[:len(changes)]
+	base, err := syscall.Open(top, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		base = -1
+	} else {
+		defer syscall.Close(base)
+	}
 	parallelRanges(len(changes), func(start, end int) {
-		dir := folderAt{top: top, fd: -1}
+		dir := folderAt{top: top, base: base, fd: -1}
 		defer dir.close()
 		var name []byte
 		var st syscall.Stat_t
 		for i := start; i < end; i++ {
 			p := changes[i].Path
-			parent, base := treepath.Parent(p), p[strings.LastIndexByte(p, '/')+1:]
-			var err error
-			if fd := dir.open(parent); fd >= 0 {
-				name = append(append(name[:0], base...), 0)
-				err = lstatAt(dir.abs, fd, name, &st)
-			} else {
-				err = syscall.Lstat(treepath.Abs(top, p), &st)
-			}
-			if err != nil {
+			cut := strings.LastIndexByte(p, '/')
+			name = append(append(name[:0], p[cut+1:]...), 0)
+			if err := dir.lstat(p[:max(cut, 0)], name, &st); err != nil {
 				out[i] = Stat{Err: &os.PathError{Op: "lstat", Path: p, Err: err}}
 				continue
 			}
@@ -125,34 +127,58 @@ func LstatInto(top string, changes []Change, out []Stat) []Stat {
 	return out
 }
 
-// folderAt keeps one folder of the tree open for lstatAt.
+// folderAt keeps one folder of the tree open for lstatAt, reached from
+// the top (base) without following a link.
 type folderAt struct {
 	top  string
+	base int // the top, opened by the caller; -1 when it could not be
 	path string
 	abs  string // the folder's full path
 	fd   int
+	err  error // why the folder could not be opened
 	done bool
 }
 
-// open returns a descriptor of folder path ("" the top), or -1 when it
-// cannot be opened (gone, not a folder, not readable): lstat of the whole
-// path then says what it meets.
-func (d *folderAt) open(path string) int {
-	if d.done && d.path == path {
-		return d.fd
+// lstat stats name (NUL-terminated) in folder parent ("" the top). A link
+// or a file on parent's way makes it gone, as for git; a folder that
+// cannot be opened otherwise (unreadable) is left to lstat of the whole
+// path.
+func (d *folderAt) lstat(parent string, name []byte, st *syscall.Stat_t) error {
+	if !d.done || d.path != parent {
+		d.open(parent)
 	}
+	return d.lstatIn(name, st)
+}
+
+// lstatIn stats name in the folder open now.
+func (d *folderAt) lstatIn(name []byte, st *syscall.Stat_t) error {
+	switch {
+	case d.fd >= 0:
+		return lstatAt(d.abs, d.fd, name, st)
+	case d.err != nil && treepath.Gone(d.err):
+		return d.err
+	}
+	return syscall.Lstat(treepath.Abs(d.abs, string(name[:len(name)-1])), st)
+}
+
+func (d *folderAt) open(path string) {
 	d.close()
 	d.path, d.abs, d.done = path, treepath.Abs(d.top, path), true
-	fd, err := syscall.Open(d.abs, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-	if err == nil {
-		d.fd = fd
+	switch {
+	case d.base < 0:
+	case path == "":
+		d.fd = d.base
+	default:
+		d.fd, d.err = treepath.OpenDirBeneath(d.base, path)
 	}
-	return d.fd
+	if d.err != nil {
+		d.fd = -1
+	}
 }
 
 func (d *folderAt) close() {
-	if d.fd >= 0 {
+	if d.fd >= 0 && d.fd != d.base {
 		syscall.Close(d.fd)
 	}
-	d.fd, d.done = -1, false
+	d.fd, d.err, d.done = -1, nil, false
 }

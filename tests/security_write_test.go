@@ -132,3 +132,32 @@ func TestSecurity_RollbackHostileLinks(t *testing.T) {
 	}
 	env.assertGuarded(before, outside)
 }
+
+// TestSecurity_StateSparseFileRead: a state file another process made
+// sparse and huge (truncate -s 200G costs nothing on disk) is damaged, not
+// a buffer of its size: a capture that reads the scan record, the private
+// index's meta or the memo's listing whole ended "fatal error: runtime: out
+// of memory", every capture after it too. Each is taken as damaged, as
+// any other damage is, and the capture goes on.
+func TestSecurity_StateSparseFileRead(t *testing.T) {
+	t.Parallel()
+	for _, ext := range []string{"scan", "json", "listing"} {
+		t.Run(ext, func(t *testing.T) {
+			t.Parallel()
+			env := NewEnv(t)
+			env.Checkpoint("--agent=a1")
+			env.Write("README.md", "changed\n")
+			env.Checkpoint("--agent=a1") // the memo and its listing
+			files, err := filepath.Glob(filepath.Join(stateDir(t, env), "index", "*."+ext))
+			require.NoError(t, err)
+			require.NotEmpty(t, files, "no .%s file in venom/index", ext)
+			for _, f := range files {
+				require.NoError(t, os.Truncate(f, 200<<30))
+			}
+			env.Write("README.md", "changed again\n")
+			r := env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+			require.NotContains(t, r.Stderr, "fatal error")
+			require.Equal(t, env.RecipeTree(), env.CheckpointTree("a1", 3))
+		})
+	}
+}

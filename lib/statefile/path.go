@@ -209,7 +209,18 @@ func openIn(dir int, name, path string, flag int, perm os.FileMode) (*os.File, e
 	return os.NewFile(uintptr(fd), path), nil
 }
 
-// ReadFile reads the state file at path as Open opens it.
+// MaxFile bounds the state files ReadFile reads whole: the largest
+// git-venom writes (a private index, a scan record, a memo's listing of a
+// tree of millions of files) stay far below it.
+const MaxFile = 1 << 30
+
+// ErrTooLarge says a state file is larger than MaxFile: no file git-venom
+// wrote, and nothing was read (a sparse file of 200 GB costs nothing on
+// disk, and a buffer of its size ended the process, out of memory).
+var ErrTooLarge = fmt.Errorf("larger than %d bytes: not a state file git-venom wrote", MaxFile)
+
+// ReadFile reads the state file at path as Open opens it; one larger than
+// MaxFile, or that grows past it while read, is ErrTooLarge.
 func ReadFile(path string) ([]byte, error) {
 	f, err := Open(path, os.O_RDONLY, 0)
 	if err != nil {
@@ -219,11 +230,14 @@ func ReadFile(path string) ([]byte, error) {
 	// One buffer of the file's size, as os.ReadFile: io.ReadAll grows its
 	// way there, which for the scan record and the memo's listing of a
 	// large tree was twice their size again in garbage.
-	size := 0
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() < 1<<40 {
-		size = int(fi.Size())
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
 	}
-	b := make([]byte, 0, size+512)
+	if fi.Size() > MaxFile {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: ErrTooLarge}
+	}
+	b := make([]byte, 0, int(fi.Size())+512)
 	for {
 		n, err := f.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
@@ -232,6 +246,9 @@ func ReadFile(path string) ([]byte, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if len(b) > MaxFile {
+			return nil, &fs.PathError{Op: "read", Path: path, Err: ErrTooLarge}
 		}
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)]

@@ -321,11 +321,7 @@ func takeCarried(ctx context.Context, r *repo.Repo, b *base, c *carried, sig str
 		lim.Found(len(s.updates)+len(s.additions), s.total)
 	}
 	// A path listed then and not now is as the base holds it.
-	lib, err := r.Lib()
-	if err != nil {
-		return nil, err
-	}
-	odb, err := lib.Odb()
+	odb, err := r.Odb()
 	if err != nil {
 		return nil, err
 	}

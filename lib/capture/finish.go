@@ -78,11 +78,7 @@ func listGitlinks(ctx context.Context, r *repo.Repo, snap *Snapshot, links map[s
 	if len(links) == 0 {
 		return nil
 	}
-	lib, err := r.Lib()
-	if err != nil {
-		return err
-	}
-	odb, err := lib.Odb()
+	odb, err := r.Odb()
 	if err != nil {
 		return err
 	}

@@ -152,6 +152,16 @@ func (r *Repo) Lib() (*git.Repository, error) {
 	return r.lib, r.err
 }
 
+// Odb is a handle on r's object database, for reading or writing objects
+// without a revwalk or an index; the caller frees it.
+func (r *Repo) Odb() (*git.Odb, error) {
+	lib, err := r.Lib()
+	if err != nil {
+		return nil, err
+	}
+	return lib.Odb()
+}
+
 // Twin is the same worktree with a libgit2 handle of its own, for work on
 // another goroutine: libgit2's objects are not to be used by two threads at
 // once.

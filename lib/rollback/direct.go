@@ -55,11 +55,7 @@ func (ap *applier) newDirect(writes []entry, symlinks bool) (*direct, func()) {
 		}
 	}
 	quiet := store.NewNoSmudge(ap.ctx, ap.r)
-	lib, err := ap.r.Lib()
-	if err != nil {
-		return nil, func() {}
-	}
-	odb, err := lib.Odb()
+	odb, err := ap.r.Odb()
 	if err != nil {
 		return nil, func() {}
 	}

@@ -92,11 +92,7 @@ func (m Memo) TreeIn(r *repo.Repo) (*git.Oid, error) {
 	if err != nil {
 		return nil, err
 	}
-	lib, err := r.Lib()
-	if err != nil {
-		return nil, err
-	}
-	odb, err := lib.Odb()
+	odb, err := r.Odb()
 	if err != nil {
 		return nil, err
 	}

@@ -327,8 +327,9 @@ func takeCarried(ctx context.Context, r *repo.Repo, b *base, c *carried, sig str
 	}
 	defer odb.Free()
 	known := make([]treeedit.Edit, 0, len(c.reverts))
+	trees := store.NewTrees(odb, nil)
 	for _, p := range c.reverts {
-		mode, id, found, err := store.EntryAt(odb, nil, *b.tree, p)
+		mode, id, found, err := trees.EntryAt(*b.tree, p)
 		switch {
 		case err != nil || found && mode == 0o040000:
 			return nil, errNoCarry

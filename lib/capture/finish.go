@@ -95,8 +95,9 @@ func listGitlinks(ctx context.Context, r *repo.Repo, snap *Snapshot, links map[s
 		names = append(names, p)
 	}
 	sort.Strings(names)
+	trees := store.NewTrees(odb, held)
 	for _, p := range names {
-		mode, id, found, err := store.EntryAt(odb, held, *snap.Tree, p)
+		mode, id, found, err := trees.EntryAt(*snap.Tree, p)
 		if err != nil {
 			return err
 		}

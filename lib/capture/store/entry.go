@@ -9,15 +9,28 @@ import (
 	git "github.com/libgit2/git2go/v34"
 )
 
-// entryAt finds the mode and id of the entry at path p of tree. A
-// capture's new trees are held in memory until Snapshot.Store packs them
-// with the checkpoint's commit, so each tree is read from held first, then
-// from the repository.
-func EntryAt(odb *git.Odb, held map[git.Oid][]byte, tree git.Oid, p string) (uint32, git.Oid, bool, error) {
+// Trees finds entries by path in trees of one repository, reading each
+// tree object once: a capture's new trees are held in memory until
+// Snapshot.Store packs them with the checkpoint's commit, so each tree is
+// read from held first, then from the repository, and kept (a carry that
+// reverts 300,000 paths read the same root tree 300,000 times).
+type Trees struct {
+	odb  *git.Odb
+	held map[git.Oid][]byte
+	read map[git.Oid][]byte
+}
+
+// NewTrees reads from held (may be nil), then from odb.
+func NewTrees(odb *git.Odb, held map[git.Oid][]byte) *Trees {
+	return &Trees{odb: odb, held: held, read: map[git.Oid][]byte{}}
+}
+
+// EntryAt finds the mode and id of the entry at path p of tree.
+func (t *Trees) EntryAt(tree git.Oid, p string) (uint32, git.Oid, bool, error) {
 	id := tree
 	comps := strings.Split(p, "/")
 	for i, name := range comps {
-		data, err := treeData(odb, held, id)
+		data, err := t.data(id)
 		if err != nil {
 			return 0, git.Oid{}, false, err
 		}
@@ -36,11 +49,14 @@ func EntryAt(odb *git.Odb, held map[git.Oid][]byte, tree git.Oid, p string) (uin
 	return 0, git.Oid{}, false, nil
 }
 
-func treeData(odb *git.Odb, held map[git.Oid][]byte, id git.Oid) ([]byte, error) {
-	if data, ok := held[id]; ok {
+func (t *Trees) data(id git.Oid) ([]byte, error) {
+	if data, ok := t.held[id]; ok {
 		return data, nil
 	}
-	obj, err := odb.Read(&id)
+	if data, ok := t.read[id]; ok {
+		return data, nil
+	}
+	obj, err := t.odb.Read(&id)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +64,9 @@ func treeData(odb *git.Odb, held map[git.Oid][]byte, id git.Oid) ([]byte, error)
 	if obj.Type() != git.ObjectTree {
 		return nil, fmt.Errorf("%s is not a tree", id.String())
 	}
-	return append([]byte(nil), obj.Data()...), nil
+	data := append([]byte(nil), obj.Data()...)
+	t.read[id] = data
+	return data, nil
 }
 
 // findEntry reads a raw tree ("<octal mode> <name>\0<binary id>" an entry)

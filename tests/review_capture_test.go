@@ -82,3 +82,30 @@ func TestCapture_TrackedBehindALinkIsGone(t *testing.T) {
 	require.NotContains(t, env.Git("ls-tree", "-r", "--name-only", tree), "o/a.txt")
 	env.CheckObjects(t)
 }
+
+// TestCapture_CarryKeepsAFolderWhereAFileWas: a tracked file replaced by
+// a folder of new files, captured once; the next capture carries those
+// files, and the tracked path, listed again (a folder now), is removed
+// from the last capture's tree, where it is that folder: the removal
+// took the carried files with it.
+func TestCapture_CarryKeepsAFolderWhereAFileWas(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	extra, timings := carryEnv(env)
+	env.Write("file", "tracked file\n")
+	env.Commit("base")
+	env.Remove("file")
+	env.Write("file/sub/deeper/x", "nested\n")
+	env.Write("file/y", "beside\n")
+	tree, _ := carryCapture(t, env, extra, timings)
+	require.Equal(t, env.RecipeTree(), tree)
+	for i := 0; i < 2; i++ {
+		tree, _ = carryCapture(t, env, extra, timings)
+		require.Equal(t, env.RecipeTree(), tree, "capture %d after the first", i+1)
+	}
+	env.Write("file/y", "beside, edited\n")
+	tree, stored := carryCapture(t, env, extra, timings)
+	require.Equal(t, env.RecipeTree(), tree, "one file of the folder edited")
+	require.GreaterOrEqual(t, stored, 0, "the capture carried")
+	env.CheckObjects(t)
+}

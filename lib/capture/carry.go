@@ -339,6 +339,21 @@ func takeCarried(ctx context.Context, r *repo.Repo, b *base, c *carried, sig str
 			known = append(known, treeedit.Edit{Path: p})
 		}
 	}
+	// A path removed that the memo's tree holds as a folder (a tracked
+	// file replaced by one) is already gone there: the folder is the
+	// listed files beneath it, carried or edited on their own, which a
+	// removal of the folder would take with it.
+	removes := s.removes[:0:0]
+	for _, p := range s.removes {
+		mode, _, found, err := trees.EntryAt(*c.tree, p)
+		if err != nil {
+			return nil, errNoCarry
+		}
+		if !found || mode != 0o040000 {
+			removes = append(removes, p)
+		}
+	}
+	s.removes = removes
 	tree, held, err := editTree(ctx, r, c.tree, s, known)
 	if err != nil {
 		return nil, err

@@ -30,6 +30,8 @@
 package capture
 
 import (
+	"time"
+
 	"context"
 	"encoding/hex"
 	"errors"
@@ -162,6 +164,12 @@ type base struct {
 	tree *git.Oid
 	// listing reads the memo's listing (private index only).
 	listing func(private.Memo) []byte
+	// started is when the capture began, before any of its lstat calls:
+	// a listing trusts only stat data of files last changed a racy window
+	// before it. Measured from when the listing is written instead, a
+	// capture that took longer than the window could trust a file changed
+	// again after its lstat within the same timestamp tick.
+	started time.Time
 }
 
 // Take captures r's tree into objects and returns the snapshot. tmpDir holds
@@ -212,12 +220,13 @@ func takeCopy(ctx context.Context, r *repo.Repo, tmpDir string, lim Limits) (*Sn
 // the user's index changed since), and leaves what the next capture's
 // shortcuts rest on: the scan record, the memo, the index moved on.
 func takePrivate(ctx context.Context, r *repo.Repo, p *private.Index, tmpDir string, lim Limits) (*Snapshot, error) {
+	started := time.Now()
 	ready, err := p.Ready(ctx, r, tmpDir)
 	if err != nil {
 		return nil, err
 	}
 	b := base{idx: ready.Index, flagged: ready.Flagged, persistent: true, memo: ready.Memo, pins: private.Pins,
-		settings: gitfiles.Settings(r.Files()), tree: ready.Tree, listing: p.Listing}
+		settings: gitfiles.Settings(r.Files()), tree: ready.Tree, listing: p.Listing, started: started}
 	// Shortcut 2: the quick scan stands for git status when its record
 	// holds.
 	q := p.Quick()

@@ -260,7 +260,7 @@ func steady(ctx context.Context, r *repo.Repo, b *base, env string, lim Limits) 
 	if err != nil {
 		return nil, err
 	}
-	if listing := editListing(c); listing != nil && len(snap.Skipped) == 0 && len(snap.Submodules) == 0 {
+	if listing := editListing(b, c); listing != nil && len(snap.Skipped) == 0 && len(snap.Submodules) == 0 {
 		snap.memo = private.Memo{Tree: snap.Tree.String(), Skipped: snap.Skipped, Submodules: snap.Submodules,
 			Base: b.tree.String(), Env: env}
 		snap.listing = listing
@@ -270,12 +270,12 @@ func steady(ctx context.Context, r *repo.Repo, b *base, env string, lim Limits) 
 
 // editListing is the memo's listing with c's paths: the carried ones as
 // they were, the delta with its new lstat, the reverted ones gone.
-func editListing(c *carried) []byte {
+func editListing(b *base, c *carried) []byte {
 	rd, err := private.NewListingReader(c.listing)
 	if err != nil {
 		return nil
 	}
-	recent := time.Now().Add(-racyWindow()).UnixNano()
+	recent := b.started.Add(-racyWindow()).UnixNano()
 	w := private.NewListingWriterSized(len(c.listing) + 64*len(c.delta))
 	d, v := 0, 0
 	for rd.Next() {
@@ -377,7 +377,7 @@ func keepListing(b *base, snap *Snapshot, env string, changes []scan.Change, sta
 	if !b.listable() || order == nil || len(snap.Skipped) > 0 || len(snap.Submodules) > 0 {
 		return
 	}
-	recent := time.Now().Add(-racyWindow()).UnixNano()
+	recent := b.started.Add(-racyWindow()).UnixNano()
 	w := private.NewListingWriter(len(changes))
 	for _, i := range order {
 		if changes[i].Submodule != "" {

@@ -28,7 +28,7 @@ type proc struct {
 }
 
 // rusageEnv names the file a helper writes its child's rusage to.
-const rusageEnv = "VENOM_BENCH_RUSAGE_FILE"
+const rusageEnv = "VENOM_TEST_BENCH_RUSAGE_FILE"
 
 // rusageHelper is the bench run as the isolating helper: it runs its
 // arguments as a command, passes its exit code on, and writes the

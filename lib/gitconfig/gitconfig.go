@@ -24,6 +24,23 @@ type Entry struct {
 	HasValue bool
 }
 
+// Bool reads e as git_config_bool reads its words: a key without "=" is
+// true, an empty value false, true/yes/on and false/no/off in any case;
+// known is false for anything else (a number, which callers read as they
+// need, or a value git would refuse).
+func (e Entry) Bool() (b, known bool) {
+	if !e.HasValue {
+		return true, true
+	}
+	switch strings.ToLower(e.Value) {
+	case "true", "yes", "on":
+		return true, true
+	case "false", "no", "off", "":
+		return false, true
+	}
+	return false, false
+}
+
 // ErrSyntax is a file git would refuse to read.
 var ErrSyntax = errors.New("not a config file git reads")
 

@@ -145,7 +145,7 @@ func plainConfig(path string) bool {
 	for _, e := range entries {
 		switch {
 		case e.Name == "core.bare":
-			if b, known := boolValue(e); !known || b {
+			if b, known := e.Bool(); !known || b {
 				return false
 			}
 		case e.Name == "core.worktree":
@@ -159,21 +159,6 @@ func plainConfig(path string) bool {
 		}
 	}
 	return true
-}
-
-// boolValue reads a config boolean; known is false for anything but the
-// words git reads (a number is left to git).
-func boolValue(e gitconfig.Entry) (b, known bool) {
-	if !e.HasValue {
-		return true, true
-	}
-	switch string(bytes.ToLower([]byte(e.Value))) {
-	case "true", "yes", "on":
-		return true, true
-	case "false", "no", "off", "":
-		return false, true
-	}
-	return false, false
 }
 
 // validHead is validate_headref: a symbolic ref into refs/, or an object id.

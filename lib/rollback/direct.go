@@ -69,12 +69,11 @@ func (ap *applier) symlinks() bool {
 		return true
 	}
 	e, ok := entries["core.symlinks"]
-	if !ok || !e.HasValue {
+	if !ok {
 		return true
 	}
-	switch strings.ToLower(e.Value) {
-	case "false", "no", "off", "":
-		return false
+	if b, known := e.Bool(); known {
+		return b
 	}
 	if n, err := config.ParseBytes(e.Value); err == nil {
 		return n != 0

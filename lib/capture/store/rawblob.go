@@ -116,12 +116,8 @@ func autocrlfOff(ctx context.Context, r *repo.Repo) bool {
 	if !ok {
 		return true
 	}
-	// git_config_bool: a key without "=" is true, an empty value false.
-	switch strings.ToLower(e.Value) {
-	case "false", "no", "off", "0", "":
-		return e.HasValue
-	}
-	return false
+	b, known := e.Bool()
+	return known && !b || e.Value == "0"
 }
 
 // attributesQuiet reports whether no attribute could make git convert the

@@ -257,6 +257,11 @@ func (s *shapes) skipped() error {
 // same instant as a capture is hashed again by git and by us alike.
 const racySleep = 1100 * time.Millisecond
 
+// carryRacySleep lets the clock pass a capture's racy window
+// (lib/capture's racyWindow, 2 s): stat data taken sooner after a file's
+// change is not trusted by the next capture, which hashes the file again.
+const carryRacySleep = 2100 * time.Millisecond
+
 func (s *shapes) many() error {
 	g, tracked, err := s.tree()
 	if err != nil {

@@ -116,3 +116,92 @@ func TestApply_RandomAgainstGit(t *testing.T) {
 	}
 	gittest.Run(t, dir, "", nil, "fsck", "--strict", "--no-dangling")
 }
+
+// TestApply_MassRemovalAgainstGit removes, file by file, every file of
+// some folders (whole subtrees, nested ones, the whole tree), some files
+// of others, with a few files set among them, given in path order (as a
+// capture's removals come, taken as they are) and shuffled, and checks
+// each result against the tree git writes after update-index of the same
+// paths, and the repository with git fsck --strict.
+func TestApply_MassRemovalAgainstGit(t *testing.T) {
+	dir := t.TempDir()
+	gittest.Run(t, dir, "", nil, "init", "-q")
+	blob := gittest.Run(t, dir, "blob\n", nil, "hash-object", "-w", "--stdin")
+	raw, err := git.NewOid(blob)
+	require.NoError(t, err)
+	names := []string{"a", "a.b", "a-b", "a0", "b", "\xc3\xa9", "z"}
+	rng := rand.New(rand.NewSource(2))
+	repo, err := git.OpenRepository(dir)
+	require.NoError(t, err)
+	defer repo.Free()
+	for round := 0; round < 30; round++ {
+		// Files at depth 1 to 4; a name is a file or a folder, not both.
+		files := map[string]bool{}
+		for i := 0; i < 20+rng.Intn(200); i++ {
+			n := 1 + rng.Intn(4)
+			parts := make([]string, n)
+			for k := range parts {
+				parts[k] = names[rng.Intn(len(names))]
+			}
+			parts[n-1] += ".f"
+			files[strings.Join(parts, "/")] = true
+		}
+		var all []string
+		var base strings.Builder
+		for p := range files {
+			all = append(all, p)
+			fmt.Fprintf(&base, "100644 %s\t%s\x00", blob, p)
+		}
+		sort.Strings(all)
+		baseTree := gitsTree(t, dir, "--empty", base.String())
+		// Gone: the files under a few prefixes (a folder's every file,
+		// "" the whole tree), and single files at random.
+		var prefixes []string
+		for k := rng.Intn(4); k > 0; k-- {
+			p := all[rng.Intn(len(all))]
+			for d := rng.Intn(3); d > 0 && strings.Contains(p, "/"); d-- {
+				p = p[:strings.LastIndexByte(p, '/')]
+			}
+			prefixes = append(prefixes, p[:strings.LastIndexByte(p, '/')+1])
+		}
+		if rng.Intn(10) == 0 {
+			prefixes = append(prefixes, "")
+		}
+		var edits []Edit
+		var info strings.Builder
+		for _, p := range all {
+			gone := rng.Intn(8) == 0
+			for _, pre := range prefixes {
+				gone = gone || strings.HasPrefix(p, pre)
+			}
+			switch {
+			case gone:
+				edits = append(edits, Edit{Path: p})
+				fmt.Fprintf(&info, "0 %s\t%s\x00", strings.Repeat("0", 40), p)
+			case rng.Intn(20) == 0:
+				edits = append(edits, Edit{Path: p, Mode: 0o100755, ID: *raw})
+				fmt.Fprintf(&info, "100755 %s\t%s\x00", blob, p)
+			}
+		}
+		// A new file in a folder emptied, now and then.
+		if len(prefixes) > 0 && rng.Intn(3) == 0 {
+			p := prefixes[0] + "new.f"
+			if !files[p] {
+				edits = append(edits, Edit{Path: p, Mode: 0o100644, ID: *raw})
+				fmt.Fprintf(&info, "100644 %s\t%s\x00", blob, p)
+				sort.Slice(edits, func(i, j int) bool { return edits[i].Path < edits[j].Path })
+			}
+		}
+		want := gitsTree(t, dir, baseTree, info.String())
+		baseID, err := git.NewOid(baseTree)
+		require.NoError(t, err)
+		got, err := Apply(repo, baseID, edits)
+		require.NoError(t, err)
+		require.Equal(t, want, got.String(), "round %d, in path order: gone %q", round, prefixes)
+		rng.Shuffle(len(edits), func(i, j int) { edits[i], edits[j] = edits[j], edits[i] })
+		got, err = Apply(repo, baseID, edits)
+		require.NoError(t, err)
+		require.Equal(t, want, got.String(), "round %d, shuffled: gone %q", round, prefixes)
+	}
+	gittest.Run(t, dir, "", nil, "fsck", "--strict", "--no-dangling")
+}

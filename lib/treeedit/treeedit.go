@@ -57,74 +57,94 @@ func ApplyNoting(read, write *git.Repository, base *git.Oid, edits []Edit, writt
 // ids) instead of written to a repository: the caller decides where they
 // go, and data is valid only during the call. The trees are made here, in
 // git's format, as libgit2's tree builder made them: modes written as the
-// numbers they are, entries in git's order, a folder left empty dropped.
+// numbers they are, entries in git's order, a folder left empty dropped
+// (and never handed to store: only the root's tree is, empty or not).
 func Build(read *git.Repository, base *git.Oid, edits []Edit, store func(id git.Oid, data []byte) error) (*git.Oid, error) {
 	odb, err := read.Odb()
 	if err != nil {
 		return nil, err
 	}
 	defer odb.Free()
-	// One edit a path, the last one given, in path order: a folder's edits
-	// are then one run of the list.
-	sorted := make([]Edit, len(edits))
-	copy(sorted, edits)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
-	uniq := sorted[:0]
-	for i, e := range sorted {
-		if i+1 < len(sorted) && sorted[i+1].Path == e.Path {
-			continue
-		}
-		uniq = append(uniq, e)
-	}
 	b := &builder{odb: odb, store: store}
-	id, _, err := b.level(base, uniq, 0)
+	id, _, err := b.level(base, inPathOrder(edits), 0)
 	if err != nil {
 		return nil, err
 	}
 	return &id, nil
 }
 
+// inPathOrder is edits with one edit a path, the last one given, in path
+// order: a folder's edits are then one run of the list. Edits already in
+// strict path order (a capture's removals, a plan's changes) are used as
+// they are, neither copied nor sorted.
+func inPathOrder(edits []Edit) []Edit {
+	sorted := true
+	for i := 1; i < len(edits) && sorted; i++ {
+		sorted = edits[i-1].Path < edits[i].Path
+	}
+	if sorted {
+		return edits
+	}
+	out := make([]Edit, len(edits))
+	copy(out, edits)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	uniq := out[:0]
+	for i, e := range out {
+		if i+1 < len(out) && out[i+1].Path == e.Path {
+			continue
+		}
+		uniq = append(uniq, e)
+	}
+	return uniq
+}
+
 type builder struct {
 	odb   *git.Odb
 	store func(id git.Oid, data []byte) error
-	buf   bytes.Buffer
+	buf   []byte
 }
 
 // entry is one entry of a tree being built.
 type entry struct {
 	name string
-	mode string // as the tree writes it: octal, no leading zero
+	mode uint32
 	dir  bool
 	id   git.Oid
 }
 
-const treeMode = "40000"
+// baseEntry is one entry of a base tree, its name a slice of the tree's
+// bytes: a folder's entries cost no string each, which matters when most
+// of them are removed.
+type baseEntry struct {
+	name []byte
+	mode uint32
+	dir  bool
+	id   git.Oid
+}
+
+// group is the edits beneath one folder name of a level.
+type group struct {
+	name  string
+	edits []Edit
+	off   int
+}
 
 // level rebuilds one folder from its base tree (nil: none) and its edits,
-// whose paths from off on are relative to it. It reports whether the
-// folder came out empty.
+// whose paths from off on are relative to it and in path order. It reports
+// whether the folder came out empty. A base entry costs a binary search of
+// this level's edits, and nothing more unless it is kept: removing a
+// folder's every file builds no tree for it.
 func (b *builder) level(base *git.Oid, edits []Edit, off int) (git.Oid, bool, error) {
-	var orig []entry
+	var orig []baseEntry
 	if base != nil {
 		var err error
 		if orig, err = b.readTree(base); err != nil {
 			return git.Oid{}, false, err
 		}
 	}
-	cur := make(map[string]entry, len(orig)+len(edits))
-	origDirs := map[string]git.Oid{}
-	for _, e := range orig {
-		cur[e.name] = e
-		if e.dir {
-			origDirs[e.name] = e.id
-		}
-	}
+	// The edits named here (direct, in name order) and the folders edited
+	// beneath (groups, in the order of name+"/": git's order of folders).
 	var direct []Edit
-	type group struct {
-		name  string
-		edits []Edit
-		off   int
-	}
 	var groups []group
 	for i := 0; i < len(edits); {
 		rest := edits[i].Path[off:]
@@ -142,29 +162,59 @@ func (b *builder) level(base *git.Oid, edits []Edit, off int) (git.Oid, bool, er
 		groups = append(groups, group{name: name, edits: edits[i:j], off: off + slash + 1})
 		i = j
 	}
-	// Removals first, then the folders, then the files set here: a path
-	// that is both a file and a folder of the edits ends up the file.
-	for _, e := range direct {
-		if e.Mode == 0 {
-			delete(cur, e.Path[off:])
+	directAt := func(name []byte) int {
+		k := sort.Search(len(direct), func(k int) bool { return direct[k].Path[off:] >= string(name) })
+		if k < len(direct) && direct[k].Path[off:] == string(name) {
+			return k
 		}
+		return -1
 	}
-	for _, g := range groups {
-		var child *git.Oid
-		if id, ok := origDirs[g.name]; ok {
-			child = &id
+	groupAt := func(name []byte) int {
+		k := sort.Search(len(groups), func(k int) bool { return !gitLess(groups[k].name, true, name, true) })
+		if k < len(groups) && groups[k].name == string(name) {
+			return k
 		}
-		delete(cur, g.name)
-		id, empty, err := b.level(child, g.edits, g.off)
+		return -1
+	}
+	// A base entry is kept unless an edit names it (set or removed) or a
+	// folder of the same name is edited.
+	kept := 0
+	children := make([]*git.Oid, len(groups))
+	for i := range orig {
+		e := &orig[i]
+		if directAt(e.name) >= 0 {
+			continue
+		}
+		if g := groupAt(e.name); g >= 0 {
+			if e.dir {
+				id := e.id // orig is compacted below
+				children[g] = &id
+			}
+			continue
+		}
+		orig[kept] = *e
+		kept++
+	}
+	orig = orig[:kept]
+	// Then the folders, then the files set here: a path that is both a
+	// file and a folder of the edits ends up the file.
+	var ents []entry
+	for g := range groups {
+		id, empty, err := b.level(children[g], groups[g].edits, groups[g].off)
 		if err != nil {
 			return git.Oid{}, false, err
 		}
-		if !empty {
-			if err := validName(g.name); err != nil {
-				return git.Oid{}, false, err
-			}
-			cur[g.name] = entry{name: g.name, mode: treeMode, dir: true, id: id}
+		if empty {
+			continue
 		}
+		name := groups[g].name
+		if err := validName(name); err != nil {
+			return git.Oid{}, false, err
+		}
+		if k := directAt([]byte(name)); k >= 0 && direct[k].Mode != 0 {
+			continue
+		}
+		ents = append(ents, entry{name: name, mode: 0o40000, dir: true, id: id})
 	}
 	for _, e := range direct {
 		if e.Mode == 0 {
@@ -186,22 +236,28 @@ func (b *builder) level(base *git.Oid, edits []Edit, off int) (git.Oid, bool, er
 				return git.Oid{}, false, err
 			}
 		}
-		cur[name] = entry{name: name, mode: strconv.FormatUint(uint64(e.Mode), 8), dir: e.Mode == 0o40000, id: id}
+		ents = append(ents, entry{name: name, mode: e.Mode, dir: e.Mode == 0o40000, id: id})
 	}
-	ents := make([]entry, 0, len(cur))
-	for _, e := range cur {
-		ents = append(ents, e)
+	if len(ents) > 0 {
+		// The kept base entries are in git's order already; the new ones
+		// are sorted in among them.
+		for _, e := range orig {
+			ents = append(ents, entry{name: string(e.name), mode: e.mode, dir: e.dir, id: e.id})
+		}
+		orig = nil
+		sort.Slice(ents, func(i, j int) bool { return gitLess(ents[i].name, ents[i].dir, ents[j].name, ents[j].dir) })
 	}
-	sort.Slice(ents, func(i, j int) bool { return gitLess(&ents[i], &ents[j]) })
-	b.buf.Reset()
+	if len(ents)+len(orig) == 0 && off > 0 {
+		return git.Oid{}, true, nil
+	}
+	b.buf = b.buf[:0]
 	for _, e := range ents {
-		b.buf.WriteString(e.mode)
-		b.buf.WriteByte(' ')
-		b.buf.WriteString(e.name)
-		b.buf.WriteByte(0)
-		b.buf.Write(e.id[:])
+		b.buf = appendEntry(b.buf, e.mode, e.name, &e.id)
 	}
-	data := b.buf.Bytes()
+	for _, e := range orig {
+		b.buf = appendEntry(b.buf, e.mode, e.name, &e.id)
+	}
+	data := b.buf
 	h := sha1.New()
 	fmt.Fprintf(h, "tree %d\x00", len(data))
 	h.Write(data)
@@ -210,11 +266,13 @@ func (b *builder) level(base *git.Oid, edits []Edit, off int) (git.Oid, bool, er
 	if err := b.store(id, data); err != nil {
 		return git.Oid{}, false, err
 	}
-	return id, len(ents) == 0, nil
+	return id, len(data) == 0, nil
 }
 
-// readTree parses a base tree's entries, keeping each mode's bytes.
-func (b *builder) readTree(id *git.Oid) ([]entry, error) {
+// readTree parses a base tree's entries, keeping each mode as the number
+// it is (libgit2 writes a base entry's mode back as the number it reads).
+// The names are slices of one copy of the tree's bytes.
+func (b *builder) readTree(id *git.Oid) ([]baseEntry, error) {
 	obj, err := b.odb.Read(id)
 	if err != nil {
 		return nil, err
@@ -223,44 +281,77 @@ func (b *builder) readTree(id *git.Oid) ([]entry, error) {
 	if obj.Type() != git.ObjectTree {
 		return nil, fmt.Errorf("%s is not a tree", id)
 	}
-	data := obj.Data()
-	var out []entry
+	data := bytes.Clone(obj.Data())
+	out := make([]baseEntry, 0, bytes.Count(data, []byte{0}))
+	ordered := true
 	for len(data) > 0 {
 		sp := bytes.IndexByte(data, ' ')
 		nul := bytes.IndexByte(data, 0)
 		if sp <= 0 || nul < sp || len(data) < nul+21 {
 			return nil, fmt.Errorf("tree %s is damaged", id)
 		}
-		// libgit2 writes a base entry's mode back as the number it reads.
 		mode, err := strconv.ParseUint(string(data[:sp]), 8, 32)
 		if err != nil {
 			return nil, fmt.Errorf("tree %s is damaged", id)
 		}
-		e := entry{mode: strconv.FormatUint(mode, 8), name: string(data[sp+1 : nul]), dir: mode&0o170000 == 0o40000}
+		e := baseEntry{mode: uint32(mode), name: data[sp+1 : nul : nul], dir: mode&0o170000 == 0o40000}
 		copy(e.id[:], data[nul+1:nul+21])
+		if n := len(out); n > 0 && !gitLess(out[n-1].name, out[n-1].dir, e.name, e.dir) {
+			ordered = false
+		}
 		out = append(out, e)
 		data = data[nul+21:]
+	}
+	if !ordered {
+		out = repairOrder(out)
 	}
 	return out, nil
 }
 
+// repairOrder puts the entries of a tree git would not write (out of its
+// order, or a name twice) in git's order, each name's last entry taken:
+// what a tree rebuilt by name from it holds.
+func repairOrder(ents []baseEntry) []baseEntry {
+	sort.SliceStable(ents, func(i, j int) bool { return bytes.Compare(ents[i].name, ents[j].name) < 0 })
+	uniq := ents[:0]
+	for i, e := range ents {
+		if i+1 < len(ents) && bytes.Equal(ents[i+1].name, e.name) {
+			continue
+		}
+		uniq = append(uniq, e)
+	}
+	sort.Slice(uniq, func(i, j int) bool { return gitLess(uniq[i].name, uniq[i].dir, uniq[j].name, uniq[j].dir) })
+	return uniq
+}
+
+// appendEntry appends one tree entry in git's format: the mode in octal
+// without a leading zero, the name, and the raw id.
+func appendEntry[N string | []byte](buf []byte, mode uint32, name N, id *git.Oid) []byte {
+	buf = strconv.AppendUint(buf, uint64(mode), 8)
+	buf = append(buf, ' ')
+	buf = append(buf, name...)
+	buf = append(buf, 0)
+	return append(buf, id[:]...)
+}
+
 // gitLess is git's tree order: names compared bytewise, a folder's as if
 // it ended in '/'.
-func gitLess(a, b *entry) bool {
-	an, bn := a.name, b.name
+func gitLess[A, B string | []byte](an A, adir bool, bn B, bdir bool) bool {
 	n := min(len(an), len(bn))
-	if c := strings.Compare(an[:n], bn[:n]); c != 0 {
-		return c < 0
+	for i := 0; i < n; i++ {
+		if an[i] != bn[i] {
+			return an[i] < bn[i]
+		}
 	}
 	ac, bc := byte(0), byte(0)
 	if len(an) > n {
 		ac = an[n]
-	} else if a.dir {
+	} else if adir {
 		ac = '/'
 	}
 	if len(bn) > n {
 		bc = bn[n]
-	} else if b.dir {
+	} else if bdir {
 		bc = '/'
 	}
 	return ac < bc

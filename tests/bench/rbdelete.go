@@ -39,18 +39,19 @@ func init() {
 	work := fs.String("work", filepath.Join(os.TempDir(), "git-venom-bench-rbdelete"), "directory for the cached tree, its copies and the binaries")
 	runs := fs.Int("runs", 1, "timed runs")
 	verb := fs.Bool("v", false, "log progress on stderr")
+	profile := fs.String("rollback-profile", "", "folder for the timed calls' CPU and heap profiles (dry.cpu, dry.mem, real.cpu, real.mem; the last run's)")
 	_ = fs.Parse(os.Args[1:])
 	verbose = *verb
 	if err := os.MkdirAll(*work, 0o755); err != nil {
 		fatal(err)
 	}
-	if err := runRollbackDelete(*work, *bin, *n, *runs); err != nil {
+	if err := runRollbackDelete(*work, *bin, *profile, *n, *runs); err != nil {
 		fatal(err)
 	}
 	os.Exit(0)
 }
 
-func runRollbackDelete(work, binDir string, n, runs int) error {
+func runRollbackDelete(work, binDir, profile string, n, runs int) error {
 	bin, err := benchBinaries(work, binDir, "./git-venom-checkpoint", "./git-venom-rollback")
 	if err != nil {
 		return err
@@ -64,8 +65,19 @@ func runRollbackDelete(work, binDir string, n, runs int) error {
 	run := filepath.Join(work, "run")     // where the tree was captured, and the rollback runs
 	clean := filepath.Join(work, "clean") // where git clean runs
 	var out []byte                        // of the last venom call
+	// profiled is the environment of a timed call named name: its
+	// profiles go to the -rollback-profile folder (lib/testhook).
+	profiled := func(name string) []string {
+		if profile == "" {
+			return nil
+		}
+		return []string{"VENOM_TEST_CPUPROFILE=" + filepath.Join(profile, name+".cpu"),
+			"VENOM_TEST_MEMPROFILE=" + filepath.Join(profile, name+".mem")}
+	}
+	var extra []string // the next venom call's own environment
 	venom := func(dir string, name string, args ...string) (*proc, time.Duration, error) {
-		p := &proc{dir: dir, env: env}
+		p := &proc{dir: dir, env: append(append([]string(nil), env...), extra...)}
+		extra = nil
 		start := time.Now()
 		var err error
 		out, err = p.cmd(nil, filepath.Join(bin, "git-venom-"+name), args...)
@@ -154,6 +166,7 @@ func runRollbackDelete(work, binDir string, n, runs int) error {
 			}
 		}
 		time.Sleep(racySleep)
+		extra = profiled("dry")
 		p, d, err := venom(run, "rollback", "--agent=b", "--checkpoint=k1", "--restore=files", "--dry-run", "--json")
 		if err != nil {
 			return err
@@ -166,6 +179,7 @@ func runRollbackDelete(work, binDir string, n, runs int) error {
 		if err := json.Unmarshal(out, &dry); err != nil {
 			return err
 		}
+		extra = profiled("real")
 		p, d, err = venom(run, "rollback", "--agent=b", "--checkpoint=k1", "--restore=files", "--plan="+dry.Plan, "--json")
 		if err != nil {
 			return err

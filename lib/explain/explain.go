@@ -356,11 +356,8 @@ func blob(s treewalk.Side) *git.Oid {
 	if s.Mode == 0 {
 		return nil
 	}
-	id, err := git.NewOid(s.Oid)
-	if err != nil {
-		return nil
-	}
-	return id
+	id := s.ID
+	return &id
 }
 
 // lookupTree is a commit's tree id, or nil when the commit is gone.

@@ -14,11 +14,11 @@ import (
 // Change is one path that differs between S and T, with both entries.
 type Change struct {
 	Path   string
-	Change string // create, modify or delete (T's view: what the rollback does)
-	SMode  uint32 // 0 when S lacks the path
-	SOid   string
-	TMode  uint32 // 0 when T lacks the path
-	TOid   string
+	Change string  // create, modify or delete (T's view: what the rollback does)
+	SMode  uint32  // 0 when S lacks the path
+	TMode  uint32  // 0 when T lacks the path
+	SOid   git.Oid // zero when S lacks the path
+	TOid   git.Oid
 	Class  string
 	Left   string // the left reason, "" when the path is restored
 	Detail *string
@@ -44,7 +44,7 @@ func diffTrees(_ context.Context, r *repo.Repo, a, b string) ([]Change, error) {
 	block := make([]Change, 0, 256)
 	n := 0
 	err := eachChange(r, a, b, func(path string, s, t treewalk.Side) {
-		c := Change{Path: path, SMode: s.Mode, SOid: s.Oid, TMode: t.Mode, TOid: t.Oid}
+		c := Change{Path: path, SMode: s.Mode, SOid: s.ID, TMode: t.Mode, TOid: t.ID}
 		switch {
 		case c.SMode == 0:
 			c.Change = "create"

@@ -70,7 +70,7 @@ func decideLeft(top string, changes []Change, outside string, exclude *ignore.Ex
 		case c.SMode == Gitlink || c.TMode == Gitlink:
 			c.Left = LeftGitlink
 			if c.TMode == Gitlink {
-				d := c.TOid
+				d := c.TOid.String()
 				c.Detail = &d
 			}
 		case skipped.reason(c.Path) != "":

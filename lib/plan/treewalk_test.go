@@ -62,12 +62,12 @@ func TestDiffTreesMatchesGit(t *testing.T) {
 	var got []string
 	zero := strings.Repeat("0", 40)
 	for _, c := range list {
-		so, to := c.SOid, c.TOid
-		if so == "" {
-			so = zero
+		so, to := c.SOid.String(), c.TOid.String()
+		if c.SMode == 0 {
+			require.Equal(t, zero, so)
 		}
-		if to == "" {
-			to = zero
+		if c.TMode == 0 {
+			require.Equal(t, zero, to)
 		}
 		got = append(got, strings.Join([]string{oct(c.SMode), oct(c.TMode), so, to, c.Path}, " "))
 	}

@@ -142,15 +142,16 @@ func (b *builder) level(base *git.Oid, edits []Edit, off int) (git.Oid, bool, er
 			return git.Oid{}, false, err
 		}
 	}
-	// The edits named here (direct, in name order) and the folders edited
-	// beneath (groups, in the order of name+"/": git's order of folders).
-	var direct []Edit
+	// The edits named here (direct, their indexes in edits, in name
+	// order) and the folders edited beneath (groups, in the order of
+	// name+"/": git's order of folders).
+	var direct []int
 	var groups []group
 	for i := 0; i < len(edits); {
 		rest := edits[i].Path[off:]
 		slash := strings.IndexByte(rest, '/')
 		if slash < 0 {
-			direct = append(direct, edits[i])
+			direct = append(direct, i)
 			i++
 			continue
 		}
@@ -162,10 +163,11 @@ func (b *builder) level(base *git.Oid, edits []Edit, off int) (git.Oid, bool, er
 		groups = append(groups, group{name: name, edits: edits[i:j], off: off + slash + 1})
 		i = j
 	}
+	// directAt is the index in edits of the edit naming name here, or -1.
 	directAt := func(name []byte) int {
-		k := sort.Search(len(direct), func(k int) bool { return direct[k].Path[off:] >= string(name) })
-		if k < len(direct) && direct[k].Path[off:] == string(name) {
-			return k
+		k := sort.Search(len(direct), func(k int) bool { return edits[direct[k]].Path[off:] >= string(name) })
+		if k < len(direct) && edits[direct[k]].Path[off:] == string(name) {
+			return direct[k]
 		}
 		return -1
 	}
@@ -211,12 +213,13 @@ func (b *builder) level(base *git.Oid, edits []Edit, off int) (git.Oid, bool, er
 		if err := validName(name); err != nil {
 			return git.Oid{}, false, err
 		}
-		if k := directAt([]byte(name)); k >= 0 && direct[k].Mode != 0 {
+		if k := directAt([]byte(name)); k >= 0 && edits[k].Mode != 0 {
 			continue
 		}
 		ents = append(ents, entry{name: name, mode: 0o40000, dir: true, id: id})
 	}
-	for _, e := range direct {
+	for _, k := range direct {
+		e := &edits[k]
 		if e.Mode == 0 {
 			continue
 		}

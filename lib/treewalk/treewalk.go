@@ -5,7 +5,6 @@
 package treewalk
 
 import (
-	"encoding/hex"
 	"fmt"
 	"sort"
 	"strconv"
@@ -16,11 +15,12 @@ import (
 	"github.com/git-venom/git-venom/lib/treepath"
 )
 
-// Side is one tree entry of a path: its mode and object id (hex); Mode 0
-// means the path is absent on that side.
+// Side is one tree entry of a path: its mode and object id; Mode 0 (and
+// a zero ID) means the path is absent on that side. The id is kept raw: a
+// 300,000-path plan holds no hex string a path.
 type Side struct {
 	Mode uint32
-	Oid  string
+	ID   git.Oid
 }
 
 // rawEntry is one entry of a tree object as stored: name and id are
@@ -147,9 +147,9 @@ func (w *Walker) walk(a, b *git.Oid, prefix string, descend func(string) bool, e
 }
 
 func (e *rawEntry) side() Side {
-	var h [2 * len(git.Oid{})]byte
-	hex.Encode(h[:], []byte(e.id))
-	return Side{e.mode, string(h[:])}
+	s := Side{Mode: e.mode}
+	copy(s.ID[:], e.id)
+	return s
 }
 
 func oidOf(raw string) *git.Oid {

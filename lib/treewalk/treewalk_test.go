@@ -70,7 +70,7 @@ func TestDiffUnder_AsGitDiffTree(t *testing.T) {
 	}))
 	require.Len(t, sides, 2)
 	assert.Equal(t, uint32(0o100644), sides[0].Mode)
-	assert.Equal(t, gittest.Run(t, dir, "", ident, "rev-parse", a.String()+":in/a.txt"), sides[0].Oid)
+	assert.Equal(t, gittest.Run(t, dir, "", ident, "rev-parse", a.String()+":in/a.txt"), sides[0].ID.String())
 	assert.Equal(t, Side{}, sides[1], "deleted: absent on the new side")
 }
 

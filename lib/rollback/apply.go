@@ -211,7 +211,7 @@ func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) 
 			return err
 		}
 		if w, ok := writtenFile(e, placed); ok {
-			w.Verbatim = st[i].verbatim
+			w.Direct, w.Verbatim = st[i].direct, st[i].verbatim
 			ap.written = append(ap.written, w)
 		}
 	}

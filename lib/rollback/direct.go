@@ -83,11 +83,11 @@ func (ap *applier) symlinks() bool {
 }
 
 // staged is one file in the stage: its name there, whether it is a link,
-// and whether it holds its blob's bytes and no CR (capture.Written's
-// Verbatim: only for files written in process).
+// whether it was written in process, and then whether it holds no CR
+// (capture.Written's Direct and Verbatim).
 type staged struct {
-	name           string
-	link, verbatim bool
+	name                   string
+	link, direct, verbatim bool
 }
 
 // stageAll writes in process each of writes it can into the folder open
@@ -182,7 +182,7 @@ func (d *direct) write(stage int, name string, e entry) (staged, error) {
 		if len(data) == 0 || bytes.IndexByte(data, 0) >= 0 {
 			return staged{}, errNotDirect
 		}
-		return staged{name: name, link: true}, unix.Symlinkat(string(data), stage, name)
+		return staged{name: name, link: true, direct: true}, unix.Symlinkat(string(data), stage, name)
 	}
 	perm := uint32(0o666)
 	if e.mode == 0o100755 {
@@ -199,7 +199,7 @@ func (d *direct) write(stage int, name string, e entry) (staged, error) {
 	if err := unix.Close(fd); err != nil {
 		return staged{}, err
 	}
-	return staged{name: name, verbatim: !link && bytes.IndexByte(data, '\r') < 0}, nil
+	return staged{name: name, direct: true, verbatim: !link && bytes.IndexByte(data, '\r') < 0}, nil
 }
 
 // writeAll writes data to fd whole, as git's write_in_full.

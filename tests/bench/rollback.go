@@ -44,6 +44,10 @@ var (
 	rollbackBin    *string
 	rollbackRepo   *string
 	rollbackProf   *string
+	// rollbackSettled: the agent's after-turn capture comes between the
+	// change and the dry run (false: the change is seen first by the dry
+	// run, as this bench measured before).
+	rollbackSettled *bool
 )
 
 func init() {
@@ -56,6 +60,7 @@ func init() {
 	rollbackBin = fs.String("rollback-bin", "", "folder with git-venom-checkpoint and git-venom-rollback (default: build them)")
 	rollbackRepo = fs.String("rollback-repo", "", "measure a clone of this repository instead of a generated tree")
 	rollbackProf = fs.String("rollback-profile", "", "folder for CPU profiles of each run's dry run and real call (dry-<n>.pprof, real-<n>.pprof)")
+	rollbackSettled = fs.Bool("rollback-settled", true, "take the agent's after-turn capture, untimed, between the change and the dry run")
 	goTree := fs.Bool("rollback-go", false, "measure the Go source tree (GOROOT/src in a repository of one commit)")
 	// Its own work folder: other modes run at the same time and rebuild
 	// bin/ and run/ in theirs. A generated repository cached there is
@@ -264,6 +269,18 @@ func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
 		}
 		if _, err := g.run(nil, "status", "--porcelain"); err != nil {
 			return nil, err
+		}
+		if *rollbackSettled {
+			// The change was made again (the restore and the reference
+			// put T back): same bytes, new stat data. An agent's turn
+			// ends with a capture, and a rollback comes after it: without
+			// that capture the dry run finds every changed file's stat
+			// data moved and, past the quick scan's bound, has git
+			// status hash them all again, which no agent's dry run does.
+			// Untimed, as the status above.
+			if _, _, err := venom("checkpoint", nil, "--agent=b", "--json"); err != nil {
+				return nil, err
+			}
 		}
 		// A person reads the turn's diff before the dry run: the files
 		// are older than a capture's racy window (lib/capture) by then.

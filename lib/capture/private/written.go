@@ -22,11 +22,13 @@ type Written struct {
 	Mode uint32 // 0o100644 or 0o100755
 	Oid  string
 	Stat gitindex.Stat
-	// Verbatim: the writer put the blob's bytes in the file, none of
-	// them a CR, and no attribute could convert it either way
-	// (store.NewNoSmudge): git reads it back as that blob, and
-	// NoteWritten need not read the blob to know it.
-	Verbatim bool
+	// Direct: the writer put the blob's bytes in the file itself, no
+	// attribute converting them (store.NewNoSmudge). Verbatim: and none
+	// of them is a CR. NoteWritten then need not read the blob to know
+	// what readsBack would find: a verbatim file reads back as its blob,
+	// and a direct one that is not holds a CR, which readsBack never
+	// trusts.
+	Direct, Verbatim bool
 }
 
 // NoteWritten tells the tree's private index that files was just written
@@ -149,8 +151,8 @@ func (p *Index) noteWritten(r *repo.Repo, files []Written) (int, error) {
 // the file's size (nothing was added on the way out), and is at most
 // store.MemoryFileBytes. The others are read by the capture, as any file is.
 func readsBack(odb *git.Odb, nc *store.NoConversion, f Written) bool {
-	if f.Verbatim {
-		return true
+	if f.Direct || f.Verbatim {
+		return f.Verbatim
 	}
 	if !nc.AttributesQuiet(f.Path) {
 		return false

@@ -107,6 +107,9 @@ func decideLeft(top string, changes []Change, outside string, exclude *ignore.Ex
 			leftDirs[d] = c
 		}
 	}
+	// The folders above the writes found to be folders: each is looked at
+	// once, not once for every file beneath it.
+	folders := map[string]bool{}
 	for i := range changes {
 		c := &changes[i]
 		if c.Left != "" || !c.Writes() {
@@ -125,7 +128,7 @@ func decideLeft(top string, changes []Change, outside string, exclude *ignore.Ex
 		if c.Left != "" {
 			continue
 		}
-		if p, ok := inTheWay(top, c, byPath); ok {
+		if p, ok := inTheWay(top, c, byPath, folders); ok {
 			c.Left = LeftIgnoredInTheWay
 			if p != c.Path {
 				d := p
@@ -150,19 +153,24 @@ func (c *Change) block(by *Change) {
 // inTheWay reports what a write of c would replace that S does not hold: a
 // file or other non-folder at a parent or at the path, or a folder holding
 // anything but paths the rollback deletes (docs/rollback.md#the-real-call, docs/rollback.md#left).
-func inTheWay(top string, c *Change, byPath map[string]*Change) (string, bool) {
+// folders holds the parent folders already found to be folders, and
+// takes those found here.
+func inTheWay(top string, c *Change, byPath map[string]*Change, folders map[string]bool) (string, bool) {
 	deleted := func(p string) bool {
 		d := byPath[p]
 		return d != nil && d.Left == "" && d.SMode != 0 && d.TMode == 0
 	}
-	parts := strings.Split(c.Path, "/")
-	for i := 1; i < len(parts); i++ {
-		d := strings.Join(parts[:i], "/")
+	for i := strings.IndexByte(c.Path, '/'); i >= 0; i = nextSlash(c.Path, i) {
+		d := c.Path[:i]
+		if folders[d] {
+			continue
+		}
 		fi, err := os.Lstat(treepath.Abs(top, d))
 		if err != nil {
 			return "", false // nothing there: the write makes the folders
 		}
 		if fi.IsDir() {
+			folders[d] = true
 			continue
 		}
 		if deleted(d) {
@@ -214,6 +222,14 @@ func inTheWay(top string, c *Change, byPath map[string]*Change) (string, bool) {
 		// FIFOs, sockets and devices: git never holds them (docs/rollback.md#left).
 		return c.Path, true
 	}
+}
+
+// nextSlash is the index of the next '/' in p after i, or -1.
+func nextSlash(p string, i int) int {
+	if j := strings.IndexByte(p[i+1:], '/'); j >= 0 {
+		return i + 1 + j
+	}
+	return -1
 }
 
 // addSkipped reports in left every path S or T skipped that the change set

@@ -333,3 +333,40 @@ func TestCapture_QuickScanTakesManyChangedFiles(t *testing.T) {
 	env.VenomIn(env.Dir, noStatus, "checkpoint", "--agent=a1", "--json").OK(t).JSON(t, &res)
 	require.True(t, res.Reused, "git status refreshed the touched files: nothing to hash, the base tree")
 }
+
+// TestCapture_QuickScanAfterTheMemoOrTheCarry: a capture that had to run
+// git status (its scan record gone) and took its tree from the carry or
+// the memo still makes the next record from what status listed, and the
+// capture after it runs no git status. The record's walk was compared
+// with nothing and judged to disagree with git; after two such captures
+// the tree kept to git status until the user's index changed.
+func TestCapture_QuickScanAfterTheMemoOrTheCarry(t *testing.T) {
+	t.Parallel()
+	for _, shortcut := range []string{"carry", "memo"} {
+		t.Run(shortcut, func(t *testing.T) {
+			t.Parallel()
+			env := NewEnv(t)
+			env.Write("d/c.txt", "c\n")
+			env.Commit("base")
+			env.Write("d/u.txt", "untracked\n")
+			env.Write("e/v.txt", "untracked too\n")
+			env.Checkpoint("--agent=a1")
+			// Past the racy window: the listing vouches for both files.
+			time.Sleep(2100 * time.Millisecond)
+			common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+			dropRecord := func() {
+				records, err := filepath.Glob(filepath.Join(common, "venom", "index", "*.scan"))
+				require.NoError(t, err)
+				require.Len(t, records, 1)
+				require.NoError(t, os.Remove(records[0]))
+			}
+			dropRecord()
+			env.Checkpoint("--agent=a1") // git status, then the carry
+			if shortcut == "memo" {
+				dropRecord()
+				env.Checkpoint("--agent=a1") // git status, then the memo
+			}
+			require.Equal(t, env.RecipeTree(), quickCapture(t, env))
+		})
+	}
+}

@@ -115,7 +115,7 @@ type Snapshot struct {
 	held []Object
 	// listing is the memo's listing, path by path, when this scan made
 	// one (carry.go).
-	listing []byte
+	listing *private.ListingWriter
 }
 
 // Store writes the snapshot's new objects and extra (the checkpoint's
@@ -162,8 +162,8 @@ type base struct {
 	// tree is the tree of idx's content, when known (private index only):
 	// the capture is then built on it without an index write.
 	tree *git.Oid
-	// listing reads the memo's listing (private index only).
-	listing func(private.Memo) []byte
+	// listings reads and writes the memo's listing (private index only).
+	listings *private.Index
 	// started is when the capture began, before any of its lstat calls:
 	// a listing trusts only stat data of files last changed a racy window
 	// before it. Measured from when the listing is written instead, a
@@ -226,7 +226,7 @@ func takePrivate(ctx context.Context, r *repo.Repo, p *private.Index, tmpDir str
 		return nil, err
 	}
 	b := base{idx: ready.Index, flagged: ready.Flagged, persistent: true, memo: ready.Memo, pins: private.Pins,
-		settings: gitfiles.Settings(r.Files()), tree: ready.Tree, listing: p.Listing, started: started}
+		settings: gitfiles.Settings(r.Files()), tree: ready.Tree, listings: p, started: started}
 	// Shortcut 2: the quick scan stands for git status when its record
 	// holds.
 	q := p.Quick()
@@ -257,6 +257,8 @@ func takePrivate(ctx context.Context, r *repo.Repo, p *private.Index, tmpDir str
 	if snap.memo.Tree != "" {
 		p.Remember(ready, snap.memo, snap.listing)
 	}
+	snap.listing.Abandon() // unless Remember put it in place
+	snap.listing = nil
 	p.MoveOn(ctx, r, ready, snap.moved, snap.movedBytes, func() error { return snap.Store(r) })
 	return snap, nil
 }
@@ -293,6 +295,12 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 	if err != nil {
 		return nil, err
 	}
+	// What git status listed untracked makes the next quick scan's record
+	// (takePrivate), whichever shortcut below makes the snapshot: taken
+	// from the memo or the carry without it, the record's walk was
+	// compared with nothing, judged to disagree with git, and after two
+	// such captures the tree kept to git status.
+	listed := snap.untracked
 	if !(b.quick != nil && b.listable()) {
 		if err := testhook.Point("capture-scan"); err != nil {
 			return nil, failure.Git("status", err)
@@ -309,6 +317,7 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 		sig = private.Signature(memoKey(r, lim), b.settings, status, changes, stats)
 		if sig != "" && sig == b.memo.Sig {
 			if snap, err := fromMemo(r, b.memo, snap.Skipped); err == nil {
+				snap.untracked = listed
 				return snap, nil
 			}
 		}
@@ -324,6 +333,7 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 			snap, err := takeCarried(ctx, r, &b, c, sig, lim)
 			if err == nil {
 				keepListing(&b, snap, env, changes, stats, order)
+				snap.untracked = listed
 				return snap, nil
 			}
 			if !errors.Is(err, errNoCarry) && !errors.Is(err, store.ErrNoTreePath) {

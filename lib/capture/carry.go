@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unsafe"
 
 	git "github.com/libgit2/git2go/v34"
 
@@ -40,7 +41,7 @@ var errNoCarry = errors.New("the memo's listing does not apply")
 // listable says whether b's scans can keep a listing: a private index
 // with a tree and no entry treated specially.
 func (b *base) listable() bool {
-	return b.persistent && b.tree != nil && len(b.flagged) == 0 && b.listing != nil
+	return b.persistent && b.tree != nil && len(b.flagged) == 0 && b.listings != nil
 }
 
 // sortedOrder is the indexes of changes in byte order of their paths, or
@@ -101,8 +102,7 @@ type carried struct {
 	// capture's moved files (MoveOn).
 	tracked      []string
 	trackedBytes int64
-	listing      []byte // the memo's
-	rd           *private.ListingReader
+	rd           *private.ListingReader // the memo's listing
 	more         bool
 }
 
@@ -114,22 +114,23 @@ func carryStart(b *base, env string) (*carried, error) {
 		len(m.Skipped) > 0 || len(m.Submodules) > 0 {
 		return nil, errNoCarry
 	}
-	data := b.listing(m)
-	if data == nil {
-		return nil, errNoCarry
-	}
-	rd, err := private.NewListingReader(data)
+	rd, err := b.listings.OpenListing(m)
 	if err != nil {
 		return nil, errNoCarry
 	}
-	return &carried{listing: data, rd: rd, more: rd.Next()}, nil
+	return &carried{rd: rd, more: rd.Next()}, nil
 }
+
+// close lets the memo's listing go.
+func (c *carried) close() { c.rd.Close() }
 
 // take compares one listed path, in byte order, with the memo's listing.
 func (c *carried) take(ch *scan.Change, st *scan.Stat) error {
 	if ch.Submodule != "" {
 		return errNoCarry
 	}
+	// Paths are kept as copies: a steady capture's untracked paths share
+	// one block's memory.
 	for c.more && string(c.rd.Listed().Path) < ch.Path {
 		c.reverts = append(c.reverts, string(c.rd.Listed().Path))
 		c.more = c.rd.Next()
@@ -142,7 +143,7 @@ func (c *carried) take(ch *scan.Change, st *scan.Stat) error {
 				c.bytes += st.Size
 			}
 			if st.Err == nil && !ch.Untracked {
-				c.tracked = append(c.tracked, ch.Path)
+				c.tracked = append(c.tracked, strings.Clone(ch.Path))
 				c.trackedBytes += st.Size
 			}
 			return nil
@@ -152,7 +153,7 @@ func (c *carried) take(ch *scan.Change, st *scan.Stat) error {
 		// It can change how every other file is stored.
 		return errNoCarry
 	}
-	c.delta = append(c.delta, *ch)
+	c.delta = append(c.delta, scan.Change{Path: strings.Clone(ch.Path), Untracked: ch.Untracked})
 	c.deltaStats = append(c.deltaStats, *st)
 	return nil
 }
@@ -188,6 +189,7 @@ func carryFrom(r *repo.Repo, b *base, env string, changes []scan.Change, stats [
 	if err != nil {
 		return nil, err
 	}
+	defer c.close()
 	for _, i := range order {
 		if err := c.take(&changes[i], &stats[i]); err != nil {
 			return nil, err
@@ -197,7 +199,7 @@ func carryFrom(r *repo.Repo, b *base, env string, changes []scan.Change, stats [
 }
 
 // steadyBlock is how many paths the steady carry stats at once.
-const steadyBlock = 4096
+const steadyBlock = 1024
 
 // steady is the carry straight from a quick scan's answer: its paths are
 // stat'ed and compared with the memo's listing a block at a time, never
@@ -213,8 +215,14 @@ func steady(ctx context.Context, r *repo.Repo, b *base, env string, lim Limits) 
 	if err != nil {
 		return nil, err
 	}
-	tracked, untracked := b.quick.Tracked, b.quick.Untracked
+	defer c.close()
+	tracked := b.quick.Tracked
+	untracked := b.quick.Untracked.Iter()
+	more := untracked.Next()
 	block := make([]scan.Change, 0, steadyBlock)
+	// The block's untracked paths, in one buffer: 300,000 of them were
+	// as many strings.
+	arena := make([]byte, 0, 64*steadyBlock)
 	var stats []scan.Stat
 	flush := func() error {
 		stats = scan.LstatInto(r.Top, block, stats)
@@ -223,23 +231,30 @@ func steady(ctx context.Context, r *repo.Repo, b *base, env string, lim Limits) 
 				return err
 			}
 		}
-		block = block[:0]
+		block, arena = block[:0], arena[:0]
 		return nil
 	}
 	// Tracked files in index order and untracked ones sorted: both in
 	// byte order, merged.
-	last := ""
-	for len(tracked) > 0 || len(untracked) > 0 {
+	var last []byte
+	for len(tracked) > 0 || more {
 		var ch scan.Change
-		if len(untracked) == 0 || len(tracked) > 0 && tracked[0] < untracked[0] {
+		if !more || len(tracked) > 0 && tracked[0] < untracked.PathString() {
 			ch, tracked = scan.Change{Path: tracked[0]}, tracked[1:]
 		} else {
-			ch, untracked = scan.Change{Path: untracked[0], Untracked: true}, untracked[1:]
+			p := untracked.Path()
+			if len(arena)+len(p) > cap(arena) {
+				// A new buffer: the block's paths so far keep the old one.
+				arena = make([]byte, 0, max(cap(arena), len(p)))
+			}
+			arena = append(arena, p...)
+			ch = scan.Change{Path: unsafe.String(unsafe.SliceData(arena[len(arena)-len(p):]), len(p)), Untracked: true}
+			more = untracked.Next()
 		}
-		if ch.Path <= last && last != "" {
+		if last != nil && ch.Path <= string(last) {
 			return nil, errNoCarry // listed twice, or out of order
 		}
-		last = ch.Path
+		last = append(last[:0], ch.Path...)
 		if block = append(block, ch); len(block) == steadyBlock {
 			if err := flush(); err != nil {
 				return nil, err
@@ -260,7 +275,10 @@ func steady(ctx context.Context, r *repo.Repo, b *base, env string, lim Limits) 
 	if err != nil {
 		return nil, err
 	}
-	if listing := editListing(b, c); listing != nil && len(snap.Skipped) == 0 && len(snap.Submodules) == 0 {
+	if len(snap.Skipped) > 0 || len(snap.Submodules) > 0 {
+		return snap, nil
+	}
+	if listing := editListing(b, c); listing != nil {
 		snap.memo = private.Memo{Tree: snap.Tree.String(), Skipped: snap.Skipped, Submodules: snap.Submodules,
 			Base: b.tree.String(), Env: env}
 		snap.listing = listing
@@ -269,14 +287,20 @@ func steady(ctx context.Context, r *repo.Repo, b *base, env string, lim Limits) 
 }
 
 // editListing is the memo's listing with c's paths: the carried ones as
-// they were, the delta with its new lstat, the reverted ones gone.
-func editListing(b *base, c *carried) []byte {
-	rd, err := private.NewListingReader(c.listing)
+// they were, the delta with its new lstat, the reverted ones gone. Both
+// listings are streamed, the memo's read again from its file and the new
+// one written to a file beside it: neither is held whole.
+func editListing(b *base, c *carried) *private.ListingWriter {
+	rd, err := b.listings.OpenListing(b.memo)
+	if err != nil {
+		return nil
+	}
+	defer rd.Close()
+	w, err := b.listings.CreateListing()
 	if err != nil {
 		return nil
 	}
 	recent := b.started.Add(-racyWindow()).UnixNano()
-	w := private.NewListingWriterSized(len(c.listing) + 64*len(c.delta))
 	d, v := 0, 0
 	for rd.Next() {
 		l := rd.Listed()
@@ -298,9 +322,10 @@ func editListing(b *base, c *carried) []byte {
 		w.Add(c.delta[d].Path, &c.deltaStats[d], recent)
 	}
 	if rd.Err() != nil || v != len(c.reverts) {
+		w.Abandon()
 		return nil
 	}
-	return w.Bytes()
+	return w
 }
 
 func isAttributes(p string) bool {
@@ -385,15 +410,14 @@ func keepListing(b *base, snap *Snapshot, env string, changes []scan.Change, sta
 		}
 		w.Add(changes[i].Path, &stats[i], recent)
 	}
-	listing := w.Bytes()
-	if listing == nil {
+	if w.Bytes() == nil {
 		return
 	}
 	if snap.memo.Tree == "" {
 		snap.memo = private.Memo{Tree: snap.Tree.String(), Skipped: snap.Skipped, Submodules: snap.Submodules}
 	}
 	snap.memo.Base, snap.memo.Env = b.tree.String(), env
-	snap.listing = listing
+	snap.listing = w
 }
 
 // racyWindow: stat data taken less than this after a file's last change

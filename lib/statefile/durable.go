@@ -32,7 +32,7 @@ func ReadDirNames(path string) ([]string, error) {
 // machine: the new content is fsynced before the rename, and the folder
 // after it.
 func WriteDurable(path string, data []byte, perm os.FileMode) error {
-	return replace(path, data, perm, true)
+	return replace(path, writeAll(data), perm, true)
 }
 
 // syncFolder fsyncs the folder open (O_PATH) at d.

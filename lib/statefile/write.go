@@ -3,6 +3,7 @@ package statefile
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -52,13 +53,26 @@ func createIn(d int, dir, pattern string, perm os.FileMode) (*os.File, string, e
 // a link at path is replaced, never written through. It does not fsync:
 // the files written so are caches that a crash may lose.
 func WriteAtomic(path string, data []byte, perm os.FileMode) error {
-	return replace(path, data, perm, false)
+	return replace(path, writeAll(data), perm, false)
 }
 
-// replace writes data to a new temporary file beside path and renames it
+// WriteAtomicFrom is WriteAtomic of what write writes: a large state file
+// made as it is written, never held whole.
+func WriteAtomicFrom(path string, perm os.FileMode, write func(io.Writer) error) error {
+	return replace(path, write, perm, false)
+}
+
+func writeAll(data []byte) func(io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}
+}
+
+// replace writes to a new temporary file beside path and renames it
 // over path; durable fsyncs the file before the rename and the folder
 // after it (WriteDurable).
-func replace(path string, data []byte, perm os.FileMode, durable bool) error {
+func replace(path string, write func(io.Writer) error, perm os.FileMode, durable bool) error {
 	d, name, err := openParent(path, true)
 	if err != nil {
 		return err
@@ -68,7 +82,7 @@ func replace(path string, data []byte, perm os.FileMode, durable bool) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	err = write(f)
 	if err == nil && durable {
 		err = f.Sync()
 	}

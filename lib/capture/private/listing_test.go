@@ -1,9 +1,16 @@
 package private
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 	"syscall"
 	"testing"
+	"testing/iotest"
 
 	"github.com/stretchr/testify/require"
 
@@ -76,4 +83,74 @@ func TestListing_RoundTrip(t *testing.T) {
 	bad.Add("b", &entries[0].st, recent)
 	bad.Add("a", &entries[0].st, recent)
 	require.Nil(t, bad.Bytes(), "paths out of order")
+}
+
+// TestListing_Streamed: a listing read from a file a buffer at a time
+// (a reader giving one byte per call, too) reads back as written, and one
+// written to a file is the same bytes; a digest that does not match, a
+// cut, or a file extended with zeros (truncate(2)) ends in an error,
+// which a reader knows once Next returned false.
+func TestListing_Streamed(t *testing.T) {
+	now := int64(1_800_000_000_000_000_000)
+	var paths []string
+	for i := 0; i < 20000; i++ {
+		paths = append(paths, fmt.Sprintf("d%03d/e%02d/%s%05d.txt", i/200, i%7, strings.Repeat("x", i%300), i))
+	}
+	sort.Strings(paths)
+	stat := func(i int) scan.Stat {
+		return scan.Stat{Mode: syscall.S_IFREG | 0o644, Size: int64(i), Mtime: now - int64(i)*1e6, Ctime: now, Ino: uint64(5000 + i), Dev: 2049}
+	}
+	mem := NewListingWriter(len(paths))
+	p := &Index{index: filepath.Join(t.TempDir(), "k.index")}
+	file, err := p.CreateListing()
+	require.NoError(t, err)
+	for i, path := range paths {
+		st := stat(i)
+		mem.Add(path, &st, now)
+		file.Add(path, &st, now)
+	}
+	data := mem.Bytes()
+	require.Nil(t, file.Bytes(), "written to a file")
+	sum, err := file.finish()
+	require.NoError(t, err)
+	written, err := os.ReadFile(file.tmp)
+	require.NoError(t, err)
+	require.Equal(t, data, written)
+	require.Equal(t, listingSum(data), sum)
+
+	readAll := func(src io.Reader, want string) (int, error) {
+		rd, err := newListingReaderFrom(src, want)
+		if err != nil {
+			return 0, err
+		}
+		n := 0
+		for rd.Next() {
+			st := stat(n)
+			require.Equal(t, paths[n], string(rd.Listed().Path))
+			require.True(t, rd.Listed().Same(&st), paths[n])
+			n++
+		}
+		return n, rd.Err()
+	}
+	n, err := readAll(bytes.NewReader(data), sum)
+	require.NoError(t, err)
+	require.Equal(t, len(paths), n)
+	n, err = readAll(iotest.OneByteReader(bytes.NewReader(data)), sum)
+	require.NoError(t, err)
+	require.Equal(t, len(paths), n)
+
+	_, err = readAll(bytes.NewReader(data), listingSum(data[:len(data)-1]))
+	require.Error(t, err, "another listing's digest")
+	cut := data[:len(data)/2]
+	_, err = readAll(bytes.NewReader(cut), listingSum(cut))
+	require.Error(t, err, "cut")
+	long := append(append([]byte(nil), data...), make([]byte, 1<<20)...)
+	_, err = readAll(bytes.NewReader(long), listingSum(long))
+	require.Error(t, err, "zeros after the listing")
+
+	abandoned, err := p.CreateListing()
+	require.NoError(t, err)
+	abandoned.Abandon()
+	_, err = os.Stat(abandoned.tmp)
+	require.True(t, os.IsNotExist(err), "an abandoned listing's file is removed")
 }

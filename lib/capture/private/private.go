@@ -183,11 +183,22 @@ func (p *Index) Ready(ctx context.Context, r *repo.Repo, tmpDir string) (*Ready,
 // Remember keeps what this capture's scan gave, for the next one, with
 // listing, the memo's listing, when the scan made one (nil: m.Listing
 // names the one kept already, or none).
-func (p *Index) Remember(rd *Ready, m Memo, listing []byte) {
-	if listing != nil {
+func (p *Index) Remember(rd *Ready, m Memo, listing *ListingWriter) {
+	switch {
+	case listing == nil:
+	case listing.f != nil:
 		m.Listing = ""
-		if statefile.WriteAtomic(p.listingFile(), listing, 0o666) == nil {
-			m.Listing = listingSum(listing)
+		if sum, err := listing.finish(); err == nil {
+			if statefile.Rename(listing.tmp, p.listingFile()) == nil {
+				m.Listing = sum
+			} else {
+				_ = statefile.Remove(listing.tmp)
+			}
+		}
+	default:
+		m.Listing = ""
+		if data := listing.Bytes(); data != nil && statefile.WriteAtomic(p.listingFile(), data, 0o666) == nil {
+			m.Listing = listingSum(data)
 		}
 	}
 	rd.meta.Memo = m

@@ -50,7 +50,7 @@ import (
 // a case-insensitive tree) sends the capture back to git status.
 
 // recordFormat changes whenever what a scan record means changes.
-const recordFormat = 1
+const recordFormat = 2
 
 // maxQuickChanges bounds the tracked files whose stat data moved while
 // their size and type did not (or that are racy): past it, git status,
@@ -82,7 +82,7 @@ type Record struct {
 	Dirs []dirState
 	// Untracked are the untracked files, links and nested repositories not
 	// ignored, by path.
-	Untracked []string
+	Untracked Paths
 	// Ignores are the .gitignore files the scan read, tracked or not: an
 	// edit to one moves no folder, and can change what is ignored anywhere
 	// under it.
@@ -130,7 +130,7 @@ var errQuickUnsure = errors.New("the quick scan cannot decide")
 // moved, in index order, and the untracked paths, sorted.
 type Result struct {
 	Tracked   []string
-	Untracked []string
+	Untracked Paths
 	Record    *Record // to save once the capture succeeded; nil: unchanged
 }
 
@@ -143,16 +143,17 @@ func (res *Result) List() (status []byte, changes []Change) {
 	for _, c := range res.Tracked {
 		size += len(c) + 3
 	}
-	for _, u := range res.Untracked {
+	untracked := res.Untracked.Strings()
+	for _, u := range untracked {
 		size += len(u) + 3
 	}
 	status = append(make([]byte, 0, size), "venom quick scan\x00"...)
-	changes = make([]Change, 0, len(res.Tracked)+len(res.Untracked))
+	changes = make([]Change, 0, len(res.Tracked)+len(untracked))
 	for _, c := range res.Tracked {
 		changes = append(changes, Change{Path: c})
 		status = append(append(append(status, "T "...), c...), 0)
 	}
-	for _, u := range res.Untracked {
+	for _, u := range untracked {
 		changes = append(changes, Change{Path: u, Untracked: true})
 		status = append(append(append(status, "U "...), u...), 0)
 	}
@@ -181,7 +182,7 @@ func (q Quick) Load() *Record {
 
 // Save keeps rec as the scan record.
 func (q Quick) Save(rec *Record) {
-	if statefile.WriteAtomic(q.Record, rec.encode(), 0o666) != nil {
+	if statefile.WriteAtomicFrom(q.Record, 0o666, rec.writeTo) != nil {
 		_ = statefile.Remove(q.Record)
 	}
 }
@@ -456,11 +457,7 @@ func parallelRanges(n int, fn func(start, end int)) {
 // new listings.
 func relist(r *repo.Repo, stats *gitindex.Stats, rec *Record, moved []int) (*Record, error) {
 	w := newWalker(r, stats, rec.Excludes)
-	known := make(map[string]bool, len(rec.Dirs))
-	for _, d := range rec.Dirs {
-		known[d.Path] = true
-	}
-	w.known = known
+	w.known = rec.Dirs
 	w.ignores = append(w.ignores, rec.Ignores...)
 	w.knownIgnores = map[string]bool{}
 	for _, f := range rec.Ignores {
@@ -470,15 +467,7 @@ func relist(r *repo.Repo, stats *gitindex.Stats, rec *Record, moved []int) (*Rec
 	for _, i := range moved {
 		again[rec.Dirs[i].Path] = true
 	}
-	// The untracked entries of folders not read again stay. Sized once:
-	// grown by append, 300,000 of them were 50 MB of garbage.
-	w.untracked = make([]string, 0, len(rec.Untracked)+64)
 	w.dirs = make([]dirState, 0, len(rec.Dirs)+16)
-	for _, u := range rec.Untracked {
-		if !again[treepath.Parent(u)] {
-			w.untracked = append(w.untracked, u)
-		}
-	}
 	for _, d := range rec.Dirs {
 		if !again[d.Path] {
 			w.dirs = append(w.dirs, d)
@@ -494,7 +483,16 @@ func relist(r *repo.Repo, stats *gitindex.Stats, rec *Record, moved []int) (*Rec
 			return nil, err
 		}
 	}
-	return w.record(rec), nil
+	// The untracked entries of folders not read again stay, merged with
+	// those read now (sorted: a few folders' worth), as the list is read.
+	read := sortTail(w.untracked)
+	w.untracked = nil
+	next, err := w.record(rec)
+	if err != nil {
+		return nil, err
+	}
+	next.Untracked = Paths{data: rec.Untracked.data, drop: again, add: read}
+	return next, nil
 }
 
 // walker reads folders as git's untracked scan does (dir.c
@@ -504,9 +502,11 @@ type walker struct {
 	stats  *gitindex.Stats
 	global []*ignore.List
 	stacks map[string]*ignore.Stack
-	// known are the folders of the record, each stat-checked on its own:
-	// a re-read leaves them to that check (nil: walking the whole tree).
-	known     map[string]bool
+	// known are the folders of the record, by path, each stat-checked
+	// on its own: a re-read leaves them to that check (nil: walking the
+	// whole tree). Searched, not made into a map: 10,000 folders' map
+	// was 2 MB of a steady capture's memory.
+	known     []dirState
 	dirs      []dirState
 	untracked []string
 	ignores   []dirState
@@ -531,16 +531,17 @@ func newWalker(r *repo.Repo, stats *gitindex.Stats, excludes []string) *walker {
 	return w
 }
 
-func (w *walker) record(old *Record) *Record {
+func (w *walker) record(old *Record) (*Record, error) {
 	sort.Slice(w.dirs, func(i, j int) bool { return w.dirs[i].Path < w.dirs[j].Path })
 	w.untracked = sortTail(w.untracked)
 	sort.Slice(w.ignores, func(i, j int) bool { return w.ignores[i].Path < w.ignores[j].Path })
 	rec := *old
-	rec.Dirs, rec.Untracked, rec.Ignores = w.dirs, w.untracked, w.ignores
-	if rec.Untracked == nil {
-		rec.Untracked = []string{}
+	rec.Dirs, rec.Ignores = w.dirs, w.ignores
+	var ok bool
+	if rec.Untracked, ok = PathsOf(w.untracked); !ok {
+		return nil, errQuickUnsure // listed twice
 	}
-	return &rec
+	return &rec, nil
 }
 
 // sortTail sorts list, whose head is often sorted already: a re-read keeps
@@ -690,7 +691,7 @@ func (w *walker) list(dir string, stack *ignore.Stack, recurse bool) error {
 		rel := joinRel(dir, name)
 		switch t := e.Type(); {
 		case t.IsDir():
-			if !recurse && w.known[rel] {
+			if !recurse && w.isKnown(rel) {
 				continue // stat-checked on its own
 			}
 			if stack.Excluded(name, true) {
@@ -734,6 +735,12 @@ func (w *walker) list(dir string, stack *ignore.Stack, recurse bool) error {
 		// FIFOs, sockets and devices: git lists none.
 	}
 	return nil
+}
+
+// isKnown says whether the record holds folder path.
+func (w *walker) isKnown(path string) bool {
+	i := sort.Search(len(w.known), func(i int) bool { return w.known[i].Path >= path })
+	return i < len(w.known) && w.known[i].Path == path
 }
 
 func joinRel(dir, name string) string {
@@ -785,15 +792,29 @@ func (q Quick) Remake(ctx context.Context, r *repo.Repo, old *Record, untracked,
 	if err == nil {
 		err = w.list("", stack, true)
 	}
-	rec := w.record(&Record{Format: recordFormat, Members: stats.Members, Excludes: excludes,
-		Settings: settingsDigest(settings, excludes)})
+	var rec *Record
+	if err == nil {
+		rec, err = w.record(&Record{Format: recordFormat, Members: stats.Members, Excludes: excludes,
+			Settings: settingsDigest(settings, excludes)})
+	}
 	want := append([]string(nil), untracked...)
 	sort.Strings(want)
-	if err != nil || strings.Join(want, "\x00") != strings.Join(rec.Untracked, "\x00") {
+	if err != nil || !sameList(want, rec.Untracked) {
 		// The walk met what it cannot judge, or judged otherwise than git.
 		rec = &Record{Format: recordFormat, Members: stats.Members, Failed: failed + 1}
 	}
 	q.Save(rec)
+}
+
+// sameList says whether list holds exactly the paths of p, in order.
+func sameList(list []string, p Paths) bool {
+	it := p.Iter()
+	for _, s := range list {
+		if !it.Next() || string(it.Path()) != s {
+			return false
+		}
+	}
+	return !it.Next()
 }
 
 // globalExcludes are the exclude files git reads besides the .gitignore

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand"
 	"sort"
@@ -14,14 +15,14 @@ func TestScanRecord_RoundTrip(t *testing.T) {
 	rec := &Record{Format: recordFormat, Members: "m", Settings: "s", Excludes: []string{"/x/info/exclude", ""},
 		Dirs: []dirState{{Path: "", Stat: fsStat{Mtime: -1, Ctime: 2, Ino: 1 << 40, Size: 4096, Mode: 0o40755}, Listed: 7},
 			{Path: "a b/\nc", Listed: 1}},
-		Untracked: []string{"a b/new.txt", "nested"},
+		Untracked: pathsOf(t, "a b/new.txt", "nested"),
 		Ignores:   []dirState{{Path: ".gitignore", Sum: "abc"}}}
 	got, err := decodeRecord(rec.encode())
 	require.NoError(t, err)
 	require.Equal(t, rec, got)
 
 	// A failed record has no folders, which is not an empty tree's.
-	failed := &Record{Format: recordFormat, Members: "m", Failed: 2, Excludes: []string{}, Untracked: []string{}, Ignores: []dirState{}}
+	failed := &Record{Format: recordFormat, Members: "m", Failed: 2, Excludes: []string{}, Untracked: pathsOf(t), Ignores: []dirState{}}
 	got, err = decodeRecord(failed.encode())
 	require.NoError(t, err)
 	require.Nil(t, got.Dirs)
@@ -34,6 +35,51 @@ func TestScanRecord_RoundTrip(t *testing.T) {
 	}
 	_, err = decodeRecord(append(b, 0))
 	require.Error(t, err)
+}
+
+func pathsOf(t *testing.T, list ...string) Paths {
+	p, ok := PathsOf(list)
+	require.True(t, ok)
+	return p
+}
+
+// TestPaths_RoundTrip: paths read back as written, whatever they share;
+// out of order or twice spoils the list, and damaged bytes are refused.
+func TestPaths_RoundTrip(t *testing.T) {
+	list := []string{"", "a", "a/b", "a/b/c.txt", "a/b/d", "a/bb", "b", "b\x80", "z/" + strings.Repeat("y", 300)}
+	p := pathsOf(t, list...)
+	require.Equal(t, list, p.Strings())
+	n, ok := checkPaths(p.data)
+	require.True(t, ok)
+	require.Equal(t, len(list), n)
+	for cut := 0; cut < len(p.data); cut++ {
+		n, ok := checkPaths(p.data[:cut])
+		require.False(t, ok && n == len(list), "cut at %d", cut)
+	}
+	_, ok = PathsOf([]string{"a", "a"})
+	require.False(t, ok, "twice")
+	_, ok = PathsOf([]string{"b", "a"})
+	require.False(t, ok, "out of order")
+	// Zeros, as a file extended by truncate(2) holds: every path is ""
+	// after the one before.
+	_, ok = checkPaths(make([]byte, 64))
+	require.False(t, ok)
+
+	// Read with some folders' paths left out and others merged in, as
+	// a quick scan that read those folders again has them.
+	base := pathsOf(t, "a/1", "a/2", "b", "c/1", "c/2", "d/x/1", "e")
+	merged := Paths{data: base.data, drop: map[string]bool{"c": true, "": true}, add: []string{"0", "c/0", "c/3", "d/x/0", "f"}}
+	want := []string{"0", "a/1", "a/2", "c/0", "c/3", "d/x/0", "d/x/1", "f"}
+	require.Equal(t, want, merged.Strings())
+	var buf bytes.Buffer
+	ok, err := merged.writeTo(&buf, nil)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, pathsOf(t, want...).data, buf.Bytes())
+	dup := Paths{data: base.data, add: []string{"b"}}
+	ok, err = dup.writeTo(&buf, nil)
+	require.NoError(t, err)
+	require.False(t, ok, "listed twice")
 }
 
 // TestSortTail: a list sorted but for its tail comes out as sort.Strings

@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/ids"
@@ -36,15 +37,19 @@ const LogLeaf = "log"
 // LogFile is the log's name in the log commit's tree.
 const LogFile = "log.jsonl"
 
+// Compiled when first used, not as every command starts: the counted
+// repetitions make the machine's a large program (issue 17: start-up).
 var (
-	remoteRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-	machineRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	remoteRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
+	machineRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	})
 )
 
 // CheckRemote refuses a remote name that cannot be one part of a ref name
 // (a '/', "..", ".lock" or the like): it names the local namespace.
 func CheckRemote(name string) error {
-	if !remoteRE.MatchString(name) || strings.Contains(name, "..") || strings.HasSuffix(name, ".lock") {
+	if !remoteRE().MatchString(name) || strings.Contains(name, "..") || strings.HasSuffix(name, ".lock") {
 		return errcode.Newf(errcode.InvalidParamsRemote, map[string]string{"remote": name},
 			"%q cannot name a remote here: use a configured remote's name of [A-Za-z0-9_.-], no '/'", name)
 	}
@@ -68,7 +73,7 @@ func (r sharedRef) leaf() string {
 // ok is false for anything a push never makes.
 func parseShared(rest string) (sharedRef, bool) {
 	parts := strings.Split(rest, "/")
-	if len(parts) != 3 || !machineRE.MatchString(parts[0]) || !ids.ValidAgent(parts[1]) {
+	if len(parts) != 3 || !machineRE().MatchString(parts[0]) || !ids.ValidAgent(parts[1]) {
 		return sharedRef{}, false
 	}
 	r := sharedRef{machine: parts[0], agent: parts[1]}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	git "github.com/libgit2/git2go/v34"
@@ -144,7 +145,7 @@ func lsRemote(ctx context.Context, s *state.Store, remote, prefix string) ([]rem
 	return list, sc.Err()
 }
 
-var seqPrefix = regexp.MustCompile(`^\{"seq":[0-9]+,`)
+var seqPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\{"seq":[0-9]+,`) })
 
 // agentLog is the agent's records of the log, in order, renumbered from 1
 // so that the copy reads as a whole log (a seq is checked for gaps). Only
@@ -170,12 +171,12 @@ func agentLog(path, agent string) ([]byte, int, error) {
 		var head struct {
 			Agent string `json:"agent"`
 		}
-		if json.Unmarshal(line, &head) != nil || head.Agent != agent || !seqPrefix.Match(line) {
+		if json.Unmarshal(line, &head) != nil || head.Agent != agent || !seqPrefix().Match(line) {
 			continue
 		}
 		n++
 		out.WriteString(fmt.Sprintf(`{"seq":%d,`, n))
-		out.Write(line[len(seqPrefix.Find(line)):])
+		out.Write(line[len(seqPrefix().Find(line)):])
 	}
 	return out.Bytes(), n, nil
 }

@@ -4,6 +4,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mattn/go-runewidth"
 )
@@ -71,13 +72,15 @@ func (t *Table) Flush() error {
 
 // ansi matches the escape sequences a styled string holds: CSI (colours,
 // SGR) and OSC (hyperlinks) sequences.
-var ansi = regexp.MustCompile(`\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)`)
+var ansi = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)`)
+})
 
 // Width is how many columns s takes on a terminal: escape sequences take
 // none, wide characters two, combining marks none.
 func Width(s string) int {
 	if strings.IndexByte(s, 0x1b) >= 0 {
-		s = ansi.ReplaceAllString(s, "")
+		s = ansi().ReplaceAllString(s, "")
 	}
 	return runewidth.StringWidth(s)
 }

@@ -27,6 +27,6 @@ func TestTable_ColumnsLineUpWithColourAndWideText(t *testing.T) {
 	tb.Row("k2", "x", "22")
 	tb.Note("(a note)")
 	assert.NoError(t, tb.Flush())
-	plain := ansi.ReplaceAllString(b.String(), "")
+	plain := ansi().ReplaceAllString(b.String(), "")
 	assert.Equal(t, "ID   LABEL   N\nk10  日本語  1\nk2   x       22\n(a note)\n", plain)
 }

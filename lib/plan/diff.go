@@ -37,36 +37,29 @@ func (c *Change) Writes() bool { return c.TMode != 0 }
 // The list is in path order, as the walk emits it: classify and the
 // rollback's merges rely on it.
 func diffTrees(_ context.Context, r *repo.Repo, a, b string) ([]Change, error) {
-	// Gathered in blocks, then copied once into a list of the right
-	// length: a list grown by append would copy (and allocate) about five
-	// times its final size in a 300,000-path plan.
-	var blocks [][]Change
-	block := make([]Change, 0, 256)
+	// Counted first, then listed into a list of that length: the second
+	// walk reads no folder again (the walker keeps what it parsed, less
+	// than the changes made of it). A list grown by append, or gathered
+	// in blocks and copied, allocated and copied its 300,000 changes at
+	// least twice in a plan that deletes that many files.
 	n := 0
-	err := eachChange(r, a, b, func(path string, s, t treewalk.Side) {
-		c := Change{Path: path, SMode: s.Mode, SOid: s.ID, TMode: t.Mode, TOid: t.ID}
-		switch {
-		case c.SMode == 0:
-			c.Change = "create"
-		case c.TMode == 0:
-			c.Change = "delete"
-		default:
-			c.Change = "modify"
-		}
-		if len(block) == cap(block) {
-			blocks = append(blocks, block)
-			block = make([]Change, 0, min(2*cap(block), 1<<14))
-		}
-		block = append(block, c)
-		n++
-	})
-	if len(blocks) == 0 {
-		return block, err
-	}
-	list := make([]Change, 0, n)
-	for _, b := range append(blocks, block) {
-		list = append(list, b...)
-	}
+	var list []Change
+	err := eachChange(r, a, b, func(string, treewalk.Side, treewalk.Side) { n++ },
+		func(path string, s, t treewalk.Side) {
+			if list == nil {
+				list = make([]Change, 0, n)
+			}
+			c := Change{Path: path, SMode: s.Mode, SOid: s.ID, TMode: t.Mode, TOid: t.ID}
+			switch {
+			case c.SMode == 0:
+				c.Change = "create"
+			case c.TMode == 0:
+				c.Change = "delete"
+			default:
+				c.Change = "modify"
+			}
+			list = append(list, c)
+		})
 	return list, err
 }
 
@@ -97,7 +90,10 @@ func ChangedPaths(_ context.Context, r *repo.Repo, a, b string) ([]string, error
 	return list, err
 }
 
-func eachChange(r *repo.Repo, a, b string, emit func(path string, s, t treewalk.Side)) error {
+// eachChange walks the differences between trees (or commits) a and b
+// once for each emit, in path order; with more than one walk, each folder
+// is read and parsed once.
+func eachChange(r *repo.Repo, a, b string, emits ...func(path string, s, t treewalk.Side)) error {
 	lib, err := r.Lib()
 	if err != nil {
 		return err
@@ -117,7 +113,16 @@ func eachChange(r *repo.Repo, a, b string, emit func(path string, s, t treewalk.
 		return err
 	}
 	defer odb.Free()
-	return treewalk.Diff(odb, ta.Id(), tb.Id(), emit)
+	if len(emits) == 1 {
+		return treewalk.Diff(odb, ta.Id(), tb.Id(), emits[0])
+	}
+	w := treewalk.NewWalker(odb)
+	for _, emit := range emits {
+		if err := w.DiffUnder(ta.Id(), tb.Id(), nil, emit); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // lookupTree finds the tree of a tree or commit id.

@@ -96,6 +96,10 @@ func LstatAll(top string, changes []Change) []Stat {
 	return LstatInto(top, changes, nil)
 }
 
+// ringMin is the fewest paths LstatInto hands to io_uring
+// (uring_linux.go): below it the ring saves little.
+const ringMin = 64
+
 // LstatInto is LstatAll into out's memory, when it is large enough.
 func LstatInto(top string, changes []Change, out []Stat) []Stat {
 	if cap(out) < len(changes) {
@@ -108,23 +112,34 @@ func LstatInto(top string, changes []Change, out []Stat) []Stat {
 	} else {
 		defer syscall.Close(base)
 	}
+	if len(changes) >= ringMin && ringLstat(top, base, changes, out) {
+		return out
+	}
+	lstatEach(top, base, changes, out)
+	return out
+}
+
+// lstatEach is LstatInto by one fstatat a path, on a few threads.
+func lstatEach(top string, base int, changes []Change, out []Stat) {
 	parallelRanges(len(changes), func(start, end int) {
 		dir := folderAt{top: top, base: base, fd: -1}
 		defer dir.close()
 		var name []byte
-		var st syscall.Stat_t
 		for i := start; i < end; i++ {
-			p := changes[i].Path
-			cut := strings.LastIndexByte(p, '/')
-			name = append(append(name[:0], p[cut+1:]...), 0)
-			if err := dir.lstat(p[:max(cut, 0)], name, &st); err != nil {
-				out[i] = Stat{Err: &os.PathError{Op: "lstat", Path: p, Err: err}}
-				continue
-			}
-			out[i] = Stat{Mode: st.Mode, Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: st.Dev}
+			out[i] = dir.lstatPath(changes[i].Path, &name)
 		}
 	})
-	return out
+}
+
+// lstatPath lstats p through d, name being a buffer for its last part.
+func (d *folderAt) lstatPath(p string, name *[]byte) Stat {
+	cut := strings.LastIndexByte(p, '/')
+	*name = append(append((*name)[:0], p[cut+1:]...), 0)
+	var st syscall.Stat_t
+	if err := d.lstat(p[:max(cut, 0)], *name, &st); err != nil {
+		return Stat{Err: &os.PathError{Op: "lstat", Path: p, Err: err}}
+	}
+	return Stat{Mode: st.Mode, Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: st.Dev}
 }
 
 // folderAt keeps one folder of the tree open for lstatAt, reached from

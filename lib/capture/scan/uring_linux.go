@@ -1,0 +1,284 @@
+//go:build linux && (amd64 || arm64)
+
+package scan
+
+import (
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/git-venom/git-venom/lib/testhook"
+)
+
+// A steady capture of a tree of 300,000 files is one lstat per file, and
+// on a kernel that isolates its page tables (PTI, as on this project's
+// VMs) each system call costs about 1.2 µs of a 3.8 µs fstatat just to
+// enter and leave the kernel. io_uring takes a batch of statx calls in
+// one entry: measured on the 300,000-file tree, 2.1-2.9 µs of CPU a
+// file against 3.8-3.9 µs (io-wq's worker threads included, as they are
+// the process's). The kernel may refuse it (older than 5.6, io_uring
+// disabled by sysctl or a seccomp filter): the capture then stats as
+// before, and so it does for any path whose answer is not a plain success
+// or "gone": the ring's answers are never trusted further than fstatat's.
+
+const (
+	sysIOUringSetup = 425 // the same number on amd64 and arm64
+	sysIOUringEnter = 426
+	opStatx         = 21 // IORING_OP_STATX
+	enterGetEvents  = 1  // IORING_ENTER_GETEVENTS
+	offSQRing       = 0
+	offSQEs         = 0x10000000
+	featSingleMmap  = 1 // IORING_FEAT_SINGLE_MMAP
+	// ringEntries is the batch submitted at once.
+	ringEntries = 1024
+	// statxMask asks for what Stat keeps.
+	statxMask = unix.STATX_TYPE | unix.STATX_MODE | unix.STATX_INO | unix.STATX_SIZE | unix.STATX_MTIME | unix.STATX_CTIME
+)
+
+type ringParams struct {
+	sqEntries, cqEntries, flags, sqThreadCPU, sqThreadIdle, features, wqFd uint32
+	resv                                                                   [3]uint32
+	sq                                                                     struct {
+		head, tail, ringMask, ringEntries, flags, dropped, array, resv1 uint32
+		userAddr                                                        uint64
+	}
+	cq struct {
+		head, tail, ringMask, ringEntries, overflow, cqes, flags, resv1 uint32
+		userAddr                                                        uint64
+	}
+}
+
+type ringSQE struct {
+	opcode   uint8
+	flags    uint8
+	ioprio   uint16
+	fd       int32
+	off      uint64 // addr2: the statx buffer
+	addr     uint64 // the path
+	len      uint32 // the statx mask
+	opFlags  uint32 // statx flags
+	userData uint64
+	_        [3]uint64
+}
+
+type ringCQE struct {
+	userData uint64
+	res      int32
+	flags    uint32
+}
+
+// statRing is one io_uring for batches of statx calls.
+type statRing struct {
+	fd                     int
+	ring, sqes             []byte
+	p                      ringParams
+	bufs                   []unix.Statx_t
+	names                  []byte // the batch's names, NUL-terminated
+	sqTail, cqHead, cqTail *uint32
+	sqMask, cqMask         uint32
+}
+
+var (
+	ringMu   sync.Mutex
+	ringOnce sync.Once
+	theRing  *statRing // nil when the kernel refused one
+	// deadRings are rings that failed with calls perhaps still under way:
+	// their buffers stay, for the kernel to write into.
+	deadRings []*statRing
+)
+
+// dropRing stops using the ring after a failure.
+func dropRing() {
+	deadRings = append(deadRings, theRing)
+	theRing = nil
+}
+
+// sharedRing is the process's ring, made on first use; nil when io_uring
+// is not to be had (or VENOM_TEST_NO_URING is set, to time without it).
+func sharedRing() *statRing {
+	ringOnce.Do(func() {
+		if testhook.Int("VENOM_TEST_NO_URING") > 0 || unsafe.Sizeof(unix.Statx_t{}) < 256 {
+			return
+		}
+		theRing, _ = newStatRing()
+	})
+	return theRing
+}
+
+func newStatRing() (*statRing, error) {
+	r := &statRing{}
+	fd, _, errno := syscall.Syscall(sysIOUringSetup, ringEntries, uintptr(unsafe.Pointer(&r.p)), 0)
+	if errno != 0 {
+		return nil, errno
+	}
+	r.fd = int(fd)
+	fail := func(err error) (*statRing, error) {
+		r.close()
+		return nil, err
+	}
+	if r.p.features&featSingleMmap == 0 || r.p.sqEntries < ringEntries || r.p.cqEntries < ringEntries {
+		return fail(syscall.ENOSYS)
+	}
+	size := max(int(r.p.sq.array)+int(r.p.sqEntries)*4, int(r.p.cq.cqes)+int(r.p.cqEntries)*int(unsafe.Sizeof(ringCQE{})))
+	var err error
+	if r.ring, err = unix.Mmap(r.fd, offSQRing, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE); err != nil {
+		return fail(err)
+	}
+	if r.sqes, err = unix.Mmap(r.fd, offSQEs, int(r.p.sqEntries)*int(unsafe.Sizeof(ringSQE{})), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE); err != nil {
+		return fail(err)
+	}
+	r.sqTail, r.sqMask = r.u32(r.p.sq.tail), *r.u32(r.p.sq.ringMask)
+	r.cqHead, r.cqTail, r.cqMask = r.u32(r.p.cq.head), r.u32(r.p.cq.tail), *r.u32(r.p.cq.ringMask)
+	r.bufs = make([]unix.Statx_t, ringEntries)
+	r.names = make([]byte, 0, 64*ringEntries)
+	return r, nil
+}
+
+func (r *statRing) u32(off uint32) *uint32 { return (*uint32)(unsafe.Pointer(&r.ring[off])) }
+
+func (r *statRing) close() {
+	if r.sqes != nil {
+		unix.Munmap(r.sqes)
+	}
+	if r.ring != nil {
+		unix.Munmap(r.ring)
+	}
+	syscall.Close(r.fd)
+}
+
+// ringJob is one statx of a batch: name in the folder open as dir.
+type ringJob struct {
+	dir  int
+	name int // offset of the NUL-terminated name in the batch's names
+	i    int // index in the caller's list
+}
+
+// run stats a batch of at most ringEntries jobs, names holding their
+// names, and calls done for each with its statx buffer or errno. false:
+// the ring failed as a whole (nothing was called), and is not to be used
+// again.
+func (r *statRing) run(jobs []ringJob, names []byte, done func(i int, sx *unix.Statx_t, errno syscall.Errno)) bool {
+	tail := atomic.LoadUint32(r.sqTail)
+	for k, j := range jobs {
+		idx := (tail + uint32(k)) & r.sqMask
+		sqe := (*ringSQE)(unsafe.Pointer(&r.sqes[uintptr(idx)*unsafe.Sizeof(ringSQE{})]))
+		*sqe = ringSQE{opcode: opStatx, fd: int32(j.dir), addr: uint64(uintptr(unsafe.Pointer(&names[j.name]))),
+			len: statxMask, opFlags: unix.AT_SYMLINK_NOFOLLOW, off: uint64(uintptr(unsafe.Pointer(&r.bufs[k]))), userData: uint64(k)}
+		*r.u32(r.p.sq.array + 4*idx) = idx
+	}
+	atomic.StoreUint32(r.sqTail, tail+uint32(len(jobs)))
+	seen := 0
+	for seen < len(jobs) {
+		_, _, errno := syscall.Syscall6(sysIOUringEnter, uintptr(r.fd), uintptr(len(jobs)-seen)*boolInt(seen == 0),
+			uintptr(len(jobs)-seen), enterGetEvents, 0, 0)
+		if errno == syscall.EINTR {
+			continue
+		}
+		if errno != 0 {
+			// What was submitted may still complete into the buffers:
+			// the ring is dropped for good, its memory kept alive.
+			return false
+		}
+		head, end := atomic.LoadUint32(r.cqHead), atomic.LoadUint32(r.cqTail)
+		for ; head != end; head++ {
+			cqe := (*ringCQE)(unsafe.Pointer(&r.ring[uintptr(r.p.cq.cqes)+uintptr(head&r.cqMask)*unsafe.Sizeof(ringCQE{})]))
+			k := int(cqe.userData)
+			if cqe.res < 0 {
+				done(jobs[k].i, nil, syscall.Errno(-cqe.res))
+			} else {
+				done(jobs[k].i, &r.bufs[k], 0)
+			}
+			seen++
+		}
+		atomic.StoreUint32(r.cqHead, head)
+	}
+	return true
+}
+
+func boolInt(b bool) uintptr {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// ringLstat lstats changes[start:end] into out through the ring, each
+// path in its folder reached as LstatInto reaches it; false when there is
+// no ring (nothing done). A path the ring could not answer plainly is
+// stat'ed as LstatInto does.
+func ringLstat(top string, base int, changes []Change, out []Stat) bool {
+	ringMu.Lock()
+	defer ringMu.Unlock()
+	r := sharedRing()
+	if r == nil || base < 0 {
+		return false
+	}
+	jobs := make([]ringJob, 0, ringEntries)
+	names := r.names[:0]
+	var open []int // the folders the batch's jobs use
+	dir := folderAt{top: top, base: base, fd: -1}
+	var again []int // paths to stat as LstatInto does
+	flush := func() bool {
+		ok := r.run(jobs, names, func(i int, sx *unix.Statx_t, errno syscall.Errno) {
+			switch {
+			case errno == 0 && sx.Mask&statxMask == statxMask:
+				out[i] = Stat{Mode: uint32(sx.Mode), Size: int64(sx.Size),
+					Mtime: sx.Mtime.Sec*1e9 + int64(sx.Mtime.Nsec), Ctime: sx.Ctime.Sec*1e9 + int64(sx.Ctime.Nsec),
+					Ino: sx.Ino, Dev: unix.Mkdev(sx.Dev_major, sx.Dev_minor)}
+			case errno == syscall.ENOENT || errno == syscall.ENOTDIR:
+				out[i] = Stat{Err: &os.PathError{Op: "lstat", Path: changes[i].Path, Err: errno}}
+			default:
+				again = append(again, i)
+			}
+		})
+		for _, fd := range open {
+			syscall.Close(fd)
+		}
+		r.names = names // grown: kept with the ring, which the kernel may write
+		jobs, names, open = jobs[:0], names[:0], open[:0]
+		return ok
+	}
+	for i := range changes {
+		p := changes[i].Path
+		cut := strings.LastIndexByte(p, '/')
+		parent := p[:max(cut, 0)]
+		if !dir.done || dir.path != parent {
+			// The folder stays open for the batch: a job holds its fd.
+			dir.fd = -1
+			dir.open(parent)
+			if dir.fd >= 0 && dir.fd != base {
+				open = append(open, dir.fd)
+			}
+		}
+		if dir.fd < 0 {
+			again = append(again, i) // gone, or not to be opened: LstatInto's way
+			continue
+		}
+		jobs = append(jobs, ringJob{dir: dir.fd, name: len(names), i: i})
+		names = append(append(names, p[cut+1:]...), 0)
+		if len(jobs) == ringEntries {
+			if !flush() {
+				dropRing()
+				return false
+			}
+			dir.done = false // its fd was closed with the batch
+		}
+	}
+	if len(jobs) > 0 && !flush() {
+		dropRing()
+		return false
+	}
+	// The rest as lstatEach stats them.
+	dir = folderAt{top: top, base: base, fd: -1}
+	defer dir.close()
+	var name []byte
+	for _, i := range again {
+		out[i] = dir.lstatPath(changes[i].Path, &name)
+	}
+	return true
+}

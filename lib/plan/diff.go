@@ -37,18 +37,21 @@ func (c *Change) Writes() bool { return c.TMode != 0 }
 // The list is in path order, as the walk emits it: classify and the
 // rollback's merges rely on it.
 func diffTrees(_ context.Context, r *repo.Repo, a, b string) ([]Change, error) {
-	// Counted first, then listed into a list of that length: the second
-	// walk reads no folder again (the walker keeps what it parsed, less
-	// than the changes made of it). A list grown by append, or gathered
-	// in blocks and copied, allocated and copied its 300,000 changes at
-	// least twice in a plan that deletes that many files.
-	n := 0
 	var list []Change
-	err := eachChange(r, a, b, func(string, treewalk.Side, treewalk.Side) { n++ },
-		func(path string, s, t treewalk.Side) {
-			if list == nil {
-				list = make([]Change, 0, n)
-			}
+	err := withTrees(r, a, b, func(odb *git.Odb, ta, tb *git.Oid) error {
+		// Counted first, then listed into a list of that length: the
+		// second walk reads no folder again (the walker keeps what it
+		// parsed, less than the changes made of it). A list grown by
+		// append, or gathered in blocks and copied, allocated and copied
+		// its 300,000 changes at least twice in a plan that deletes that
+		// many files.
+		w := treewalk.NewWalker(odb)
+		n, err := w.Count(ta, tb)
+		if err != nil {
+			return err
+		}
+		list = make([]Change, 0, n)
+		return w.DiffUnder(ta, tb, nil, func(path string, s, t treewalk.Side) {
 			c := Change{Path: path, SMode: s.Mode, SOid: s.ID, TMode: t.Mode, TOid: t.ID}
 			switch {
 			case c.SMode == 0:
@@ -60,6 +63,7 @@ func diffTrees(_ context.Context, r *repo.Repo, a, b string) ([]Change, error) {
 			}
 			list = append(list, c)
 		})
+	})
 	return list, err
 }
 
@@ -90,10 +94,15 @@ func ChangedPaths(_ context.Context, r *repo.Repo, a, b string) ([]string, error
 	return list, err
 }
 
-// eachChange walks the differences between trees (or commits) a and b
-// once for each emit, in path order; with more than one walk, each folder
-// is read and parsed once.
-func eachChange(r *repo.Repo, a, b string, emits ...func(path string, s, t treewalk.Side)) error {
+func eachChange(r *repo.Repo, a, b string, emit func(path string, s, t treewalk.Side)) error {
+	return withTrees(r, a, b, func(odb *git.Odb, ta, tb *git.Oid) error {
+		return treewalk.Diff(odb, ta, tb, emit)
+	})
+}
+
+// withTrees runs walk with r's object database and the trees of a and b
+// (trees or commits).
+func withTrees(r *repo.Repo, a, b string, walk func(odb *git.Odb, ta, tb *git.Oid) error) error {
 	lib, err := r.Lib()
 	if err != nil {
 		return err
@@ -113,16 +122,7 @@ func eachChange(r *repo.Repo, a, b string, emits ...func(path string, s, t treew
 		return err
 	}
 	defer odb.Free()
-	if len(emits) == 1 {
-		return treewalk.Diff(odb, ta.Id(), tb.Id(), emits[0])
-	}
-	w := treewalk.NewWalker(odb)
-	for _, emit := range emits {
-		if err := w.DiffUnder(ta.Id(), tb.Id(), nil, emit); err != nil {
-			return err
-		}
-	}
-	return nil
+	return walk(odb, ta.Id(), tb.Id())
 }
 
 // lookupTree finds the tree of a tree or commit id.

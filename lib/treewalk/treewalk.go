@@ -48,8 +48,9 @@ func Diff(odb *git.Odb, a, b *git.Oid, emit func(path string, s, t Side)) error 
 // Walker runs many diffs over one object store, parsing each folder once:
 // a history of turns compares the same trees again and again.
 type Walker struct {
-	odb   *git.Odb
-	trees map[git.Oid][]rawEntry
+	odb     *git.Odb
+	trees   map[git.Oid][]rawEntry
+	counted int // the paths Count's walk found
 }
 
 // NewWalker makes a Walker that keeps every tree it parses.
@@ -62,6 +63,15 @@ func NewWalker(odb *git.Odb) *Walker {
 // emitted.
 func (w *Walker) DiffUnder(a, b *git.Oid, descend func(dir string) bool, emit func(path string, s, t Side)) error {
 	return w.walk(a, b, "", descend, emit)
+}
+
+// Count is the number of paths Diff would emit, found without making
+// their paths: a caller that counts first can then list them into a list
+// of that length, the walker reading no folder again.
+func (w *Walker) Count(a, b *git.Oid) (int, error) {
+	w.counted = 0
+	err := w.walk(a, b, "", nil, nil)
+	return w.counted, err
 }
 
 func (w *Walker) read(id *git.Oid, prefix string) ([]rawEntry, error) {
@@ -116,6 +126,10 @@ func (w *Walker) walk(a, b *git.Oid, prefix string, descend func(string) bool, e
 		one := x
 		if one == nil {
 			one = y
+		}
+		if emit == nil && !one.tree() {
+			w.counted++ // Count's walk
+			continue
 		}
 		path := prefix + one.name
 		if one.tree() {

@@ -97,9 +97,18 @@ func TestDiff_PathOrderAsGit(t *testing.T) {
 		require.NoError(t, err)
 		var got []string
 		require.NoError(t, Diff(odb, pair[0], pair[1], func(p string, _, _ Side) { got = append(got, p) }))
+		// Count, then a diff of the same walker (its folders kept), as a
+		// plan lists its changes.
+		w := NewWalker(odb)
+		n, err := w.Count(pair[0], pair[1])
+		require.NoError(t, err)
+		var again []string
+		require.NoError(t, w.DiffUnder(pair[0], pair[1], nil, func(p string, _, _ Side) { again = append(again, p) }))
 		odb.Free()
 		r.Free()
 		assert.Equal(t, want, got, "every path, once, in path order")
+		assert.Equal(t, len(want), n, "Count")
+		assert.Equal(t, want, again, "after Count")
 	}
 }
 

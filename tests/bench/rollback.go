@@ -270,23 +270,26 @@ func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
 		if _, err := g.run(nil, "status", "--porcelain"); err != nil {
 			return nil, err
 		}
-		if *rollbackSettled {
-			// The change was made again (the restore and the reference
-			// put T back): same bytes, new stat data. An agent's turn
-			// ends with a capture, and a rollback comes after it: without
-			// that capture the dry run finds every changed file's stat
-			// data moved and, past the quick scan's bound, has git
-			// status hash them all again, which no agent's dry run does.
-			// Untimed, as the status above.
-			if _, _, err := venom("checkpoint", nil, "--agent=b", "--json"); err != nil {
-				return nil, err
-			}
-		}
 		// A person reads the turn's diff before the dry run: the files
 		// are older than a capture's racy window (lib/capture) by then.
 		// Timed at once, the dry run and the real call would each hash
 		// the 1,000 files again, which no rollback after a turn does.
 		time.Sleep(carryRacySleep)
+		if *rollbackSettled {
+			// The change was made again (the restore and the reference
+			// put T back): same bytes, new stat data. An agent's turn
+			// ends with a capture, some time after its last edit, and a
+			// rollback comes after it: without that capture the dry run
+			// finds every changed file's stat data moved and hashes
+			// them all again (past the quick scan's bound, through git
+			// status), which no agent's dry run does. Taken after the
+			// sleep: a capture within the racy window of the edits
+			// would leave them for the next capture to hash again.
+			// Untimed, as the status above.
+			if _, _, err := venom("checkpoint", nil, "--agent=b", "--json"); err != nil {
+				return nil, err
+			}
+		}
 		_ = os.Remove(timings)
 		out, d, err := venom("rollback", profiled(fmt.Sprintf("dry-%d", run), "VENOM_TEST_TIMINGS="+timings), "--agent=b", "--checkpoint=k1",
 			"--restore=files", "--dry-run", "--json")

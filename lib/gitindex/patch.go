@@ -1,8 +1,7 @@
 package gitindex
 
 import (
-	"crypto/sha1"
-	"encoding/binary"
+	"bytes"
 	"fmt"
 	"time"
 )
@@ -38,48 +37,21 @@ func Patch(data []byte, updates map[string]Update, mtime time.Time) ([]byte, int
 	if len(data) < 12+20 {
 		return nil, 0, fmt.Errorf("not a git index")
 	}
-	out := append([]byte(nil), data...)
-	changed := 0
-	var exts [][]byte
-	entriesEnd := -1
-	sec, nsec := uint32(mtime.Unix()), uint32(mtime.Nanosecond())
-	_, err := decode(out, func(r *rawEntry) {
-		e := r.entry(false)
-		u, ok := updates[string(r.path)]
-		if ok && e.Stage == 0 && !e.AssumeValid && !e.SkipWorktree && !e.IntentToAdd && !e.SparseDir &&
-			e.Mode != 0o160000 && u.Stat.Mode != 0o160000 && u.Stat.Mode != 0o040000 {
-			s := u.Stat
-			for k, v := range []uint32{s.CtimeSec, s.CtimeNsec, s.MtimeSec, s.MtimeNsec, s.Dev, s.Ino, s.Mode, s.UID, s.GID, s.Size} {
-				binary.BigEndian.PutUint32(r.stat[4*k:], v)
-			}
-			copy(r.oid, u.Oid[:])
-			changed++
-			return
-		}
-		msec, mnsec := binary.BigEndian.Uint32(r.stat[8:]), binary.BigEndian.Uint32(r.stat[12:])
-		if sec < msec || sec == msec && nsec <= mnsec {
-			binary.BigEndian.PutUint32(r.stat[36:], 0)
-		}
-	}, func(sig string, b []byte) {
-		if entriesEnd < 0 {
-			entriesEnd = offsetIn(out, b)
-		}
-		switch sig {
-		case "TREE", "UNTR", "EOIE", "IEOT", "FSMN":
-		default:
-			exts = append(exts, b)
-		}
-	})
+	st, err := parseStats(data)
 	if err != nil {
 		return nil, 0, err
 	}
-	if entriesEnd < 0 {
-		entriesEnd = len(out) - 20
+	byNumber := make(map[int]Update, len(updates))
+	for i := range st.ents {
+		if u, ok := updates[string(st.Path(i))]; ok {
+			byNumber[i] = u
+		}
 	}
-	patched := out[:entriesEnd:entriesEnd]
-	for _, b := range exts {
-		patched = append(patched, b...)
+	var out bytes.Buffer
+	out.Grow(len(data))
+	n, err := st.WritePatched(&out, byNumber, mtime)
+	if err != nil {
+		return nil, 0, err
 	}
-	sum := sha1.Sum(patched)
-	return append(patched, sum[:]...), changed, nil
+	return out.Bytes(), n, nil
 }

@@ -41,6 +41,8 @@ type Stats struct {
 	Flagged    bool
 	Extensions []string
 	mapped     bool
+	// end is where the entries end: the first extension, or the checksum.
+	end int
 }
 
 type ent struct {
@@ -105,9 +107,17 @@ func parseStats(data []byte) (*Stats, error) {
 		st.ents = append(st.ents, n)
 		members.Write(r.path)
 		members.Write(nul)
-	}, func(sig string, _ []byte) { st.Extensions = append(st.Extensions, sig) })
+	}, func(sig string, b []byte) {
+		if st.Extensions == nil {
+			st.end = offsetIn(data, b)
+		}
+		st.Extensions = append(st.Extensions, sig)
+	})
 	if err != nil {
 		return nil, err
+	}
+	if st.Extensions == nil {
+		st.end = len(data) - 20
 	}
 	st.paths = data
 	if version == 4 {

@@ -1,9 +1,11 @@
 package private
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/hex"
-	"os"
+	"fmt"
+	"io"
 
 	git "github.com/libgit2/git2go/v34"
 
@@ -66,17 +68,15 @@ func (p *Index) noteWritten(r *repo.Repo, files []Written) (int, error) {
 	if !ok || err != nil || m.Format != format || m.User != user || m.Tree == "" {
 		return 0, nil
 	}
-	// The lock is held: nothing else writes the index meanwhile.
-	fi, err := os.Lstat(p.index)
+	// The lock is held: nothing else writes the index meanwhile. It is
+	// mapped, not read: the patched index is written from the mapping
+	// (gitindex.Stats.WritePatched), never held whole.
+	stats, err := gitindex.ReadStats(p.index)
 	if err != nil {
 		return 0, nil
 	}
-	data, err := statefile.ReadFile(p.index)
-	if err != nil {
-		return 0, nil
-	}
-	stats, err := gitindex.ParseStats(data)
-	if err != nil || stats.Flagged {
+	defer stats.Close()
+	if stats.Flagged {
 		return 0, nil
 	}
 	lib, err := r.Lib()
@@ -89,13 +89,14 @@ func (p *Index) noteWritten(r *repo.Repo, files []Written) (int, error) {
 	}
 	defer odb.Free()
 	nc := store.NewNoConversion(r)
-	updates := make(map[string]gitindex.Update, len(files))
+	updates := make(map[int]gitindex.Update, len(files))
 	var edits []treeedit.Edit
 	for _, f := range files {
 		if f.Mode != 0o100644 && f.Mode != 0o100755 || !readsBack(odb, nc, f) {
 			continue
 		}
-		if i := stats.Find([]byte(f.Path)); i >= stats.Len() || string(stats.Path(i)) != f.Path {
+		i := stats.Find([]byte(f.Path))
+		if i >= stats.Len() || string(stats.Path(i)) != f.Path {
 			continue // untracked: the index's membership stays the user's
 		}
 		raw, err := hex.DecodeString(f.Oid)
@@ -105,15 +106,14 @@ func (p *Index) noteWritten(r *repo.Repo, files []Written) (int, error) {
 		u := gitindex.Update{Stat: f.Stat}
 		u.Stat.Mode = f.Mode
 		copy(u.Oid[:], raw)
-		updates[f.Path] = u
+		updates[i] = u
 		edits = append(edits, treeedit.Edit{Path: f.Path, Mode: f.Mode, Oid: f.Oid})
 	}
 	if len(edits) == 0 {
 		return 0, nil
 	}
-	patched, n, err := gitindex.Patch(data, updates, fi.ModTime())
-	if err != nil || n != len(edits) {
-		return 0, nil
+	if len(updates) != len(edits) {
+		return 0, nil // a path twice: which stat data holds is not known
 	}
 	base, err := git.NewOid(m.Tree)
 	if err != nil {
@@ -131,7 +131,19 @@ func (p *Index) noteWritten(r *repo.Repo, files []Written) (int, error) {
 	if err := p.save(m); err != nil {
 		return 0, err
 	}
-	if err := statefile.WriteAtomic(p.index, patched, 0o666); err != nil {
+	n := 0
+	err = statefile.WriteAtomicFrom(p.index, 0o666, func(w io.Writer) error {
+		b := bufio.NewWriterSize(w, 256<<10)
+		var err error
+		if n, err = stats.WritePatched(b, updates, stats.Mtime); err != nil {
+			return err
+		}
+		return b.Flush()
+	})
+	if err == nil && n != len(edits) {
+		err = fmt.Errorf("%d of %d entries patched", n, len(edits))
+	}
+	if err != nil {
 		return 0, err
 	}
 	m.Tree = tree.String()

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/git-venom/git-venom/lib/capture/store"
 	"github.com/git-venom/git-venom/lib/gitcli"
@@ -300,31 +301,40 @@ func statTracked(top string, stats *gitindex.Stats) (changed []string, unsure in
 	defer syscall.Close(dir)
 	sec, nsec := uint32(stats.Mtime.Unix()), uint32(stats.Mtime.Nanosecond())
 	class := make([]statClass, stats.Len())
-	parallelRanges(stats.Len(), func(start, end int) {
-		// Each file in its folder, reached as git reaches it: a file
-		// under a folder replaced by a link is gone for git, however
-		// alike the file the link leads to (LstatAll).
-		folder := folderAt{top: top, base: dir, fd: -1}
-		defer folder.close()
-		var st syscall.Stat_t
-		for i := start; i < end; i++ {
-			s := stats.Stat(i)
-			racy := sec < s.MtimeSec || sec == s.MtimeSec && nsec <= s.MtimeNsec
-			p, cp := stats.Path(i), stats.CPath(i)
-			cut := bytes.LastIndexByte(p, '/')
-			if parent := p[:max(cut, 0)]; !folder.done || folder.path != string(parent) {
-				folder.open(string(parent))
-			}
-			switch {
-			case folder.lstatIn(cp[cut+1:], &st) != nil:
-				class[i] = statChanged // gone, or no longer reachable as a file
-			case racy:
-				class[i] = statUnsure
-			default:
-				class[i] = compareStat(&s, &st)
-			}
+	classify := func(i int, st *syscall.Stat_t, err error) {
+		s := stats.Stat(i)
+		switch {
+		case err != nil:
+			class[i] = statChanged // gone, or no longer reachable as a file
+		case sec < s.MtimeSec || sec == s.MtimeSec && nsec <= s.MtimeNsec:
+			class[i] = statUnsure // racy
+		default:
+			class[i] = compareStat(&s, st)
 		}
-	})
+	}
+	// Each file in its folder, reached as git reaches it: a file under a
+	// folder replaced by a link is gone for git, however alike the file
+	// the link leads to (LstatAll). In batches through io_uring where the
+	// kernel has it.
+	path := func(i int) string {
+		p := stats.Path(i)
+		return unsafe.String(unsafe.SliceData(p), len(p))
+	}
+	if stats.Len() < ringMin || !ringStat(top, dir, stats.Len(), path, classify) {
+		parallelRanges(stats.Len(), func(start, end int) {
+			folder := folderAt{top: top, base: dir, fd: -1}
+			defer folder.close()
+			var st syscall.Stat_t
+			for i := start; i < end; i++ {
+				p, cp := stats.Path(i), stats.CPath(i)
+				cut := bytes.LastIndexByte(p, '/')
+				if parent := p[:max(cut, 0)]; !folder.done || folder.path != string(parent) {
+					folder.open(string(parent))
+				}
+				classify(i, &st, folder.lstatIn(cp[cut+1:], &st))
+			}
+		})
+	}
 	for i, c := range class {
 		if c != statSame {
 			changed = append(changed, string(stats.Path(i)))

@@ -112,7 +112,8 @@ func LstatInto(top string, changes []Change, out []Stat) []Stat {
 	} else {
 		defer syscall.Close(base)
 	}
-	if len(changes) >= ringMin && ringLstat(top, base, changes, out) {
+	if len(changes) >= ringMin && ringStat(top, base, len(changes), func(i int) string { return changes[i].Path },
+		func(i int, st *syscall.Stat_t, err error) { out[i] = statFrom(changes[i].Path, st, err) }) {
 		return out
 	}
 	lstatEach(top, base, changes, out)
@@ -136,7 +137,13 @@ func (d *folderAt) lstatPath(p string, name *[]byte) Stat {
 	cut := strings.LastIndexByte(p, '/')
 	*name = append(append((*name)[:0], p[cut+1:]...), 0)
 	var st syscall.Stat_t
-	if err := d.lstat(p[:max(cut, 0)], *name, &st); err != nil {
+	err := d.lstat(p[:max(cut, 0)], *name, &st)
+	return statFrom(p, &st, err)
+}
+
+// statFrom is path p's Stat from its lstat st, or err.
+func statFrom(p string, st *syscall.Stat_t, err error) Stat {
+	if err != nil {
 		return Stat{Err: &os.PathError{Op: "lstat", Path: p, Err: err}}
 	}
 	return Stat{Mode: st.Mode, Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: st.Dev}

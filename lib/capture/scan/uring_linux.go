@@ -3,7 +3,6 @@
 package scan
 
 import (
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,7 +36,8 @@ const (
 	// ringEntries is the batch submitted at once.
 	ringEntries = 1024
 	// statxMask asks for what Stat keeps.
-	statxMask = unix.STATX_TYPE | unix.STATX_MODE | unix.STATX_INO | unix.STATX_SIZE | unix.STATX_MTIME | unix.STATX_CTIME
+	statxMask = unix.STATX_TYPE | unix.STATX_MODE | unix.STATX_INO | unix.STATX_SIZE | unix.STATX_MTIME | unix.STATX_CTIME |
+		unix.STATX_UID | unix.STATX_GID
 )
 
 type ringParams struct {
@@ -207,11 +207,13 @@ func boolInt(b bool) uintptr {
 	return 0
 }
 
-// ringLstat lstats changes[start:end] into out through the ring, each
-// path in its folder reached as LstatInto reaches it; false when there is
-// no ring (nothing done). A path the ring could not answer plainly is
-// stat'ed as LstatInto does.
-func ringLstat(top string, base int, changes []Change, out []Stat) bool {
+// ringStat lstats n paths (path(i)) through the ring, each in its folder
+// reached as folderAt reaches it, and gives each to done with its stat
+// data (the fields a capture compares: mode, size, times, inode, device,
+// owner) or its error; false when there is no ring (nothing given). A
+// path the ring could not answer plainly is stat'ed by folderAt, as
+// without the ring. Paths of one folder come together for one open.
+func ringStat(top string, base, n int, path func(int) string, done func(i int, st *syscall.Stat_t, err error)) bool {
 	ringMu.Lock()
 	defer ringMu.Unlock()
 	r := sharedRing()
@@ -222,16 +224,19 @@ func ringLstat(top string, base int, changes []Change, out []Stat) bool {
 	names := r.names[:0]
 	var open []int // the folders the batch's jobs use
 	dir := folderAt{top: top, base: base, fd: -1}
-	var again []int // paths to stat as LstatInto does
+	var again []int // paths to stat as without the ring
+	var st syscall.Stat_t
 	flush := func() bool {
 		ok := r.run(jobs, names, func(i int, sx *unix.Statx_t, errno syscall.Errno) {
 			switch {
 			case errno == 0 && sx.Mask&statxMask == statxMask:
-				out[i] = Stat{Mode: uint32(sx.Mode), Size: int64(sx.Size),
-					Mtime: sx.Mtime.Sec*1e9 + int64(sx.Mtime.Nsec), Ctime: sx.Ctime.Sec*1e9 + int64(sx.Ctime.Nsec),
-					Ino: sx.Ino, Dev: unix.Mkdev(sx.Dev_major, sx.Dev_minor)}
+				st = syscall.Stat_t{Mode: uint32(sx.Mode), Size: int64(sx.Size), Ino: sx.Ino, Uid: sx.Uid, Gid: sx.Gid,
+					Dev:  unix.Mkdev(sx.Dev_major, sx.Dev_minor),
+					Mtim: syscall.Timespec{Sec: sx.Mtime.Sec, Nsec: int64(sx.Mtime.Nsec)},
+					Ctim: syscall.Timespec{Sec: sx.Ctime.Sec, Nsec: int64(sx.Ctime.Nsec)}}
+				done(i, &st, nil)
 			case errno == syscall.ENOENT || errno == syscall.ENOTDIR:
-				out[i] = Stat{Err: &os.PathError{Op: "lstat", Path: changes[i].Path, Err: errno}}
+				done(i, nil, errno)
 			default:
 				again = append(again, i)
 			}
@@ -243,11 +248,10 @@ func ringLstat(top string, base int, changes []Change, out []Stat) bool {
 		jobs, names, open = jobs[:0], names[:0], open[:0]
 		return ok
 	}
-	for i := range changes {
-		p := changes[i].Path
+	for i := 0; i < n; i++ {
+		p := path(i)
 		cut := strings.LastIndexByte(p, '/')
-		parent := p[:max(cut, 0)]
-		if !dir.done || dir.path != parent {
+		if parent := p[:max(cut, 0)]; !dir.done || dir.path != parent {
 			// The folder stays open for the batch: a job holds its fd.
 			dir.fd = -1
 			dir.open(parent)
@@ -256,7 +260,7 @@ func ringLstat(top string, base int, changes []Change, out []Stat) bool {
 			}
 		}
 		if dir.fd < 0 {
-			again = append(again, i) // gone, or not to be opened: LstatInto's way
+			again = append(again, i) // gone, or not to be opened: folderAt's way
 			continue
 		}
 		jobs = append(jobs, ringJob{dir: dir.fd, name: len(names), i: i})
@@ -273,12 +277,19 @@ func ringLstat(top string, base int, changes []Change, out []Stat) bool {
 		dropRing()
 		return false
 	}
-	// The rest as lstatEach stats them.
+	// The rest as without the ring.
 	dir = folderAt{top: top, base: base, fd: -1}
 	defer dir.close()
 	var name []byte
 	for _, i := range again {
-		out[i] = dir.lstatPath(changes[i].Path, &name)
+		p := path(i)
+		cut := strings.LastIndexByte(p, '/')
+		name = append(append(name[:0], p[cut+1:]...), 0)
+		if err := dir.lstat(p[:max(cut, 0)], name, &st); err != nil {
+			done(i, nil, err)
+		} else {
+			done(i, &st, nil)
+		}
 	}
 	return true
 }

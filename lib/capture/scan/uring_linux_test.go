@@ -49,7 +49,8 @@ func TestLstat_RingAsFstatat(t *testing.T) {
 	require.NoError(t, err)
 	defer syscall.Close(base)
 	ring := make([]Stat, len(changes))
-	require.True(t, ringLstat(top, base, changes, ring))
+	require.True(t, ringStat(top, base, len(changes), func(i int) string { return changes[i].Path },
+		func(i int, st *syscall.Stat_t, err error) { ring[i] = statFrom(changes[i].Path, st, err) }))
 	each := make([]Stat, len(changes))
 	lstatEach(top, base, changes, each)
 	for i := range changes {

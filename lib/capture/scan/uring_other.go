@@ -2,6 +2,10 @@
 
 package scan
 
-// ringLstat: io_uring is Linux's (uring_linux.go); elsewhere every path
-// is stat'ed by LstatInto's own calls.
-func ringLstat(string, int, []Change, []Stat) bool { return false }
+import "syscall"
+
+// ringStat: io_uring is Linux's (uring_linux.go); elsewhere every path
+// is stat'ed by its own call.
+func ringStat(string, int, int, func(int) string, func(int, *syscall.Stat_t, error)) bool {
+	return false
+}

@@ -35,6 +35,11 @@ const (
 	featSingleMmap  = 1 // IORING_FEAT_SINGLE_MMAP
 	// ringEntries is the batch submitted at once.
 	ringEntries = 1024
+	// statxFlags are fstatat's as the kernel makes them: no last link
+	// followed, and no automount point mounted (vfs_fstatat adds
+	// AT_NO_AUTOMOUNT; statx would otherwise mount it and answer for
+	// the mounted folder).
+	statxFlags = unix.AT_SYMLINK_NOFOLLOW | unix.AT_NO_AUTOMOUNT
 	// statxMask asks for what Stat keeps.
 	statxMask = unix.STATX_TYPE | unix.STATX_MODE | unix.STATX_INO | unix.STATX_SIZE | unix.STATX_MTIME | unix.STATX_CTIME |
 		unix.STATX_UID | unix.STATX_GID
@@ -168,22 +173,29 @@ func (r *statRing) run(jobs []ringJob, names []byte, done func(i int, sx *unix.S
 		idx := (tail + uint32(k)) & r.sqMask
 		sqe := (*ringSQE)(unsafe.Pointer(&r.sqes[uintptr(idx)*unsafe.Sizeof(ringSQE{})]))
 		*sqe = ringSQE{opcode: opStatx, fd: int32(j.dir), addr: uint64(uintptr(unsafe.Pointer(&names[j.name]))),
-			len: statxMask, opFlags: unix.AT_SYMLINK_NOFOLLOW, off: uint64(uintptr(unsafe.Pointer(&r.bufs[k]))), userData: uint64(k)}
+			len: statxMask, opFlags: statxFlags, off: uint64(uintptr(unsafe.Pointer(&r.bufs[k]))), userData: uint64(k)}
 		*r.u32(r.p.sq.array + 4*idx) = idx
 	}
 	atomic.StoreUint32(r.sqTail, tail+uint32(len(jobs)))
-	seen := 0
+	// The kernel may take fewer entries than offered: it stops at one it
+	// refuses as it takes it in (a name longer than PATH_MAX, an opcode
+	// it lacks), completing that one with the error, and returns without
+	// waiting. The rest are offered again, so every entry is submitted
+	// and waited for exactly once.
+	submitted, seen := 0, 0
 	for seen < len(jobs) {
-		_, _, errno := syscall.Syscall6(sysIOUringEnter, uintptr(r.fd), uintptr(len(jobs)-seen)*boolInt(seen == 0),
+		offer := len(jobs) - submitted
+		n, _, errno := syscall.Syscall6(sysIOUringEnter, uintptr(r.fd), uintptr(offer),
 			uintptr(len(jobs)-seen), enterGetEvents, 0, 0)
 		if errno == syscall.EINTR {
 			continue
 		}
-		if errno != 0 {
+		if errno != 0 || (offer > 0 && n == 0) {
 			// What was submitted may still complete into the buffers:
 			// the ring is dropped for good, its memory kept alive.
 			return false
 		}
+		submitted += min(int(n), offer)
 		head, end := atomic.LoadUint32(r.cqHead), atomic.LoadUint32(r.cqTail)
 		for ; head != end; head++ {
 			cqe := (*ringCQE)(unsafe.Pointer(&r.ring[uintptr(r.p.cq.cqes)+uintptr(head&r.cqMask)*unsafe.Sizeof(ringCQE{})]))
@@ -198,13 +210,6 @@ func (r *statRing) run(jobs []ringJob, names []byte, done func(i int, sx *unix.S
 		atomic.StoreUint32(r.cqHead, head)
 	}
 	return true
-}
-
-func boolInt(b bool) uintptr {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // ringStat lstats n paths (path(i)) through the ring, each in its folder

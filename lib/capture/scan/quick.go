@@ -400,16 +400,38 @@ func statDirs(top string, dirs []dirState) ([]int, error) {
 	bad := make([]bool, len(dirs))
 	gone := false
 	var mu sync.Mutex
-	parallel(len(dirs), func(i int) {
-		d := &dirs[i]
-		var st syscall.Stat_t
-		if syscall.Lstat(treepath.Abs(top, d.Path), &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+	check := func(i int, st *syscall.Stat_t, err error) {
+		if err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
 			mu.Lock()
 			gone = true
 			mu.Unlock()
 			return
 		}
-		bad[i] = d.moved(&st)
+		bad[i] = dirs[i].moved(st)
+	}
+	// The folders in their parents, in batches through io_uring where the
+	// kernel has it (the record holds them sorted, siblings together); the
+	// top, and every folder without the ring, by its own lstat.
+	first := 0
+	if len(dirs) > 0 && dirs[0].Path == "" {
+		first = 1
+	}
+	base := -1
+	if len(dirs)-first >= ringMin {
+		var err error
+		if base, err = syscall.Open(top, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0); err == nil {
+			defer syscall.Close(base)
+		}
+	}
+	path := func(i int) string { return dirs[first+i].Path }
+	done := func(i int, st *syscall.Stat_t, err error) { check(first+i, st, err) }
+	each := len(dirs)
+	if base >= 0 && ringStat(top, base, len(dirs)-first, path, done) {
+		each = first
+	}
+	parallel(each, func(i int) {
+		var st syscall.Stat_t
+		check(i, &st, syscall.Lstat(treepath.Abs(top, dirs[i].Path), &st))
 	})
 	if gone {
 		return nil, errQuickUnsure

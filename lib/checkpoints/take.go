@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"time"
 
 	git "github.com/libgit2/git2go/v34"
@@ -16,6 +15,7 @@ import (
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/capture"
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/gcpace"
 	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
@@ -310,8 +310,8 @@ func openOrCloseTurn(tx *state.Txn, a *agents.Agent, req Request) (*string, erro
 const largeCapture = 20000
 
 func collectOftenWhenLarge(files int) {
-	if files > largeCapture && os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(50)
+	if files > largeCapture {
+		gcpace.Large()
 	}
 }
 

@@ -1,8 +1,11 @@
 package tests
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -103,4 +106,35 @@ func TestCapture_RingSequenceAsGitAddAll(t *testing.T) {
 	env.Write("u0/g0002.txt", "UNTRACKED 2\n"[:len("untracked 2\n")])
 	time.Sleep(10 * time.Millisecond)
 	check("racy edit")
+}
+
+// TestCapture_ScanRecordCutAtAPathIsDamaged: a scan record cut where one
+// of its untracked paths starts (written, renamed, and the crash before
+// its last blocks reached the disk) is a damaged record: the capture goes
+// to git status and records git add -A's tree, not the list the cut
+// record holds, missing that file.
+func TestCapture_ScanRecordCutAtAPathIsDamaged(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("d/c.txt", "c\n")
+	env.Commit("base")
+	last := "z/" + strings.Repeat("q", 200)
+	env.Write("z/a", "a\n")
+	env.Write(last, "the last untracked path\n")
+	env.Checkpoint("--agent=a1")
+	time.Sleep(2100 * time.Millisecond) // past the racy window
+	env.Checkpoint("--agent=a1")
+	common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	records, err := filepath.Glob(filepath.Join(common, "venom", "index", "*.scan"))
+	require.NoError(t, err)
+	require.Len(t, records, 1)
+	b, err := os.ReadFile(records[0])
+	require.NoError(t, err)
+	at := bytes.Index(b, append([]byte{2, 200, 1}, strings.Repeat("q", 200)...))
+	require.Greater(t, at, 0, "the last path's bytes in the record")
+	require.NoError(t, os.WriteFile(records[0], b[:at], 0o644))
+	env.Write("d/new.txt", "a change elsewhere\n")
+	tree := env.CheckpointTree("a1", mustAtoi(t, strings.TrimPrefix(env.Checkpoint("--agent=a1"), "k")))
+	require.Equal(t, env.RecipeTree(), tree)
+	require.Contains(t, env.Git("ls-tree", "-r", "--name-only", tree), last)
 }

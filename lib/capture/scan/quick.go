@@ -51,7 +51,7 @@ import (
 // a case-insensitive tree) sends the capture back to git status.
 
 // recordFormat changes whenever what a scan record means changes.
-const recordFormat = 2
+const recordFormat = 3
 
 // maxQuickChanges bounds the tracked files whose stat data moved while
 // their size and type did not (or that are racy): past it, git status,

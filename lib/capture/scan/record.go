@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"io"
 	"unsafe"
 )
@@ -14,7 +15,12 @@ import (
 // clean capture. Layout: "VSR", the format byte, then each field in order,
 // strings and lists length-prefixed with uvarints, numbers as varints; the
 // untracked files last, a Paths's bytes to the end: written as the scan
-// reads them, never held whole a second time.
+// reads them, never held whole a second time. Last, the CRC-32C of all
+// before it: the paths running to the end, a record cut where one starts
+// would otherwise read as a shorter list, and a file left out of the
+// capture's tree.
+
+var recordCRC = crc32.MakeTable(crc32.Castagnoli)
 
 var errBadRecord = errors.New("the scan record is damaged")
 
@@ -29,8 +35,10 @@ func (rec *Record) encode() []byte {
 
 // writeTo writes the record to w a buffer at a time; errBadRecord when
 // its untracked paths are out of order.
-func (rec *Record) writeTo(w io.Writer) error {
+func (rec *Record) writeTo(out io.Writer) error {
 	const chunk = 64 << 10
+	sum := crc32.New(recordCRC)
+	w := io.MultiWriter(out, sum)
 	b := append(make([]byte, 0, chunk+4<<10), 'V', 'S', 'R', recordFormat)
 	var err error
 	spill := func() {
@@ -76,6 +84,9 @@ func (rec *Record) writeTo(w io.Writer) error {
 	if err == nil && !ok {
 		err = errBadRecord
 	}
+	if err == nil {
+		_, err = out.Write(binary.LittleEndian.AppendUint32(nil, sum.Sum32()))
+	}
 	return err
 }
 
@@ -89,10 +100,11 @@ func boolByte(v bool) byte {
 // decodeRecord reads a record; its strings share b, which must not change
 // after.
 func decodeRecord(b []byte) (*Record, error) {
-	if len(b) < 4 || string(b[:3]) != "VSR" || b[3] != recordFormat {
+	if len(b) < 8 || string(b[:3]) != "VSR" || b[3] != recordFormat ||
+		crc32.Checksum(b[:len(b)-4], recordCRC) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
 		return nil, errBadRecord
 	}
-	b = b[4:]
+	b = b[4 : len(b)-4]
 	// The record's strings are substrings of its bytes, which nothing
 	// writes after (Load reads them for this alone): a tree of 300,000
 	// untracked files made a string for each, then a copy of the whole.

@@ -114,3 +114,30 @@ func TestSortTail(t *testing.T) {
 		}
 	}
 }
+
+// TestScanRecord_TruncatedAtAPathIsDamaged: the untracked paths run to the
+// record's end; a record cut where one of them starts (a write that never
+// reached the disk whole) must be refused, not read as a shorter list:
+// the quick scan trusts the list for every folder it does not read again,
+// and a path left out is a file missing from the capture's tree.
+func TestScanRecord_TruncatedAtAPathIsDamaged(t *testing.T) {
+	rec := &Record{Format: recordFormat, Members: "m", Excludes: []string{}, Dirs: []dirState{{Path: ""}},
+		Untracked: pathsOf(t, "a/1", "a/2", "b/"+strings.Repeat("q", 200)), Ignores: []dirState{}}
+	b := rec.encode()
+	got, err := decodeRecord(b)
+	require.NoError(t, err)
+	require.Equal(t, rec.Untracked.Strings(), got.Untracked.Strings())
+	for cut := 4; cut < len(b); cut++ {
+		got, err := decodeRecord(b[:cut])
+		if err == nil {
+			t.Fatalf("cut at %d of %d: read as a record of untracked %q", cut, len(b), got.Untracked.Strings())
+		}
+	}
+	// A byte damaged in a path's name is a record damaged too.
+	for _, at := range []int{len(b) - 1, len(b) - 205} {
+		bad := append([]byte(nil), b...)
+		bad[at] ^= 0x01
+		_, err := decodeRecord(bad)
+		require.Error(t, err, "byte %d of %d changed", at, len(b))
+	}
+}

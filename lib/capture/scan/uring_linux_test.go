@@ -109,3 +109,75 @@ func TestLstat_RingLongNameAsFstatat(t *testing.T) {
 		require.Equal(t, each[i], again[i])
 	}
 }
+
+// TestLstat_RingNeverThroughALinkUnderSwaps: while another goroutine keeps
+// swapping a folder of the tree for a link to a folder outside it (the
+// same names, other inodes), every answer the ring gives for a path in
+// that folder is the real folder's file or "gone", never the file the
+// link leads to: each folder is opened beneath the top, no link
+// followed, and each statx is made in that open folder.
+func TestLstat_RingNeverThroughALinkUnderSwaps(t *testing.T) {
+	if sharedRing() == nil {
+		t.Skip("io_uring is not to be had here")
+	}
+	top, outside := t.TempDir(), t.TempDir()
+	var paths []string
+	inside := map[uint64]bool{}
+	for _, d := range []string{"d", "d/e"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(top, d), 0o755))
+		require.NoError(t, os.MkdirAll(filepath.Join(outside, strings.TrimPrefix(d, "d")), 0o755))
+		for i := 0; i < 300; i++ {
+			rel := fmt.Sprintf("%s/f%03d", d, i)
+			require.NoError(t, os.WriteFile(filepath.Join(top, rel), nil, 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(outside, strings.TrimPrefix(rel, "d")), nil, 0o644))
+			var st syscall.Stat_t
+			require.NoError(t, syscall.Lstat(filepath.Join(top, rel), &st))
+			inside[st.Ino] = true
+			paths = append(paths, rel)
+		}
+	}
+	sort.Strings(paths)
+	stop := make(chan struct{})
+	swapped := make(chan int)
+	go func() {
+		n := 0
+		defer func() { swapped <- n }()
+		d, moved := filepath.Join(top, "d"), filepath.Join(top, "d.moved")
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if os.Rename(d, moved) == nil && os.Symlink(outside, d) == nil {
+				n++
+			}
+			time.Sleep(100 * time.Microsecond)
+			_ = os.Remove(d)
+			_ = os.Rename(moved, d)
+			time.Sleep(300 * time.Microsecond)
+		}
+	}()
+	base, err := syscall.Open(top, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	require.NoError(t, err)
+	defer syscall.Close(base)
+	found, gone := 0, 0
+	for round := 0; round < 200; round++ {
+		out := make([]Stat, len(paths))
+		require.True(t, ringStat(top, base, len(paths), func(i int) string { return paths[i] },
+			func(i int, st *syscall.Stat_t, err error) { out[i] = statFrom(paths[i], st, err) }))
+		for i, s := range out {
+			if s.Err != nil {
+				gone++
+				continue
+			}
+			found++
+			require.True(t, inside[s.Ino], "round %d: %s answered through the link", round, paths[i])
+		}
+	}
+	close(stop)
+	n := <-swapped
+	t.Logf("%d swaps; %d answers found, %d gone", n, found, gone)
+	require.Positive(t, n)
+	require.Positive(t, found)
+}

@@ -26,13 +26,14 @@ import (
 // or "gone": the ring's answers are never trusted further than fstatat's.
 
 const (
-	sysIOUringSetup = 425 // the same number on amd64 and arm64
-	sysIOUringEnter = 426
-	opStatx         = 21 // IORING_OP_STATX
-	enterGetEvents  = 1  // IORING_ENTER_GETEVENTS
-	offSQRing       = 0
-	offSQEs         = 0x10000000
-	featSingleMmap  = 1 // IORING_FEAT_SINGLE_MMAP
+	sysIOUringSetup    = 425 // the same number on amd64 and arm64
+	sysIOUringEnter    = 426
+	sysIOUringRegister = 427
+	opStatx            = 21 // IORING_OP_STATX
+	enterGetEvents     = 1  // IORING_ENTER_GETEVENTS
+	offSQRing          = 0
+	offSQEs            = 0x10000000
+	featSingleMmap     = 1 // IORING_FEAT_SINGLE_MMAP
 	// ringEntries is the batch submitted at once.
 	ringEntries = 1024
 	// statxFlags are fstatat's as the kernel makes them: no last link
@@ -126,7 +127,7 @@ func newStatRing() (*statRing, error) {
 		r.close()
 		return nil, err
 	}
-	if r.p.features&featSingleMmap == 0 || r.p.sqEntries < ringEntries || r.p.cqEntries < ringEntries {
+	if r.p.features&featSingleMmap == 0 || r.p.sqEntries < ringEntries || r.p.cqEntries < ringEntries || !r.hasStatx() {
 		return fail(syscall.ENOSYS)
 	}
 	size := max(int(r.p.sq.array)+int(r.p.sqEntries)*4, int(r.p.cq.cqes)+int(r.p.cqEntries)*int(unsafe.Sizeof(ringCQE{})))
@@ -142,6 +143,25 @@ func newStatRing() (*statRing, error) {
 	r.bufs = make([]unix.Statx_t, ringEntries)
 	r.names = make([]byte, 0, 64*ringEntries)
 	return r, nil
+}
+
+// hasStatx asks the kernel whether its rings take statx (5.6 on): an
+// older one refuses each entry as it reads it, which would cost a system
+// call a file.
+func (r *statRing) hasStatx() bool {
+	const registerProbe, opSupported = 8, 1 // IORING_REGISTER_PROBE, IO_URING_OP_SUPPORTED
+	var probe struct {
+		lastOp, opsLen uint8
+		_              uint16
+		_              [3]uint32
+		ops            [256]struct {
+			op, _ uint8
+			flags uint16
+			_     uint32
+		}
+	}
+	_, _, errno := syscall.Syscall6(sysIOUringRegister, uintptr(r.fd), registerProbe, uintptr(unsafe.Pointer(&probe)), 256, 0, 0)
+	return errno == 0 && probe.lastOp >= opStatx && probe.ops[opStatx].flags&opSupported != 0
 }
 
 func (r *statRing) u32(off uint32) *uint32 { return (*uint32)(unsafe.Pointer(&r.ring[off])) }

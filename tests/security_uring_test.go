@@ -1,0 +1,73 @@
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestSecurity_CaptureLongIndexNameNoHang: an index entry whose name is
+// longer than PATH_MAX (git takes one: update-index --cacheinfo, a
+// fetched tree) is among the paths a steady capture stats, with many
+// untracked files. The capture's batched statx hands it to the kernel,
+// which refuses it as it takes the batch in and takes no more: the
+// capture must still stat the rest and finish, as with one fstatat a
+// path, not wait for ever for completions of calls never submitted (it
+// did, in io_cqring_wait, deaf to SIGTERM).
+func TestSecurity_CaptureLongIndexNameNoHang(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("base.txt", "base\n")
+	env.Commit("base")
+	for i := 0; i < 200; i++ {
+		env.Write(fmt.Sprintf("f%03d.txt", i), fmt.Sprintf("untracked %d\n", i))
+	}
+	blob := env.Git("hash-object", "-w", "base.txt")
+	long := "f100" + strings.Repeat("x", 5000)
+	env.Git("update-index", "--add", "--cacheinfo", "100644,"+blob+","+long)
+	env.Git("commit", "-q", "-m", "a name longer than PATH_MAX")
+	extra, timings := carryEnv(env)
+	for i := 0; i < 3; i++ {
+		env.Write("f000.txt", fmt.Sprintf("edited %d\n", i))
+		time.Sleep(60 * time.Millisecond)
+		_ = os.Remove(timings)
+		files := boundedCheckpoint(t, env, extra)
+		for k := 0; k < 200; k++ {
+			require.Contains(t, files, fmt.Sprintf("f%03d.txt", k), "capture %d", i+1)
+		}
+	}
+	env.CheckObjects(t)
+}
+
+// boundedCheckpoint takes a checkpoint, failing the test (and killing
+// the command's process group) if it is not done within 90 s, and returns
+// the files of its tree.
+func boundedCheckpoint(t *testing.T, env *Env, extra []string) string {
+	t.Helper()
+	cmd := env.Command(extra, "checkpoint", "--agent=a1", "--json")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	require.NoError(t, cmd.Start())
+	finished := make(chan error, 1)
+	go func() { finished <- cmd.Wait() }()
+	select {
+	case err := <-finished:
+		require.NoError(t, err, "stderr: %s", errb.String())
+	case <-time.After(90 * time.Second):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-finished
+		t.Fatalf("the capture still runs after 90 s (stderr: %s)", errb.String())
+	}
+	var res struct {
+		Checkpoint string `json:"checkpoint"`
+	}
+	Result{Stdout: out.String()}.JSON(t, &res)
+	return env.Git("ls-tree", "-r", "--name-only", "refs/venom/checkpoints/a1/"+res.Checkpoint[1:])
+}

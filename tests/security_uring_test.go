@@ -2,8 +2,11 @@ package tests
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -70,4 +73,42 @@ func boundedCheckpoint(t *testing.T, env *Env, extra []string) string {
 	}
 	Result{Stdout: out.String()}.JSON(t, &res)
 	return env.Git("ls-tree", "-r", "--name-only", "refs/venom/checkpoints/a1/"+res.Checkpoint[1:])
+}
+
+// TestSecurity_ScanRecordHugeCount: a scan record whose checksum is right
+// but whose count of folders is as large as the file's bytes (512 MiB,
+// sparse: nothing on disk) is damaged, not a list made for that count
+// (80 bytes a folder: 40 GiB, "fatal error: runtime: out of memory" at
+// every capture after it). The capture goes on and holds git's tree.
+func TestSecurity_ScanRecordHugeCount(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Checkpoint("--agent=a1")
+	env.Write("README.md", "changed\n")
+	env.Checkpoint("--agent=a1")
+	files, err := filepath.Glob(filepath.Join(stateDir(t, env), "index", "*.scan"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	const size = 512 << 20
+	head := []byte{'V', 'S', 'R', 3, 0, 0, 0, 0, 1}
+	head = binary.AppendUvarint(head, size-64)
+	crc := crc32.Update(0, crc32.MakeTable(crc32.Castagnoli), head)
+	zeros := make([]byte, 1<<20)
+	for n := size - 4 - len(head); n > 0; n -= len(zeros) {
+		crc = crc32.Update(crc, crc32.MakeTable(crc32.Castagnoli), zeros[:min(n, len(zeros))])
+	}
+	for _, f := range files {
+		require.NoError(t, os.WriteFile(f, head, 0o644))
+		require.NoError(t, os.Truncate(f, size-4))
+		fh, err := os.OpenFile(f, os.O_WRONLY|os.O_APPEND, 0)
+		require.NoError(t, err)
+		_, err = fh.Write(binary.LittleEndian.AppendUint32(nil, crc))
+		require.NoError(t, err)
+		require.NoError(t, fh.Close())
+	}
+	env.Write("README.md", "changed again\n")
+	r := env.Venom("checkpoint", "--agent=a1", "--json")
+	require.NotContains(t, r.Stderr, "fatal error")
+	r.OK(t)
+	require.Equal(t, env.RecipeTree(), env.CheckpointTree("a1", 3))
 }

@@ -97,6 +97,15 @@ func boolByte(v bool) byte {
 	return 0
 }
 
+const (
+	// minStateBytes is the least a folder or ignore file takes in a
+	// record: a path's and a digest's lengths and six numbers, a byte each.
+	minStateBytes = 8
+	// preallocated is the most items a list is made for before they are
+	// read: more than a tree's folders as a rule, 80 MiB of folders.
+	preallocated = 1 << 20
+)
+
 // decodeRecord reads a record; its strings share b, which must not change
 // after.
 func decodeRecord(b []byte) (*Record, error) {
@@ -139,29 +148,42 @@ func decodeRecord(b []byte) (*Record, error) {
 		b = b[n:]
 		return whole[off : off+int(n)]
 	}
-	count := func() int {
-		n := uv()
-		if n > uint64(len(b)) { // every item takes at least a byte
+	// count reads a list's length. Every item takes at least least bytes
+	// of what is left, so a larger count is damage; and the list is made
+	// for at most preallocated items, grown by what is really read: a
+	// record of 512 MiB of zeros (sparse, nothing on disk) with its
+	// checksum right counted as many folders, and the list made for them
+	// (40 GiB) ended every capture "fatal error: runtime: out of memory".
+	count := func(least int) (n, capacity int) {
+		v := uv()
+		if v > uint64(len(b)/least) {
 			bad = true
-			return 0
+			return 0, 0
 		}
-		return int(n)
+		return int(v), min(int(v), preallocated)
 	}
-	states := func() []dirState {
-		n := count()
-		list := make([]dirState, 0, n)
+	// states reads a list of folders or ignore files; sorted: each path
+	// after the one before (the folders, which a re-read searches by
+	// path); else none empty (ignore files). Either stops a run of zeros
+	// at its first or second item.
+	states := func(sorted bool) []dirState {
+		n, c := count(minStateBytes)
+		list := make([]dirState, 0, c)
 		for i := 0; i < n && !bad; i++ {
 			d := dirState{Path: str()}
 			d.Stat = fsStat{Mtime: num(), Ctime: num(), Ino: uint64(num()), Size: num(), Mode: uint32(num())}
 			d.Listed = num()
 			d.Sum = str()
+			if sorted && i > 0 && list[i-1].Path >= d.Path || !sorted && d.Path == "" {
+				bad = true
+			}
 			list = append(list, d)
 		}
 		return list
 	}
 	strs := func() []string {
-		n := count()
-		list := make([]string, 0, n)
+		n, c := count(1)
+		list := make([]string, 0, c)
 		for i := 0; i < n && !bad; i++ {
 			list = append(list, str())
 		}
@@ -176,16 +198,11 @@ func decodeRecord(b []byte) (*Record, error) {
 	if len(b) > 0 {
 		b = b[1:]
 	}
-	rec.Dirs = states()
+	rec.Dirs = states(true)
 	if !hasDirs {
 		rec.Dirs = nil
 	}
-	for i := 1; i < len(rec.Dirs); i++ {
-		if rec.Dirs[i-1].Path >= rec.Dirs[i].Path {
-			return nil, errBadRecord // a re-read searches them by path
-		}
-	}
-	rec.Ignores = states()
+	rec.Ignores = states(false)
 	// The untracked files stay as they are in b, checked once here.
 	if _, ok := checkPaths(b); bad || !ok {
 		return nil, errBadRecord

@@ -7,12 +7,15 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-venom/git-venom/lib/capture/scan"
 )
 
 // TestSecurity_CaptureLongIndexNameNoHang: an index entry whose name is
@@ -111,4 +114,43 @@ func TestSecurity_ScanRecordHugeCount(t *testing.T) {
 	require.NotContains(t, r.Stderr, "fatal error")
 	r.OK(t)
 	require.Equal(t, env.RecipeTree(), env.CheckpointTree("a1", 3))
+}
+
+// TestSecurity_ScanRecordHostileUntracked: a scan record (its checksum
+// right) whose untracked files name paths no tree can hold (out of the
+// tree, inside .git, absolute, empty parts) is damaged: a quick scan
+// took them as untracked files in folders it did not read again.
+// The capture holds git's tree, and nothing of the file outside.
+func TestSecurity_ScanRecordHostileUntracked(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	require.NoError(t, os.WriteFile(filepath.Join(env.Root, "outside.txt"), []byte("secret outside the tree\n"), 0o644))
+	env.Write("u/new.txt", "untracked\n")
+	env.Checkpoint("--agent=a1")
+	env.Write("README.md", "changed\n")
+	env.Checkpoint("--agent=a1")
+	files, err := filepath.Glob(filepath.Join(stateDir(t, env), "index", "*.scan"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	rel, err := filepath.Rel(env.Dir, filepath.Join(env.Root, "outside.txt"))
+	require.NoError(t, err)
+	for _, f := range files {
+		q := scan.Quick{Record: f}
+		rec := q.Load()
+		require.NotNil(t, rec, "the record as written loads")
+		list := append(rec.Untracked.Strings(), rel, ".git/config", "/etc/hostname", "u//new.txt", "u/./new.txt")
+		sort.Strings(list)
+		var ok bool
+		rec.Untracked, ok = scan.PathsOf(list)
+		require.True(t, ok)
+		q.Save(rec)
+	}
+	env.Write("README.md", "changed again\n")
+	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+	tree := env.CheckpointTree("a1", 3)
+	names := env.Git("ls-tree", "-r", "--name-only", tree)
+	require.NotContains(t, names, "outside")
+	require.NotContains(t, names, "config")
+	require.NotContains(t, names, "hostname")
+	require.Equal(t, env.RecipeTree(), tree)
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"io"
 	"unsafe"
+
+	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // Paths is a list of paths in byte order held as one buffer, each path
@@ -157,8 +159,12 @@ func PathsOf(list []string) (Paths, bool) {
 	return Paths{data: b}, true
 }
 
-// checkPaths says whether data holds paths each after the one before, and
-// how many.
+// checkPaths says whether data holds paths each after the one before,
+// each a path a tree can hold (treepath.Verify), and how many. A record's
+// untracked files are taken as they are for the folders a quick scan
+// does not read again: a record naming ../x, .git/config or /etc/x had
+// the capture stat and store them (it failed at write-tree, every
+// capture after it).
 func checkPaths(data []byte) (int, bool) {
 	var last, cur []byte
 	count := 0
@@ -177,6 +183,10 @@ func checkPaths(data []byte) (int, bool) {
 		cur = append(cur, data[:rest]...)
 		data = data[rest:]
 		if count > 0 && bytes.Compare(last, cur) >= 0 {
+			return 0, false
+		}
+		// Checked in place: cur is not kept, nor the error naming it.
+		if treepath.Verify(unsafe.String(unsafe.SliceData(cur), len(cur))) != nil {
 			return 0, false
 		}
 		last, cur = cur, last

@@ -46,7 +46,7 @@ func pathsOf(t *testing.T, list ...string) Paths {
 // TestPaths_RoundTrip: paths read back as written, whatever they share;
 // out of order or twice spoils the list, and damaged bytes are refused.
 func TestPaths_RoundTrip(t *testing.T) {
-	list := []string{"", "a", "a/b", "a/b/c.txt", "a/b/d", "a/bb", "b", "b\x80", "z/" + strings.Repeat("y", 300)}
+	list := []string{"a", "a/b", "a/b/c.txt", "a/b/d", "a/bb", "b", "b\x80", "z/" + strings.Repeat("y", 300)}
 	p := pathsOf(t, list...)
 	require.Equal(t, list, p.Strings())
 	n, ok := checkPaths(p.data)
@@ -60,6 +60,11 @@ func TestPaths_RoundTrip(t *testing.T) {
 	require.False(t, ok, "twice")
 	_, ok = PathsOf([]string{"b", "a"})
 	require.False(t, ok, "out of order")
+	// Paths no tree holds: a record naming them is damaged.
+	for _, bad := range []string{"", "../x", "a/../../x", "/etc/passwd", ".git/config", "a/.GIT/x", "a//b", "a/./b", "a/", "a\x00b"} {
+		_, ok = checkPaths(pathsOf(t, bad).data)
+		require.False(t, ok, "%q", bad)
+	}
 	// Zeros, as a file extended by truncate(2) holds: every path is ""
 	// after the one before.
 	_, ok = checkPaths(make([]byte, 64))

@@ -154,3 +154,40 @@ func TestSecurity_ScanRecordHostileUntracked(t *testing.T) {
 	require.NotContains(t, names, "hostname")
 	require.Equal(t, env.RecipeTree(), tree)
 }
+
+// TestSecurity_ScanRecordHostileFolder: a scan record (its checksum
+// right) listing a folder outside the tree, its stat data made to have
+// moved, is damaged: a quick scan read that folder again as one of the
+// tree's, and listed its files as untracked. The capture holds git's
+// tree, and nothing of the folder outside.
+func TestSecurity_ScanRecordHostileFolder(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	require.NoError(t, os.MkdirAll(filepath.Join(env.Root, "out"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(env.Root, "out", "secret.txt"), []byte("secret outside the tree\n"), 0o644))
+	env.Write("u/new.txt", "untracked\n")
+	env.Checkpoint("--agent=a1")
+	env.Write("README.md", "changed\n")
+	env.Checkpoint("--agent=a1")
+	files, err := filepath.Glob(filepath.Join(stateDir(t, env), "index", "*.scan"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	rel, err := filepath.Rel(env.Dir, filepath.Join(env.Root, "out"))
+	require.NoError(t, err)
+	for _, f := range files {
+		q := scan.Quick{Record: f}
+		rec := q.Load()
+		require.NotNil(t, rec)
+		require.NotEmpty(t, rec.Dirs)
+		d := rec.Dirs[len(rec.Dirs)-1]
+		d.Path, d.Stat.Mtime = rel, 1
+		rec.Dirs = append(rec.Dirs, d)
+		sort.Slice(rec.Dirs, func(i, j int) bool { return rec.Dirs[i].Path < rec.Dirs[j].Path })
+		q.Save(rec)
+	}
+	env.Write("README.md", "changed again\n")
+	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+	tree := env.CheckpointTree("a1", 3)
+	require.NotContains(t, env.Git("ls-tree", "-r", "--name-only", tree), "secret")
+	require.Equal(t, env.RecipeTree(), tree)
+}

@@ -7,6 +7,8 @@ import (
 	"hash/crc32"
 	"io"
 	"unsafe"
+
+	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // The scan record is read on every capture and is as large as the tree has
@@ -175,6 +177,12 @@ func decodeRecord(b []byte) (*Record, error) {
 			d.Listed = num()
 			d.Sum = str()
 			if sorted && i > 0 && list[i-1].Path >= d.Path || !sorted && d.Path == "" {
+				bad = true
+			}
+			// A folder or ignore file outside the tree (../x, /x, .git):
+			// a folder's stat moved, a quick scan read it again as the
+			// tree's and listed its files as untracked.
+			if d.Path != "" && treepath.Verify(d.Path) != nil {
 				bad = true
 			}
 			list = append(list, d)

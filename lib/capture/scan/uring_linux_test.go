@@ -15,6 +15,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// TestMain asks for the ring, off by default (uring_linux.go), for every
+// test of the package: they ran through it when it was on.
+func TestMain(m *testing.M) {
+	os.Setenv("VENOM_TEST_URING", "1")
+	os.Exit(m.Run())
+}
+
 // TestLstat_RingAsFstatat: the ring's answers are fstatat's, path for
 // path, for files, links (dangling too), folders, a FIFO, paths gone,
 // under a file, and under a folder replaced by a link (gone, as for git),

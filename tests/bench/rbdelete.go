@@ -76,7 +76,7 @@ func runRollbackDelete(work, binDir, profile string, n, runs int) error {
 	}
 	var extra []string // the next venom call's own environment
 	venom := func(dir string, name string, args ...string) (*proc, time.Duration, error) {
-		p := &proc{dir: dir, env: append(append([]string(nil), env...), extra...)}
+		p := &proc{dir: dir, env: append(append([]string(nil), env...), extra...), isolate: true}
 		extra = nil
 		start := time.Now()
 		var err error
@@ -142,7 +142,7 @@ func runRollbackDelete(work, binDir, profile string, n, runs int) error {
 		if err := copyTree(clean); err != nil {
 			return err
 		}
-		g := &proc{dir: clean, git: "git", env: env}
+		g := &proc{dir: clean, git: "git", env: env, isolate: true}
 		start := time.Now()
 		if _, err := g.run(nil, "clean", "-fdq"); err != nil {
 			return err

@@ -18,9 +18,7 @@ import (
 // carry stored.
 func carryEnv(env *Env) (extra []string, timings string) {
 	timings = filepath.Join(env.Root, "timings")
-	// The ring (lib/capture/scan/uring_linux.go) is off by default; the
-	// carry's tests take it, as they did while it was on.
-	return []string{"VENOM_TEST_RACY_MS=50", "VENOM_TEST_TIMINGS=" + timings, "VENOM_TEST_URING=1"}, timings
+	return []string{"VENOM_TEST_RACY_MS=50", "VENOM_TEST_TIMINGS=" + timings}, timings
 }
 
 // carryCapture takes a checkpoint and returns its tree and how many files

@@ -16,7 +16,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/git-venom/git-venom/lib/capture/store"
 	"github.com/git-venom/git-venom/lib/gitcli"
@@ -314,27 +313,20 @@ func statTracked(top string, stats *gitindex.Stats) (changed []string, unsure in
 	}
 	// Each file in its folder, reached as git reaches it: a file under a
 	// folder replaced by a link is gone for git, however alike the file
-	// the link leads to (LstatAll). In batches through io_uring where the
-	// kernel has it.
-	path := func(i int) string {
-		p := stats.Path(i)
-		return unsafe.String(unsafe.SliceData(p), len(p))
-	}
-	if stats.Len() < ringMin || !ringStat(top, dir, stats.Len(), path, classify) {
-		parallelRanges(stats.Len(), func(start, end int) {
-			folder := folderAt{top: top, base: dir, fd: -1}
-			defer folder.close()
-			var st syscall.Stat_t
-			for i := start; i < end; i++ {
-				p, cp := stats.Path(i), stats.CPath(i)
-				cut := bytes.LastIndexByte(p, '/')
-				if parent := p[:max(cut, 0)]; !folder.done || folder.path != string(parent) {
-					folder.open(string(parent))
-				}
-				classify(i, &st, folder.lstatIn(cp[cut+1:], &st))
+	// the link leads to (LstatAll).
+	parallelRanges(stats.Len(), func(start, end int) {
+		folder := folderAt{top: top, base: dir, fd: -1}
+		defer folder.close()
+		var st syscall.Stat_t
+		for i := start; i < end; i++ {
+			p, cp := stats.Path(i), stats.CPath(i)
+			cut := bytes.LastIndexByte(p, '/')
+			if parent := p[:max(cut, 0)]; !folder.done || folder.path != string(parent) {
+				folder.open(string(parent))
 			}
-		})
-	}
+			classify(i, &st, folder.lstatIn(cp[cut+1:], &st))
+		}
+	})
 	for i, c := range class {
 		if c != statSame {
 			changed = append(changed, string(stats.Path(i)))
@@ -409,27 +401,7 @@ func statDirs(top string, dirs []dirState) ([]int, error) {
 		}
 		bad[i] = dirs[i].moved(st)
 	}
-	// The folders in their parents, in batches through io_uring where the
-	// kernel has it (the record holds them sorted, siblings together); the
-	// top, and every folder without the ring, by its own lstat.
-	first := 0
-	if len(dirs) > 0 && dirs[0].Path == "" {
-		first = 1
-	}
-	base := -1
-	if len(dirs)-first >= ringMin {
-		var err error
-		if base, err = syscall.Open(top, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0); err == nil {
-			defer syscall.Close(base)
-		}
-	}
-	path := func(i int) string { return dirs[first+i].Path }
-	done := func(i int, st *syscall.Stat_t, err error) { check(first+i, st, err) }
-	each := len(dirs)
-	if base >= 0 && ringStat(top, base, len(dirs)-first, path, done) {
-		each = first
-	}
-	parallel(each, func(i int) {
+	parallel(len(dirs), func(i int) {
 		var st syscall.Stat_t
 		check(i, &st, syscall.Lstat(treepath.Abs(top, dirs[i].Path), &st))
 	})

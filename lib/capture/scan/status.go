@@ -96,10 +96,6 @@ func LstatAll(top string, changes []Change) []Stat {
 	return LstatInto(top, changes, nil)
 }
 
-// ringMin is the fewest paths LstatInto hands to io_uring
-// (uring_linux.go): below it the ring saves little.
-const ringMin = 64
-
 // LstatInto is LstatAll into out's memory, when it is large enough.
 func LstatInto(top string, changes []Change, out []Stat) []Stat {
 	if cap(out) < len(changes) {
@@ -111,10 +107,6 @@ func LstatInto(top string, changes []Change, out []Stat) []Stat {
 		base = -1
 	} else {
 		defer syscall.Close(base)
-	}
-	if len(changes) >= ringMin && ringStat(top, base, len(changes), func(i int) string { return changes[i].Path },
-		func(i int, st *syscall.Stat_t, err error) { out[i] = statFrom(changes[i].Path, st, err) }) {
-		return out
 	}
 	lstatEach(top, base, changes, out)
 	return out

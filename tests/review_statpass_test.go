@@ -13,14 +13,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestCapture_RingSequenceAsGitAddAll: captures of a tree large enough
-// for the stat calls to go through io_uring (more than one batch of
-// tracked and of untracked files) record git add -A's tree after each of
+// TestCapture_StatPassSequenceAsGitAddAll: captures of a tree large
+// enough for the stat pass to split among threads (over a thousand
+// tracked and untracked files) record git add -A's tree after each of
 // a sequence of changes: paths sorting around '/', names with bytes of
 // 0x80 and more, same-size edits with the mtime set back, a folder
 // emptied, a folder replaced by a file of its name, a file swapped for a
 // folder, a link and a FIFO in turn, ignore rules changed.
-func TestCapture_RingSequenceAsGitAddAll(t *testing.T) {
+func TestCapture_StatPassSequenceAsGitAddAll(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
 	extra, timings := carryEnv(env)

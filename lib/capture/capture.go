@@ -233,6 +233,12 @@ func takePrivate(ctx context.Context, r *repo.Repo, p *private.Index, tmpDir str
 	rec := q.Load()
 	if rec.Walked() {
 		res, drop, err := q.Scan(r, rec, b.settings)
+		if errors.Is(err, gitindex.ErrFault) {
+			// Another process cut the private index short in place: git
+			// status could not read it either. It is only a cache.
+			p.Discard()
+			return nil, private.ErrUnusable
+		}
 		if drop {
 			q.Drop()
 			rec = nil

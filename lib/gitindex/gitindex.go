@@ -16,6 +16,7 @@ import (
 	"os"
 	"runtime/debug"
 	"syscall"
+	"unsafe"
 )
 
 // Entry is what a capture needs of one index entry.
@@ -98,24 +99,34 @@ func mapIndex(path string) ([]byte, os.FileInfo, error) {
 // parseMapped is Parse of a mapping, read again by readCopy when the
 // mapping faults. Parse keeps nothing of data.
 func parseMapped(data []byte, path string) (ix *Index, err error) {
-	if fault := catchFault(func() { ix, err = Parse(data) }); fault != nil {
+	if fault := catchFault(data, func() { ix, err = Parse(data) }); fault != nil {
 		return readCopy(path)
 	}
 	return ix, err
 }
 
-// errFault says a mapped file faulted while read.
-var errFault = errors.New("the mapped file faulted")
+// ErrFault says a mapped index faulted while read: another process cut the
+// file short in place (git and git-venom replace an index by rename, never
+// in place), and the pages past its new end are gone from the mapping.
+var ErrFault = errors.New("the mapped index was cut short while read")
 
-// catchFault runs fn, turning a memory fault inside it into errFault.
-func catchFault(fn func()) (err error) {
+// catchFault runs fn, turning a memory fault inside the mapping data into
+// ErrFault. A fault anywhere else is a defect, not a file cut short: it
+// panics on. The catch holds for the calling goroutine only
+// (debug.SetPanicOnFault): one fn starts must catch its own.
+func catchFault(data []byte, fn func()) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			if _, fault := r.(interface{ Addr() uintptr }); !fault {
+			f, fault := r.(interface{ Addr() uintptr })
+			if !fault || len(data) == 0 {
 				panic(r)
 			}
-			err = errFault
+			start := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+			if a := f.Addr(); a < start || a-start >= uintptr(len(data)) {
+				panic(r)
+			}
+			err = ErrFault
 		}
 	}()
 	fn()

@@ -16,7 +16,7 @@ import (
 // into memory first and the bytes written after were three fresh 10 MB
 // buffers, each page of which this system faults in.
 func (s *Stats) WritePatched(w io.Writer, updates map[int]Update, mtime time.Time) (changed int, err error) {
-	if fault := catchFault(func() { changed, err = s.writePatched(w, updates, mtime) }); fault != nil {
+	if fault := s.Guard(func() { changed, err = s.writePatched(w, updates, mtime) }); fault != nil {
 		return 0, fault
 	}
 	return changed, err

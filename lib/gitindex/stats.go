@@ -61,7 +61,7 @@ func ReadStats(path string) (*Stats, error) {
 		return nil, err
 	}
 	var st *Stats
-	if fault := catchFault(func() { st, err = parseStats(data) }); fault != nil || err != nil {
+	if fault := catchFault(data, func() { st, err = parseStats(data) }); fault != nil || err != nil {
 		syscall.Munmap(data)
 		if fault == nil {
 			return nil, err
@@ -139,6 +139,21 @@ func offsetIn(data, b []byte) int {
 		return -1
 	}
 	return off
+}
+
+// Guard runs fn, which reads s's entries (Stat, Path, CPath, Find), and
+// returns ErrFault when the mapped file was cut short under it: without
+// the guard that read kills the process (SIGBUS). Every read of a mapped
+// Stats goes through a guard, and the guard holds on the calling
+// goroutine only: a goroutine fn starts guards its own reads. After
+// ErrFault, s's entries are not to be trusted; the caller gives up on
+// the index (a capture takes a copy of the user's instead).
+func (s *Stats) Guard(fn func()) error {
+	if !s.mapped {
+		fn()
+		return nil
+	}
+	return catchFault(s.data, fn)
 }
 
 // Close unmaps the index.

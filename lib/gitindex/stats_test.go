@@ -1,10 +1,14 @@
 package gitindex
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -73,4 +77,51 @@ func TestReadStats_StatDataGitCached(t *testing.T) {
 	flagged, err := ReadStats(index)
 	require.NoError(t, err)
 	require.True(t, flagged.Flagged)
+}
+
+// A process that truncates the mapped index in place takes its pages away
+// from the mapping: every read of it through Guard is then ErrFault, not a
+// crash (SIGBUS), for index v2 and v4 (v4's paths are copied out, its stat
+// data is not); WritePatched says so too. A fault outside the mapping, or
+// any other panic, is not the file's doing and panics on.
+func TestStats_CutShortUnderTheMapIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	git := func(args ...string) string { return gittest.Run(t, dir, "", nil, args...) }
+	git("init", "-q")
+	for i := 0; i < 200; i++ { // a few pages of entries
+		write(t, dir, fmt.Sprintf("dir%d/file-with-a-longer-name-%d.txt", i%7, i), "x\n")
+	}
+	git("add", "-A")
+	index := filepath.Join(dir, ".git", "index")
+	readAll := func(st *Stats) {
+		for i := 0; i < st.Len(); i++ {
+			_ = st.Stat(i)
+			_ = bytes.Count(st.Path(i), []byte("/"))
+		}
+	}
+	for _, version := range []string{"2", "4"} {
+		git("update-index", "--index-version", version)
+		cut := filepath.Join(dir, "cut-"+version+".index")
+		b, err := os.ReadFile(index)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(cut, b, 0o644))
+
+		st, err := ReadStats(cut)
+		require.NoError(t, err)
+		require.True(t, st.mapped)
+		require.NoError(t, st.Guard(func() { readAll(st) }))
+		require.NoError(t, os.Truncate(cut, 0))
+		require.ErrorIs(t, st.Guard(func() { readAll(st) }), ErrFault, "v%s", version)
+		_, err = st.WritePatched(io.Discard, nil, time.Now())
+		require.ErrorIs(t, err, ErrFault, "v%s", version)
+
+		// Another mapping's fault inside this one's guard is no fault of
+		// this file's.
+		whole, err := ReadStats(index)
+		require.NoError(t, err)
+		require.Panics(t, func() { _ = whole.Guard(func() { readAll(st) }) })
+		require.PanicsWithValue(t, "not a fault", func() { _ = whole.Guard(func() { panic("not a fault") }) })
+		whole.Close()
+		st.Close()
+	}
 }

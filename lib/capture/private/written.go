@@ -89,25 +89,12 @@ func (p *Index) noteWritten(r *repo.Repo, files []Written) (int, error) {
 	}
 	defer odb.Free()
 	nc := store.NewNoConversion(r)
-	updates := make(map[int]gitindex.Update, len(files))
+	// Find and Path read the mapped index: under its guard, the loop as a
+	// whole (a guard per file would cost more than the lookup).
+	var updates map[int]gitindex.Update
 	var edits []treeedit.Edit
-	for _, f := range files {
-		if f.Mode != 0o100644 && f.Mode != 0o100755 || !readsBack(odb, nc, f) {
-			continue
-		}
-		i := stats.Find([]byte(f.Path))
-		if i >= stats.Len() || string(stats.Path(i)) != f.Path {
-			continue // untracked: the index's membership stays the user's
-		}
-		raw, err := hex.DecodeString(f.Oid)
-		if err != nil || len(raw) != 20 {
-			continue
-		}
-		u := gitindex.Update{Stat: f.Stat}
-		u.Stat.Mode = f.Mode
-		copy(u.Oid[:], raw)
-		updates[i] = u
-		edits = append(edits, treeedit.Edit{Path: f.Path, Mode: f.Mode, Oid: f.Oid})
+	if err := stats.Guard(func() { updates, edits = updatesFor(stats, odb, nc, files) }); err != nil {
+		return 0, err
 	}
 	if len(edits) == 0 {
 		return 0, nil
@@ -151,6 +138,32 @@ func (p *Index) noteWritten(r *repo.Repo, files []Written) (int, error) {
 		return 0, err
 	}
 	return n, nil
+}
+
+// updatesFor is the index update and the tree edit of each file of files
+// that the index tracks and that reads back as its blob (readsBack).
+func updatesFor(stats *gitindex.Stats, odb *git.Odb, nc *store.NoConversion, files []Written) (map[int]gitindex.Update, []treeedit.Edit) {
+	updates := make(map[int]gitindex.Update, len(files))
+	var edits []treeedit.Edit
+	for _, f := range files {
+		if f.Mode != 0o100644 && f.Mode != 0o100755 || !readsBack(odb, nc, f) {
+			continue
+		}
+		i := stats.Find([]byte(f.Path))
+		if i >= stats.Len() || string(stats.Path(i)) != f.Path {
+			continue // untracked: the index's membership stays the user's
+		}
+		raw, err := hex.DecodeString(f.Oid)
+		if err != nil || len(raw) != 20 {
+			continue
+		}
+		u := gitindex.Update{Stat: f.Stat}
+		u.Stat.Mode = f.Mode
+		copy(u.Oid[:], raw)
+		updates[i] = u
+		edits = append(edits, treeedit.Edit{Path: f.Path, Mode: f.Mode, Oid: f.Oid})
+	}
+	return updates, edits
 }
 
 // readsBack reports whether git, reading f's file again, would store f's

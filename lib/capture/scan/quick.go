@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -217,7 +218,8 @@ func quickUsable(r *repo.Repo, stats *gitindex.Stats) bool {
 // Scan lists what git status would list for the private index, or
 // returns errQuickUnsure. drop: the record no longer holds and must be
 // made again. settings are git's files outside the tree
-// (gitfiles.Settings).
+// (gitfiles.Settings). An error that is gitindex.ErrFault says the index
+// was cut short under its mapping: git status cannot read it either.
 func (q Quick) Scan(r *repo.Repo, rec *Record, settings []string) (res *Result, drop bool, err error) {
 	defer testhook.Timed("quick-scan", time.Now())
 	stats, err := gitindex.ReadStats(q.Index)
@@ -225,6 +227,17 @@ func (q Quick) Scan(r *repo.Repo, rec *Record, settings []string) (res *Result, 
 		return nil, false, errQuickUnsure
 	}
 	defer stats.Close()
+	if err := testhook.Point("quick-scan-mapped"); err != nil {
+		return nil, false, errQuickUnsure
+	}
+	if fault := stats.Guard(func() { res, drop, err = q.scan(r, rec, settings, stats) }); fault != nil {
+		return nil, true, fault
+	}
+	return res, drop, err
+}
+
+// scan is Scan on the mapped index stats, inside its guard.
+func (q Quick) scan(r *repo.Repo, rec *Record, settings []string, stats *gitindex.Stats) (res *Result, drop bool, err error) {
 	if !quickUsable(r, stats) {
 		return nil, false, errQuickUnsure
 	}
@@ -313,20 +326,30 @@ func statTracked(top string, stats *gitindex.Stats) (changed []string, unsure in
 	}
 	// Each file in its folder, reached as git reaches it: a file under a
 	// folder replaced by a link is gone for git, however alike the file
-	// the link leads to (LstatAll).
+	// the link leads to (LstatAll). Each worker reads the mapped index
+	// under its own guard.
+	var faulted atomic.Bool
 	parallelRanges(stats.Len(), func(start, end int) {
 		folder := folderAt{top: top, base: dir, fd: -1}
 		defer folder.close()
 		var st syscall.Stat_t
-		for i := start; i < end; i++ {
-			p, cp := stats.Path(i), stats.CPath(i)
-			cut := bytes.LastIndexByte(p, '/')
-			if parent := p[:max(cut, 0)]; !folder.done || folder.path != string(parent) {
-				folder.open(string(parent))
+		fault := stats.Guard(func() {
+			for i := start; i < end; i++ {
+				p, cp := stats.Path(i), stats.CPath(i)
+				cut := bytes.LastIndexByte(p, '/')
+				if parent := p[:max(cut, 0)]; !folder.done || folder.path != string(parent) {
+					folder.open(string(parent))
+				}
+				classify(i, &st, folder.lstatIn(cp[cut+1:], &st))
 			}
-			classify(i, &st, folder.lstatIn(cp[cut+1:], &st))
+		})
+		if fault != nil {
+			faulted.Store(true)
 		}
 	})
+	if faulted.Load() {
+		return nil, 0, gitindex.ErrFault
+	}
 	for i, c := range class {
 		if c != statSame {
 			changed = append(changed, string(stats.Path(i)))
@@ -777,6 +800,12 @@ func (q Quick) Remake(ctx context.Context, r *repo.Repo, old *Record, untracked,
 		return
 	}
 	defer stats.Close()
+	// Cut short under its mapping, the index makes no record.
+	_ = stats.Guard(func() { q.remake(ctx, r, old, untracked, settings, stats) })
+}
+
+// remake is Remake on the mapped index stats, inside its guard.
+func (q Quick) remake(ctx context.Context, r *repo.Repo, old *Record, untracked, settings []string, stats *gitindex.Stats) {
 	if !quickUsable(r, stats) {
 		return
 	}

@@ -197,7 +197,7 @@ func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) 
 		if err := unix.Mkdirat(stage.Fd(), gitStage, 0o700); err != nil {
 			return err
 		}
-		if err := ap.checkoutIndex(stage, viaGit); err != nil {
+		if err := ap.checkoutIndex(stage, viaGit, hook); err != nil {
 			return err
 		}
 	}
@@ -219,24 +219,30 @@ func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) 
 }
 
 // checkoutIndex has git checkout-index write the entries beneath the
-// stage's folder git/, through a temporary index of them alone.
-func (ap *applier) checkoutIndex(stage *statefile.TempDir, writes []entry) error {
-	idx, err := ap.tempIndex()
-	if err != nil {
-		return err
-	}
-	defer statefile.Remove(idx)
-	env := []string{"GIT_INDEX_FILE=" + idx}
-	if err := writeIndex(idx, writes); err != nil {
+// stage's folder git/, through a temporary index of them alone. The index
+// is made in the stage too, beside git/, and reached only through the
+// stage's descriptor (ours /proc/self/fd/<n>/, git's /proc/self/fd/3/):
+// in tmp/, group-writable under core.sharedRepository, a group member
+// could replace it by name between its write and git's read, and have
+// checkout-index write blobs of its choosing.
+func (ap *applier) checkoutIndex(stage *statefile.TempDir, writes []entry, hook func(string) error) error {
+	ours := fmt.Sprintf("/proc/self/fd/%d/%s", stage.Fd(), stageIndex)
+	env := []string{"GIT_INDEX_FILE=/proc/self/fd/3/" + stageIndex}
+	if err := writeIndex(ours, writes); err != nil {
 		// libgit2 refuses some names git accepts: let git build it.
-		_ = statefile.Remove(idx)
+		_ = unix.Unlinkat(stage.Fd(), stageIndex, 0)
 		var info bytes.Buffer
 		for _, e := range writes {
 			fmt.Fprintf(&info, "%o %s\t%s\x00", e.mode, e.oid, e.path)
 		}
-		if _, err := ap.r.Git.RunCall(ap.ctx, gitcli.Call{Env: env, Stdin: &info}, "update-index", "-z", "--index-info"); err != nil {
+		call := gitcli.Call{Env: env, Stdin: &info, ExtraFiles: []*os.File{stage.File()}}
+		if _, err := ap.r.Git.RunCall(ap.ctx, call, "update-index", "-z", "--index-info"); err != nil {
 			return err
 		}
+	}
+	// The index is written, git has not read it.
+	if err := hook("rollback-apply-index"); err != nil {
+		return err
 	}
 	var list bytes.Buffer
 	for _, e := range writes {
@@ -245,7 +251,7 @@ func (ap *applier) checkoutIndex(stage *statefile.TempDir, writes []entry) error
 	}
 	call := gitcli.Call{Env: env, Stdin: &list, ExtraFiles: []*os.File{stage.File()}}
 	ap.viaGit += len(writes)
-	_, err = ap.r.Git.RunCall(ap.ctx, call, "checkout-index", "-f", "-z",
+	_, err := ap.r.Git.RunCall(ap.ctx, call, "checkout-index", "-f", "-z",
 		"--prefix=/proc/self/fd/3/"+gitStage+"/", "--stdin")
 	return err
 }
@@ -431,12 +437,6 @@ func writeIndex(path string, writes []entry) error {
 		}
 	}
 	return ix.Write()
-}
-
-// tempIndex is a fresh, unpredictable name in the state folder's tmp/,
-// reached link-free (statefile), for the index writeIndex makes.
-func (ap *applier) tempIndex() (string, error) {
-	return statefile.TempName(ap.tmp, "rollback-*.index")
 }
 
 // moveHead moves the branch (or a detached HEAD) from S's head to T's with

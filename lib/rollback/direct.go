@@ -36,8 +36,12 @@ import (
 // store.MemoryFileBytes, which git streams instead of reading it whole.
 
 // gitStage is the folder of the stage checkout-index writes beneath
-// (--prefix); the files written here sit beside it as "f<n>".
-const gitStage = "git"
+// (--prefix); the files written here sit beside it as "f<n>", and
+// stageIndex, checkout-index's temporary index.
+const (
+	gitStage   = "git"
+	stageIndex = "index"
+)
 
 // direct writes files into a stage.
 type direct struct {

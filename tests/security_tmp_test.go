@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 // TestSecurity_CheckoutIndexOutOfReach: under core.sharedRepository=group
@@ -58,4 +59,69 @@ func TestSecurity_CheckoutIndexOutOfReach(t *testing.T) {
 	require.Empty(t, swapped, "the index for checkout-index was reachable by name in tmp/")
 	// git reads the file back as the checkpoint's blob.
 	require.Equal(t, env.Git("rev-parse", "refs/venom/checkpoints/a1/2:a.crlf"), env.Git("hash-object", "a.crlf"))
+}
+
+// TestSecurity_IndexRestoredWithItsMode: a rollback that fails after
+// moving HEAD puts the user's index back from its copy (the undo). Under
+// core.sharedRepository=group and umask 077 the index it puts back has the
+// mode git gave it (0660), and that mode is set on the new file's
+// descriptor: a group member who replaces the new file's name in .git
+// (group-writable) with a link to the person's private file, between its
+// write and its rename, does not get that file's mode opened to the group.
+//
+// Not parallel: it sets the process's umask, which every command it starts
+// inherits; the parallel tests wait until it ends.
+func TestSecurity_IndexRestoredWithItsMode(t *testing.T) {
+	old := unix.Umask(0o077)
+	defer unix.Umask(old)
+	setup := func(t *testing.T) *Env {
+		env := NewEnv(t)
+		env.Git("config", "core.sharedRepository", "group")
+		env.Write("keep/a.txt", "a\n")
+		env.Commit("base")
+		env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--reason=turn_start", "--json").OK(t)
+		env.Write("keep/a.txt", "changed\n")
+		env.Commit("the agent's commit")
+		env.Venom("checkpoint", "--agent=a1", "--reason=turn_end", "--json").OK(t)
+		return env
+	}
+	mode := func(t *testing.T, p string) os.FileMode {
+		fi, err := os.Lstat(p)
+		require.NoError(t, err)
+		return fi.Mode()
+	}
+	args := []string{"--checkpoint=k1", "--restore=files"}
+	failHead := "VENOM_TEST_FAIL_AT=rollback-head"
+
+	t.Run("git's mode", func(t *testing.T) {
+		env := setup(t)
+		index := env.Path(".git/index")
+		gits := mode(t, index)
+		require.Equal(t, os.FileMode(0o660), gits, "git's own index under umask 077, core.sharedRepository=group")
+		before := env.Snapshot()
+		env.RollbackFails([]string{failHead}, 1, "failed.rollback_undone", args...)
+		require.Equal(t, gits, mode(t, index), "the index put back")
+		require.Equal(t, before.Index, env.Snapshot().Index)
+	})
+
+	t.Run("name swapped for a link", func(t *testing.T) {
+		env := setup(t)
+		secret := filepath.Join(env.Root, "private-key")
+		require.NoError(t, os.WriteFile(secret, []byte("private\n"), 0o600))
+		plan := env.DryRun(args...).Plan
+		p := env.pause("rollback-index-restore", []string{failHead, "VENOM_TEST_PAUSE_RESUME=1"},
+			"rollback", append(args, "--plan="+plan, "--json")...)
+		restoring, err := filepath.Glob(env.Path(".git/index.venom-restore-*"))
+		require.NoError(t, err)
+		require.Len(t, restoring, 1)
+		require.NoError(t, os.Remove(restoring[0]))
+		require.NoError(t, os.Symlink(secret, restoring[0]))
+		require.NoError(t, os.Remove(p.file))
+		<-p.done
+		require.NotContains(t, p.errb.String(), "panic:")
+		require.Equal(t, os.FileMode(0o600), mode(t, secret), "the private file's mode was opened to the group")
+		b, err := os.ReadFile(secret)
+		require.NoError(t, err)
+		require.Equal(t, "private\n", string(b))
+	})
 }

@@ -507,17 +507,25 @@ func (ap *applier) restoreIndex() error {
 		return err
 	}
 	// Beside the index, created exclusively under a random name, then
-	// renamed over it: nothing is written through a planted link.
+	// renamed over it: nothing is written through a planted link. Its
+	// mode is set on the descriptor (fchmod), never by name: the index's
+	// folder is group-writable under core.sharedRepository, and a name
+	// swapped for a link meanwhile would give the mode to the file the
+	// link names.
 	tmp, err := os.CreateTemp(filepath.Dir(ap.r.Index), filepath.Base(ap.r.Index)+".venom-restore-*")
 	if err != nil {
 		return err
 	}
 	_, err = tmp.Write(b)
+	if err == nil {
+		err = tmp.Chmod(ap.backupMode)
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
+	// Written, not yet renamed into place.
 	if err == nil {
-		err = os.Chmod(tmp.Name(), ap.backupMode)
+		err = testhook.Point("rollback-index-restore")
 	}
 	if err == nil {
 		err = os.Rename(tmp.Name(), ap.r.Index)

@@ -97,9 +97,13 @@ type Object = store.Object
 
 // Snapshot is a captured tree, before any commit exists for it.
 type Snapshot struct {
-	Tree       *git.Oid
-	Head       *git.Oid // nil on an unborn HEAD
-	Branch     string   // short name; "" when detached
+	Tree   *git.Oid
+	Head   *git.Oid // nil on an unborn HEAD
+	Branch string   // short name; "" when HEAD is on no branch
+	// OffBranch is the ref HEAD is attached to when it lies outside
+	// refs/heads (git symbolic-ref HEAD refs/remotes/origin/x): HEAD is
+	// then on no branch, as git branch --show-current says.
+	OffBranch  string
 	Skipped    []journal.Skipped
 	Submodules []journal.Submodule
 	// memo lets the next scan of a private index reuse this one.

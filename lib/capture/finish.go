@@ -55,7 +55,11 @@ func readHead(r *repo.Repo, snap *Snapshot) error {
 	}
 	defer ref.Free()
 	if target := ref.SymbolicTarget(); target != "" {
-		snap.Branch = strings.TrimPrefix(target, "refs/heads/")
+		if branch, ok := strings.CutPrefix(target, "refs/heads/"); ok {
+			snap.Branch = branch
+		} else {
+			snap.OffBranch = target
+		}
 		resolved, err := ref.Resolve()
 		if err != nil {
 			if git.IsErrorCode(err, git.ErrorCodeNotFound) || git.IsErrorCode(err, git.ErrorCodeUnbornBranch) {

@@ -31,7 +31,10 @@ const MaxDropped = 20
 // HeadState is where HEAD is now.
 type HeadState struct {
 	Commit *string // nil when unborn
-	Branch string  // "" when detached
+	Branch string  // "" when detached or on a ref outside refs/heads
+	// OffBranch is the ref outside refs/heads HEAD is attached to, if
+	// any (capture.Snapshot.OffBranch).
+	OffBranch string
 }
 
 // WouldMove reports whether HEAD would move, before any check (docs/rollback.md#head:
@@ -42,7 +45,8 @@ func WouldMove(guarded, keepHead bool, cur HeadState, t journal.RepoState) bool 
 
 // PlanHead decides what happens to HEAD (docs/rollback.md#head): nothing in a guarded tree
 // or with --keep-head; else back to the checkpoint's head when it safely can,
-// or conflict.head_moved / conflict.commits_pushed.
+// or conflict.head_moved / conflict.commits_pushed. HEAD attached to a ref
+// outside refs/heads is never moved: conflict.head_moved.
 func PlanHead(ctx context.Context, r *repo.Repo, guarded, keepHead bool, cur HeadState, t journal.RepoState) (Head, error) {
 	h := Head{From: cur.Commit, To: cur.Commit, Branch: cur.Branch}
 	if !WouldMove(guarded, keepHead, cur, t) {
@@ -57,6 +61,11 @@ func PlanHead(ctx context.Context, r *repo.Repo, guarded, keepHead bool, cur Hea
 			Hint("--keep-head restores the files and leaves HEAD where it is")
 	}
 	switch {
+	case cur.OffBranch != "":
+		// A move writes a branch or a detached HEAD, no other ref: moving
+		// a remote-tracking ref would falsify what the remote holds, and
+		// detaching HEAD would change what it is attached to.
+		return h, moved("is on " + cur.OffBranch + ", which is not a branch")
 	case t.Head == nil:
 		return h, moved("had no commit at the checkpoint")
 	case cur.Commit == nil:

@@ -313,13 +313,13 @@ func preflightAgent(ctx context.Context, s *state.Store, st *agents.State, req *
 		return nil, err
 	}
 	c := &checked{agent: a, target: target, tree: tree, guarded: guarded}
-	head, branch, err := capture.ReadHead(tree)
+	head, branch, offBranch, err := capture.ReadHead(tree)
 	if err != nil {
 		c.free(s)
 		return nil, errcode.Newf(errcode.FailedCheckpointGit, errcode.RepoReason{Repo: ".", Reason: "head"},
 			"cannot read HEAD").Wrap(err)
 	}
-	cur := plan.HeadState{Branch: branch}
+	cur := plan.HeadState{Branch: branch, OffBranch: offBranch}
 	if head != nil {
 		h := head.String()
 		cur.Commit = &h

@@ -177,7 +177,7 @@ func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) 
 	// target.
 	symlinks := ap.symlinks()
 	st := make([]staged, len(writes))
-	if d, free := ap.newDirect(writes, symlinks); d != nil {
+	if d, free := ap.newDirect(root, writes, symlinks); d != nil {
 		err := d.stageAll(stage.Fd(), writes, st)
 		free()
 		if err != nil {

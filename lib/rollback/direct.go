@@ -9,12 +9,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	git "github.com/libgit2/git2go/v34"
 	"golang.org/x/sys/unix"
 
 	"github.com/git-venom/git-venom/lib/capture/store"
 	"github.com/git-venom/git-venom/lib/config"
+	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // A file whose blob git's checkout writes byte for byte is written here,
@@ -48,11 +50,16 @@ type direct struct {
 	odb      *git.Odb
 	quiet    *store.NoConversion
 	symlinks bool // core.symlinks: links are links, not files
+	// root is the tree the files go to (nil: each is made in the stage by
+	// name): a regular file is made in its own folder, unnamed, and then
+	// named in the stage (see create).
+	root *treepath.Root
 }
 
-// newDirect prepares the in-process writes of writes, or returns nil when
-// none can be (then checkout-index writes them all).
-func (ap *applier) newDirect(writes []entry, symlinks bool) (*direct, func()) {
+// newDirect prepares the in-process writes of writes into the tree at
+// root, or returns nil when none can be (then checkout-index writes them
+// all).
+func (ap *applier) newDirect(root *treepath.Root, writes []entry, symlinks bool) (*direct, func()) {
 	for _, e := range writes {
 		if strings.EqualFold(path.Base(e.path), ".gitattributes") {
 			return nil, func() {}
@@ -63,7 +70,7 @@ func (ap *applier) newDirect(writes []entry, symlinks bool) (*direct, func()) {
 	if err != nil {
 		return nil, func() {}
 	}
-	return &direct{odb: odb, quiet: quiet, symlinks: symlinks}, odb.Free
+	return &direct{odb: odb, quiet: quiet, symlinks: symlinks, root: root}, odb.Free
 }
 
 // symlinks reads core.symlinks as git does (true unless set false).
@@ -92,6 +99,8 @@ func (ap *applier) symlinks() bool {
 type staged struct {
 	name                   string
 	link, direct, verbatim bool
+	// unnamed: made unnamed in its folder of the tree (direct.create).
+	unnamed bool
 }
 
 // stageAll writes in process each of writes it can into the folder open
@@ -117,9 +126,11 @@ func (d *direct) stageAll(stage int, writes []entry, st []staged) error {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
+			folders := &folderCache{root: d.root}
+			defer folders.close()
 			for k := w; k < len(mine); k += workers {
 				i := mine[k]
-				s, err := d.write(stage, stagedName(i), writes[i])
+				s, err := d.write(stage, stagedName(i), writes[i], folders)
 				if errors.Is(err, errNotDirect) {
 					continue
 				}
@@ -158,8 +169,9 @@ func (d *direct) mayWrite(e entry) bool {
 
 // write writes e, which mayWrite allowed, into the folder open at stage
 // as name, or returns errNotDirect when git must (nothing is then left at
-// name). It is safe to call from several goroutines.
-func (d *direct) write(stage int, name string, e entry) (staged, error) {
+// name). It is safe to call from several goroutines, each with folders of
+// its own.
+func (d *direct) write(stage int, name string, e entry, folders *folderCache) (staged, error) {
 	link := e.mode == 0o120000
 	id, err := git.NewOid(e.oid)
 	if err != nil {
@@ -192,18 +204,107 @@ func (d *direct) write(stage int, name string, e entry) (staged, error) {
 	if e.mode == 0o100755 {
 		perm = 0o777
 	}
-	fd, err := unix.Openat(stage, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
+	unnamed, err := d.create(stage, name, e.path, perm, data, folders)
 	if err != nil {
 		return staged{}, err
 	}
+	return staged{name: name, direct: true, verbatim: !link && bytes.IndexByte(data, '\r') < 0, unnamed: unnamed}, nil
+}
+
+// create makes the regular file name in the folder open at stage, of mode
+// perm less the umask, holding data, for the tree's path p; unnamed says
+// which way it was made.
+//
+// The file is made unnamed in p's folder of the tree when that folder is
+// there (treepath.Folder.CreateUnnamed), written, and then named in the
+// stage: the kernel takes its inode near the folder's, as it does for git's
+// checkout, which creates each file in its folder. Made by name in the
+// stage, every file of a rollback took its inode from the stage's block
+// group, and ext4 without a journal passes over each inode freed in the
+// last seconds to minutes before it reuses one, from the group's first
+// inode on, at every file: a rollback of 1,000 files after one of the same
+// files (whose inodes the edits since had freed) spent most of its kernel
+// time there (recently_deleted). What lands in the tree is the same: a new
+// file of the same bytes and mode, renamed in from the stage.
+//
+// Where that cannot be done (p's folder is missing or not a folder of the
+// tree, no /proc, the stage on another file system, a file system without
+// unnamed files), the file is made in the stage by name, as before.
+func (d *direct) create(stage int, name, p string, perm uint32, data []byte, folders *folderCache) (unnamed bool, err error) {
+	if f := folders.open(treepath.Parent(p)); f != nil && !unnamedRefused.Load() {
+		fd, err := f.CreateUnnamed(perm)
+		if err == nil {
+			err = writeAll(fd, data)
+			if err == nil {
+				if err = treepath.LinkUnnamed(fd, stage, name); err != nil {
+					// Nothing was named: the file goes when fd is closed.
+					unnamedRefused.Store(true)
+					unix.Close(fd)
+					return false, d.createNamed(stage, name, perm, data)
+				}
+			}
+			if cerr := unix.Close(fd); err == nil {
+				err = cerr
+			}
+			return true, err
+		}
+		if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EISDIR) || errors.Is(err, unix.EINVAL) ||
+			errors.Is(err, errors.ErrUnsupported) {
+			unnamedRefused.Store(true)
+		}
+	}
+	return false, d.createNamed(stage, name, perm, data)
+}
+
+// unnamedRefused is set once unnamed files cannot be made and named: every
+// file is then made in the stage by name.
+var unnamedRefused atomic.Bool
+
+// createNamed makes the regular file name in the folder open at stage
+// (O_CREAT|O_EXCL, no link followed), holding data.
+func (d *direct) createNamed(stage int, name string, perm uint32, data []byte) error {
+	fd, err := unix.Openat(stage, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
+	if err != nil {
+		return err
+	}
 	if err := writeAll(fd, data); err != nil {
 		unix.Close(fd)
-		return staged{}, err
+		return err
 	}
-	if err := unix.Close(fd); err != nil {
-		return staged{}, err
+	return unix.Close(fd)
+}
+
+// folderCache holds the folder of the tree a writing thread last made a
+// file in: the files come in path order, a folder's together.
+type folderCache struct {
+	root   *treepath.Root
+	path   string
+	folder *treepath.Folder // nil: not a folder of the tree
+	held   bool
+}
+
+// open returns the folder p ("" the top) of the tree, opened beneath the
+// top without following a link, or nil when it is not there as a folder.
+func (c *folderCache) open(p string) *treepath.Folder {
+	if c.root == nil {
+		return nil
 	}
-	return staged{name: name, direct: true, verbatim: !link && bytes.IndexByte(data, '\r') < 0}, nil
+	if c.held && c.path == p {
+		return c.folder
+	}
+	c.close()
+	c.path, c.held = p, true
+	if f, err := c.root.OpenFolder(p); err == nil {
+		c.folder = f
+	}
+	return c.folder
+}
+
+func (c *folderCache) close() {
+	if c.folder != nil {
+		c.folder.Close()
+	}
+	c.folder, c.held = nil, false
 }
 
 // writeAll writes data to fd whole, as git's write_in_full.

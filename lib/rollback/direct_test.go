@@ -268,7 +268,7 @@ func TestWrite_TwoThreadsShareNoCache(t *testing.T) {
 	defer r.Free()
 	ap := newApplier(ctx, r, filepath.Join(r.StateDir, "tmp"))
 	for round := 0; round < 5; round++ {
-		d, free := ap.newDirect(writes, true)
+		d, free := ap.newDirect(nil, writes, true)
 		require.NotNil(t, d)
 		stage, err := os.Open(t.TempDir())
 		require.NoError(t, err)
@@ -283,5 +283,75 @@ func TestWrite_TwoThreadsShareNoCache(t *testing.T) {
 		for i := range st {
 			require.Equal(t, stagedName(i), st[i].name)
 		}
+	}
+}
+
+// TestWrite_UnnamedInItsFolder: a regular file whose folder is in the
+// tree is made unnamed there and named in the stage (its inode taken near
+// the folder's, as git's checkout takes it), with the modes git's
+// checkout gives under umask 022 and 077; one whose folder is missing is
+// made in the stage by name; nothing is ever named in the tree.
+func TestWrite_UnnamedInItsFolder(t *testing.T) {
+	for _, umask := range []int{0o022, 0o077} {
+		t.Run(fmt.Sprintf("umask%03o", umask), func(t *testing.T) {
+			old := unix.Umask(umask)
+			defer unix.Umask(old)
+			dir := t.TempDir()
+			env := append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+			gittest.Run(t, dir, "", env, "init", "-q")
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, "have/sub"), 0o755))
+			blob := func(content string) string {
+				return gittest.Run(t, dir, content, env, "hash-object", "-w", "--no-filters", "--stdin")
+			}
+			contents := []string{"a\n", "#!/bin/sh\n", "b\n", "c\n", "top\n"}
+			writes := []entry{
+				{"have/a.txt", 0o100644, blob(contents[0])},
+				{"have/run.sh", 0o100755, blob(contents[1])},
+				{"have/sub/b.txt", 0o100644, blob(contents[2])},
+				{"new/c.txt", 0o100644, blob(contents[3])},
+				{"top.txt", 0o100644, blob(contents[4])},
+			}
+			ctx := context.Background()
+			r, err := repo.Open(ctx, dir, env)
+			require.NoError(t, err)
+			defer r.Free()
+			root, err := treepath.Open(r.Top)
+			require.NoError(t, err)
+			defer root.Close()
+			ap := newApplier(ctx, r, filepath.Join(r.StateDir, "tmp"))
+			d, free := ap.newDirect(root, writes, true)
+			require.NotNil(t, d)
+			defer free()
+			stage, err := os.Open(t.TempDir())
+			require.NoError(t, err)
+			defer stage.Close()
+			folders := &folderCache{root: root}
+			defer folders.close()
+			for i, e := range writes {
+				s, err := d.write(int(stage.Fd()), stagedName(i), e, folders)
+				require.NoError(t, err)
+				require.Equal(t, stagedName(i), s.name)
+				require.Equal(t, !strings.HasPrefix(e.path, "new/"), s.unnamed, "%s made unnamed in its folder", e.path)
+				b, err := os.ReadFile(filepath.Join(stage.Name(), s.name))
+				require.NoError(t, err)
+				require.Equal(t, contents[i], string(b), "%s", e.path)
+				fi, err := os.Lstat(filepath.Join(stage.Name(), s.name))
+				require.NoError(t, err)
+				perm := os.FileMode(0o666)
+				if e.mode == 0o100755 {
+					perm = 0o777
+				}
+				require.Equal(t, perm&^os.FileMode(umask), fi.Mode().Perm(), "%s", e.path)
+			}
+			var names []string
+			require.NoError(t, filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+				if e.Name() == ".git" {
+					return filepath.SkipDir
+				}
+				names = append(names, p[len(dir):])
+				return err
+			}))
+			require.Equal(t, []string{"", "/have", "/have/sub"}, names, "nothing named in the tree")
+		})
 	}
 }

@@ -68,7 +68,8 @@ func entryOf(path string, mode uint32, id *git.Oid) entry {
 
 // forward writes T's side of every file in the plan, then moves HEAD.
 // The deletions and the writes are gathered apart straight from the plan:
-// a 300,000-path plan is not copied twice over.
+// a 300,000-path plan is not copied twice over, and a deletion is its
+// path alone.
 func (ap *applier) forward(p *plan.Plan) error {
 	n := 0
 	for i := range p.Changes {
@@ -76,13 +77,13 @@ func (ap *applier) forward(p *plan.Plan) error {
 			n++
 		}
 	}
-	dels := make([]entry, 0, n)
+	dels := make([]string, 0, n)
 	var writes []entry
 	for i := range p.Changes {
 		switch c := &p.Changes[i]; {
 		case c.Left != "":
 		case c.TMode == 0:
-			dels = append(dels, entry{path: c.Path})
+			dels = append(dels, c.Path)
 		default:
 			writes = append(writes, entryOf(c.Path, c.TMode, &c.TOid))
 		}
@@ -108,10 +109,10 @@ func (ap *applier) files(want []entry, hook func(string) error) error {
 			n++
 		}
 	}
-	dels, writes := make([]entry, 0, n), make([]entry, 0, len(want)-n)
+	dels, writes := make([]string, 0, n), make([]entry, 0, len(want)-n)
 	for _, e := range want {
 		if e.mode == 0 {
-			dels = append(dels, e)
+			dels = append(dels, e.path)
 		} else {
 			writes = append(writes, e)
 		}
@@ -121,7 +122,7 @@ func (ap *applier) files(want []entry, hook func(string) error) error {
 
 // apply is files with the deletions and the writes given apart, each in
 // path order.
-func (ap *applier) apply(dels, writes []entry, hook func(string) error) error {
+func (ap *applier) apply(dels []string, writes []entry, hook func(string) error) error {
 	if len(dels)+len(writes) == 0 {
 		return nil
 	}
@@ -306,14 +307,14 @@ func placeFile(root *treepath.Root, stage int, rel string, link bool, e entry) (
 // link or a file) means its files are gone as far as the tree goes; a
 // folder where S held a file means someone wrote during the rollback: both
 // are left, and step 6's capture shows what the tree holds (exact:false).
-func removeFiles(root *treepath.Root, dels []entry, hook func(string) error) error {
+func removeFiles(root *treepath.Root, dels []string, hook func(string) error) error {
 	// The folders files were deleted from: each is removed if that
 	// emptied it, and then its parent is tried.
 	emptied := map[string]bool{}
 	for start := 0; start < len(dels); {
-		dir := treepath.Parent(dels[start].path)
+		dir := treepath.Parent(dels[start])
 		end := start + 1
-		for end < len(dels) && treepath.Parent(dels[end].path) == dir {
+		for end < len(dels) && treepath.Parent(dels[end]) == dir {
 			end++
 		}
 		opened, err := removeIn(root, dir, dels[start:end], hook)
@@ -331,7 +332,7 @@ func removeFiles(root *treepath.Root, dels []entry, hook func(string) error) err
 
 // removeIn deletes the files dels of the folder dir ("" the top), and
 // reports whether the folder was there to delete them from.
-func removeIn(root *treepath.Root, dir string, dels []entry, hook func(string) error) (bool, error) {
+func removeIn(root *treepath.Root, dir string, dels []string, hook func(string) error) (bool, error) {
 	f, err := root.OpenFolder(dir)
 	if err != nil && !treepath.Gone(err) {
 		return false, fmt.Errorf("unlink in %s: %w", dir, err)
@@ -351,13 +352,13 @@ func removeIn(root *treepath.Root, dir string, dels []entry, hook func(string) e
 	if skip > 0 {
 		skip++ // the "/"
 	}
-	for _, e := range dels {
+	for _, p := range dels {
 		// Each unlink, so a test can fail the n-th after the others ran.
 		if err := hook("rollback-unlink-each"); err != nil {
 			return false, err
 		}
-		if err := f.Remove(e.path[skip:]); err != nil && !treepath.Gone(err) && !errors.Is(err, unix.EISDIR) {
-			return false, fmt.Errorf("unlink %s: %w", e.path, err)
+		if err := f.Remove(p[skip:]); err != nil && !treepath.Gone(err) && !errors.Is(err, unix.EISDIR) {
+			return false, fmt.Errorf("unlink %s: %w", p, err)
 		}
 	}
 	return true, nil

@@ -118,13 +118,18 @@ func Build(ctx context.Context, r *repo.Repo, base *git.Oid, files []File, remov
 	if err != nil {
 		return nil, nil, err
 	}
-	edits := make([]treeedit.Edit, 0, len(files)+len(removes)+len(known))
-	edits = append(edits, known...)
-	for _, p := range removes {
-		edits = append(edits, treeedit.Edit{Path: p})
-	}
-	for i, f := range files {
-		edits = append(edits, treeedit.Edit{Path: f.Path, Mode: f.Mode, ID: ids[i]})
+	// Known edits alone (a carry's reverts: 300,000 after a rollback
+	// deleted that many files) are edited as given, not copied first.
+	edits := known
+	if len(files)+len(removes) > 0 {
+		edits = make([]treeedit.Edit, 0, len(files)+len(removes)+len(known))
+		edits = append(edits, known...)
+		for _, p := range removes {
+			edits = append(edits, treeedit.Edit{Path: p})
+		}
+		for i, f := range files {
+			edits = append(edits, treeedit.Edit{Path: f.Path, Mode: f.Mode, ID: ids[i]})
+		}
 	}
 	ids = nil
 	if err := testhook.Point("capture-write-tree"); err != nil {

@@ -27,9 +27,11 @@ func NewTrees(odb *git.Odb, held map[git.Oid][]byte) *Trees {
 
 // EntryAt finds the mode and id of the entry at path p of tree.
 func (t *Trees) EntryAt(tree git.Oid, p string) (uint32, git.Oid, bool, error) {
+	// Name by name, without splitting p: a carry looks up every path it
+	// reverts, 300,000 after a rollback deleted that many files.
 	id := tree
-	comps := strings.Split(p, "/")
-	for i, name := range comps {
+	for rest := p; ; {
+		name, after, more := strings.Cut(rest, "/")
 		data, err := t.data(id)
 		if err != nil {
 			return 0, git.Oid{}, false, err
@@ -38,15 +40,14 @@ func (t *Trees) EntryAt(tree git.Oid, p string) (uint32, git.Oid, bool, error) {
 		if err != nil || !found {
 			return 0, git.Oid{}, false, err
 		}
-		if i == len(comps)-1 {
+		if !more {
 			return mode, next, true, nil
 		}
 		if mode != 0o040000 {
 			return 0, git.Oid{}, false, nil
 		}
-		id = next
+		id, rest = next, after
 	}
-	return 0, git.Oid{}, false, nil
 }
 
 func (t *Trees) data(id git.Oid) ([]byte, error) {

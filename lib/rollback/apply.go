@@ -9,8 +9,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"time"
 
 	git "github.com/libgit2/git2go/v34"
 	"golang.org/x/sys/unix"
@@ -311,6 +313,7 @@ func removeFiles(root *treepath.Root, dels []string, hook func(string) error) er
 	// The folders files were deleted from: each is removed if that
 	// emptied it, and then its parent is tried.
 	emptied := map[string]bool{}
+	var pc pacer
 	for start := 0; start < len(dels); {
 		dir := treepath.Parent(dels[start])
 		end := start + 1
@@ -321,12 +324,13 @@ func removeFiles(root *treepath.Root, dels []string, hook func(string) error) er
 		if err != nil {
 			return err
 		}
+		pc.pace()
 		if opened && dir != "" {
 			emptied[dir] = true
 		}
 		start = end
 	}
-	removeEmptied(root, emptied)
+	removeEmptied(root, emptied, &pc)
 	return nil
 }
 
@@ -370,7 +374,7 @@ func removeIn(root *treepath.Root, dir string, dels []string, hook func(string) 
 // and the folders of one parent through one descriptor of it. A folder
 // that cannot be removed (it holds something, or is no longer a folder of
 // the tree) stays, and so do the folders above it.
-func removeEmptied(root *treepath.Root, dirs map[string]bool) {
+func removeEmptied(root *treepath.Root, dirs map[string]bool, pc *pacer) {
 	byDepth := map[int][]string{}
 	deepest := 0
 	for d := range dirs {
@@ -394,6 +398,7 @@ func removeEmptied(root *treepath.Root, dirs map[string]bool) {
 					if f.RemoveEmptyDir(path.Base(d)) == nil {
 						removed = true
 					}
+					pc.pace()
 				}
 				f.Close()
 				if removed && parent != "" {
@@ -410,6 +415,22 @@ func removeEmptied(root *treepath.Root, dirs map[string]bool) {
 				byDepth[depth-1] = append(byDepth[depth-1], p)
 			}
 		}
+	}
+}
+
+// pacer passes through the scheduler every few milliseconds of a long
+// run of system calls. A goroutine that never does is preempted by the
+// runtime's monitor every 10 ms, and each preemption sets the monitor
+// polling every 20 µs again: through 10,000 rmdirs that each wait on the
+// disk, its wake-ups cost a third as much CPU as the rmdirs themselves
+// (perf, 300,000 files deleted). A pass through the scheduler wakes a
+// spare thread, so it is made only every 2 ms, well within the 10.
+type pacer struct{ last time.Time }
+
+func (p *pacer) pace() {
+	if now := time.Now(); now.Sub(p.last) >= 2*time.Millisecond {
+		runtime.Gosched()
+		p.last = now
 	}
 }
 

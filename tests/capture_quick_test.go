@@ -370,3 +370,42 @@ func TestCapture_QuickScanAfterTheMemoOrTheCarry(t *testing.T) {
 		})
 	}
 }
+
+// TestCapture_ManyChangesKeepTheScanRecord: a capture that gives way to
+// git status because more tracked files moved than the quick scan hashes
+// still brings the scan record's moved folders up to date from what
+// status listed, so the next capture reads none of them again; its tree is
+// the recipe's, with the files added beside the many moved. Left stale,
+// the record had a rollback's dry run after such a turn read every folder
+// the turn had touched (issue 17).
+func TestCapture_ManyChangesKeepTheScanRecord(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	const n = 300 // past the quick scan's bound on files it must hash to judge
+	for i := 0; i < n; i++ {
+		env.Write(fmt.Sprintf("d%d/f%03d.txt", i%7, i), fmt.Sprintf("file %d\n", i))
+	}
+	env.Commit("base")
+	env.Checkpoint("--agent=a1") // records the folders
+	env.Write("d1/new.txt", "new in d1\n")
+	env.Write("d3/sub/new.txt", "new in a new folder of d3\n")
+	earlier := time.Now().Add(-time.Hour)
+	for i := 0; i < n; i++ {
+		require.NoError(t, os.Chtimes(env.Path(fmt.Sprintf("d%d/f%03d.txt", i%7, i)), earlier, earlier))
+	}
+	// Past the folders' racy window (2 s), so that what the next capture
+	// lists of them holds.
+	time.Sleep(2100 * time.Millisecond)
+	env.Checkpoint("--agent=a1") // 300 touched files of the same size: git status
+
+	timings := filepath.Join(env.Root, "timings")
+	extra := append([]string{"VENOM_TEST_TIMINGS=" + timings}, noStatus...)
+	var res struct {
+		Checkpoint string `json:"checkpoint"`
+	}
+	env.VenomIn(env.Dir, extra, "checkpoint", "--agent=a1", "--json").OK(t).JSON(t, &res)
+	require.Equal(t, env.RecipeTree(), env.Git("rev-parse", "refs/venom/checkpoints/a1/"+res.Checkpoint[1:]+"^{tree}"))
+	b, err := os.ReadFile(timings)
+	require.NoError(t, err)
+	require.Contains(t, string(b), "quick-relisted 0\n", "no folder read again after git status listed them")
+}

@@ -235,8 +235,10 @@ func takePrivate(ctx context.Context, r *repo.Repo, p *private.Index, tmpDir str
 	// holds.
 	q := p.Quick()
 	rec := q.Load()
+	var quickErr error
 	if rec.Walked() {
 		res, drop, err := q.Scan(r, rec, b.settings)
+		quickErr = err
 		if errors.Is(err, gitindex.ErrFault) {
 			// Another process cut the private index short in place: git
 			// status could not read it either. It is only a cache.
@@ -263,6 +265,8 @@ func takePrivate(ctx context.Context, r *repo.Repo, p *private.Index, tmpDir str
 		q.Save(b.quick.Record)
 	case b.quick == nil && !rec.Walked():
 		q.Remake(ctx, r, rec, snap.untracked, b.settings)
+	case b.quick == nil && scan.TooManyChanges(quickErr):
+		q.Refresh(ctx, r, rec, snap.untracked, b.settings)
 	}
 	if snap.memo.Tree != "" {
 		p.Remember(ready, snap.memo, snap.listing)

@@ -127,6 +127,14 @@ func statOf(st *syscall.Stat_t) fsStat {
 // errQuickUnsure sends a capture to git status.
 var errQuickUnsure = errors.New("the quick scan cannot decide")
 
+// errTooManyChanges is errQuickUnsure for more changed files than
+// maxQuickChanges: the record itself still holds (Refresh).
+var errTooManyChanges = fmt.Errorf("%w: too many changed files", errQuickUnsure)
+
+// TooManyChanges says whether a quick scan gave way to git status for the
+// number of files whose stat data moved alone.
+func TooManyChanges(err error) bool { return errors.Is(err, errTooManyChanges) }
+
 // Result is a quick scan's answer: the tracked files whose stat data
 // moved, in index order, and the untracked paths, sorted.
 type Result struct {
@@ -249,7 +257,7 @@ func (q Quick) scan(r *repo.Repo, rec *Record, settings []string, stats *gitinde
 		return nil, false, err
 	}
 	if unsure > maxQuickChanges {
-		return nil, false, errQuickUnsure
+		return nil, false, errTooManyChanges
 	}
 	// An ignore file that changed can change what is ignored anywhere under
 	// it: the record is made again, from git status.
@@ -285,6 +293,7 @@ func (q Quick) scan(r *repo.Repo, rec *Record, settings []string, stats *gitinde
 	}
 	res = &Result{}
 	untracked := rec.Untracked
+	testhook.Counted("quick-relisted", len(moved))
 	if len(moved) > 0 {
 		next, err := relist(r, stats, rec, moved)
 		if err != nil {
@@ -837,6 +846,63 @@ func (q Quick) remake(ctx context.Context, r *repo.Repo, old *Record, untracked,
 		rec = &Record{Format: recordFormat, Members: stats.Members, Failed: failed + 1}
 	}
 	q.Save(rec)
+}
+
+// Refresh brings a walked record up to date after git status stood for a
+// quick scan that found more changed files than it hashes
+// (TooManyChanges): the folders whose stat data moved are read again, as a
+// quick scan reads them, and the record is kept when it then lists exactly
+// the untracked files git listed; else the whole tree is walked again
+// (Remake). Left stale, the record had the next capture, often a
+// rollback's dry run right after the agent's turn, read every folder those
+// changes moved.
+func (q Quick) Refresh(ctx context.Context, r *repo.Repo, rec *Record, untracked, settings []string) {
+	stats, err := gitindex.ReadStats(q.Index)
+	if err != nil {
+		return
+	}
+	defer stats.Close()
+	var next *Record
+	remake := false
+	fault := stats.Guard(func() {
+		if !quickUsable(r, stats) || stats.Members != rec.Members || settingsDigest(settings, rec.Excludes) != rec.Settings {
+			return
+		}
+		for i := range rec.Ignores {
+			f := &rec.Ignores[i]
+			var st syscall.Stat_t
+			if name := treepath.Abs(r.Top, f.Path); syscall.Lstat(name, &st) != nil || f.moved(&st) && !sameContent(name, f.Sum) {
+				remake = true
+				return
+			}
+		}
+		moved, err := statDirs(r.Top, rec.Dirs)
+		if err != nil {
+			remake = true
+			return
+		}
+		testhook.Counted("quick-refreshed", len(moved))
+		if len(moved) == 0 {
+			return
+		}
+		if next, err = relist(r, stats, rec, moved); err != nil {
+			next, remake = nil, true
+			return
+		}
+		want := append([]string(nil), untracked...)
+		sort.Strings(want)
+		if !sameList(want, next.Untracked) {
+			next, remake = nil, true
+		}
+	})
+	switch {
+	case fault != nil:
+	case next != nil:
+		q.Save(next)
+	case remake:
+		stats.Close()
+		q.Remake(ctx, r, rec, untracked, settings)
+	}
 }
 
 // sameList says whether list holds exactly the paths of p, in order.

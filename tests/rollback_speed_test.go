@@ -81,6 +81,9 @@ func TestRollback_WrittenFilesRecorded(t *testing.T) {
 	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
 	require.Equal(t, env.Git("hash-object", files[3]), env.Git("rev-parse", "refs/venom/checkpoints/a1/5:"+files[3]))
 	require.NotEqual(t, k1, env.CheckpointTree("a1", 5))
+	// The private index's tree, on which that capture was built, is T's
+	// (capture.Known: the rollback's expected tree, not made again).
+	require.Equal(t, env.RecipeTree(), env.CheckpointTree("a1", 5))
 }
 
 // A file changed between the dry run and the real call, even one that
@@ -153,4 +156,60 @@ func TestRollback_WrittenFilesConvertedAreRead(t *testing.T) {
 			require.False(t, *res.Exact)
 		})
 	}
+}
+
+// TestRollback_NotedTreeWithFilesNotNoted: a rollback whose plan holds
+// files the private index is not told of (one holding a CR, a link, a
+// deletion of a file the user's index holds) beside many it is: the index's tree is the expected one with
+// those put back to S's entries (capture.Known), and every capture after
+// it, with the files not touched since, is the recipe's tree.
+func TestRollback_NotedTreeWithFilesNotNoted(t *testing.T) {
+	t.Parallel()
+	var files []string
+	for i := 0; i < 20; i++ {
+		files = append(files, fmt.Sprintf("src/d%d/f%02d.txt", i%3, i))
+	}
+	env := NewEnv(t)
+	for _, f := range files {
+		env.Write(f, "base "+f+"\n")
+	}
+	env.Write("src/cr.txt", "one\r\ntwo\r\n")
+	require.NoError(t, os.Symlink("d0", env.Path("src/ln")))
+	env.Commit("base")
+	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--reason=turn_start", "--json").OK(t)
+	for _, f := range files {
+		// More bytes than twice the private index: the turn's capture
+		// moves the index on to S, the known tree's base.
+		env.Write(f, strings.Repeat("agent "+f+", longer\n", 40))
+	}
+	env.Write("src/cr.txt", "one\r\ntwo\r\nthree\r\n")
+	env.Write("src/new.txt", "new\n")
+	env.Git("add", "src/new.txt") // tracked: S holds no untracked file
+	env.Remove("src/ln")
+	require.NoError(t, os.Symlink("d1", env.Path("src/ln")))
+	env.Venom("checkpoint", "--agent=a1", "--reason=turn_end", "--json").OK(t)
+	env.Tick()
+	k1 := env.CheckpointTree("a1", 1)
+	timings := filepath.Join(env.Root, "timings")
+	plan := env.DryRun("--checkpoint=k1", "--restore=files").Plan
+	var res RollbackResult
+	env.VenomIn(env.Dir, []string{"VENOM_TEST_TIMINGS=" + timings}, "rollback", "--checkpoint=k1", "--restore=files",
+		"--plan="+plan, "--json").OK(t).JSON(t, &res)
+	require.True(t, *res.Exact)
+	require.Equal(t, k1, env.CheckpointTree("a1", 4), "the rollback capture holds T")
+	b, err := os.ReadFile(timings)
+	require.NoError(t, err)
+	// Put back: the CR file, the link and the deletion.
+	require.Contains(t, string(b), "noted-known-back 3\n", "the known tree stood for the index's")
+
+	// Another file edited: the capture is built on the private index's
+	// tree, and every restored file, untouched, is taken from it.
+	env.Tick()
+	env.Write("src/other.txt", "other\n")
+	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+	require.Equal(t, env.RecipeTree(), env.CheckpointTree("a1", 5))
+	env.Tick()
+	env.Write(files[0], "edited after\n")
+	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+	require.Equal(t, env.RecipeTree(), env.CheckpointTree("a1", 6))
 }

@@ -12,6 +12,13 @@ type Written = private.Written
 // NoteWritten tells the tree's private index that files were just written
 // from known objects, so that the next capture finds them clean by their
 // stat data (private.NoteWritten).
-func NoteWritten(r *repo.Repo, files []Written) (noted int) {
-	return private.NoteWritten(r, files)
+func NoteWritten(r *repo.Repo, files []Written, known Known) (noted int) {
+	return private.NoteWritten(r, files, known)
 }
+
+// Known is a tree the caller made already, with what it changed
+// (private.Known).
+type Known = private.Known
+
+// KnownChange is one path of Known (private.KnownChange).
+type KnownChange = private.KnownChange

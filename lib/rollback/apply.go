@@ -582,6 +582,24 @@ func (ap *applier) expectedTree(p *plan.Plan) (string, error) {
 	return id.String(), nil
 }
 
+// known is the expected tree as capture.NoteWritten takes it: S's tree
+// with the plan's changes made, each with S's entry and T's. Only when
+// the files written are most of the plan: putting the others back must
+// cost less than making the tree again from S's.
+func (ap *applier) known(p *plan.Plan, expected string) capture.Known {
+	files := p.Files()
+	id, err := git.NewOid(expected)
+	if err != nil || len(ap.written) == 0 || len(files) > 2*len(ap.written) {
+		return capture.Known{}
+	}
+	k := capture.Known{Base: p.Snapshot.Tree, Tree: id, Changes: make([]capture.KnownChange, len(files))}
+	for i := range files {
+		c := &files[i]
+		k.Changes[i] = capture.KnownChange{Path: c.Path, BaseMode: c.SMode, TreeMode: c.TMode, BaseID: c.SOid, TreeID: c.TOid}
+	}
+	return k
+}
+
 // undo runs the recipe back to S after a failure (docs/rollback.md#failures) and checks S's
 // capture matches again: failed.rollback_undone, or failed.rollback_partial
 // when the way back fails too.

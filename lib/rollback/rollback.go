@@ -264,8 +264,9 @@ func (r *runner) run() (*plan.Result, error) {
 		return nil, r.end(r.undo(ap, err))
 	}
 	t0 = time.Now()
-	// The files just written are known: the capture need not hash them again.
-	capture.NoteWritten(p.Repo, ap.written)
+	// The files just written are known: the capture need not hash them
+	// again.
+	capture.NoteWritten(p.Repo, ap.written, ap.known(p, expected))
 	testhook.Timed("real-note-written", t0)
 	after, err := capture.Take(r.ctx, p.Repo, tx.Store.TmpDir(), limits(tx.Store))
 	testhook.Timed("real-capture-after", t0)

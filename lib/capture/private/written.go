@@ -13,6 +13,7 @@ import (
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/statefile"
+	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/git-venom/git-venom/lib/treeedit"
 )
 
@@ -44,7 +45,7 @@ type Written struct {
 // changed since it was made, a flagged entry) leaves the index as it was,
 // and the capture hashes those files as before; nothing here is needed
 // for a capture to be right.
-func NoteWritten(r *repo.Repo, files []Written) (noted int) {
+func NoteWritten(r *repo.Repo, files []Written, known Known) (noted int) {
 	if len(files) == 0 {
 		return 0
 	}
@@ -53,7 +54,7 @@ func NoteWritten(r *repo.Repo, files []Written) (noted int) {
 		return 0
 	}
 	defer p.Close()
-	n, err := p.noteWritten(r, files)
+	n, err := p.noteWritten(r, files, known)
 	if err != nil {
 		// Half done, the index and its tree might disagree: it goes.
 		p.Discard()
@@ -62,7 +63,59 @@ func NoteWritten(r *repo.Repo, files []Written) (noted int) {
 	return n
 }
 
-func (p *Index) noteWritten(r *repo.Repo, files []Written) (int, error) {
+// Known is a tree the caller has made already from the tree Base: Changes
+// are the paths where Tree differs from Base, each with both entries (a
+// rollback's expected tree, S with its plan's changes made). When the
+// private index's tree is Base and every file noted is one of Changes, set
+// to the entry Tree holds, the index's new tree is Tree with the changes
+// not noted put back to Base's entries: a few paths to edit where there
+// were all of them.
+type Known struct {
+	Base, Tree *git.Oid
+	Changes    []KnownChange
+}
+
+// KnownChange is one path Known's trees differ at: Base's entry there and
+// Tree's (mode 0: none).
+type KnownChange struct {
+	Path               string
+	BaseMode, TreeMode uint32
+	BaseID, TreeID     git.Oid
+}
+
+// back returns the edits that make, from k.Tree, the tree base with edits
+// made, and whether it can: base is k.Base and each edit is one of
+// k.Changes as Tree holds it.
+func (k Known) back(base string, edits []treeedit.Edit) ([]treeedit.Edit, bool) {
+	if k.Base == nil || k.Tree == nil || k.Base.String() != base || len(edits) > len(k.Changes) {
+		return nil, false
+	}
+	at := make(map[string]int, len(k.Changes))
+	for i := range k.Changes {
+		at[k.Changes[i].Path] = i
+	}
+	noted := make([]bool, len(k.Changes))
+	for _, e := range edits {
+		i, ok := at[e.Path]
+		if !ok || noted[i] {
+			return nil, false
+		}
+		c := &k.Changes[i]
+		if id, err := git.NewOid(e.Oid); err != nil || c.TreeMode != e.Mode || !c.TreeID.Equal(id) {
+			return nil, false
+		}
+		noted[i] = true
+	}
+	var back []treeedit.Edit
+	for i := range k.Changes {
+		if c := &k.Changes[i]; !noted[i] {
+			back = append(back, treeedit.Edit{Path: c.Path, Mode: c.BaseMode, ID: c.BaseID})
+		}
+	}
+	return back, true
+}
+
+func (p *Index) noteWritten(r *repo.Repo, files []Written, known Known) (int, error) {
 	m, ok := p.load()
 	user, err := userIndexSig(r.Index)
 	if !ok || err != nil || m.Format != format || m.User != user || m.Tree == "" {
@@ -102,14 +155,26 @@ func (p *Index) noteWritten(r *repo.Repo, files []Written) (int, error) {
 	if len(updates) != len(edits) {
 		return 0, nil // a path twice: which stat data holds is not known
 	}
-	base, err := git.NewOid(m.Tree)
-	if err != nil {
-		return 0, nil
-	}
+	// The new tree: base with the edits, or the known tree with the
+	// changes not noted put back.
 	share := func(id *git.Oid) { _ = r.ShareObject(id.String()) }
-	tree, err := treeedit.ApplyNoting(lib, lib, base, edits, share)
-	if err != nil {
-		return 0, nil
+	tree := known.Tree
+	back, ok := known.back(m.Tree, edits)
+	if ok {
+		testhook.Counted("noted-known-back", len(back))
+	}
+	if !ok {
+		base, err := git.NewOid(m.Tree)
+		if err != nil {
+			return 0, nil
+		}
+		if tree, err = treeedit.ApplyNoting(lib, lib, base, edits, share); err != nil {
+			return 0, nil
+		}
+	} else if len(back) > 0 {
+		if tree, err = treeedit.ApplyNoting(lib, lib, known.Tree, back, share); err != nil {
+			return 0, nil
+		}
 	}
 	// The meta first says the index has no tree (captures then take the
 	// index way), then the index moves, then the meta names its new tree:

@@ -100,15 +100,18 @@ func TestDiff_PathOrderAsGit(t *testing.T) {
 		// Count, then a diff of the same walker (its folders kept), as a
 		// plan lists its changes.
 		w := NewWalker(odb)
-		n, err := w.Count(pair[0], pair[1])
+		n, size, err := w.Count(pair[0], pair[1])
 		require.NoError(t, err)
-		var again []string
+		var again, asBytes []string
 		require.NoError(t, w.DiffUnder(pair[0], pair[1], nil, func(p string, _, _ Side) { again = append(again, p) }))
+		require.NoError(t, w.DiffBytes(pair[0], pair[1], func(p []byte, _, _ Side) { asBytes = append(asBytes, string(p)) }))
 		odb.Free()
 		r.Free()
 		assert.Equal(t, want, got, "every path, once, in path order")
 		assert.Equal(t, len(want), n, "Count")
+		assert.Equal(t, len(strings.Join(want, "")), size, "Count's bytes")
 		assert.Equal(t, want, again, "after Count")
+		assert.Equal(t, want, asBytes, "DiffBytes")
 	}
 }
 

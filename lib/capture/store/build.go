@@ -153,6 +153,11 @@ func Build(ctx context.Context, r *repo.Repo, base *git.Oid, files []File, remov
 // storeFiles stores each file's blob and returns the ids, in files' order.
 func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]git.Oid, error) {
 	ids := make([]git.Oid, len(files))
+	tree, err := openBeneath(r.Top)
+	if err != nil {
+		return nil, err
+	}
+	defer tree.close()
 	var regular []int
 	for i, f := range files {
 		if f.Mode == 0o160000 {
@@ -166,7 +171,7 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 		}
 		if f.Mode == 0o120000 {
 			// A link's blob is its target, never filtered.
-			target, err := os.Readlink(treepath.Abs(r.Top, f.Path))
+			target, err := tree.readlink(f.Path)
 			if err != nil {
 				return nil, ErrNoTreePath
 			}
@@ -188,7 +193,10 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 	read := func(i int) (rawBlob, error) {
 		var raw rawBlob
 		var err error
-		raw, buf, err = readBlob(treepath.Abs(r.Top, files[i].Path), keep, sum, buf)
+		dir, name, err := tree.folder(files[i].Path)
+		if err == nil {
+			raw, buf, err = readBlob(dir, name, files[i].Path, keep, sum, buf)
+		}
 		if err != nil {
 			return rawBlob{}, ErrNoTreePath
 		}
@@ -336,12 +344,14 @@ func writeBlobHeader(h hash.Hash, size int64) {
 
 // readBlob hashes a regular file's bytes as a blob with h, keeping them
 // when keep says so of its size, else streaming them; buf is a buffer to
-// reuse, returned grown as needed. Four system calls for a small file
+// reuse, returned grown as needed; path names the file in errors. Four system calls for a small file
 // (open, fstat, read, close): a capture of many new files is mostly these.
-func readBlob(path string, keep func(size int64) bool, h hash.Hash, buf []byte) (rawBlob, []byte, error) {
-	// Not through a link, and never blocking on a FIFO swapped in since
-	// the scan saw a regular file: a link's blob is its target's name.
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+func readBlob(dir int, name, path string, keep func(size int64) bool, h hash.Hash, buf []byte) (rawBlob, []byte, error) {
+	// Not through a link (name is one name of the folder open at dir,
+	// reached beneath the top: see beneath), and never blocking on a FIFO
+	// swapped in since the scan saw a regular file: a link's blob is its
+	// target's name.
+	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return rawBlob{}, buf, &os.PathError{Op: "open", Path: path, Err: err}
 	}

@@ -1,0 +1,88 @@
+package store
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/git-venom/git-venom/lib/treepath"
+)
+
+// beneath opens the folders of the tree a capture reads files from,
+// beneath its top and following no link on the way (treepath.
+// OpenDirBeneath), the last one held: the files come in path order, a
+// folder's together. A file is then opened from its folder's descriptor
+// with O_NOFOLLOW, so a folder swapped for a link to one outside the tree
+// between the scan and the read (a process racing the capture) is not
+// read through: the path is gone as far as the tree goes, as git's
+// has_symlink_leading_path takes it. By name from the top, only the last
+// name was kept from being a link, and a file outside the tree went into
+// the checkpoint.
+type beneath struct {
+	top    int
+	path   string // the folder held, "" the top
+	dir    int    // its descriptor (top for ""), -1: none held
+	dirErr error
+}
+
+func openBeneath(top string) (*beneath, error) {
+	fd, err := unix.Open(top, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: top, Err: err}
+	}
+	return &beneath{top: fd, dir: -1}, nil
+}
+
+// folder returns the descriptor of the folder holding rel and rel's last
+// name; the descriptor stays the cache's.
+func (b *beneath) folder(rel string) (int, string, error) {
+	parent, name := treepath.Parent(rel), rel
+	if parent != "" {
+		name = rel[len(parent)+1:]
+	}
+	if parent == "" {
+		return b.top, name, nil
+	}
+	if b.dir < 0 && b.dirErr == nil || b.path != parent {
+		b.release()
+		b.path = parent
+		b.dir, b.dirErr = treepath.OpenDirBeneath(b.top, parent)
+		if b.dirErr != nil {
+			b.dir = -1
+		}
+	}
+	if b.dirErr != nil {
+		return -1, "", &os.PathError{Op: "open", Path: parent, Err: b.dirErr}
+	}
+	return b.dir, name, nil
+}
+
+// readlink reads the link rel of the tree, whatever its length.
+func (b *beneath) readlink(rel string) (string, error) {
+	dir, name, err := b.folder(rel)
+	if err != nil {
+		return "", err
+	}
+	for size := 256; ; size *= 2 {
+		buf := make([]byte, size)
+		n, err := unix.Readlinkat(dir, name, buf)
+		if err != nil {
+			return "", &os.PathError{Op: "readlink", Path: rel, Err: err}
+		}
+		if n < size {
+			return string(buf[:n]), nil
+		}
+	}
+}
+
+func (b *beneath) release() {
+	if b.dir >= 0 {
+		unix.Close(b.dir)
+	}
+	b.path, b.dir, b.dirErr = "", -1, nil
+}
+
+func (b *beneath) close() {
+	b.release()
+	unix.Close(b.top)
+}

@@ -550,6 +550,8 @@ type walker struct {
 	// found that is not among them is new.
 	knownIgnores map[string]bool
 	unreadable   bool // a global exclude file exists but cannot be read
+	// buf is readFolder's, for every folder read.
+	buf []byte
 }
 
 func newWalker(r *repo.Repo, stats *gitindex.Stats, excludes []string) *walker {
@@ -707,16 +709,16 @@ func (w *walker) list(dir string, stack *ignore.Stack, recurse bool) error {
 	full := treepath.Abs(w.top, dir)
 	listed := time.Now().UnixNano()
 	var st syscall.Stat_t
-	if err := syscall.Lstat(full, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
-		return errQuickUnsure
+	if w.buf == nil {
+		w.buf = make([]byte, 16<<10)
 	}
-	entries, err := os.ReadDir(full)
+	entries, err := readFolder(full, &st, w.buf)
 	if err != nil {
 		return errQuickUnsure
 	}
 	w.dirs = append(w.dirs, dirState{Path: dir, Stat: statOf(&st), Listed: listed})
 	for _, e := range entries {
-		name := e.Name()
+		name := e.name
 		if name == ".git" {
 			continue
 		}
@@ -725,8 +727,8 @@ func (w *walker) list(dir string, stack *ignore.Stack, recurse bool) error {
 			return errQuickUnsure
 		}
 		rel := joinRel(dir, name)
-		switch t := e.Type(); {
-		case t.IsDir():
+		switch e.kind {
+		case kindDir:
 			if !recurse && w.isKnown(rel) {
 				continue // stat-checked on its own
 			}
@@ -756,7 +758,7 @@ func (w *walker) list(dir string, stack *ignore.Stack, recurse bool) error {
 			if err := w.list(rel, child, true); err != nil {
 				return err
 			}
-		case t.IsRegular() || t&os.ModeSymlink != 0:
+		case kindFile, kindLink:
 			if w.trackedDir(rel) {
 				// A tracked folder became a file or a link: git takes the
 				// files under it as deleted, which their stat data, seen
@@ -772,6 +774,22 @@ func (w *walker) list(dir string, stack *ignore.Stack, recurse bool) error {
 	}
 	return nil
 }
+
+// folderEntry is one entry of a folder as readFolder lists it.
+type folderEntry struct {
+	name string
+	kind entryKind
+}
+
+// entryKind is what a folder's entry is, as far as the scan cares.
+type entryKind uint8
+
+const (
+	kindOther entryKind = iota // FIFOs, sockets and devices: git lists none
+	kindDir
+	kindFile
+	kindLink
+)
 
 // isKnown says whether the record holds folder path.
 func (w *walker) isKnown(path string) bool {

@@ -9,10 +9,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"time"
 
 	git "github.com/libgit2/git2go/v34"
 	"golang.org/x/sys/unix"
@@ -23,6 +21,7 @@ import (
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/runpace"
 	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/git-venom/git-venom/lib/treeedit"
@@ -313,7 +312,7 @@ func removeFiles(root *treepath.Root, dels []string, hook func(string) error) er
 	// The folders files were deleted from: each is removed if that
 	// emptied it, and then its parent is tried.
 	emptied := map[string]bool{}
-	var pc pacer
+	var pc runpace.Pacer
 	for start := 0; start < len(dels); {
 		dir := treepath.Parent(dels[start])
 		end := start + 1
@@ -324,7 +323,7 @@ func removeFiles(root *treepath.Root, dels []string, hook func(string) error) er
 		if err != nil {
 			return err
 		}
-		pc.pace()
+		pc.Pace()
 		if opened && dir != "" {
 			emptied[dir] = true
 		}
@@ -374,7 +373,7 @@ func removeIn(root *treepath.Root, dir string, dels []string, hook func(string) 
 // and the folders of one parent through one descriptor of it. A folder
 // that cannot be removed (it holds something, or is no longer a folder of
 // the tree) stays, and so do the folders above it.
-func removeEmptied(root *treepath.Root, dirs map[string]bool, pc *pacer) {
+func removeEmptied(root *treepath.Root, dirs map[string]bool, pc *runpace.Pacer) {
 	byDepth := map[int][]string{}
 	deepest := 0
 	for d := range dirs {
@@ -398,7 +397,7 @@ func removeEmptied(root *treepath.Root, dirs map[string]bool, pc *pacer) {
 					if f.RemoveEmptyDir(path.Base(d)) == nil {
 						removed = true
 					}
-					pc.pace()
+					pc.Pace()
 				}
 				f.Close()
 				if removed && parent != "" {
@@ -415,22 +414,6 @@ func removeEmptied(root *treepath.Root, dirs map[string]bool, pc *pacer) {
 				byDepth[depth-1] = append(byDepth[depth-1], p)
 			}
 		}
-	}
-}
-
-// pacer passes through the scheduler every few milliseconds of a long
-// run of system calls. A goroutine that never does is preempted by the
-// runtime's monitor every 10 ms, and each preemption sets the monitor
-// polling every 20 µs again: through 10,000 rmdirs that each wait on the
-// disk, its wake-ups cost a third as much CPU as the rmdirs themselves
-// (perf, 300,000 files deleted). A pass through the scheduler wakes a
-// spare thread, so it is made only every 2 ms, well within the 10.
-type pacer struct{ last time.Time }
-
-func (p *pacer) pace() {
-	if now := time.Now(); now.Sub(p.last) >= 2*time.Millisecond {
-		runtime.Gosched()
-		p.last = now
 	}
 }
 
@@ -587,15 +570,27 @@ func (ap *applier) expectedTree(p *plan.Plan) (string, error) {
 // the files written are most of the plan: putting the others back must
 // cost less than making the tree again from S's.
 func (ap *applier) known(p *plan.Plan, expected string) capture.Known {
-	files := p.Files()
 	id, err := git.NewOid(expected)
-	if err != nil || len(ap.written) == 0 || len(files) > 2*len(ap.written) {
+	if err != nil || len(ap.written) == 0 {
 		return capture.Known{}
 	}
-	k := capture.Known{Base: p.Snapshot.Tree, Tree: id, Changes: make([]capture.KnownChange, len(files))}
-	for i := range files {
-		c := &files[i]
-		k.Changes[i] = capture.KnownChange{Path: c.Path, BaseMode: c.SMode, TreeMode: c.TMode, BaseID: c.SOid, TreeID: c.TOid}
+	// Counted before the files are copied out of the plan: a rollback
+	// deleting 300,000 files writes none, and copied them all to learn it.
+	n := 0
+	for i := range p.Changes {
+		if p.Changes[i].Left == "" {
+			n++
+		}
+	}
+	if n > 2*len(ap.written) {
+		return capture.Known{}
+	}
+	k := capture.Known{Base: p.Snapshot.Tree, Tree: id, Changes: make([]capture.KnownChange, 0, n)}
+	for i := range p.Changes {
+		if c := &p.Changes[i]; c.Left == "" {
+			k.Changes = append(k.Changes, capture.KnownChange{Path: c.Path, BaseMode: c.SMode, TreeMode: c.TMode,
+				BaseID: c.SOid, TreeID: c.TOid})
+		}
 	}
 	return k
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/ignore"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/runpace"
 	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/git-venom/git-venom/lib/treepath"
@@ -474,6 +475,8 @@ func parallelRanges(n int, fn func(start, end int)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// A stat of 300,000 files is seconds of system calls.
+			var pc runpace.Pacer
 			for {
 				mu.Lock()
 				start := next
@@ -483,6 +486,7 @@ func parallelRanges(n int, fn func(start, end int)) {
 					return
 				}
 				fn(start, min(n, start+chunk))
+				pc.Pace()
 			}
 		}()
 	}

@@ -227,9 +227,11 @@ func (d *direct) write(stage int, name string, e entry, folders *folderCache) (s
 // time there (recently_deleted). What lands in the tree is the same: a new
 // file of the same bytes and mode, renamed in from the stage.
 //
-// Where that cannot be done (p's folder is missing or not a folder of the
-// tree, no /proc, the stage on another file system, a file system without
-// unnamed files), the file is made in the stage by name, as before.
+// With p's folder missing (the rollback makes it when it places the
+// file), the file is made in the nearest folder above it (folderCache.open).
+// Where that cannot be done (no /proc, the stage on another file system, a
+// file system without unnamed files), the file is made in the stage by
+// name, as before.
 func (d *direct) create(stage int, name, p string, perm uint32, data []byte, folders *folderCache) (unnamed bool, err error) {
 	if f := folders.open(treepath.Parent(p)); f != nil && !unnamedRefused.Load() {
 		fd, err := f.CreateUnnamed(perm)
@@ -284,7 +286,12 @@ type folderCache struct {
 }
 
 // open returns the folder p ("" the top) of the tree, opened beneath the
-// top without following a link, or nil when it is not there as a folder.
+// top without following a link, or, when p is not there as a folder (the
+// rollback makes it when it places the file), the nearest folder above it
+// that is: a folder made in it inherits its default ACL and, when it is
+// setgid, its group and setgid bit, so a file made unnamed there takes the
+// mode and group git's checkout gives the file in the folder it makes
+// (made in the stage, the file took the stage's). nil: not even the top.
 func (c *folderCache) open(p string) *treepath.Folder {
 	if c.root == nil {
 		return nil
@@ -294,8 +301,14 @@ func (c *folderCache) open(p string) *treepath.Folder {
 	}
 	c.close()
 	c.path, c.held = p, true
-	if f, err := c.root.OpenFolder(p); err == nil {
-		c.folder = f
+	for at := p; ; at = treepath.Parent(at) {
+		if f, err := c.root.OpenFolder(at); err == nil {
+			c.folder = f
+			break
+		}
+		if at == "" {
+			break
+		}
 	}
 	return c.folder
 }

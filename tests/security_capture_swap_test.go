@@ -16,23 +16,43 @@ import (
 // outside the tree read into the checkpoint.
 func TestSecurity_CaptureFolderSwappedForALinkBeforeTheRead(t *testing.T) {
 	t.Parallel()
+	// Read in process: no attribute, no CR. Hashed by git: a CR in the
+	// file (git decides its line endings).
+	// Stored by git: a file over store.MemoryFileBytes, which git
+	// streams.
+	for _, c := range []struct {
+		name, point, eol string
+		size             int
+	}{
+		{"read in process", "capture-object-write", "\n", 0},
+		{"hashed by git", "capture-hash-object", "\r\n", 0},
+		{"stored by git", "capture-hash-object", "\n", 5 << 20},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			captureSwapped(t, c.point, c.eol, c.size)
+		})
+	}
+}
+
+func captureSwapped(t *testing.T, point, eol string, size int) {
 	env := NewEnv(t)
-	env.Write("sub/f", "tracked\n")
-	env.Write("sub/g", "tracked too\n")
+	env.Write("sub/f", "tracked"+eol)
+	env.Write("sub/g", "tracked too"+eol)
 	env.Commit("base")
 	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--reason=turn_start", "--json").OK(t)
 	env.Tick()
-	env.Write("sub/f", "the agent's edit\n")
-	env.Write("sub/g", "another edit\n")
+	env.Write("sub/f", "the agent's edit"+eol+strings.Repeat("x", size))
+	env.Write("sub/g", "another edit"+eol)
 
 	outside := filepath.Join(env.Root, "outside")
 	require.NoError(t, os.MkdirAll(outside, 0o700))
-	secret := "a private file outside the tree\n"
+	secret := "a private file outside the tree" + eol
 	require.NoError(t, os.WriteFile(filepath.Join(outside, "f"), []byte(secret), 0o600))
-	require.NoError(t, os.WriteFile(filepath.Join(outside, "g"), []byte(secret+"g\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "g"), []byte(secret+"g"+eol), 0o600))
 	secretID := env.GitInput(secret, "hash-object", "--stdin")
 
-	p := env.pause("capture-object-write", []string{"VENOM_TEST_PAUSE_RESUME=1"},
+	p := env.pause(point, []string{"VENOM_TEST_PAUSE_RESUME=1"},
 		"checkpoint", "--agent=a1", "--reason=turn_end", "--json")
 	require.NoError(t, os.Rename(env.Path("sub"), env.Path("sub.moved")))
 	require.NoError(t, os.Symlink(outside, env.Path("sub")))
@@ -41,8 +61,7 @@ func TestSecurity_CaptureFolderSwappedForALinkBeforeTheRead(t *testing.T) {
 	require.NotContains(t, p.errb.String(), "panic:")
 
 	// Whatever the checkpoint holds, the outside file is nowhere in it.
-	all := env.Git("for-each-ref", "--format=%(refname)")
-	for _, ref := range strings.Fields(all) {
+	for _, ref := range strings.Fields(env.Git("for-each-ref", "--format=%(refname)")) {
 		ls := env.Git("ls-tree", "-r", ref)
 		require.NotContains(t, ls, secretID, "%s holds the file outside the tree: %s", ref, ls)
 	}

@@ -241,7 +241,7 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 	var want []git.Oid
 	if len(paths) > 0 {
 		var err error
-		if want, err = hashObjects(ctx, r, paths, false); err != nil {
+		if want, err = hashObjects(ctx, r, paths); err != nil {
 			return nil, err
 		}
 	}
@@ -265,26 +265,60 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 		}
 		store(i, raw)
 	}
-	if len(viaGit) > 0 {
-		paths = paths[:0]
-		for _, i := range viaGit {
-			paths = append(paths, files[i].Path)
-		}
-		got, err := hashObjects(ctx, r, paths, true)
+	for _, i := range viaGit {
+		id, err := storeBeneath(ctx, r, tree, files[i].Path)
 		if err != nil {
 			return nil, err
 		}
-		for j, i := range viaGit {
-			ids[i] = got[j]
-		}
+		ids[i] = id
 	}
 	return ids, nil
 }
 
-// hashObjects asks git for the blob ids of paths, filters applied, storing
-// the blobs when write. A file gone or changed into something else since
+// storeBeneath has git store the file at path as its blob, filters
+// applied as for path: the file is opened here beneath the top, no link
+// followed (beneath), and handed to git as its standard input (hash-object
+// -w --stdin --path), which git reads as the file it is, a big one
+// streamed. By name (--stdin-paths), git followed a folder swapped for a
+// link to one outside the tree, and stored the file there as the tree's.
+// One git a file: only big files and those a filter or line endings
+// change come here. A file gone, or not a regular file now, is
+// ErrNoTreePath.
+func storeBeneath(ctx context.Context, r *repo.Repo, tree *beneath, path string) (git.Oid, error) {
+	if err := testhook.Point("capture-hash-object"); err != nil {
+		return git.Oid{}, failure.Git("hash-object", err)
+	}
+	dir, name, err := tree.folder(path)
+	if err != nil {
+		return git.Oid{}, ErrNoTreePath
+	}
+	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return git.Oid{}, ErrNoTreePath
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return git.Oid{}, ErrNoTreePath
+	}
+	out, err := r.Git.RunCall(ctx, gitcli.Call{Stdin: f}, "hash-object", "-w", "--stdin", "--path="+path)
+	if err != nil {
+		if ctx.Err() != nil {
+			return git.Oid{}, failure.Git("hash-object", ctx.Err())
+		}
+		return git.Oid{}, ErrNoTreePath
+	}
+	id, err := git.NewOid(strings.TrimSpace(string(out)))
+	if err != nil {
+		return git.Oid{}, ErrNoTreePath
+	}
+	return *id, nil
+}
+
+// hashObjects asks git for the blob ids of paths, filters applied,
+// storing nothing (storeBeneath stores). A file gone or changed into something else since
 // status gives ErrNoTreePath: the index way reports it as git would.
-func hashObjects(ctx context.Context, r *repo.Repo, paths []string, write bool) ([]git.Oid, error) {
+func hashObjects(ctx context.Context, r *repo.Repo, paths []string) ([]git.Oid, error) {
 	if err := testhook.Point("capture-hash-object"); err != nil {
 		return nil, failure.Git("hash-object", err)
 	}
@@ -292,11 +326,7 @@ func hashObjects(ctx context.Context, r *repo.Repo, paths []string, write bool) 
 	for _, p := range paths {
 		writePathLine(&list, p)
 	}
-	args := []string{"hash-object", "--stdin-paths"}
-	if write {
-		args = []string{"hash-object", "-w", "--stdin-paths"}
-	}
-	out, err := r.Git.RunCall(ctx, gitcli.Call{Stdin: bytes.NewReader(list.Bytes())}, args...)
+	out, err := r.Git.RunCall(ctx, gitcli.Call{Stdin: bytes.NewReader(list.Bytes())}, "hash-object", "--stdin-paths")
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, failure.Git("hash-object", ctx.Err())

@@ -48,7 +48,8 @@ func checkoutModeOf(t *testing.T, p string) string {
 // TestRollback_WrittenFilesModesAsGitCheckout: the files a rollback
 // writes (made unnamed in their folder of the tree, or in the stage when
 // the folder is missing) have the mode, group and ACLs git's checkout
-// gives the same files: under umask 022 and 077, in a folder with a
+// gives the same files, whether written in process or by git's
+// checkout-index: under umask 022 and 077, in a folder with a
 // default ACL, in a setgid folder of another group, and in folders the
 // rollback makes again beneath those. Not parallel: it sets the
 // process's umask, which every command it starts inherits.
@@ -66,9 +67,16 @@ func TestRollback_WrittenFilesModesAsGitCheckout(t *testing.T) {
 				"acl/x.txt", "acl/run.sh", "acl/sub/w.txt",
 				"sg/y.txt", "sg/run.sh", "sg/sub/q.txt",
 				"gone/z.txt",
+				// Written by git's checkout-index (a conversion applies).
+				"acl/crlf.txt", "sg/crlf.txt", "acl/sub/crlf.txt", "sg/sub/crlf.txt", "plain/crlf.txt",
 			}
+			env.Write(".gitattributes", "crlf.txt text eol=crlf\n")
 			for _, f := range files {
-				env.Write(f, "base "+f+"\n")
+				eol := "\n"
+				if strings.HasSuffix(f, "crlf.txt") {
+					eol = "\r\n" // as git's checkout writes it
+				}
+				env.Write(f, "base "+f+eol)
 				if strings.HasSuffix(f, ".sh") {
 					require.NoError(t, os.Chmod(env.Path(f), 0o755))
 				}

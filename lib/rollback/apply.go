@@ -202,6 +202,7 @@ func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) 
 		if err := ap.checkoutIndex(stage, viaGit, hook); err != nil {
 			return err
 		}
+		remakeGitWritten(root, stage.Fd(), writes, st)
 	}
 	// Between the writes and the renames: the files are staged.
 	if err := hook("rollback-apply-staged"); err != nil {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path"
 	"runtime"
 	"strconv"
@@ -337,3 +339,79 @@ func writeAll(fd int, data []byte) error {
 
 // stagedName is the name of the n-th file written in process in the stage.
 func stagedName(n int) string { return "f" + strconv.Itoa(n) }
+
+// remakeGitWritten makes each file git's checkout-index wrote into the
+// stage again unnamed in its folder of the tree (or the nearest one above,
+// folderCache.open), holding the bytes git wrote, and names it in the
+// stage in place of git's: made in the stage, the file had the umask's
+// mode and the caller's group where git's checkout in the tree gives the
+// folder's default ACL and, in a setgid folder, its group. Best effort:
+// where a file cannot be made again so (no unnamed files, another file
+// system, no /proc), git's stays as it is, as before.
+func remakeGitWritten(root *treepath.Root, stage int, writes []entry, st []staged) {
+	folders := &folderCache{root: root}
+	defer folders.close()
+	for i, e := range writes {
+		if st[i].direct || st[i].link || e.mode == 0o120000 || unnamedRefused.Load() {
+			continue
+		}
+		if err := remakeOne(folders, stage, st[i].name, e); err != nil {
+			return
+		}
+	}
+}
+
+// remakeOne makes the staged file rel (git's) again unnamed in e's folder
+// and puts it in place of rel in the stage.
+func remakeOne(folders *folderCache, stage int, rel string, e entry) error {
+	f := folders.open(treepath.Parent(e.path))
+	if f == nil {
+		return nil
+	}
+	dir, name := stage, rel
+	if parent := treepath.Parent(rel); parent != "" {
+		fd, err := treepath.OpenDirBeneath(stage, parent)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		dir, name = fd, rel[len(parent)+1:]
+	}
+	in, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	src := os.NewFile(uintptr(in), name)
+	defer src.Close()
+	if fi, err := src.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return errNotDirect
+	}
+	perm := uint32(0o666)
+	if e.mode == 0o100755 {
+		perm = 0o777
+	}
+	out, err := f.CreateUnnamed(perm)
+	if err != nil {
+		if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EISDIR) || errors.Is(err, unix.EINVAL) ||
+			errors.Is(err, errors.ErrUnsupported) {
+			unnamedRefused.Store(true)
+		}
+		return err
+	}
+	dst := os.NewFile(uintptr(out), name)
+	defer dst.Close()
+	if _, err := io.Copy(dst, src); err != nil {
+		return err
+	}
+	// Named beside git's file, then over it: the stage is ours (0700).
+	tmp := name + ".unnamed"
+	if err := treepath.LinkUnnamed(out, dir, tmp); err != nil {
+		unnamedRefused.Store(true)
+		return err
+	}
+	if err := unix.Renameat(dir, tmp, dir, name); err != nil {
+		_ = unix.Unlinkat(dir, tmp, 0)
+		return err
+	}
+	return nil
+}

@@ -258,6 +258,11 @@ func (r *runner) run() (*plan.Result, error) {
 	if err != nil {
 		return nil, r.end(r.undo(ap, err))
 	}
+	// Between the files placed and their capture: a test writes here as
+	// someone else would.
+	if err := testhook.Point("rollback-files-placed"); err != nil {
+		return nil, r.end(r.undo(ap, err))
+	}
 	// Step 6: the rollback capture, never deduplicated, against the expected tree.
 	expected, err := ap.expectedTree(p)
 	if err != nil {

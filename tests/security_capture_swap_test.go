@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -56,8 +57,7 @@ func captureSwapped(t *testing.T, point, eol string, size int) {
 		"checkpoint", "--agent=a1", "--reason=turn_end", "--json")
 	require.NoError(t, os.Rename(env.Path("sub"), env.Path("sub.moved")))
 	require.NoError(t, os.Symlink(outside, env.Path("sub")))
-	require.NoError(t, os.Remove(p.file))
-	<-p.done
+	resumeEvery(t, p)
 	require.NotContains(t, p.errb.String(), "panic:")
 
 	// Whatever the checkpoint holds, the outside file is nowhere in it.
@@ -67,4 +67,59 @@ func captureSwapped(t *testing.T, point, eol string, size int) {
 	}
 	out := env.GitRaw("cat-file", "-e", secretID)
 	require.NotEqual(t, 0, out.Code, "the outside file's bytes were stored in the repository")
+}
+
+// TestSecurity_CaptureNestedRepositorySwappedForALink: a nested
+// repository of the tree is captured as its HEAD commit; a folder above
+// it swapped for a link to a folder outside the tree between the scan and
+// the read must not have the commit of a repository outside the tree
+// recorded in the checkpoint.
+func TestSecurity_CaptureNestedRepositorySwappedForALink(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	nested := func(dir, msg string) string {
+		env.Git("-C", dir, "init", "-q")
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "f.txt"), []byte(msg+"\n"), 0o644))
+		env.Git("-C", dir, "add", ".")
+		env.Git("-C", dir, "commit", "-q", "-m", msg)
+		return env.Git("-C", dir, "rev-parse", "HEAD")
+	}
+	require.NoError(t, os.MkdirAll(env.Path("sub/x"), 0o755))
+	nested(env.Path("sub/x"), "inside")
+	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--reason=turn_start", "--json").OK(t)
+	env.Tick()
+	env.Write("sub/x/f.txt", "moved on\n")
+	env.Git("-C", env.Path("sub/x"), "commit", "-q", "-am", "moved on")
+
+	outside := filepath.Join(env.Root, "outside")
+	require.NoError(t, os.MkdirAll(filepath.Join(outside, "x"), 0o700))
+	secretHead := nested(filepath.Join(outside, "x"), "a private repository outside the tree")
+
+	p := env.pause("capture-object-write", []string{"VENOM_TEST_PAUSE_RESUME=1"},
+		"checkpoint", "--agent=a1", "--reason=turn_end", "--json")
+	require.NoError(t, os.Rename(env.Path("sub"), env.Path("sub.moved")))
+	require.NoError(t, os.Symlink(outside, env.Path("sub")))
+	resumeEvery(t, p)
+	require.NotContains(t, p.errb.String(), "panic:")
+	for _, ref := range strings.Fields(env.Git("for-each-ref", "--format=%(refname)")) {
+		ls := env.Git("ls-tree", "-r", ref)
+		require.NotContains(t, ls, secretHead, "%s holds the outside repository's HEAD: %s", ref, ls)
+	}
+}
+
+// resumeEvery lets a paused command go on each time it stops at its point
+// (the index way, taken when the tree way gives up, passes it again),
+// and returns when it has ended.
+func resumeEvery(t *testing.T, p *paused) {
+	t.Helper()
+	for {
+		if err := os.Remove(p.file); err != nil && !os.IsNotExist(err) {
+			require.NoError(t, err)
+		}
+		select {
+		case <-p.done:
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }

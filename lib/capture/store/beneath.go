@@ -2,6 +2,9 @@ package store
 
 import (
 	"os"
+	"strconv"
+
+	git "github.com/libgit2/git2go/v34"
 
 	"golang.org/x/sys/unix"
 
@@ -73,6 +76,23 @@ func (b *beneath) readlink(rel string) (string, error) {
 			return string(buf[:n]), nil
 		}
 	}
+}
+
+// nestedHead is the commit the HEAD of the nested repository at rel
+// names: its folder is opened beneath the top and the repository opened
+// through that descriptor (/proc/self/fd/N), so a folder above it swapped
+// for a link does not have a repository outside the tree recorded.
+func (b *beneath) nestedHead(rel string) (git.Oid, error) {
+	dir, name, err := b.folder(rel)
+	if err != nil {
+		return git.Oid{}, err
+	}
+	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return git.Oid{}, &os.PathError{Op: "open", Path: rel, Err: err}
+	}
+	defer unix.Close(fd)
+	return nestedHead("/proc/self/fd/" + strconv.Itoa(fd))
 }
 
 func (b *beneath) release() {

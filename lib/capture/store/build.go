@@ -29,7 +29,6 @@ import (
 	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/git-venom/git-venom/lib/treeedit"
-	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // The tree path builds a capture's tree without touching an index: the
@@ -162,7 +161,7 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 	for i, f := range files {
 		if f.Mode == 0o160000 {
 			// A nested repository is its HEAD commit, as update-index records it.
-			id, err := nestedHead(treepath.Abs(r.Top, f.Path))
+			id, err := tree.nestedHead(f.Path)
 			if err != nil {
 				return nil, ErrNoTreePath
 			}

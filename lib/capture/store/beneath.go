@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/treepath"
 )
 
@@ -58,6 +59,32 @@ func (b *beneath) folder(rel string) (int, string, error) {
 		return -1, "", &os.PathError{Op: "open", Path: parent, Err: b.dirErr}
 	}
 	return b.dir, name, nil
+}
+
+// openRegular opens the regular file rel of the tree for reading, in its
+// folder (folder) with O_NOFOLLOW, and never blocking on a FIFO swapped in
+// since the scan saw a regular file (a link's blob is its target's name:
+// readlink). It returns the descriptor, the caller's to close, and the
+// file's size.
+func (b *beneath) openRegular(rel string) (int, int64, error) {
+	dir, name, err := b.folder(rel)
+	if err != nil {
+		return -1, 0, err
+	}
+	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, 0, &os.PathError{Op: "open", Path: rel, Err: err}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return -1, 0, &os.PathError{Op: "fstat", Path: rel, Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return -1, 0, &statefile.NotRegularError{Path: rel, Kind: "not a regular file"}
+	}
+	return fd, st.Size, nil
 }
 
 // readlink reads the link rel of the tree, whatever its length.

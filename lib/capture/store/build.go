@@ -26,7 +26,6 @@ import (
 	"github.com/git-venom/git-venom/lib/packfile"
 	"github.com/git-venom/git-venom/lib/packset"
 	"github.com/git-venom/git-venom/lib/repo"
-	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/git-venom/git-venom/lib/treeedit"
 )
@@ -190,12 +189,13 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 	keep := func(size int64) bool { return size <= MemoryFileBytes && inMemory+size <= memoryBudget }
 	// read hashes file i's bytes, keeping them while the budget allows.
 	read := func(i int) (rawBlob, error) {
-		var raw rawBlob
-		var err error
-		dir, name, err := tree.folder(files[i].Path)
-		if err == nil {
-			raw, buf, err = readBlob(dir, name, files[i].Path, keep, sum, buf)
+		fd, size, err := tree.openRegular(files[i].Path)
+		if err != nil {
+			return rawBlob{}, ErrNoTreePath
 		}
+		var raw rawBlob
+		raw, buf, err = readBlob(fd, size, files[i].Path, keep, sum, buf)
+		unix.Close(fd)
 		if err != nil {
 			return rawBlob{}, ErrNoTreePath
 		}
@@ -287,19 +287,12 @@ func storeBeneath(ctx context.Context, r *repo.Repo, tree *beneath, path string)
 	if err := testhook.Point("capture-hash-object"); err != nil {
 		return git.Oid{}, failure.Git("hash-object", err)
 	}
-	dir, name, err := tree.folder(path)
-	if err != nil {
-		return git.Oid{}, ErrNoTreePath
-	}
-	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	fd, _, err := tree.openRegular(path)
 	if err != nil {
 		return git.Oid{}, ErrNoTreePath
 	}
 	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return git.Oid{}, ErrNoTreePath
-	}
 	out, err := r.Git.RunCall(ctx, gitcli.Call{Stdin: f}, "hash-object", "-w", "--stdin", "--path="+path)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -371,28 +364,14 @@ func writeBlobHeader(h hash.Hash, size int64) {
 	h.Write(append(b, 0))
 }
 
-// readBlob hashes a regular file's bytes as a blob with h, keeping them
-// when keep says so of its size, else streaming them; buf is a buffer to
-// reuse, returned grown as needed; path names the file in errors. Four system calls for a small file
-// (open, fstat, read, close): a capture of many new files is mostly these.
-func readBlob(dir int, name, path string, keep func(size int64) bool, h hash.Hash, buf []byte) (rawBlob, []byte, error) {
-	// Not through a link (name is one name of the folder open at dir,
-	// reached beneath the top: see beneath), and never blocking on a FIFO
-	// swapped in since the scan saw a regular file: a link's blob is its
-	// target's name.
-	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return rawBlob{}, buf, &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return rawBlob{}, buf, &os.PathError{Op: "fstat", Path: path, Err: err}
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return rawBlob{}, buf, &statefile.NotRegularError{Path: path, Kind: "not a regular file"}
-	}
-	size := st.Size
+// readBlob hashes the bytes of the regular file open at fd, of size
+// bytes (beneath.openRegular), as a blob with h, keeping them when keep
+// says so of its size, else streaming them; buf is a buffer to reuse,
+// returned grown as needed; path names the file in errors. Four system
+// calls for a small file (open, fstat, read, close): a capture of many
+// new files is mostly these.
+func readBlob(fd int, size int64, path string, keep func(size int64) bool, h hash.Hash, buf []byte) (rawBlob, []byte, error) {
+	var err error
 	var b rawBlob
 	h.Reset()
 	writeBlobHeader(h, size)

@@ -202,11 +202,7 @@ func (d *direct) write(stage int, name string, e entry, folders *folderCache) (s
 		}
 		return staged{name: name, link: true, direct: true}, unix.Symlinkat(string(data), stage, name)
 	}
-	perm := uint32(0o666)
-	if e.mode == 0o100755 {
-		perm = 0o777
-	}
-	unnamed, err := d.create(stage, name, e.path, perm, data, folders)
+	unnamed, err := d.create(stage, name, e.path, filePerm(e.mode), data, folders)
 	if err != nil {
 		return staged{}, err
 	}
@@ -252,12 +248,28 @@ func (d *direct) create(stage int, name, p string, perm uint32, data []byte, fol
 			}
 			return true, err
 		}
-		if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EISDIR) || errors.Is(err, unix.EINVAL) ||
-			errors.Is(err, errors.ErrUnsupported) {
+		if noUnnamedFiles(err) {
 			unnamedRefused.Store(true)
 		}
 	}
 	return false, d.createNamed(stage, name, perm, data)
+}
+
+// noUnnamedFiles says whether err is CreateUnnamed's refusal of unnamed
+// files by the file system or the kernel, rather than a failure of this
+// one file.
+func noUnnamedFiles(err error) bool {
+	return errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EISDIR) || errors.Is(err, unix.EINVAL) ||
+		errors.Is(err, errors.ErrUnsupported)
+}
+
+// filePerm is the mode git's checkout creates a file of the tree mode
+// mode with, before the umask (write_entry).
+func filePerm(mode uint32) uint32 {
+	if mode == 0o100755 {
+		return 0o777
+	}
+	return 0o666
 }
 
 // unnamedRefused is set once unnamed files cannot be made and named: every
@@ -386,14 +398,9 @@ func remakeOne(folders *folderCache, stage int, rel string, e entry) error {
 	if fi, err := src.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return errNotDirect
 	}
-	perm := uint32(0o666)
-	if e.mode == 0o100755 {
-		perm = 0o777
-	}
-	out, err := f.CreateUnnamed(perm)
+	out, err := f.CreateUnnamed(filePerm(e.mode))
 	if err != nil {
-		if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EISDIR) || errors.Is(err, unix.EINVAL) ||
-			errors.Is(err, errors.ErrUnsupported) {
+		if noUnnamedFiles(err) {
 			unnamedRefused.Store(true)
 		}
 		return err

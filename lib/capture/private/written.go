@@ -158,21 +158,15 @@ func (p *Index) noteWritten(r *repo.Repo, files []Written, known Known) (int, er
 	// The new tree: base with the edits, or the known tree with the
 	// changes not noted put back.
 	share := func(id *git.Oid) { _ = r.ShareObject(id.String()) }
-	tree := known.Tree
-	back, ok := known.back(m.Tree, edits)
-	if ok {
+	tree, todo := known.Tree, edits
+	if back, ok := known.back(m.Tree, edits); ok {
 		testhook.Counted("noted-known-back", len(back))
+		todo = back
+	} else if tree, err = git.NewOid(m.Tree); err != nil {
+		return 0, nil
 	}
-	if !ok {
-		base, err := git.NewOid(m.Tree)
-		if err != nil {
-			return 0, nil
-		}
-		if tree, err = treeedit.ApplyNoting(lib, lib, base, edits, share); err != nil {
-			return 0, nil
-		}
-	} else if len(back) > 0 {
-		if tree, err = treeedit.ApplyNoting(lib, lib, known.Tree, back, share); err != nil {
+	if len(todo) > 0 {
+		if tree, err = treeedit.ApplyNoting(lib, lib, tree, todo, share); err != nil {
 			return 0, nil
 		}
 	}

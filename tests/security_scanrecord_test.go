@@ -21,11 +21,9 @@ import (
 // TestSecurity_CaptureLongIndexNameNoHang: an index entry whose name is
 // longer than PATH_MAX (git takes one: update-index --cacheinfo, a
 // fetched tree) is among the paths a steady capture stats, with many
-// untracked files. The capture's batched statx hands it to the kernel,
-// which refuses it as it takes the batch in and takes no more: the
-// capture must still stat the rest and finish, as with one fstatat a
-// path, not wait for ever for completions of calls never submitted (it
-// did, in io_cqring_wait, deaf to SIGTERM).
+// untracked files. The kernel refuses that path: the capture must still
+// stat the rest and finish (the io_uring stat path, since removed, waited
+// for ever for completions of calls never submitted, deaf to SIGTERM).
 func TestSecurity_CaptureLongIndexNameNoHang(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
@@ -89,9 +87,7 @@ func TestSecurity_ScanRecordHugeCount(t *testing.T) {
 	env.Checkpoint("--agent=a1")
 	env.Write("README.md", "changed\n")
 	env.Checkpoint("--agent=a1")
-	files, err := filepath.Glob(filepath.Join(stateDir(t, env), "index", "*.scan"))
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
+	files := scanRecords(t, env)
 	const size = 512 << 20
 	head := []byte{'V', 'S', 'R', 3, 0, 0, 0, 0, 1}
 	head = binary.AppendUvarint(head, size-64)
@@ -129,22 +125,15 @@ func TestSecurity_ScanRecordHostileUntracked(t *testing.T) {
 	env.Checkpoint("--agent=a1")
 	env.Write("README.md", "changed\n")
 	env.Checkpoint("--agent=a1")
-	files, err := filepath.Glob(filepath.Join(stateDir(t, env), "index", "*.scan"))
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
 	rel, err := filepath.Rel(env.Dir, filepath.Join(env.Root, "outside.txt"))
 	require.NoError(t, err)
-	for _, f := range files {
-		q := scan.Quick{Record: f}
-		rec := q.Load()
-		require.NotNil(t, rec, "the record as written loads")
+	rewriteScanRecords(t, env, func(rec *scan.Record) {
 		list := append(rec.Untracked.Strings(), rel, ".git/config", "/etc/hostname", "u//new.txt", "u/./new.txt")
 		sort.Strings(list)
 		var ok bool
 		rec.Untracked, ok = scan.PathsOf(list)
 		require.True(t, ok)
-		q.Save(rec)
-	}
+	})
 	env.Write("README.md", "changed again\n")
 	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
 	tree := env.CheckpointTree("a1", 3)
@@ -169,25 +158,41 @@ func TestSecurity_ScanRecordHostileFolder(t *testing.T) {
 	env.Checkpoint("--agent=a1")
 	env.Write("README.md", "changed\n")
 	env.Checkpoint("--agent=a1")
-	files, err := filepath.Glob(filepath.Join(stateDir(t, env), "index", "*.scan"))
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
 	rel, err := filepath.Rel(env.Dir, filepath.Join(env.Root, "out"))
 	require.NoError(t, err)
-	for _, f := range files {
-		q := scan.Quick{Record: f}
-		rec := q.Load()
-		require.NotNil(t, rec)
+	rewriteScanRecords(t, env, func(rec *scan.Record) {
 		require.NotEmpty(t, rec.Dirs)
 		d := rec.Dirs[len(rec.Dirs)-1]
 		d.Path, d.Stat.Mtime = rel, 1
 		rec.Dirs = append(rec.Dirs, d)
 		sort.Slice(rec.Dirs, func(i, j int) bool { return rec.Dirs[i].Path < rec.Dirs[j].Path })
-		q.Save(rec)
-	}
+	})
 	env.Write("README.md", "changed again\n")
 	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
 	tree := env.CheckpointTree("a1", 3)
 	require.NotContains(t, env.Git("ls-tree", "-r", "--name-only", tree), "secret")
 	require.Equal(t, env.RecipeTree(), tree)
+}
+
+// scanRecords are the paths of the tree's scan records (at least one).
+func scanRecords(t *testing.T, env *Env) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(stateDir(t, env), "index", "*.scan"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	return files
+}
+
+// rewriteScanRecords loads each scan record, has edit change it, and
+// saves it with its checksum right, as a hostile writer of .git/venom
+// would.
+func rewriteScanRecords(t *testing.T, env *Env, edit func(*scan.Record)) {
+	t.Helper()
+	for _, f := range scanRecords(t, env) {
+		q := scan.Quick{Record: f}
+		rec := q.Load()
+		require.NotNil(t, rec, "the record as written loads")
+		edit(rec)
+		q.Save(rec)
+	}
 }

@@ -20,8 +20,13 @@ package main
 // -rollback-go measures the Go source tree (GOROOT/src, copied into a
 // repository of one commit, cached in -work).
 //
-//	go run ./tests/bench -rollback 1000 -rollback-go -runs 5
-//	go run ./tests/bench -rollback 1000 -rollback-files 100000 -runs 5
+//	go run ./tests/bench -rollback 1000 -rollback-go -runs 6
+//	go run ./tests/bench -rollback 1000 -rollback-files 100000 -runs 6
+//
+// The three writers (reference, restore, rollback) run in an order that
+// alternates between runs, each after the same preparation: on ext4
+// without a journal a writer pays for the inodes the writers before it
+// freed (rollbackOnce). Give an even -runs.
 
 import (
 	"bufio"
@@ -213,6 +218,111 @@ func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
 	}
 	timings := filepath.Join(work, "timings")
 	t := &rbTimes{}
+	var list []byte
+	for _, rel := range m.chg {
+		list = append(append(list, rel...), 0)
+	}
+	// changed makes the change again (same bytes, new stat data) and
+	// runs git status, so that each timed step starts from the same warm
+	// index and the same changed files.
+	changed := func() error {
+		if err := m.apply(); err != nil {
+			return err
+		}
+		_, err := g.run(nil, "status", "--porcelain")
+		return err
+	}
+	// The reference: the same paths written from a temporary index of T.
+	reference := func() error {
+		if err := changed(); err != nil {
+			return err
+		}
+		idx := filepath.Join(work, "ref.index")
+		_ = os.Remove(idx)
+		gi := g.with("GIT_INDEX_FILE=" + idx)
+		if _, err := gi.run(nil, "read-tree", target); err != nil {
+			return err
+		}
+		start := time.Now()
+		if _, err := gi.run(list, "checkout-index", "-f", "-z", "--stdin"); err != nil {
+			return err
+		}
+		t.ref = append(t.ref, time.Since(start))
+		return nil
+	}
+	// The bare restore of the same paths from the checkpoint, as a person
+	// would without git-venom (issue 17's reference).
+	restore := func() error {
+		if err := changed(); err != nil {
+			return err
+		}
+		restore := g.with("GIT_LITERAL_PATHSPECS=1")
+		start := time.Now()
+		if _, err := restore.run(list, "restore", "--source=refs/venom/checkpoints/b/1", "--worktree", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+			return err
+		}
+		t.restore = append(t.restore, time.Since(start))
+		t.restoreCPU = append(t.restoreCPU, restore.cpu)
+		return nil
+	}
+	rollback := func(run int) error {
+		if err := changed(); err != nil {
+			return err
+		}
+		// A person reads the turn's diff before the dry run: the files
+		// are older than a capture's racy window (lib/capture) by then.
+		// Timed at once, the dry run and the real call would each hash
+		// the 1,000 files again, which no rollback after a turn does.
+		time.Sleep(carryRacySleep)
+		if *rollbackSettled {
+			// The change was made again (the restore and the reference
+			// put T back): same bytes, new stat data. An agent's turn
+			// ends with a capture, some time after its last edit, and a
+			// rollback comes after it: without that capture the dry run
+			// finds every changed file's stat data moved and hashes
+			// them all again (past the quick scan's bound, through git
+			// status), which no agent's dry run does. Taken after the
+			// sleep: a capture within the racy window of the edits
+			// would leave them for the next capture to hash again.
+			// Untimed, as the status above.
+			if _, _, err := venom("checkpoint", nil, "--agent=b", "--json"); err != nil {
+				return err
+			}
+		}
+		_ = os.Remove(timings)
+		out, d, err := venom("rollback", profiled(fmt.Sprintf("dry-%d", run), "VENOM_TEST_TIMINGS="+timings), "--agent=b", "--checkpoint=k1",
+			"--restore=files", "--dry-run", "--json")
+		if err != nil {
+			return err
+		}
+		t.dry = append(t.dry, d)
+		t.dryCPU = append(t.dryCPU, lastCPU)
+		var dry struct {
+			Plan string `json:"plan"`
+		}
+		if err := json.Unmarshal(out, &dry); err != nil {
+			return err
+		}
+		if _, d, err = venom("rollback", profiled(fmt.Sprintf("real-%d", run), "VENOM_TEST_TIMINGS="+timings), "--agent=b", "--checkpoint=k1",
+			"--restore=files", "--plan="+dry.Plan, "--json"); err != nil {
+			return err
+		}
+		t.real = append(t.real, d)
+		t.realCPU = append(t.realCPU, lastCPU)
+		f, err := readTiming(timings, "rollback-files")
+		if err != nil {
+			return err
+		}
+		t.files = append(t.files, f)
+		if b, err := os.ReadFile(timings); err == nil {
+			logf("steps (s): %s", strings.ReplaceAll(strings.TrimSpace(string(b)), "\n", ", "))
+		}
+		// The rollback must have put T back.
+		if st, err := g.line("status", "--porcelain"); err != nil || st != "" {
+			return fmt.Errorf("after the rollback of %d paths the tree is not clean: %v %q", n, err, st)
+		}
+		return nil
+	}
 	for run := 0; run < runs; run++ {
 		logf("%d paths, run %d", n, run+1)
 		if err := m.apply(); err != nil {
@@ -233,94 +343,26 @@ func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
 			return nil, err
 		}
 		t.status = append(t.status, time.Since(start))
-		// The reference: the same paths written from a temporary index of T.
-		idx := filepath.Join(work, "ref.index")
-		_ = os.Remove(idx)
-		gi := g.with("GIT_INDEX_FILE=" + idx)
-		if _, err := gi.run(nil, "read-tree", target); err != nil {
-			return nil, err
+		// The order of the three writers alternates between runs. Each
+		// of them unlinks the 1,000 files and creates them again, and on
+		// ext4 without a journal (this bench's VM) a create passes over
+		// every inode of its block group freed in the last one to six
+		// minutes (recently_deleted) before it takes one: each writer
+		// pays for the inodes all the writers before it freed, so the
+		// last of a run paid most, and the ratios swung (1.24 to 1.86
+		// between two runs of the same binaries). Alternated (the
+		// restore always second, the rollback third and then first),
+		// both come second on average over two runs: give an even
+		// -runs. Each starts from the change made again and a git
+		// status (changed).
+		steps := []func() error{reference, restore, func() error { return rollback(run) }}
+		if run%2 == 1 {
+			steps[0], steps[2] = steps[2], steps[0]
 		}
-		var list []byte
-		for _, rel := range m.chg {
-			list = append(append(list, rel...), 0)
-		}
-		start = time.Now()
-		if _, err := gi.run(list, "checkout-index", "-f", "-z", "--stdin"); err != nil {
-			return nil, err
-		}
-		t.ref = append(t.ref, time.Since(start))
-		// The bare restore of the same paths from the checkpoint, as a
-		// person would without git-venom (issue 17's reference).
-		if err := m.apply(); err != nil {
-			return nil, err
-		}
-		if _, err := g.run(nil, "status", "--porcelain"); err != nil { // the same warm index as the rollback sees
-			return nil, err
-		}
-		restore := g.with("GIT_LITERAL_PATHSPECS=1")
-		start = time.Now()
-		if _, err := restore.run(list, "restore", "--source=refs/venom/checkpoints/b/1", "--worktree", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
-			return nil, err
-		}
-		t.restore = append(t.restore, time.Since(start))
-		t.restoreCPU = append(t.restoreCPU, restore.cpu)
-		if err := m.apply(); err != nil {
-			return nil, err
-		}
-		if _, err := g.run(nil, "status", "--porcelain"); err != nil {
-			return nil, err
-		}
-		// A person reads the turn's diff before the dry run: the files
-		// are older than a capture's racy window (lib/capture) by then.
-		// Timed at once, the dry run and the real call would each hash
-		// the 1,000 files again, which no rollback after a turn does.
-		time.Sleep(carryRacySleep)
-		if *rollbackSettled {
-			// The change was made again (the restore and the reference
-			// put T back): same bytes, new stat data. An agent's turn
-			// ends with a capture, some time after its last edit, and a
-			// rollback comes after it: without that capture the dry run
-			// finds every changed file's stat data moved and hashes
-			// them all again (past the quick scan's bound, through git
-			// status), which no agent's dry run does. Taken after the
-			// sleep: a capture within the racy window of the edits
-			// would leave them for the next capture to hash again.
-			// Untimed, as the status above.
-			if _, _, err := venom("checkpoint", nil, "--agent=b", "--json"); err != nil {
+		for _, step := range steps {
+			if err := step(); err != nil {
 				return nil, err
 			}
-		}
-		_ = os.Remove(timings)
-		out, d, err := venom("rollback", profiled(fmt.Sprintf("dry-%d", run), "VENOM_TEST_TIMINGS="+timings), "--agent=b", "--checkpoint=k1",
-			"--restore=files", "--dry-run", "--json")
-		if err != nil {
-			return nil, err
-		}
-		t.dry = append(t.dry, d)
-		t.dryCPU = append(t.dryCPU, lastCPU)
-		var dry struct {
-			Plan string `json:"plan"`
-		}
-		if err := json.Unmarshal(out, &dry); err != nil {
-			return nil, err
-		}
-		if _, d, err = venom("rollback", profiled(fmt.Sprintf("real-%d", run), "VENOM_TEST_TIMINGS="+timings), "--agent=b", "--checkpoint=k1",
-			"--restore=files", "--plan="+dry.Plan, "--json"); err != nil {
-			return nil, err
-		}
-		t.real = append(t.real, d)
-		t.realCPU = append(t.realCPU, lastCPU)
-		f, err := readTiming(timings, "rollback-files")
-		if err != nil {
-			return nil, err
-		}
-		t.files = append(t.files, f)
-		if b, err := os.ReadFile(timings); err == nil {
-			logf("steps (s): %s", strings.ReplaceAll(strings.TrimSpace(string(b)), "\n", ", "))
-		}
-		// The rollback must have put T back.
-		if st, err := g.line("status", "--porcelain"); err != nil || st != "" {
-			return nil, fmt.Errorf("after the rollback of %d paths the tree is not clean: %v %q", n, err, st)
 		}
 	}
 	return t, nil

@@ -38,8 +38,14 @@ func TestRollback_WrittenFilesRecorded(t *testing.T) {
 	for _, f := range files {
 		env.Write(f, "base "+f+"\n")
 	}
+	// Written in process whatever bytes they hold (no attribute, no
+	// core.autocrlf), and so recorded: git stores them as they are.
+	env.Write("src/crlf.txt", "one\r\ntwo\r\n")
+	env.Write("src/bin.dat", "\x00\r\x01\r\n\xff")
 	env.Commit("base")
 	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--reason=turn_start", "--json").OK(t)
+	env.Write("src/crlf.txt", "one\r\ntwo\r\nthree\r\n")
+	env.Write("src/bin.dat", "\x00\r\x02")
 	env.Write("src/main.txt", "v2, longer\n")
 	for _, f := range files {
 		env.Write(f, "agent "+f+", longer\n")
@@ -159,10 +165,12 @@ func TestRollback_WrittenFilesConvertedAreRead(t *testing.T) {
 }
 
 // TestRollback_NotedTreeWithFilesNotNoted: a rollback whose plan holds
-// files the private index is not told of (one holding a CR, a link, a
-// deletion of a file the user's index holds) beside many it is: the index's tree is the expected one with
-// those put back to S's entries (capture.Known), and every capture after
-// it, with the files not touched since, is the recipe's tree.
+// files the private index is not told of (a link, a deletion of a file the
+// user's index holds) beside many it is, a file holding CRs among them
+// (written in process under no attribute: git stores it as it is): the
+// index's tree is the expected one with those put back to S's entries
+// (capture.Known), and every capture after it, with the files not touched
+// since, is the recipe's tree.
 func TestRollback_NotedTreeWithFilesNotNoted(t *testing.T) {
 	t.Parallel()
 	var files []string
@@ -199,8 +207,9 @@ func TestRollback_NotedTreeWithFilesNotNoted(t *testing.T) {
 	require.Equal(t, k1, env.CheckpointTree("a1", 4), "the rollback capture holds T")
 	b, err := os.ReadFile(timings)
 	require.NoError(t, err)
-	// Put back: the CR file, the link and the deletion.
-	require.Contains(t, string(b), "noted-known-back 3\n", "the known tree stood for the index's")
+	// Put back: the link and the deletion. The CR file, written in
+	// process under no attribute, is noted: git stores it as it is.
+	require.Contains(t, string(b), "noted-known-back 2\n", "the known tree stood for the index's")
 
 	// Another file edited: the capture is built on the private index's
 	// tree, and every restored file, untouched, is taken from it.

@@ -226,6 +226,7 @@ func takeCopy(ctx context.Context, r *repo.Repo, tmpDir string, lim Limits) (*Sn
 func takePrivate(ctx context.Context, r *repo.Repo, p *private.Index, tmpDir string, lim Limits) (*Snapshot, error) {
 	started := time.Now()
 	ready, err := p.Ready(ctx, r, tmpDir)
+	testhook.Timed("capture-ready", started)
 	if err != nil {
 		return nil, err
 	}
@@ -253,13 +254,16 @@ func takePrivate(ctx context.Context, r *repo.Repo, p *private.Index, tmpDir str
 			b.quick = res
 		}
 	}
+	t0 := time.Now()
 	snap, err := scanIndex(ctx, r, b, tmpDir, lim)
+	testhook.Timed("capture-scan-index", t0)
 	if err != nil {
 		// A failed git call may have left the index half-way; it is only a
 		// cache, so it goes.
 		p.Discard()
 		return nil, err
 	}
+	t0 = time.Now()
 	switch {
 	case b.quick != nil && b.quick.Record != nil:
 		q.Save(b.quick.Record)
@@ -273,7 +277,10 @@ func takePrivate(ctx context.Context, r *repo.Repo, p *private.Index, tmpDir str
 	}
 	snap.listing.Abandon() // unless Remember put it in place
 	snap.listing = nil
+	testhook.Timed("capture-keep", t0)
+	t0 = time.Now()
 	p.MoveOn(ctx, r, ready, snap.moved, snap.movedBytes, func() error { return snap.Store(r) })
+	testhook.Timed("capture-move-on", t0)
 	return snap, nil
 }
 
@@ -297,7 +304,9 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 		if err := testhook.Point("capture-scan"); err != nil {
 			return nil, failure.Git("status", err)
 		}
+		t0 := time.Now()
 		snap, err := steady(ctx, r, &b, private.EnvKey(memoKey(r, lim), b.settings), lim)
+		testhook.Timed("capture-steady", t0)
 		if err == nil {
 			return snap, nil
 		}
@@ -305,7 +314,9 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 			return nil, err
 		}
 	}
+	t0 := time.Now()
 	status, changes, err := listChanges(ctx, r, b, snap)
+	testhook.Timed("capture-list", t0)
 	if err != nil {
 		return nil, err
 	}
@@ -362,7 +373,9 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 		return snap, err
 	}
 
+	t0 = time.Now()
 	s := sortChanges(r.Top, b.flagged, changes, stats, userLinks, lim)
+	testhook.Timed("capture-sort", t0)
 	snap.Skipped = append(snap.Skipped, s.skipped...)
 	if s.total > lim.MaxTotalBytes {
 		return nil, tooLargeError(s.written, s.total, lim)
@@ -373,7 +386,9 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 
 	// Shortcut 4 (with 5 inside): the tree edit.
 	if b.tree != nil && !attributesFromIndex(b.flagged, s.updates, s.removes, s.modes) {
+		t0 = time.Now()
 		tree, held, err := editTree(ctx, r, b.tree, s, nil)
+		testhook.Timed("capture-edit-tree", t0)
 		if err == nil {
 			snap.held = held
 			for _, p := range s.updates {
@@ -382,6 +397,7 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 				}
 			}
 			snap.movedBytes = s.trackedBytes
+			defer testhook.Timed("capture-finish", time.Now())
 			return done(finish(ctx, r, snap, tree, sig, s.gitlinks, userLinks, s.modified))
 		}
 		if !errors.Is(err, store.ErrNoTreePath) {

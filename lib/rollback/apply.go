@@ -214,7 +214,7 @@ func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) 
 			return err
 		}
 		if w, ok := writtenFile(e, placed); ok {
-			w.Direct, w.Verbatim = st[i].direct, st[i].verbatim
+			w.Direct = st[i].direct
 			ap.written = append(ap.written, w)
 		}
 	}

@@ -96,11 +96,10 @@ func (ap *applier) symlinks() bool {
 }
 
 // staged is one file in the stage: its name there, whether it is a link,
-// whether it was written in process, and then whether it holds no CR
-// (capture.Written's Direct and Verbatim).
+// and whether it was written in process (capture.Written's Direct).
 type staged struct {
-	name                   string
-	link, direct, verbatim bool
+	name         string
+	link, direct bool
 	// unnamed: made unnamed in its folder of the tree (direct.create).
 	unnamed bool
 }
@@ -206,7 +205,7 @@ func (d *direct) write(stage int, name string, e entry, folders *folderCache) (s
 	if err != nil {
 		return staged{}, err
 	}
-	return staged{name: name, direct: true, verbatim: !link && bytes.IndexByte(data, '\r') < 0, unnamed: unnamed}, nil
+	return staged{name: name, direct: true, unnamed: unnamed}, nil
 }
 
 // create makes the regular file name in the folder open at stage, of mode

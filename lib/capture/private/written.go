@@ -25,13 +25,15 @@ type Written struct {
 	Mode uint32 // 0o100644 or 0o100755
 	Oid  string
 	Stat gitindex.Stat
-	// Direct: the writer put the blob's bytes in the file itself, no
-	// attribute converting them (store.NewNoSmudge). Verbatim: and none
-	// of them is a CR. NoteWritten then need not read the blob to know
-	// what readsBack would find: a verbatim file reads back as its blob,
-	// and a direct one that is not holds a CR, which readsBack never
-	// trusts.
-	Direct, Verbatim bool
+	// Direct: the writer put the blob's bytes in the file itself, having
+	// checked that no attribute (filter, ident, encoding, text, eol,
+	// crlf) and no core.autocrlf could convert them on the way out
+	// (store.NewNoSmudge). Then none converts them on the way in either:
+	// git's clean side reads the same attributes and setting, and a file
+	// under none of them is CRLF_BINARY, stored as it is, CR bytes
+	// included (convert.c, git 2.39). Such a file reads back as its blob
+	// whatever it holds, and NoteWritten does not read the blob.
+	Direct bool
 }
 
 // NoteWritten tells the tree's private index that files was just written
@@ -226,17 +228,18 @@ func updatesFor(stats *gitindex.Stats, odb *git.Odb, nc *store.NoConversion, fil
 }
 
 // readsBack reports whether git, reading f's file again, would store f's
-// own blob: checkout-index wrote the blob through the smudge side of the
-// conversions (filter, working-tree-encoding, ident, line endings), and
-// their clean side need not undo it (a filter that is not its own
-// inverse, a CRLF blob under the text attribute). Trusted are only files
-// no attribute could filter, encode or expand (store.NoConversion) whose
-// blob holds no CR byte (then neither side touches line endings) and has
-// the file's size (nothing was added on the way out), and is at most
-// store.MemoryFileBytes. The others are read by the capture, as any file is.
+// own blob. A file written Direct does (see Written). checkout-index wrote
+// the others through the smudge side of the conversions (filter,
+// working-tree-encoding, ident, line endings), and their clean side need
+// not undo it (a filter that is not its own inverse, a CRLF blob under the
+// text attribute). Trusted are only files no attribute could filter,
+// encode or expand (store.NoConversion) whose blob holds no CR byte (then
+// neither side touches line endings) and has the file's size (nothing was
+// added on the way out), and is at most store.MemoryFileBytes. The others
+// are read by the capture, as any file is.
 func readsBack(odb *git.Odb, nc *store.NoConversion, f Written) bool {
-	if f.Direct || f.Verbatim {
-		return f.Verbatim
+	if f.Direct {
+		return true
 	}
 	if !nc.AttributesQuiet(f.Path) {
 		return false

@@ -35,6 +35,9 @@ func writeCommit(r *repo.Repo, snap *capture.Snapshot, msg string, when time.Tim
 // packs stay as they are, and the next capture tries again.
 func maintainPacks(tx *state.Txn) {
 	defer testhook.Timed("pack-maintain", time.Now())
+	// The capture's ref is made: its pack needs its hold no longer, and
+	// this merge may take it.
+	packset.Release()
 	r := tx.Store.Repo
 	_, _ = packset.Maintain(r.StateDir, filepath.Join(r.CommonDir, "objects", "pack"), packset.Options{})
 }

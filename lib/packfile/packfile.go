@@ -270,6 +270,9 @@ func (w *Writer) point() error {
 	return testhook.Point(w.opts.InstallPoint)
 }
 
+// Dir is the folder the pack is written in.
+func (w *Writer) Dir() string { return w.dir }
+
 // Name is the sealed pack's name, pack-<hex>.
 func (w *Writer) Name() string { return w.name }
 

@@ -9,7 +9,8 @@
 // needs no lock. Only those packs are ever merged or removed; a user's pack
 // (one with no name in the record, one with a .keep or a .promisor) is never
 // touched. A recorded pack that is gone (the user's gc repacked it) leaves
-// the record.
+// the record. A pack a command wrote is kept (hold.go) until that command's
+// refs name its objects.
 //
 // A merge (Maintain, under the repository's lock) works as `git repack
 // --geometric=2 -d` on those packs only: sorted by size, the small ones
@@ -141,6 +142,7 @@ func Maintain(stateDir, packDir string, opt Options) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
+	releaseStale(packDir, names)
 	var cands []pack
 	for _, name := range names {
 		base := filepath.Join(packDir, name)

@@ -12,6 +12,7 @@ import (
 	"github.com/git-venom/git-venom/lib/harness"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
+	"github.com/git-venom/git-venom/lib/packset"
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
@@ -25,6 +26,8 @@ func DryRun(ctx context.Context, s *state.Store, req Request) (*plan.Plan, error
 	if err := Validate(&req); err != nil {
 		return nil, err
 	}
+	// The capture's pack holds no ref's objects: it is let go at the end.
+	defer packset.Release()
 	// Reading the log and the capture (git status) are a dry run's two
 	// main costs. When the agent works in this very worktree, which its
 	// registration (near the log's start) says, the capture starts then

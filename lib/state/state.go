@@ -14,6 +14,7 @@ import (
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
+	"github.com/git-venom/git-venom/lib/packset"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/statefile"
 )
@@ -157,10 +158,12 @@ func (t *Txn) Append(typ string, payload any) (journal.Entry, error) {
 }
 
 // End removes the temporary files, which a git killed by a timeout can
-// leave (an index's .lock), and releases the lock.
+// leave (an index's .lock), lets go of the packs the transaction wrote
+// (their refs are made: packset.Hold), and releases the lock.
 func (t *Txn) End() {
 	if t != nil {
 		_ = statefile.RemoveAll(t.Store.TmpDir())
+		packset.Release()
 		t.lock.Release()
 	}
 }

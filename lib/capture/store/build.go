@@ -552,8 +552,16 @@ func WritePack(r *repo.Repo, objs []Object) error {
 			return err
 		}
 	}
-	name, err := w.Finish()
+	name, err := w.Seal()
 	if err != nil {
+		return err
+	}
+	// Kept until the command's refs are made (packset.Hold).
+	if err := packset.Hold(w.Dir(), name); err != nil {
+		w.Discard()
+		return err
+	}
+	if err := w.Install(); err != nil {
 		return err
 	}
 	// After the install, so that the record never names a pack being

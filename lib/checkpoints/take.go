@@ -89,13 +89,23 @@ type Result struct {
 	PreviousLabel *string `json:"-"`
 }
 
+// CheckAgent refuses an id the registry does not accept
+// (invalid_params.agent) before it names a file (the pending mark) or a
+// ref, or is logged.
+func CheckAgent(id string) error {
+	if ids.ValidAgent(id) {
+		return nil
+	}
+	return errcode.Newf(errcode.InvalidParamsAgent, map[string]string{"agent": id},
+		"%q is not a valid agent id: use [a-z0-9][a-z0-9_-]{0,63}", id)
+}
+
 // Take captures the agent's tree as a checkpoint, waiting for the lock.
 func Take(ctx context.Context, s *state.Store, req Request) (*Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.Config.Timeout)
 	defer cancel()
-	if !ids.ValidAgent(req.Agent) {
-		return nil, errcode.Newf(errcode.InvalidParamsAgent, map[string]string{"agent": req.Agent},
-			"%q is not a valid agent id: use [a-z0-9][a-z0-9_-]{0,63}", req.Agent)
+	if err := CheckAgent(req.Agent); err != nil {
+		return nil, err
 	}
 	mark, err := lock.Begin(s.PendingDir(), req.Agent)
 	if err == nil {
@@ -183,6 +193,9 @@ func Register(tx *state.Txn, reg Registration) (*agents.Agent, error) {
 				"agent %s was registered with parent %q", a.ID, a.Parent)
 		}
 		return a, nil
+	}
+	if err := CheckAgent(reg.Agent); err != nil {
+		return nil, err // never registered, nor logged, under an id that is no name
 	}
 	iso := reg.Isolation
 	if iso == "" {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/git-venom/git-venom/lib/agents"
@@ -67,11 +68,19 @@ func DefaultAgent(st *agents.State, harness, session string, proc journal.Proces
 		!a.Binding.Process.Alive() {
 		return name
 	}
-	tail := strings.ReplaceAll(session, "-", "")
-	if len(tail) > 8 {
-		tail = tail[len(tail)-8:]
+	// The session id comes in a payload: only its letters and digits make
+	// the name (a UUID's hex digits), never a "/" or "..".
+	var tail []byte
+	for i := len(session) - 1; i >= 0 && len(tail) < 8; i-- {
+		switch c := session[i]; {
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'z':
+			tail = append(tail, c)
+		case c >= 'A' && c <= 'Z':
+			tail = append(tail, c-'A'+'a')
+		}
 	}
-	return name + "-" + strings.ToLower(tail)
+	slices.Reverse(tail)
+	return name + "-" + string(tail)
 }
 
 // Handle applies one event to the journal, under the lock, and returns what
@@ -94,6 +103,10 @@ func (h Hook) Handle(ctx context.Context, s *state.Store, p *Payload) ([]byte, e
 		_, st, _ := s.Read()
 		h.Agent = DefaultAgent(st, h.Harness, p.SessionID, h.Process)
 	}
+	// The id names the pending mark before registration checks it.
+	if err := checkpoints.CheckAgent(h.Agent); err != nil {
+		return nil, err
+	}
 	if captures(p.Event) {
 		// list's pending (docs/checkpoints.md#agents-turns-and-states) while this waits for the lock.
 		if mark, err := lock.Begin(s.PendingDir(), h.Agent); err == nil {
@@ -107,6 +120,9 @@ func (h Hook) Handle(ctx context.Context, s *state.Store, p *Payload) ([]byte, e
 	defer tx.End()
 	if defaulted {
 		h.Agent = DefaultAgent(tx.State, h.Harness, p.SessionID, h.Process)
+		if err := checkpoints.CheckAgent(h.Agent); err != nil {
+			return nil, err
+		}
 	}
 	if err := testhook.Point("hook-locked"); err != nil {
 		h.logFailed(tx, p, err)

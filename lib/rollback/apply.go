@@ -449,6 +449,9 @@ func writeIndex(path string, writes []entry) error {
 // a compare-and-swap, then resets the user's index to it (docs/rollback.md#head). The
 // index is saved first, so a failure can put it back byte for byte.
 func (ap *applier) moveHead(p *plan.Plan, from, to string) error {
+	if err := ap.headStillOn(p.Head.Branch); err != nil {
+		return err
+	}
 	if err := ap.saveIndex(); err != nil {
 		return err
 	}
@@ -473,6 +476,39 @@ func (ap *applier) moveHead(p *plan.Plan, from, to string) error {
 	}
 	_, _ = ap.r.Git.RunCall(ap.ctx, gitcli.Call{Env: user}, "update-index", "-q", "--refresh")
 	return nil
+}
+
+// headStillOn checks, at the last moment before the branch moves, that
+// HEAD is still attached where the plan found it (to refs/heads/branch,
+// or detached when branch is ""). update-ref's compare-and-swap guards the
+// branch's value, not HEAD's attachment: a person who checked out another
+// branch at the same commit while the files were written owns HEAD and the
+// index now, and moving the old branch and resetting the index to it would
+// leave their checkout with a staged reversal they never made.
+func (ap *applier) headStillOn(branch string) error {
+	lib, err := ap.r.Lib()
+	if err != nil {
+		return err
+	}
+	ref, err := lib.References.Lookup("HEAD")
+	if err != nil {
+		return err
+	}
+	defer ref.Free()
+	want, now := "refs/heads/"+branch, ref.SymbolicTarget()
+	if branch == "" {
+		want = ""
+	}
+	if now == want {
+		return nil
+	}
+	if now == "" {
+		now = "a detached HEAD"
+	}
+	if want == "" {
+		want = "a detached HEAD"
+	}
+	return fmt.Errorf("HEAD moved from %s to %s while the files were written; HEAD and the index are left as they are", want, now)
 }
 
 func (ap *applier) saveIndex() error {

@@ -208,7 +208,9 @@ func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) 
 	if err := hook("rollback-apply-staged"); err != nil {
 		return err
 	}
+	var pc runpace.Pacer
 	for i, e := range writes {
+		pc.Pace()
 		placed, err := placeFile(root, stage.Fd(), st[i].name, st[i].link, e)
 		if err != nil {
 			return err

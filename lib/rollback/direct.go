@@ -18,6 +18,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/capture/store"
 	"github.com/git-venom/git-venom/lib/config"
+	"github.com/git-venom/git-venom/lib/runpace"
 	"github.com/git-venom/git-venom/lib/treepath"
 )
 
@@ -129,7 +130,9 @@ func (d *direct) stageAll(stage int, writes []entry, st []staged) error {
 			defer wg.Done()
 			folders := &folderCache{root: d.root}
 			defer folders.close()
+			var pc runpace.Pacer
 			for k := w; k < len(mine); k += workers {
+				pc.Pace()
 				i := mine[k]
 				s, err := d.write(stage, stagedName(i), writes[i], folders)
 				if errors.Is(err, errNotDirect) {

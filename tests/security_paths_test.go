@@ -313,6 +313,65 @@ func TestSecurity_FolderSwappedBeforeWrites(t *testing.T) {
 	require.Equal(t, outside, target)
 }
 
+// TestSecurity_FolderMovedAwayWhilePlacing: the writes hold a folder of
+// the tree open from one of its files to the next (treepath.Held). Folder
+// d, whose three files the rollback writes, is renamed out of the tree
+// once its first file is placed, and a link to a folder outside put in its
+// place: the rest of d's files go into the folder held, where the rename
+// put it (moved-1), never through the link; nothing outside the work tree
+// changes, d stays the link, and the rollback says exact:false (or fails
+// cleanly).
+func TestSecurity_FolderMovedAwayWhilePlacing(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	names := []string{"a.txt", "b.txt", "c.txt"}
+	outside := env.Outside(precious(names...))
+	env.Turn("a1", func() {
+		for _, f := range names {
+			env.Write("d/"+f, "checkpoint "+f+"\n")
+		}
+	}) // k1, k2
+	env.Turn("a1", func() {
+		for _, f := range names {
+			env.Write("d/"+f, "agent "+f+"\n")
+		}
+	})
+	before := env.guard(outside)
+	args := []string{"--agent=a1", "--checkpoint=k2", "--restore=files", "--json"}
+	plan := env.DryRun(args[:3]...).Plan
+	p := env.pause("rollback-place-each", []string{"VENOM_TEST_PAUSE_RESUME=1"}, "rollback", append(args, "--plan="+plan)...)
+	// Paused before d/a.txt: let it be placed, and stop before d/b.txt.
+	require.NoError(t, os.Remove(p.file))
+	for {
+		if _, err := os.Stat(p.file); err == nil {
+			break
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("the rollback ended before its second file: %s%s", p.out, p.errb)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	require.Equal(t, "checkpoint a.txt\n", env.Read("d/a.txt"), "the first file is placed")
+	env.swapForLink("d", outside, 1)
+	resumeEvery(t, p)
+	r := Result{Stdout: p.out.String(), Stderr: p.errb.String(), Code: p.cmd.ProcessState.ExitCode()}
+	t.Logf("exit %d: %s", r.Code, r.Stdout)
+	endedCleanly(t, r)
+	env.assertGuarded(before, outside)
+	target, err := os.Readlink(env.Path("d"))
+	require.NoError(t, err, "d is no longer the link")
+	require.Equal(t, outside, target)
+	if r.Code == 0 {
+		moved := filepath.Join(env.Root, "moved-1")
+		for _, f := range names[1:] {
+			b, err := os.ReadFile(filepath.Join(moved, f))
+			require.NoError(t, err)
+			require.Equal(t, "checkpoint "+f+"\n", string(b), "%s went into the folder held", f)
+		}
+	}
+}
+
 // TestSecurity_RollbacksRaceFolderSwaps extends the kill -9 and race tests:
 // while real calls run their files back and forth (one killed with SIGKILL
 // in the middle of its deletions), a swapper keeps replacing the agent's

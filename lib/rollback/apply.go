@@ -179,6 +179,7 @@ func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) 
 	// target.
 	symlinks := ap.symlinks()
 	st := make([]staged, len(writes))
+	defer closeHeld(st)
 	if d, free := ap.newDirect(root, writes, symlinks); d != nil {
 		err := d.stageAll(stage.Fd(), writes, st)
 		free()
@@ -208,10 +209,25 @@ func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) 
 	if err := hook("rollback-apply-staged"); err != nil {
 		return err
 	}
+	// Each file's folder is held for the next file of the same folder
+	// (treepath.Held): the files come in path order.
+	var held treepath.Held
+	defer held.Close()
 	var pc runpace.Pacer
 	for i, e := range writes {
 		pc.Pace()
-		placed, err := placeFile(root, stage.Fd(), st[i].name, st[i].link, e)
+		// Before each file placed, so a test can change the tree between
+		// two files of one folder.
+		if err := hook("rollback-place-each"); err != nil {
+			return err
+		}
+		var placed *treepath.Placed
+		var err error
+		if st[i].held {
+			placed, err = placeUnnamed(root, &held, stage.Fd(), &st[i], e)
+		} else {
+			placed, err = placeFile(root, &held, stage.Fd(), st[i].name, st[i].link, e)
+		}
 		if err != nil {
 			return err
 		}
@@ -286,8 +302,8 @@ func writtenFile(e entry, placed *treepath.Placed) (capture.Written, bool) {
 // means another process changed the tree during the rollback: the path is
 // left, and step 6's capture shows it (exact:false). A staged entry that
 // is missing or not of e's kind (treepath.ErrStaged) fails the rollback.
-func placeFile(root *treepath.Root, stage int, rel string, link bool, e entry) (*treepath.Placed, error) {
-	placed, err := root.RenameFromStat(stage, rel, e.path, link)
+func placeFile(root *treepath.Root, held *treepath.Held, stage int, rel string, link bool, e entry) (*treepath.Placed, error) {
+	placed, err := root.RenameFromStatIn(held, stage, rel, e.path, link)
 	switch {
 	case err == nil:
 		return &placed, nil
@@ -300,6 +316,32 @@ func placeFile(root *treepath.Root, stage int, rel string, link bool, e entry) (
 		return nil, nil
 	}
 	return nil, fmt.Errorf("write %s: %w", e.path, err)
+}
+
+// placeUnnamed places e's file, written unnamed and held open (s.held), as
+// placeFile does a staged one: linked at its path (treepath.LinkUnnamedIn).
+// Where the link cannot be made (an entry made at the path after the
+// unlink, another file system, no /proc), the file is named in the stage
+// as s.name and placed from there, a rename replacing what is at the
+// path; a folder at the path is left, as placeFile leaves it.
+func placeUnnamed(root *treepath.Root, held *treepath.Held, stage int, s *staged, e entry) (*treepath.Placed, error) {
+	defer unhold(s)
+	placed, err := root.LinkUnnamedIn(held, s.fd, e.path)
+	switch {
+	case err == nil:
+		return &placed, nil
+	case errors.Is(err, treepath.ErrStaged):
+		return nil, fmt.Errorf("write %s: %w", e.path, err)
+	case treepath.NotDir(err):
+		return nil, nil
+	}
+	if fi, lerr := root.Lstat(e.path); lerr == nil && fi.IsDir() {
+		return nil, nil
+	}
+	if err := nameHeld(stage, s); err != nil {
+		return nil, fmt.Errorf("write %s: %w", e.path, err)
+	}
+	return placeFile(root, held, stage, s.name, false, e)
 }
 
 // removeFiles deletes S's files at dels, folder by folder, each folder

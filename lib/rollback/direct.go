@@ -28,9 +28,11 @@ import (
 // otherwise, the umask taking its bits off as it does for git; a link
 // made by symlink() holding the blob's bytes, or, under
 // core.symlinks=false, a regular file of mode 0666 holding them (git
-// converts nothing there). Written beneath the stage's descriptor, with
-// O_NOFOLLOW, under names of our own: nothing is resolved by name. Each is
-// then placed as checkout-index's files are (placeFile).
+// converts nothing there). A regular file is made unnamed in its folder of
+// the tree (create) and held until it is linked at its path (placeUnnamed);
+// the others are written beneath the stage's descriptor, with O_NOFOLLOW,
+// under names of our own, and placed as checkout-index's files are
+// (placeFile): nothing is resolved by name.
 //
 // Every other file goes through git checkout-index as before: one that an
 // attribute could convert on the way out (store.NewNoSmudge), all of them
@@ -103,7 +105,31 @@ type staged struct {
 	link, direct bool
 	// unnamed: made unnamed in its folder of the tree (direct.create).
 	unnamed bool
+	// held: still unnamed, open at fd, named nowhere yet: placed by a
+	// link at its path (placeUnnamed), name is where it goes in the stage
+	// if that cannot be done.
+	held bool
+	fd   int
 }
+
+// closeHeld closes the files of st still held unnamed: nothing of them
+// is left anywhere.
+func closeHeld(st []staged) {
+	for i := range st {
+		unhold(&st[i])
+	}
+}
+
+// heldBudget is how many written files may wait unnamed, each holding a
+// descriptor, for their placing (the rest are named in the stage): a
+// quarter of the descriptors the process may open, at most 4,096.
+var heldBudget = sync.OnceValue(func() int64 {
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		return 0
+	}
+	return int64(min(4096, lim.Cur/4))
+})
 
 // stageAll writes in process each of writes it can into the folder open
 // at stage, as st[i]; the others' st[i] stays empty. Two threads share the
@@ -204,11 +230,10 @@ func (d *direct) write(stage int, name string, e entry, folders *folderCache) (s
 		}
 		return staged{name: name, link: true, direct: true}, unix.Symlinkat(string(data), stage, name)
 	}
-	unnamed, err := d.create(stage, name, e.path, filePerm(e.mode), data, folders)
-	if err != nil {
-		return staged{}, err
-	}
-	return staged{name: name, direct: true, unnamed: unnamed}, nil
+	s := staged{name: name, direct: true, fd: -1}
+	s.unnamed, s.fd, err = d.create(stage, name, e.path, filePerm(e.mode), data, folders)
+	s.held = s.fd >= 0
+	return s, err
 }
 
 // create makes the regular file name in the folder open at stage, of mode
@@ -232,29 +257,87 @@ func (d *direct) write(stage int, name string, e entry, folders *folderCache) (s
 // Where that cannot be done (no /proc, the stage on another file system, a
 // file system without unnamed files), the file is made in the stage by
 // name, as before.
-func (d *direct) create(stage int, name, p string, perm uint32, data []byte, folders *folderCache) (unnamed bool, err error) {
+//
+// An unnamed file, written, is held open and returned as held (held >= 0)
+// while heldBudget allows: it is then named only at its path, by a link
+// (placeUnnamed), never in the stage. Otherwise it is named in the stage
+// (held is -1).
+func (d *direct) create(stage int, name, p string, perm uint32, data []byte, folders *folderCache) (unnamed bool, held int, err error) {
 	if f := folders.open(treepath.Parent(p)); f != nil && !unnamedRefused.Load() {
 		fd, err := f.CreateUnnamed(perm)
 		if err == nil {
 			err = writeAll(fd, data)
+			if err == nil && hold() {
+				return true, fd, nil
+			}
 			if err == nil {
 				if err = treepath.LinkUnnamed(fd, stage, name); err != nil {
 					// Nothing was named: the file goes when fd is closed.
 					unnamedRefused.Store(true)
 					unix.Close(fd)
-					return false, d.createNamed(stage, name, perm, data)
+					return false, -1, createNamed(stage, name, perm, data)
 				}
 			}
 			if cerr := unix.Close(fd); err == nil {
 				err = cerr
 			}
-			return true, err
+			return true, -1, err
 		}
 		if noUnnamedFiles(err) {
 			unnamedRefused.Store(true)
 		}
 	}
-	return false, d.createNamed(stage, name, perm, data)
+	return false, -1, createNamed(stage, name, perm, data)
+}
+
+// nameHeld names the file held unnamed s in the folder open at stage as
+// s.name: by a link, or, where none can be made (no /proc, the stage on
+// another file system), as a copy of its bytes and mode.
+func nameHeld(stage int, s *staged) error {
+	if treepath.LinkUnnamed(s.fd, stage, s.name) == nil {
+		return nil
+	}
+	unnamedRefused.Store(true)
+	var st unix.Stat_t
+	if err := unix.Fstat(s.fd, &st); err != nil {
+		return err
+	}
+	data := make([]byte, st.Size)
+	for off := 0; off < len(data); {
+		n, err := unix.Pread(s.fd, data[off:], int64(off))
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err == nil && n == 0 {
+			err = io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return err
+		}
+		off += n
+	}
+	return createNamed(stage, s.name, st.Mode&0o777, data)
+}
+
+// heldFiles counts the files held unnamed now (heldBudget).
+var heldFiles atomic.Int64
+
+// hold takes one file of heldBudget, if there is one left.
+func hold() bool {
+	if heldFiles.Add(1) <= heldBudget() {
+		return true
+	}
+	heldFiles.Add(-1)
+	return false
+}
+
+// unhold closes a file held unnamed and gives its place back.
+func unhold(s *staged) {
+	if s.held {
+		unix.Close(s.fd)
+		s.held = false
+		heldFiles.Add(-1)
+	}
 }
 
 // noUnnamedFiles says whether err is CreateUnnamed's refusal of unnamed
@@ -280,7 +363,7 @@ var unnamedRefused atomic.Bool
 
 // createNamed makes the regular file name in the folder open at stage
 // (O_CREAT|O_EXCL, no link followed), holding data.
-func (d *direct) createNamed(stage int, name string, perm uint32, data []byte) error {
+func createNamed(stage int, name string, perm uint32, data []byte) error {
 	fd, err := unix.Openat(stage, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
 	if err != nil {
 		return err

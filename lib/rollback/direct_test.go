@@ -280,11 +280,12 @@ func TestWrite_TwoThreadsShareNoCache(t *testing.T) {
 }
 
 // TestWrite_UnnamedInItsFolder: a regular file whose folder is in the
-// tree is made unnamed there and named in the stage (its inode taken near
-// the folder's, as git's checkout takes it), with the modes git's
+// tree is made unnamed there (its inode taken near the folder's, as git's
+// checkout takes it) and held, named nowhere, with the modes git's
 // checkout gives under umask 022 and 077; one whose folder is missing is
 // made unnamed in the nearest folder above; nothing is ever named in the
-// tree.
+// tree or in the stage. Where it cannot be linked into the stage (here a
+// stage on another file system), nameHeld names a copy there.
 func TestWrite_UnnamedInItsFolder(t *testing.T) {
 	for _, umask := range []int{0o022, 0o077} {
 		t.Run(fmt.Sprintf("umask%03o", umask), func(t *testing.T) {
@@ -321,21 +322,46 @@ func TestWrite_UnnamedInItsFolder(t *testing.T) {
 			defer stage.Close()
 			folders := &folderCache{root: root}
 			defer folders.close()
+			var held []staged
 			for i, e := range writes {
 				s, err := d.write(int(stage.Fd()), stagedName(i), e, folders)
 				require.NoError(t, err)
+				held = append(held, s)
 				require.Equal(t, stagedName(i), s.name)
 				require.True(t, s.unnamed, "%s made unnamed in its folder, or the top for new/", e.path)
-				b, err := os.ReadFile(filepath.Join(stage.Name(), s.name))
+				require.True(t, s.held, "%s held unnamed", e.path)
+				b, err := os.ReadFile(fmt.Sprintf("/proc/self/fd/%d", s.fd))
 				require.NoError(t, err)
 				require.Equal(t, contents[i], string(b), "%s", e.path)
-				fi, err := os.Lstat(filepath.Join(stage.Name(), s.name))
-				require.NoError(t, err)
-				perm := os.FileMode(0o666)
+				var st unix.Stat_t
+				require.NoError(t, unix.Fstat(s.fd, &st))
+				perm := uint32(0o666)
 				if e.mode == 0o100755 {
 					perm = 0o777
 				}
-				require.Equal(t, perm&^os.FileMode(umask), fi.Mode().Perm(), "%s", e.path)
+				require.Equal(t, perm&^uint32(umask), st.Mode&0o777, "%s", e.path)
+			}
+			defer closeHeld(held)
+			left, err := os.ReadDir(stage.Name())
+			require.NoError(t, err)
+			require.Empty(t, left, "nothing named in the stage")
+			// Named in the stage: by a link, and where none can be made,
+			// as a copy of the same bytes and mode.
+			require.NoError(t, nameHeld(int(stage.Fd()), &held[0]))
+			require.Equal(t, contents[0], readFile(t, filepath.Join(stage.Name(), held[0].name)))
+			if other, err := os.MkdirTemp("/dev/shm", "stage-"); err == nil && !unnamedRefused.Load() {
+				defer os.RemoveAll(other)
+				defer unnamedRefused.Store(false)
+				sf, err := os.Open(other)
+				require.NoError(t, err)
+				defer sf.Close()
+				require.NoError(t, nameHeld(int(sf.Fd()), &held[1]))
+				require.True(t, unnamedRefused.Load(), "not linked across file systems")
+				name := filepath.Join(other, held[1].name)
+				require.Equal(t, contents[1], readFile(t, name))
+				fi, err := os.Lstat(name)
+				require.NoError(t, err)
+				require.Equal(t, os.FileMode(0o777)&^os.FileMode(umask), fi.Mode().Perm())
 			}
 			var names []string
 			require.NoError(t, filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
@@ -348,4 +374,11 @@ func TestWrite_UnnamedInItsFolder(t *testing.T) {
 			require.Equal(t, []string{"", "/have", "/have/sub"}, names, "nothing named in the tree")
 		})
 	}
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	require.NoError(t, err)
+	return string(b)
 }

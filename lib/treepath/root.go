@@ -110,6 +110,46 @@ type Placed struct {
 // RenameFromStat is RenameFrom, and also returns the entry's stat data
 // before and after, taken through the same descriptors.
 func (r *Root) RenameFromStat(stage int, rel, p string, link bool) (Placed, error) {
+	return r.RenameFromStatIn(nil, stage, rel, p, link)
+}
+
+// Held is the folder of the tree a run of placements in path order keeps
+// open from one path to the next of the same folder (RenameFromStatIn,
+// LinkUnnamedIn): a folder holding ten of the files is resolved beneath
+// the top once, not ten times. Close it after the run.
+//
+// A descriptor opened beneath the top without following a link stays that
+// folder: it never becomes a link, and whatever is done through it is
+// done in that folder. What holding it changes is when: a folder renamed
+// away meanwhile (to a place outside the tree on the same file system, by
+// someone who may write in its parent) still receives the rest of its run,
+// where each path resolved again would have gone to what the tree holds
+// at that name then. The same rename between one path's resolution and
+// its rename had the same effect; only the window is a run of files long.
+// What reaches such a folder is what the rollback writes into it anyway:
+// the checkpoint's files, never through a link, and each unlink takes out
+// a name of that folder, never a file of another. The rollback capture
+// then finds those paths missing from the tree (exact: false), as for any
+// write meanwhile. The delete path (Folder) holds its folders the same
+// way. A folder removed meanwhile (ENOENT through the held descriptor) is
+// resolved again, its missing folders made, as a path never held is.
+type Held struct {
+	path string
+	fd   int
+	ok   bool
+}
+
+// Close releases the folder held, if any.
+func (h *Held) Close() {
+	if h != nil && h.ok {
+		unix.Close(h.fd)
+		h.ok = false
+	}
+}
+
+// RenameFromStatIn is RenameFromStat, the folder of p held in h for the
+// next path (nil: not held).
+func (r *Root) RenameFromStatIn(h *Held, stage int, rel, p string, link bool) (Placed, error) {
 	var placed Placed
 	staged := func(err error) error {
 		return &fs.PathError{Op: "rename", Path: rel, Err: fmt.Errorf("%w: %v", ErrStaged, err)}
@@ -135,7 +175,7 @@ func (r *Root) RenameFromStat(stage int, rel, p string, link bool) (Placed, erro
 	if typ := st.Mode & unix.S_IFMT; (link && typ != unix.S_IFLNK) || (!link && typ != unix.S_IFREG) {
 		return placed, staged(fmt.Errorf("a %s", kindOf(st.Mode)))
 	}
-	err := r.in("rename", p, true, func(dir int, name string) error {
+	err := r.inHeld("rename", p, true, h, func(dir int, name string) error {
 		// The file or link at p goes first, as git's checkout unlinks
 		// before it creates: a rename over a file makes ext4 (its
 		// auto_da_alloc) start writing the new file's data out at
@@ -148,12 +188,49 @@ func (r *Root) RenameFromStat(stage int, rel, p string, link bool) (Placed, erro
 			return copyFrom(sdir, sname, link, dir, name)
 		}
 		if err == nil {
-			at := &placed.Placed
-			placed.Same = unix.Fstatat(dir, name, at, unix.AT_SYMLINK_NOFOLLOW) == nil &&
-				at.Ino == st.Ino && at.Dev == st.Dev && at.Size == st.Size && at.Mtim == st.Mtim &&
-				at.Mode == st.Mode
+			placed.Same = placed.look(dir, name)
 		}
 		return err
+	})
+	return placed, err
+}
+
+// look takes the stat data of name in dir into p.Placed and says whether
+// it is still the entry p.Staged describes, unwritten since (a rename or
+// a link moves only the change time).
+func (p *Placed) look(dir int, name string) bool {
+	at, st := &p.Placed, &p.Staged
+	return unix.Fstatat(dir, name, at, unix.AT_SYMLINK_NOFOLLOW) == nil &&
+		at.Ino == st.Ino && at.Dev == st.Dev && at.Size == st.Size && at.Mtim == st.Mtim && at.Mode == st.Mode
+}
+
+// LinkUnnamedIn names p beneath the top the unnamed regular file open at
+// fd (made by Folder.CreateUnnamed in p's folder or one above it, and
+// written), as RenameFromStatIn places a staged file, p's folder held in h
+// for the next path (nil: not held): p's missing folders are made, the
+// file or link at p is unlinked first (as git's checkout does before it
+// creates), and the file is linked at p (LinkUnnamed). A link never
+// replaces anything: a folder at p, or an entry made there between the
+// unlink and the link, is EEXIST, and the caller decides (a rename from a
+// stage replaces an entry). Placed.Staged is the file's stat data just
+// before, through fd. One rename and one name in a stage fewer than
+// naming the file in a stage and renaming it in.
+func (r *Root) LinkUnnamedIn(h *Held, fd int, p string) (Placed, error) {
+	var placed Placed
+	st := &placed.Staged
+	if err := unix.Fstat(fd, st); err != nil {
+		return placed, &fs.PathError{Op: "link", Path: p, Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return placed, &fs.PathError{Op: "link", Path: p, Err: fmt.Errorf("%w: a %s", ErrStaged, kindOf(st.Mode))}
+	}
+	err := r.inHeld("link", p, true, h, func(dir int, name string) error {
+		_ = unix.Unlinkat(dir, name, 0)
+		if err := LinkUnnamed(fd, dir, name); err != nil {
+			return err
+		}
+		placed.Same = placed.look(dir, name)
+		return nil
 	})
 	return placed, err
 }
@@ -243,6 +320,12 @@ func (r *Root) at(op, p string, do func(dir int, name string) error) error {
 
 // in is at, making the missing folders first when mkdirs is set.
 func (r *Root) in(op, p string, mkdirs bool, do func(dir int, name string) error) error {
+	return r.inHeld(op, p, mkdirs, nil, do)
+}
+
+// inHeld is in, with p's folder taken from h when h holds it, and left
+// held there for the next path (h nil: opened for p alone).
+func (r *Root) inHeld(op, p string, mkdirs bool, h *Held, do func(dir int, name string) error) error {
 	if err := Verify(p); err != nil {
 		return &fs.PathError{Op: op, Path: p, Err: err}
 	}
@@ -250,6 +333,18 @@ func (r *Root) in(op, p string, mkdirs bool, do func(dir int, name string) error
 	dir := r.fd
 	if parent != "" {
 		parent = strings.TrimSuffix(parent, "/")
+		if h != nil && h.ok && h.path == parent {
+			err := do(h.fd, name)
+			if !errors.Is(err, unix.ENOENT) {
+				if err != nil {
+					return &fs.PathError{Op: op, Path: p, Err: err}
+				}
+				return nil
+			}
+			// The folder may have been removed since it was opened:
+			// resolved again below, as a path never held.
+		}
+		h.Close()
 		var err error
 		dir, err = r.openDir(parent)
 		if mkdirs && errors.Is(err, unix.ENOENT) {
@@ -258,7 +353,11 @@ func (r *Root) in(op, p string, mkdirs bool, do func(dir int, name string) error
 		if err != nil {
 			return &fs.PathError{Op: op, Path: p, Err: err}
 		}
-		defer unix.Close(dir)
+		if h != nil {
+			h.path, h.fd, h.ok = parent, dir, true
+		} else {
+			defer unix.Close(dir)
+		}
 	}
 	if err := do(dir, name); err != nil {
 		return &fs.PathError{Op: op, Path: p, Err: err}

@@ -6,7 +6,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// CreateUnnamed opens, write-only, a new regular file of the folder's file
+// CreateUnnamed opens, for reading and writing, a new regular file of the folder's file
 // system that has no name yet (O_TMPFILE): its mode is perm less the umask
 // (or the folder's default ACL), and its group the folder's when the
 // folder is setgid, as for a file created in the folder by name. Nothing
@@ -18,7 +18,7 @@ import (
 // and renamed into the folder later sits where one made in the folder
 // itself would.
 func (f *Folder) CreateUnnamed(perm uint32) (int, error) {
-	return unix.Openat(f.fd, ".", unix.O_WRONLY|unix.O_TMPFILE|unix.O_CLOEXEC, perm)
+	return unix.Openat(f.fd, ".", unix.O_RDWR|unix.O_TMPFILE|unix.O_CLOEXEC, perm)
 }
 
 // LinkUnnamed gives the unnamed file open at fd the name name in the

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/git-venom/git-venom/lib/statefile"
 )
 
 // IndexEntry is one object of a pack, as its version 2 index records it.
@@ -23,7 +25,7 @@ type IndexEntry struct {
 // returns its entries (in id order) and the checksum of the pack it indexes.
 func ReadIndex(path string) ([]IndexEntry, [20]byte, error) {
 	var packSum [20]byte
-	b, err := os.ReadFile(path)
+	b, err := readRegular(path)
 	if err != nil {
 		return nil, packSum, err
 	}
@@ -65,6 +67,36 @@ func ReadIndex(path string) ([]IndexEntry, [20]byte, error) {
 	return ents, packSum, nil
 }
 
+// readRegular reads the regular file at path, never through a link nor
+// from a FIFO or a device planted in objects/pack (statefile.OpenRegular),
+// up to the size it had when opened.
+func readRegular(path string) ([]byte, error) {
+	f, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(io.LimitReader(f, fi.Size()))
+}
+
+func openRegular(path string) (*os.File, error) {
+	return statefile.OpenRegular(path, os.O_RDONLY, 0, true)
+}
+
+// SourceError is a pack Merge cannot copy: not one a Writer wrote (it
+// holds deltas, say), or damaged. Nothing was installed.
+type SourceError struct {
+	Name string // pack-<hex>
+	Err  error
+}
+
+func (e *SourceError) Error() string { return e.Name + ": " + e.Err.Error() }
+func (e *SourceError) Unwrap() error { return e.Err }
+
 // Merge writes one pack into dir holding every object of the packs named
 // (pack-<hex>, in dir), each once, each entry copied as it is stored (no
 // object is decompressed or hashed again; each entry's CRC is checked).
@@ -73,6 +105,7 @@ func ReadIndex(path string) ([]IndexEntry, [20]byte, error) {
 // Discard. It returns the writer and the number of objects.
 func Merge(dir string, names []string, opts Options) (*Writer, int, error) {
 	type source struct {
+		name string
 		path string
 		ents []IndexEntry
 		ends map[uint64]uint64 // entry offset → end
@@ -84,11 +117,11 @@ func Merge(dir string, names []string, opts Options) (*Writer, int, error) {
 		base := filepath.Join(dir, name)
 		ents, packSum, err := ReadIndex(base + ".idx")
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, &SourceError{name, err}
 		}
-		f, err := os.Open(base + ".pack")
+		f, err := openRegular(base + ".pack")
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, &SourceError{name, err}
 		}
 		fi, err := f.Stat()
 		var tail [20]byte
@@ -97,10 +130,10 @@ func Merge(dir string, names []string, opts Options) (*Writer, int, error) {
 		}
 		f.Close()
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, &SourceError{name, err}
 		}
 		if tail != packSum {
-			return nil, 0, fmt.Errorf("%s.pack is not the pack its index describes", base)
+			return nil, 0, &SourceError{name, fmt.Errorf("%s.pack is not the pack its index describes", base)}
 		}
 		// Each entry ends where the next begins, the last at the checksum.
 		offs := make([]uint64, len(ents))
@@ -115,7 +148,7 @@ func Merge(dir string, names []string, opts Options) (*Writer, int, error) {
 				end = offs[i+1]
 			}
 			if o < 12 || end <= o {
-				return nil, 0, fmt.Errorf("%s.idx: an entry outside its pack", base)
+				return nil, 0, &SourceError{name, fmt.Errorf("%s.idx: an entry outside its pack", base)}
 			}
 			ends[o] = end
 		}
@@ -127,7 +160,7 @@ func Merge(dir string, names []string, opts Options) (*Writer, int, error) {
 			}
 		}
 		sort.Slice(keep, func(i, j int) bool { return keep[i].Offset < keep[j].Offset })
-		srcs = append(srcs, source{path: base + ".pack", ents: keep, ends: ends})
+		srcs = append(srcs, source{name: name, path: base + ".pack", ents: keep, ends: ends})
 		total += len(keep)
 	}
 	if total == 0 {
@@ -139,10 +172,10 @@ func Merge(dir string, names []string, opts Options) (*Writer, int, error) {
 	}
 	var buf []byte
 	for _, s := range srcs {
-		f, err := os.Open(s.path)
+		f, err := openRegular(s.path)
 		if err != nil {
 			w.Abort()
-			return nil, 0, err
+			return nil, 0, &SourceError{s.name, err}
 		}
 		for _, e := range s.ents {
 			n := int(s.ends[e.Offset] - e.Offset)
@@ -159,7 +192,7 @@ func Merge(dir string, names []string, opts Options) (*Writer, int, error) {
 			if err != nil {
 				f.Close()
 				w.Abort()
-				return nil, 0, fmt.Errorf("%s: %w", s.path, err)
+				return nil, 0, &SourceError{s.name, fmt.Errorf("%s: %w", s.path, err)}
 			}
 		}
 		f.Close()

@@ -24,6 +24,7 @@
 package packset
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -177,6 +178,14 @@ func Maintain(stateDir, packDir string, opt Options) (Report, error) {
 		old = append(old, p.name)
 	}
 	name, n, err := mergePacks(stateDir, packDir, old)
+	var notOurs *packfile.SourceError
+	if errors.As(err, &notOurs) && validName(notOurs.Name) {
+		// A pack no Writer wrote (a name written into the record by hand:
+		// deltas, an index that is not a file) or a damaged one: it leaves
+		// the record, untouched, so that it does not stop every later merge.
+		rep.Dropped = append(rep.Dropped, notOurs.Name)
+		return rep, errors.Join(err, statefile.Remove(filepath.Join(Dir(stateDir), notOurs.Name)))
+	}
 	if err != nil {
 		return rep, err
 	}
@@ -267,14 +276,26 @@ func mergePacks(stateDir, packDir string, old []string) (string, int, error) {
 
 // finish ends a merge whose pack is installed: it joins the record, and the
 // packs it replaces go, each index before its pack (a reader that has the
-// index but cannot open the pack looks again, as after git repack -d).
+// index but cannot open the pack looks again, as after git repack -d). A
+// pack goes only when the new pack holds every object its index lists: an
+// intent that names another pack (written by hand, or one the user's gc
+// made since under a name a merge had used) removes nothing.
 func finish(stateDir, packDir string, in intent) error {
+	newEnts, _, err := packfile.ReadIndex(filepath.Join(packDir, in.New+".idx"))
+	if err != nil {
+		// Not a pack a merge wrote: nothing is removed, and the intent goes
+		// so that it does not stop every later merge.
+		return errors.Join(err, statefile.Remove(intentPath(stateDir)))
+	}
 	if err := Mark(stateDir, in.New); err != nil {
 		return err
 	}
 	for _, name := range in.Old {
 		if name == in.New || !validName(name) {
 			continue // a merge that gave one of its own packs back
+		}
+		if !covered(filepath.Join(packDir, name+".idx"), newEnts) {
+			continue
 		}
 		if err := testhook.Point("pack-merge-remove"); err != nil {
 			return err
@@ -349,6 +370,27 @@ func removeTemps(packDir string) {
 			_ = os.Remove(filepath.Join(packDir, n))
 		}
 	}
+}
+
+// covered says whether every object the index at idx lists is in ents
+// (an index's entries, in id order). An index that is gone is covered: its
+// pack, if still there, is one a crash left half removed, which no git
+// reader can use.
+func covered(idx string, ents []packfile.IndexEntry) bool {
+	old, _, err := packfile.ReadIndex(idx)
+	if errors.Is(err, os.ErrNotExist) {
+		return true
+	}
+	if err != nil {
+		return false
+	}
+	for _, e := range old {
+		i := sort.Search(len(ents), func(i int) bool { return bytes.Compare(ents[i].ID[:], e.ID[:]) >= 0 })
+		if i == len(ents) || ents[i].ID != e.ID {
+			return false
+		}
+	}
+	return true
 }
 
 func exists(p string) bool {

@@ -89,3 +89,103 @@ func TestCrash_RollbackWhileTheUserChecksOut(t *testing.T) {
 		})
 	}
 }
+
+// TestCrash_RollbackWhileTheUserCommits: the person commits while an
+// unguarded rollback writes its files. The branch's compare-and-swap fails
+// and the rollback is undone: its files back to S. It is not "partial": the
+// way back did not fail, and HEAD moved by the person's hand, not the
+// rollback's. The person's commit stays on the branch, their index stays
+// as the commit left it, byte for byte, and the safety checkpoint holds S.
+func TestCrash_RollbackWhileTheUserCommits(t *testing.T) {
+	t.Parallel()
+	env, _, _ := userRaceWorld(t)
+	args := []string{"--agent=a1", "--checkpoint=k1", "--restore=files"}
+	sTree := env.RecipeTree()
+	var c2, indexAfter string
+	r := raceRollback(t, env, args, func() {
+		// A commit that changes no file: only HEAD differs from S.
+		env.Git("commit", "-q", "--allow-empty", "-m", "the person's commit")
+		c2 = env.Git("rev-parse", "HEAD")
+		indexAfter = env.IndexHash()
+	})
+	r.Fails(t, 1, "failed.rollback_undone")
+	require.Equal(t, c2, env.Git("rev-parse", "refs/heads/main"), "the person's commit was dropped")
+	require.Equal(t, "refs/heads/main", env.Git("symbolic-ref", "HEAD"))
+	require.Equal(t, indexAfter, env.IndexHash(), "the person's index changed")
+	require.Equal(t, sTree, env.CheckpointTree("a1", 3), "the safety checkpoint is not S")
+	require.Equal(t, env.RecipeTree(), sTree, "the files are not back to S")
+	env.assertCrashLeftovers(t)
+}
+
+// TestCrash_RollbackWhileTheUserStashes: the person stashes an edit while
+// a rollback writes its files, in a guarded and an unguarded tree. The
+// stash keeps the edit; the guarded rollback leaves the index as the stash
+// made it, byte for byte, and the unguarded one resets it to the new HEAD;
+// the after-capture says what is on disk (exact: false).
+func TestCrash_RollbackWhileTheUserStashes(t *testing.T) {
+	t.Parallel()
+	for _, guarded := range []bool{false, true} {
+		t.Run(map[bool]string{false: "unguarded", true: "guarded"}[guarded], func(t *testing.T) {
+			t.Parallel()
+			env, c0, c1 := userRaceWorld(t)
+			if guarded {
+				// A second agent in the tree makes it guarded.
+				env.Venom("checkpoint", "--agent=a2", "--json").OK(t)
+			}
+			env.Write("README.md", "the person's edit\n")
+			args := []string{"--agent=a1", "--checkpoint=k1", "--restore=files", "--outside=keep"}
+			var indexAfter string
+			r := raceRollback(t, env, args, func() {
+				env.Git("stash", "-q")
+				indexAfter = env.IndexHash()
+			})
+			r.OK(t)
+			var res RollbackResult
+			r.JSON(t, &res)
+			require.False(t, *res.Exact, "README.md changed under the rollback")
+			require.Contains(t, env.Git("stash", "show", "-p", "stash@{0}"), "+the person's edit")
+			require.Equal(t, "hello\n", env.Read("README.md"))
+			if guarded {
+				require.Equal(t, indexAfter, env.IndexHash(), "a guarded rollback wrote the index")
+				require.Equal(t, c1, env.Git("rev-parse", "HEAD"))
+			} else {
+				require.Equal(t, c0, env.Git("rev-parse", "HEAD"))
+				assertIndexIsHead(t, env, "after the rollback")
+			}
+			env.Git("stash", "pop", "-q")
+			require.Equal(t, "the person's edit\n", env.Read("README.md"))
+			env.assertCrashLeftovers(t)
+		})
+	}
+}
+
+// TestCrash_RollbackWhileGitGCRuns: the person's git gc --auto (made to
+// run: gc.auto=1) repacks everything, git-venom's own packs included,
+// while a rollback writes its files. The rollback ends well, every
+// checkpoint's objects are there, and the captures after it (merging
+// git-venom's packs every time, threshold 2) go on.
+func TestCrash_RollbackWhileGitGCRuns(t *testing.T) {
+	t.Parallel()
+	env, _, _ := userRaceWorld(t)
+	env.Extra = append(env.Extra, "VENOM_TEST_PACK_THRESHOLD=2")
+	for i := 0; i < 3; i++ {
+		env.Write("scratch.txt", strings.Repeat("x", i+1)+"\n")
+		env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+	}
+	args := []string{"--agent=a1", "--checkpoint=k1", "--restore=files", "--keep-head"}
+	r := raceRollback(t, env, args, func() {
+		env.Git("-c", "gc.auto=1", "-c", "gc.autoPackLimit=1", "-c", "gc.autoDetach=false", "gc", "--auto", "--quiet")
+	})
+	r.OK(t)
+	env.assertCrashLeftovers(t)
+	for i := 0; i < 4; i++ {
+		env.Write("scratch.txt", strings.Repeat("y", i+1)+"\n")
+		env.Take(t, "--agent=a1")
+		if i == 1 {
+			env.Git("-c", "gc.auto=1", "-c", "gc.autoPackLimit=1", "-c", "gc.autoDetach=false", "gc", "--auto", "--quiet")
+		}
+	}
+	env.assertCrashLeftovers(t)
+	env.Rollback("--agent=a1", "--checkpoint=k2", "--restore=files", "--keep-head", "--outside=overwrite")
+	require.Equal(t, env.CheckpointTree("a1", 2), env.RecipeTree())
+}

@@ -717,9 +717,15 @@ func (r *runner) undo(ap *applier, cause error) *errcode.Error {
 		if err != nil {
 			return err
 		}
-		if !again.Tree.Equal(r.snap.Tree) || again.HeadString() == nil != (r.snap.Head == nil) ||
-			(again.Head != nil && !again.Head.Equal(r.snap.Head)) {
+		if !again.Tree.Equal(r.snap.Tree) {
 			return fmt.Errorf("the tree does not match S after the way back")
+		}
+		// HEAD is the rollback's to answer for only when it moved it: a
+		// person who committed meanwhile (which failed the branch's
+		// compare-and-swap) moved it by hand, and the way back did not fail.
+		if ap.moved && (again.HeadString() == nil != (r.snap.Head == nil) ||
+			(again.Head != nil && !again.Head.Equal(r.snap.Head))) {
+			return fmt.Errorf("HEAD does not match S after the way back")
 		}
 		return nil
 	}

@@ -189,3 +189,30 @@ func TestCrash_RollbackWhileGitGCRuns(t *testing.T) {
 	env.Rollback("--agent=a1", "--checkpoint=k2", "--restore=files", "--keep-head", "--outside=overwrite")
 	require.Equal(t, env.CheckpointTree("a1", 2), env.RecipeTree())
 }
+
+// TestCrash_RollbackWhileTheUserFetches: a git fetch while an unguarded
+// rollback writes its files brings the commit the rollback drops onto a
+// remote-tracking ref. Moving the branch back now would make the next push
+// a force push: docs/rollback.md#head's conflict.commits_pushed. The
+// rollback must not move the branch past a commit that became pushed
+// meanwhile; it fails and is undone.
+func TestCrash_RollbackWhileTheUserFetches(t *testing.T) {
+	t.Parallel()
+	env, _, c1 := userRaceWorld(t)
+	origin := env.Root + "/origin.git"
+	env.Git("init", "-q", "--bare", origin)
+	env.Git("push", "-q", origin, "main:main")
+	env.Git("remote", "add", "origin", origin)
+	args := []string{"--agent=a1", "--checkpoint=k1", "--restore=files"}
+	r := raceRollback(t, env, args, func() {
+		env.Git("fetch", "-q", "origin")
+		require.Equal(t, c1, env.Git("rev-parse", "refs/remotes/origin/main"))
+	})
+	require.Equal(t, c1, env.Git("rev-parse", "refs/heads/main"),
+		"the rollback dropped a commit that is on origin/main now: %s", r.Stdout)
+	r.Fails(t, 1, "failed.rollback_undone")
+	assertIndexIsHead(t, env, "after the rollback")
+	env.assertCrashLeftovers(t)
+	// As the dry run now says.
+	env.Venom("rollback", append(args, "--dry-run", "--json")...).Fails(t, 5, "conflict.commits_pushed")
+}

@@ -82,13 +82,35 @@ func PlanHead(ctx context.Context, r *repo.Repo, guarded, keepHead bool, cur Hea
 		}
 		return h, err
 	}
-	dropped, err := revList(ctx, r, *t.Head+".."+*cur.Commit)
+	dropped, err := NotPushed(ctx, r, *t.Head, *cur.Commit)
 	if err != nil {
 		return h, err
 	}
-	local, err := revList(ctx, r, *t.Head+".."+*cur.Commit, "--not", "--remotes")
+	h.Moves, h.To, h.Commits = true, t.Head, dropped
+	out, err := r.Git.Run(ctx, "log", "--no-decorate", "--no-show-signature", "--format=%h %s",
+		"-n", strconv.Itoa(MaxDropped), *t.Head+".."+*cur.Commit, "--")
 	if err != nil {
 		return h, err
+	}
+	h.Dropped = strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	return h, nil
+}
+
+// NotPushed checks that no commit a move of HEAD from from back to to
+// drops (to..from) is on a remote-tracking ref, and returns how many it
+// drops; conflict.commits_pushed otherwise. The plan asks it, and the
+// rollback again just before the branch moves: a fetch while the files
+// were written may have brought a dropped commit onto a remote-tracking
+// ref, and moving the branch back then would make the next push a force
+// push.
+func NotPushed(ctx context.Context, r *repo.Repo, to, from string) (int, error) {
+	dropped, err := revList(ctx, r, to+".."+from)
+	if err != nil {
+		return 0, err
+	}
+	local, err := revList(ctx, r, to+".."+from, "--not", "--remotes")
+	if err != nil {
+		return 0, err
 	}
 	keep := map[string]bool{}
 	for _, c := range local {
@@ -103,21 +125,14 @@ func PlanHead(ctx context.Context, r *repo.Repo, guarded, keepHead bool, cur Hea
 	if len(pushed) > 0 {
 		out, err := r.Git.Run(ctx, "for-each-ref", "--format=%(refname)", "--contains", pushed[0], "refs/remotes")
 		if err != nil {
-			return h, err
+			return 0, err
 		}
 		refs := strings.Fields(string(out))
-		return h, errcode.Newf(errcode.ConflictCommitsPushed, map[string]any{"repo": ".", "commits": pushed, "refs": refs},
+		return 0, errcode.Newf(errcode.ConflictCommitsPushed, map[string]any{"repo": ".", "commits": pushed, "refs": refs},
 			"%d commit(s) that would be dropped are on %s; use --keep-head", len(pushed), strings.Join(refs, ", ")).
 			Hint("moving the branch back would make the next push a force push")
 	}
-	h.Moves, h.To, h.Commits = true, t.Head, len(dropped)
-	out, err := r.Git.Run(ctx, "log", "--no-decorate", "--no-show-signature", "--format=%h %s",
-		"-n", strconv.Itoa(MaxDropped), *t.Head+".."+*cur.Commit, "--")
-	if err != nil {
-		return h, err
-	}
-	h.Dropped = strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	return h, nil
+	return len(dropped), nil
 }
 
 func revList(ctx context.Context, r *repo.Repo, args ...string) ([]string, error) {

@@ -496,6 +496,9 @@ func (ap *applier) moveHead(p *plan.Plan, from, to string) error {
 	if err := ap.headStillOn(p.Head.Branch); err != nil {
 		return err
 	}
+	if _, err := plan.NotPushed(ap.ctx, ap.r, to, from); err != nil {
+		return err
+	}
 	if err := ap.saveIndex(); err != nil {
 		return err
 	}

@@ -45,11 +45,17 @@ type applier struct {
 	// direct and viaGit count the files written in process and by git
 	// checkout-index.
 	direct, viaGit int
+	// release drops the files the writes replace beside the rest of the
+	// rollback (treepath.Release); done waits for it.
+	release *treepath.Release
 }
 
 func newApplier(ctx context.Context, r *repo.Repo, tmp string) *applier {
-	return &applier{ctx: ctx, r: r, tmp: tmp}
+	return &applier{ctx: ctx, r: r, tmp: tmp, release: treepath.NewRelease(int(heldBudget()))}
 }
+
+// done waits until the files the writes replaced are dropped.
+func (ap *applier) done() { ap.release.Wait() }
 
 // entry is one side of a change: what a path must become.
 type entry struct {
@@ -132,6 +138,7 @@ func (ap *applier) apply(dels []string, writes []entry, hook func(string) error)
 		return err
 	}
 	defer root.Close()
+	root.Release(ap.release)
 	if len(dels) > 0 {
 		if err := hook("rollback-apply-unlink"); err != nil {
 			return err

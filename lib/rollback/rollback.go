@@ -255,6 +255,9 @@ func (r *runner) run() (*plan.Result, error) {
 	}
 	// Steps 4 and 5: the files, then HEAD.
 	ap := newApplier(r.ctx, p.Repo, tx.Store.TmpDir())
+	// The files the writes replaced are dropped meanwhile, beside the
+	// capture below (treepath.Release).
+	defer ap.done()
 	filesStart := time.Now()
 	err = ap.forward(p)
 	testhook.Timed("rollback-files", filesStart)

@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -318,4 +320,76 @@ func TestFolderOperations(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A Root with a Release takes the files its writes replace off the tree at
+// once, by name, and hands each to the Release, which drops it on a thread
+// of its own: after Wait none is open any more. A link at the path is
+// replaced, never followed. LinkUnnamedIn places an unnamed file so, and
+// a Held folder serves the next path of the same folder.
+func TestReleaseReplacedFiles(t *testing.T) {
+	top, outside := tree(t)
+	mustOK(t, os.MkdirAll(filepath.Join(top, "r"), 0o755))
+	for _, n := range []string{"a", "b"} {
+		mustOK(t, os.WriteFile(filepath.Join(top, "r", n), []byte("old "+n), 0o644))
+	}
+	mustOK(t, os.Symlink(filepath.Join(outside, "x"), filepath.Join(top, "r", "ln")))
+	stage := t.TempDir()
+	mustOK(t, os.WriteFile(filepath.Join(stage, "s"), []byte("staged"), 0o644))
+	sfd, err := os.Open(stage)
+	mustOK(t, err)
+	defer sfd.Close()
+	r, err := Open(top)
+	mustOK(t, err)
+	defer r.Close()
+	rel := NewRelease(16)
+	r.Release(rel)
+	var held Held
+	defer held.Close()
+	mustOK(t, func() error { _, err := r.RenameFromStatIn(&held, int(sfd.Fd()), "s", "r/a", false); return err }())
+	f, err := r.OpenFolder("r")
+	mustOK(t, err)
+	defer f.Close()
+	for _, p := range []string{"r/b", "r/ln"} {
+		fd, err := f.CreateUnnamed(0o644)
+		mustOK(t, err)
+		_, err = unix.Write(fd, []byte("new"))
+		mustOK(t, err)
+		placed, err := r.LinkUnnamedIn(&held, fd, p)
+		unix.Close(fd)
+		mustOK(t, err)
+		if !placed.Same {
+			t.Errorf("%s: not the file linked", p)
+		}
+	}
+	for p, want := range map[string]string{"r/a": "staged", "r/b": "new", "r/ln": "new"} {
+		fi, err := os.Lstat(filepath.Join(top, p))
+		mustOK(t, err)
+		b, _ := os.ReadFile(filepath.Join(top, p))
+		if !fi.Mode().IsRegular() || string(b) != want {
+			t.Errorf("%s is %v holding %q, want %q", p, fi.Mode(), b, want)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "x")); string(b) != "keep" {
+		t.Fatalf("the outside file changed: %q", b)
+	}
+	deleted := func() []string {
+		var list []string
+		fds, _ := os.ReadDir("/proc/self/fd")
+		for _, e := range fds {
+			if target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil &&
+				strings.HasPrefix(target, filepath.Join(top, "r")) && strings.HasSuffix(target, " (deleted)") {
+				list = append(list, target)
+			}
+		}
+		sort.Strings(list)
+		return list
+	}
+	rel.Wait()
+	if rel.handed != 3 {
+		t.Errorf("%d entries handed to the Release, want 3", rel.handed)
+	}
+	if got := deleted(); len(got) != 0 {
+		t.Errorf("held after Wait: %q", got)
+	}
 }

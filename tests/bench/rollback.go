@@ -38,6 +38,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -53,6 +54,9 @@ var (
 	// change and the dry run (false: the change is seen first by the dry
 	// run, as this bench measured before).
 	rollbackSettled *bool
+	// rollbackSync: each writer starts after a sync, as after an agent's
+	// edits older than the kernel's writeback delay (30 s).
+	rollbackSync *bool
 )
 
 func init() {
@@ -66,6 +70,7 @@ func init() {
 	rollbackRepo = fs.String("rollback-repo", "", "measure a clone of this repository instead of a generated tree")
 	rollbackProf = fs.String("rollback-profile", "", "folder for CPU profiles of each run's dry run and real call (dry-<n>.pprof, real-<n>.pprof)")
 	rollbackSettled = fs.Bool("rollback-settled", true, "take the agent's after-turn capture, untimed, between the change and the dry run")
+	rollbackSync = fs.Bool("rollback-sync", false, "sync before each timed writer: the changed files' data is on disk, as after edits older than the writeback delay")
 	goTree := fs.Bool("rollback-go", false, "measure the Go source tree (GOROOT/src in a repository of one commit)")
 	// Its own work folder: other modes run at the same time and rebuild
 	// bin/ and run/ in theirs. A generated repository cached there is
@@ -225,12 +230,26 @@ func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
 	// changed makes the change again (same bytes, new stat data) and
 	// runs git status, so that each timed step starts from the same warm
 	// index and the same changed files.
+	//
+	// With -rollback-sync it also syncs: the edits' data is then on disk,
+	// as it is once an agent's edits are older than the kernel's
+	// writeback delay (30 s), which a rollback a person decides on
+	// usually comes after. Each writer's unlinks then free written
+	// blocks, which on a file system mounted with discard (this VM's)
+	// waits for the disk, file by file; without the sync, the data of
+	// the edits made a second before is still in memory only and its
+	// unlink frees none, or some, as writeback happens to run.
 	changed := func() error {
 		if err := m.apply(); err != nil {
 			return err
 		}
-		_, err := g.run(nil, "status", "--porcelain")
-		return err
+		if _, err := g.run(nil, "status", "--porcelain"); err != nil {
+			return err
+		}
+		if *rollbackSync {
+			syscall.Sync()
+		}
+		return nil
 	}
 	// The reference: the same paths written from a temporary index of T.
 	reference := func() error {

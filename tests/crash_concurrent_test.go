@@ -1,7 +1,10 @@
 package tests
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -215,4 +218,74 @@ func TestCrash_RollbackWhileTheUserFetches(t *testing.T) {
 	env.assertCrashLeftovers(t)
 	// As the dry run now says.
 	env.Venom("rollback", append(args, "--dry-run", "--json")...).Fails(t, 5, "conflict.commits_pushed")
+}
+
+// TestCrash_LockHeldByAStoppedProcess: a capture stopped with SIGSTOP while
+// it holds the lock (between its ref and its log record) is not dead: the
+// kernel keeps its lock. Every other command meets the deadline
+// (venom.timeout) with its documented code and writes nothing: a capture of
+// the same agent or another times out (exit 7), a rollback of the same
+// agent is refused at once (conflict.checkpoint_pending), a rollback of
+// another agent times out on the lock (exit 7), a hook exits 0 and leaves
+// the harness going; list and doctor read on, doctor calling neither the
+// lock stale nor the capture's ref (made, not yet logged) an orphan to
+// delete. Once the
+// process goes on (SIGCONT), it finishes its capture whole.
+func TestCrash_LockHeldByAStoppedProcess(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Take(t, "--agent=a1")
+	env.Take(t, "--agent=a2")
+	env.Write("a.txt", "a1's work\n")
+	env.SetGlobal("venom.timeout", "1s")
+	want := env.RecipeTree()
+
+	p := env.pause("after-ref", []string{"VENOM_TEST_PAUSE_RESUME=1"}, "checkpoint", "--agent=a1", "--json")
+	require.NoError(t, syscall.Kill(-p.cmd.Process.Pid, syscall.SIGSTOP))
+	require.NoError(t, os.Remove(p.file)) // it would go on now, but it is stopped
+	stopped := true
+	defer func() {
+		if stopped {
+			_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGCONT)
+		}
+	}()
+	require.False(t, lockFree(env))
+	snap := env.Snapshot()
+	logBefore := fileHash(filepath.Join(env.StateDir(), "log.jsonl"))
+	refs := env.VenomRefs()
+
+	env.Venom("checkpoint", "--agent=a1", "--json").Fails(t, 7, "timeout.checkpoint")
+	env.Venom("checkpoint", "--agent=a2", "--json").Fails(t, 7, "timeout.checkpoint")
+	env.Venom("rollback", "--agent=a1", "--checkpoint=k1", "--restore=files", "--dry-run", "--json").
+		Fails(t, 5, "conflict.checkpoint_pending")
+	plan := env.DryRun("--agent=a2", "--checkpoint=k1", "--restore=files", "--outside=overwrite").Plan
+	env.Venom("rollback", "--agent=a2", "--checkpoint=k1", "--restore=files", "--outside=overwrite", "--plan="+plan, "--json").
+		Fails(t, 7, "timeout.lock")
+	h := env.VenomInput(env.Payload("claude/hooks/Stop.json", nil), "checkpoint", "hook", "claude-code", "--agent=a1")
+	require.Equal(t, 0, h.Code, "a hook must never break the harness: %s", h.Stderr)
+	require.NotEmpty(t, h.Stderr, "the hook's failure is not reported")
+	require.True(t, env.List(t, "--agent=a1").Pending)
+	doc := env.doctorChecks(t)
+	require.Equal(t, "ok", doc["state.lock"], "a live holder is not a stale lock")
+	// The ref the stopped capture made is about to be logged: doctor must
+	// not call it an orphan, nor advise deleting it.
+	require.Equal(t, "ok", doc["checkpoints.refs"], "doctor advises deleting the ref a live capture is writing")
+	require.NotContains(t, env.Venom("checkpoint", "doctor").Stdout+env.Venom("checkpoint", "doctor").Stderr, "update-ref -d")
+
+	env.AssertUntouched(t, snap)
+	require.Equal(t, logBefore, fileHash(filepath.Join(env.StateDir(), "log.jsonl")), "written without the lock")
+	require.Equal(t, refs, env.VenomRefs())
+
+	// It goes on, and finishes its capture whole.
+	require.NoError(t, syscall.Kill(-p.cmd.Process.Pid, syscall.SIGCONT))
+	stopped = false
+	<-p.done
+	require.Equal(t, 0, p.cmd.ProcessState.ExitCode(), "%s%s", p.out, p.errb)
+	require.Equal(t, want, env.CheckpointTree("a1", 2))
+	env.assertCrashLeftovers(t)
+	env.assertWholeLog(t)
+	env.assertRefsLogged(t)
+	require.False(t, env.List(t, "--agent=a1").Pending)
+	env.Write("a.txt", "more\n")
+	require.Equal(t, "k3", *env.Take(t, "--agent=a1").Checkpoint)
 }

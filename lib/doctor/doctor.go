@@ -167,13 +167,24 @@ func refsCheck(ctx context.Context, s *state.Store, st *agents.State, l *journal
 			fixes = append(fixes, "git venom-checkpoint prune --agent="+a.ID)
 		}
 	}
+	var writing []string
+	// A command holding the lock makes a checkpoint's ref, then logs it:
+	// a ref no record names yet is its, about to be named, and deleting
+	// it would leave the record it writes without its ref. Only refs seen
+	// while no command holds the lock are orphans.
+	held := !lock.IsFree(s.Repo.Lock)
 	for name, oid := range have {
-		if !named[name] {
+		switch {
+		case named[name]:
+		case held:
+			writing = append(writing, name)
+		default:
 			orphans = append(orphans, name)
 			fixes = append(fixes, quote.Shell([]string{"git", "update-ref", "-d", name, oid}))
 		}
 	}
 	sort.Strings(orphans)
+	sort.Strings(writing)
 	var problems []string
 	if len(orphans) > 0 {
 		problems = append(problems, fmt.Sprintf("%d no log record names%s: %s", len(orphans), mayBeDamaged(l), strings.Join(orphans, ", ")))
@@ -185,6 +196,10 @@ func refsCheck(ctx context.Context, s *state.Store, st *agents.State, l *journal
 		problems = append(problems, fmt.Sprintf("more than venom.keep (%d): %s", s.Config.Keep, strings.Join(over, ", ")))
 	}
 	if len(problems) == 0 && len(gone) == 0 {
+		if len(writing) > 0 {
+			return ok(id, "%d refs; %s not logged yet, by the command holding the lock: %s", len(have),
+				plural(len(writing), "1 is", fmt.Sprintf("%d are", len(writing))), strings.Join(writing, ", "))
+		}
 		return ok(id, "%d refs, each named by the log", len(have))
 	}
 	if len(gone) > 0 {

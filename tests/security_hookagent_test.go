@@ -106,3 +106,28 @@ func TestSecurity_HookAgentIsNoPath(t *testing.T) {
 	log, _ := os.ReadFile(filepath.Join(env.StateDir(), "log.jsonl"))
 	require.NotContains(t, string(log), "evil", "a record names the agent")
 }
+
+// TestSecurity_HookIDsBounded: a hook payload's ids (session, prompt,
+// turn) are logged with every event of the turn. A payload within the
+// 16 MiB cap but with megabyte ids made records of megabytes (8 events
+// of 7 MB ids: a 119 MB log, every command 3 s); one with control
+// characters logged them. Both are refused as a bad payload, nothing of
+// them is logged, and the hook ends 0.
+func TestSecurity_HookIDsBounded(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("a.txt", "a\n")
+	env.Commit("base")
+	long := strings.Repeat("f", 1<<20)
+	for _, set := range []map[string]any{
+		{"session_id": long}, {"prompt_id": long}, {"session_id": "1111\x00../x"}, {"prompt_id": "p\n1"},
+	} {
+		r := env.Hook("claude-code", env.Payload("claude/hooks/UserPromptSubmit.json", set))
+		require.Contains(t, r.Stderr, "invalid_params.hook")
+	}
+	log, _ := os.ReadFile(filepath.Join(env.StateDir(), "log.jsonl"))
+	require.Less(t, len(log), 8<<10, "the refused payloads' ids were logged")
+	require.NotContains(t, string(log), "../x")
+	env.Hook("claude-code", env.Payload("claude/hooks/UserPromptSubmit.json", nil))
+	require.Len(t, env.VenomRefs(), 1, "a sound payload after them takes its checkpoint")
+}

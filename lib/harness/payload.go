@@ -80,7 +80,28 @@ func ParseHook(data []byte) (*Payload, error) {
 		}
 		return nil, fmt.Errorf("the hook payload has no hook_event_name")
 	}
-	return &p, nil
+	return p.checkIDs()
+}
+
+// MaxIDBytes caps the harness's ids a payload carries (session, turn,
+// prompt): Claude Code's and Codex's are UUIDs. Each is logged with every
+// turn, so a payload of megabyte ids would make every later command read
+// megabytes per record.
+const MaxIDBytes = 256
+
+// checkIDs refuses a payload whose ids are over MaxIDBytes or hold control
+// characters (a NUL, a newline): nothing of it is logged.
+func (p *Payload) checkIDs() (*Payload, error) {
+	for _, id := range []struct{ name, v string }{{"session_id", p.SessionID}, {"prompt_id", p.PromptID},
+		{"turn_id", p.TurnID}, {"agent_id", p.AgentID}} {
+		if len(id.v) > MaxIDBytes {
+			return nil, fmt.Errorf("the hook payload's %s is over %d bytes", id.name, MaxIDBytes)
+		}
+		if strings.ContainsFunc(id.v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			return nil, fmt.Errorf("the hook payload's %s holds a control character", id.name)
+		}
+	}
+	return p, nil
 }
 
 // ParseNotify reads Codex's notify argument: {"type":"agent-turn-complete",
@@ -101,7 +122,7 @@ func fromNotify(p *Payload) (*Payload, error) {
 		return nil, fmt.Errorf("the notify payload lacks thread-id or turn-id")
 	}
 	p.Event, p.SessionID, p.TurnID = TurnComplete, p.ThreadID, p.NotifyTurnID
-	return p, nil
+	return p.checkIDs()
 }
 
 // Canonical renames the payload's event to the name this package acts on,

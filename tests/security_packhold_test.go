@@ -71,3 +71,26 @@ func TestSecurity_KilledCaptureLeavesNoHold(t *testing.T) {
 	require.Equal(t, userKeeps, keeps, "the killed capture's hold is left")
 	w.check(t, 2, 8)
 }
+
+// TestSecurity_KilledCaptureBeforeItsRecordLeavesNoHold: a capture killed
+// after its pack is installed and before the record names it leaves the
+// pack's hold on a pack the record does not name. The next capture lets go
+// of it too: a kept pack is never removed by git's gc, so the killed
+// capture's unreachable objects would otherwise stay forever.
+func TestSecurity_KilledCaptureBeforeItsRecordLeavesNoHold(t *testing.T) {
+	t.Parallel()
+	w := newPackWorld(t)
+	userKeeps, _ := filepath.Glob(w.Path(".git/objects/pack/*.keep"))
+	require.Len(t, userKeeps, 1)
+	w.capture(t, 1)
+
+	w.Write("work.txt", "killed before its record\n")
+	cmd := w.StartPaused("capture-pack-installed", nil, "checkpoint", "--agent=a1")
+	keeps, _ := filepath.Glob(w.Path(".git/objects/pack/*.keep"))
+	require.Len(t, keeps, 2, "the paused capture's pack is not held")
+	Kill9(t, cmd)
+	w.capture(t, 2)
+	keeps, _ = filepath.Glob(w.Path(".git/objects/pack/*.keep"))
+	require.Equal(t, userKeeps, keeps, "the killed capture's hold is left")
+	w.check(t, 2, 8)
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -92,14 +93,18 @@ func isHold(p string) bool {
 	return string(b[:n]) == holdNote
 }
 
-// releaseStale removes the holds a killed command left on recorded packs:
-// Maintain runs under the repository's lock, which every command that
-// makes a checkpoint's ref holds from its pack to its ref, so a hold that
-// is not this process's has no ref left to wait for.
-func releaseStale(packDir string, names []string) {
-	for _, name := range names {
-		p := filepath.Join(packDir, name+".keep")
-		if !holding(p) && isHold(p) {
+// releaseStale removes the holds a killed command left: Maintain runs
+// under the repository's lock, which every command that makes a
+// checkpoint's ref holds from its pack to its ref, so a hold that is not
+// this process's has no ref left to wait for. Every hold in packDir, not
+// only those of recorded packs: a command killed between its pack's
+// install and its record (WritePack) leaves a hold on a pack the record
+// does not name, and git's gc never removes a kept pack. Released, that
+// pack is the user's gc's, as before holds.
+func releaseStale(packDir string) {
+	keeps, _ := filepath.Glob(filepath.Join(packDir, "pack-*.keep"))
+	for _, p := range keeps {
+		if validName(strings.TrimSuffix(filepath.Base(p), ".keep")) && !holding(p) && isHold(p) {
 			_ = os.Remove(p)
 		}
 	}

@@ -143,7 +143,7 @@ func Maintain(stateDir, packDir string, opt Options) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	releaseStale(packDir, names)
+	releaseStale(packDir)
 	var cands []pack
 	for _, name := range names {
 		base := filepath.Join(packDir, name)

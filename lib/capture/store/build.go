@@ -564,7 +564,13 @@ func WritePack(r *repo.Repo, objs []Object) error {
 	if err := w.Install(); err != nil {
 		return err
 	}
+	// Between the install and the record: a kill here leaves a held pack
+	// the record does not name.
+	if err := testhook.Point("capture-pack-installed"); err != nil {
+		return err
+	}
 	// After the install, so that the record never names a pack being
-	// written; a crash between the two leaves one pack to the user's gc.
+	// written; a crash between the two leaves one pack to the user's gc
+	// once the next Maintain has let go of its hold.
 	return packset.Mark(r.StateDir, name)
 }

@@ -686,6 +686,41 @@ func (ap *applier) known(p *plan.Plan, expected string) capture.Known {
 	return k
 }
 
+// stillToUndo lists S's entry for each path of the plan that is not as S
+// has it now: the recipe back runs from the current state
+// (docs/rollback.md#failures), so a path the way forward never reached is
+// not written again. On a full disk that matters: writing every path back
+// needs room the failed way forward never freed, and would leave a tree
+// that is S already reported partial. When the current state cannot be
+// captured, every path is written back.
+func (ap *applier) stillToUndo(p *plan.Plan, lim capture.Limits) []entry {
+	var want []entry
+	now, err := capture.Take(ap.ctx, ap.r, ap.tmp, lim)
+	var tree *git.Tree
+	if err == nil {
+		var lib *git.Repository
+		if lib, err = ap.r.Lib(); err == nil {
+			tree, err = lib.LookupTree(now.Tree)
+		}
+	}
+	if err == nil {
+		defer tree.Free()
+	}
+	for _, c := range p.Files() {
+		if tree != nil {
+			e, lerr := tree.EntryByPath(c.Path)
+			if c.SMode == 0 && lerr != nil {
+				continue
+			}
+			if c.SMode != 0 && lerr == nil && uint32(e.Filemode) == c.SMode && e.Id.Equal(&c.SOid) {
+				continue
+			}
+		}
+		want = append(want, entryOf(c.Path, c.SMode, &c.SOid))
+	}
+	return want
+}
+
 // undo runs the recipe back to S after a failure (docs/rollback.md#failures) and checks S's
 // capture matches again: failed.rollback_undone, or failed.rollback_partial
 // when the way back fails too.
@@ -716,11 +751,7 @@ func (r *runner) undo(ap *applier, cause error) *errcode.Error {
 				return err
 			}
 		}
-		var want []entry
-		for _, c := range p.Files() {
-			want = append(want, entryOf(c.Path, c.SMode, &c.SOid))
-		}
-		if err := ap.files(want, noPoint); err != nil {
+		if err := ap.files(ap.stillToUndo(p, limits(r.tx.Store)), noPoint); err != nil {
 			return err
 		}
 		again, err := capture.Take(ap.ctx, ap.r, ap.tmp, limits(r.tx.Store))

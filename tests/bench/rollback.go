@@ -26,7 +26,9 @@ package main
 // The three writers (reference, restore, rollback) run in an order that
 // alternates between runs, each after the same preparation: on ext4
 // without a journal a writer pays for the inodes the writers before it
-// freed (rollbackOnce). Give an even -runs.
+// freed (rollbackOnce). Give an even -runs. -rollback-sync syncs before
+// each writer: the edits' data is then on disk, as for a rollback decided
+// on past the writeback delay, and each unlink frees written blocks.
 
 import (
 	"bufio"

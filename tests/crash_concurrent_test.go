@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -288,4 +289,49 @@ func TestCrash_LockHeldByAStoppedProcess(t *testing.T) {
 	require.False(t, env.List(t, "--agent=a1").Pending)
 	env.Write("a.txt", "more\n")
 	require.Equal(t, "k3", *env.Take(t, "--agent=a1").Checkpoint)
+}
+
+// TestCrash_TwoAgentsInOneTree: a1 and a2 share one (guarded) tree. While
+// a1's rollback holds the lock (held at rollback-apply-staged), a2's dry
+// run and real call are refused at once with conflict.rollback_running
+// (exit 5), and a2's capture waits for the lock and then takes the tree as
+// it is. Afterwards nothing is lost: the journal and refs agree, a1's
+// safety checkpoint holds S, and a2 can roll back.
+func TestCrash_TwoAgentsInOneTree(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("shared.txt", "base\n")
+	env.Commit("base")
+	env.Take(t, "--agent=a2")
+	env.Turn("a1", func() {
+		env.Write("shared.txt", "a1's turn\n")
+		env.Write("a1.txt", "a1's file\n")
+	})
+	sTree := env.RecipeTree()
+	args := []string{"--agent=a1", "--checkpoint=k1", "--restore=files", "--outside=overwrite"}
+	a2 := []string{"--agent=a2", "--checkpoint=k1", "--restore=files", "--outside=overwrite"}
+	a2plan := env.DryRun(a2...).Plan
+	plan := env.DryRun(args...).Plan
+
+	resume := env.startResumable("rollback-apply-staged", "rollback", append(args, "--plan="+plan, "--json")...)
+	env.Venom("rollback", append(a2, "--dry-run", "--json")...).Fails(t, 5, "conflict.rollback_running")
+	env.Venom("rollback", append(a2, "--plan="+a2plan, "--json")...).Fails(t, 5, "conflict.rollback_running")
+	capture := env.Command(nil, "checkpoint", "--agent=a2", "--json")
+	var out strings.Builder
+	capture.Stdout = &out
+	require.NoError(t, capture.Start())
+	r := resume()
+	r.OK(t)
+	require.NoError(t, capture.Wait(), "a2's capture behind a1's rollback")
+	var taken TakeResult
+	require.NoError(t, json.Unmarshal([]byte(out.String()), &taken))
+
+	env.assertCrashLeftovers(t)
+	env.assertWholeLog(t)
+	env.assertRefsLogged(t)
+	require.Equal(t, sTree, env.CheckpointTreeOf("a1", "k3"), "a1's safety checkpoint")
+	require.Equal(t, env.CheckpointTree("a1", 1), env.CheckpointTreeOf("a2", *taken.Checkpoint),
+		"a2's capture did not wait for the rollback's files")
+	env.Rollback(a2...)
+	require.Equal(t, env.CheckpointTree("a2", 1), env.RecipeTree())
 }

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -171,7 +172,17 @@ func ParseBytes(s string) (int64, error) {
 	if err != nil || v < 0 {
 		return 0, fmt.Errorf("%q is not a non-negative number", s)
 	}
+	if v > math.MaxInt64/mult {
+		return 0, fmt.Errorf("%q is too large", s) // it would wrap around
+	}
 	return v * mult, nil
+}
+
+// tooLong refuses a duration past what time.Duration holds (about 292
+// years): converted, it wrapped around to a negative or small one, and a
+// venom.keepFor meant as "for ever" pruned everything.
+func tooLong(s string) error {
+	return fmt.Errorf("%q is too long: at most 106751d", s)
 }
 
 // ParseDuration reads durations like 14d, 30s, 2h, 1w, or Go's 1h30m.
@@ -181,13 +192,19 @@ func ParseDuration(s string) (time.Duration, error) {
 		unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}[s[n-1]]
 		if unit != 0 {
 			v, err := strconv.ParseFloat(s[:n-1], 64)
-			if err != nil || v < 0 {
+			if err != nil || !(v >= 0) || math.IsInf(v, 0) {
 				return 0, fmt.Errorf("%q is not a duration", s)
+			}
+			if v*float64(unit) >= math.MaxInt64 {
+				return 0, tooLong(s)
 			}
 			return time.Duration(v * float64(unit)), nil
 		}
 	}
 	if v, err := strconv.ParseInt(s, 10, 64); err == nil && v >= 0 {
+		if v > math.MaxInt64/int64(time.Second) {
+			return 0, tooLong(s)
+		}
 		return time.Duration(v) * time.Second, nil
 	}
 	d, err := time.ParseDuration(s)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	git "github.com/libgit2/git2go/v34"
 	"golang.org/x/sys/unix"
@@ -177,6 +178,7 @@ func (ap *applier) apply(dels []string, writes []entry, hook func(string) error)
 // writable under core.sharedRepository) swapped for a link meanwhile, or
 // the stage renamed away, changes nothing of what is placed.
 func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) error) error {
+	t0 := time.Now()
 	stage, err := statefile.MkdirTemp(ap.tmp, "rollback-write-")
 	if err != nil {
 		return err
@@ -212,6 +214,7 @@ func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) 
 		}
 		remakeGitWritten(root, stage.Fd(), writes, st)
 	}
+	testhook.Timed("rollback-staged", t0)
 	// Between the writes and the renames: the files are staged.
 	if err := hook("rollback-apply-staged"); err != nil {
 		return err

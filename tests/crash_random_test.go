@@ -2,6 +2,7 @@ package tests
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -295,5 +296,87 @@ func TestCrash_DryRunKilledAtRandom(t *testing.T) {
 		require.True(t, lockFree(env))
 		env.assertCrashLeftovers(t)
 		require.Equal(t, want.Plan, env.DryRun(args[:4]...).Plan)
+	}
+}
+
+// TestCrash_UnguardedRollbackKilledAtRandom: the real rollback of an
+// unguarded tree (HEAD and the index move back with the files), killed
+// with SIGKILL after a random delay. After every kill: the branch is where
+// it was or where the rollback takes it; the index is byte for byte the
+// user's or holds the new HEAD's tree; every file old or new; no
+// temporary file of git-venom's beside the index; the common checks; and
+// the undo (the rollback to the safety checkpoint, --keep-head) gives the
+// files back.
+func TestCrash_UnguardedRollbackKilledAtRandom(t *testing.T) {
+	t.Parallel()
+	rnd, tries := crashRand(t, 2)
+	env := NewEnv(t)
+	for i := 0; i < 300; i++ {
+		env.Write(fmt.Sprintf("src/%d/f%03d.txt", i%10, i), fmt.Sprintf("old %d\n", i))
+	}
+	c0 := env.Commit("the project")
+	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--reason=turn_start", "--json").OK(t)
+	tFiles := worktreeFiles(t, env.Dir)
+	for i := 0; i < 300; i++ {
+		env.Write(fmt.Sprintf("src/%d/f%03d.txt", i%10, i), fmt.Sprintf("new %d\n", i))
+	}
+	c1 := env.Commit("the agent's commit")
+	env.Venom("checkpoint", "--agent=a1", "--reason=turn_end", "--json").OK(t)
+	sFiles := worktreeFiles(t, env.Dir)
+	args := []string{"--agent=a1", "--checkpoint=k1", "--restore=files"}
+	userIndex := env.IndexHash()
+
+	span := time.Hour
+	for try := 0; try <= tries; try++ {
+		started := len(env.Records("rollback.started"))
+		plan := env.DryRun(args...).Plan
+		d := span
+		if try > 0 {
+			d = delay(rnd, try-1, tries, span)
+		}
+		t1 := time.Now()
+		k := env.runKilled(t, d, nil, "rollback", append(args, "--plan="+plan, "--json")...)
+		if try == 0 {
+			k.res.OK(t)
+			span = time.Since(t1)
+		}
+		head := env.Git("rev-parse", "refs/heads/main")
+		require.Contains(t, []string{c0, c1}, head, "try %d: main is neither", try)
+		require.Equal(t, "refs/heads/main", env.Git("symbolic-ref", "HEAD"))
+		if env.IndexHash() != userIndex {
+			r := env.GitRaw("diff", "--cached", "--quiet", c0)
+			require.Equal(t, 0, r.Code, "try %d: the index is neither the user's nor the new HEAD's", try)
+		}
+		restored, kept := assertOldOrNew(t, env.Dir, tFiles, sFiles)
+		t.Logf("try %d: killed after %v (ended by itself: %v): main at %s, %d restored, %d not yet",
+			try, d, k.finished, map[string]string{c0: "C0", c1: "C1"}[head], restored, kept)
+		leftovers, _ := filepath.Glob(env.Path(".git/index.venom-restore-*"))
+		require.Empty(t, leftovers, "try %d", try)
+		if lock := env.Path(".git/index.lock"); fileHash(lock) != "absent" {
+			// git read-tree killed while it held the index's lock: git's
+			// own leftover, which git-venom never removes (CONTRACT 8.27).
+			t.Logf("try %d: git's index.lock left by the killed read-tree", try)
+			require.NoError(t, os.Remove(lock))
+		}
+		env.assertCrashLeftovers(t)
+
+		recs := env.Records("rollback.started")
+		if len(recs) == started {
+			require.Zero(t, restored, "try %d: files written before the safety checkpoint", try)
+			require.Equal(t, c1, head)
+			continue
+		}
+		safety := recs[len(recs)-1]["safety"].(string)
+		env.Take(t, "--agent=a1") // settles an interrupted rollback
+		// Back to where the turn ended: the branch at C1, the files S.
+		if head != c1 {
+			env.Git("update-ref", "refs/heads/main", c1, c0)
+		}
+		env.Git("read-tree", c1)
+		userIndex = env.IndexHash()
+		env.Rollback("--agent=a1", "--checkpoint="+safety, "--restore=files", "--outside=overwrite", "--keep-head")
+		require.Equal(t, sFiles, worktreeFiles(t, env.Dir), "try %d: the undo", try)
+		env.Git("update-index", "-q", "--refresh")
+		userIndex = env.IndexHash()
 	}
 }

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -40,4 +41,31 @@ func TestSecurity_ConfigOverflowRefused(t *testing.T) {
 	env.SetGlobal("venom.keepFor", "106751d")
 	env.Venom("checkpoint", "--agent=a1", "--reason=turn_end").OK(t)
 	require.Len(t, env.VenomRefs(), 4)
+}
+
+// TestSecurity_TurnNumberCannotWrap: --turn names the turn a turn_start
+// opens; the next turn without --turn is the last one's number plus one.
+// --turn=t9223372036854775807 was taken, and the turn after it was logged
+// as t-9223372036854775808, a turn no command can name. A number past the
+// last one is invalid_params.turn, and nothing is logged.
+func TestSecurity_TurnNumberCannotWrap(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("f.txt", "one\n")
+	for _, turn := range []string{"t9223372036854775807", "t1099511627777", "t99999999999999999999"} {
+		env.Venom("checkpoint", "--agent=a1", "--reason=turn_start", "--turn="+turn).Fails(t, 2, "invalid_params.turn")
+	}
+	require.Empty(t, env.VenomRefs())
+	// The last number there is (1<<40) is taken; the turn after it is refused.
+	env.Venom("checkpoint", "--agent=a1", "--reason=turn_start", "--turn=t1099511627776").OK(t)
+	env.Write("f.txt", "two\n")
+	env.Venom("checkpoint", "--agent=a1", "--reason=turn_end").OK(t)
+	env.Write("f.txt", "three\n")
+	env.Venom("checkpoint", "--agent=a1", "--reason=turn_start").Fails(t, 2, "invalid_params.turn")
+	env.Venom("checkpoint", "--agent=a1", "--reason=turn_end").Fails(t, 2, "invalid_params.turn")
+	env.Venom("checkpoint", "--agent=a1").OK(t)
+	env.Venom("checkpoint", "list", "--agent=a1", "--turn=t1099511627776").OK(t)
+	for _, line := range strings.Split(env.Venom("checkpoint", "list", "--agent=a1").OK(t).Stdout, "\n") {
+		require.NotContains(t, line, "t-", "a turn number wrapped around")
+	}
 }

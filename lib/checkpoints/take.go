@@ -235,6 +235,13 @@ func Register(tx *state.Txn, reg Registration) (*agents.Agent, error) {
 // a is nil for an agent not registered yet.
 func checkTurn(a *agents.Agent, req Request) error {
 	if req.Turn == "" {
+		// The next turn's number would be past ids.MaxN, a name no
+		// command reads (reached only through --turn).
+		opens := req.Reason == TurnStart || req.Reason == TurnEnd && a != nil && a.OpenTurn == nil
+		if opens && a != nil && a.LastTurnN >= ids.MaxN {
+			return errcode.Newf(errcode.InvalidParamsTurn, map[string]string{"agent": a.ID},
+				"agent %s has used the last turn number, %s", a.ID, ids.Turn(ids.MaxN))
+		}
 		return nil
 	}
 	n, err := ids.ParseTurn(req.Turn)

@@ -48,13 +48,19 @@ func parse(s, prefix string) (int, error) {
 	return n, nil
 }
 
-// number reads a decimal of at least 1 with no leading zero.
+// MaxN is the largest checkpoint or turn number: far past any agent's
+// history, and far enough below the int range that the next number after
+// one a caller gives (--turn) cannot wrap around to a negative one.
+const MaxN = 1 << 40
+
+// number reads a decimal of at least 1 and at most MaxN with no leading
+// zero.
 func number(digits string) (int, bool) {
 	if digits == "" || digits[0] == '0' || strings.TrimLeft(digits, "0123456789") != "" {
 		return 0, false
 	}
 	n, err := strconv.Atoi(digits)
-	return n, err == nil && n >= 1
+	return n, err == nil && n >= 1 && n <= MaxN
 }
 
 // Kinds of checkpoint name (docs/checkpoints.md#names).

@@ -32,6 +32,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/git-venom/git-venom/lib/packfile"
 	"github.com/git-venom/git-venom/lib/statefile"
@@ -144,6 +145,11 @@ func Maintain(stateDir, packDir string, opt Options) (Report, error) {
 		return rep, err
 	}
 	releaseStale(packDir)
+	if gcRunning(stateDir) {
+		// No merge starts while the person's gc runs: it would end by
+		// removing packs the gc's repack may have listed.
+		return rep, nil
+	}
 	var cands []pack
 	for _, name := range names {
 		base := filepath.Join(packDir, name)
@@ -290,6 +296,12 @@ func finish(stateDir, packDir string, in intent) error {
 	if err := Mark(stateDir, in.New); err != nil {
 		return err
 	}
+	if gcRunning(stateDir) {
+		// The person's gc started meanwhile: the old packs stay (the new
+		// one holds their objects too), and the intent with them, so that
+		// the next Maintain removes them once the gc has ended.
+		return nil
+	}
 	for _, name := range in.Old {
 		if name == in.New || !validName(name) {
 			continue // a merge that gave one of its own packs back
@@ -319,6 +331,25 @@ func finish(stateDir, packDir string, in intent) error {
 		return err
 	}
 	return statefile.Remove(intentPath(stateDir))
+}
+
+// gcStale is how old a gc.pid git itself stops believing is (builtin/gc.c:
+// a gc.pid older than 12 hours is from a gc that died).
+const gcStale = 12 * time.Hour
+
+// gcRunning reports whether the person's git gc is running in the
+// repository whose state folder is stateDir: git gc keeps gc.pid (through
+// gc.pid.lock) in the git folder while it runs. A git repack that listed a
+// pack and then cannot find it fails ("unable to add recent objects"), and
+// the gc with it, so git-venom removes no pack meanwhile.
+func gcRunning(stateDir string) bool {
+	common := filepath.Dir(stateDir)
+	for _, name := range []string{"gc.pid", "gc.pid.lock"} {
+		if fi, err := os.Stat(filepath.Join(common, name)); err == nil && time.Since(fi.ModTime()) < gcStale {
+			return true
+		}
+	}
+	return false
 }
 
 // undo removes a merged pack that was never wholly installed (its index

@@ -216,6 +216,11 @@ func (r *runner) run() (*plan.Result, error) {
 		id := t.ID
 		through = &id
 	}
+	// A person's repack here drops whatever S found already stored in a
+	// pack no ref reaches yet (the dry run's): see safetyHeld.
+	if err := testhook.Point("rollback-before-safety"); err != nil {
+		return nil, err
+	}
 	t0 := time.Now()
 	safety, err := checkpoints.Record(r.ctx, tx, p.Repo, a, r.snap, checkpoints.Meta{Reason: checkpoints.PreRollback,
 		ThroughTurn: through})
@@ -223,6 +228,9 @@ func (r *runner) run() (*plan.Result, error) {
 		return nil, err
 	}
 	r.safety = safety.Checkpoint
+	if err := safetyHeld(p.Repo, p.Changes); err != nil {
+		return nil, err
+	}
 	testhook.Timed("real-safety", t0)
 	if _, err := tx.Append(journal.RollbackStarted, journal.RollbackStart{Agent: a.ID, Checkpoint: p.Target.Checkpoint,
 		Safety: r.safety, Restore: p.Restore, Plan: p.ID, Paths: p.Paths.Strings(), Copy: copyID(p)}); err != nil {

@@ -2,12 +2,15 @@ package checkpointcmd
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/fatih/color"
 
 	"github.com/git-venom/git-venom/lib/checkpoints"
 	"github.com/git-venom/git-venom/lib/cli"
+	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/ui"
 )
@@ -40,6 +43,8 @@ func (c *TakeCmd) Run(env *cli.Env) error {
 	}
 	// A big capture says what it stores, as git says what it counts.
 	progress := env.UI.Progress("Capturing " + quote.C(s.Repo.Top) + "…")
+	stop := captureBackstop(env, s.Config.Timeout, progress.Stop)
+	defer stop()
 	res, err := checkpoints.Take(env.Ctx, s, checkpoints.Request{
 		Registration: checkpoints.Registration{Agent: agent, Isolation: c.Isolation, Parent: c.Parent},
 		Reason:       c.Reason, Turn: c.Turn, Label: c.Label,
@@ -87,4 +92,30 @@ func printSkipped(env *cli.Env, e *journal.Entry) {
 				quote.C(s.Reason), s.Bytes)
 		}
 	}
+}
+
+// captureGrace is how long a capture past venom.timeout, or told to stop,
+// gets to end by itself before captureBackstop ends it.
+const captureGrace = 5 * time.Second
+
+// captureBackstop ends a capture that outlives venom.timeout by more than
+// captureGrace: its steps honour the deadline, but a read no context
+// reaches does not return (libgit2 opening a FIFO planted as a pack index
+// in .git/objects/pack waits for a writer, as git does). The process
+// then exits with timeout.checkpoint, the lock's holder record cleared;
+// the kernel drops the lock itself. What the capture had written is what
+// a kill leaves, which every step is made to survive. The returned func
+// disarms it.
+func captureBackstop(env *cli.Env, timeout time.Duration, quiet func()) func() {
+	b := &cli.Backstop{Grace: captureGrace, Code: errcode.TimeoutCheckpoint.Class().Exit(), Last: func(cause string) {
+		lock.ReleaseAll()
+		quiet()
+		msg := "the capture passed venom.timeout and did not end; stopped"
+		if cause != "deadline" {
+			msg = "the capture did not end after " + cause + "; stopped"
+		}
+		cli.Report(env, errcode.Newf(errcode.TimeoutCheckpoint, map[string]string{"repo": "."}, "%s", msg))
+	}}
+	b.Start(time.Now().Add(timeout))
+	return b.Stop
 }

@@ -314,18 +314,30 @@ func writtenFile(e entry, placed *treepath.Placed) (capture.Written, bool) {
 // is missing or not of e's kind (treepath.ErrStaged) fails the rollback.
 func placeFile(root *treepath.Root, held *treepath.Held, stage int, rel string, link bool, e entry) (*treepath.Placed, error) {
 	placed, err := root.RenameFromStatIn(held, stage, rel, e.path, link)
-	switch {
-	case err == nil:
+	if err == nil {
 		return &placed, nil
-	case errors.Is(err, treepath.ErrStaged):
-		return nil, fmt.Errorf("write %s: %w", e.path, err)
-	case treepath.NotDir(err):
-		return nil, nil
 	}
-	if fi, lerr := root.Lstat(e.path); lerr == nil && fi.IsDir() {
-		return nil, nil
+	if left, failed := leftOrFailed(root, e, err); left || failed != nil {
+		return nil, failed
 	}
 	return nil, fmt.Errorf("write %s: %w", e.path, err)
+}
+
+// leftOrFailed sorts an error of placing e: a staged entry not of e's kind
+// fails the rollback (failed); a parent no longer a folder, or a folder at
+// the path, leaves the path (left). Anything else is neither: the caller
+// decides.
+func leftOrFailed(root *treepath.Root, e entry, err error) (left bool, failed error) {
+	switch {
+	case errors.Is(err, treepath.ErrStaged):
+		return false, fmt.Errorf("write %s: %w", e.path, err)
+	case treepath.NotDir(err):
+		return true, nil
+	}
+	if fi, lerr := root.Lstat(e.path); lerr == nil && fi.IsDir() {
+		return true, nil
+	}
+	return false, nil
 }
 
 // placeUnnamed places e's file, written unnamed and held open (s.held), as
@@ -337,16 +349,11 @@ func placeFile(root *treepath.Root, held *treepath.Held, stage int, rel string, 
 func placeUnnamed(root *treepath.Root, held *treepath.Held, stage int, s *staged, e entry) (*treepath.Placed, error) {
 	defer unhold(s)
 	placed, err := root.LinkUnnamedIn(held, s.fd, e.path)
-	switch {
-	case err == nil:
+	if err == nil {
 		return &placed, nil
-	case errors.Is(err, treepath.ErrStaged):
-		return nil, fmt.Errorf("write %s: %w", e.path, err)
-	case treepath.NotDir(err):
-		return nil, nil
 	}
-	if fi, lerr := root.Lstat(e.path); lerr == nil && fi.IsDir() {
-		return nil, nil
+	if left, failed := leftOrFailed(root, e, err); left || failed != nil {
+		return nil, failed
 	}
 	if err := nameHeld(stage, s); err != nil {
 		return nil, fmt.Errorf("write %s: %w", e.path, err)

@@ -185,7 +185,8 @@ func (r *Root) RenameFromStatIn(h *Held, stage int, rel, p string, link bool) (P
 		// once, a disk write a file. Whatever stops the unlink (a
 		// folder there, EISDIR) the rename decides, as before; a file
 		// made meanwhile is replaced, as a rename replaces.
-		r.unlink(dir, name)
+		drop := r.unlink(dir, name)
+		defer drop()
 		err := unix.Renameat(sdir, sname, dir, name)
 		if errors.Is(err, unix.EXDEV) {
 			return copyFrom(sdir, sname, link, dir, name)
@@ -228,7 +229,8 @@ func (r *Root) LinkUnnamedIn(h *Held, fd int, p string) (Placed, error) {
 		return placed, &fs.PathError{Op: "link", Path: p, Err: fmt.Errorf("%w: a %s", ErrStaged, kindOf(st.Mode))}
 	}
 	err := r.inHeld("link", p, true, h, func(dir int, name string) error {
-		r.unlink(dir, name)
+		drop := r.unlink(dir, name)
+		defer drop()
 		if err := LinkUnnamed(fd, dir, name); err != nil {
 			return err
 		}
@@ -575,23 +577,26 @@ func NewRelease(queue int) *Release { return &Release{queue: queue} }
 func (r *Root) Release(rel *Release) { r.release = rel }
 
 // unlink removes name from dir, its last reference dropped by r.release
-// when there is one.
-func (r *Root) unlink(dir int, name string) {
+// when there is one. The returned func hands that reference over: called
+// once the new entry is at the name, so that neither the hand-over nor a
+// close when the queue is full (which waits on the disk) lengthens the
+// moment the path is missing.
+func (r *Root) unlink(dir int, name string) (drop func()) {
 	rel := r.release
 	if rel == nil || rel.queue <= 0 {
 		_ = unix.Unlinkat(dir, name, 0)
-		return
+		return func() {}
 	}
 	fd, err := unix.Openat(dir, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		_ = unix.Unlinkat(dir, name, 0)
-		return
+		return func() {}
 	}
 	if unix.Unlinkat(dir, name, 0) != nil {
 		unix.Close(fd)
-		return
+		return func() {}
 	}
-	rel.put(fd)
+	return func() { rel.put(fd) }
 }
 
 func (rel *Release) put(fd int) {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 
 	git "github.com/libgit2/git2go/v34"
@@ -239,7 +240,7 @@ func checkTurn(a *agents.Agent, req Request) error {
 		// command reads (reached only through --turn).
 		opens := req.Reason == TurnStart || req.Reason == TurnEnd && a != nil && a.OpenTurn == nil
 		if opens && a != nil && a.LastTurnN >= ids.MaxN {
-			return errcode.Newf(errcode.InvalidParamsTurn, map[string]string{"agent": a.ID},
+			return errcode.Newf(errcode.InvalidParamsTurn, map[string]string{"turn": "t" + strconv.Itoa(a.LastTurnN+1)},
 				"agent %s has used the last turn number, %s", a.ID, ids.Turn(ids.MaxN))
 		}
 		return nil

@@ -550,29 +550,24 @@ func (ap *applier) moveHead(p *plan.Plan, from, to string) error {
 // index now, and moving the old branch and resetting the index to it would
 // leave their checkout with a staged reversal they never made.
 func (ap *applier) headStillOn(branch string) error {
-	lib, err := ap.r.Lib()
+	_, nowBranch, offBranch, err := capture.ReadHead(ap.r)
 	if err != nil {
 		return err
 	}
-	ref, err := lib.References.Lookup("HEAD")
-	if err != nil {
-		return err
-	}
-	defer ref.Free()
-	want, now := "refs/heads/"+branch, ref.SymbolicTarget()
-	if branch == "" {
-		want = ""
-	}
-	if now == want {
+	if nowBranch == branch && offBranch == "" {
 		return nil
 	}
-	if now == "" {
-		now = "a detached HEAD"
+	name := func(branch, ref string) string {
+		switch {
+		case branch != "":
+			return "refs/heads/" + branch
+		case ref != "":
+			return ref
+		}
+		return "a detached HEAD"
 	}
-	if want == "" {
-		want = "a detached HEAD"
-	}
-	return fmt.Errorf("HEAD moved from %s to %s while the files were written; HEAD and the index are left as they are", want, now)
+	return fmt.Errorf("HEAD moved from %s to %s while the files were written; HEAD and the index are left as they are",
+		name(branch, ""), name(nowBranch, offBranch))
 }
 
 func (ap *applier) saveIndex() error {

@@ -205,3 +205,50 @@ func TestSecurity_HookInstallFollowsLinkInside(t *testing.T) {
 	}
 	assert.Equal(t, "README settings.local.json", strings.Join(got, " "))
 }
+
+// Issue 27 item 6: a committed link that stays beneath the top but leads
+// into .git (".claude -> .git/hooks", ".gemini -> .git") is refused, as one
+// leading out is: install wrote settings files inside git's folder.
+func TestSecurity_HookInstallRefusesLinkIntoGitDir(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ harness, link, target string }{
+		{"claude-code", ".claude", ".git/hooks"},
+		{"gemini-cli", ".gemini", ".git"},
+		{"codex", ".codex", "sub/../.git/info"},
+		{"claude-code", ".claude", "dangling/nowhere"},
+	} {
+		t.Run(tc.harness+" "+tc.target, func(t *testing.T) {
+			t.Parallel()
+			env := NewEnv(t)
+			commitLink(t, env, tc.link, tc.target)
+			gitBefore := gitDirNames(t, env)
+			for _, verb := range []string{"install", "uninstall"} {
+				r := env.Venom("checkpoint", "hook", verb, tc.harness, "--json").Fails(t, 1, "failed.state")
+				data := r.Map(t)["error"].(map[string]any)["data"].(map[string]any)
+				assert.Equal(t, env.Path(tc.link), data["refused"], "%s names the link", verb)
+			}
+			assert.Equal(t, gitBefore, gitDirNames(t, env), "nothing was written in .git")
+			_, err := os.Lstat(env.Path("dangling"))
+			assert.True(t, os.IsNotExist(err), "no folder made through a dangling link")
+		})
+	}
+}
+
+// gitDirNames lists .git's files, but for git-venom's own state.
+func gitDirNames(t *testing.T, env *Env) []string {
+	t.Helper()
+	var names []string
+	root := env.Path(".git")
+	require.NoError(t, filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if rel == "venom" {
+			return filepath.SkipDir
+		}
+		names = append(names, rel)
+		return nil
+	}))
+	return names
+}

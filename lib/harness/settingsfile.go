@@ -176,7 +176,8 @@ func (p place) remove() error {
 // is read or written (os.Root would refuse it too, but only as "path
 // escapes from parent", and at any later step). Refused: a link to a
 // folder that leads out of the root, or is absolute (os.Root follows
-// none), and any link at the settings file itself. A relative link to a
+// none), or into a .git folder, or nowhere, and any link at the settings
+// file itself. A relative link to a
 // folder that stays beneath the root is followed: the file it leads to is
 // one the repository's owner could have put there, under the same fixed
 // name, and os.Root holds every later step beneath the root even if the
@@ -204,8 +205,46 @@ func (p place) checkLinks(r *os.Root) error {
 		if _, err := r.Stat(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return p.refused(rel, "it is a symbolic link to "+target+", which leads out of "+p.root)
 		}
+		switch to := p.linkEnd(rel); {
+		case to == "":
+			return p.refused(rel, "it is a symbolic link to "+target+", which leads nowhere")
+		case inGitDir(to):
+			return p.refused(rel, "it is a symbolic link to "+target+", which leads into .git")
+		}
 	}
 	return nil
+}
+
+// linkEnd is where the link at rel leads, followed to its end, relative
+// to the root; "" when it leads nowhere (a dangling link, which a later
+// mkdir could follow to make its target).
+func (p place) linkEnd(rel string) string {
+	root, err := filepath.EvalSymlinks(p.root)
+	if err != nil {
+		return ""
+	}
+	to, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		return ""
+	}
+	inside, err := filepath.Rel(root, to)
+	if err != nil {
+		return ""
+	}
+	return filepath.ToSlash(inside)
+}
+
+// inGitDir: a path beneath the root lies in a .git folder (a committed
+// ".claude -> .git/hooks"). git's own folder is never the place of a
+// settings file, and a clone must not steer a write there; os.Root alone
+// allows it, the folder being beneath the top.
+func inGitDir(rel string) bool {
+	for _, part := range strings.Split(rel, "/") {
+		if strings.EqualFold(part, ".git") {
+			return true
+		}
+	}
+	return false
 }
 
 // refused is failed.state naming the file or link that hook install will

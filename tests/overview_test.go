@@ -139,6 +139,8 @@ func TestCompletion_Bash(t *testing.T) {
 	env.Take(t, "--agent=a1")
 	env.Write("a.txt", "x\n")
 	env.Take(t, "--agent=b2")
+	env.Write("b.txt", "y\n")
+	env.Take(t, "--agent=b2")
 	script := `
 source ` + gitBashCompletion + `
 source "$OURS"
@@ -162,6 +164,13 @@ comp "git venom-checkpoint help ex"
 comp "git venom-rollback --restore="
 comp "git venom-rollback --dry"
 comp "git -C . venom-diff --na"
+comp "git venom-rollback --agent=b2 "
+comp "git venom-rollback --agent b2 k"
+comp "git venom-rollback --agent=a1 --checkpoint="
+comp "git venom-rollback --agent=a1 k1 "
+comp "git venom-diff --agent=b2 k2 "
+comp "git venom-diff --agent=b2 k2 k1 "
+comp "git venom-checkpoint list --agent=b2 --before="
 `
 	r := env.run(env.Dir, []string{"OURS=" + filepath.Join(repoRoot(), "completion", "git-venom.bash")}, "bash", "-c", script)
 	r.OK(t)
@@ -181,6 +190,15 @@ comp "git -C . venom-diff --na"
 		"git venom-rollback --restore=":       "[all ][files ]",
 		"git venom-rollback --dry":            "[--dry-run ]",
 		"git -C . venom-diff --na":            "[--name-only ]",
+		// A checkpoint's place offers the agent's live checkpoints,
+		// newest first: rollback takes one, diff two.
+		"git venom-rollback --agent=b2 ":                 "[k2 ][k1 ][last ]",
+		"git venom-rollback --agent b2 k":                "[k2 ][k1 ]",
+		"git venom-rollback --agent=a1 --checkpoint=":    "[k1 ][last ]",
+		"git venom-rollback --agent=a1 k1 ":              "[]",
+		"git venom-diff --agent=b2 k2 ":                  "[k2 ][k1 ][last ]",
+		"git venom-diff --agent=b2 k2 k1 ":               "[]",
+		"git venom-checkpoint list --agent=b2 --before=": "[k2 ][k1 ][last ]",
 	} {
 		assert.Equal(t, want, got[line], "%q<TAB>\n%s", line, r.Stderr)
 	}

@@ -41,31 +41,42 @@ func candidates(env *Env, app *kong.Application, valuer ArgValuer, typed []strin
 	verbChosen := false
 	flags := append([]*kong.Flag{}, node.Flags...)
 	var pending *kong.Flag // a flag whose value is the next word
+	agent := ""            // --agent as typed, for the checkpoints offered
+	positionals := 0       // positional words typed after the verb
 	for _, w := range typed {
 		switch {
 		case pending != nil:
+			if pending.Name == "agent" {
+				agent = w
+			}
 			pending = nil
 		case w == "--":
 			return nil // paths follow; the shell completes them itself
 		case strings.HasPrefix(w, "-"):
-			if f := flagNamed(flags, node, verbChosen, w); f != nil && !strings.Contains(w, "=") && !f.IsBool() && !f.IsCounter() {
+			f := flagNamed(flags, node, verbChosen, w)
+			if f != nil && !strings.Contains(w, "=") && !f.IsBool() && !f.IsCounter() {
 				pending = f
+			}
+			if f != nil && f.Name == "agent" && strings.Contains(w, "=") {
+				_, agent, _ = strings.Cut(w, "=")
 			}
 		default:
 			if c := child(node, w); c != nil {
 				node, verbChosen = c, true
 				flags = append(flags, c.Flags...)
+			} else {
+				positionals++
 			}
 		}
 	}
 	var out []string
 	switch {
 	case pending != nil:
-		out = values(env, pending, "")
+		out = values(env, pending, "", agent)
 	case strings.HasPrefix(cur, "--") && strings.Contains(cur, "="):
 		name, _, _ := strings.Cut(cur, "=")
 		if f := flagNamed(flags, node, verbChosen, name); f != nil {
-			out = values(env, f, name+"=")
+			out = values(env, f, name+"=", agent)
 		}
 	case strings.HasPrefix(cur, "-"):
 		if !verbChosen && node.DefaultCmd != nil && node.DefaultCmd.Tag.Default == "withargs" {
@@ -90,6 +101,8 @@ func candidates(env *Env, app *kong.Application, valuer ArgValuer, typed []strin
 			switch {
 			case p.Enum != "":
 				out = append(out, p.EnumSlice()...)
+			case p.Tag.Get("complete") == "checkpoint" && positionals < maxCheckpointArgs(p):
+				out = append(out, checkpointNames(env, agent)...)
 			case valuer != nil:
 				out = append(out, valuer.ArgValues(p.Name)...)
 			}
@@ -120,8 +133,9 @@ func flagNamed(flags []*kong.Flag, node *kong.Node, verbChosen bool, word string
 }
 
 // values are the words a flag's value can be, each after prefix: its
-// enum's choices, or the registered agents for an agent id.
-func values(env *Env, f *kong.Flag, prefix string) []string {
+// enum's choices, the registered agents for an agent id, or the checkpoints
+// of agent (as typed; "" for the default one) for a checkpoint.
+func values(env *Env, f *kong.Flag, prefix, agent string) []string {
 	var vs []string
 	switch {
 	case f.Enum != "":
@@ -132,6 +146,8 @@ func values(env *Env, f *kong.Flag, prefix string) []string {
 		}
 	case f.Name == "agent" || f.Name == "parent":
 		vs = agentIDs(env)
+	case f.Tag.Get("complete") == "checkpoint":
+		vs = checkpointNames(env, agent)
 	}
 	for i := range vs {
 		vs[i] = prefix + vs[i]
@@ -150,4 +166,38 @@ func agentIDs(env *Env) []string {
 		ids = append(ids, a.ID)
 	}
 	return ids
+}
+
+// maxCheckpointArgs is how many checkpoints a positional tagged
+// complete:"checkpoint" takes before the rest are other words: its
+// complete-max tag (diff takes two), else one.
+func maxCheckpointArgs(p *kong.Positional) int {
+	if n, err := p.Tag.GetInt("complete-max"); err == nil && n > 0 {
+		return int(n)
+	}
+	return 1
+}
+
+// checkpointNames are the names a checkpoint can be given by for agent
+// (as typed with --agent; "" for the default one): its live checkpoints,
+// newest first, then last; none when no agent can be told.
+func checkpointNames(env *Env, agent string) []string {
+	_, st, err := env.Read()
+	if err != nil {
+		return nil
+	}
+	a, err := st.Named(agent)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for i := len(a.Checkpoints) - 1; i >= 0; i-- {
+		if a.Checkpoints[i].Live() {
+			names = append(names, a.Checkpoints[i].Checkpoint)
+		}
+	}
+	if len(names) > 0 {
+		names = append(names, "last")
+	}
+	return names
 }

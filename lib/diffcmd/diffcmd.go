@@ -25,13 +25,13 @@ import (
 type CLI struct {
 	cli.Globals
 	Agent    string   `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree), or a fetched copy <remote>/<machine>/<agent>."`
-	From     string   `name:"from" help:"The checkpoint to compare from: k<n>, last, ~<n> (n back from last) or t<n> (that turn's end)."`
-	To       string   `name:"to" help:"The checkpoint to compare to, named as --from; the current files when left out."`
+	From     string   `name:"from" complete:"checkpoint" help:"The checkpoint to compare from: k<n>, last, ~<n> (n back from last) or t<n> (that turn's end)."`
+	To       string   `name:"to" complete:"checkpoint" help:"The checkpoint to compare to, named as --from; the current files when left out."`
 	Repo     string   `name:"repo" default:"." help:"The repository of the agent's scope (always .)."`
 	Path     []string `name:"path" sep:"none" help:"Only this path or folder, as git's pathspecs: relative to the current folder, :/ for the top, b64:<base64> for any bytes (repeatable; also after --)."`
 	Stat     bool     `name:"stat" help:"Show only the stat, as git diff --stat."`
 	NameOnly bool     `name:"name-only" help:"Show only the names of the files that changed, as git diff --name-only."`
-	Args     []string `arg:"" optional:"" help:"Short forms: <from> [<to>] [-- <path>...]."`
+	Args     []string `arg:"" optional:"" complete:"checkpoint" complete-max:"2" help:"Short forms: <from> [<to>] [-- <path>...]."`
 
 	dashPaths []string
 }

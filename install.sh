@@ -97,6 +97,12 @@ case ":$PATH:" in
   *":$prefix/bin:"*) ;;
   *) echo "install.sh: add $prefix/bin to PATH" ;;
 esac
+# bash loads git's completion, and ours through it, only with the
+# bash-completion package; without it <TAB> after git venom-<cmd> offers files.
+if command -v bash >/dev/null 2>&1 && ! pkg-config --exists bash-completion 2>/dev/null \
+  && [ ! -r /usr/share/bash-completion/bash_completion ] && [ ! -r /etc/bash_completion ]; then
+  echo "install.sh: bash-completion is missing, so bash completes no git command; apt-get install bash-completion"
+fi
 if [ -e /usr/bin/man.REAL ]; then
   # Ubuntu's minimized images divert man to a stub that shows no page.
   echo "install.sh: man is a minimized system's stub; run unminimize to get git venom-<cmd> --help"

@@ -24,6 +24,12 @@ func TestInstall(t *testing.T) {
 	first := runInstall(t, []string{"PREFIX=" + prefix})
 	assert.Regexp(t, `(?m)^git-venom-checkpoint \S+\n\z`, first, "install.sh ends with git venom-checkpoint --version")
 	assert.NotContains(t, first, "man does not find the pages")
+	// Without bash-completion, bash completes no git command: say so.
+	if bashCompletionInstalled() {
+		assert.NotContains(t, first, "bash-completion is missing")
+	} else {
+		assert.Contains(t, first, "install.sh: bash-completion is missing, so bash completes no git command; apt-get install bash-completion\n")
+	}
 	installed := listTree(t, prefix)
 	want := []string{"bin/git-venom", "share/man/man1/git-venom.1"}
 	for _, bin := range manBinaries {
@@ -173,4 +179,15 @@ func listTree(t *testing.T, dir string) []string {
 	require.NoError(t, err)
 	sort.Strings(files)
 	return files
+}
+
+// bashCompletionInstalled tells whether Debian's bash-completion package,
+// which loads git's completion and ours, is on this machine.
+func bashCompletionInstalled() bool {
+	for _, f := range []string{"/usr/share/bash-completion/bash_completion", "/etc/bash_completion"} {
+		if _, err := os.Stat(f); err == nil {
+			return true
+		}
+	}
+	return exec.Command("pkg-config", "--exists", "bash-completion").Run() == nil
 }

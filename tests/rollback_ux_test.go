@@ -94,7 +94,9 @@ func TestShorthands_EveryCommand(t *testing.T) {
 	env := twoTurnsNone(t)
 	env.Turn("a1", func() { env.Write("c.txt", "c\n") }) // k4
 	names := map[string]string{"k2": "k2", "last": "k4", "~0": "k4", "~1": "k3", "~3": "k1", "t1": "k2", "t2": "k3",
-		"t3": "k4"}
+		"t3": "k4",
+		// git's steps after last (issue 28 item 4): the form a shell leaves alone.
+		"last~1": "k3", "last^": "k3", "last~": "k3", "last^^^": "k1", "last~2^": "k1", "last~0": "k4"}
 	for name, want := range names {
 		require.Equal(t, want, env.DryRun(name).Checkpoint, "rollback %s", name)
 		require.Equal(t, want, env.DryRun("--checkpoint="+name).Checkpoint, "rollback --checkpoint=%s", name)
@@ -142,7 +144,14 @@ func TestShorthands_Errors(t *testing.T) {
 		{[]string{"rollback", "~3", "--dry-run"}, 3, "not_found.checkpoint", "2 checkpoint(s) before its last"},
 		{[]string{"rollback", "t9", "--dry-run"}, 3, "not_found.checkpoint", "no turn t9"},
 		{[]string{"rollback", "k9", "--dry-run"}, 3, "not_found.checkpoint", "never existed"},
-		{[]string{"rollback", "HEAD", "--dry-run"}, 2, "invalid_params.checkpoint", "k<n>, last, ~<n>"},
+		{[]string{"rollback", "HEAD", "--dry-run"}, 2, "invalid_params.checkpoint", "k<n>, last, last~<n>"},
+		// What a git user types first, and what bash makes of an unquoted
+		// ~1 after pushd, get a hint that names the way (issue 28 item 4).
+		{[]string{"rollback", "HEAD~1", "--dry-run"}, 2, "invalid_params.checkpoint", "hint: did you mean last~1?"},
+		{[]string{"rollback", "--checkpoint=@^", "--dry-run"}, 2, "invalid_params.checkpoint", "hint: did you mean last^?"},
+		{[]string{"rollback", "/tmp", "--dry-run"}, 2, "invalid_params.checkpoint", "write last~<n>, or quote it"},
+		{[]string{"diff", "2"}, 2, "invalid_params.checkpoint", "hint: did you mean k2?"},
+		{[]string{"checkpoint", "list", "--before=T1"}, 2, "invalid_params.checkpoint", "hint: did you mean t1?"},
 		{[]string{"rollback", "--dry-run"}, 2, "invalid_params.checkpoint", "which checkpoint?"},
 		{[]string{"rollback", "k1", "k2", "--dry-run"}, 2, "invalid_params.usage", "unexpected argument k2"},
 		{[]string{"rollback", "k1", "--checkpoint=k2", "--dry-run"}, 2, "invalid_params.usage", "given twice"},

@@ -21,7 +21,7 @@ import (
 type ListCmd struct {
 	Agent  string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree), or a fetched copy <remote>/<machine>/<agent>."`
 	Turn   string `name:"turn" help:"Only checkpoints of this turn (t<n>)."`
-	Before string `name:"before" complete:"checkpoint" help:"Only checkpoints older than this one, exclusive: k<n>, last, ~<n> (n back from last) or t<n> (that turn's end)."`
+	Before string `name:"before" complete:"checkpoint" help:"Only checkpoints older than this one, exclusive: k<n>, last, last~<n> (n back from last) or t<n> (that turn's end)."`
 	Limit  int    `name:"limit" default:"50" help:"At most this many."`
 }
 

@@ -7,16 +7,15 @@ import (
 )
 
 // Resolve turns a checkpoint as a person names it (docs/checkpoints.md#names: k<n>,
-// last, ~<n>, t<n>) into the agent's k<n>, the one resolver every command
+// last, last~<n>, t<n>) into the agent's k<n>, the one resolver every command
 // uses. k<n> comes back as given (Find says whether it still counts); last
-// and ~<n> count the agent's live checkpoints from the newest; t<n> is the
+// and last~<n> count the agent's live checkpoints from the newest; t<n> is the
 // checkpoint that turn's turn_end took or reused. A malformed name is
 // invalid_params.checkpoint; one that names nothing, not_found.checkpoint.
 func Resolve(a *agents.Agent, name string) (string, error) {
 	n, err := ids.ParseName(name)
 	if err != nil {
-		return "", errcode.Newf(errcode.InvalidParamsCheckpoint, map[string]string{"checkpoint": name}, "%v", err).
-			Hint("git venom-checkpoint list shows the checkpoints")
+		return "", BadName(name, err)
 	}
 	notFound := func(format string, args ...any) error {
 		return errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"checkpoint": name}, format, args...).
@@ -55,6 +54,17 @@ func Resolve(a *agents.Agent, name string) (string, error) {
 		return t.EndCheckpoint, nil
 	}
 	return name, nil
+}
+
+// BadName is the error for a name ids.ParseName refused: what the person
+// most likely meant where that can be told (ids.Suggest), and where to
+// see the checkpoints.
+func BadName(name string, err error) *errcode.Error {
+	e := errcode.Newf(errcode.InvalidParamsCheckpoint, map[string]string{"checkpoint": name}, "%v", err)
+	if s := ids.Suggest(name); s != "" {
+		e.Hint("%s", s)
+	}
+	return e.Hint("git venom-checkpoint list shows the checkpoints")
 }
 
 // UndoTarget is the checkpoint --undo goes back to: the safety checkpoint

@@ -11,6 +11,7 @@ import (
 	"github.com/git-venom/git-venom/lib/checkpoints"
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/pathspec"
 	"github.com/git-venom/git-venom/lib/plan"
@@ -25,7 +26,7 @@ import (
 type CLI struct {
 	cli.Globals
 	Agent    string   `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree), or a fetched copy <remote>/<machine>/<agent>."`
-	From     string   `name:"from" complete:"checkpoint" help:"The checkpoint to compare from: k<n>, last, ~<n> (n back from last) or t<n> (that turn's end)."`
+	From     string   `name:"from" complete:"checkpoint" help:"The checkpoint to compare from: k<n>, last, last~<n> (n back from last) or t<n> (that turn's end)."`
 	To       string   `name:"to" complete:"checkpoint" help:"The checkpoint to compare to, named as --from; the current files when left out."`
 	Repo     string   `name:"repo" default:"." help:"The repository of the agent's scope (always .)."`
 	Path     []string `name:"path" sep:"none" help:"Only this path or folder, as git's pathspecs: relative to the current folder, :/ for the top, b64:<base64> for any bytes (repeatable; also after --)."`
@@ -120,7 +121,7 @@ func (c *CLI) shortForms() error {
 	}
 	if c.From == "" {
 		return errcode.Newf(errcode.InvalidParamsUsage, nil, "which checkpoint? git venom-diff <from> [<to>], or --from").
-			Hint("k<n>, last, ~<n> (n back from last) or t<n> (that turn's end); git venom-checkpoint list shows them")
+			Hint("%s; git venom-checkpoint list shows them", ids.NameForms)
 	}
 	return nil
 }

@@ -67,9 +67,12 @@ func number(digits string) (int, bool) {
 const (
 	ByID   = iota // k<n>
 	Last          // last: the newest
-	Back          // ~<n>: n back from the newest
+	Back          // last~<n> (or ~<n>): n back from the newest
 	TurnOf        // t<n>: that turn's turn_end
 )
+
+// NameForms says how a checkpoint can be named, for errors and hints.
+const NameForms = "k<n>, last, last~<n> (n back from last) or t<n> (that turn's end)"
 
 // Name is a checkpoint as a person names it: its kind and its number.
 type Name struct {
@@ -77,17 +80,23 @@ type Name struct {
 	N    int
 }
 
-// ParseName reads a checkpoint name: k<n>, last, ~<n> or t<n>. Which
-// checkpoint it is depends on the agent (checkpoints.Resolve).
+// ParseName reads a checkpoint name: k<n>, last, last~<n> or t<n>. As in
+// git's revisions, last^ is last~1, last~ too, and steps add up (last~2^
+// is last~3). ~<n> alone is last~<n>, kept as it was: shells expand an
+// unquoted ~1 from their folder stack, so the documents write last~1. Which checkpoint a
+// name is depends on the agent (checkpoints.Resolve).
 func ParseName(s string) (Name, error) {
 	switch {
 	case s == "last":
 		return Name{Kind: Last}, nil
+	case s == "~0":
+		return Name{Kind: Back}, nil
 	case strings.HasPrefix(s, "~"):
-		if s == "~0" {
-			return Name{Kind: Back}, nil
-		}
 		if n, ok := number(s[1:]); ok {
+			return Name{Kind: Back, N: n}, nil
+		}
+	case strings.HasPrefix(s, "last~"), strings.HasPrefix(s, "last^"):
+		if n, ok := steps(s[len("last"):]); ok {
 			return Name{Kind: Back, N: n}, nil
 		}
 	case strings.HasPrefix(s, "t"):
@@ -99,7 +108,66 @@ func ParseName(s string) (Name, error) {
 			return Name{Kind: ByID, N: n}, nil
 		}
 	}
-	return Name{}, fmt.Errorf("%q names no checkpoint: give k<n>, last, ~<n> (n back from last) or t<n> (that turn's end)", s)
+	return Name{}, fmt.Errorf("%q names no checkpoint: give %s", s, NameForms)
+}
+
+// steps adds up git's ancestry steps: ~<n> is n back, ~ and ^ one each
+// (~0 is none, as in git).
+func steps(s string) (int, bool) {
+	total := 0
+	for s != "" {
+		op := s[0]
+		s = s[1:]
+		if op != '~' && op != '^' {
+			return 0, false
+		}
+		i := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		n := 1
+		switch {
+		case i > 0 && op == '^':
+			return 0, false // ^<n> picks a parent in git: no meaning here
+		case i > 0 && s[:i] == "0":
+			n = 0
+		case i > 0:
+			var ok bool
+			if n, ok = number(s[:i]); !ok {
+				return 0, false
+			}
+		}
+		s = s[i:]
+		if total += n; total > MaxN {
+			return 0, false
+		}
+	}
+	return total, true
+}
+
+// Suggest is a hint for a name ParseName refused, or "": the name a git
+// user most likely meant (HEAD~1 for last~1, 7 for k7), or, for a path,
+// that the shell expanded an unquoted ~<n> from its folder stack.
+func Suggest(s string) string {
+	if strings.HasPrefix(s, "/") {
+		return "the shell turned an unquoted ~<n> into the folder " + strconv.Quote(s) +
+			" (its folder stack, pushd): write last~<n>, or quote it: '~1'"
+	}
+	try := []string{strings.ToLower(s), "k" + s}
+	for _, head := range []string{"HEAD", "head", "@"} {
+		if rest, ok := strings.CutPrefix(s, head); ok {
+			try = append(try, "last"+rest)
+		}
+	}
+	for _, t := range try {
+		if t == s {
+			continue
+		}
+		if _, err := ParseName(t); err == nil {
+			return "did you mean " + t + "?"
+		}
+	}
+	return ""
 }
 
 // RefName is the ref of checkpoint n of agent (docs/checkpoints.md#refs). A fetched copy's

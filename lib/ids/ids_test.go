@@ -23,15 +23,31 @@ func TestValidAgent_IsThePattern(t *testing.T) {
 
 func TestParseName(t *testing.T) {
 	good := map[string]Name{"k1": {ByID, 1}, "k12": {ByID, 12}, "last": {Last, 0}, "~0": {Back, 0},
-		"~1": {Back, 1}, "~10": {Back, 10}, "t3": {TurnOf, 3}}
+		"~1": {Back, 1}, "~10": {Back, 10}, "t3": {TurnOf, 3},
+		// git's ancestry steps after last: ~ and ^ are one each, and add up.
+		"last~1": {Back, 1}, "last~": {Back, 1}, "last^": {Back, 1}, "last^^": {Back, 2},
+		"last~2^": {Back, 3}, "last~0": {Back, 0}, "last~12": {Back, 12}}
 	for s, want := range good {
 		got, err := ParseName(s)
 		assert.NoError(t, err, s)
 		assert.Equal(t, want, got, s)
 	}
 	for _, s := range []string{"", "k", "k0", "k01", "t0", "t", "~", "~-1", "~01", "~a", "Last", "last1", "K1",
-		"p1", "k1x", "k99999999999999999999", "HEAD", "~1~2"} {
+		"p1", "k1x", "k99999999999999999999", "HEAD", "~1~2", "last~01", "last^2", "last~x", "last~-1",
+		"last~1099511627777", "last~1099511627776~1", "lastk", "last-1"} {
 		_, err := ParseName(s)
 		assert.Error(t, err, s)
 	}
+}
+
+func TestSuggest(t *testing.T) {
+	for s, want := range map[string]string{
+		"HEAD~1": "did you mean last~1?", "HEAD^": "did you mean last^?", "@~2": "did you mean last~2?",
+		"7": "did you mean k7?", "K7": "did you mean k7?", "T3": "did you mean t3?", "LAST": "did you mean last?",
+		"bogus": "", "k0": "",
+	} {
+		assert.Equal(t, want, Suggest(s), s)
+	}
+	assert.Contains(t, Suggest("/tmp"), `"/tmp"`)
+	assert.Contains(t, Suggest("/tmp"), "write last~<n>")
 }

@@ -94,11 +94,10 @@ func Validate(req *Request) error {
 	case req.Undo:
 	case req.Checkpoint == "":
 		return errcode.Newf(errcode.InvalidParamsCheckpoint, nil, "which checkpoint? git venom-rollback <checkpoint>, or --undo").
-			Hint("k<n>, last, ~<n> (n back from last) or t<n> (that turn's end); git venom-checkpoint list shows them")
+			Hint("%s; git venom-checkpoint list shows them", ids.NameForms)
 	default:
 		if _, err := ids.ParseName(req.Checkpoint); err != nil {
-			return errcode.Newf(errcode.InvalidParamsCheckpoint, map[string]string{"checkpoint": req.Checkpoint}, "%v", err).
-				Hint("git venom-checkpoint list shows the checkpoints")
+			return checkpoints.BadName(req.Checkpoint, err)
 		}
 	}
 	if req.Into != "" && !req.Copy() {

@@ -22,7 +22,7 @@ type CLI struct {
 	cli.Globals
 	Agent      string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree), or a fetched copy <remote>/<machine>/<agent> whose files to restore here."`
 	Into       string `name:"into" help:"With a fetched copy: the local agent that records the rollback, its safety checkpoint and log records (default: VENOM_AGENT, or the agent a rollback would infer)."`
-	Checkpoint string `name:"checkpoint" complete:"checkpoint" help:"The checkpoint to go back to: k<n>, last, ~<n> (n back from last) or t<n> (that turn's end); also given as the argument."`
+	Checkpoint string `name:"checkpoint" complete:"checkpoint" help:"The checkpoint to go back to: k<n>, last, last~<n> (n back from last) or t<n> (that turn's end); also given as the argument."`
 	Undo       bool   `name:"undo" help:"Undo the agent's last rollback: go back to its safety checkpoint."`
 	Restore    string `name:"restore" default:"" enum:",all,files" help:"all (the default without paths): files and conversation, or refuse; files: files only."`
 	Outside    string `name:"outside" enum:",refuse,keep,overwrite" default:"" help:"Paths changed outside the agent's turns: refuse (default in a guarded tree), keep or overwrite (default elsewhere)."`

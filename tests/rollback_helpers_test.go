@@ -40,6 +40,7 @@ type RollbackResult struct {
 		Path string `json:"path"`
 		Head struct {
 			Moves   bool    `json:"moves"`
+			Forward bool    `json:"forward"`
 			From    *string `json:"from"`
 			To      *string `json:"to"`
 			Commits int     `json:"commits"`

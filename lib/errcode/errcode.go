@@ -258,7 +258,7 @@ var Data = map[Code]Shape{
 	ConflictTreeShared:          Members("agents"),
 	ConflictGitOperation:        Members("repo", "operation"),
 	ConflictCheckpointFilesOnly: Members("why"),
-	ConflictHeadMoved:           Members("repo", "expected", "actual", "branch?"),
+	ConflictHeadMoved:           Members("repo", "expected", "actual", "branch?", "commits?"),
 	ConflictCommitsPushed:       Members("repo", "commits", "refs"),
 	ConflictOutsideEdits:        Members("repos"),
 	ConflictRollbackStale:       Members("checkpoint"),

@@ -333,9 +333,12 @@ func preflightAgent(ctx context.Context, s *state.Store, st *agents.State, req *
 			return nil, err
 		}
 	}
-	c.head, err = plan.PlanHead(ctx, tree, guarded, req.KeepHead, cur, target.Repos[0])
+	c.head, err = plan.PlanHead(ctx, tree, guarded, req.KeepHead, req.Undo, cur, target.Repos[0])
 	if err != nil {
 		c.free(s)
+		if e, ok := errcode.As(err); ok && req.Undo && e.Code == errcode.ConflictHeadMoved {
+			e.Hint("to restore the files and leave HEAD as it is: git venom-rollback --undo --agent=%s --keep-head --dry-run", a.ID)
+		}
 		if _, ok := errcode.As(err); !ok {
 			err = errcode.Newf(errcode.FailedCheckpointGit, errcode.RepoReason{Repo: ".", Reason: "head"},
 				"cannot compare HEAD with the checkpoint's").Wrap(err)

@@ -102,12 +102,17 @@ func screen(env *cli.Env, p *plan.Plan) {
 		if h.Branch != "" {
 			br = q(h.Branch)
 		}
-		env.UI.Printf("HEAD: %s moves back from %s to %s, dropping %s; the index follows.\n",
-			br, short(h.From), short(h.To), commits(h.Commits))
-		for _, c := range h.Dropped {
+		if h.Forward {
+			env.UI.Printf("HEAD: %s moves forward from %s to %s, bringing back %s; the index follows.\n",
+				br, short(h.From), short(h.To), commits(h.Commits))
+		} else {
+			env.UI.Printf("HEAD: %s moves back from %s to %s, dropping %s; the index follows.\n",
+				br, short(h.From), short(h.To), commits(h.Commits))
+		}
+		for _, c := range h.Passed {
 			env.UI.Printf("  %s\n", quote.Text(c))
 		}
-		if more := h.Commits - len(h.Dropped); more > 0 {
+		if more := h.Commits - len(h.Passed); more > 0 {
 			env.UI.Printf("  %s\n", dim(fmt.Sprintf("and %s more", commits(more))))
 		}
 	default:

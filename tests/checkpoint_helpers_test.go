@@ -25,6 +25,7 @@ type ListResult struct {
 	Agent       string     `json:"agent"`
 	Pending     bool       `json:"pending"`
 	Checkpoints []ListItem `json:"checkpoints"`
+	MoreCount   int        `json:"more_count"`
 }
 
 // ListItem is one checkpoint of a listing: the docs/checkpoints.md#the-log record plus

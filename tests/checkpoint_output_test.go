@@ -36,7 +36,7 @@ func TestCheckpoint_ListResultGolden(t *testing.T) {
 	env.Take(t, "--agent=a1", "--reason=turn_end", "--label=done")
 
 	r := env.Venom("checkpoint", "list", "--agent=a1", "--json").OK(t)
-	require.Equal(t, []string{"agent", "pending", "checkpoints"}, Keys(t, r.Stdout))
+	require.Equal(t, []string{"agent", "pending", "checkpoints", "more_count"}, Keys(t, r.Stdout))
 	env.Golden(t, "checkpoint_list", r.Stdout)
 }
 

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-venom/git-venom/lib/checkpoints"
@@ -57,4 +59,36 @@ func TestList_ReadsOnlyTheAgentsRecords(t *testing.T) {
 		require.Equal(t, len(a.Turns), len(b.Turns))
 		require.Equal(t, len(a.Checkpoints), len(b.Checkpoints))
 	}
+}
+
+// Issue 28 item 9: a listing cut by --limit says how many are left and the
+// command that lists them, which works as printed; a turn the agent never
+// had is not_found.checkpoint, as git venom-diff t9 says, not an empty list.
+func TestList_MoreAndUnknownTurn(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	for i := 1; i <= 5; i++ {
+		env.Write("a.txt", fmt.Sprintf("%d\n", i))
+		env.Take(t, "--agent=a1")
+	}
+	l := env.List(t, "--agent=a1", "--limit=2")
+	require.Equal(t, []string{"k5", "k4"}, listIDs(l))
+	assert.Equal(t, 3, l.MoreCount)
+	assert.Equal(t, 0, env.List(t, "--agent=a1").MoreCount)
+
+	out := env.Venom("checkpoint", "list", "--agent=a1", "--limit=2").OK(t).Stdout
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	next := "git venom-checkpoint list --agent=a1 --limit=2 --before=k4"
+	require.Equal(t, "… 3 more, older: "+next, lines[len(lines)-1])
+	// The printed command, run as printed, lists the next page.
+	page := env.run(env.Dir, nil, "sh", "-c", next).OK(t).Stdout
+	assert.Regexp(t, `(?m)^k3 `, page)
+	assert.Regexp(t, `(?m)^k2 `, page)
+	assert.Contains(t, page, "… 1 more, older: git venom-checkpoint list --agent=a1 --limit=2 --before=k2\n")
+	last := env.Venom("checkpoint", "list", "--agent=a1", "--before=k2").OK(t).Stdout
+	assert.NotContains(t, last, "more")
+
+	r := env.Venom("checkpoint", "list", "--agent=a1", "--turn=t9").Fails(t, 3, "not_found.checkpoint")
+	assert.Contains(t, r.Stderr, "agent a1 has no turn t9")
+	env.Venom("checkpoint", "list", "--agent=a1", "--turn=t9", "--json").Fails(t, 3, "not_found.checkpoint")
 }

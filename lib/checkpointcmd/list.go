@@ -98,7 +98,33 @@ func (c *ListCmd) Run(env *cli.Env) error {
 	if l.Pending {
 		w.Note("(a capture is pending)")
 	}
+	if l.MoreCount > 0 {
+		// As git log ends a page: how many are left, and the command
+		// that lists them.
+		next := c.nextPage(a.ID, l.Checkpoints[len(l.Checkpoints)-1].Checkpoint)
+		line := fmt.Sprintf("… %d more, older: %s", l.MoreCount, next)
+		if ui.Width(line) > 80 {
+			line = fmt.Sprintf("… %d more, older:\n  %s", l.MoreCount, next)
+		}
+		w.Note(line)
+	}
 	return w.Flush()
+}
+
+// nextPage is the command that lists what a listing left out past its
+// limit: the same filter, before the oldest checkpoint shown.
+func (c *ListCmd) nextPage(agent, oldest string) string {
+	argv := []string{"git", "venom-checkpoint", "list"}
+	if c.Agent != "" {
+		argv = append(argv, "--agent="+agent)
+	}
+	if c.Turn != "" {
+		argv = append(argv, "--turn="+c.Turn)
+	}
+	if c.Limit != 50 {
+		argv = append(argv, fmt.Sprintf("--limit=%d", c.Limit))
+	}
+	return quote.Shell(append(argv, "--before="+oldest))
 }
 
 // age is how long ago at was; a time that does not parse is shown as

@@ -36,6 +36,9 @@ type Listing struct {
 	Agent       string `json:"agent"`
 	Pending     bool   `json:"pending"`
 	Checkpoints []Item `json:"checkpoints"`
+	// MoreCount is how many more live checkpoints the filter takes past
+	// the limit, older than the last one listed.
+	MoreCount int `json:"more_count"`
 	// Unusable are the checkpoints left out because their ref is gone or
 	// moved (docs/checkpoints.md#the-log): as git ignores a broken ref, with a warning.
 	Unusable []string `json:"-"`
@@ -69,8 +72,15 @@ func List(r *repo.Repo, a *agents.Agent, f Filter) (*Listing, error) {
 	}
 
 	if f.Turn != "" {
-		if _, err := ids.ParseTurn(f.Turn); err != nil {
+		n, err := ids.ParseTurn(f.Turn)
+		if err != nil {
 			return nil, errcode.Newf(errcode.InvalidParamsTurn, map[string]string{"turn": f.Turn}, "%v", err)
+		}
+		// As git venom-diff t9 says: a turn the agent never had is no
+		// empty listing.
+		if a.Turn(ids.Turn(n)) == nil && !a.ForgotTurn(ids.Turn(n)) {
+			return nil, errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"checkpoint": f.Turn},
+				"agent %s has no turn %s", a.ID, f.Turn).Hint("git venom-checkpoint list shows the agent's turns")
 		}
 	}
 	limit := f.Limit
@@ -80,12 +90,16 @@ func List(r *repo.Repo, a *agents.Agent, f Filter) (*Listing, error) {
 	out := &Listing{Agent: a.ID, Checkpoints: []Item{}}
 	count, free := changeCounter(r)
 	defer free()
-	for i := len(a.Checkpoints) - 1; i >= 0 && len(out.Checkpoints) < limit; i-- {
+	for i := len(a.Checkpoints) - 1; i >= 0; i-- {
 		c := a.Checkpoints[i]
 		if !c.Live() || (before > 0 && c.N >= before) {
 			continue
 		}
 		if f.Turn != "" && (c.Turn == nil || *c.Turn != f.Turn) {
+			continue
+		}
+		if len(out.Checkpoints) == limit {
+			out.MoreCount++
 			continue
 		}
 		if !Usable(r, a, c) {

@@ -1,0 +1,228 @@
+// Command modeltest is git-venom's reference model: seeded random
+// sessions of a person and agents (one in place, one in a linked
+// worktree) editing, committing, resetting, merging, taking turns and
+// checkpoints, and rolling back, undoing and interrupting rollbacks, all
+// through the real binaries and plain git. After every step the model's
+// own reading of docs/checkpoints.md and docs/rollback.md says what git
+// must show: each checkpoint's tree, each dry run's classes and
+// refusals, the tree, HEAD and index after each real call. It imports
+// nothing of lib/.
+//
+//	tests/model -seeds 50          # 50 seeds from 1
+//	tests/model -seed 1234 -v      # one seed, printing its steps
+//
+// A failure prints the seed and its steps; `go test ./tests/modeltest`
+// plays the fixed seeds of model_test.go.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+)
+
+// kinds names the step kinds that can be switched off (-off), for known
+// defects being fixed elsewhere; defaultOff is what the fixed seeds leave
+// out until those fixes land (see tests/README.md).
+var kinds = []string{"racy", "merge", "interrupt", "sigint", "undo-head"}
+
+var defaultOff = []string{"sigint"}
+
+func main() {
+	seeds := flag.Int("seeds", 10, "how many seeds to play, from -seed")
+	first := flag.Int64("seed", 1, "the first seed")
+	steps := flag.Int("steps", 60, "steps per seed")
+	off := flag.String("off", strings.Join(defaultOff, ","), "step kinds to leave out ("+strings.Join(kinds, ", ")+")")
+	jobs := flag.Int("j", 2, "seeds played at once")
+	keep := flag.Bool("keep", false, "keep a failed seed's folder")
+	verbose := flag.Bool("v", false, "print every seed's steps")
+	flag.Parse()
+	bin, err := os.MkdirTemp("", "venom-model-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer os.RemoveAll(bin)
+	if err := build(bin); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	opt := options{steps: *steps, off: parseOff(*off), keep: *keep, fsck: true}
+	var mu sync.Mutex
+	failed := 0
+	sem := make(chan bool, *jobs)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := 0; i < *seeds; i++ {
+		seed := *first + int64(i)
+		wg.Add(1)
+		sem <- true
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			steps, err := play(seed, bin, opt)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failed++
+				fmt.Println(err)
+			} else {
+				fmt.Printf("seed %d: ok (%d steps)\n", seed, len(steps))
+				if *verbose {
+					fmt.Println("  " + strings.Join(steps, "\n  "))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	fmt.Printf("%d seeds, %d failed, %v\n", *seeds, failed, time.Since(start).Round(time.Second))
+	if failed > 0 {
+		os.Exit(1)
+	}
+}
+
+func parseOff(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, k := range strings.Split(s, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// build builds the three binaries into dir from this module (with
+// lib/static/env.sh's link of libgit2 when the caller sourced it).
+func build(dir string) error {
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Dir(filepath.Dir(filepath.Dir(file)))
+	cmd := exec.Command("go", "build", "-o", dir+"/", "./git-venom-checkpoint", "./git-venom-rollback", "./git-venom-diff")
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("building the binaries: %w", err)
+	}
+	return nil
+}
+
+// play plays one seed and returns its steps, or an error that names the
+// seed and lists them.
+func play(seed int64, bin string, opt options) (steps []string, err error) {
+	root, err := os.MkdirTemp("", fmt.Sprintf("venom-model-%d-", seed))
+	if err != nil {
+		return nil, err
+	}
+	w := &world{seed: seed, rng: rand.New(rand.NewSource(seed)), opt: opt, root: root, bin: bin}
+	defer func() {
+		if r := recover(); r != nil {
+			f, ok := r.(failure)
+			if !ok {
+				f = failure{fmt.Sprintf("panic: %v\n%s", r, debug.Stack())}
+			}
+			where := ""
+			if opt.keep {
+				where = "\n(kept: " + root + ")"
+			} else {
+				os.RemoveAll(root)
+			}
+			err = fmt.Errorf("seed %d FAILED at step %d (replay: tests/model -seed %d -seeds 1 -steps %d%s): %s\nsteps:\n  %s%s",
+				seed, len(w.steps), seed, opt.steps, offFlag(opt), f.msg, strings.Join(w.steps, "\n  "), where)
+			return
+		}
+		os.RemoveAll(root)
+	}()
+	w.setup()
+	for i := 0; i < opt.steps; i++ {
+		w.step()
+		for _, t := range w.trees {
+			w.checkTree(t, "step "+fmt.Sprint(len(w.steps)))
+		}
+	}
+	if opt.fsck {
+		w.fsck(w.trees[0])
+	}
+	return w.steps, nil
+}
+
+func offFlag(opt options) string {
+	var out []string
+	for _, k := range kinds {
+		if opt.off[k] {
+			out = append(out, k)
+		}
+	}
+	return " -off=" + strings.Join(out, ",")
+}
+
+// step plays one random step.
+func (w *world) step() {
+	a := w.agents[w.rng.Intn(len(w.agents))]
+	t := a.tree
+	switch k := w.rng.Intn(100); {
+	case k < 18: // the person edits, in either tree
+		tt := w.trees[w.rng.Intn(len(w.trees))]
+		for i := w.rng.Intn(3); i >= 0; i-- {
+			w.edit(tt, "person")
+		}
+	case k < 26: // a turn starts
+		if a.turn == 0 {
+			w.captureStep(a, "turn_start")
+		}
+	case k < 40: // the agent edits during its turn (or ends it)
+		if a.turn == 0 {
+			w.captureStep(a, "turn_start")
+		}
+		for i := w.rng.Intn(3); i >= 0; i-- {
+			w.edit(t, "agent "+a.id)
+		}
+		if w.rng.Intn(5) == 0 {
+			w.git(t.dir, "add", "-A")
+			w.git(t.dir, "commit", "-q", "--allow-empty", "-m", fmt.Sprintf("%s turn %d", a.id, a.turn))
+			w.note("agent %s commits in %s", a.id, t.name)
+			w.sync(t)
+		}
+		if w.rng.Intn(2) == 0 {
+			w.captureStep(a, "turn_end")
+		}
+	case k < 48:
+		if a.turn != 0 {
+			w.captureStep(a, "turn_end")
+		} else {
+			w.captureStep(a, "turn_end") // a turn with no start
+		}
+	case k < 55:
+		w.captureStep(a, "manual")
+		if w.rng.Intn(3) == 0 {
+			var ps []string
+			for p, e := range t.files {
+				if e.mode != "120000" {
+					ps = append(ps, p)
+				}
+			}
+			sortStrings(ps)
+			w.racyEdit(t, ps)
+		}
+	case k < 63:
+		w.gitStep(w.trees[w.rng.Intn(len(w.trees))], "person")
+	case k < 90:
+		w.rollbackStep(a, false)
+		if w.rng.Intn(3) == 0 {
+			var ps []string
+			for p := range t.written {
+				ps = append(ps, p)
+			}
+			sortStrings(ps)
+			w.racyEdit(t, ps)
+		}
+	default:
+		w.rollbackStep(a, true)
+	}
+}

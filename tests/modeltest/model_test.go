@@ -1,0 +1,48 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// fixedSeeds are played by go test (tests/run): a spread of seeds, and
+// every seed that once found a defect, kept once it was fixed.
+var fixedSeeds = []int64{1, 2, 3, 4, 5, 6}
+
+// TestModel plays the fixed seeds against the real binaries. Each failure
+// names its seed and lists its steps; tests/model replays one.
+func TestModel(t *testing.T) {
+	bin := t.TempDir()
+	if err := build(bin); err != nil {
+		t.Fatal(err)
+	}
+	opt := options{steps: 30, off: parseOff(strings.Join(defaultOff, ",")), fsck: true}
+	if os.Getenv("VENOM_TEST_LONG") != "" {
+		opt.steps = 150
+	}
+	for _, seed := range fixedSeeds {
+		seed := seed
+		t.Run("seed", func(t *testing.T) {
+			t.Parallel()
+			if _, err := play(seed, bin, opt); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestModel_Independent: the model must not share the product's code, or
+// a misreading would agree with itself.
+func TestModel_Independent(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.Contains(p, "/lib/") || strings.HasSuffix(p, "/lib") {
+			t.Errorf("the model imports %s", p)
+		}
+	}
+}

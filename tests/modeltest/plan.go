@@ -1,0 +1,221 @@
+package main
+
+import (
+	"sort"
+	"strings"
+)
+
+// prediction is what the model says a rollback of an agent to a
+// checkpoint is, from docs/rollback.md's rules: the refusal, or the
+// plan's paths with their change and class, what is left and why, where
+// HEAD goes, and the tree afterwards.
+type prediction struct {
+	refuse  string
+	changes map[string]string // path -> create, modify, delete
+	classes map[string]string
+	left    map[string]string // path -> reason
+	moves   bool
+	headTo  string
+	s       files // S: what the capture of the real call sees
+	target  files // T's view
+	after   files // the disk afterwards
+}
+
+func changeOf(s, t files, p string) string {
+	_, ins := s[p]
+	_, int := t[p]
+	switch {
+	case !ins:
+		return "create"
+	case !int:
+		return "delete"
+	}
+	return "modify"
+}
+
+func differ(a, b files, p string) bool {
+	x, okx := a[p]
+	y, oky := b[p]
+	return okx != oky || x.mode != y.mode || x.oid != y.oid
+}
+
+// predict applies the preflight, the classes, the outside rule and the
+// left rules to the model's state.
+func (w *world) predict(a *agent, target *checkpoint, outside string, keepHead bool) prediction {
+	t := a.tree
+	pr := prediction{changes: map[string]string{}, classes: map[string]string{}, left: map[string]string{}}
+	// Preflight, in docs/rollback.md's order (the ones the model drives).
+	if a.turn != 0 {
+		pr.refuse = "conflict.turn_running"
+		return pr
+	}
+	for _, b := range w.agents {
+		if b != a && b.tree == t && b.turn != 0 {
+			pr.refuse = "conflict.tree_shared"
+			return pr
+		}
+	}
+	if t.merging {
+		pr.refuse = "conflict.git_operation"
+		return pr
+	}
+	pr.headTo = t.head
+	if !a.guarded() && !keepHead && target.head != t.head {
+		switch {
+		case target.head == "" || t.head == "" || target.branch != t.branch:
+			pr.refuse = "conflict.head_moved"
+			return pr
+		case !w.isAncestor(t, target.head, t.head):
+			pr.refuse = "conflict.head_moved"
+			return pr
+		}
+		pr.moves, pr.headTo = true, target.head
+	}
+	s := t.view()
+	pr.s, pr.target = s, target.view
+	var paths []string
+	for _, m := range []files{s, target.view} {
+		for p := range m {
+			if _, ok := pr.changes[p]; !ok && differ(s, target.view, p) {
+				pr.changes[p] = changeOf(s, target.view, p)
+				paths = append(paths, p)
+			}
+		}
+	}
+	sort.Strings(paths)
+	// Classes: walk the tree's captures from T's, as windows; a gap that
+	// changed a path makes it outside; the last window (newest capture to
+	// S) is a gap. With no edit records every other path is turn.
+	outsideOf := map[string]bool{}
+	gap := func(from, to files) {
+		for _, p := range paths {
+			if differ(from, to, p) {
+				outsideOf[p] = true
+			}
+		}
+	}
+	caps := t.captures[target.first:]
+	for i := 0; i+1 < len(caps); i++ {
+		if w.windowKind(a, caps[i], caps[i+1]) == "gap" {
+			gap(caps[i].view, caps[i+1].view)
+		}
+	}
+	gap(caps[len(caps)-1].view, s)
+	anyOutside := false
+	for _, p := range paths {
+		pr.classes[p] = "turn"
+		if outsideOf[p] {
+			pr.classes[p] = "outside"
+			anyOutside = true
+		}
+	}
+	mode := outside
+	if mode == "" {
+		mode = "overwrite"
+		if a.guarded() {
+			mode = "refuse"
+		}
+	}
+	if mode == "refuse" && anyOutside {
+		pr.refuse = "conflict.outside_edits"
+		return pr
+	}
+	// Left: kept outside paths, writes a kept path blocks, and writes
+	// something S does not hold is in the way of (an ignored file or a
+	// folder holding one).
+	kept := map[string]bool{}
+	if mode == "keep" {
+		for _, p := range paths {
+			if pr.classes[p] == "outside" {
+				kept[p] = true
+				pr.left[p] = "outside"
+			}
+		}
+	}
+	for _, p := range paths {
+		if _, writes := target.view[p]; !writes || pr.left[p] != "" {
+			continue
+		}
+		for q := range kept {
+			if strings.HasPrefix(p, q+"/") || strings.HasPrefix(q, p+"/") {
+				pr.left[p] = "outside"
+			}
+		}
+		if pr.left[p] != "" {
+			continue
+		}
+		for q := range t.files {
+			if _, held := s[q]; held {
+				continue
+			}
+			if q == p || strings.HasPrefix(q, p+"/") || strings.HasPrefix(p, q+"/") {
+				pr.left[p] = "ignored_in_the_way"
+			}
+		}
+	}
+	// The tree afterwards: deletions, then writes, of every path not left.
+	after := t.files.clone()
+	for _, p := range paths {
+		if pr.left[p] != "" {
+			continue
+		}
+		if _, writes := target.view[p]; !writes {
+			delete(after, p)
+		}
+	}
+	for _, p := range paths {
+		if pr.left[p] != "" {
+			continue
+		}
+		if e, writes := target.view[p]; writes {
+			for q := range after {
+				if strings.HasPrefix(p, q+"/") || strings.HasPrefix(q, p+"/") {
+					delete(after, q)
+				}
+			}
+			after[p] = e
+		}
+	}
+	pr.after = after
+	return pr
+}
+
+// windowKind is docs/rollback.md's kind of the window between two
+// consecutive captures of a's tree: rollback when the later is a
+// rollback capture; turn when one turn of a (opened by a turn_start) ran
+// at both ends and no other agent of the tree had a turn running; gap
+// otherwise.
+func (w *world) windowKind(a *agent, from, to capture) string {
+	if to.reason == "rollback" {
+		return "rollback"
+	}
+	if len(from.others) > 0 || len(to.others) > 0 {
+		return "gap"
+	}
+	after := 0 // a's turn running after from
+	if from.agent == a {
+		if from.reason != "turn_end" {
+			after = from.turn
+		}
+	}
+	before := 0 // a's turn running before to
+	if to.agent == a && to.reason != "turn_start" {
+		before = to.turn
+	}
+	if after != 0 && after == before {
+		return "turn"
+	}
+	return "gap"
+}
+
+func (w *world) isAncestor(t *tree, anc, desc string) bool {
+	r := w.gitRaw(t.dir, "merge-base", "--is-ancestor", anc, desc)
+	switch r.code {
+	case 0:
+		return true
+	case 1:
+		return false
+	}
+	w.failf("git merge-base: %s", r)
+	return false
+}

@@ -1,0 +1,619 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// pool is the paths edits choose from: files, a file that becomes a
+// folder (sw, sw/in.txt), a link, and ignored files (*.log, build/).
+var pool = []string{"a.txt", "b.txt", "src/c.go", "src/d.go", "src/deep/e.txt", "docs/f.md", "sw", "sw/in.txt",
+	"ln", "new/h.txt", "debug.log", "sw/x.log", "build/out.o", "src/gen.log"}
+
+var linkTargets = []string{"a.txt", "src", "nowhere", "sw/in.txt"}
+
+// setup makes the repository (main worktree, agent a1 in place, guarded)
+// and a linked worktree (agent w1, isolation worktree), with a side branch
+// for merges.
+func (w *world) setup() {
+	w.home = filepath.Join(w.root, "home")
+	must(os.MkdirAll(w.home, 0o755))
+	cfg := "[user]\n\tname = Model\n\temail = model@example.com\n[init]\n\tdefaultBranch = main\n" +
+		"[venom]\n\tkeep = 100000\n"
+	must(os.WriteFile(filepath.Join(w.home, ".gitconfig"), []byte(cfg), 0o644))
+	main := &tree{name: "main", dir: filepath.Join(w.root, "repo"), files: files{}, index: files{}, written: map[string]time.Time{}}
+	must(os.MkdirAll(main.dir, 0o755))
+	w.git(main.dir, "init", "-q")
+	w.writeFile(main, ".gitignore", []byte("*.log\nbuild/\n"), false)
+	for _, p := range []string{"a.txt", "b.txt", "src/c.go", "src/d.go", "docs/f.md"} {
+		w.writeFile(main, p, []byte(w.content("i", 24)), false)
+	}
+	w.git(main.dir, "add", "-A")
+	w.git(main.dir, "commit", "-q", "-m", "base")
+	w.git(main.dir, "branch", "side")
+	w.git(main.dir, "checkout", "-q", "side")
+	w.writeFile(main, "side.txt", []byte("side\n"), false)
+	w.git(main.dir, "add", "-A")
+	w.git(main.dir, "commit", "-q", "-m", "side")
+	w.git(main.dir, "checkout", "-q", "main")
+	w.writeFile(main, "debug.log", []byte("log\n"), false)
+	w.writeFile(main, "build/out.o", []byte("built\n"), false)
+	wt := &tree{name: "wt1", dir: filepath.Join(w.root, "wt1"), written: map[string]time.Time{}}
+	w.git(main.dir, "worktree", "add", "-q", "-b", "w1", wt.dir)
+	w.sync(main)
+	w.sync(wt)
+	w.trees = []*tree{main, wt}
+	a1 := &agent{id: "a1", tree: main, isolation: "in_place"}
+	w1 := &agent{id: "w1", tree: wt, isolation: "worktree"}
+	w.agents = []*agent{a1, w1}
+	w.captureStep(a1, "manual", "--isolation=in_place")
+	w.captureStep(w1, "manual", "--isolation=worktree")
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+// --- captures ---
+
+type takeResult struct {
+	Agent      string  `json:"agent"`
+	Checkpoint *string `json:"checkpoint"`
+	Reused     bool    `json:"reused"`
+}
+
+// captureStep takes a checkpoint of a's tree with the reason, and checks
+// the model's prediction: a new k<n> whose tree is git add -A's, or a
+// reuse of the latest when nothing changed since it (same tree and HEAD).
+func (w *world) captureStep(a *agent, reason string, extra ...string) {
+	t := a.tree
+	w.note("%s: capture %s", a.id, reason)
+	view := t.view()
+	last := a.latest()
+	reuse := reason != "pre_rollback" && last != nil && sameFiles(last.view, view) && last.head == t.head
+	args := append([]string{"--agent=" + a.id, "--reason=" + reason, "--json"}, extra...)
+	r := w.venom(t.dir, "checkpoint", args...)
+	if r.code != 0 {
+		w.failf("capture: %s", r)
+	}
+	var res takeResult
+	w.decode(r, &res)
+	c := capture{agent: a, reason: reason, view: view}
+	switch reason {
+	case "turn_start":
+		a.turns++
+		a.turn = a.turns
+		c.turn = a.turn
+	case "turn_end":
+		if a.turn == 0 {
+			a.turns++
+			c.turn = -a.turns // a turn with no start: never a turn window
+		} else {
+			c.turn = a.turn
+		}
+		a.turn = 0
+	default:
+		c.turn = a.turn
+	}
+	c.others = w.othersRunning(a)
+	if reuse {
+		if !res.Reused || res.Checkpoint == nil || *res.Checkpoint != fmt.Sprintf("k%d", last.n) {
+			w.failf("capture: the model expects a reuse of k%d (nothing changed since), got %s", last.n, r.out)
+		}
+		c.ck = last
+	} else {
+		n := len(a.ckpts) + 1
+		if res.Reused || res.Checkpoint == nil || *res.Checkpoint != fmt.Sprintf("k%d", n) {
+			w.failf("capture: the model expects a new k%d, got %s", n, r.out)
+		}
+		ck := &checkpoint{n: n, reason: reason, view: view, head: t.head, branch: t.branch, first: len(t.captures)}
+		a.ckpts = append(a.ckpts, ck)
+		c.ck = ck
+		w.checkCheckpoint(a, ck, "the capture")
+	}
+	t.captures = append(t.captures, c)
+}
+
+func (w *world) othersRunning(a *agent) []string {
+	var out []string
+	for _, b := range w.agents {
+		if b != a && b.tree == a.tree && b.turn != 0 {
+			out = append(out, b.id)
+		}
+	}
+	return out
+}
+
+// checkCheckpoint compares a checkpoint's commit (read with git) with
+// what the model says its capture saw, and its parent with HEAD then.
+func (w *world) checkCheckpoint(a *agent, ck *checkpoint, what string) {
+	ref := fmt.Sprintf("refs/venom/checkpoints/%s/%d", a.id, ck.n)
+	got := w.lsTree(a.tree.dir, ref+"^{tree}")
+	if d := diffFiles(fmt.Sprintf("%s k%d (%s)", a.id, ck.n, ref), ck.view, got); d != "" {
+		w.failf("%s: the checkpoint's tree is not what the model says the capture saw\n%s", what, d)
+	}
+	parent := strings.TrimSpace(w.gitRaw(a.tree.dir, "rev-parse", "-q", "--verify", ref+"^1").out)
+	if parent != ck.head {
+		w.failf("%s: %s's parent is %q, HEAD was %q", what, ref, parent, ck.head)
+	}
+}
+
+func (w *world) decode(r result, v any) {
+	dec := json.NewDecoder(strings.NewReader(r.out))
+	if err := dec.Decode(v); err != nil {
+		w.failf("not JSON: %v\n%s", err, r)
+	}
+}
+
+// --- edits ---
+
+// edit changes one path of t at random: a write (mostly of one size, so
+// that edits keep the size), a deletion, a mode flip, a link, a folder
+// removed, a same-size edit that keeps the mtime.
+func (w *world) edit(t *tree, who string) {
+	p := pool[w.rng.Intn(len(pool))]
+	switch k := w.rng.Intn(20); {
+	case k < 9:
+		n := 24
+		if w.rng.Intn(4) == 0 {
+			n = 8 + w.rng.Intn(40)
+		}
+		exec := false
+		if e, ok := t.files[p]; ok {
+			exec = e.mode == "100755"
+		}
+		w.writeFile(t, p, []byte(w.content(who, n)), exec)
+		w.note("%s writes %s:%s (%d bytes)", who, t.name, p, n)
+	case k < 12:
+		if _, ok := t.files[p]; ok && p != ".gitignore" {
+			w.removePath(t, p)
+			w.note("%s deletes %s:%s", who, t.name, p)
+		}
+	case k < 14:
+		if e, ok := t.files[p]; ok && e.mode != "120000" {
+			w.flipMode(t, p)
+			w.note("%s flips the mode of %s:%s", who, t.name, p)
+		}
+	case k < 16:
+		if ignored(p) || p == "sw/in.txt" || p == "src/deep/e.txt" {
+			return
+		}
+		target := linkTargets[w.rng.Intn(len(linkTargets))]
+		w.symlink(t, p, target)
+		w.note("%s links %s:%s -> %s", who, t.name, p, target)
+	case k < 17:
+		dir := []string{"src", "sw", "docs", "new"}[w.rng.Intn(4)]
+		if fi, err := os.Lstat(w.abs(t, dir)); err == nil && fi.IsDir() {
+			w.removePath(t, dir)
+			w.note("%s removes the folder %s:%s", who, t.name, dir)
+		}
+	default:
+		if w.opt.off["racy"] {
+			return
+		}
+		if w.sameSizeEdit(t, p) {
+			w.note("%s same-size edit of %s:%s, mtime kept", who, t.name, p)
+		}
+	}
+}
+
+// racyEdit rewrites, in the same second, a file a rollback or capture
+// just wrote or read, keeping its size and mtime.
+func (w *world) racyEdit(t *tree, paths []string) {
+	if w.opt.off["racy"] || len(paths) == 0 {
+		return
+	}
+	p := paths[w.rng.Intn(len(paths))]
+	if w.sameSizeEdit(t, p) {
+		w.note("person same-second edit of %s:%s, size and mtime kept", t.name, p)
+	}
+}
+
+// --- git commands of the person or the agent: their effects are read
+// back from git (git is not under test) ---
+
+func (w *world) gitStep(t *tree, who string) {
+	switch k := w.rng.Intn(10); {
+	case k < 4:
+		if t.merging {
+			w.git(t.dir, "add", "-A")
+			w.git(t.dir, "commit", "-q", "--no-edit")
+			w.note("%s concludes the merge in %s", who, t.name)
+		} else {
+			w.git(t.dir, "add", "-A")
+			w.git(t.dir, "commit", "-q", "--allow-empty", "-m", fmt.Sprintf("%s step %d", who, len(w.steps)))
+			w.note("%s commits in %s (git add -A; git commit)", who, t.name)
+		}
+	case k < 5:
+		p := pool[w.rng.Intn(len(pool))]
+		if _, ok := t.files[p]; ok {
+			w.git(t.dir, "add", "-f", "--", p)
+			w.note("%s git add -f %s in %s", who, p, t.name)
+		}
+	case k < 7:
+		if t.merging {
+			w.git(t.dir, "merge", "--abort")
+			w.note("%s git merge --abort in %s", who, t.name)
+			break
+		}
+		if t.head == "" || w.gitRaw(t.dir, "rev-parse", "-q", "--verify", "HEAD~1").code != 0 {
+			return
+		}
+		mode := []string{"--soft", "--mixed", "--keep"}[w.rng.Intn(3)]
+		r := w.gitRaw(t.dir, "reset", "-q", mode, "HEAD~1")
+		w.note("%s git reset %s HEAD~1 in %s (exit %d)", who, mode, t.name, r.code)
+	default:
+		if t.merging || w.opt.off["merge"] {
+			return
+		}
+		r := w.gitRaw(t.dir, "merge", "--no-commit", "--no-ff", "side")
+		w.note("%s git merge --no-commit side in %s (exit %d)", who, t.name, r.code)
+	}
+	w.sync(t)
+}
+
+// --- rollbacks ---
+
+type rbResult struct {
+	Plan    string `json:"plan"`
+	Guarded *bool  `json:"guarded"`
+	Safety  string `json:"safety"`
+	After   string `json:"after"`
+	Exact   *bool  `json:"exact"`
+	Repos   []struct {
+		Head struct {
+			Moves bool    `json:"moves"`
+			To    *string `json:"to"`
+		} `json:"head"`
+		Files []struct {
+			Path   string `json:"path"`
+			Change string `json:"change"`
+			Class  string `json:"class"`
+		} `json:"files"`
+		Left []struct {
+			Path   string `json:"path"`
+			Reason string `json:"reason"`
+		} `json:"left"`
+	} `json:"repos"`
+	Error *struct {
+		Code    string          `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	} `json:"error"`
+}
+
+// rollbackStep picks a target (or the undo), runs the dry run, compares
+// it with the model's prediction, and sometimes the real call, checked the
+// same way plus the tree, HEAD, the index and the two checkpoints it makes.
+func (w *world) rollbackStep(a *agent, undo bool) {
+	t := a.tree
+	var target *checkpoint
+	args := []string{"--agent=" + a.id, "--restore=files", "--json"}
+	if undo {
+		if a.safety == 0 {
+			return
+		}
+		target = a.ckpts[a.safety-1]
+		args = append(args, "--undo")
+	} else {
+		target = a.ckpts[w.rng.Intn(len(a.ckpts))]
+		args = append(args, fmt.Sprintf("--checkpoint=k%d", target.n))
+	}
+	outside := []string{"", "refuse", "keep", "overwrite", "overwrite"}[w.rng.Intn(5)]
+	if outside != "" {
+		args = append(args, "--outside="+outside)
+	}
+	keepHead := !a.guarded() && w.rng.Intn(3) == 0
+	// Known defect being fixed (issue 26 item 3, "undo"): an undo that must
+	// move HEAD forward again is refused conflict.head_moved.
+	if undo && !a.guarded() && w.opt.off["undo-head"] && target.head != t.head &&
+		target.head != "" && t.head != "" && w.isAncestor(t, t.head, target.head) {
+		keepHead = true
+	}
+	if keepHead {
+		args = append(args, "--keep-head")
+	}
+	what := fmt.Sprintf("k%d", target.n)
+	if undo {
+		what = fmt.Sprintf("--undo (k%d)", target.n)
+	}
+	w.note("%s: rollback dry run to %s %s", a.id, what, strings.Join(args[2:], " "))
+	pr := w.predict(a, target, outside, keepHead)
+	r := w.venom(t.dir, "rollback", append(args, "--dry-run")...)
+	w.checkPlan(r, pr, a, "the dry run")
+	w.checkTree(t, "the dry run")
+	if pr.refuse != "" || w.rng.Intn(4) == 0 {
+		return
+	}
+	var dry rbResult
+	w.decode(r, &dry)
+	real := append(args, "--plan="+dry.Plan)
+	w.note("%s: rollback real call %s --plan", a.id, what)
+	if w.rng.Intn(4) == 0 && !w.opt.off["interrupt"] {
+		w.interruptedRollback(a, target, pr, real)
+		return
+	}
+	r = w.venom(t.dir, "rollback", real...)
+	w.checkPlan(r, pr, a, "the real call")
+	w.applyRollback(a, pr, r)
+}
+
+// applyRollback checks a real call that succeeded and moves the model on:
+// the safety checkpoint (S, old HEAD), the rollback checkpoint (the
+// planned tree, new HEAD), the tree, HEAD and the index.
+func (w *world) applyRollback(a *agent, pr prediction, r result) {
+	t := a.tree
+	var res rbResult
+	w.decode(r, &res)
+	n := len(a.ckpts)
+	if res.Safety != fmt.Sprintf("k%d", n+1) || res.After != fmt.Sprintf("k%d", n+2) {
+		w.failf("the real call: safety %q and after %q, the model expects k%d and k%d", res.Safety, res.After, n+1, n+2)
+	}
+	if res.Exact == nil || !*res.Exact {
+		w.failf("the real call reports exact: false, and nothing else wrote during it\n%s", r.out)
+	}
+	oldHead, branch := t.head, t.branch
+	safety := &checkpoint{n: n + 1, reason: "pre_rollback", view: pr.s, head: oldHead, branch: branch, first: len(t.captures)}
+	t.captures = append(t.captures, capture{agent: a, reason: "pre_rollback", ck: safety, view: pr.s, others: w.othersRunning(a)})
+	t.files = pr.after
+	t.written = map[string]time.Time{}
+	now := time.Now()
+	for p := range pr.changes {
+		if _, ok := pr.target[p]; ok && pr.left[p] == "" {
+			t.written[p] = now
+		}
+	}
+	if pr.moves {
+		t.head = pr.headTo
+		t.index = w.lsTree(t.dir, t.head)
+		got := w.lsIndex(t.dir)
+		if d := diffFiles("the index after HEAD moved", t.index, got); d != "" {
+			w.failf("the real call moved HEAD but the index is not the new HEAD's tree\n%s", d)
+		}
+		t.indexSum = fileHash(w.gitPath(t, "index"))
+	}
+	afterView := t.view()
+	after := &checkpoint{n: n + 2, reason: "rollback", view: afterView, head: t.head, branch: branch, first: len(t.captures)}
+	t.captures = append(t.captures, capture{agent: a, reason: "rollback", ck: after, view: afterView, others: w.othersRunning(a)})
+	a.ckpts = append(a.ckpts, safety, after)
+	a.safety = safety.n
+	w.checkCheckpoint(a, safety, "the safety checkpoint")
+	w.checkCheckpoint(a, after, "the rollback checkpoint")
+	w.checkTree(t, "the real call")
+}
+
+// checkPlan compares a dry run's or real call's output with the
+// prediction: the refusal's code, or every path with its change and
+// class, the left paths and reasons, and HEAD.
+func (w *world) checkPlan(r result, pr prediction, a *agent, what string) {
+	var res rbResult
+	w.decode(r, &res)
+	if pr.refuse != "" {
+		if res.Error == nil || res.Error.Code != pr.refuse {
+			w.failf("%s: the model expects the refusal %s\n%s\n%s", what, pr.refuse, r, pr.describe())
+		}
+		return
+	}
+	if r.code != 0 || res.Error != nil || len(res.Repos) != 1 {
+		w.failf("%s: the model expects a plan\n%s\n%s", what, r, pr.describe())
+	}
+	repo := res.Repos[0]
+	var b strings.Builder
+	got := map[string]string{}
+	for _, f := range repo.Files {
+		got[f.Path] = f.Change + " " + f.Class
+	}
+	for _, l := range repo.Left {
+		got[l.Path] = "left " + l.Reason
+	}
+	want := map[string]string{}
+	for p, c := range pr.changes {
+		if pr.left[p] != "" {
+			want[p] = "left " + pr.left[p]
+		} else {
+			want[p] = c + " " + pr.classes[p]
+		}
+	}
+	var all []string
+	for p := range want {
+		all = append(all, p)
+	}
+	for p := range got {
+		if _, ok := want[p]; !ok {
+			all = append(all, p)
+		}
+	}
+	sort.Strings(all)
+	for _, p := range all {
+		if want[p] != got[p] {
+			fmt.Fprintf(&b, "  %s: model %q, venom %q\n", p, want[p], got[p])
+		}
+	}
+	if repo.Head.Moves != pr.moves || (pr.moves && (repo.Head.To == nil || *repo.Head.To != pr.headTo)) {
+		fmt.Fprintf(&b, "  head: model moves=%v to %s, venom %s\n", pr.moves, pr.headTo, r.out)
+	}
+	if res.Guarded != nil && *res.Guarded != a.guarded() {
+		fmt.Fprintf(&b, "  guarded: model %v, venom %v\n", a.guarded(), *res.Guarded)
+	}
+	if b.Len() > 0 {
+		w.failf("%s is not what the model says:\n%s%s", what, b.String(), pr.describe())
+	}
+}
+
+func (pr prediction) describe() string {
+	var b strings.Builder
+	b.WriteString("model: S and T differ at:\n")
+	var ps []string
+	for p := range pr.changes {
+		ps = append(ps, p)
+	}
+	sort.Strings(ps)
+	for _, p := range ps {
+		fmt.Fprintf(&b, "  %s %s %s left=%q (S %s, T %s)\n", p, pr.changes[p], pr.classes[p], pr.left[p],
+			show(pr.s[p], has(pr.s, p)), show(pr.target[p], has(pr.target, p)))
+	}
+	return b.String()
+}
+
+func has(f files, p string) bool { _, ok := f[p]; return ok }
+
+// --- interrupts ---
+
+// interruptedRollback runs the real call and sends it SIGINT, SIGTERM or
+// SIGKILL after a random delay. Whatever it reports must be true: success
+// leaves the planned tree; failed.rollback_undone leaves S; a kill leaves
+// every planned path old or new and nothing else changed. Then the model
+// learns from the log what the call recorded, and nothing of the person's
+// is lost: S is in the safety checkpoint when one was made.
+func (w *world) interruptedRollback(a *agent, target *checkpoint, pr prediction, args []string) {
+	t := a.tree
+	sigs := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL}
+	if w.opt.off["sigint"] {
+		sigs = []syscall.Signal{syscall.SIGKILL}
+	}
+	sig := sigs[w.rng.Intn(len(sigs))]
+	delay := time.Duration(w.rng.Intn(120)) * time.Millisecond
+	w.steps[len(w.steps)-1] += fmt.Sprintf(", %v after %v", sig, delay)
+	logBefore := w.logRecords(t)
+	before := t.files.clone()
+	c := w.command(t.dir, "git", append([]string{"venom-rollback"}, args...)...)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	// The signal goes to the venom process itself, not git's wrapper.
+	c.Path = filepath.Join(w.bin, "git-venom-rollback")
+	c.Args = append([]string{"git-venom-rollback"}, args...)
+	if err := c.Start(); err != nil {
+		w.failf("start: %v", err)
+	}
+	time.Sleep(delay)
+	_ = c.Process.Signal(sig)
+	r := finish(c, c.Wait(), &out, &errb)
+	if strings.Contains(r.err, "panic:") {
+		w.failf("interrupted rollback crashed: %s", r)
+	}
+	if r.code == 0 {
+		w.steps[len(w.steps)-1] += " (finished first)"
+		w.applyRollback(a, pr, r)
+		return
+	}
+	var res rbResult
+	_ = json.Unmarshal(out.Bytes(), &res)
+	code := ""
+	if res.Error != nil {
+		code = res.Error.Code
+	}
+	w.steps[len(w.steps)-1] += fmt.Sprintf(" -> exit %d %s%s", r.code, code, r.signal)
+	disk, err := readDisk(t.dir)
+	if err != nil {
+		w.failf("reading the tree: %v", err)
+	}
+	// Every path is S's or T's, and only the plan's paths moved.
+	for _, m := range []files{before, disk} {
+		for p := range m {
+			if !differ(before, disk, p) {
+				continue
+			}
+			if _, planned := pr.changes[p]; !planned || differ(pr.after, disk, p) {
+				w.failf("the interrupted rollback (%v, %s) left %s neither as S nor as planned\n%s\n%s", sig, code, p,
+					diffFiles("S and the tree now", before, disk), r)
+			}
+		}
+	}
+	w.sync(t)
+	safety := w.learnFromLog(a, logBefore, pr.s)
+	switch {
+	case r.signal != "":
+		// Killed: no report to check.
+	case code == "failed.rollback_undone" || r.code == 130:
+		if d := diffFiles("S and the tree now", before, disk); d != "" {
+			w.failf("the interrupted rollback reported %s (exit %d) but the tree is not S\n%s", code, r.code, d)
+		}
+		if r.code == 130 && safety {
+			w.failf("the interrupted rollback exited 130 (nothing changed) after its safety checkpoint\n%s", r)
+		}
+	case code == "failed.rollback_partial":
+		if !sameFiles(before, disk) {
+			break // a true report
+		}
+		w.failf("the interrupted rollback reported failed.rollback_partial but the tree is exactly S\n%s", r)
+	default:
+		w.failf("the interrupted rollback (%v) ended with exit %d %q: the tree is S, so the model expects "+
+			"exit 130 (interrupted, nothing changed) or failed.rollback_undone\n%s", sig, r.code, code, r)
+	}
+	if w.opt.fsck {
+		w.fsck(t)
+	}
+}
+
+// logRecords is the number of lines of the log now.
+func (w *world) logRecords(t *tree) int {
+	return len(w.readLog(t))
+}
+
+func (w *world) readLog(t *tree) []map[string]any {
+	common := w.git(t.dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	b, err := os.ReadFile(filepath.Join(common, "venom", "log.jsonl"))
+	if err != nil {
+		return nil
+	}
+	var out []map[string]any
+	for _, line := range strings.Split(string(b), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// learnFromLog reads the checkpoints an interrupted call logged for a
+// (the safety checkpoint, perhaps the rollback one) and adds them to the
+// model as its tree's captures: their trees are checked against S for the
+// safety one, and read from git for the other.
+func (w *world) learnFromLog(a *agent, from int, s files) (safety bool) {
+	t := a.tree
+	// A command that takes the lock writes the interrupted end first.
+	recs := w.readLog(t)
+	for _, m := range recs[from:] {
+		typ, _ := m["type"].(string)
+		if m["agent"] != a.id || (typ != "checkpoint.taken" && typ != "checkpoint.reused") {
+			continue
+		}
+		reason, _ := m["reason"].(string)
+		id, _ := m["checkpoint"].(string)
+		n, _ := strconv.Atoi(strings.TrimPrefix(id, "k"))
+		if typ == "checkpoint.reused" || n != len(a.ckpts)+1 {
+			w.failf("the interrupted rollback logged %s %s; the model expects k%d taken", typ, id, len(a.ckpts)+1)
+		}
+		ref := fmt.Sprintf("refs/venom/checkpoints/%s/%d", a.id, n)
+		view := w.lsTree(t.dir, ref+"^{tree}")
+		head := strings.TrimSpace(w.gitRaw(t.dir, "rev-parse", "-q", "--verify", ref+"^1").out)
+		ck := &checkpoint{n: n, reason: reason, view: view, head: head, branch: t.branch, first: len(t.captures)}
+		if reason == "pre_rollback" {
+			if d := diffFiles("the safety checkpoint", s, view); d != "" {
+				w.failf("the interrupted rollback's safety checkpoint is not S\n%s", d)
+			}
+			safety = true // not an undo target: the rollback did not end well
+		}
+		a.ckpts = append(a.ckpts, ck)
+		t.captures = append(t.captures, capture{agent: a, reason: reason, ck: ck, view: view, others: w.othersRunning(a)})
+	}
+	return safety
+}
+
+func (w *world) fsck(t *tree) {
+	r := w.gitRaw(t.dir, "fsck", "--no-progress", "--no-dangling")
+	if r.code != 0 || strings.Contains(r.out+r.err, "missing") || strings.Contains(r.out+r.err, "error") {
+		w.failf("git fsck is not clean: %s", r)
+	}
+}

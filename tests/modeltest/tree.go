@@ -1,0 +1,259 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// tree is the model of one worktree: what is on disk, what the index
+// tracks, where HEAD is, and every capture git-venom logged of it (by any
+// agent, reuses included), in log order: the windows of a rollback's
+// classes.
+type tree struct {
+	name     string
+	dir      string
+	files    files  // on disk, .git left out
+	index    files  // the index's paths (any stage)
+	indexSum string // the index file's bytes, to check nobody wrote it
+	head     string // HEAD's commit, "" when unborn
+	branch   string // "" when detached
+	merging  bool
+	captures []capture
+	// written: paths a rollback or an edit of the model wrote last, with
+	// when, for same-second edits.
+	written map[string]time.Time
+}
+
+// capture is one capture of a tree as the log has it.
+type capture struct {
+	agent  *agent
+	reason string
+	turn   int // the agent's turn this capture belongs to (running at it), 0 if none
+	ck     *checkpoint
+	view   files
+	// others: agents of the tree (not this one) with a turn running at it.
+	others []string
+}
+
+// agent is the model of one agent.
+type agent struct {
+	id        string
+	tree      *tree
+	isolation string
+	turn      int // the open turn, 0 when none
+	turns     int // the last turn number used
+	ckpts     []*checkpoint
+	safety    int // the last rollback's safety checkpoint, 0 before any
+}
+
+func (a *agent) guarded() bool { return a.isolation == "in_place" }
+
+// checkpoint is one of an agent's checkpoints: what its capture saw.
+type checkpoint struct {
+	n      int
+	reason string
+	view   files
+	head   string
+	branch string
+	first  int // index in its tree's captures of the capture that made it
+}
+
+func (a *agent) latest() *checkpoint {
+	if len(a.ckpts) == 0 {
+		return nil
+	}
+	return a.ckpts[len(a.ckpts)-1]
+}
+
+// view is what a capture of the tree must hold now: git add -A's tree,
+// every tracked path as the work tree has it, and every untracked path
+// that is not ignored.
+func (t *tree) view() files {
+	out := files{}
+	for p, e := range t.files {
+		if _, tracked := t.index[p]; tracked || !ignored(p) {
+			out[p] = entry{mode: e.mode, oid: e.oid}
+		}
+	}
+	return out
+}
+
+// sync reads the tree back from disk and git: after a git command of the
+// person's, whose effects the model does not predict (git is not under
+// test).
+func (w *world) sync(t *tree) {
+	f, err := readDisk(t.dir)
+	if err != nil {
+		w.failf("reading %s: %v", t.dir, err)
+	}
+	t.files = f
+	w.syncGit(t)
+}
+
+func (w *world) syncGit(t *tree) {
+	t.index = w.lsIndex(t.dir)
+	t.indexSum = fileHash(w.gitPath(t, "index"))
+	t.head = strings.TrimSpace(w.gitRaw(t.dir, "rev-parse", "-q", "--verify", "HEAD").out)
+	t.branch = strings.TrimSpace(w.gitRaw(t.dir, "symbolic-ref", "-q", "--short", "HEAD").out)
+	_, err := os.Stat(w.gitPath(t, "MERGE_HEAD"))
+	t.merging = err == nil
+}
+
+func (w *world) gitPath(t *tree, name string) string {
+	return w.git(t.dir, "rev-parse", "--path-format=absolute", "--git-path", name)
+}
+
+// checkTree compares the model of t with the disk and git.
+func (w *world) checkTree(t *tree, after string) {
+	disk, err := readDisk(t.dir)
+	if err != nil {
+		w.failf("after %s: reading %s: %v", after, t.dir, err)
+	}
+	if d := diffFiles("the files of "+t.name, t.files, disk); d != "" {
+		w.failf("after %s: the work tree is not what the model says\n%s", after, d)
+	}
+	head := strings.TrimSpace(w.gitRaw(t.dir, "rev-parse", "-q", "--verify", "HEAD").out)
+	branch := strings.TrimSpace(w.gitRaw(t.dir, "symbolic-ref", "-q", "--short", "HEAD").out)
+	if head != t.head || branch != t.branch {
+		w.failf("after %s: %s's HEAD is %s on %q, the model says %s on %q", after, t.name, head, branch, t.head, t.branch)
+	}
+	if sum := fileHash(w.gitPath(t, "index")); sum != t.indexSum {
+		w.failf("after %s: %s's index file changed and the model says it must not", after, t.name)
+	}
+}
+
+// --- edits, applied to the disk and the model together ---
+
+func (w *world) abs(t *tree, p string) string { return filepath.Join(t.dir, filepath.FromSlash(p)) }
+
+// clearWay removes what stands in the way of writing p: a file or link
+// where one of its folders must go, a folder where it must go.
+func (w *world) clearWay(t *tree, p string) {
+	parts := strings.Split(p, "/")
+	for i := 1; i < len(parts); i++ {
+		q := strings.Join(parts[:i], "/")
+		if fi, err := os.Lstat(w.abs(t, q)); err == nil && !fi.IsDir() {
+			w.removePath(t, q)
+		}
+	}
+	if fi, err := os.Lstat(w.abs(t, p)); err == nil && (fi.IsDir() || fi.Mode()&os.ModeSymlink != 0) {
+		w.removePath(t, p)
+	}
+}
+
+// removePath removes p, a file, link or whole folder.
+func (w *world) removePath(t *tree, p string) {
+	if err := os.RemoveAll(w.abs(t, p)); err != nil {
+		w.failf("removing %s: %v", p, err)
+	}
+	delete(t.files, p)
+	for q := range t.files {
+		if strings.HasPrefix(q, p+"/") {
+			delete(t.files, q)
+		}
+	}
+}
+
+func (w *world) writeFile(t *tree, p string, data []byte, exec bool) {
+	w.clearWay(t, p)
+	full := w.abs(t, p)
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		w.failf("mkdir for %s: %v", p, err)
+	}
+	mode := os.FileMode(0o644)
+	m := "100644"
+	if exec {
+		mode, m = 0o755, "100755"
+	}
+	// In place when a file is there: same inode, as an editor that
+	// rewrites; the mode too.
+	if err := os.WriteFile(full, data, mode); err != nil {
+		w.failf("writing %s: %v", p, err)
+	}
+	if err := os.Chmod(full, mode); err != nil {
+		w.failf("chmod %s: %v", p, err)
+	}
+	t.files[p] = entry{mode: m, oid: blobID(data), size: len(data)}
+	t.written[p] = time.Now()
+}
+
+func (w *world) symlink(t *tree, p, target string) {
+	w.clearWay(t, p)
+	full := w.abs(t, p)
+	_ = os.Remove(full)
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		w.failf("mkdir for %s: %v", p, err)
+	}
+	if err := os.Symlink(target, full); err != nil {
+		w.failf("symlink %s: %v", p, err)
+	}
+	t.files[p] = entry{mode: "120000", oid: blobID([]byte(target)), size: len(target)}
+}
+
+func (w *world) flipMode(t *tree, p string) {
+	e := t.files[p]
+	mode, m := os.FileMode(0o755), "100755"
+	if e.mode == "100755" {
+		mode, m = 0o644, "100644"
+	}
+	if err := os.Chmod(w.abs(t, p), mode); err != nil {
+		w.failf("chmod %s: %v", p, err)
+	}
+	e.mode = m
+	t.files[p] = e
+}
+
+// sameSizeEdit rewrites an existing regular file in place with other
+// bytes of the same length and puts its mtime back, nanoseconds and all:
+// only the ctime (and the content) tell the edit, as an editor's save in
+// the second a rollback or a capture looked at the file.
+func (w *world) sameSizeEdit(t *tree, p string) bool {
+	e, ok := t.files[p]
+	// .gitignore stays as setup wrote it: the model's ignore rules are
+	// fixed.
+	if !ok || e.mode == "120000" || p == ".gitignore" {
+		return false
+	}
+	full := w.abs(t, p)
+	fi, err := os.Lstat(full)
+	if err != nil {
+		w.failf("stat %s: %v", p, err)
+	}
+	old, err := os.ReadFile(full)
+	if err != nil {
+		w.failf("read %s: %v", p, err)
+	}
+	data := []byte(w.content("s", len(old)))
+	if blobID(data) == e.oid {
+		return false
+	}
+	f, err := os.OpenFile(full, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		w.failf("open %s: %v", p, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		w.failf("write %s: %v", p, err)
+	}
+	f.Close()
+	if err := os.Chtimes(full, fi.ModTime(), fi.ModTime()); err != nil {
+		w.failf("chtimes %s: %v", p, err)
+	}
+	e.oid = blobID(data)
+	t.files[p] = e
+	return true
+}
+
+// content is n bytes (at least 8) of text that names the step.
+func (w *world) content(who string, n int) string {
+	s := fmt.Sprintf("%s%d.%d %x", who, w.seed, len(w.steps), w.rng.Int63())
+	for len(s) < n-1 {
+		s += " " + s
+	}
+	if n < 2 {
+		n = 2
+	}
+	return s[:n-1] + "\n"
+}

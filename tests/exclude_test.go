@@ -178,3 +178,52 @@ func TestExclude_OnlyUserScopes(t *testing.T) {
 		{Path: "secret.txt", Bytes: 8, Reason: "excluded"},
 	}, env.Item(t, "a1", "k2").Repos[0].Skipped)
 }
+
+// Issue 28 item 3: git venom-diff against the current files shows what a
+// rollback would restore, so paths venom.exclude matches (which a capture
+// leaves out, and a rollback leaves alone) are not shown as deleted; the
+// human output names them on stderr. Between two checkpoints the diff is
+// history, and shows them.
+func TestDiff_LeavesExcludedPathsOut(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("src/app.js", "v1\n")
+	env.Write("node_modules/dep/index.js", "dep\n")
+	env.Take(t, "--agent=a1") // k1 holds node_modules/
+	env.Git("config", "--global", "--add", "venom.exclude", "/node_modules/")
+	env.Write("src/app.js", "v2\n")
+	env.Take(t, "--agent=a1") // k2 does not
+
+	var d struct {
+		Files []struct {
+			Path   string `json:"path"`
+			Change string `json:"change"`
+		} `json:"files"`
+	}
+	env.Venom("diff", "--agent=a1", "k1", "--json").OK(t).JSON(t, &d)
+	require.Len(t, d.Files, 1, "%+v", d.Files)
+	assert.Equal(t, "src/app.js", d.Files[0].Path)
+	h := env.Venom("diff", "--agent=a1", "k1")
+	h.OK(t)
+	assert.Contains(t, h.Stdout, "src/app.js")
+	assert.NotContains(t, h.Stdout, "node_modules")
+	assert.NotContains(t, h.Stdout, "delete mode")
+	assert.Equal(t, "Not shown, as venom.exclude keeps them out and a rollback leaves them:\n  node_modules/\n", h.Stderr)
+	// The rollback agrees: it restores src/app.js and leaves node_modules.
+	dry := env.DryRun("--agent=a1", "--outside=overwrite", "k1")
+	assert.Equal(t, "excluded", dry.LeftReasons()["node_modules/"], "%v", dry.LeftReasons())
+	// --stat and --name-only leave them out too; with only them changed,
+	// there is nothing to show but the note.
+	assert.NotContains(t, env.Venom("diff", "--agent=a1", "k1", "--name-only").OK(t).Stdout, "node_modules")
+	env.Write("src/app.js", "v1\n")
+	n := env.Venom("diff", "--agent=a1", "k1").OK(t)
+	assert.Equal(t, "No changes between k1 and the current files.\n", n.Stdout)
+	assert.Contains(t, n.Stderr, "  node_modules/\n")
+	// Between two checkpoints: history, as git diff shows it.
+	env.Venom("diff", "--agent=a1", "k1", "k2", "--json").OK(t).JSON(t, &d)
+	var paths []string
+	for _, f := range d.Files {
+		paths = append(paths, f.Path+":"+f.Change)
+	}
+	assert.Equal(t, []string{"node_modules/dep/index.js:delete", "src/app.js:modify"}, paths)
+}

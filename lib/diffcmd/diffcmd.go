@@ -5,6 +5,7 @@ package diffcmd
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/capture"
@@ -12,7 +13,9 @@ import (
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/ids"
+	"github.com/git-venom/git-venom/lib/ignore"
 	"github.com/git-venom/git-venom/lib/lock"
+	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/pathspec"
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/quote"
@@ -98,10 +101,64 @@ func (c *CLI) Run(env *cli.Env) error {
 	} else if d.To, err = currentTree(env.Ctx, s, a); err != nil {
 		return err
 	}
+	var left []string
+	if c.To == "" {
+		if d, left, err = leaveExcluded(env.Ctx, d, s.Config.Exclude); err != nil {
+			return gitFailed(err)
+		}
+	}
 	if env.JSON {
 		return c.printJSON(env, s, d)
 	}
-	return c.printHuman(env, s, d)
+	if err := c.printHuman(env, s, d); err != nil {
+		return err
+	}
+	if len(left) > 0 {
+		env.UI.Errorf("Not shown, as venom.exclude keeps them out and a rollback leaves them:\n")
+		for i, p := range left {
+			if i == 5 && len(left) > 6 {
+				env.UI.Errorf("  … and %d more\n", len(left)-i)
+				break
+			}
+			env.UI.Errorf("  %s\n", p)
+		}
+	}
+	return nil
+}
+
+// leaveExcluded leaves out of a diff against the current files the paths
+// venom.exclude matches: a capture holds none of them (or the index's
+// version), so they would show as deleted, while a rollback leaves them
+// as they are (docs/rollback.md). left names what was left out, each the
+// shallowest excluded folder or the file.
+func leaveExcluded(ctx context.Context, d treediff.Diff, patterns []string) (treediff.Diff, []string, error) {
+	x := ignore.NewExcluder(patterns)
+	if x == nil {
+		return d, nil, nil
+	}
+	files, err := d.Files(ctx)
+	if err != nil {
+		return d, nil, err
+	}
+	var left []string
+	seen := map[string]bool{}
+	for _, f := range files {
+		at, ok := x.Excluded(f.Raw(), false)
+		if !ok || seen[at] {
+			continue
+		}
+		seen[at] = true
+		left = append(left, at)
+	}
+	if len(left) == 0 {
+		return d, nil, nil
+	}
+	shown := make([]string, len(left))
+	for i, at := range left {
+		d.Leave = append(d.Leave, strings.TrimSuffix(at, "/"))
+		shown[i], _ = paths.Display(at)
+	}
+	return d, shown, nil
 }
 
 // shortForms reads `git venom-diff k2 [k3]`.

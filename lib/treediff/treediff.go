@@ -57,13 +57,19 @@ type Diff struct {
 	From  string
 	To    string
 	Paths []string
+	// Leave are paths (from the top, as stored) the diff leaves out, each
+	// with everything under it.
+	Leave []string
 }
 
 func (d Diff) args(extra ...string) []string {
 	args := append([]string{"diff-tree", "-r", "--no-renames", "--no-ext-diff", "--no-textconv"}, extra...)
 	args = append(args, d.From, d.To)
-	if len(d.Paths) > 0 {
+	if len(d.Paths) > 0 || len(d.Leave) > 0 {
 		args = append(append(args, "--"), d.Paths...)
+	}
+	for _, p := range d.Leave {
+		args = append(args, ":(top,exclude,literal)"+p)
 	}
 	return args
 }

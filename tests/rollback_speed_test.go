@@ -67,7 +67,12 @@ func TestRollback_WrittenFilesRecorded(t *testing.T) {
 		require.Equal(t, 0, r.Code, r.Stderr)
 		return strings.TrimSpace(r.Stdout)
 	}
-	require.Equal(t, "", withIndex("diff-files", "--name-only"))
+	// README.md, which the rollback did not write, may be racy against the
+	// private index it patched (written in the second of its mtime): then
+	// it is smudged (lib/racy), and git lists it until it reads it.
+	for _, p := range strings.Fields(withIndex("diff-files", "--name-only")) {
+		require.Equal(t, "README.md", p)
+	}
 	require.Equal(t, env.Git("ls-files", "-s"), withIndex("ls-files", "-s"))
 	require.Equal(t, k1, withIndex("write-tree"))
 	var st syscall.Stat_t

@@ -169,8 +169,8 @@ type base struct {
 	// listings reads and writes the memo's listing (private index only).
 	listings *private.Index
 	// started is when the capture began, before any of its lstat calls:
-	// a listing trusts only stat data of files last changed a racy window
-	// before it. Measured from when the listing is written instead, a
+	// the memo and its listing trust only stat data of files last changed
+	// far enough before it (lib/racy). Measured from when the listing is written instead, a
 	// capture that took longer than the window could trust a file changed
 	// again after its lstat within the same timestamp tick.
 	started time.Time
@@ -339,7 +339,7 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 	// output: no memo then.
 	var sig string
 	if b.persistent && len(userLinks) == 0 {
-		sig = private.Signature(memoKey(r, lim), b.settings, status, changes, stats)
+		sig = private.Signature(memoKey(r, lim), b.settings, status, changes, stats, b.started)
 		if sig != "" && sig == b.memo.Sig {
 			if snap, err := fromMemo(r, b.memo, snap.Skipped); err == nil {
 				snap.untracked = listed

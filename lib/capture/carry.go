@@ -5,7 +5,6 @@ import (
 	"errors"
 	"sort"
 	"strings"
-	"time"
 	"unsafe"
 
 	git "github.com/libgit2/git2go/v34"
@@ -300,17 +299,16 @@ func editListing(b *base, c *carried) *private.ListingWriter {
 	if err != nil {
 		return nil
 	}
-	recent := b.started.Add(-racyWindow()).UnixNano()
 	d, v := 0, 0
 	for rd.Next() {
 		l := rd.Listed()
 		for d < len(c.delta) && c.delta[d].Path < string(l.Path) {
-			w.Add(c.delta[d].Path, &c.deltaStats[d], recent)
+			w.Add(c.delta[d].Path, &c.deltaStats[d], b.started)
 			d++
 		}
 		switch {
 		case d < len(c.delta) && c.delta[d].Path == string(l.Path):
-			w.Add(c.delta[d].Path, &c.deltaStats[d], recent)
+			w.Add(c.delta[d].Path, &c.deltaStats[d], b.started)
 			d++
 		case v < len(c.reverts) && c.reverts[v] == string(l.Path):
 			v++
@@ -319,7 +317,7 @@ func editListing(b *base, c *carried) *private.ListingWriter {
 		}
 	}
 	for ; d < len(c.delta); d++ {
-		w.Add(c.delta[d].Path, &c.deltaStats[d], recent)
+		w.Add(c.delta[d].Path, &c.deltaStats[d], b.started)
 	}
 	if rd.Err() != nil || v != len(c.reverts) {
 		w.Abandon()
@@ -402,13 +400,12 @@ func keepListing(b *base, snap *Snapshot, env string, changes []scan.Change, sta
 	if !b.listable() || order == nil || len(snap.Skipped) > 0 || len(snap.Submodules) > 0 {
 		return
 	}
-	recent := b.started.Add(-racyWindow()).UnixNano()
 	w := private.NewListingWriter(len(changes))
 	for _, i := range order {
 		if changes[i].Submodule != "" {
 			return
 		}
-		w.Add(changes[i].Path, &stats[i], recent)
+		w.Add(changes[i].Path, &stats[i], b.started)
 	}
 	if w.Bytes() == nil {
 		return
@@ -418,16 +415,4 @@ func keepListing(b *base, snap *Snapshot, env string, changes []scan.Change, sta
 	}
 	snap.memo.Base, snap.memo.Env = b.tree.String(), env
 	snap.listing = w
-}
-
-// racyWindow: stat data taken less than this after a file's last change
-// cannot tell a later change in the same clock tick apart; such a file is
-// stored again by the next capture (private.Signature's rule). Tests
-// shorten it (VENOM_TEST_RACY_MS) to carry files written a moment ago; any
-// window longer than the clock's tick is safe.
-func racyWindow() time.Duration {
-	if ms := testhook.Int("VENOM_TEST_RACY_MS"); ms > 0 {
-		return time.Duration(ms) * time.Millisecond
-	}
-	return 2 * time.Second
 }

@@ -22,11 +22,11 @@ type Update struct {
 // their size, so they are rewritten in place.
 //
 // The new file is written later than the old one, whose modification time
-// is mtime: an entry racily clean against that time (its file modified in
-// the same instant as the index or after) would pass for clean against the
-// new one. Each such entry not updated is smudged, as git does when it
-// writes an index: its size becomes 0, which makes git and the quick scan
-// read the file. For the same reason the untracked cache (UNTR), whose
+// is mtime: an entry racily clean against that time (lib/racy: its file
+// modified in the same second as the index or after) would pass for clean
+// against the new one. Each such entry not updated is smudged, as git does
+// when it writes an index: its size becomes 0, which makes git and the
+// quick scan read the file. For the same reason the untracked cache (UNTR), whose
 // folders' stat data is judged against the index's time, goes; so do the
 // cache tree (TREE), which no longer holds for the folders above the
 // updated entries, the extensions that describe the file's layout (EOIE,

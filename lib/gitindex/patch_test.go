@@ -70,8 +70,11 @@ func TestPatch_EntriesAsGitRecordsThem(t *testing.T) {
 			require.NotContains(t, stats.Extensions, "UNTR")
 			stats.Close()
 			require.Contains(t, git(nil, "ls-files", "-s", "dir/b.txt"), oid)
-			// diff-files trusts stat data: nothing to read for b.txt.
-			require.Equal(t, "", strings.TrimSpace(git(nil, "diff-files", "--name-only")))
+			// diff-files trusts stat data: nothing to read for b.txt. The
+			// others, written in the index's second, were racy against it
+			// (lib/racy): smudged, they are listed until git reads them.
+			require.NotContains(t, strings.Fields(git(nil, "diff-files", "--name-only")), "dir/b.txt")
+			require.Equal(t, "", strings.TrimSpace(git(nil, "diff", "--name-only")))
 			// Without the cache tree, write-tree gives the tree of a fresh index.
 			got := strings.TrimSpace(git(nil, "write-tree"))
 			fresh := []string{"GIT_INDEX_FILE=" + filepath.Join(t.TempDir(), "fresh")}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"sort"
 	"time"
+
+	"github.com/git-venom/git-venom/lib/racy"
 )
 
 // WritePatched writes to w the index s was read from, patched as Patch
@@ -45,7 +47,6 @@ func (s *Stats) writePatched(w io.Writer, updates map[int]Update, mtime time.Tim
 	if s.end < 12 || s.end > len(s.data)-20 {
 		return 0, errors.New("not a git index")
 	}
-	sec, nsec := uint32(mtime.Unix()), uint32(mtime.Nanosecond())
 	var patches []patchAt
 	changed := 0
 	zero := make([]byte, 4)
@@ -63,9 +64,10 @@ func (s *Stats) writePatched(w io.Writer, updates map[int]Update, mtime time.Tim
 			changed++
 			continue
 		}
-		stat := s.data[e.stat:]
-		msec, mnsec := binary.BigEndian.Uint32(stat[8:]), binary.BigEndian.Uint32(stat[12:])
-		if sec < msec || sec == msec && nsec <= mnsec {
+		// Racy against the index read (git's rule, lib/racy): the new
+		// index is written later, against which the entry would pass for
+		// clean.
+		if racy.Entry(binary.BigEndian.Uint32(s.data[e.stat+8:]), mtime) {
 			patches = append(patches, patchAt{int(e.stat) + 36, zero})
 		}
 	}

@@ -71,3 +71,37 @@ func TestWritePatched_AsPatch(t *testing.T) {
 		})
 	}
 }
+
+// WritePatched smudges (size 0) each entry racy against the index read by
+// git's rule as the installed git applies it (lib/racy): an mtime in the
+// index's second, even one before the index to the nanosecond, which a
+// rule comparing nanoseconds let through (issue 26: git 2.39 without
+// USE_NSEC then trusted the entry once the index was written in a later
+// second). An entry of an earlier second keeps its size; git reads the
+// smudged one and finds it clean.
+func TestWritePatched_SmudgesRacyBySeconds(t *testing.T) {
+	dir := t.TempDir()
+	git := func(args ...string) string { return gittest.Run(t, dir, "", nil, args...) }
+	git("init", "-q")
+	write(t, dir, "racy.txt", "racy\n")
+	write(t, dir, "old.txt", "old\n")
+	sec := time.Now().Unix() - 100
+	require.NoError(t, os.Chtimes(filepath.Join(dir, "racy.txt"), time.Unix(sec, 200_936_193), time.Unix(sec, 200_936_193)))
+	require.NoError(t, os.Chtimes(filepath.Join(dir, "old.txt"), time.Unix(sec-1, 999_999_999), time.Unix(sec-1, 999_999_999)))
+	git("add", "-A")
+	index := filepath.Join(dir, ".git", "index")
+	// The index written after racy.txt, in its second.
+	require.NoError(t, os.Chtimes(index, time.Unix(sec, 916_936_193), time.Unix(sec, 916_936_193)))
+
+	st, err := ReadStats(index)
+	require.NoError(t, err)
+	var out bytes.Buffer
+	_, err = st.WritePatched(&out, nil, st.Mtime)
+	st.Close()
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(index, out.Bytes(), 0o644))
+	require.Contains(t, git("ls-files", "--debug", "racy.txt"), "size: 0\t", "racy in seconds: smudged")
+	require.Contains(t, git("ls-files", "--debug", "old.txt"), "size: 4\t", "an earlier second: kept")
+	require.Equal(t, "racy.txt", git("diff-files", "--name-only"), "git reads the smudged entry only")
+	require.Equal(t, "", git("diff", "--name-only"), "and finds it clean")
+}

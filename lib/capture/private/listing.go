@@ -11,8 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/git-venom/git-venom/lib/capture/scan"
+	"github.com/git-venom/git-venom/lib/racy"
 	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/treepath"
 )
@@ -93,10 +95,11 @@ func NewListingWriterSized(size int) *ListingWriter {
 	return &ListingWriter{b: append(make([]byte, 0, size), 'V', 'M', 'L', listingFormat)}
 }
 
-// Add appends path with its lstat st; recent is the time (unix ns) after
-// which stat data cannot vouch for content (git's racy window). Paths must
-// come in byte order, each once; otherwise the listing is spoilt.
-func (w *ListingWriter) Add(path string, st *scan.Stat, recent int64) {
+// Add appends path with its lstat st, taken after the wall-clock time
+// taken: a file changed too close to it for its stat data to vouch for
+// its content (lib/racy) is listed unsure. Paths must come in byte order,
+// each once; otherwise the listing is spoilt.
+func (w *ListingWriter) Add(path string, st *scan.Stat, taken time.Time) {
 	if w.bad || len(w.last) > 0 && strings.Compare(string(w.last), path) >= 0 {
 		w.bad = true
 		return
@@ -107,7 +110,7 @@ func (w *ListingWriter) Add(path string, st *scan.Stat, recent int64) {
 		w.b = append(w.b, ListedAbsent)
 		w.spill()
 		return
-	case st.Err != nil || !st.IsRegular() && !st.IsLink() || st.Mtime > recent || st.Ctime > recent:
+	case st.Err != nil || !st.IsRegular() && !st.IsLink() || racy.Taken(st.Mtime, st.Ctime, taken):
 		// Folders (a file replaced by one) and FIFOs are sorted again each
 		// time: they cost no read.
 		w.b = append(w.b, ListedUnsure)

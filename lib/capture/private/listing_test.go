@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -38,7 +39,7 @@ func TestListing_RoundTrip(t *testing.T) {
 		{"d/e/g", scan.Stat{Mode: syscall.S_IFDIR | 0o755, Mtime: now - 10e9}, ListedUnsure},
 		{"z", scan.Stat{Mode: syscall.S_IFLNK | 0o777, Size: 3, Mtime: now - 30e9, Ctime: now - 30e9, Ino: 1 << 40, Dev: 1}, ListedFile},
 	}
-	recent := now - 2e9
+	recent := time.Unix(0, now) // when the lstat calls began
 	w := NewListingWriter(len(entries))
 	for i := range entries {
 		w.Add(entries[i].path, &entries[i].st, recent)
@@ -100,14 +101,15 @@ func TestListing_Streamed(t *testing.T) {
 	stat := func(i int) scan.Stat {
 		return scan.Stat{Mode: syscall.S_IFREG | 0o644, Size: int64(i), Mtime: now - int64(i)*1e6, Ctime: now, Ino: uint64(5000 + i), Dev: 2049}
 	}
+	later := time.Unix(0, now).Add(5 * time.Second) // every file past racy
 	mem := NewListingWriter(len(paths))
 	p := &Index{index: filepath.Join(t.TempDir(), "k.index")}
 	file, err := p.CreateListing()
 	require.NoError(t, err)
 	for i, path := range paths {
 		st := stat(i)
-		mem.Add(path, &st, now)
-		file.Add(path, &st, now)
+		mem.Add(path, &st, later)
+		file.Add(path, &st, later)
 	}
 	data := mem.Bytes()
 	require.Nil(t, file.Bytes(), "written to a file")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/capture/scan"
 	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/racy"
 	"github.com/git-venom/git-venom/lib/repo"
 )
 
@@ -46,16 +47,16 @@ func EnvKey(limits string, settings []string) string {
 // Signature keys a memo, or returns "" when the scan must not be
 // reused: a listed path is a nested repository (its HEAD can move without
 // its folder's stat data changing), or was written too recently for its
-// timestamps to tell a later write apart. limits are part of the key
+// timestamps to tell a later write apart (lib/racy, against taken: when
+// the scan began, before its lstat calls). limits are part of the key
 // (what was skipped as too big depends on them); so are the config and
 // attributes files (settings), which say what the clean filters make of
 // the files.
-func Signature(limits string, settings []string, status []byte, changes []scan.Change, stats []scan.Stat) string {
+func Signature(limits string, settings []string, status []byte, changes []scan.Change, stats []scan.Stat, taken time.Time) string {
 	h := sha256.New()
 	h.Write([]byte(limits))
 	scan.StatDigest(h, settings)
 	h.Write(status)
-	recent := time.Now().Add(-2 * time.Second).UnixNano()
 	// Written a buffer at a time, as fmt would write them: 300,000 listed
 	// files made 300,000 Fprintf calls.
 	var b []byte
@@ -68,7 +69,7 @@ func Signature(limits string, settings []string, status []byte, changes []scan.C
 		switch {
 		case st.Err != nil:
 			b = append(b, "absent"...)
-		case st.IsDir() || st.Mtime > recent || st.Ctime > recent:
+		case st.IsDir() || racy.Taken(st.Mtime, st.Ctime, taken):
 			return ""
 		default:
 			b = strconv.AppendUint(b, uint64(st.Mode), 8)

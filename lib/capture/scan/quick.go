@@ -23,6 +23,7 @@ import (
 	"github.com/git-venom/git-venom/lib/gitfiles"
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/ignore"
+	"github.com/git-venom/git-venom/lib/racy"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/runpace"
 	"github.com/git-venom/git-venom/lib/statefile"
@@ -62,13 +63,6 @@ const recordFormat = 3
 // is hashed at every capture either way, and does not count.
 const maxQuickChanges = 256
 
-// racyWindow: a folder's stat data taken less than this after its last
-// change cannot tell a later change in the same clock tick apart (git's
-// racy-git problem), so such a folder is read again. git's untracked
-// cache judges this against the index's write; reading again is never
-// wrong, only slower.
-const racyWindow = 2 * time.Second
-
 // Record is what the last scan of a tree found outside the index.
 type Record struct {
 	Format int
@@ -106,10 +100,12 @@ type dirState struct {
 }
 
 // moved says whether d's stat data moved, or was taken too close to its
-// last change to tell; st is nil when the path is gone.
+// last change to tell (lib/racy: a later change in the same second would
+// not show); st is nil when the path is gone. git's untracked cache judges
+// this against the index's write; reading again is never wrong, only
+// slower.
 func (d *dirState) moved(st *syscall.Stat_t) bool {
-	racy := d.Listed - int64(racyWindow)
-	return st == nil || statOf(st) != d.Stat || d.Stat.Mtime >= racy || d.Stat.Ctime >= racy
+	return st == nil || statOf(st) != d.Stat || racy.Taken(d.Stat.Mtime, d.Stat.Ctime, time.Unix(0, d.Listed))
 }
 
 // fsStat is the stat data that moves when a folder's entries change.
@@ -312,24 +308,23 @@ func isIgnoreFile(p string) bool { return p == ".gitignore" || strings.HasSuffix
 // statTracked returns the tracked files whose stat data differs from what
 // the index cached, or is racy against the index's write, in index order,
 // and how many of them git might still find unchanged (statUnsure).
-// Racy is git's own rule (is_racy_stat), no wider: a file git deems clean
-// by its stat data is not hashed again by git status or git add either,
-// and the capture must be the tree they give.
+// Racy is git's own rule (lib/racy), no wider: a file git deems clean by
+// its stat data is not hashed again by git status or git add either, and
+// the capture must be the tree they give.
 func statTracked(top string, stats *gitindex.Stats) (changed []string, unsure int, err error) {
 	dir, err := syscall.Open(top, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, 0, errQuickUnsure
 	}
 	defer syscall.Close(dir)
-	sec, nsec := uint32(stats.Mtime.Unix()), uint32(stats.Mtime.Nanosecond())
 	class := make([]statClass, stats.Len())
 	classify := func(i int, st *syscall.Stat_t, err error) {
 		s := stats.Stat(i)
 		switch {
 		case err != nil:
 			class[i] = statChanged // gone, or no longer reachable as a file
-		case sec < s.MtimeSec || sec == s.MtimeSec && nsec <= s.MtimeNsec:
-			class[i] = statUnsure // racy
+		case racy.Entry(s.MtimeSec, stats.Mtime):
+			class[i] = statUnsure
 		default:
 			class[i] = compareStat(&s, st)
 		}

@@ -1,0 +1,73 @@
+// Package racy is git-venom's one rule for when stat data may stand for a
+// file's content: git's racy-git rule, as the installed git applies it.
+// Every stat cache calls it: the private index (index patching in
+// lib/gitindex, the quick scan's check of tracked files), the quick scan's
+// record of folders, the memo and its listing, the carry.
+//
+// A cache holds a file's stat data as of a reference time: an index file's
+// own mtime, or the wall-clock time its stat data was taken. A file changed
+// again in the same clock tick as its cached stat data keeps that stat data
+// (size aside), so the cache cannot tell the change apart; git therefore
+// reads the file of an entry that is "racily clean" (read-cache.c
+// is_racy_stat, ie_match_stat) and smudges it, size 0, when it writes the
+// index anew (ce_smudge_racily_clean_entry). git built with USE_NSEC takes
+// an entry as racy when its mtime is not older than the index to the
+// nanosecond; git built without it (Debian's git 2.39, the one installed)
+// compares whole seconds, and its stat comparison ignores nanoseconds too.
+// The rule here is the stricter of the two, racy under either: since the
+// nanosecond rule's racy entries are all racy under the seconds rule, that
+// is the seconds rule. docs/checkpoints.md#racy-stat-data says the same.
+package racy
+
+import (
+	"time"
+
+	"github.com/git-venom/git-venom/lib/testhook"
+)
+
+// Against says whether stat data of a file last changed in the second
+// changed (unix seconds: an mtime, or a ctime where the cache compares
+// it) is racy in a cache whose reference time is ref (a time of the file
+// system's clock): its second is not older than ref's. A racy file is
+// read, never trusted by its stat data, and an index entry racy against
+// the index it came from is written smudged.
+func Against(changed int64, ref time.Time) bool { return changed >= ref.Unix() }
+
+// Entry is Against for an index entry's mtime seconds, as the index stores
+// them (32 bits).
+func Entry(mtimeSec uint32, ref time.Time) bool { return Against(int64(mtimeSec), ref) }
+
+// Margin is how far the file system's clock may lag the wall clock: file
+// times come from the kernel's coarse clock, a tick (at most 10 ms)
+// behind, and a file system that keeps whole seconds truncates them by
+// less than a second. Stat data taken at wall-clock time t has the
+// reference t less Margin: a file changed after t gets a time of that
+// second or a later one.
+const Margin = time.Second
+
+// Taken says whether stat data taken at wall-clock time taken, of a file
+// whose mtime and ctime are those (unix ns), is racy: Against taken
+// less Margin, for either time. It is the rule of the caches git-venom
+// keeps itself (the quick scan's record, the memo and its listing).
+//
+// VENOM_TEST_RACY_MS=n (tests only) trusts instead a file changed more
+// than n ms before, to the nanosecond: tests carry files they have just
+// written. This file system's times have nanoseconds, and those caches
+// compare them.
+func Taken(mtime, ctime int64, taken time.Time) bool {
+	if ms := testhook.Int("VENOM_TEST_RACY_MS"); ms > 0 {
+		recent := taken.Add(-time.Duration(ms) * time.Millisecond).UnixNano()
+		return mtime > recent || ctime > recent
+	}
+	ref := taken.Add(-Margin)
+	return Against(seconds(mtime), ref) || Against(seconds(ctime), ref)
+}
+
+// seconds is the unix second a time in unix ns falls in.
+func seconds(ns int64) int64 {
+	s := ns / 1e9
+	if ns%1e9 < 0 {
+		s--
+	}
+	return s
+}

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"testing"
@@ -159,4 +160,54 @@ func (e *Env) venomRollbackPlan(args ...string) string {
 	e.Venom("rollback", append(append(append([]string{}, flags...), "--dry-run", "--json"), paths...)...).OK(e.t).JSON(e.t, &res)
 	require.True(e.t, res.DryRun)
 	return res.Plan
+}
+
+// TestRollback_NotedFileRewrittenInItsSecond: a file the rollback placed,
+// rewritten by someone else in place, same size, in the second of its
+// write (mtime set back as the clock's tick would leave it), before the
+// rollback notes what it wrote in the private index, which it then writes
+// in a later second. The rollback says exact: false, and no later
+// checkpoint holds the rollback's blob for it: the note checks the file's
+// stat data again, to the nanosecond, and leaves a file that moved to be
+// read. Before, the private index took the placed file's stat data, which
+// git (whole seconds, core.trustCtime off) took for the rewritten file's.
+func TestRollback_NotedFileRewrittenInItsSecond(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Git("config", "core.trustCtime", "false")
+	env.Write("src/main.go", racyBase)
+	env.Commit("base")
+	env.Write("tmp/x.txt", "scratch\n")
+	k1 := env.Checkpoint("--agent=a1", "--reason=manual")
+	env.Write("src/main.go", racyV2)
+	args := []string{"--agent=a1", "--checkpoint=" + k1, "--restore=files", "--outside=overwrite", "--json"}
+	plan := env.DryRun(args[:4]...).Plan
+	p := env.pause("rollback-files-placed", []string{"VENOM_TEST_PAUSE_RESUME=1"}, "rollback", append(args, "--plan="+plan)...)
+	main := env.Path("src/main.go")
+	fi, err := os.Stat(main)
+	require.NoError(t, err)
+	require.Equal(t, racyBase, env.Read("src/main.go"))
+	f, err := os.OpenFile(main, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteAt([]byte(racyEdit), 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.NoError(t, os.Chtimes(main, fi.ModTime(), fi.ModTime()))
+	time.Sleep(time.Until(time.Unix(fi.ModTime().Unix()+1, 50e6)))
+	require.NoError(t, os.Remove(p.file))
+	select {
+	case <-p.done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the rollback did not end")
+	}
+	require.Equal(t, 0, p.cmd.ProcessState.ExitCode(), "%s%s", p.out, p.errb)
+	var res RollbackResult
+	require.NoError(t, json.Unmarshal(p.out.Bytes(), &res), p.out.String())
+	require.NotNil(t, res.Exact)
+	require.False(t, *res.Exact, "someone wrote during the rollback")
+
+	env.Remove("tmp") // the quick scan gives way to git status
+	k := env.Checkpoint("--agent=a1")
+	got := env.Git("rev-parse", "refs/venom/checkpoints/a1/"+k[1:]+":src/main.go")
+	require.Equal(t, env.Git("hash-object", "src/main.go"), got, "checkpoint %s holds %q", k, env.Git("cat-file", "-p", got))
 }

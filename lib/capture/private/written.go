@@ -6,15 +6,18 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"syscall"
 
 	git "github.com/libgit2/git2go/v34"
 
+	"github.com/git-venom/git-venom/lib/capture/scan"
 	"github.com/git-venom/git-venom/lib/capture/store"
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/git-venom/git-venom/lib/treeedit"
+	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // Written is a file a rollback has just placed in the tree: the object
@@ -148,7 +151,7 @@ func (p *Index) noteWritten(r *repo.Repo, files []Written, known Known) (int, er
 	// whole (a guard per file would cost more than the lookup).
 	var updates map[int]gitindex.Update
 	var edits []treeedit.Edit
-	if err := stats.Guard(func() { updates, edits = updatesFor(stats, odb, nc, files) }); err != nil {
+	if err := stats.Guard(func() { updates, edits = updatesFor(r.Top, stats, odb, nc, files) }); err != nil {
 		return 0, err
 	}
 	if len(edits) == 0 {
@@ -202,8 +205,13 @@ func (p *Index) noteWritten(r *repo.Repo, files []Written, known Known) (int, er
 }
 
 // updatesFor is the index update and the tree edit of each file of files
-// that the index tracks and that reads back as its blob (readsBack).
-func updatesFor(stats *gitindex.Stats, odb *git.Odb, nc *store.NoConversion, files []Written) (map[int]gitindex.Update, []treeedit.Edit) {
+// that the index tracks, that reads back as its blob (readsBack) and whose
+// stat data is still, to the nanosecond, what was taken right after it was
+// placed: a file written again since, in the same second, would keep stat
+// data git (comparing whole seconds) takes for the noted one, and the
+// index is written after. Such a file keeps its entry, smudged when racy
+// (lib/racy).
+func updatesFor(top string, stats *gitindex.Stats, odb *git.Odb, nc *store.NoConversion, files []Written) (map[int]gitindex.Update, []treeedit.Edit) {
 	updates := make(map[int]gitindex.Update, len(files))
 	var edits []treeedit.Edit
 	for _, f := range files {
@@ -220,6 +228,11 @@ func updatesFor(stats *gitindex.Stats, odb *git.Odb, nc *store.NoConversion, fil
 		}
 		u := gitindex.Update{Stat: f.Stat}
 		u.Stat.Mode = f.Mode
+		var st syscall.Stat_t
+		if syscall.Lstat(treepath.Abs(top, f.Path), &st) != nil || !scan.SameStat(&u.Stat, &st) ||
+			uint32(st.Dev) != u.Stat.Dev {
+			continue
+		}
 		copy(u.Oid[:], raw)
 		updates[i] = u
 		edits = append(edits, treeedit.Edit{Path: f.Path, Mode: f.Mode, Oid: f.Oid})

@@ -380,7 +380,7 @@ const (
 // (ie_modified), unless the index's size is 0, which read-tree and
 // update-index --cacheinfo leave.
 func compareStat(s *gitindex.Stat, st *syscall.Stat_t) statClass {
-	if sameStat(s, st) {
+	if SameStat(s, st) {
 		return statSame
 	}
 	if !sameType(s, st) || s.Size != 0 && s.Size != uint32(st.Size) {
@@ -401,9 +401,10 @@ func sameType(s *gitindex.Stat, st *syscall.Stat_t) bool {
 	return false
 }
 
-// sameStat compares as git's ie_match_stat does, and more strictly: every
-// field git may compare, whatever core.checkStat and core.trustCtime say.
-func sameStat(s *gitindex.Stat, st *syscall.Stat_t) bool {
+// SameStat compares as git's ie_match_stat does, and more strictly: every
+// field git may compare, to the nanosecond, whatever core.checkStat and
+// core.trustCtime say.
+func SameStat(s *gitindex.Stat, st *syscall.Stat_t) bool {
 	if s.MtimeSec != uint32(st.Mtim.Sec) || s.MtimeNsec != uint32(st.Mtim.Nsec) ||
 		s.CtimeSec != uint32(st.Ctim.Sec) || s.CtimeNsec != uint32(st.Ctim.Nsec) ||
 		s.Ino != uint32(st.Ino) || s.UID != st.Uid || s.GID != st.Gid || s.Size != uint32(st.Size) {

@@ -117,21 +117,20 @@ type Snapshot struct {
 	untracked []string
 	// held are the new objects of the tree, not on disk yet (TakeHeld).
 	held []Object
+	// stored are the ids of the objects this snapshot wrote to packs this
+	// command holds (StoreCommit need not write them again).
+	stored []git.Oid
 	// listing is the memo's listing, path by path, when this scan made
 	// one (carry.go).
 	listing *private.ListingWriter
 }
 
-// Store writes the snapshot's new objects and extra (the checkpoint's
-// commit) to the repository as one pack, recorded as git-venom's. Without
-// anything to write it does nothing.
-func (s *Snapshot) Store(r *repo.Repo, extra ...Object) error {
-	objs := append(s.held[:len(s.held):len(s.held)], extra...)
-	if err := store.WritePack(r, objs); err != nil {
-		return failure.Git("write-pack", err)
-	}
-	s.held = nil
-	return nil
+// Store writes the snapshot's new objects to the repository as one pack,
+// recorded as git-venom's and held until the command ends. Without
+// anything to write it does nothing. A checkpoint's commit goes through
+// StoreCommit.
+func (s *Snapshot) Store(r *repo.Repo) error {
+	return s.store(r, nil, nil)
 }
 
 // HeadString is Head as the log writes it: a hex id or null.
@@ -261,6 +260,12 @@ func takePrivate(ctx context.Context, r *repo.Repo, p *private.Index, tmpDir str
 		// A failed git call may have left the index half-way; it is only a
 		// cache, so it goes.
 		p.Discard()
+		if objectGone(err) {
+			// Its tree, or the memo's, was an object no ref reached, and a
+			// person's gc --prune=now took it: start again from a copy of
+			// the user's index, whose blobs git's gc keeps.
+			return nil, private.ErrUnusable
+		}
 		return nil, err
 	}
 	t0 = time.Now()

@@ -16,15 +16,17 @@ import (
 )
 
 // writeCommit writes the checkpoint commit of snap in one pack with the
-// capture's new objects (those TakeHeld held; a snapshot already stored
-// gets a pack of its commit alone): no loose object a checkpoint. The
-// pack is on disk before the ref that names the commit is made.
-func writeCommit(r *repo.Repo, snap *capture.Snapshot, msg string, when time.Time) (*git.Oid, error) {
+// capture's new objects (those TakeHeld held) and every object of its
+// tree that neither this command's held packs nor anchors hold
+// (capture.StoreCommit): no loose object a checkpoint, and none it relies
+// on that a person's gc could drop before its ref. The pack is on disk,
+// held, before the ref that names the commit is made.
+func writeCommit(r *repo.Repo, snap *capture.Snapshot, msg string, when time.Time, anchors []*git.Oid) (*git.Oid, error) {
 	if err := testhook.Point("commit-write"); err != nil {
 		return nil, err
 	}
 	id, data := refs.CommitObject(snap.Tree, snap.Head, msg, when)
-	if err := snap.Store(r, capture.Object{ID: *id, Type: packfile.Commit, Data: data}); err != nil {
+	if err := snap.StoreCommit(r, capture.Object{ID: *id, Type: packfile.Commit, Data: data}, anchors); err != nil {
 		return nil, err
 	}
 	return id, nil

@@ -424,6 +424,10 @@ type Meta struct {
 	Source string
 	Commit *git.Oid
 	Repo   *journal.RepoState
+	// Anchors are commits refs reach, besides HEAD and the agent's latest
+	// checkpoint, whose objects the new commit need not write again
+	// (capture.StoreCommit): a rollback's target.
+	Anchors []*git.Oid
 }
 
 // Record commits a snapshot as the agent's next checkpoint: commit, ref
@@ -454,7 +458,7 @@ func Record(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Agent
 		}
 		commit := m.Commit
 		if commit == nil {
-			commit, err = writeCommit(tree, snap, refs.Message(a.ID, id, m.Reason, m.Turn), now)
+			commit, err = writeCommit(tree, snap, refs.Message(a.ID, id, m.Reason, m.Turn), now, anchors(tree, a, snap, m))
 			if err != nil {
 				return nil, gitErr("commit", err)
 			}
@@ -487,6 +491,19 @@ func Record(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Agent
 		}
 		return &e, nil
 	}
+}
+
+// anchors are the commits a new checkpoint of snap can rely on as
+// reachable: HEAD's (its parent, which HEAD's reflog keeps), the agent's
+// latest checkpoint whose ref holds it, and m.Anchors.
+func anchors(r *repo.Repo, a *agents.Agent, snap *capture.Snapshot, m Meta) []*git.Oid {
+	list := append([]*git.Oid{snap.Head}, m.Anchors...)
+	if latest := a.Latest(); latest != nil && len(latest.Repos) == 1 && Usable(r, a, latest) {
+		if id, err := git.NewOid(latest.Repos[0].Commit); err == nil {
+			list = append(list, id)
+		}
+	}
+	return list
 }
 
 // adoptLeftovers adopts the refs at the agent's next numbers that a crashed

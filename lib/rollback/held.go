@@ -12,14 +12,11 @@ import (
 // object store holds the blob of every file of S the rollback replaces or
 // deletes: the one copy left of a person's file once it is written over.
 //
-// Why it can be missing: a capture does not store again a blob it finds
-// already stored, and the real call's capture of S finds the blobs the
-// dry run stored, in a pack no ref reaches yet (its hold ends with the dry
-// run). A person's `git repack -a -d` (or `gc --prune=now`) before the
-// safety ref drops that pack. After the ref, git keeps the objects, so a
-// blob present now stays. The lookup is in a fresh handle on the
-// repository: the command's own handle keeps a dropped pack open and
-// would still find it.
+// The safety checkpoint's commit pack holds every object of S no ref
+// reached (capture.StoreCommit, docs/checkpoints.md#objects-a-command-relies-on),
+// so this look is the last guard, not the hold. The lookup is in a fresh
+// handle on the repository: the command's own handle keeps a dropped
+// pack open and would still find it.
 func safetyHeld(r *repo.Repo, changes []plan.Change) error {
 	lib, err := git.OpenRepositoryExtended(r.GitDir, git.RepositoryOpenNoSearch, "")
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"os"
 	"time"
 
+	git "github.com/libgit2/git2go/v34"
+
 	"github.com/git-venom/git-venom/lib/capture"
 	"github.com/git-venom/git-venom/lib/checkpoints"
 	"github.com/git-venom/git-venom/lib/conversation"
@@ -223,7 +225,7 @@ func (r *runner) run() (*plan.Result, error) {
 	}
 	t0 := time.Now()
 	safety, err := checkpoints.Record(r.ctx, tx, p.Repo, a, r.snap, checkpoints.Meta{Reason: checkpoints.PreRollback,
-		ThroughTurn: through})
+		ThroughTurn: through, Anchors: targetCommit(p)})
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +299,7 @@ func (r *runner) run() (*plan.Result, error) {
 		afterThrough = p.Target.ThroughTurn
 	}
 	taken, err := checkpoints.Record(r.ctx, tx, p.Repo, a, after, checkpoints.Meta{Reason: checkpoints.Rollback,
-		ThroughTurn: afterThrough})
+		ThroughTurn: afterThrough, Anchors: targetCommit(p)})
 	if err != nil {
 		return nil, r.end(r.undo(ap, err))
 	}
@@ -347,4 +349,17 @@ func copyID(p *plan.Plan) string {
 		return ""
 	}
 	return p.Copy.ID
+}
+
+// targetCommit is the commit of the plan's target, which its ref reaches
+// (checkpoints.Meta.Anchors): the files the rollback restores are its.
+func targetCommit(p *plan.Plan) []*git.Oid {
+	if len(p.Target.Repos) != 1 {
+		return nil
+	}
+	id, err := git.NewOid(p.Target.Repos[0].Commit)
+	if err != nil {
+		return nil
+	}
+	return []*git.Oid{id}
 }

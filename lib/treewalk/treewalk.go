@@ -235,7 +235,11 @@ func readTree(odb *git.Odb, id *git.Oid, prefix []byte) ([]rawEntry, error) {
 		return nil, fmt.Errorf("%s is not a tree", id)
 	}
 	// One copy: data is libgit2's memory, freed on return.
-	data := string(obj.Data())
+	return parseTree(id, string(obj.Data()), prefix)
+}
+
+// parseTree parses the tree object id whose content is data (readTree).
+func parseTree(id *git.Oid, data string, prefix []byte) ([]rawEntry, error) {
 	const idLen = len(git.Oid{})
 	list := make([]rawEntry, 0, len(data)/(idLen+10))
 	for len(data) > 0 {

@@ -480,6 +480,10 @@ type Object struct {
 	ID   git.Oid
 	Type int // packfile.Commit, Tree, Blob
 	Data []byte
+	// Stored: the repository held it when the capture looked. WritePack
+	// leaves it out; the data is kept in case the commit relies on it and
+	// no ref reaches it (capture.StoreCommit writes it then).
+	Stored bool
 }
 
 // holder gathers a capture's new objects. Their bytes are copied into
@@ -509,9 +513,9 @@ func (h *holder) add(id git.Oid, typ int, data []byte) {
 	h.objs = append(h.objs, Object{ID: id, Type: typ, Data: data})
 }
 
-// fresh returns the held objects that the repository at objectsDir does
-// not hold, each once: two files of one content are one object, and a pack
-// lists each once. They come sorted by id.
+// fresh returns the held objects, each once (two files of one content are
+// one object, and a pack lists each once), those the repository at
+// objectsDir holds already marked Stored. They come sorted by id.
 func (h *holder) fresh(objectsDir string) ([]Object, error) {
 	objs := h.objs
 	h.objs = nil
@@ -526,31 +530,45 @@ func (h *holder) fresh(objectsDir string) ([]Object, error) {
 		if i > 0 && objs[i-1].ID == o.ID {
 			continue
 		}
-		if !disk.has(&o.ID) {
-			out = append(out, o)
-		}
+		o.Stored = disk.has(&o.ID)
+		out = append(out, o)
 	}
 	clear(objs[len(out):])
 	return out, nil
 }
 
-// writePack writes objs to the repository as one pack file with its index,
-// without deltas (finding deltas among a thousand changed files would cost
-// more than the capture's whole scan; git-venom's merges and the user's own
-// gc repack them), and records it as git-venom's (packset).
-func WritePack(r *repo.Repo, objs []Object) error {
-	if len(objs) == 0 {
+// WritePack writes objs, but those Stored, and again (objects the
+// repository holds, read from it one at a time: capture.StoreCommit) to
+// the repository as one pack file with its index, without deltas (finding
+// deltas among a thousand changed files would cost more than the
+// capture's whole scan; git-venom's merges and the user's own gc repack
+// them), and records it as git-venom's (packset).
+func WritePack(r *repo.Repo, objs []Object, again ...git.Oid) error {
+	n := len(again)
+	for i := range objs {
+		if !objs[i].Stored {
+			n++
+		}
+	}
+	if n == 0 {
 		return nil
 	}
-	w, err := packfile.Create(filepath.Join(r.CommonDir, "objects", "pack"), len(objs))
+	w, err := packfile.Create(filepath.Join(r.CommonDir, "objects", "pack"), n)
 	if err != nil {
 		return err
 	}
 	for _, o := range objs {
+		if o.Stored {
+			continue
+		}
 		if err := w.Add(o.ID, o.Type, o.Data); err != nil {
 			w.Abort()
 			return err
 		}
+	}
+	if err := addAgain(r, w, again); err != nil {
+		w.Abort()
+		return err
 	}
 	name, err := w.Seal()
 	if err != nil {
@@ -573,4 +591,30 @@ func WritePack(r *repo.Repo, objs []Object) error {
 	// written; a crash between the two leaves one pack to the user's gc
 	// once the next Maintain has let go of its hold.
 	return packset.Mark(r.StateDir, name)
+}
+
+// addAgain adds the objects again to w, each read whole from the
+// repository (through the command's own handle, which still reads a pack
+// deleted since it opened it).
+func addAgain(r *repo.Repo, w *packfile.Writer, again []git.Oid) error {
+	if len(again) == 0 {
+		return nil
+	}
+	odb, err := r.Odb()
+	if err != nil {
+		return err
+	}
+	defer odb.Free()
+	for i := range again {
+		obj, err := odb.Read(&again[i])
+		if err != nil {
+			return fmt.Errorf("object %s: %w", again[i].String(), err)
+		}
+		err = w.Add(again[i], int(obj.Type()), obj.Data())
+		obj.Free()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,0 +1,109 @@
+package capture
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+
+	git "github.com/libgit2/git2go/v34"
+
+	"github.com/git-venom/git-venom/lib/capture/failure"
+	"github.com/git-venom/git-venom/lib/capture/store"
+	"github.com/git-venom/git-venom/lib/packfile"
+	"github.com/git-venom/git-venom/lib/refs"
+	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/treewalk"
+)
+
+// StoreCommit writes the checkpoint commit of the snapshot with, in the
+// same held pack, every object of its tree that the snapshot's own held
+// packs do not hold and no anchor (a commit a ref reaches, HEAD's) holds
+// at the same path: docs/checkpoints.md#objects-a-command-relies-on.
+//
+// A capture builds on objects it finds stored: the memo's or the carry's
+// tree, blobs of the same content, a dry run's pack, the private index's
+// trees, git's loose objects. Nothing may reach them yet, and a person's
+// `git repack -a -d` or `gc --prune=now` that listed them before the
+// checkpoint's ref exists deletes them after it: a .keep put on their
+// pack now is not looked at again by a repack already running, nor is a
+// loose object's mtime by a prune with --expire=now. Written again into
+// a pack this command made and holds, they cannot be dropped before the
+// ref reaches them. An object that cannot be read any more fails the
+// capture: its checkpoint would be broken.
+func (s *Snapshot) StoreCommit(r *repo.Repo, commit Object, anchors []*git.Oid) error {
+	odb, err := r.Odb()
+	if err != nil {
+		return failure.Git("write-pack", err)
+	}
+	defer odb.Free()
+	var anchorTrees []*git.Oid
+	for _, c := range anchors {
+		if c == nil {
+			continue
+		}
+		// An anchor that cannot be read holds nothing for us.
+		if info, err := refs.ReadCommit(r, c); err == nil {
+			anchorTrees = append(anchorTrees, info.Tree)
+		}
+	}
+	// The tree's objects this capture made: held ones not on disk yet, and
+	// those found Stored (written below if the commit relies on them).
+	trees := map[git.Oid][]byte{}
+	for _, o := range s.held {
+		if o.Type == packfile.Tree {
+			trees[o.ID] = o.Data
+		}
+	}
+	have := slices.Clone(s.stored)
+	slices.SortFunc(have, compareOid)
+	var again []git.Oid
+	err = treewalk.Unshared(odb, func(id *git.Oid) []byte { return trees[*id] }, s.Tree, anchorTrees, func(id git.Oid) {
+		if _, mine := slices.BinarySearchFunc(have, id, compareOid); mine {
+			return
+		}
+		if i, ok := slices.BinarySearchFunc(s.held, id, func(o Object, id git.Oid) int { return compareOid(o.ID, id) }); ok {
+			s.held[i].Stored = false // in memory: written from there
+			return
+		}
+		again = append(again, id)
+	})
+	if err != nil {
+		return failure.Git("write-pack", err)
+	}
+	trees, have = nil, nil
+	err = s.store(r, []Object{commit}, again)
+	s.held = nil
+	return err
+}
+
+// objectGone says whether err is libgit2's answer for an object that is
+// not in the repository.
+func objectGone(err error) bool {
+	var g *git.GitError
+	return errors.As(err, &g) && g.Code == git.ErrorCodeNotFound
+}
+
+func compareOid(a, b git.Oid) int { return bytes.Compare(a[:], b[:]) }
+
+// store writes the held objects but those Stored, extra and again
+// (objects read from the repository and written again) as one held pack,
+// and notes their ids as this snapshot's own (stored). The Stored ones
+// stay held, for StoreCommit.
+func (s *Snapshot) store(r *repo.Repo, extra []Object, again []git.Oid) error {
+	objs := append(s.held[:len(s.held):len(s.held)], extra...)
+	if err := store.WritePack(r, objs, again...); err != nil {
+		return failure.Git("write-pack", err)
+	}
+	kept := s.held[:0]
+	for _, o := range objs {
+		if o.Stored {
+			kept = append(kept, o)
+		} else {
+			s.stored = append(s.stored, o.ID)
+		}
+	}
+	s.stored = append(s.stored, again...)
+	clear(s.held[len(kept):])
+	s.held = kept
+	return nil
+}

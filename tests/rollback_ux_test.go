@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -256,4 +257,51 @@ func TestRollback_InteractiveCtrlCAndCtrlD(t *testing.T) {
 			require.Equal(t, refs, env.Git("for-each-ref", "refs/venom"))
 		})
 	}
+}
+
+// Issue 28 item 14 (CONTRACT 9.9): an agent that never had a turn and has
+// no harness is the person's own. With it, in place, every edit used to be
+// "outside the agent's turns", so the first rollback a person tries was
+// conflict.outside_edits until --outside was chosen. Nothing is outside
+// its turns now: the plan says "your edits", the rollback needs no
+// --outside, and the safety checkpoint still holds what it overwrites.
+// Once it has had a turn, or shares its tree, the rule is the RFC's again.
+func TestRollback_PersonsOwnCheckpoints(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("a.txt", "saved\n")
+	env.Take(t, "--agent=a1") // k1
+	env.Write("a.txt", "edited\n")
+	env.Write("n.txt", "new\n")
+
+	dry := env.DryRun("--agent=a1", "k1")
+	assert.Equal(t, map[string]string{"a.txt": "turn", "n.txt": "turn"}, dry.Classes())
+	assert.Empty(t, dry.LeftReasons())
+	screen := env.Venom("rollback", "--agent=a1", "k1", "--dry-run").OK(t).Stdout
+	assert.Contains(t, screen, "Roll a1 back to k1, as you saved it (guarded tree")
+	assert.Contains(t, screen, "Your edits since k1:\n  modify a.txt\n  delete n.txt\n")
+	assert.NotContains(t, screen, "outside")
+	assert.Contains(t, screen, "Restores 2 files.\n")
+
+	res := env.Rollback("--agent=a1", "k1")
+	require.NotNil(t, res.Exact)
+	assert.True(t, *res.Exact)
+	assert.Equal(t, "saved\n", env.Read("a.txt"))
+	assert.NoFileExists(t, env.Path("n.txt"))
+	// Nothing is lost: the safety checkpoint holds the edits.
+	assert.Equal(t, "edited", env.Git("show", "refs/venom/checkpoints/a1/"+strings.TrimPrefix(res.Safety, "k")+":a.txt"))
+	assert.Equal(t, "new", env.Git("show", "refs/venom/checkpoints/a1/"+strings.TrimPrefix(res.Safety, "k")+":n.txt"))
+
+	// A second agent in the same tree: its work is protected again.
+	env.Take(t, "--agent=b1")
+	env.Write("a.txt", "b1's\n")
+	env.Venom("rollback", "--agent=a1", "k1", "--dry-run", "--json").Fails(t, 5, "conflict.outside_edits")
+	env.Venom("checkpoint", "clean", "--agent=b1", "--json").OK(t)
+	assert.Equal(t, "turn", env.DryRun("--agent=a1", "k1").Classes()["a.txt"])
+
+	// Once a1 has had a turn, a person's edit after it is outside again.
+	env.Turn("a1", func() { env.Write("t.txt", "turn\n") })
+	env.Write("a.txt", "person's, after the turn\n")
+	r := env.Venom("rollback", "--agent=a1", "k1", "--dry-run", "--json").Fails(t, 5, "conflict.outside_edits")
+	assert.Contains(t, r.Stdout+r.Stderr, "a.txt")
 }

@@ -183,6 +183,13 @@ func (a *Agent) LastEndedTurn() *Turn {
 // rollback has nothing to rewind and nothing to say about one.
 func (a *Agent) HasConversation() bool { return a.Harness != "none" && a.Harness != "" }
 
+// PersonsOwn reports an agent that never had a turn and has no harness:
+// only manual checkpoints, so its edits are a person's own and nothing of
+// its history is outside its turns (docs/rollback.md#your-own-checkpoints).
+func (a *Agent) PersonsOwn() bool {
+	return a.LastTurnN == 0 && a.OpenTurn == nil && !a.HasConversation()
+}
+
 // Live reports running or handed over (docs/checkpoints.md#agents-turns-and-states).
 func (a *Agent) Live() bool { return a.State == Running || a.State == HandedOver }
 

@@ -109,8 +109,12 @@ func (in *Input) since() int64 {
 // Plan is a computed rollback.
 type Plan struct {
 	Input
-	ID           string
-	Outside      string // the effective choice
+	ID      string
+	Outside string // the effective choice
+	// Own: the agent is the person's own (agents.Agent.PersonsOwn) and
+	// shares its tree with no other agent, so every change is of its
+	// turns and none is outside them.
+	Own          bool
 	Conversation Conversation
 	SharedWith   []string
 	Children     []string
@@ -145,6 +149,7 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 	}
 	idOpts.Paths = paths
 	p.ID = ID(idOpts, p.STree, in.Snapshot.HeadString(), in.Copy)
+	p.Own = in.Copy == nil && in.Agent.PersonsOwn() && len(in.State.Sharers(in.Agent)) == 0
 	p.Outside = in.Options.Outside
 	if p.Outside == "" {
 		p.Outside = "overwrite"
@@ -183,7 +188,13 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 	}
 	changes = chosen(changes, in.Paths)
 	t0 = time.Now()
-	if err := classify(ctx, in.Repo, in.State, in.Agent, in.since(), t.Commit, p.STree, changes); err != nil {
+	if p.Own {
+		// A person's own checkpoints: what changed since is theirs, with
+		// no one else's work to protect from them.
+		for i := range changes {
+			changes[i].Class = Turn
+		}
+	} else if err := classify(ctx, in.Repo, in.State, in.Agent, in.since(), t.Commit, p.STree, changes); err != nil {
 		return nil, gitErr(err)
 	}
 	testhook.Timed("plan-classify", t0)

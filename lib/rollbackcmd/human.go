@@ -33,6 +33,8 @@ func screen(env *cli.Env, p *plan.Plan) {
 		env.UI.Printf("Restore the files of %s of the fetched copy %s here, recorded under %s%s.\n",
 			bold(q(p.Target.Checkpoint)), bold(q(p.Copy.ID)), q(p.Agent.ID), guard)
 		env.UI.Printf("Files only: HEAD, the branch, the index and the conversation stay as they are.\n")
+	} else if p.Own {
+		env.UI.Printf("Roll %s back to %s, as you saved it%s.\n", q(p.Agent.ID), bold(q(p.Target.Checkpoint)), guard)
 	} else {
 		env.UI.Printf("Roll %s back to %s, %s%s.\n", q(p.Agent.ID), bold(q(p.Target.Checkpoint)),
 			stateAt(p.Target.ThroughTurn), guard)
@@ -64,6 +66,9 @@ func screen(env *cli.Env, p *plan.Plan) {
 			continue
 		}
 		title := map[string]string{plan.Agent: "Changed by the agent's edits:", plan.Turn: "Changed during the agent's turns:"}[class]
+		if p.Own {
+			title = "Your edits since " + q(p.Target.Checkpoint) + ":"
+		}
 		env.UI.Printf("%s\n", title)
 		for _, c := range list {
 			env.UI.Printf("  %-6s %s\n", c.Change, q(c.Path))
@@ -148,7 +153,7 @@ func summary(env *cli.Env, p *plan.Plan) {
 		{plan.Agent, "by its edits"},
 		{plan.Turn, "during its turns"},
 	} {
-		if n[k.class] > 0 {
+		if n[k.class] > 0 && !p.Own {
 			parts = append(parts, thousands(n[k.class])+" "+k.what)
 		}
 	}

@@ -374,6 +374,7 @@ func ReadCopy(s *state.Store, copyID string) (*agents.State, *agents.Agent, erro
 			"the fetched log of %s does not pass the checks (%s)", copyID, why).
 			Hint("git venom-checkpoint fetch %s   fetches it again", parts[0])
 	}
+	st.Settle()
 	a := st.Agents[copyID]
 	if a == nil {
 		return nil, nil, notFound

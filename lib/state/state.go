@@ -76,6 +76,7 @@ func (s *Store) fold(agent string, useSnapshot bool, watch func(*journal.Entry))
 	if err != nil {
 		return nil, nil, 0, Failed("read", s.Repo.Log, err)
 	}
+	st.Settle()
 	st.DecodeRepos()
 	if l.Damaged() > 0 && s.Damaged != nil {
 		s.Damaged(l)
@@ -154,6 +155,7 @@ func (t *Txn) Append(typ string, payload any) (journal.Entry, error) {
 		return e, Failed("write", t.Log.Path(), err)
 	}
 	t.State.Apply(&e)
+	t.State.Settle()
 	return e, nil
 }
 

@@ -59,12 +59,13 @@ var pageCodes = map[string][]errcode.Code{
 		errcode.UnsupportedHarnessCapability,
 		errcode.FailedRollbackUndone, errcode.FailedRollbackPartial, errcode.FailedRollbackInterrupted,
 		errcode.FailedCheckpointGit, errcode.FailedCheckpointTooLarge, errcode.FailedCheckpointUnsafe,
-		errcode.InvalidParamsInto, errcode.FailedCopyChecks,
+		errcode.InvalidParamsInto, errcode.FailedCopyChecks, errcode.FailedCopyBudget,
 		errcode.TimeoutCheckpoint, errcode.TimeoutLock, errcode.TimeoutHarnessRequest,
 	},
 	"git-venom-diff": {
 		errcode.InvalidParamsCheckpoint, errcode.InvalidParamsPath, errcode.NotFoundCheckpoint,
 		errcode.FailedCheckpointGit, errcode.TimeoutCheckpoint, errcode.TimeoutLock,
+		errcode.FailedCopyChecks, errcode.FailedCopyBudget,
 	},
 }
 
@@ -189,7 +190,8 @@ func TestMan_Renders(t *testing.T) {
 	files := roffText(page.section("FILES").all())
 	assert.Contains(t, files, "$GIT_COMMON_DIR/venom/lock")
 	config := roffText(page.section("CONFIGURATION").all())
-	for _, key := range []string{"venom.enabled", "venom.maxFileBytes", "venom.maxTotalBytes", "venom.keep", "venom.keepFor", "venom.keepSafety", "venom.timeout", "venom.rollbackNote"} {
+	for _, key := range []string{"venom.enabled", "venom.maxFileBytes", "venom.maxTotalBytes", "venom.keep", "venom.keepFor", "venom.keepSafety", "venom.timeout", "venom.rollbackNote",
+		"venom.copyMaxPaths", "venom.copyMaxDepth", "venom.copyMaxFileBytes", "venom.copyMaxTotalBytes"} {
 		assert.Contains(t, config, key, "CONFIGURATION of git-venom-checkpoint.1")
 	}
 }

@@ -70,7 +70,7 @@ func TestPlan_WordingCountsAndDroppedCommits(t *testing.T) {
 	assert.NotContains(t, out, "commit(s)")
 	assert.Contains(t, out, "\n  "+second[:7]+" second: agent.txt again\n")
 	assert.Regexp(t, regexp.MustCompile(`\n  [0-9a-f]{7} first: agent.txt\n`), out)
-	assert.Contains(t, out, "Restores 2 files: 1 changed outside the agent's turns, 1 during its turns.\n")
+	assert.Contains(t, out, "Restores 2 files (writes 0 bytes): 1 changed outside the agent's turns, 1 during its turns.\n")
 }
 
 // At a terminal the plan goes through the pager (core.pager, GIT_PAGER,
@@ -85,7 +85,7 @@ func TestPlan_InteractivePlanIsPagedAndCounted(t *testing.T) {
 	assert.Contains(t, screen, "LESS=FRX")
 	assert.Regexp(t, regexp.MustCompile(`PAGED:Roll a1 back to \S*k1\S*, before the first turn`), screen)
 	assert.Regexp(t, regexp.MustCompile(`PAGED:.*README\.md`), screen)
-	assert.Regexp(t, regexp.MustCompile(`(?m)^Restores 1 file: 1 during its turns; 1 left as it is\.\r?$`), screen)
+	assert.Regexp(t, regexp.MustCompile(`(?m)^Restores 1 file \(writes \d+ bytes\): 1 during its turns; 1 left as it is\.\r?$`), screen)
 	assert.Regexp(t, regexp.MustCompile(`(?m)^Plan p1-[0-9a-f]{16}\. Roll back\? \[y/N\]`), screen)
 	assert.NotContains(t, screen, "PAGED:Plan p1-")
 }

@@ -40,7 +40,8 @@ func TestReadme(t *testing.T) {
 		}
 	}
 	for _, key := range []string{"venom.enabled", "venom.maxFileBytes", "venom.maxTotalBytes", "venom.keep",
-		"venom.keepFor", "venom.keepSafety", "venom.timeout", "venom.rollbackNote"} {
+		"venom.keepFor", "venom.keepSafety", "venom.timeout", "venom.rollbackNote",
+		"venom.copyMaxPaths", "venom.copyMaxDepth", "venom.copyMaxFileBytes", "venom.copyMaxTotalBytes"} {
 		assert.Contains(t, readme, "`"+key+"`")
 	}
 

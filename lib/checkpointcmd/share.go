@@ -69,6 +69,10 @@ func (c *FetchCmd) Run(env *cli.Env) error {
 		env.UI.Printf("Nothing shared on %s.\n", quote.C(res.Remote))
 	}
 	for _, r := range res.Refused {
+		if r.Cap != nil {
+			env.UI.Errorf("warning: refused %s (%s: %d, past %s %d)\n", quote.C(r.Ref), r.Reason, r.Cap.Found, r.Cap.Key, r.Cap.Limit)
+			continue
+		}
 		env.UI.Errorf("warning: refused %s (%s)\n", quote.C(r.Ref), r.Reason)
 	}
 	return nil

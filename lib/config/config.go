@@ -30,6 +30,12 @@ type Config struct {
 	Timeout       time.Duration
 	RollbackNote  string
 	DiffMaxBytes  int64
+	// Copy* are the budgets of a fetched copy's checkpoint (lib/share):
+	// the paths, depth, largest file and bytes its tree checks out to.
+	CopyMaxPaths      int64
+	CopyMaxDepth      int64
+	CopyMaxFileBytes  int64
+	CopyMaxTotalBytes int64
 	// Exclude is every venom.exclude value, in the order git lists them:
 	// gitignore patterns a capture leaves out (docs/checkpoints.md#what-a-capture-holds).
 	Exclude []string
@@ -47,6 +53,12 @@ func Defaults() Config {
 		Timeout:       30 * time.Second,
 		RollbackNote:  DefaultRollbackNote,
 		DiffMaxBytes:  256 << 10,
+		// A monorepo's checkout is a few hundred thousand paths, a few
+		// dozen folders deep; a copy past these is a bomb or a mistake.
+		CopyMaxPaths:      500000,
+		CopyMaxDepth:      256,
+		CopyMaxFileBytes:  256 << 20,
+		CopyMaxTotalBytes: 4 << 30,
 	}
 }
 
@@ -136,6 +148,14 @@ func (c *Config) set(key, value string) error {
 		c.RollbackNote = value
 	case "venom.diffmaxbytes":
 		c.DiffMaxBytes, err = ParseBytes(value)
+	case "venom.copymaxpaths":
+		c.CopyMaxPaths, err = ParseBytes(value)
+	case "venom.copymaxdepth":
+		c.CopyMaxDepth, err = ParseBytes(value)
+	case "venom.copymaxfilebytes":
+		c.CopyMaxFileBytes, err = ParseBytes(value)
+	case "venom.copymaxtotalbytes":
+		c.CopyMaxTotalBytes, err = ParseBytes(value)
 	case "venom.exclude":
 		// A multi-valued key, each value one or more gitignore lines.
 		c.Exclude = append(c.Exclude, value)

@@ -91,10 +91,16 @@ func (c *CLI) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	if err := checkCopy(s, a, from); err != nil {
+		return err
+	}
 	d := treediff.Diff{Git: s.Repo.Git, Repo: ".", From: from.Repos[0].Commit, Paths: spec.Git()}
 	if c.To != "" {
 		to, err := checkpoints.Find(s.Repo, a, c.To)
 		if err != nil {
+			return err
+		}
+		if err := checkCopy(s, a, to); err != nil {
 			return err
 		}
 		d.To = to.Repos[0].Commit
@@ -159,6 +165,17 @@ func leaveExcluded(ctx context.Context, d treediff.Diff, patterns []string) (tre
 		shown[i], _ = paths.Display(at)
 	}
 	return d, shown, nil
+}
+
+// checkCopy checks a fetched copy's checkpoint again, its paths and its
+// budgets (share.Check) before git expands its tree: a tree bomb of a
+// million paths took git diff 20 s and 700 MB, a tree 30,000 folders
+// deep crashed it.
+func checkCopy(s *state.Store, a *agents.Agent, c *agents.Checkpoint) error {
+	if !share.IsCopy(a.ID) {
+		return nil
+	}
+	return share.Check(s, a, c, share.CheckPaths)
 }
 
 // shortForms reads `git venom-diff k2 [k3]`.

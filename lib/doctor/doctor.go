@@ -268,7 +268,7 @@ func unsafePaths(ctx context.Context, s *state.Store) Check {
 	if err != nil {
 		return bad(id, Warn, "run git for-each-ref refs/venom/ to see why", "cannot list the refs: %v", err)
 	}
-	seen := map[git.Oid]bool{}
+	seen := &refs.Walk{}
 	var found, fixes []string
 	n := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {

@@ -115,6 +115,7 @@ const (
 	FailedNote                Code = "failed.note"
 	FailedRemote              Code = "failed.remote"
 	FailedCopyChecks          Code = "failed.copy_checks"
+	FailedCopyBudget          Code = "failed.copy_budget"
 
 	TimeoutCheckpoint     Code = "timeout.checkpoint"
 	TimeoutHarnessRequest Code = "timeout.harness_request"
@@ -183,6 +184,7 @@ var Registry = map[Code]string{
 	FailedNote:                "git could not store the note under refs/notes/venom",
 	FailedRemote:              "git push, fetch or ls-remote of the remote failed",
 	FailedCopyChecks:          "a fetched copy's checkpoint no longer passes fetch's checks (its ref, its commit's trailers or its tree's paths)",
+	FailedCopyBudget:          "a fetched copy's checkpoint comes to more paths, folders deep or bytes than a venom.copyMax* key allows",
 
 	TimeoutCheckpoint:     "a capture passed venom.timeout",
 	TimeoutHarnessRequest: "the harness did not answer within venom.timeout",
@@ -283,6 +285,7 @@ var Data = map[Code]Shape{
 	FailedNote:                Members("commit", "ref"),
 	FailedRemote:              Members("remote", "step?"),
 	FailedCopyChecks:          Members("agent", "checkpoint", "reason"),
+	FailedCopyBudget:          Members("agent", "checkpoint", "key", "limit", "found"),
 
 	TimeoutCheckpoint:     Members("repo"),
 	TimeoutHarnessRequest: Members("agent", "harness_session", "harness_turn"),

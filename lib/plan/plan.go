@@ -121,6 +121,9 @@ type Plan struct {
 	Changes      []Change // every difference, with class or left reason
 	IgnoredEdits []string
 	STree        string // S's tree id
+	// Bytes is what the files the rollback writes come to: a checkpoint
+	// may hold a gigabyte file that is a megabyte stored.
+	Bytes int64
 }
 
 // Conversation is the result's conversation member (docs/json.md, docs/harness.md#hooks).
@@ -203,6 +206,9 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 	testhook.Timed("plan-left", t0)
 	changes = addSkipped(changes, in.Paths, in.Snapshot.Skipped, t.Skipped)
 	p.Changes = changes
+	if p.Bytes, err = written(in.Repo, changes); err != nil {
+		return nil, gitErr(err)
+	}
 	p.IgnoredEdits = in.State.IgnoredEditsAfter(in.Agent.ID, in.since())
 	if p.Outside == "refuse" {
 		if err := refuseOutside(changes); err != nil {
@@ -210,6 +216,33 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// written sums the sizes of the files and links the changes write (a
+// header read each; gitlinks write no file).
+func written(r *repo.Repo, changes []Change) (int64, error) {
+	lib, err := r.Lib()
+	if err != nil {
+		return 0, err
+	}
+	odb, err := lib.Odb()
+	if err != nil {
+		return 0, err
+	}
+	defer odb.Free()
+	var sum int64
+	for i := range changes {
+		c := &changes[i]
+		if c.Left != "" || !c.Writes() || c.TMode == Gitlink {
+			continue
+		}
+		size, _, err := odb.ReadHeader(&c.TOid)
+		if err != nil {
+			return 0, err
+		}
+		sum += int64(size)
+	}
+	return sum, nil
 }
 
 // chosen keeps the changes a path-scoped rollback covers: those its paths
@@ -421,6 +454,7 @@ type RepoJSON struct {
 	Repo         string     `json:"repo"`
 	Path         string     `json:"path"`
 	Head         Head       `json:"head"`
+	Bytes        int64      `json:"bytes"` // what the files it writes come to
 	Files        []FileJSON `json:"files"`
 	Left         []LeftJSON `json:"left"`
 	IgnoredEdits []string   `json:"ignored_edits"`
@@ -463,7 +497,7 @@ func (p *Plan) Result() *Result {
 			left++
 		}
 	}
-	rj := RepoJSON{Repo: ".", Path: p.Repo.Top, Head: p.Head, Files: make([]FileJSON, 0, len(p.Changes)-left),
+	rj := RepoJSON{Repo: ".", Path: p.Repo.Top, Head: p.Head, Bytes: p.Bytes, Files: make([]FileJSON, 0, len(p.Changes)-left),
 		Left: make([]LeftJSON, 0, left), IgnoredEdits: p.IgnoredEdits}
 	for _, c := range p.Changes {
 		shown, b64 := paths.Display(c.Path)

@@ -11,6 +11,7 @@ import (
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/rollback"
+	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // screen shows a dry run as docs/rollback.md#the-plan's confirmation screen: outside paths
@@ -139,8 +140,9 @@ func screen(env *cli.Env, p *plan.Plan) {
 }
 
 // summary counts the plan by class, for a person who cannot read every
-// line of a long one: "Restores 2,790 files: 2 changed outside the agent's
-// turns, 2,700 by its edits, 88 during its turns; 3 left as they are."
+// line of a long one, with what its writes come to: "Restores 2,790 files
+// (writes 18.20 MiB): 2 changed outside the agent's turns, 2,700 by its
+// edits, 88 during its turns; 3 left as they are."
 func summary(env *cli.Env, p *plan.Plan) {
 	n := map[string]int{}
 	files := p.Files()
@@ -158,6 +160,9 @@ func summary(env *cli.Env, p *plan.Plan) {
 		}
 	}
 	line := "Restores " + plural(len(files), "file", "files")
+	if len(files) > 0 {
+		line += " (writes " + ui.Bytes(p.Bytes) + ")"
+	}
 	if len(parts) > 0 {
 		line += ": " + strings.Join(parts, ", ")
 	}

@@ -5,8 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	git "github.com/libgit2/git2go/v34"
-
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/checkpoints"
 	"github.com/git-venom/git-venom/lib/errcode"
@@ -54,7 +52,8 @@ const (
 	// trailers name the copy's agent and checkpoint.
 	CheckRef = iota
 	// CheckPaths: CheckRef, and every path of the tree is one git would
-	// check out (treepath rules), as fetch checked it.
+	// check out (treepath rules), within the venom.copyMax* budgets, as
+	// fetch checked it.
 	CheckPaths
 )
 
@@ -65,38 +64,43 @@ const (
 // commit or tree is taken on trust. The error is failed.copy_checks with
 // fetch's refusal reason.
 func Check(s *state.Store, a *agents.Agent, c *agents.Checkpoint, level int) error {
-	why := check(s, a, c, level)
+	why, over := check(s, a, c, level)
 	if why == "" {
 		return nil
+	}
+	if over != nil {
+		return budgetError(a.ID, c.Checkpoint, over)
 	}
 	return errcode.Newf(errcode.FailedCopyChecks, map[string]string{"agent": a.ID, "checkpoint": c.Checkpoint, "reason": why},
 		"checkpoint %s of the fetched copy %s does not pass the checks (%s); nothing was changed", c.Checkpoint, a.ID, why).
 		Hint("git venom-checkpoint fetch %s   fetches the copy again, checked", strings.SplitN(a.ID, "/", 2)[0])
 }
 
-func check(s *state.Store, a *agents.Agent, c *agents.Checkpoint, level int) string {
+func check(s *state.Store, a *agents.Agent, c *agents.Checkpoint, level int) (string, *Over) {
 	_, _, agent := Parts(a.ID)
 	if len(c.Repos) != 1 {
-		return RefusedUnlogged
+		return RefusedUnlogged, nil
 	}
 	held, err := refs.Resolve(s.Repo, a.ID, c.N)
 	if err != nil || held == nil {
-		return RefusedMissing
+		return RefusedMissing, nil
 	}
 	if held.String() != c.Repos[0].Commit {
-		return RefusedUnlogged
+		return RefusedUnlogged, nil
 	}
 	info, err := refs.ReadCommit(s.Repo, held)
 	if err != nil {
-		return RefusedMissing
+		return RefusedMissing, nil
 	}
 	if !checkpoints.Trailers(info, agent, ids.Checkpoint(c.N)) {
-		return RefusedTrailers
+		return RefusedTrailers, nil
 	}
-	if level >= CheckPaths && refs.UnsafePath(s.Repo, info.Tree, map[git.Oid]bool{}) != nil {
-		return RefusedPath
+	if level >= CheckPaths {
+		w := walk(s.Config)
+		defer w.Free()
+		return budget(s, w, info.Tree)
 	}
-	return ""
+	return "", nil
 }
 
 // Untrusted marks every checkpoint of copy a that fails Check at level
@@ -105,7 +109,10 @@ func check(s *state.Store, a *agents.Agent, c *agents.Checkpoint, level int) str
 // pruned one.
 func Untrusted(s *state.Store, a *agents.Agent) {
 	for _, c := range a.Checkpoints {
-		if c.Live() && check(s, a, c, CheckRef) != "" {
+		if !c.Live() {
+			continue
+		}
+		if why, _ := check(s, a, c, CheckRef); why != "" {
 			c.Removed = true
 		}
 	}

@@ -46,6 +46,7 @@ type Copy struct {
 type Refusal struct {
 	Ref    string `json:"ref"`
 	Reason string `json:"reason"`
+	Cap    *Over  `json:"cap,omitempty"` // the cap a budget refusal is past
 }
 
 // Refusal reasons.
@@ -59,6 +60,12 @@ const (
 	// RefusedSymbolic: the local ref is a symbolic ref (refs.ErrSymbolic),
 	// neither written nor deleted; Ref is its name here.
 	RefusedSymbolic = "symbolic"
+	// RefusedBudget: its tree comes to more than a venom.copyMax* cap
+	// allows (Over, in Refusal.Cap).
+	RefusedBudget = "budget"
+	// RefusedObjects: git's checks (fetch.fsckObjects) refused an object
+	// of the copy: each of its refs is refused so.
+	RefusedObjects = "objects"
 )
 
 // Fetch brings remote's shared checkpoints here, under
@@ -81,12 +88,12 @@ func Fetch(ctx context.Context, s *state.Store, remote string) (*Fetched, error)
 		refs map[int]remoteRefEntry
 	}
 	groups := map[[2]string]*group{}
-	var wants []string
+	wants := map[[2]string][]string{}
 	for i := range listed {
 		e := listed[i]
 		r, ok := parseShared(strings.TrimPrefix(e.name, RemotePrefix))
 		if !ok || !isOid(e.oid) {
-			res.Refused = append(res.Refused, Refusal{e.name, RefusedName})
+			res.Refused = append(res.Refused, Refusal{Ref: e.name, Reason: RefusedName})
 			continue
 		}
 		k := [2]string{r.machine, r.agent}
@@ -98,24 +105,21 @@ func Fetch(ctx context.Context, s *state.Store, remote string) (*Fetched, error)
 		} else {
 			groups[k].refs[r.n] = e
 		}
-		wants = append(wants, e.oid)
-	}
-	if len(wants) > 0 {
-		// Object ids only: git writes no ref and no FETCH_HEAD, and checks
-		// every object it receives (fsck: no .git or .. entry, well-formed
-		// commits and trees) before keeping any.
-		_, err := s.Repo.Git.RunCall(ctx, gitcli.Call{Stdin: strings.NewReader(strings.Join(wants, "\n") + "\n")},
-			"-c", "fetch.fsckObjects=true", "-c", "transfer.fsckObjects=true",
-			"fetch", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules", "--stdin", "--", remote)
-		if err != nil {
-			return nil, remoteErr(remote, "fetch", err)
-		}
+		wants[k] = append(wants[k], e.oid)
 	}
 	var keys [][2]string
 	for k := range groups {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+keys[i][1] < keys[j][0]+keys[j][1] })
+	lists := make([][]string, len(keys))
+	for i, k := range keys {
+		lists[i] = wants[k]
+	}
+	refused, err := fetchObjects(ctx, s, remote, lists)
+	if err != nil {
+		return nil, err
+	}
 	var script strings.Builder
 	want := map[string]bool{}
 	// A symbolic ref here is never written or deleted: git would write
@@ -125,17 +129,26 @@ func Fetch(ctx context.Context, s *state.Store, remote string) (*Fetched, error)
 		if err == nil && !sym {
 			return false
 		}
-		res.Refused = append(res.Refused, Refusal{name, RefusedSymbolic})
+		res.Refused = append(res.Refused, Refusal{Ref: name, Reason: RefusedSymbolic})
 		return true
 	}
-	seen := map[git.Oid]bool{}
-	for _, k := range keys {
+	seen := walk(s.Config)
+	defer seen.Free()
+	for i, k := range keys {
 		g := groups[k]
+		if refused[i] {
+			for _, e := range listed {
+				if r, ok := parseShared(strings.TrimPrefix(e.name, RemotePrefix)); ok && r.machine == k[0] && r.agent == k[1] {
+					res.Refused = append(res.Refused, Refusal{Ref: e.name, Reason: RefusedObjects})
+				}
+			}
+			continue
+		}
 		c := Copy{Copy: CopyID(remote, k[0], k[1]), Machine: k[0], Agent: k[1], Checkpoints: []string{}}
 		logged, logErr := readLog(s, g.log, k[1], nil)
 		if logErr != "" {
 			name := remoteRef(sharedRef{machine: k[0], agent: k[1]})
-			res.Refused = append(res.Refused, Refusal{name, logErr})
+			res.Refused = append(res.Refused, Refusal{Ref: name, Reason: logErr})
 			continue
 		}
 		var ns []int
@@ -145,8 +158,8 @@ func Fetch(ctx context.Context, s *state.Store, remote string) (*Fetched, error)
 		sort.Ints(ns)
 		for _, n := range ns {
 			e := g.refs[n]
-			if why := checkCheckpoint(s, e.oid, k[1], n, logged, seen); why != "" {
-				res.Refused = append(res.Refused, Refusal{e.name, why})
+			if why, over := checkCheckpoint(s, e.oid, k[1], n, logged, seen); why != "" {
+				res.Refused = append(res.Refused, Refusal{e.name, why, over})
 				continue
 			}
 			name := localRef(remote, sharedRef{machine: k[0], agent: k[1], n: n})
@@ -187,6 +200,56 @@ func Fetch(ctx context.Context, s *state.Store, remote string) (*Fetched, error)
 	return res, nil
 }
 
+// fetchObjects asks git for the objects of every copy (lists: each
+// copy's object ids) at once. Object ids only: git writes no ref and no
+// FETCH_HEAD, and checks every object it receives (fsck: no .git or ..
+// entry, well-formed commits and trees) before keeping any. One refused
+// object fails git's whole fetch, so a failed fetch is tried again half by
+// half, down to the copies that hold a refused object (a few fetches per
+// bad copy, not one per copy): those are refused, the others fetched.
+// When every copy fails, the remote as a whole is: failed.remote with
+// git's first error.
+func fetchObjects(ctx context.Context, s *state.Store, remote string, lists [][]string) (map[int]bool, error) {
+	refused := map[int]bool{}
+	var first error
+	var try func(idx []int)
+	try = func(idx []int) {
+		var wants []string
+		for _, i := range idx {
+			wants = append(wants, lists[i]...)
+		}
+		if len(wants) == 0 {
+			return
+		}
+		_, err := s.Repo.Git.RunCall(ctx, gitcli.Call{Stdin: strings.NewReader(strings.Join(wants, "\n") + "\n")},
+			"-c", "fetch.fsckObjects=true", "-c", "transfer.fsckObjects=true",
+			"fetch", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules", "--stdin", "--", remote)
+		if err == nil {
+			return
+		}
+		if first == nil {
+			first = err
+		}
+		if len(idx) == 1 || ctx.Err() != nil {
+			for _, i := range idx {
+				refused[i] = true
+			}
+			return
+		}
+		try(idx[:len(idx)/2])
+		try(idx[len(idx)/2:])
+	}
+	all := make([]int, len(lists))
+	for i := range all {
+		all[i] = i
+	}
+	try(all)
+	if first != nil && (len(refused) == len(lists) || ctx.Err() != nil) {
+		return nil, remoteErr(remote, "fetch", first)
+	}
+	return refused, nil
+}
+
 func isOid(s string) bool {
 	_, err := git.NewOid(s)
 	return err == nil && len(s) == 40
@@ -194,27 +257,28 @@ func isOid(s string) bool {
 
 // checkCheckpoint is the adoption check (docs/checkpoints.md#refs, issue 12) of a
 // fetched checkpoint commit: a commit whose trailers name this agent and
-// k<n>, a tree whose every entry git would check out, and the very commit
-// the log copy records for k<n>.
-func checkCheckpoint(s *state.Store, oid, agent string, n int, logged map[string]string, seen map[git.Oid]bool) string {
+// k<n>, a tree whose every entry git would check out, within the
+// venom.copyMax* budgets, and the very commit the log copy records for
+// k<n>.
+func checkCheckpoint(s *state.Store, oid, agent string, n int, logged map[string]string, seen *refs.Walk) (string, *Over) {
 	id, err := git.NewOid(oid)
 	if err != nil {
-		return RefusedName
+		return RefusedName, nil
 	}
 	info, err := refs.ReadCommit(s.Repo, id)
 	if err != nil {
-		return RefusedMissing
+		return RefusedMissing, nil
 	}
 	if !checkpoints.Trailers(info, agent, ids.Checkpoint(n)) {
-		return RefusedTrailers
+		return RefusedTrailers, nil
 	}
-	if refs.UnsafePath(s.Repo, info.Tree, seen) != nil {
-		return RefusedPath
+	if why, over := budget(s, seen, info.Tree); why != "" {
+		return why, over
 	}
 	if logged[ids.Checkpoint(n)] != oid {
-		return RefusedUnlogged
+		return RefusedUnlogged, nil
 	}
-	return ""
+	return "", nil
 }
 
 // readLog reads and checks an agent's log copy: a commit whose tree is

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/testhook"
 )
 
 // Prompt reads the prompt that opened turn t from its session's
@@ -23,7 +24,7 @@ func (Adapter) Prompt(a *agents.Agent, t *agents.Turn, getenv func(string) strin
 	if err != nil {
 		return ""
 	}
-	ix := promptsOf(path)
+	ix := promptsOf(path, a, t)
 	if p, ok := ix.byPromptID[t.HarnessTurn]; ok && t.HarnessTurn != "" {
 		return p
 	}
@@ -34,47 +35,57 @@ func (Adapter) Prompt(a *agents.Agent, t *agents.Turn, getenv func(string) strin
 }
 
 // prompts is one transcript's prompts, by prompt id and by the uuid of
-// each chain entry that follows one.
+// each chain entry that follows one: only those the agent's turns name
+// (their harness turns and ends), so that what it holds is bounded by
+// the turns, not by the transcript's lines.
 type prompts struct {
 	byPromptID  map[string]string
 	beforeEntry map[string]string
+	ids, ends   map[string]bool // what was looked for
 }
 
 // A command explaining many turns of one session reads its transcript
-// once.
+// once, per agent.
 var (
 	promptsMu    sync.Mutex
-	promptsCache = map[string]*prompts{}
+	promptsCache = map[[2]string]*prompts{}
 )
 
-func promptsOf(path string) *prompts {
+func promptsOf(path string, a *agents.Agent, t *agents.Turn) *prompts {
 	promptsMu.Lock()
 	defer promptsMu.Unlock()
-	if ix, ok := promptsCache[path]; ok {
+	key := [2]string{path, a.ID}
+	if ix, ok := promptsCache[key]; ok && ix.ids[t.HarnessTurn] && ix.ends[t.HarnessEnd] {
 		return ix
 	}
-	ix := &prompts{byPromptID: map[string]string{}, beforeEntry: map[string]string{}}
-	promptsCache[path] = ix
-	lines, err := readLines(path)
-	if err != nil {
-		return ix
+	ids, ends := map[string]bool{t.HarnessTurn: true}, map[string]bool{t.HarnessEnd: true}
+	for _, o := range a.Turns {
+		ids[o.HarnessTurn], ends[o.HarnessEnd] = true, true
 	}
-	last := ""
-	for _, raw := range lines {
+	ix := &prompts{byPromptID: map[string]string{}, beforeEntry: map[string]string{}, ids: ids, ends: ends}
+	promptsCache[key] = ix
+	last, decoded := "", 0
+	_ = eachLine(path, func(raw []byte) bool {
 		var l Line
+		if !mayChain(raw) {
+			return true
+		}
+		decoded++
 		if json.Unmarshal(raw, &l) != nil {
-			continue
+			return true
 		}
 		if text, ok := promptText(raw, &l); ok {
 			last = text
-			if _, seen := ix.byPromptID[l.PromptID]; !seen {
+			if _, seen := ix.byPromptID[l.PromptID]; !seen && ids[l.PromptID] {
 				ix.byPromptID[l.PromptID] = text
 			}
 		}
-		if l.InChain() && last != "" {
+		if l.InChain() && last != "" && ends[*l.UUID] {
 			ix.beforeEntry[*l.UUID] = last
 		}
-	}
+		return true
+	})
+	testhook.Counted("transcript-lines-decoded", decoded)
 	return ix
 }
 

@@ -9,6 +9,7 @@
 package claude
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -344,28 +345,69 @@ var uuidRE = sync.OnceValue(func() *regexp.Regexp {
 func ValidSessionID(s string) bool { return uuidRE().MatchString(s) }
 
 // readLines reads a transcript's lines, skipping blank ones: a regular
-// file only, of at most maxForwardBytes.
+// file only, of at most maxForwardBytes. A rewind's fork writes every
+// line again, so it holds them all; readers that look for a few lines
+// use eachLine.
 func readLines(path string) ([][]byte, error) {
+	var out [][]byte
+	err := eachLine(path, func(l []byte) bool {
+		out = append(out, append([]byte(nil), l...))
+		return true
+	})
+	return out, err
+}
+
+// eachLine calls fn with each line of a transcript that is not blank, in
+// order, as it reads it (fn must not keep the slice), until fn returns
+// false: a regular file only,
+// of at most maxForwardBytes, no line longer than hookLimits.line. Read
+// whole and split, 80 million tiny lines took 7 GB and two minutes.
+func eachLine(path string, fn func([]byte) bool) error {
 	f, err := statefile.OpenRegular(path, os.O_RDONLY, 0, false)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxForwardBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxForwardBytes {
-		return nil, fmt.Errorf("%s: %w: over %d bytes", path, ErrTooLarge, maxForwardBytes)
-	}
-	var out [][]byte
-	for _, l := range bytes.Split(data, []byte{'\n'}) {
-		if l = bytes.TrimSpace(l); len(l) > 0 {
-			out = append(out, l)
+	r := bufio.NewReaderSize(io.LimitReader(f, maxForwardBytes+1), 64<<10)
+	var long []byte // a line longer than the reader's buffer, put together
+	var read int64
+	for {
+		chunk, err := r.ReadSlice('\n')
+		read += int64(len(chunk))
+		if read > maxForwardBytes {
+			return fmt.Errorf("%s: %w: over %d bytes", path, ErrTooLarge, maxForwardBytes)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if len(long)+len(chunk) > hookLimits.line {
+				return fmt.Errorf("%s: %w: a line over %d bytes", path, ErrTooLarge, hookLimits.line)
+			}
+			long = append(long, chunk...)
+			continue
+		}
+		line := chunk
+		if long != nil {
+			if len(long)+len(chunk) > hookLimits.line {
+				return fmt.Errorf("%s: %w: a line over %d bytes", path, ErrTooLarge, hookLimits.line)
+			}
+			line = append(long, chunk...)
+			long = nil
+		}
+		if l := bytes.TrimSpace(line); len(l) > 0 && !fn(l) {
+			return nil
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
 		}
 	}
-	return out, nil
 }
+
+// mayChain: a line that can be a chain entry or a prompt names a uuid.
+// Checking that before decoding it passes over the lines nothing here
+// reads (a file of tiny lines) at the cost of a byte search.
+func mayChain(raw []byte) bool { return bytes.Contains(raw, []byte(`"uuid"`)) }
 
 // Resolve finds the uuid, in the transcript at path, of the entry that was
 // anchor when the turn ended. Sessions forked the SDK's way give every line
@@ -377,27 +419,33 @@ func Resolve(path, anchor string) (string, error) {
 }
 
 func resolve(path, anchor string, depth int) (string, error) {
-	lines, err := readLines(path)
-	if err != nil {
-		return "", err
-	}
 	dir := filepath.Dir(path)
 	type link struct{ uuid, session, from string }
 	var forked []link
-	for _, raw := range lines {
+	found := ""
+	err := eachLine(path, func(raw []byte) bool {
 		var l Line
-		if json.Unmarshal(raw, &l) != nil || !l.InChain() {
-			continue
+		if !mayChain(raw) || json.Unmarshal(raw, &l) != nil || !l.InChain() {
+			return true
 		}
 		if *l.UUID == anchor || (l.Attachment != nil && l.Attachment.SourceUUID == anchor) {
-			return *l.UUID, nil
+			found = *l.UUID
+			return false
 		}
 		if l.ForkedFrom != nil {
 			if l.ForkedFrom.MessageUUID == anchor {
-				return *l.UUID, nil
+				found = *l.UUID
+				return false
 			}
 			forked = append(forked, link{*l.UUID, l.ForkedFrom.SessionID, l.ForkedFrom.MessageUUID})
 		}
+		return true
+	})
+	if err != nil {
+		return "", err
+	}
+	if found != "" {
+		return found, nil
 	}
 	if depth < 8 {
 		// A fork of a fork: the anchor may be an older name of a line.

@@ -135,7 +135,7 @@ type installFlags struct {
 	Isolation string `name:"isolation" enum:",in_place,worktree,copy" default:"" help:"Put --isolation=I in the hook command."`
 	Scope     string `name:"scope" enum:"local,project,user" default:"local" help:"local: .claude/settings.local.json, .codex/ or .gemini/settings.json; project: .claude/settings.json; user: ~/.claude/settings.json, $CODEX_HOME or ~/.gemini/settings.json."`
 	Via       string `name:"via" enum:"auto,hooks,notify,both" default:"auto" help:"Codex: hooks.json, config.toml's notify, or both; auto picks hooks when the installed Codex has them."`
-	DryRun    bool   `name:"dry-run" help:"Print the resulting file and write nothing."`
+	DryRun    bool   `name:"dry-run" help:"Write nothing: name each file, what would happen to it and what it would hold."`
 }
 
 // HookInstallCmd installs the hooks.
@@ -178,14 +178,30 @@ func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 		return err
 	}
 	if f.DryRun {
+		note := codexTrustNote(in, files, uninstall)
 		if env.JSON {
-			return env.UI.JSON(installResult(f, files, true))
+			res := installResult(f, files, true)
+			res.Warning = note
+			return env.UI.JSON(res)
 		}
 		for _, file := range files {
-			if len(files) > 1 {
-				env.UI.Printf("==> %s <==\n", quote.C(file.Path))
+			path := quote.C(file.Path)
+			switch action(file) {
+			case actionCreate:
+				env.UI.Printf("Would create %s:\n", path)
+			case actionChange:
+				env.UI.Printf("Would change %s to:\n", path)
+			case actionRemove:
+				env.UI.Printf("Would remove %s, which holds only git-venom's hooks.\n", path)
+				continue
+			default:
+				printUnchanged(env, file, uninstall)
+				continue
 			}
 			_, _ = env.UI.Out.Write(file.Content)
+		}
+		if note != "" {
+			fmt.Fprintf(env.UI.Err, "note: %s\n", quote.Text(note))
 		}
 		return nil
 	}
@@ -214,15 +230,19 @@ func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 	bold := env.UI.OutStyle(color.Bold)
 	for _, file := range files {
 		path := quote.C(file.Path) // the repository's folder may be named anything
-		switch {
-		case !file.Changed:
-			env.UI.Printf("%s is already as it should be.\n", path)
-		case uninstall && file.Content == nil:
+		switch action(file) {
+		case actionNone:
+			printUnchanged(env, file, uninstall)
+		case actionRemove:
 			env.UI.Printf("Removed %s: git-venom had created it.\n", bold(path))
-		case uninstall:
-			env.UI.Printf("Removed git-venom's %s hooks from %s.\n", f.Harness, bold(path))
-		default:
-			env.UI.Printf("Installed git-venom's %s hooks in %s.\n", f.Harness, bold(path))
+		case actionCreate:
+			env.UI.Printf("Installed git-venom's %s hooks in %s (new file).\n", f.Harness, bold(path))
+		case actionChange:
+			if uninstall {
+				env.UI.Printf("Removed git-venom's %s hooks from %s.\n", f.Harness, bold(path))
+			} else {
+				env.UI.Printf("Installed git-venom's %s hooks in %s.\n", f.Harness, bold(path))
+			}
 		}
 	}
 	printCodexTrust(env, trust, trustErr, uninstall)
@@ -317,19 +337,84 @@ func printCodexTrust(env *cli.Env, t *harness.CodexTrust, err error, uninstall b
 	}
 }
 
+// What install or uninstall does to one file.
+const (
+	actionCreate = "create"
+	actionChange = "change"
+	actionRemove = "remove"
+	actionNone   = "none"
+)
+
+func action(f harness.File) string {
+	switch {
+	case !f.Changed:
+		return actionNone
+	case f.Content == nil:
+		return actionRemove
+	case !f.Existed:
+		return actionCreate
+	}
+	return actionChange
+}
+
+// printUnchanged says why a file is left as it is.
+func printUnchanged(env *cli.Env, file harness.File, uninstall bool) {
+	path := quote.C(file.Path)
+	switch {
+	case !uninstall:
+		env.UI.Printf("%s is already as it should be.\n", path)
+	case !file.Existed:
+		env.UI.Printf("Nothing to remove: there is no %s.\n", path)
+	default:
+		env.UI.Printf("Nothing to remove: %s holds no git-venom hooks.\n", path)
+	}
+}
+
+// codexTrustNote is what a dry run of install codex says of the trust the
+// real install records (codexTrust), which a dry run cannot ask Codex
+// about: the hooks are not written yet.
+func codexTrustNote(in harness.Install, files []harness.File, uninstall bool) string {
+	if in.Harness != harness.Codex || uninstall {
+		return ""
+	}
+	for _, file := range files {
+		if filepath.Base(file.Path) == "hooks.json" && file.Changed {
+			return "Codex runs no hook it does not trust: the real install also records Codex's trust in " +
+				"exactly these hooks in " + filepath.Join(codex.Home(in.Getenv), "config.toml") +
+				", and Codex runs a project's hooks only once it trusts the project (" + in.TrustProjectStep() + ")"
+		}
+	}
+	return ""
+}
+
 type installJSON struct {
-	Harness string         `json:"harness"`
-	Scope   string         `json:"scope"`
-	DryRun  bool           `json:"dry_run"`
-	Files   []harness.File `json:"files"`
+	Harness string     `json:"harness"`
+	Scope   string     `json:"scope"`
+	DryRun  bool       `json:"dry_run"`
+	Files   []fileJSON `json:"files"`
 	// Codex only: the trust recorded for its hooks, or why none was.
 	CodexTrust *harness.CodexTrust `json:"codex_trust,omitempty"`
 	Warning    string              `json:"warning,omitempty"`
 }
 
+// fileJSON is one file of --json: with --dry-run, the content it would
+// have (create and change).
+type fileJSON struct {
+	Path    string  `json:"file"`
+	Changed bool    `json:"changed"`
+	Action  string  `json:"action"`
+	Content *string `json:"content,omitempty"`
+}
+
 func installResult(f installFlags, files []harness.File, dry bool) installJSON {
-	if files == nil {
-		files = []harness.File{}
+	out := installJSON{Harness: f.Harness, Scope: f.Scope, DryRun: dry, Files: []fileJSON{}}
+	for _, file := range files {
+		j := fileJSON{Path: file.Path, Changed: file.Changed, Action: action(file)}
+		if dry && (j.Action == actionCreate || j.Action == actionChange) {
+			c := string(file.Content)
+			j.Content = &c
+		}
+		out.Files = append(out.Files, j)
 	}
-	return installJSON{Harness: f.Harness, Scope: f.Scope, DryRun: dry, Files: files}
+	return out
 }

@@ -241,7 +241,7 @@ var Data = map[Code]Shape{
 	InvalidParamsCheckpoint: Members("checkpoint").OrNull(),
 	InvalidParamsPath:       Members("path"),
 	InvalidParamsUsage:      Members("verb?", "verbs?", "args?", "harness?", "limit?", "scope?", "via?", "checkpoint?", "paths?").OrNull(),
-	InvalidParamsConfig:     Members("key?", "value?", "file?").OrNull(),
+	InvalidParamsConfig:     Members("key?", "value?", "file?", "line?", "column?").OrNull(),
 	InvalidParamsHarness:    Members("harness"),
 	InvalidParamsHookInput:  NoData,
 	InvalidParamsFilter:     Members("types?", "resources?", "known?"),

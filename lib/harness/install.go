@@ -3,6 +3,8 @@ package harness
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 
 	"os"
@@ -13,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/harness/jsontext"
 	"github.com/git-venom/git-venom/lib/harness/kind"
 	"github.com/git-venom/git-venom/lib/harness/ojson"
 )
@@ -51,10 +54,10 @@ type Install struct {
 
 // File is one settings file as install or uninstall leaves it.
 type File struct {
-	Path    string `json:"file"`
-	Changed bool   `json:"changed"`
-	Content []byte `json:"-"` // nil: the file is removed (uninstall of a file install created)
-	Existed bool   `json:"-"`
+	Path    string
+	Changed bool
+	Content []byte // nil: the file is removed (uninstall of a file install created)
+	Existed bool
 	mode    os.FileMode
 	at      place
 }
@@ -168,67 +171,222 @@ func (in Install) codexFile(name string) place {
 
 // jsonFile merges git-venom's handlers into a hooks settings file (Claude
 // Code's settings, Codex's hooks.json: {"hooks":{event:[{matcher?,
-// hooks:[{type,command,timeout}]}]}}), keeping every other member, group
-// and handler, and the file's key order and indentation.
+// hooks:[{type,command,timeout}]}]}}) as text (jsontext): only its own
+// entries are inserted or removed, every other byte stays as it was, and
+// uninstall after install gives back the file's exact bytes.
 func (in Install) jsonFile(at place, uninstall bool) (File, error) {
 	data, existed, mode, err := at.read()
 	if err != nil {
 		return File{}, err
 	}
-	path := at.path()
-	root := ojson.NewObject()
-	if len(bytes.TrimSpace(data)) > 0 {
-		if root, err = ojson.ParseObject(data); err != nil {
-			return File{}, errcode.Newf(errcode.InvalidParamsConfig, map[string]string{"file": path},
-				"%s is not a JSON object: %v", path, err)
+	f := File{Path: at.path(), Existed: existed, mode: mode, at: at, Content: data}
+	if len(bytes.TrimSpace(data)) == 0 {
+		if uninstall {
+			return f, nil // nothing there, nothing to remove
 		}
+		root := ojson.NewObject()
+		root.Set("hooks", in.hooksObject())
+		f.Content = append(ojson.Indent(root, "  "), '\n')
+		f.Changed = true
+		return f, nil
 	}
-	hooks, _ := getObject(root, "hooks")
-	if hooks == nil {
-		if v, ok := root.Get("hooks"); ok && v != nil {
-			return File{}, errcode.Newf(errcode.InvalidParamsConfig, map[string]string{"file": path},
-				"%s: \"hooks\" is not an object", path)
+	edit := in.installJSON
+	if uninstall {
+		edit = in.uninstallJSON
+	}
+	text, err := edit(data)
+	if err != nil {
+		var se *jsontext.SyntaxError
+		if errors.As(err, &se) {
+			return File{}, errcode.Newf(errcode.InvalidParamsConfig,
+				map[string]string{"file": f.Path, "line": strconv.Itoa(se.Line), "column": strconv.Itoa(se.Col)},
+				"%s is not valid JSON: %v", f.Path, err)
 		}
-		hooks = ojson.NewObject()
+		return File{}, errcode.Newf(errcode.InvalidParamsConfig, map[string]string{"file": f.Path}, "%s: %v", f.Path, err)
+	}
+	f.Content = text
+	f.Changed = !bytes.Equal(data, text)
+	if uninstall && f.Changed && bytes.Equal(bytes.TrimSpace(text), []byte("{}")) {
+		f.Content = nil // only git-venom's hooks were there: install created it
+	}
+	return f, nil
+}
+
+// comments: the harness reads its settings as JSON with comments.
+func (in Install) comments() bool {
+	k := Lookup(in.Harness)
+	return k != nil && k.SettingsComments
+}
+
+// parse reads a settings file, whose top level must be an object.
+func (in Install) parse(text []byte) (*jsontext.Doc, error) {
+	doc, err := jsontext.Parse(text, in.comments())
+	if err != nil {
+		return nil, err
+	}
+	if doc.Root.Kind != jsontext.Object {
+		return nil, fmt.Errorf("the file is not a JSON object")
+	}
+	return doc, nil
+}
+
+// hooksObject is the "hooks" member install writes where there is none.
+func (in Install) hooksObject() *ojson.Object {
+	hooks := ojson.NewObject()
+	for _, ev := range in.events() {
+		hooks.Set(ev.Name, []any{in.group(ev)})
+	}
+	return hooks
+}
+
+// installJSON inserts git-venom's group into each event's list, in place
+// of the handlers of git-venom's found there (an older install's), or
+// last; an event already holding exactly that group is left alone.
+func (in Install) installJSON(text []byte) ([]byte, error) {
+	doc, err := in.parse(text)
+	if err != nil {
+		return nil, err
+	}
+	_, hooks := doc.Root.Member("hooks")
+	if hooks == nil {
+		return doc.InsertMember(doc.Root, "hooks", in.hooksObject()), nil
+	}
+	if hooks.Kind != jsontext.Object {
+		return nil, fmt.Errorf(`"hooks" is not an object`)
 	}
 	for _, ev := range in.events() {
-		groups, _ := getList(hooks, ev.Name)
-		groups, at := in.without(groups)
-		if !uninstall {
-			g := in.group(ev)
-			if at < 0 || at > len(groups) {
-				groups = append(groups, g)
+		if doc, err = in.parse(text); err != nil {
+			return nil, err
+		}
+		_, hooks = doc.Root.Member("hooks")
+		_, list := hooks.Member(ev.Name)
+		switch {
+		case list == nil:
+			text = doc.InsertMember(hooks, ev.Name, []any{in.group(ev)})
+			continue
+		case list.Kind != jsontext.Array:
+			return nil, fmt.Errorf(`"hooks"."%s" is not a list`, ev.Name)
+		case in.holdsExactly(doc, list, ev):
+			continue
+		}
+		at := -1
+		for {
+			gi, hi, whole := in.firstOurs(doc, list)
+			if gi < 0 {
+				break
+			}
+			if whole {
+				if at < 0 {
+					at = gi
+				}
+				text = doc.RemoveElem(list, gi)
 			} else {
-				groups = append(groups[:at], append([]any{g}, groups[at:]...)...)
+				_, handlers := list.Elems[gi].Member("hooks")
+				text = doc.RemoveElem(handlers, hi)
+			}
+			if doc, err = in.parse(text); err != nil {
+				return nil, err
+			}
+			_, hooks = doc.Root.Member("hooks")
+			_, list = hooks.Member(ev.Name)
+		}
+		text = doc.InsertElem(list, at, in.group(ev))
+	}
+	return text, nil
+}
+
+// uninstallJSON removes git-venom's handlers, from every event: a group
+// left with none is removed, and so is an event list this leaves empty.
+// The "hooks" member this leaves empty goes too when it is the file's last
+// member, where install puts the one it makes; one elsewhere was the
+// person's (an empty "hooks": {} before the install) and stays. What was
+// empty before the uninstall stays.
+func (in Install) uninstallJSON(text []byte) ([]byte, error) {
+	for {
+		doc, err := in.parse(text)
+		if err != nil {
+			return nil, err
+		}
+		hi, hooks := doc.Root.Member("hooks")
+		if hooks == nil || hooks.Kind != jsontext.Object {
+			return text, nil
+		}
+		found := false
+		for ei, m := range hooks.Members {
+			list := m.Value
+			if list.Kind != jsontext.Array {
+				continue
+			}
+			gi, h, whole := in.firstOurs(doc, list)
+			switch {
+			case gi < 0:
+				continue
+			case !whole:
+				_, handlers := list.Elems[gi].Member("hooks")
+				text = doc.RemoveElem(handlers, h)
+			case len(list.Elems) > 1:
+				text = doc.RemoveElem(list, gi)
+			case len(hooks.Members) > 1 || hi != len(doc.Root.Members)-1:
+				text = doc.RemoveMember(hooks, ei)
+			default:
+				text = doc.RemoveMember(doc.Root, hi)
+			}
+			found = true
+			break
+		}
+		if !found {
+			return text, nil
+		}
+	}
+}
+
+// firstOurs finds the first group of an event's list holding a handler of
+// git-venom's: its index, the handler's, and whether every handler of the
+// group is git-venom's; gi -1 when there is none.
+func (in Install) firstOurs(doc *jsontext.Doc, list *jsontext.Value) (gi, hi int, whole bool) {
+	for gi, g := range list.Elems {
+		if g.Kind != jsontext.Object {
+			continue
+		}
+		_, handlers := g.Member("hooks")
+		if handlers == nil || handlers.Kind != jsontext.Array {
+			continue
+		}
+		first, n := -1, 0
+		for hi, h := range handlers.Elems {
+			if h.Kind != jsontext.Object {
+				continue
+			}
+			if _, cmd := h.Member("command"); cmd != nil && in.ours(doc.String(cmd)) {
+				if first < 0 {
+					first = hi
+				}
+				n++
 			}
 		}
-		_, had := hooks.Get(ev.Name)
-		switch {
-		case len(groups) > 0:
-			hooks.Set(ev.Name, groups)
-		case had:
-			hooks.Delete(ev.Name)
+		if first >= 0 {
+			return gi, first, n == len(handlers.Elems)
 		}
 	}
-	if hooks.Len() > 0 {
-		root.Set("hooks", hooks)
-	} else {
-		root.Delete("hooks")
+	return -1, -1, false
+}
+
+// holdsExactly: the event's list holds git-venom's group as install
+// writes it, and no other handler of git-venom's.
+func (in Install) holdsExactly(doc *jsontext.Doc, list *jsontext.Value, ev kind.Event) bool {
+	want := string(ojson.Compact(in.group(ev)))
+	matched := 0
+	for _, g := range list.Elems {
+		if gi, _, _ := in.firstOurs(doc, &jsontext.Value{Kind: jsontext.Array, Elems: []*jsontext.Value{g}}); gi < 0 {
+			continue
+		}
+		v, err := doc.Decode(g)
+		if err != nil || string(ojson.Compact(v)) != want {
+			return false
+		}
+		matched++
 	}
-	indent := "  "
-	if existed {
-		indent = ojson.DetectIndent(data)
-	}
-	content := ojson.Indent(root, indent)
-	if !existed || bytes.HasSuffix(data, []byte("\n")) {
-		content = append(content, '\n')
-	}
-	f := File{Path: path, Existed: existed, mode: mode, at: at, Content: content}
-	if uninstall && root.Len() == 0 && existed && !bytes.Equal(bytes.TrimSpace(data), []byte("{}")) {
-		f.Content = nil // install created it: remove it
-	}
-	f.Changed = !existed && f.Content != nil || existed && !bytes.Equal(data, f.Content)
-	return f, nil
+	return matched == 1
 }
 
 // group is git-venom's matcher group for an event.
@@ -247,54 +405,6 @@ func (in Install) group(ev kind.Event) *ojson.Object {
 	}
 	g.Set("hooks", []any{h})
 	return g
-}
-
-// without removes git-venom's handlers from an event's groups, and groups
-// left empty by that, and returns where the first such group was (-1).
-func (in Install) without(groups []any) ([]any, int) {
-	at := -1
-	var out []any
-	for _, g := range groups {
-		obj, ok := g.(*ojson.Object)
-		if !ok {
-			out = append(out, g)
-			continue
-		}
-		list, _ := getList(obj, "hooks")
-		var kept []any
-		for _, h := range list {
-			if ho, ok := h.(*ojson.Object); ok && in.ours(ho.String("command")) {
-				continue
-			}
-			kept = append(kept, h)
-		}
-		if len(kept) == len(list) {
-			out = append(out, g)
-			continue
-		}
-		if len(kept) == 0 {
-			if at < 0 {
-				at = len(out)
-			}
-			continue
-		}
-		c := obj.Clone()
-		c.Set("hooks", kept)
-		out = append(out, c)
-	}
-	return out, at
-}
-
-func getObject(o *ojson.Object, k string) (*ojson.Object, bool) {
-	v, _ := o.Get(k)
-	obj, ok := v.(*ojson.Object)
-	return obj, ok
-}
-
-func getList(o *ojson.Object, k string) ([]any, bool) {
-	v, _ := o.Get(k)
-	l, ok := v.([]any)
-	return l, ok
 }
 
 // notifyLine is the config.toml line git-venom owns.
@@ -348,11 +458,14 @@ func (in Install) notifyFile(at place, uninstall bool) (File, error) {
 			break
 		}
 	}
+	if uninstall && found < 0 {
+		// Nothing of git-venom's: the file stays as it is, or absent.
+		return File{Path: path, Existed: existed, Content: data, mode: mode, at: at}, nil
+	}
 	line := in.notifyLine() + "\n"
 	switch {
-	case uninstall && found >= 0:
-		lines = append(lines[:found], lines[found+1:]...)
 	case uninstall:
+		lines = append(lines[:found], lines[found+1:]...)
 	case found >= 0:
 		lines[found] = line
 	default:
@@ -360,7 +473,7 @@ func (in Install) notifyFile(at place, uninstall bool) (File, error) {
 	}
 	content := []byte(strings.Join(lines, ""))
 	f := File{Path: path, Existed: existed, mode: mode, at: at, Content: content}
-	if uninstall && existed && len(content) == 0 && found >= 0 {
+	if uninstall && len(content) == 0 {
 		f.Content = nil
 	}
 	f.Changed = !existed && f.Content != nil || existed && !bytes.Equal(data, f.Content)

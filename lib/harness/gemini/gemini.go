@@ -32,7 +32,9 @@ var Kind = kind.Kind{
 	Edits:         EditedPaths,
 	Settings:      settings,
 	TimeoutMillis: true,
-	Tested:        "0.61.0",
+	// Gemini CLI strips comments before JSON.parse (strip-json-comments).
+	SettingsComments: true,
+	Tested:           "0.61.0",
 }
 
 // settings: Gemini CLI reads one settings file per project,

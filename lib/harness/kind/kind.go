@@ -75,6 +75,9 @@ type Kind struct {
 	Settings func(s Scope) (root, name string)
 	// TimeoutMillis: the settings' timeout is in milliseconds, not seconds.
 	TimeoutMillis bool
+	// SettingsComments: the harness reads its settings as JSON with
+	// comments (// and /* */), which install keeps.
+	SettingsComments bool
 
 	// End reads a turn's end from the transcript a payload names: the
 	// turn the file ends with, or the one before prompt before.

@@ -32,7 +32,7 @@ import (
 // kinds names the step kinds that can be switched off (-off), for known
 // defects being fixed elsewhere; defaultOff is what the fixed seeds leave
 // out until those fixes land (see tests/README.md).
-var kinds = []string{"racy", "merge", "interrupt", "sigint", "undo-head"}
+var kinds = []string{"racy", "merge", "interrupt", "sigint"}
 
 var defaultOff = []string{"sigint"}
 
@@ -58,6 +58,7 @@ func main() {
 	opt := options{steps: *steps, off: parseOff(*off), keep: *keep, fsck: true}
 	var mu sync.Mutex
 	failed := 0
+	total := map[string]int{}
 	sem := make(chan bool, *jobs)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -68,7 +69,7 @@ func main() {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			steps, err := play(seed, bin, opt)
+			steps, stats, err := play(seed, bin, opt)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -76,6 +77,9 @@ func main() {
 				fmt.Println(err)
 			} else {
 				fmt.Printf("seed %d: ok (%d steps)\n", seed, len(steps))
+				for k, v := range stats {
+					total[k] += v
+				}
 				if *verbose {
 					fmt.Println("  " + strings.Join(steps, "\n  "))
 				}
@@ -83,10 +87,27 @@ func main() {
 		}()
 	}
 	wg.Wait()
+	if *verbose {
+		fmt.Println(figures(total))
+	}
 	fmt.Printf("%d seeds, %d failed, %v\n", *seeds, failed, time.Since(start).Round(time.Second))
 	if failed > 0 {
 		os.Exit(1)
 	}
+}
+
+// figures prints what the seeds exercised, one count a line.
+func figures(stats map[string]int) string {
+	var keys []string
+	for k := range stats {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "  %5d %s\n", stats[k], k)
+	}
+	return b.String()
 }
 
 func parseOff(s string) map[string]bool {
@@ -115,12 +136,12 @@ func build(dir string) error {
 
 // play plays one seed and returns its steps, or an error that names the
 // seed and lists them.
-func play(seed int64, bin string, opt options) (steps []string, err error) {
+func play(seed int64, bin string, opt options) (steps []string, stats map[string]int, err error) {
 	root, err := os.MkdirTemp("", fmt.Sprintf("venom-model-%d-", seed))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	w := &world{seed: seed, rng: rand.New(rand.NewSource(seed)), opt: opt, root: root, bin: bin}
+	w := &world{seed: seed, rng: rand.New(rand.NewSource(seed)), opt: opt, root: root, bin: bin, stats: map[string]int{}}
 	defer func() {
 		if r := recover(); r != nil {
 			f, ok := r.(failure)
@@ -149,7 +170,7 @@ func play(seed int64, bin string, opt options) (steps []string, err error) {
 	if opt.fsck {
 		w.fsck(w.trees[0])
 	}
-	return w.steps, nil
+	return w.steps, w.stats, nil
 }
 
 func offFlag(opt options) string {
@@ -183,7 +204,7 @@ func (w *world) step() {
 		for i := w.rng.Intn(3); i >= 0; i-- {
 			w.edit(t, "agent "+a.id)
 		}
-		if w.rng.Intn(5) == 0 {
+		if w.rng.Intn(5) == 0 || (!a.guarded() && w.rng.Intn(2) == 0) {
 			w.git(t.dir, "add", "-A")
 			w.git(t.dir, "commit", "-q", "--allow-empty", "-m", fmt.Sprintf("%s turn %d", a.id, a.turn))
 			w.note("agent %s commits in %s", a.id, t.name)
@@ -210,9 +231,14 @@ func (w *world) step() {
 			sortStrings(ps)
 			w.racyEdit(t, ps)
 		}
-	case k < 63:
+	case k < 61:
 		w.gitStep(w.trees[w.rng.Intn(len(w.trees))], "person")
+	case k < 63:
+		w.pruneStep()
 	case k < 90:
+		if a.turn != 0 && w.rng.Intn(5) != 0 {
+			w.captureStep(a, "turn_end")
+		}
 		w.rollbackStep(a, false)
 		if w.rng.Intn(3) == 0 {
 			var ps []string
@@ -223,6 +249,9 @@ func (w *world) step() {
 			w.racyEdit(t, ps)
 		}
 	default:
+		if a.turn != 0 && w.rng.Intn(5) != 0 {
+			w.captureStep(a, "turn_end")
+		}
 		w.rollbackStep(a, true)
 	}
 }

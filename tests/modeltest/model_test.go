@@ -26,9 +26,11 @@ func TestModel(t *testing.T) {
 		seed := seed
 		t.Run("seed", func(t *testing.T) {
 			t.Parallel()
-			if _, err := play(seed, bin, opt); err != nil {
+			_, stats, err := play(seed, bin, opt)
+			if err != nil {
 				t.Fatal(err)
 			}
+			t.Logf("seed %d:\n%s", seed, figures(stats))
 		})
 	}
 }

@@ -41,10 +41,20 @@ func differ(a, b files, p string) bool {
 
 // predict applies the preflight, the classes, the outside rule and the
 // left rules to the model's state.
-func (w *world) predict(a *agent, target *checkpoint, outside string, keepHead bool) prediction {
+// scope, when not empty, is a path-scoped rollback's one pathspec: a
+// path, and everything under it when a folder.
+func inScope(scope, p string) bool {
+	return scope == "" || p == scope || strings.HasPrefix(p, scope+"/")
+}
+
+func (w *world) predict(a *agent, target *checkpoint, undo bool, outside string, keepHead bool, scope string) prediction {
 	t := a.tree
 	pr := prediction{changes: map[string]string{}, classes: map[string]string{}, left: map[string]string{}}
 	// Preflight, in docs/rollback.md's order (the ones the model drives).
+	if target.pruned {
+		pr.refuse = "not_found.checkpoint"
+		return pr
+	}
 	if a.turn != 0 {
 		pr.refuse = "conflict.turn_running"
 		return pr
@@ -60,11 +70,14 @@ func (w *world) predict(a *agent, target *checkpoint, outside string, keepHead b
 		return pr
 	}
 	pr.headTo = t.head
-	if !a.guarded() && !keepHead && target.head != t.head {
+	if !a.guarded() && !keepHead && scope == "" && target.head != t.head {
 		switch {
 		case target.head == "" || t.head == "" || target.branch != t.branch:
 			pr.refuse = "conflict.head_moved"
 			return pr
+		case undo && w.isAncestor(t, t.head, target.head):
+			// An undo moves the branch forward again, when that is a
+			// fast-forward.
 		case !w.isAncestor(t, target.head, t.head):
 			pr.refuse = "conflict.head_moved"
 			return pr
@@ -76,7 +89,7 @@ func (w *world) predict(a *agent, target *checkpoint, outside string, keepHead b
 	var paths []string
 	for _, m := range []files{s, target.view} {
 		for p := range m {
-			if _, ok := pr.changes[p]; !ok && differ(s, target.view, p) {
+			if _, ok := pr.changes[p]; !ok && inScope(scope, p) && differ(s, target.view, p) {
 				pr.changes[p] = changeOf(s, target.view, p)
 				paths = append(paths, p)
 			}
@@ -94,13 +107,22 @@ func (w *world) predict(a *agent, target *checkpoint, outside string, keepHead b
 			}
 		}
 	}
-	caps := t.captures[target.first:]
-	for i := 0; i+1 < len(caps); i++ {
-		if w.windowKind(a, caps[i], caps[i+1]) == "gap" {
-			gap(caps[i].view, caps[i+1].view)
+	// A pruned checkpoint's capture is a barrier: the window across it
+	// is a gap.
+	var prev *capture
+	broken := false
+	for i := target.first; i < len(t.captures); i++ {
+		c := &t.captures[i]
+		if c.ck.pruned {
+			broken = prev != nil || broken
+			continue
 		}
+		if prev != nil && (broken || w.windowKind(a, *prev, *c) == "gap") {
+			gap(prev.view, c.view)
+		}
+		prev, broken = c, false
 	}
-	gap(caps[len(caps)-1].view, s)
+	gap(prev.view, s)
 	anyOutside := false
 	for _, p := range paths {
 		pr.classes[p] = "turn"
@@ -132,24 +154,51 @@ func (w *world) predict(a *agent, target *checkpoint, outside string, keepHead b
 			}
 		}
 	}
+	deleted := func(q string) bool {
+		_, inS := s[q]
+		_, inT := target.view[q]
+		_, planned := pr.changes[q]
+		return planned && inS && !inT && pr.left[q] == ""
+	}
+	// Blocked by a kept path: a write under a kept file, or a file write
+	// where a kept path lies beneath.
+	blocked := map[string]string{}
 	for _, p := range paths {
 		if _, writes := target.view[p]; !writes || pr.left[p] != "" {
 			continue
 		}
 		for q := range kept {
-			if strings.HasPrefix(p, q+"/") || strings.HasPrefix(q, p+"/") {
-				pr.left[p] = "outside"
+			if _, inS := s[q]; inS && (strings.HasPrefix(p, q+"/") || strings.HasPrefix(q, p+"/")) {
+				blocked[p] = "outside"
 			}
 		}
-		if pr.left[p] != "" {
+	}
+	for p, r := range blocked {
+		pr.left[p] = r
+	}
+	// In the way: what a write would replace that is not going: a file
+	// or link at one of its folders, a file at its path S does not hold
+	// (an ignored one), or anything under its path that the rollback does
+	// not delete (ignored files; in a path-scoped rollback, the paths not
+	// chosen).
+	for _, p := range paths {
+		if _, writes := target.view[p]; !writes || pr.left[p] != "" {
 			continue
 		}
 		for q := range t.files {
-			if _, held := s[q]; held {
-				continue
-			}
-			if q == p || strings.HasPrefix(q, p+"/") || strings.HasPrefix(p, q+"/") {
-				pr.left[p] = "ignored_in_the_way"
+			switch {
+			case strings.HasPrefix(p, q+"/"):
+				if !deleted(q) {
+					pr.left[p] = "ignored_in_the_way"
+				}
+			case q == p:
+				if _, inS := s[q]; !inS {
+					pr.left[p] = "ignored_in_the_way"
+				}
+			case strings.HasPrefix(q, p+"/"):
+				if !deleted(q) {
+					pr.left[p] = "ignored_in_the_way"
+				}
 			}
 		}
 	}

@@ -26,8 +26,12 @@ var linkTargets = []string{"a.txt", "src", "nowhere", "sw/in.txt"}
 func (w *world) setup() {
 	w.home = filepath.Join(w.root, "home")
 	must(os.MkdirAll(w.home, 0o755))
+	w.keep = 100000
+	if w.rng.Intn(2) == 0 {
+		w.keep = 2 + w.rng.Intn(4)
+	}
 	cfg := "[user]\n\tname = Model\n\temail = model@example.com\n[init]\n\tdefaultBranch = main\n" +
-		"[venom]\n\tkeep = 100000\n"
+		fmt.Sprintf("[venom]\n\tkeep = %d\n", w.keep)
 	must(os.WriteFile(filepath.Join(w.home, ".gitconfig"), []byte(cfg), 0o644))
 	main := &tree{name: "main", dir: filepath.Join(w.root, "repo"), files: files{}, index: files{}, written: map[string]time.Time{}}
 	must(os.MkdirAll(main.dir, 0o755))
@@ -106,6 +110,7 @@ func (w *world) captureStep(a *agent, reason string, extra ...string) {
 		c.turn = a.turn
 	}
 	c.others = w.othersRunning(a)
+	w.stats[fmt.Sprintf("capture reused=%v", reuse)]++
 	if reuse {
 		if !res.Reused || res.Checkpoint == nil || *res.Checkpoint != fmt.Sprintf("k%d", last.n) {
 			w.failf("capture: the model expects a reuse of k%d (nothing changed since), got %s", last.n, r.out)
@@ -122,6 +127,23 @@ func (w *world) captureStep(a *agent, reason string, extra ...string) {
 		w.checkCheckpoint(a, ck, "the capture")
 	}
 	t.captures = append(t.captures, c)
+	if reason == "turn_end" {
+		w.prune(a)
+	}
+	w.checkRefs(a, "the capture")
+}
+
+// pruneStep runs git venom-checkpoint prune: retention for every agent.
+func (w *world) pruneStep() {
+	w.note("prune")
+	r := w.venom(w.trees[0].dir, "checkpoint", "prune", "--json")
+	if r.code != 0 {
+		w.failf("prune: %s", r)
+	}
+	for _, a := range w.agents {
+		w.prune(a)
+		w.checkRefs(a, "prune")
+	}
 }
 
 func (w *world) othersRunning(a *agent) []string {
@@ -216,6 +238,7 @@ func (w *world) racyEdit(t *tree, paths []string) {
 	p := paths[w.rng.Intn(len(paths))]
 	if w.sameSizeEdit(t, p) {
 		w.note("person same-second edit of %s:%s, size and mtime kept", t.name, p)
+		w.stats["same-second edit"]++
 	}
 }
 
@@ -313,31 +336,37 @@ func (w *world) rollbackStep(a *agent, undo bool) {
 	if outside != "" {
 		args = append(args, "--outside="+outside)
 	}
-	keepHead := !a.guarded() && w.rng.Intn(3) == 0
-	// Known defect being fixed (issue 26 item 3, "undo"): an undo that must
-	// move HEAD forward again is refused conflict.head_moved.
-	if undo && !a.guarded() && w.opt.off["undo-head"] && target.head != t.head &&
-		target.head != "" && t.head != "" && w.isAncestor(t, t.head, target.head) {
-		keepHead = true
+	keepHead := !a.guarded() && w.rng.Intn(5) == 0
+	scope := ""
+	if !undo && w.rng.Intn(4) == 0 {
+		scopes := append([]string{"src", "sw", "docs", "new"}, pool...)
+		scope = scopes[w.rng.Intn(len(scopes))]
+		keepHead = false
 	}
 	if keepHead {
 		args = append(args, "--keep-head")
+	}
+	var tail []string
+	if scope != "" {
+		tail = []string{"--", scope}
 	}
 	what := fmt.Sprintf("k%d", target.n)
 	if undo {
 		what = fmt.Sprintf("--undo (k%d)", target.n)
 	}
-	w.note("%s: rollback dry run to %s %s", a.id, what, strings.Join(args[2:], " "))
-	pr := w.predict(a, target, outside, keepHead)
-	r := w.venom(t.dir, "rollback", append(args, "--dry-run")...)
+	w.note("%s: rollback dry run to %s %s", a.id, what, strings.Join(append(args[2:], tail...), " "))
+	pr := w.predict(a, target, undo, outside, keepHead, scope)
+	r := w.venom(t.dir, "rollback", append(append(args, "--dry-run"), tail...)...)
 	w.checkPlan(r, pr, a, "the dry run")
 	w.checkTree(t, "the dry run")
+	w.count(pr, "dry run")
+
 	if pr.refuse != "" || w.rng.Intn(4) == 0 {
 		return
 	}
 	var dry rbResult
 	w.decode(r, &dry)
-	real := append(args, "--plan="+dry.Plan)
+	real := append(append(append([]string{}, args...), "--plan="+dry.Plan), tail...)
 	w.note("%s: rollback real call %s --plan", a.id, what)
 	if w.rng.Intn(4) == 0 && !w.opt.off["interrupt"] {
 		w.interruptedRollback(a, target, pr, real)
@@ -390,6 +419,26 @@ func (w *world) applyRollback(a *agent, pr prediction, r result) {
 	w.checkCheckpoint(a, safety, "the safety checkpoint")
 	w.checkCheckpoint(a, after, "the rollback checkpoint")
 	w.checkTree(t, "the real call")
+	w.stats["real call done"]++
+}
+
+// count notes what a prediction exercised, for -v's figures.
+func (w *world) count(pr prediction, what string) {
+	if pr.refuse != "" {
+		w.stats[what+" refused "+pr.refuse]++
+		return
+	}
+	w.stats[what+" plan"]++
+	for p := range pr.changes {
+		if r := pr.left[p]; r != "" {
+			w.stats["left "+r]++
+		} else {
+			w.stats["class "+pr.classes[p]]++
+		}
+	}
+	if pr.moves {
+		w.stats["head moves"]++
+	}
 }
 
 // checkPlan compares a dry run's or real call's output with the
@@ -482,6 +531,7 @@ func (w *world) interruptedRollback(a *agent, target *checkpoint, pr prediction,
 		sigs = []syscall.Signal{syscall.SIGKILL}
 	}
 	sig := sigs[w.rng.Intn(len(sigs))]
+	w.stats["interrupt "+sig.String()]++
 	delay := time.Duration(w.rng.Intn(120)) * time.Millisecond
 	w.steps[len(w.steps)-1] += fmt.Sprintf(", %v after %v", sig, delay)
 	logBefore := w.logRecords(t)
@@ -503,6 +553,7 @@ func (w *world) interruptedRollback(a *agent, target *checkpoint, pr prediction,
 	}
 	if r.code == 0 {
 		w.steps[len(w.steps)-1] += " (finished first)"
+		w.stats["interrupted: finished first"]++
 		w.applyRollback(a, pr, r)
 		return
 	}
@@ -513,6 +564,7 @@ func (w *world) interruptedRollback(a *agent, target *checkpoint, pr prediction,
 		code = res.Error.Code
 	}
 	w.steps[len(w.steps)-1] += fmt.Sprintf(" -> exit %d %s%s", r.code, code, r.signal)
+	w.stats[fmt.Sprintf("interrupted: exit %d %s%s", r.code, code, r.signal)]++
 	disk, err := readDisk(t.dir)
 	if err != nil {
 		w.failf("reading the tree: %v", err)

@@ -59,13 +59,63 @@ type checkpoint struct {
 	head   string
 	branch string
 	first  int // index in its tree's captures of the capture that made it
+	pruned bool
+}
+
+// counted are the reasons venom.keep counts (docs/checkpoints.md,
+// Retention and clean).
+var counted = map[string]bool{"turn_start": true, "turn_end": true, "takeover": true, "takeback": true,
+	"fork": true, "rollback": true}
+
+// prune applies retention to a's checkpoints: of the counted reasons
+// only the newest venom.keep stay, and the newest checkpoint always
+// (manual and pre_rollback ones go by age only, never within a run).
+func (w *world) prune(a *agent) {
+	seen := 0
+	newest := true
+	for i := len(a.ckpts) - 1; i >= 0; i-- {
+		c := a.ckpts[i]
+		if c.pruned {
+			continue
+		}
+		if counted[c.reason] {
+			seen++
+			if seen > w.keep && !newest {
+				c.pruned = true
+				w.stats["pruned"]++
+			}
+		}
+		newest = false
+	}
+}
+
+// checkRefs compares an agent's checkpoint refs with the model's live
+// checkpoints.
+func (w *world) checkRefs(a *agent, after string) {
+	out := w.git(a.tree.dir, "for-each-ref", "--format=%(refname)", "refs/venom/checkpoints/"+a.id+"/")
+	got := map[string]bool{}
+	for _, r := range strings.Fields(out) {
+		got[r] = true
+	}
+	for _, c := range a.ckpts {
+		ref := fmt.Sprintf("refs/venom/checkpoints/%s/%d", a.id, c.n)
+		if got[ref] == c.pruned {
+			w.failf("after %s: %s exists=%v, the model says pruned=%v (venom.keep=%d)", after, ref, got[ref], c.pruned, w.keep)
+		}
+		delete(got, ref)
+	}
+	for r := range got {
+		w.failf("after %s: %s exists and the model knows no such checkpoint", after, r)
+	}
 }
 
 func (a *agent) latest() *checkpoint {
-	if len(a.ckpts) == 0 {
-		return nil
+	for i := len(a.ckpts) - 1; i >= 0; i-- {
+		if !a.ckpts[i].pruned {
+			return a.ckpts[i]
+		}
 	}
-	return a.ckpts[len(a.ckpts)-1]
+	return nil
 }
 
 // view is what a capture of the tree must hold now: git add -A's tree,

@@ -79,7 +79,8 @@ type world struct {
 	trees  []*tree
 	agents []*agent
 	steps  []string
-	clock  int
+	stats  map[string]int
+	keep   int // venom.keep
 }
 
 type options struct {

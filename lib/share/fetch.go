@@ -58,7 +58,8 @@ const (
 	RefusedLog      = "log"      // the log copy is missing, damaged or not the agent's
 	RefusedUnlogged = "unlogged" // the log copy names no such checkpoint, or another commit
 	// RefusedSymbolic: the local ref is a symbolic ref (refs.ErrSymbolic),
-	// neither written nor deleted; Ref is its name here.
+	// neither written nor deleted, Ref its name here; or the remote's ref
+	// is one, never followed, Ref its name there.
 	RefusedSymbolic = "symbolic"
 	// RefusedBudget: its tree comes to more than a venom.copyMax* cap
 	// allows (Over, in Refusal.Cap).
@@ -91,6 +92,10 @@ func Fetch(ctx context.Context, s *state.Store, remote string) (*Fetched, error)
 	wants := map[[2]string][]string{}
 	for i := range listed {
 		e := listed[i]
+		if e.symref != "" {
+			res.Refused = append(res.Refused, Refusal{e.name, RefusedSymbolic})
+			continue
+		}
 		r, ok := parseShared(strings.TrimPrefix(e.name, RemotePrefix))
 		if !ok || !isOid(e.oid) {
 			res.Refused = append(res.Refused, Refusal{Ref: e.name, Reason: RefusedName})

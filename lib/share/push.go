@@ -93,6 +93,11 @@ func Push(ctx context.Context, s *state.Store, a *agents.Agent, remote string) (
 		return nil, err
 	}
 	for _, r := range there {
+		if r.symref != "" {
+			return nil, refuseSymbolic(remote, r)
+		}
+	}
+	for _, r := range there {
 		if !keep[r.name] {
 			specs = append(specs, ":"+r.name)
 			res.Deleted = append(res.Deleted, r.name)
@@ -125,24 +130,48 @@ func remoteErr(remote, verb string, err error) error {
 
 type remoteRefEntry struct {
 	oid, name string
+	// symref is the ref it names when it is a symbolic ref on the remote
+	// ("" otherwise): never pushed to, deleted or fetched.
+	symref string
 }
 
-// lsRemote lists the remote's refs under prefix.
+// lsRemote lists the remote's refs under prefix, and which are symbolic
+// refs there. Protocol version 2 tells that of every ref (ls-refs
+// symrefs); version 0 only of HEAD, so it is asked for, and a server that
+// speaks only version 0 hides them.
 func lsRemote(ctx context.Context, s *state.Store, remote, prefix string) ([]remoteRefEntry, error) {
-	out, err := s.Repo.Git.Run(ctx, "ls-remote", "--refs", "--", remote, prefix+"*")
+	out, err := s.Repo.Git.Run(ctx, "-c", "protocol.version=2", "ls-remote", "--refs", "--symref", "--", remote, prefix+"*")
 	if err != nil {
 		return nil, remoteErr(remote, "ls-remote", err)
 	}
 	var list []remoteRefEntry
+	symrefs := map[string]string{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		oid, name, ok := strings.Cut(sc.Text(), "\t")
+		if target, sym := strings.CutPrefix(oid, "ref: "); ok && sym {
+			symrefs[name] = target
+			continue
+		}
 		if ok && strings.HasPrefix(name, prefix) {
-			list = append(list, remoteRefEntry{oid, name})
+			list = append(list, remoteRefEntry{oid: oid, name: name})
 		}
 	}
+	for i := range list {
+		list[i].symref = symrefs[list[i].name]
+	}
 	return list, sc.Err()
+}
+
+// refuseSymbolic is failed.remote for a push whose namespace on the
+// remote holds a symbolic ref: git's receive-pack updates or deletes the
+// ref it names (a branch) instead, and a push has no --no-deref.
+func refuseSymbolic(remote string, e remoteRefEntry) error {
+	return errcode.Newf(errcode.FailedRemote, map[string]string{"remote": remote, "step": "symref"},
+		"%s on %s is a symbolic ref to %s: a push would write or delete %s; nothing was pushed",
+		e.name, remote, e.symref, e.symref).
+		Hint("on the remote, remove the link only: git symbolic-ref --delete %s", e.name)
 }
 
 var seqPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\{"seq":[0-9]+,`) })

@@ -93,7 +93,7 @@ func Fetch(ctx context.Context, s *state.Store, remote string) (*Fetched, error)
 	for i := range listed {
 		e := listed[i]
 		if e.symref != "" {
-			res.Refused = append(res.Refused, Refusal{e.name, RefusedSymbolic})
+			res.Refused = append(res.Refused, Refusal{Ref: e.name, Reason: RefusedSymbolic})
 			continue
 		}
 		r, ok := parseShared(strings.TrimPrefix(e.name, RemotePrefix))

@@ -162,6 +162,11 @@ func TestShorthands_Errors(t *testing.T) {
 		{[]string{"diff", "k1", "t7"}, 3, "not_found.checkpoint", "no turn t7"},
 		{[]string{"diff", "lastt"}, 2, "invalid_params.checkpoint", "names no checkpoint"},
 		{[]string{"checkpoint", "list", "--before=~9"}, 3, "not_found.checkpoint", "goes back 9"},
+		// A plan id that cannot be one is a usage error, not a stale plan
+		// (issue 28 item 13).
+		{[]string{"rollback", "k1", "--plan=xyz"}, 2, "invalid_params.plan", "a plan id is p1- and 16 hex digits"},
+		{[]string{"rollback", "k1", "--plan=p1-5DEB50DB6E89A1F9"}, 2, "invalid_params.plan", "p1- and 16 hex"},
+		{[]string{"rollback", "k1", "--plan=p1-5deb50db6e89a1f"}, 2, "invalid_params.plan", "p1- and 16 hex"},
 	} {
 		r := env.Venom(c.args[0], c.args[1:]...).Fails(t, c.exit, c.code)
 		require.Contains(t, r.Stderr, c.text, "%v", c.args)

@@ -131,7 +131,7 @@ var Registry = map[Code]string{
 	NotFoundHarnessSession: "the harness has no such session or thread",
 	NotFoundCommit:         "the revision or range names no commit",
 
-	InvalidParamsPlan:       "both or neither of --dry-run and --plan",
+	InvalidParamsPlan:       "both or neither of --dry-run and --plan, or a plan id not of the form p1-<16 hex>",
 	InvalidParamsAgent:      "an agent id must match [a-z0-9][a-z0-9_-]{0,63}, and must be given when the repository has several agents",
 	InvalidParamsTurn:       "a turn id is t<n>, and a turn_end names the open turn",
 	InvalidParamsReason:     "a reason a caller may ask for: manual, turn_start, turn_end, takeover, takeback",

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/git-venom/git-venom/lib/agents"
@@ -74,6 +75,13 @@ func ID(o Options, tree string, head *string, copy *Copy) string {
 	}{o.Checkpoint, o.Restore, outside, o.KeepHead, []repoJSON{{".", tree, head}}, o.Paths.Strings(), copy})
 	sum := sha256.Sum256(b)
 	return "p1-" + hex.EncodeToString(sum[:])[:16]
+}
+
+// WellFormedID reports whether id has the form ID gives: p1- and 16
+// lower-case hex digits.
+func WellFormedID(id string) bool {
+	digits, ok := strings.CutPrefix(id, "p1-")
+	return ok && len(digits) == 16 && strings.Trim(digits, "0123456789abcdef") == ""
 }
 
 // Input is what a plan is made from; preflight has passed up to HEAD.

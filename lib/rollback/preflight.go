@@ -17,6 +17,7 @@ import (
 	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/plan"
+	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/share"
 	"github.com/git-venom/git-venom/lib/state"
@@ -85,6 +86,10 @@ func Validate(req *Request) error {
 	if req.DryRun == (req.Plan != "") {
 		return errcode.Newf(errcode.InvalidParamsPlan, nil, "give exactly one of --dry-run and --plan").
 			Hint("run with --dry-run first, then quote its plan with --plan=<id>")
+	}
+	if req.Plan != "" && !plan.WellFormedID(req.Plan) {
+		return errcode.Newf(errcode.InvalidParamsPlan, nil, "--plan=%s is no plan id: a plan id is p1- and 16 hex digits",
+			quote.C(req.Plan)).Hint("the dry run prints it: To run it: git venom-rollback <checkpoint> --plan=p1-...")
 	}
 	switch {
 	case req.Undo && req.Checkpoint != "":

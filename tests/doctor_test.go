@@ -44,7 +44,8 @@ func (r doctorReport) check(t *testing.T, id string) (string, string) {
 }
 
 var allChecks = []string{"checkpoints.git", "checkpoints.refs", "checkpoints.mirror", "harness.claude-code.rewind",
-	"state.log", "state.lock", "state.rollback", "checkpoints.paths", "checkpoints.symrefs", "harness.codex.hooks", "capture.untracked_folders"}
+	"state.log", "state.lock", "state.rollback", "agents.trees", "checkpoints.paths", "checkpoints.symrefs", "harness.codex.hooks",
+	"capture.untracked_folders"}
 
 func TestDoctor_HealthyRepositoryIsAllOK(t *testing.T) {
 	t.Parallel()

@@ -53,7 +53,7 @@ var pageCodes = map[string][]errcode.Code{
 		errcode.DeniedAgentCaller,
 		errcode.ConflictTurnRunning, errcode.ConflictHandedOver, errcode.ConflictInvalidTransition,
 		errcode.ConflictRollbackRunning, errcode.ConflictCheckpointPending, errcode.ConflictLiveChildren,
-		errcode.ConflictTreeShared, errcode.ConflictGitOperation, errcode.ConflictCheckpointFilesOnly,
+		errcode.ConflictTreeShared, errcode.ConflictTreeStale, errcode.ConflictGitOperation, errcode.ConflictCheckpointFilesOnly,
 		errcode.ConflictHeadMoved, errcode.ConflictCommitsPushed, errcode.ConflictOutsideEdits,
 		errcode.ConflictRollbackStale, errcode.ConflictHarnessForkRefused,
 		errcode.UnsupportedHarnessCapability,

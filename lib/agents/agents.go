@@ -10,6 +10,7 @@ import (
 	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/testhook"
+	"github.com/git-venom/git-venom/lib/worktreeid"
 )
 
 // States (docs/checkpoints.md#agents-turns-and-states).
@@ -85,8 +86,11 @@ type Binding struct {
 
 // Agent is one registered agent.
 type Agent struct {
-	ID        string
-	Tree      string
+	ID   string
+	Tree string
+	// Worktree is Tree's identity at registration (lib/worktreeid); nil
+	// for an agent registered before identities were recorded.
+	Worktree  *worktreeid.ID
 	Isolation string
 	Harness   string
 	Parent    string
@@ -385,7 +389,7 @@ func (s *State) Apply(e *journal.Entry) {
 			}
 			return
 		}
-		a := &Agent{ID: e.Agent, Tree: e.Tree, Isolation: e.Isolation, Harness: e.Harness,
+		a := &Agent{ID: e.Agent, Tree: e.Tree, Worktree: e.Worktree, Isolation: e.Isolation, Harness: e.Harness,
 			State: Settled, byID: map[string]*Checkpoint{}, RegisteredAt: e.Seq}
 		if e.Parent != nil {
 			a.Parent = *e.Parent
@@ -644,7 +648,7 @@ func (s *State) Named(given string) (*Agent, error) {
 // isolation, harness and parent are the new registration's, and the old
 // conversation binding and any turn left open are dropped.
 func (a *Agent) reopen(e *journal.Entry) {
-	a.Tree, a.Isolation, a.Harness, a.Parent = e.Tree, e.Isolation, e.Harness, ""
+	a.Tree, a.Worktree, a.Isolation, a.Harness, a.Parent = e.Tree, e.Worktree, e.Isolation, e.Harness, ""
 	if e.Parent != nil {
 		a.Parent = *e.Parent
 	}

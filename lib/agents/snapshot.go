@@ -10,6 +10,7 @@ import (
 	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/testhook"
+	"github.com/git-venom/git-venom/lib/worktreeid"
 )
 
 // A snapshot is the fold as JSON (lib/state keeps one beside the log), with
@@ -41,6 +42,7 @@ type snapshot struct {
 type snapAgent struct {
 	ID           string           `json:"id"`
 	Tree         string           `json:"tree"`
+	Worktree     *worktreeid.ID   `json:"worktree"`
 	Isolation    string           `json:"isolation"`
 	Harness      string           `json:"harness"`
 	Parent       string           `json:"parent"`
@@ -269,7 +271,7 @@ func (s *State) MarshalSnapshot(last int64) (body, ends []byte, err error) {
 	for _, id := range s.Order {
 		a := s.Agents[id]
 		floor := floors[a.Tree]
-		sa := snapAgent{ID: a.ID, Tree: a.Tree, Isolation: a.Isolation, Harness: a.Harness, Parent: a.Parent,
+		sa := snapAgent{ID: a.ID, Tree: a.Tree, Worktree: a.Worktree, Isolation: a.Isolation, Harness: a.Harness, Parent: a.Parent,
 			State: a.State, Binding: a.Binding, NotePending: a.NotePending, OpenRollback: a.OpenRollback,
 			LastRollback: a.LastRollback, LastTurnN: a.LastTurnN, LastCkptN: a.LastCkptN,
 			RegisteredAt: a.RegisteredAt, Turns: []*Turn{}, Checkpoints: []snapCheckpoint{}}
@@ -351,7 +353,7 @@ func UnmarshalSnapshot(data, ends []byte) (*State, error) {
 		if sa.ID == "" || s.Agents[sa.ID] != nil {
 			return nil, fmt.Errorf("agent %q is not one new agent", sa.ID)
 		}
-		a := &Agent{ID: sa.ID, Tree: sa.Tree, Isolation: sa.Isolation, Harness: sa.Harness, Parent: sa.Parent,
+		a := &Agent{ID: sa.ID, Tree: sa.Tree, Worktree: sa.Worktree, Isolation: sa.Isolation, Harness: sa.Harness, Parent: sa.Parent,
 			State: sa.State, Binding: sa.Binding, NotePending: sa.NotePending, OpenRollback: sa.OpenRollback,
 			LastRollback: sa.LastRollback, LastTurnN: sa.LastTurnN, LastCkptN: sa.LastCkptN,
 			RegisteredAt: sa.RegisteredAt, forgot: sa.Forgot,

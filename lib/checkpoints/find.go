@@ -11,6 +11,7 @@ import (
 	"github.com/git-venom/git-venom/lib/refs"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/worktreeid"
 )
 
 // Find returns the agent's checkpoint id when it still counts: logged, not
@@ -82,4 +83,20 @@ func refState(r *repo.Repo, agent string, n int, commit string) refStatus {
 // TreeOf opens the agent's tree (the caller frees it unless it is s.Repo).
 func TreeOf(ctx context.Context, s *state.Store, a *agents.Agent) (*repo.Repo, error) {
 	return treeOf(ctx, s, a)
+}
+
+// StillItsTree checks that tree, opened at the agent's path, is still the
+// worktree the agent registered in (docs/rollback.md#stale-trees): not a
+// link to another, nor another worktree made at the same path after its
+// own was removed, nor one whose links git worktree prune would judge
+// broken. A rollback would otherwise take a person's worktree for the
+// agent's own, unguarded, and overwrite their edits: conflict.tree_stale.
+func StillItsTree(a *agents.Agent, tree *repo.Repo) error {
+	st := worktreeid.Check(a.Tree, tree.Top, tree.GitDir, tree.CommonDir, a.Worktree)
+	if st == nil {
+		return nil
+	}
+	return errcode.Newf(errcode.ConflictTreeStale, map[string]string{"agent": a.ID, "tree": a.Tree, "reason": st.Reason},
+		"agent %s's worktree is gone: %s is not the worktree it registered in (%s)", a.ID, a.Tree, st.Detail).
+		Hint("git venom-checkpoint doctor lists such agents; their checkpoints stay readable: git venom-checkpoint list --agent=%s", a.ID)
 }

@@ -104,7 +104,8 @@ func TakeFork(ctx context.Context, s *state.Store, req ForkRequest) (*ForkResult
 		defer tree.Free()
 	}
 	source := forkPoint(tree, src, res.ThroughTurn)
-	a, err := Register(tx, Registration{Agent: req.Agent, Isolation: src.Isolation, Harness: src.Harness, Tree: src.Tree})
+	a, err := Register(tx, Registration{Agent: req.Agent, Isolation: src.Isolation, Harness: src.Harness, Tree: src.Tree,
+		Worktree: src.Worktree})
 	if err != nil {
 		return nil, err
 	}

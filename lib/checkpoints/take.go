@@ -25,6 +25,7 @@ import (
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/testhook"
+	"github.com/git-venom/git-venom/lib/worktreeid"
 )
 
 // Reasons a caller may ask for (docs/checkpoints.md#names), and the tool's own.
@@ -58,6 +59,9 @@ type Registration struct {
 	Parent    string // "" when not given
 	Harness   string // "" when not given
 	Tree      string // "" for the current worktree; a fork shares its source's
+	// Worktree is Tree's identity when Tree is given (a fork: its
+	// source's); the current worktree's is read at registration.
+	Worktree *worktreeid.ID
 }
 
 // Request is one capture.
@@ -220,12 +224,18 @@ func Register(tx *state.Txn, reg Registration) (*agents.Agent, error) {
 	if harness == "" {
 		harness = "none"
 	}
-	tree := reg.Tree
+	tree, wt := reg.Tree, reg.Worktree
 	if tree == "" {
-		tree = tx.Store.Repo.Top
+		r := tx.Store.Repo
+		tree = r.Top
+		// A worktree whose links are broken gets none; a rollback then
+		// checks its path and links only (worktreeid.Check).
+		if id, stale := worktreeid.Of(r.Top, r.GitDir, r.CommonDir); stale == nil {
+			wt = &id
+		}
 	}
 	if _, err := tx.Append(journal.AgentRegistered, journal.Registered{Agent: reg.Agent, Tree: tree,
-		Isolation: iso, Harness: harness, Parent: parent}); err != nil {
+		Isolation: iso, Harness: harness, Parent: parent, Worktree: wt}); err != nil {
 		return nil, err
 	}
 	return tx.State.Agent(reg.Agent), nil

@@ -78,7 +78,7 @@ func Run(ctx context.Context, s *state.Store) *Report {
 	} else {
 		r.Checks = append(r.Checks, refsCheck(ctx, s, st, l), symrefs(s), mirror(ctx, s))
 		r.Checks = append(r.Checks, harnessChecks(ctx, s, st)...)
-		r.Checks = append(r.Checks, logCheck(s, l), lockCheck(s), rollbackCheck(s, st))
+		r.Checks = append(r.Checks, logCheck(s, l), lockCheck(s), rollbackCheck(s, st), treesCheck(ctx, s, st))
 		r.Checks = append(r.Checks, unsafePaths(ctx, s), untrackedFolders(ctx, s))
 	}
 	for _, c := range r.Checks {

@@ -88,6 +88,7 @@ const (
 	ConflictStaleRequests       Code = "conflict.stale_requests"
 	ConflictLiveChildren        Code = "conflict.live_children"
 	ConflictTreeShared          Code = "conflict.tree_shared"
+	ConflictTreeStale           Code = "conflict.tree_stale"
 	ConflictGitOperation        Code = "conflict.git_operation"
 	ConflictCheckpointFilesOnly Code = "conflict.checkpoint_files_only"
 	ConflictHeadMoved           Code = "conflict.head_moved"
@@ -157,6 +158,7 @@ var Registry = map[Code]string{
 	ConflictStaleRequests:       "stale inbox items",
 	ConflictLiveChildren:        "a descendant is live",
 	ConflictTreeShared:          "a sharer of the tree is live",
+	ConflictTreeStale:           "the agent's worktree is gone; what is at its path is another",
 	ConflictGitOperation:        "a merge, rebase, cherry-pick, revert or bisect is under way, or the index is locked",
 	ConflictCheckpointFilesOnly: "restore=all on a checkpoint that cannot bring the conversation back",
 	ConflictHeadMoved:           "HEAD left the checkpoint's branch or history",
@@ -258,6 +260,7 @@ var Data = map[Code]Shape{
 	ConflictStaleRequests:       NoData,
 	ConflictLiveChildren:        Members("children"),
 	ConflictTreeShared:          Members("agents"),
+	ConflictTreeStale:           Members("agent", "tree", "reason"),
 	ConflictGitOperation:        Members("repo", "operation"),
 	ConflictCheckpointFilesOnly: Members("why"),
 	ConflictHeadMoved:           Members("repo", "expected", "actual", "branch?", "commits?"),

@@ -7,6 +7,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/git-venom/git-venom/lib/worktreeid"
 )
 
 // decode reads one record into e. It is a decoder for the members this
@@ -435,6 +437,8 @@ func (d *decoder) entry(e *Entry) bool {
 			return d.sym(&e.Harness)
 		case "parent":
 			return d.strPtr(&e.Parent)
+		case "worktree":
+			return d.worktree(&e.Worktree)
 		case "turn":
 			return d.strPtr(&e.Turn)
 		case "harness_turn":
@@ -583,6 +587,24 @@ func DecodeRepos(text string) ([]RepoState, error) {
 	out = nil
 	err := json.Unmarshal([]byte(text), &out)
 	return out, err
+}
+
+func (d *decoder) worktree(dst **worktreeid.ID) bool {
+	if d.null() {
+		*dst = nil
+		return true
+	}
+	w := &worktreeid.ID{}
+	*dst = w
+	return d.object(func(k string) bool {
+		switch k {
+		case "git_dir":
+			return d.str(&w.GitDir)
+		case "made":
+			return d.str(&w.Made)
+		}
+		return false
+	})
 }
 
 func (d *decoder) repos(dst *[]RepoState) bool {

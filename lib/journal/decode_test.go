@@ -67,6 +67,9 @@ func TestDecode_AgreesWithEncodingJSON(t *testing.T) {
 		`{"seq":10,"ts":"x","type":"x","agent":"a"} trailing`,
 		"{\"seq\":11,\"ts\":\"x\",\"type\":\"x\",\"agent\":\"\xff\"}",
 		`{"seq":12,"ts":"x","type":"x","removed":3,"kept":-1,"ok":true,"no_start":true}`,
+		`{"seq":14,"ts":"x","type":"agent.registered","agent":"a1","tree":"/t","isolation":"worktree","harness":"none","parent":null,"worktree":{"git_dir":"/r/.git/worktrees/t","made":"1-2"}}`,
+		`{"seq":15,"ts":"x","type":"agent.registered","agent":"a1","worktree":null}`,
+		`{"seq":16,"ts":"x","type":"agent.registered","agent":"a1","worktree":{"git_dir":"/r/.git","other":1}}`,
 		`{"seq":13`,
 		`[]`,
 	}

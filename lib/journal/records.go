@@ -1,6 +1,9 @@
 package journal
 
-import "github.com/git-venom/git-venom/lib/harnessproc"
+import (
+	"github.com/git-venom/git-venom/lib/harnessproc"
+	"github.com/git-venom/git-venom/lib/worktreeid"
+)
 
 // Record types (docs/checkpoints.md#the-log).
 const (
@@ -34,6 +37,9 @@ type Entry struct {
 	Isolation string  `json:"isolation"`
 	Harness   string  `json:"harness"`
 	Parent    *string `json:"parent"`
+	// Worktree is the tree's identity (docs/rollback.md#stale-trees); nil
+	// in a registration older than identities.
+	Worktree *worktreeid.ID `json:"worktree"`
 
 	// turns, edits, bindings
 	Turn           *string  `json:"turn"`
@@ -111,11 +117,12 @@ type Submodule struct {
 
 // Registered is agent.registered.
 type Registered struct {
-	Agent     string  `json:"agent"`
-	Tree      string  `json:"tree"`
-	Isolation string  `json:"isolation"`
-	Harness   string  `json:"harness"`
-	Parent    *string `json:"parent"`
+	Agent     string         `json:"agent"`
+	Tree      string         `json:"tree"`
+	Isolation string         `json:"isolation"`
+	Harness   string         `json:"harness"`
+	Parent    *string        `json:"parent"`
+	Worktree  *worktreeid.ID `json:"worktree,omitempty"`
 }
 
 // Taken is checkpoint.taken, exactly the docs/checkpoints.md#the-log record plus label.

@@ -317,6 +317,14 @@ func preflightAgent(ctx context.Context, s *state.Store, st *agents.State, req *
 		return nil, err
 	}
 	c := &checked{agent: a, target: target, tree: tree, guarded: guarded}
+	if err := checkpoints.StillItsTree(a, tree); err != nil {
+		c.free(s)
+		e := errcode.From(err, errcode.FailedInternal)
+		if !req.Copy() {
+			e.Hint("its checkpoint stays readable with git: git show --stat %s", ids.RefName(a.ID, target.N))
+		}
+		return nil, e
+	}
 	head, branch, offBranch, err := capture.ReadHead(tree)
 	if err != nil {
 		c.free(s)

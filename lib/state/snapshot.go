@@ -29,7 +29,7 @@ import (
 // leaves the old snapshot or the new, each true of the log up to its mark.
 // Only lock holders write it (Begin), when the records they had to fold
 // after the snapshot number foldEvery or more: readers never write.
-const snapshotFormat = "git-venom fold 2"
+const snapshotFormat = "git-venom fold 3"
 
 // The file is three parts: a line of JSON, snapshotHead, saying what it
 // is and the mark it covers; a line of JSON, the fold

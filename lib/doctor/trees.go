@@ -1,0 +1,52 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/checkpoints"
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/quote"
+	"github.com/git-venom/git-venom/lib/state"
+)
+
+// treesCheck warns about agents whose worktree is no longer theirs
+// (docs/rollback.md#stale-trees): a link at its path, another worktree made
+// there after it was removed, or links git worktree prune would judge
+// broken. A rollback refuses them (conflict.tree_stale); archiving them is
+// the way to tidy up. An agent whose tree is simply gone is not listed:
+// nothing can be rolled back there, and clean removes its refs.
+func treesCheck(ctx context.Context, s *state.Store, st *agents.State) Check {
+	const id = "agents.trees"
+	var stale, fixes []string
+	for _, aid := range st.Order {
+		a := st.Agents[aid]
+		if a.State == agents.Archived {
+			continue
+		}
+		tree, err := checkpoints.TreeOf(ctx, s, a)
+		if err != nil {
+			continue // gone, or another repository's: a rollback fails on it
+		}
+		err = checkpoints.StillItsTree(a, tree)
+		if tree != s.Repo {
+			tree.Free()
+		}
+		if e, ok := errcode.As(err); ok {
+			reason := ""
+			if m, ok := e.Data.(map[string]string); ok {
+				reason = m["reason"]
+			}
+			stale = append(stale, fmt.Sprintf("%s at %s (%s)", a.ID, quote.C(a.Tree), reason))
+			fixes = append(fixes, "git venom-checkpoint clean --agent="+a.ID)
+		}
+	}
+	if len(stale) == 0 {
+		return ok(id, "no agent's tree is another worktree now")
+	}
+	return bad(id, Warn, strings.Join(fixes, "; ")+" (archives it; a rollback refuses it meanwhile)",
+		"%d %s no longer in the worktree it registered in (a rollback refuses it): %s",
+		len(stale), plural(len(stale), "agent is", "agents are"), strings.Join(stale, ", "))
+}

@@ -140,3 +140,29 @@ func TestRollback_InteractiveNo(t *testing.T) {
 	// With --json, or with no terminal, there is no dialogue.
 	env.Venom("rollback", "--checkpoint=k1", "--restore=files", "--json").Fails(t, 2, "invalid_params.plan")
 }
+
+// Issue 28 item 13: an answer to [K/o] that is neither is asked again (as
+// git add -p does), never taken for keep.
+func TestRollback_InteractiveAsksAgainOnAnUnknownAnswer(t *testing.T) {
+	t.Parallel()
+	env := interactiveEnv(t)
+	screen, code := env.ptyRun(t, []string{"maybe", "o", "y"}, "rollback", "--checkpoint=k1", "--restore=files")
+	require.Equal(t, 0, code, screen)
+	require.Contains(t, screen, "Answer k to keep them or o to overwrite them. [K/o]")
+	require.Contains(t, screen, "(overwritten)")
+	require.Equal(t, "hello\n", env.Read("README.md"))
+}
+
+// Issue 28 item 13: a rollback with nothing to do says so and asks
+// nothing; no safety or after checkpoint is made for it.
+func TestRollback_InteractiveNothingToDo(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Venom("checkpoint", "--agent=a1", "--json").OK(t) // k1, the files as they are
+	refs := env.Git("for-each-ref", "refs/venom/")
+	screen, code := env.ptyRun(t, []string{"y"}, "rollback", "k1")
+	require.Equal(t, 0, code, screen)
+	require.Contains(t, screen, "Nothing to roll back: the files, HEAD and the conversation are as k1 has them.")
+	require.NotContains(t, screen, "[y/N]")
+	require.Equal(t, refs, env.Git("for-each-ref", "refs/venom/"), "checkpoints made for nothing")
+}

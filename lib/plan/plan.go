@@ -404,6 +404,12 @@ func conversationOf(a *agents.Agent, target *agents.Checkpoint, restore string) 
 // Files are the paths the rollback restores; Left the ones it leaves.
 func (p *Plan) Files() []Change { return p.filter(func(c *Change) bool { return c.Left == "" }) }
 
+// Empty reports a plan with nothing to do: no file to write or delete,
+// HEAD staying, and no conversation to rewind.
+func (p *Plan) Empty() bool {
+	return len(p.Files()) == 0 && !p.Head.Moves && !(p.Conversation.Rewinds && p.Restore != "files")
+}
+
 // Left are the paths the rollback does not touch.
 func (p *Plan) Left() []Change { return p.filter(func(c *Change) bool { return c.Left != "" }) }
 

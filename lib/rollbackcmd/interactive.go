@@ -35,13 +35,20 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 			}
 		}
 		env.UI.Printf("Keep them as they are, or overwrite them? [K/o] ")
-		ans, ok := in.answer()
-		if !ok {
-			return aborted(env)
-		}
-		req.Outside = "keep"
-		if ans == "o" || ans == "overwrite" {
-			req.Outside = "overwrite"
+		for req.Outside == "" {
+			ans, ok := in.answer()
+			switch {
+			case !ok:
+				return aborted(env)
+			case ans == "" || ans == "k" || ans == "keep":
+				req.Outside = "keep"
+			case ans == "o" || ans == "overwrite":
+				req.Outside = "overwrite"
+			default:
+				// As git add -p: an answer that is neither is asked again,
+				// never taken for the default.
+				env.UI.Printf("Answer k to keep them or o to overwrite them. [K/o] ")
+			}
 		}
 		p, err = rollback.DryRun(env.Ctx, s, req)
 	}
@@ -54,6 +61,13 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 	// The plan goes through the pager, which with LESS=FRX is no pager at
 	// all when it fits the screen; its counts and the question come after,
 	// on the terminal, where a person who quit the pager sees them.
+	if p.Empty() {
+		// Nothing to write, move or rewind: no question, and no safety
+		// and after checkpoints for nothing.
+		env.UI.Printf("Nothing to roll back: the files, HEAD and the conversation are as %s has them.\n",
+			quote.C(p.Target.Checkpoint))
+		return nil
+	}
 	unpage := env.UI.Page()
 	undoing(env, p, req)
 	screen(env, p)

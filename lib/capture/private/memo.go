@@ -36,11 +36,11 @@ type Memo struct {
 }
 
 // EnvKey digests what, beside the files, decides a capture's tree: the
-// limits and git's settings files (their stat data).
+// limits and git's settings files (scan.FilesDigest).
 func EnvKey(limits string, settings []string) string {
 	h := sha256.New()
 	h.Write([]byte(limits))
-	scan.StatDigest(h, settings)
+	scan.FilesDigest(h, settings)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -55,7 +55,7 @@ func EnvKey(limits string, settings []string) string {
 func Signature(limits string, settings []string, status []byte, changes []scan.Change, stats []scan.Stat, taken time.Time) string {
 	h := sha256.New()
 	h.Write([]byte(limits))
-	scan.StatDigest(h, settings)
+	scan.FilesDigest(h, settings)
 	h.Write(status)
 	// Written a buffer at a time, as fmt would write them: 300,000 listed
 	// files made 300,000 Fprintf calls.

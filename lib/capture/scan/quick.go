@@ -972,25 +972,43 @@ func globalExcludes(ctx context.Context, r *repo.Repo) ([]string, bool) {
 	return files, true
 }
 
-// settingsDigest digests the stat data of git's config files (settings)
-// and of the exclude files: a change to any can change what is ignored.
+// settingsDigest digests git's config files (settings) and the exclude
+// files: a change to any can change what is ignored.
 func settingsDigest(settings, excludes []string) string {
 	h := sha256.New()
-	StatDigest(h, append(append([]string(nil), settings...), excludes...))
+	FilesDigest(h, append(append([]string(nil), settings...), excludes...))
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// StatDigest writes the stat data of each file to w, or that it is absent.
-func StatDigest(w io.Writer, files []string) {
+// FilesDigest writes to w what each of files holds, or that it is
+// absent: git's settings files (config, attributes and exclude files) are
+// small, and read rather than trusted by their stat data, which a
+// same-size edit in the same clock tick leaves as it was (lib/racy). A
+// file past maxSettingsRead, or not a regular file (a FIFO would block the
+// read), is digested by its stat data, unless that is racy: then by the
+// time, which matches no other digest.
+func FilesDigest(w io.Writer, files []string) {
 	for _, f := range files {
+		taken := time.Now()
 		st, err := os.Stat(f)
 		if err != nil {
 			fmt.Fprintf(w, "%s:absent\x00", f)
 			continue
 		}
-		fmt.Fprintf(w, "%s:%d:%d\x00", f, st.Size(), st.ModTime().UnixNano())
-		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-			fmt.Fprintf(w, "%d:%d\x00", sys.Ino, sys.Ctim.Nano())
+		if st.Mode().IsRegular() && st.Size() <= maxSettingsRead {
+			if b, err := os.ReadFile(f); err == nil {
+				fmt.Fprintf(w, "%s:%d:%x\x00", f, len(b), sha256.Sum256(b))
+				continue
+			}
 		}
+		sys, ok := st.Sys().(*syscall.Stat_t)
+		if !ok || racy.Taken(sys.Mtim.Nano(), sys.Ctim.Nano(), taken) {
+			fmt.Fprintf(w, "%s:racy:%d\x00", f, taken.UnixNano())
+			continue
+		}
+		fmt.Fprintf(w, "%s:%d:%d:%d:%d\x00", f, st.Size(), sys.Mtim.Nano(), sys.Ino, sys.Ctim.Nano())
 	}
 }
+
+// maxSettingsRead bounds the settings file FilesDigest reads.
+const maxSettingsRead = 1 << 20

@@ -1,8 +1,11 @@
 package scan
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -50,4 +53,57 @@ func TestStatTracked_RacyBySeconds(t *testing.T) {
 	require.Equal(t, []string{"racy.txt"}, list())
 	require.Equal(t, "racy.txt", gittest.Run(t, dir, "", nil, "-c", "core.trustCtime=false", "diff", "--name-only"),
 		"git reads it too")
+}
+
+// FilesDigest reads git's settings files rather than trusting their stat
+// data: a same-size edit in the same clock tick as the stat data it
+// replaces (two writes a moment apart, where the kernel's coarse file
+// times leave them alike) gives another digest; the same content, with
+// other times, the same one.
+// A file too large to read, or a FIFO (never opened), is digested by its
+// stat data while that is past racy, else by a time matching nothing.
+func TestFilesDigest_ReadsRatherThanTrustsStat(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "config")
+	digest := func(files ...string) string {
+		h := sha256.New()
+		FilesDigest(h, files)
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	alike := false
+	for try := 0; try < 100 && !alike; try++ {
+		require.NoError(t, os.WriteFile(config, []byte("[core]\n\tbare = 0\n"), 0o644))
+		var before, after syscall.Stat_t
+		require.NoError(t, syscall.Stat(config, &before))
+		first := digest(config)
+		require.NoError(t, os.WriteFile(config, []byte("[core]\n\tbare = 1\n"), 0o644))
+		require.NoError(t, syscall.Stat(config, &after))
+		if before.Mtim != after.Mtim || before.Ctim != after.Ctim {
+			continue // a clock tick between the writes
+		}
+		alike = true
+		require.NotEqual(t, first, digest(config), "same stat data, other content")
+	}
+	if !alike {
+		// Kernels with multigrain file times (Linux 6.13) give a file
+		// changed after a stat a finer time.
+		t.Log("no two writes left the same file times")
+	}
+	// The digest is the content's: the same for the same bytes, racy or
+	// not, whatever the file's times.
+	before := digest(config)
+	later := time.Now().Add(time.Hour)
+	require.NoError(t, os.Chtimes(config, later, later))
+	require.Equal(t, before, digest(config), "other times, the same content")
+
+	big := filepath.Join(dir, "excludes")
+	require.NoError(t, os.WriteFile(big, make([]byte, maxSettingsRead+1), 0o644))
+	require.NotEqual(t, digest(big), digest(big), "too large to read, changed a moment ago: no vouching")
+	long := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(big, long, long))
+	fifo := filepath.Join(dir, "attributes")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	// Past the margin from the ctimes just set.
+	time.Sleep(time.Until(time.Unix(time.Now().Unix()+2, 10e6)))
+	require.Equal(t, digest(big, fifo), digest(big, fifo), "past racy, the stat data vouches")
 }

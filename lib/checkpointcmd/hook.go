@@ -19,6 +19,7 @@ import (
 	"github.com/git-venom/git-venom/lib/harnessproc"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/quote"
+	"github.com/git-venom/git-venom/lib/repo"
 )
 
 // HookCmd runs as a harness hook, or installs the hooks (docs/harness.md#hooks).
@@ -97,10 +98,12 @@ func runHook(env *cli.Env, name string, f hookFlags, notify string) error {
 		p, perr = harness.ReadHook(env.UI.In)
 	}
 	if p != nil && p.Cwd != "" {
-		if fi, err := os.Stat(p.Cwd); err == nil && fi.IsDir() {
-			env.Dir = p.Cwd
-			h.Dir = p.Cwd
+		dir, err := hookDir(env, p.Cwd)
+		if err != nil {
+			hookWarn(env, err)
+			return nil
 		}
+		env.Dir, h.Dir = dir, dir
 	}
 	s, err := env.Store()
 	if err != nil {
@@ -121,6 +124,29 @@ func runHook(env *cli.Env, name string, f hookFlags, notify string) error {
 		hookWarn(env, d.explain(err))
 	}
 	return nil
+}
+
+// hookDir is the folder a hook works in (docs/harness.md#hooks): the
+// payload's cwd when it lies in the worktree the hook process runs in (a
+// subfolder), or when the process runs in no repository; otherwise the
+// process's own folder. A payload naming another repository than the one
+// the harness runs its hook in is refused: its cwd is the agent's shell's,
+// or anything a payload says, and following it captured that
+// repository's untracked files (its .env) there.
+func hookDir(env *cli.Env, cwd string) (string, error) {
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return env.Dir, nil
+	}
+	here, err := repo.Open(env.Ctx, env.Dir, env.Environ)
+	if err != nil {
+		return cwd, nil // the payload names the only repository
+	}
+	if there, err := repo.Open(env.Ctx, cwd, env.Environ); err == nil && there.Top == here.Top {
+		return cwd, nil
+	}
+	return "", errcode.Newf(errcode.InvalidParamsHookInput, nil,
+		"the payload's cwd %s is outside %s, the worktree this hook runs in; nothing was captured",
+		quote.Text(cwd), quote.Text(here.Top))
 }
 
 func hookWarn(env *cli.Env, err error) {

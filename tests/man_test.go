@@ -32,7 +32,7 @@ var hiddenVerbs = map[string][][]string{}
 // config and state, parsing the command line.
 var commonCodes = []errcode.Code{
 	errcode.InvalidParamsUsage, errcode.InvalidParamsConfig, errcode.InvalidParamsAgent,
-	errcode.NotFoundAgent, errcode.FailedState, errcode.FailedInternal,
+	errcode.NotFoundAgent, errcode.FailedState, errcode.FailedInternal, errcode.FailedInterrupted,
 	errcode.UnsupportedCheckpointNoRepo, errcode.UnsupportedObjectFormat,
 	errcode.UnsupportedEnvironment, errcode.UnsupportedNotYet,
 }

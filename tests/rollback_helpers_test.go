@@ -190,10 +190,17 @@ type paused struct {
 // command has reached the point.
 func (e *Env) pause(point string, extra []string, cmd string, args ...string) *paused {
 	e.t.Helper()
-	p := &paused{file: filepath.Join(e.Root, fmt.Sprintf("paused-%s-%d", point, time.Now().UnixNano())),
-		done: make(chan struct{}), out: &bytes.Buffer{}, errb: &bytes.Buffer{}}
-	p.cmd = e.Command(append([]string{"VENOM_TEST_PAUSE_AT=" + point, "VENOM_TEST_PAUSE_FILE=" + p.file}, extra...),
-		cmd, args...)
+	return e.pauseCmd(point, extra, func(env []string) *exec.Cmd { return e.Command(env, cmd, args...) })
+}
+
+// pauseCmd is pause for the command mk makes with the environment it is
+// given.
+func (e *Env) pauseCmd(point string, extra []string, mk func(env []string) *exec.Cmd) *paused {
+	e.t.Helper()
+	p := &paused{file: filepath.Join(e.Root, fmt.Sprintf("paused-%s-%d", strings.ReplaceAll(point, "#", "-"),
+		time.Now().UnixNano())), done: make(chan struct{}), out: &bytes.Buffer{}, errb: &bytes.Buffer{}}
+	p.cmd = mk(append([]string{"VENOM_TEST_PAUSE_AT=" + point, "VENOM_TEST_PAUSE_FILE=" + p.file}, extra...))
+	cmd, args := p.cmd.Path, p.cmd.Args
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.errb
 	// git runs git-venom-* as a child: the whole group is killed.
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

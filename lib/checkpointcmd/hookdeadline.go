@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/git-venom/git-venom/lib/config"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gitcli"
+	"github.com/git-venom/git-venom/lib/interrupt"
 	"github.com/git-venom/git-venom/lib/lock"
 )
 
@@ -81,8 +81,7 @@ func (d *hookDeadline) explain(err error) error {
 		return err
 	}
 	e := errcode.From(err, errcode.FailedInternal)
-	// Main's context ends with the signal as its cause: "hangup signal received".
-	sig := strings.TrimSuffix(fmt.Sprint(context.Cause(d.parent)), " signal received")
+	sig := interrupt.Why(d.parent)
 	return errcode.Newf(e.Code, e.Data, "stopped by a signal (%s) before the event was recorded", sig).Wrap(err)
 }
 

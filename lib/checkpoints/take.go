@@ -18,6 +18,7 @@ import (
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gcpace"
 	"github.com/git-venom/git-venom/lib/ids"
+	"github.com/git-venom/git-venom/lib/interrupt"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/quote"
@@ -448,6 +449,9 @@ func Record(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Agent
 	defer testhook.Timed("record", time.Now())
 	now := journal.Now()
 	for n := a.LastCkptN + 1; ; n++ {
+		if interrupt.Signalled(ctx) {
+			return nil, interrupt.Coded(interrupt.Why(ctx), "stopped before the checkpoint's ref; none was made")
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, errcode.Newf(errcode.TimeoutCheckpoint, map[string]string{"repo": "."},
 				"the capture passed venom.timeout").Wrap(err)

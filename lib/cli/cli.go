@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
-	"syscall"
 
 	"github.com/alecthomas/kong"
 	"github.com/fatih/color"
@@ -19,6 +18,7 @@ import (
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/config"
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/interrupt"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
@@ -108,7 +108,7 @@ type exitSignal int
 // command stops at its next step with its lock released and its log
 // whole, rather than dying in the middle of a transaction; git does the
 // same for these three (sigchain_push_common cleans up its lock files).
-var StopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+var StopSignals = interrupt.Signals
 
 // Main parses args against grammar (a kong struct whose commands have
 // Run(*Env) error) and runs the chosen command. It returns the exit code.

@@ -111,6 +111,7 @@ const (
 	FailedRollbackUndone      Code = "failed.rollback_undone"
 	FailedRollbackPartial     Code = "failed.rollback_partial"
 	FailedRollbackInterrupted Code = "failed.rollback_interrupted"
+	FailedInterrupted         Code = "failed.interrupted"
 	FailedState               Code = "failed.state"
 	FailedInternal            Code = "failed.internal"
 	FailedNote                Code = "failed.note"
@@ -181,6 +182,7 @@ var Registry = map[Code]string{
 	FailedRollbackUndone:      "the rollback failed and was undone",
 	FailedRollbackPartial:     "the rollback failed and could not be undone; the safety checkpoint is whole",
 	FailedRollbackInterrupted: "a rollback was interrupted",
+	FailedInterrupted:         "a signal (Ctrl-C, SIGTERM, SIGHUP) stopped the command at a safe point; nothing half-done is recorded",
 	FailedState:               "venom's state directory could not be read or written",
 	FailedInternal:            "an unexpected failure",
 	FailedNote:                "git could not store the note under refs/notes/venom",
@@ -283,6 +285,7 @@ var Data = map[Code]Shape{
 	FailedRollbackUndone:      Members("repo", "reason"), // RepoReason
 	FailedRollbackPartial:     Members("repos", "safety"),
 	FailedRollbackInterrupted: Members("safety"),
+	FailedInterrupted:         Members("signal"),
 	FailedState:               Members("file?", "refused?", "log?", "lines?", "agent?", "reason?").OrNull(),
 	FailedInternal:            NoData,
 	FailedNote:                Members("commit", "ref"),

@@ -165,7 +165,9 @@ func (r *Runner) RunCall(ctx context.Context, c Call, args ...string) ([]byte, e
 	err := cmd.Run()
 	if err != nil {
 		if ctx.Err() != nil {
-			return out.Bytes(), ctx.Err()
+			// The cause: a signal's name, which a report needs, or the
+			// deadline (errors.Is still finds context.Canceled).
+			return out.Bytes(), context.Cause(ctx)
 		}
 		code := -1
 		var ee *exec.ExitError

@@ -113,7 +113,7 @@ func AcquireWaiting(ctx context.Context, path string, who Holder, waiting func(H
 		case <-ctx.Done():
 			h, _ := ReadHolder(path)
 			f.Close()
-			return nil, &heldError{holder: h, err: ctx.Err()}
+			return nil, &heldError{holder: h, err: context.Cause(ctx)}
 		case <-time.After(pollInterval):
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/gitindex"
+	"github.com/git-venom/git-venom/lib/interrupt"
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/runpace"
@@ -49,6 +50,8 @@ type applier struct {
 	// release drops the files the writes replace beside the rest of the
 	// rollback (treepath.Release); done waits for it.
 	release *treepath.Release
+	// prog counts the files done, for a progress line (nil: none).
+	prog *Progress
 }
 
 func newApplier(ctx context.Context, r *repo.Repo, tmp string) *applier {
@@ -129,10 +132,20 @@ func (ap *applier) files(want []entry, hook func(string) error) error {
 }
 
 // apply is files with the deletions and the writes given apart, each in
-// path order.
-func (ap *applier) apply(dels []string, writes []entry, hook func(string) error) error {
+// path order. Each fault point is also where the writes stop once the
+// applier's context ends (a signal, docs/rollback.md#interrupts): one
+// before each deletion and each file placed, so a stop comes within a
+// file's time.
+func (ap *applier) apply(dels []string, writes []entry, point func(string) error) error {
 	if len(dels)+len(writes) == 0 {
 		return nil
+	}
+	ap.prog.count(len(dels) + len(writes))
+	hook := func(name string) error {
+		if err := interrupt.Check(ap.ctx); err != nil {
+			return err
+		}
+		return point(name)
 	}
 	root, err := treepath.Open(ap.r.Top)
 	if err != nil {
@@ -144,7 +157,7 @@ func (ap *applier) apply(dels []string, writes []entry, hook func(string) error)
 		if err := hook("rollback-apply-unlink"); err != nil {
 			return err
 		}
-		if err := removeFiles(root, dels, hook); err != nil {
+		if err := removeFiles(root, dels, hook, ap.prog); err != nil {
 			return err
 		}
 	}
@@ -190,7 +203,7 @@ func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) 
 	st := make([]staged, len(writes))
 	defer closeHeld(st)
 	if d, free := ap.newDirect(root, writes, symlinks); d != nil {
-		err := d.stageAll(stage.Fd(), writes, st)
+		err := d.stageAll(ap.ctx, stage.Fd(), writes, st, ap.prog)
 		free()
 		if err != nil {
 			return err
@@ -212,6 +225,7 @@ func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) 
 		if err := ap.checkoutIndex(stage, viaGit, hook); err != nil {
 			return err
 		}
+		ap.prog.add(len(viaGit))
 		remakeGitWritten(root, stage.Fd(), writes, st)
 	}
 	testhook.Timed("rollback-staged", t0)
@@ -245,6 +259,7 @@ func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) 
 			w.Direct = st[i].direct
 			ap.written = append(ap.written, w)
 		}
+		ap.prog.add(1)
 	}
 	return nil
 }
@@ -370,7 +385,7 @@ func placeUnnamed(root *treepath.Root, held *treepath.Held, stage int, s *staged
 // link or a file) means its files are gone as far as the tree goes; a
 // folder where S held a file means someone wrote during the rollback: both
 // are left, and step 6's capture shows what the tree holds (exact:false).
-func removeFiles(root *treepath.Root, dels []string, hook func(string) error) error {
+func removeFiles(root *treepath.Root, dels []string, hook func(string) error, prog *Progress) error {
 	// The folders files were deleted from: each is removed if that
 	// emptied it, and then its parent is tried.
 	emptied := map[string]bool{}
@@ -385,6 +400,7 @@ func removeFiles(root *treepath.Root, dels []string, hook func(string) error) er
 		if err != nil {
 			return err
 		}
+		prog.add((end - start) * halves)
 		pc.Pace()
 		if opened && dir != "" {
 			emptied[dir] = true
@@ -698,28 +714,24 @@ func (ap *applier) known(p *plan.Plan, expected string) capture.Known {
 // needs room the failed way forward never freed, and would leave a tree
 // that is S already reported partial. When the current state cannot be
 // captured, every path is written back.
-func (ap *applier) stillToUndo(p *plan.Plan, lim capture.Limits) []entry {
+func (ap *applier) stillToUndo(p *plan.Plan, s *git.Oid, lim capture.Limits) []entry {
 	var want []entry
-	now, err := capture.Take(ap.ctx, ap.r, ap.tmp, lim)
-	var tree *git.Tree
-	if err == nil {
-		var lib *git.Repository
-		if lib, err = ap.r.Lib(); err == nil {
-			tree, err = lib.LookupTree(now.Tree)
+	// The paths where the tree is not S now, from one walk of the two
+	// trees (equal folders skipped): a lookup of each of the plan's paths
+	// in the new tree would parse each path's folders again, 12 s for
+	// 36,000 paths.
+	var differs map[string]bool
+	if now, err := capture.Take(ap.ctx, ap.r, ap.tmp, lim); err == nil {
+		if changed, err := plan.ChangedPaths(ap.ctx, ap.r, s.String(), now.Tree.String()); err == nil {
+			differs = make(map[string]bool, len(changed))
+			for _, path := range changed {
+				differs[path] = true
+			}
 		}
 	}
-	if err == nil {
-		defer tree.Free()
-	}
 	for _, c := range p.Files() {
-		if tree != nil {
-			e, lerr := tree.EntryByPath(c.Path)
-			if c.SMode == 0 && lerr != nil {
-				continue
-			}
-			if c.SMode != 0 && lerr == nil && uint32(e.Filemode) == c.SMode && e.Id.Equal(&c.SOid) {
-				continue
-			}
+		if differs != nil && !differs[c.Path] {
+			continue
 		}
 		want = append(want, entryOf(c.Path, c.SMode, &c.SOid))
 	}
@@ -729,12 +741,29 @@ func (ap *applier) stillToUndo(p *plan.Plan, lim capture.Limits) []entry {
 // undo runs the recipe back to S after a failure (docs/rollback.md#failures) and checks S's
 // capture matches again: failed.rollback_undone, or failed.rollback_partial
 // when the way back fails too.
+//
+// A signal that stopped the way forward (docs/rollback.md#interrupts) has
+// ended r.ctx: the way back runs on a context of its own, which no signal
+// ends, with a deadline of its own (backTimeout), and a further signal is
+// only answered (Progress.Told). Its git commands run in process groups of
+// their own (gitcli, for a context with a deadline), where a second Ctrl-C
+// at the terminal does not reach them.
 func (r *runner) undo(ap *applier, cause error) *errcode.Error {
 	p := r.p
 	reason := cause.Error()
 	if e, ok := errcode.As(cause); ok {
 		reason = e.Message
 	}
+	why := "failed"
+	if interrupt.Signalled(r.ctx) {
+		why = interrupt.Why(r.ctx)
+		reason = "interrupted (" + why + ")"
+	}
+	ctx, cancel := interrupt.Detach(r.ctx, r.backTimeout())
+	defer cancel()
+	ap.ctx = ctx
+	r.prog.back(why)
+	defer interrupt.Shield(r.prog.told)()
 	back := func() error {
 		if err := testhook.Point("rollback-undo"); err != nil {
 			return err
@@ -756,10 +785,23 @@ func (r *runner) undo(ap *applier, cause error) *errcode.Error {
 				return err
 			}
 		}
-		if err := ap.files(ap.stillToUndo(p, limits(r.tx.Store)), noPoint); err != nil {
+		// The files the way forward placed are known, as those of the
+		// way back are below: the captures need not hash them again.
+		t0 := time.Now()
+		capture.NoteWritten(ap.r, ap.written, capture.Known{})
+		ap.written = nil
+		want := ap.stillToUndo(p, r.snap.Tree, limits(r.tx.Store))
+		testhook.Timed("undo-capture", t0)
+		t0 = time.Now()
+		if err := ap.files(want, noPoint); err != nil {
 			return err
 		}
+		testhook.Timed("undo-files", t0)
+		testhook.Counted("undo-files", len(want))
+		t0 = time.Now()
+		capture.NoteWritten(ap.r, ap.written, capture.Known{})
 		again, err := capture.Take(ap.ctx, ap.r, ap.tmp, limits(r.tx.Store))
+		testhook.Timed("undo-capture-again", t0)
 		if err != nil {
 			return err
 		}
@@ -783,6 +825,21 @@ func (r *runner) undo(ap *applier, cause error) *errcode.Error {
 			Wrap(cause).Hint("git venom-rollback --agent=%s --checkpoint=%s --restore=files --outside=overwrite --dry-run",
 			p.Agent.ID, r.safety)
 	}
+	if why != "failed" {
+		return errcode.Newf(errcode.FailedRollbackUndone, errcode.RepoReason{Repo: ".", Reason: reason},
+			"the rollback was %s and undone: the files are as the safety checkpoint %s holds them", reason, r.safety)
+	}
 	return errcode.Newf(errcode.FailedRollbackUndone, errcode.RepoReason{Repo: ".", Reason: reason},
 		"the rollback failed and was undone: %s", reason).Wrap(cause)
+}
+
+// backTimeout is the way back's deadline: venom.timeout, and twice the
+// time the way forward had written for, since the way back captures the
+// tree, writes at most what the way forward wrote, and captures again.
+func (r *runner) backTimeout() time.Duration {
+	d := r.tx.Store.Config.Timeout
+	if !r.filesStart.IsZero() {
+		d += 2 * time.Since(r.filesStart)
+	}
+	return d
 }

@@ -2,6 +2,7 @@ package rollback
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/capture/store"
 	"github.com/git-venom/git-venom/lib/config"
+	"github.com/git-venom/git-venom/lib/interrupt"
 	"github.com/git-venom/git-venom/lib/runpace"
 	"github.com/git-venom/git-venom/lib/treepath"
 )
@@ -137,7 +139,7 @@ var heldBudget = sync.OnceValue(func() int64 {
 // the work, and libgit2 reads one object database from several threads.
 // Which files may be written is decided first, on this thread: the
 // attribute check keeps a cache of its own (store.NoConversion).
-func (d *direct) stageAll(stage int, writes []entry, st []staged) error {
+func (d *direct) stageAll(ctx context.Context, stage int, writes []entry, st []staged, prog *Progress) error {
 	var mine []int
 	for i, e := range writes {
 		if d.mayWrite(e) {
@@ -159,6 +161,11 @@ func (d *direct) stageAll(stage int, writes []entry, st []staged) error {
 			var pc runpace.Pacer
 			for k := w; k < len(mine); k += workers {
 				pc.Pace()
+				// A signal stops the inflating within a file's time.
+				if err := interrupt.Check(ctx); err != nil {
+					errs[w] = err
+					return
+				}
 				i := mine[k]
 				s, err := d.write(stage, stagedName(i), writes[i], folders)
 				if errors.Is(err, errNotDirect) {
@@ -169,6 +176,7 @@ func (d *direct) stageAll(stage int, writes []entry, st []staged) error {
 					return
 				}
 				st[i] = s
+				prog.add(1)
 			}
 		}(w)
 	}

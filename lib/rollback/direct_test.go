@@ -266,7 +266,7 @@ func TestWrite_TwoThreadsShareNoCache(t *testing.T) {
 		stage, err := os.Open(t.TempDir())
 		require.NoError(t, err)
 		st := make([]staged, len(writes))
-		err = d.stageAll(int(stage.Fd()), writes, st)
+		err = d.stageAll(ctx, int(stage.Fd()), writes, st, nil)
 		free()
 		require.NoError(t, err)
 		names, err := stage.Readdirnames(-1)

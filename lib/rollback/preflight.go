@@ -39,6 +39,8 @@ type Request struct {
 	// Materialize writes a claude-code rewind's forked session at once
 	// (conversation.Options); it is not part of the plan.
 	Materialize bool
+	// Progress counts a real call's files for a progress line (nil: none).
+	Progress *Progress
 }
 
 // checked is what preflight found.

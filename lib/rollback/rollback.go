@@ -12,6 +12,7 @@ import (
 	"github.com/git-venom/git-venom/lib/conversation"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/harness"
+	"github.com/git-venom/git-venom/lib/interrupt"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/packset"
@@ -128,7 +129,8 @@ func limits(s *state.Store) capture.Limits {
 
 // Run is the real call (docs/rollback.md#the-real-call): plan check, safety checkpoint, the
 // conversation, the files, HEAD, the rollback capture and rollback.ended.
-func Run(ctx context.Context, s *state.Store, req Request) (*plan.Result, error) {
+func Run(ctx context.Context, s *state.Store, req Request) (_ *plan.Result, err error) {
+	defer func() { err = stoppedEarly(ctx, err) }()
 	if err := Validate(&req); err != nil {
 		return nil, err
 	}
@@ -195,7 +197,8 @@ func Run(ctx context.Context, s *state.Store, req Request) (*plan.Result, error)
 			"the tree, HEAD or a choice differs from plan %s; run the dry run again", req.Plan).
 			Hint("the new dry run shows the current plan; quote it only after a person has seen it")
 	}
-	r := &runner{ctx: ctx, tx: tx, p: p, snap: snap, conv: conversation.Options{Materialize: req.Materialize}}
+	r := &runner{ctx: ctx, tx: tx, p: p, snap: snap, conv: conversation.Options{Materialize: req.Materialize},
+		prog: req.Progress}
 	return r.run()
 }
 
@@ -207,6 +210,9 @@ type runner struct {
 	snap   *capture.Snapshot
 	safety string
 	conv   conversation.Options
+	prog   *Progress
+	// filesStart is when step 4 began writing (zero before).
+	filesStart time.Time
 }
 
 func (r *runner) run() (*plan.Result, error) {
@@ -255,6 +261,9 @@ func (r *runner) run() (*plan.Result, error) {
 			}
 		} else {
 			rw, err := conversation.RewindWith(r.ctx, tx.Store, a, a.Turn(*p.Target.ThroughTurn), r.conv)
+			if err != nil && interrupt.Signalled(r.ctx) {
+				return nil, r.end(r.stoppedBeforeFiles())
+			}
 			if err != nil {
 				return nil, r.end(errcode.From(err, errcode.FailedInternal))
 			}
@@ -264,19 +273,29 @@ func (r *runner) run() (*plan.Result, error) {
 		}
 	}
 	// Steps 4 and 5: the files, then HEAD.
+	if interrupt.Signalled(r.ctx) {
+		return nil, r.end(r.stoppedBeforeFiles())
+	}
 	ap := newApplier(r.ctx, p.Repo, tx.Store.TmpDir())
+	ap.prog = r.prog
+	r.prog.files()
 	// The files the writes replaced are dropped meanwhile, beside the
 	// capture below (treepath.Release).
 	defer ap.done()
-	filesStart := time.Now()
+	r.filesStart = time.Now()
 	err = ap.forward(p)
-	testhook.Timed("rollback-files", filesStart)
+	testhook.Timed("rollback-files", r.filesStart)
 	if err != nil {
 		return nil, r.end(r.undo(ap, err))
 	}
 	// Between the files placed and their capture: a test writes here as
 	// someone else would.
 	if err := testhook.Point("rollback-files-placed"); err != nil {
+		return nil, r.end(r.undo(ap, err))
+	}
+	// A signal up to rollback.ended sends the rollback back
+	// (docs/rollback.md#interrupts): each step below checks it first.
+	if err := interrupt.Check(r.ctx); err != nil {
 		return nil, r.end(r.undo(ap, err))
 	}
 	// Step 6: the rollback capture, never deduplicated, against the expected tree.
@@ -298,12 +317,27 @@ func (r *runner) run() (*plan.Result, error) {
 	if conv.Rewinds {
 		afterThrough = p.Target.ThroughTurn
 	}
+	// A path-scoped rollback answers for its paths only: the rest of the
+	// tree is not its to restore, and may change meanwhile. Decided before
+	// rollback.ended, after which nothing may send the rollback back.
+	exact := after.Tree.String() == expected
+	if !exact && !p.Paths.Empty() {
+		if exact, err = plan.SameWithin(r.ctx, p.Repo, expected, after.Tree.String(), p.Paths); err != nil {
+			return nil, r.end(r.undo(ap, err))
+		}
+	}
+	if err := interrupt.Check(r.ctx); err != nil {
+		return nil, r.end(r.undo(ap, err))
+	}
 	taken, err := checkpoints.Record(r.ctx, tx, p.Repo, a, after, checkpoints.Meta{Reason: checkpoints.Rollback,
 		ThroughTurn: afterThrough, Anchors: targetCommit(p)})
 	if err != nil {
 		return nil, r.end(r.undo(ap, err))
 	}
 	if err := testhook.Point("rollback-before-ended"); err != nil {
+		return nil, r.end(r.undo(ap, err))
+	}
+	if err := interrupt.Check(r.ctx); err != nil {
 		return nil, r.end(r.undo(ap, err))
 	}
 	// Step 7: rollback.ended, with the dropped turns, then the new binding.
@@ -322,17 +356,37 @@ func (r *runner) run() (*plan.Result, error) {
 	}
 	res := p.Result()
 	res.DryRun, res.Plan, res.Guarded = false, nil, nil
-	// A path-scoped rollback answers for its paths only: the rest of the
-	// tree is not its to restore, and may change meanwhile.
-	exact := after.Tree.String() == expected
-	if !exact && !p.Paths.Empty() {
-		if exact, err = plan.SameWithin(r.ctx, p.Repo, expected, after.Tree.String(), p.Paths); err != nil {
-			return nil, r.end(r.undo(ap, err))
-		}
-	}
 	res.Safety, res.After, res.Exact = &r.safety, &taken.Checkpoint, &exact
 	res.Conversation = conv
 	return res, nil
+}
+
+// stoppedEarly says what is true of a rollback a signal stopped before
+// its safety checkpoint, whatever step noticed (a capture, the lock, git
+// killed): nothing was written. A rollback stopped later has said so
+// already (undo, stoppedBeforeFiles).
+func stoppedEarly(ctx context.Context, err error) error {
+	if err == nil || !interrupt.Signalled(ctx) {
+		return err
+	}
+	if e, ok := errcode.As(err); ok {
+		switch e.Code {
+		case errcode.FailedRollbackUndone, errcode.FailedRollbackPartial:
+			return err
+		}
+	}
+	// Not wrapped: the step that noticed has nothing to add to the signal.
+	return interrupt.Coded(interrupt.Why(ctx), "the rollback stopped before its safety checkpoint; nothing was written")
+}
+
+// stoppedBeforeFiles is the rollback stopped by a signal after its safety
+// checkpoint and before any file was written: the tree is S, nothing to
+// undo (docs/rollback.md#interrupts).
+func (r *runner) stoppedBeforeFiles() *errcode.Error {
+	reason := "interrupted (" + interrupt.Why(r.ctx) + ")"
+	return errcode.Newf(errcode.FailedRollbackUndone, errcode.RepoReason{Repo: ".", Reason: reason},
+		"the rollback was %s before it wrote a file: the files are as the safety checkpoint %s holds them",
+		reason, r.safety)
 }
 
 // end logs rollback.ended {ok: false, code} and returns the error.

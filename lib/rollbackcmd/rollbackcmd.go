@@ -4,6 +4,9 @@ package rollbackcmd
 
 import (
 	"errors"
+	"fmt"
+	"strings"
+	"time"
 
 	"github.com/git-venom/git-venom/lib/caller"
 	"github.com/git-venom/git-venom/lib/cli"
@@ -145,7 +148,9 @@ func (c *CLI) Run(env *cli.Env) error {
 }
 
 // run is the real call, with a progress line on a terminal's stderr when
-// it takes over about a second (a big tree's capture and files).
+// it takes over about a second (a big tree's capture and files): the
+// files with counts, as git's "Updating files", and the way back after an
+// interrupt the same (docs/rollback.md#interrupts).
 func run(env *cli.Env, s *state.Store, req rollback.Request) (*plan.Result, error) {
 	msg := "Rolling back…"
 	if req.Undo {
@@ -153,7 +158,40 @@ func run(env *cli.Env, s *state.Store, req rollback.Request) (*plan.Result, erro
 	} else if req.Checkpoint != "" {
 		msg = "Rolling back to " + quote.C(req.Checkpoint) + "…"
 	}
-	progress := env.UI.Progress(msg)
+	prog := &rollback.Progress{}
+	req.Progress = prog
+	progress := env.UI.ProgressOf(func(elapsed time.Duration) string { return progressLine(prog, msg, elapsed) })
 	defer progress.Stop()
+	prog.Told = func(sig string) {
+		progress.Say(fmt.Sprintf("%s: ignored while the rollback is undone; stopping now would leave the tree half-way",
+			sig))
+	}
 	return rollback.Run(env.Ctx, s, req)
+}
+
+// progressLine is the real call's progress: the files as a share and
+// counts once they are being written, the way back's counts after an
+// interrupt or a failure, the seconds before.
+func progressLine(p *rollback.Progress, msg string, elapsed time.Duration) string {
+	done, total := p.Counts()
+	switch {
+	case p.Back.Load():
+		why := "failed"
+		if w := p.Why(); w != "failed" {
+			why = "interrupted"
+		}
+		return fmt.Sprintf("%s; undoing… %d/%d", why, done, total)
+	case p.Files.Load() && total > 0:
+		return fmt.Sprintf("%s %d%% (%d/%d)", rollingBack(msg), done*100/total, done, total)
+	}
+	return fmt.Sprintf("%s %.0fs", msg, elapsed.Seconds())
+}
+
+// rollingBack is the counts' label: "Rolling back:" as git's "Updating
+// files:".
+func rollingBack(msg string) string {
+	if strings.HasPrefix(msg, "Undoing") {
+		return "Undoing:"
+	}
+	return "Rolling back:"
 }

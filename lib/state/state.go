@@ -12,6 +12,7 @@ import (
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/config"
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/interrupt"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/packset"
@@ -98,6 +99,9 @@ type Txn struct {
 func (s *Store) Begin(ctx context.Context, who lock.Holder, timeoutCode errcode.Code) (*Txn, error) {
 	l, err := lock.AcquireWaiting(ctx, s.Repo.Lock, who, s.LockWait)
 	if err != nil {
+		if why, ok := interrupt.From(err); ok {
+			return nil, interrupt.Coded(why, "stopped while waiting for the repository's venom lock; nothing was done")
+		}
 		if lock.IsHeld(err) {
 			h, _ := lock.HolderOf(err)
 			e := errcode.Newf(timeoutCode, map[string]string{"repo": "."},

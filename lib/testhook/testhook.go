@@ -6,7 +6,8 @@
 //	                                   reaches that point (ref-create#2: the
 //	                                   second ref a rollback makes).
 //	VENOM_TEST_PAUSE_AT=name           Point(name) creates VENOM_TEST_PAUSE_FILE
-//	                                   and blocks, so a test can kill the process there.
+//	                                   and blocks, so a test can kill the process there;
+//	                                   name#n pauses only the n-th time.
 //	VENOM_TEST_PAUSE_RESUME=1          with a pause file: the pause ends when the
 //	                                   test removes that file.
 //	VENOM_TEST_PACK_THRESHOLD=n        git-venom merges its packs past n of them
@@ -29,11 +30,15 @@ var (
 
 // Point is a named place where a test may inject a failure or a pause.
 func Point(name string) error {
-	if fail := os.Getenv("VENOM_TEST_FAIL_AT"); fail != "" {
+	fail, pause := os.Getenv("VENOM_TEST_FAIL_AT"), os.Getenv("VENOM_TEST_PAUSE_AT")
+	n := 0
+	if fail != "" || pause != "" {
 		mu.Lock()
 		passes[name]++
-		n := passes[name]
+		n = passes[name]
 		mu.Unlock()
+	}
+	if fail != "" {
 		for _, f := range strings.Split(fail, ",") {
 			point, nth, counted := strings.Cut(f, "#")
 			if point != name {
@@ -44,7 +49,7 @@ func Point(name string) error {
 			}
 		}
 	}
-	if os.Getenv("VENOM_TEST_PAUSE_AT") == name {
+	if point, nth, counted := strings.Cut(pause, "#"); point == name && (!counted || nth == strconv.Itoa(n)) {
 		p := os.Getenv("VENOM_TEST_PAUSE_FILE")
 		if p != "" {
 			_ = os.WriteFile(p, []byte(fmt.Sprint(os.Getpid())), 0o666)

@@ -12,19 +12,41 @@ const progressDelay = time.Second
 
 // Progress is one line of progress on a terminal's stderr.
 type Progress struct {
-	mu   sync.Mutex
-	msg  string
-	done chan struct{}
-	wg   sync.WaitGroup
-	once sync.Once
+	mu     sync.Mutex
+	msg    string
+	render func(elapsed time.Duration) string
+	s      *Streams
+	shown  bool
+	done   chan struct{}
+	wg     sync.WaitGroup
+	once   sync.Once
 }
+
+// redraw is how often a progress line with counts is drawn again, when
+// its text changed: often enough that counts move, as git's do.
+const redraw = 200 * time.Millisecond
 
 // Progress shows msg on a terminal's stderr, with the seconds elapsed, when
 // the work takes longer than about a second, and redraws it each second
 // until Stop. It prints nothing when stderr is not a terminal, under
 // -q/--quiet or under --json.
 func (s *Streams) Progress(msg string) *Progress {
-	p := &Progress{msg: msg, done: make(chan struct{})}
+	p := &Progress{msg: msg}
+	return s.progress(p, func(elapsed time.Duration) string {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return fmt.Sprintf("%s %.0fs", p.msg, elapsed.Seconds())
+	})
+}
+
+// ProgressOf is Progress with the line render gives, asked again every
+// 200 ms: counts, as git's "Updating files: 45% (22500/50000)".
+func (s *Streams) ProgressOf(render func(elapsed time.Duration) string) *Progress {
+	return s.progress(&Progress{}, render)
+}
+
+func (s *Streams) progress(p *Progress, render func(time.Duration) string) *Progress {
+	p.render, p.s, p.done = render, s, make(chan struct{})
 	if !s.ErrTTY || s.settings.Quiet || s.settings.JSON {
 		close(p.done)
 		return p
@@ -35,25 +57,46 @@ func (s *Streams) Progress(msg string) *Progress {
 		start := time.Now()
 		timer := time.NewTimer(progressDelay)
 		defer timer.Stop()
-		shown := false
+		last := ""
 		for {
 			select {
 			case <-p.done:
-				if shown {
+				p.mu.Lock()
+				if p.shown {
 					fmt.Fprint(s.Err, "\r\033[K")
 				}
+				p.mu.Unlock()
 				return
 			case <-timer.C:
-				shown = true
+				line := render(time.Since(start))
 				p.mu.Lock()
-				msg := p.msg
+				if line != last || !p.shown {
+					fmt.Fprintf(s.Err, "\r\033[K%s", line)
+					last = line
+				}
+				p.shown = true
 				p.mu.Unlock()
-				fmt.Fprintf(s.Err, "\r\033[K%s %.0fs", msg, time.Since(start).Seconds())
-				timer.Reset(time.Second)
+				timer.Reset(redraw)
 			}
 		}
 	}()
 	return p
+}
+
+// Say prints line on stderr, on a line of its own above the progress line
+// when one is shown (which the next redraw brings back); nothing under
+// -q/--quiet. It is for what a person must know while the work goes on.
+func (p *Progress) Say(line string) {
+	if p.s == nil || p.s.settings.Quiet {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.s.Err, "\r\033[K")
+		p.shown = false
+	}
+	fmt.Fprintln(p.s.Err, line)
 }
 
 // Set changes the message from the next redraw on: what the work has found

@@ -9,12 +9,16 @@ import (
 	"errors"
 
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/interrupt"
 )
 
 // Git is failed.checkpoint_git for the capture's step (a git command, or
 // one of git-venom's own writes), or timeout.checkpoint when the capture
-// ran out of time.
+// ran out of time, or failed.interrupted when a signal stopped it.
 func Git(step string, err error) error {
+	if why, ok := interrupt.From(err); ok {
+		return interrupt.Coded(why, "the capture stopped at "+step+"; no checkpoint was made of it")
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return errcode.Newf(errcode.TimeoutCheckpoint, map[string]string{"repo": "."},
 			"the capture passed venom.timeout").Wrap(err)

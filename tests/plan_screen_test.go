@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -108,4 +109,21 @@ func TestPlan_StaleAtThePromptSaysWhatChanged(t *testing.T) {
 	assert.Empty(t, env.Records("rollback.started"))
 	assert.Equal(t, "agent\n", env.Read("agent.txt"))
 	assert.False(t, strings.Contains(screen, "Rolled back"), screen)
+}
+
+// Issue 28 item 13: one screen writes a count one way. The plan's summary
+// said "Restores 1,200 files" and the result line "1200 files".
+func TestRollback_CountsReadTheSameEverywhere(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Take(t, "--agent=a1") // k1
+	for i := 0; i < 1200; i++ {
+		env.Write(fmt.Sprintf("gen/f%04d.txt", i), "x\n")
+	}
+	dry := env.Venom("rollback", "--agent=a1", "k1", "--dry-run").OK(t).Stdout
+	assert.Contains(t, dry, "Restores 1,200 files")
+	plan := env.DryRun("--agent=a1", "k1").Plan
+	out := env.Venom("rollback", "--agent=a1", "k1", "--plan="+plan).OK(t).Stdout
+	assert.Contains(t, out, "· 1,200 files ·")
+	assert.NotRegexp(t, `\d{4} files`, dry+out)
 }

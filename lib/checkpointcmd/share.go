@@ -4,6 +4,7 @@ import (
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/share"
+	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // PushCmd sends an agent's checkpoints to a remote, on request only
@@ -30,8 +31,9 @@ func (c *PushCmd) Run(env *cli.Env) error {
 	if env.JSON {
 		return env.UI.JSON(res)
 	}
-	env.UI.Printf("Pushed %d checkpoints of %s and its %d log records to %s, under %s\n",
-		len(res.Checkpoints), quote.C(a.ID), res.Records, quote.C(res.Remote), quote.C(res.Ref))
+	env.UI.Printf("Pushed %s of %s and its %s to %s, under %s\n",
+		ui.Plural(len(res.Checkpoints), "checkpoint", "checkpoints"), quote.C(a.ID),
+		ui.Plural(res.Records, "log record", "log records"), quote.C(res.Remote), quote.C(res.Ref))
 	if len(res.Deleted) > 0 {
 		env.UI.Printf("Removed from %s: %s\n", quote.C(res.Remote), quote.Join(res.Deleted, ", "))
 	}

@@ -33,6 +33,7 @@ import (
 	"github.com/git-venom/git-venom/lib/refs"
 	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/treepath"
+	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // Statuses of a check.
@@ -203,8 +204,9 @@ func refsCheck(ctx context.Context, s *state.Store, st *agents.State, l *journal
 		return ok(id, "%d refs, each named by the log", len(have))
 	}
 	if len(gone) > 0 {
-		problems = append(problems, fmt.Sprintf("%d logged checkpoints lost their ref and cannot be used: %s",
-			len(gone), strings.Join(gone, ", ")))
+		problems = append(problems, fmt.Sprintf("%s %s and cannot be used: %s",
+			ui.Plural(len(gone), "logged checkpoint", "logged checkpoints"),
+			plural(len(gone), "lost its ref", "lost their ref"), strings.Join(gone, ", ")))
 	}
 	fix := strings.Join(uniq(fixes), "; ")
 	if l.Damaged() > 0 {

@@ -15,6 +15,7 @@ import (
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/treepath"
+	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // BigFolderShare is the untracked-folder threshold as a share of
@@ -55,17 +56,17 @@ func untrackedFolders(ctx context.Context, s *state.Store) Check {
 		}
 	}
 	if len(found) == 0 {
-		return ok(id, "no untracked folder holds more than %d bytes", limit)
+		return ok(id, "no untracked folder holds more than %s", ui.Bytes(limit))
 	}
 	sort.Slice(found, func(i, j int) bool { return found[i].bytes > found[j].bytes })
 	var names, fixes []string
 	for _, f := range found {
-		names = append(names, fmt.Sprintf("%s (%d bytes)", quote.C(f.dir), f.bytes))
+		names = append(names, fmt.Sprintf("%s (%s)", quote.C(f.dir), ui.Bytes(f.bytes)))
 		fixes = append(fixes, capture.ExcludeCommand(ignore.EscapePath(f.dir, true)))
 	}
 	return bad(id, Warn, strings.Join(fixes, "; "),
-		"untracked folders over a quarter of venom.maxTotalBytes (%d bytes): %s; a capture stores what changed in them, and one past the limit fails; leave them out with venom.exclude",
-		s.Config.MaxTotalBytes, strings.Join(names, ", "))
+		"untracked folders over a quarter of venom.maxTotalBytes (%s): %s; a capture stores what changed in them, and one past the limit fails; leave them out with venom.exclude",
+		ui.Bytes(s.Config.MaxTotalBytes), strings.Join(names, ", "))
 }
 
 // folderBytes sums the sizes of the regular files under dir, without

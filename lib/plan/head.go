@@ -9,6 +9,7 @@ import (
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // Head is repos[].head of the result (docs/json.md).
@@ -237,10 +238,5 @@ func sameOid(a, b *string) bool {
 	return *a == *b
 }
 
-// Count renders a number of paths: "1 file", "3 files".
-func Count(n int) string {
-	if n == 1 {
-		return "1 file"
-	}
-	return strconv.Itoa(n) + " files"
-}
+// Count renders a number of paths: "1 file", "3,000 files".
+func Count(n int) string { return ui.Plural(n, "file", "files") }

@@ -25,6 +25,7 @@ import (
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/git-venom/git-venom/lib/treepath"
+	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // Options are the caller's choices.
@@ -541,9 +542,4 @@ func When(through *string) string {
 }
 
 // countPaths says "1 path" or "n paths", as the refusal's message in docs/rollback.md#outside-edits does.
-func countPaths(n int) string {
-	if n == 1 {
-		return "1 path"
-	}
-	return fmt.Sprintf("%d paths", n)
-}
+func countPaths(n int) string { return ui.Plural(n, "path", "paths") }

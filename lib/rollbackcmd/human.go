@@ -2,7 +2,6 @@ package rollbackcmd
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/fatih/color"
@@ -156,10 +155,10 @@ func summary(env *cli.Env, p *plan.Plan) {
 		{plan.Turn, "during its turns"},
 	} {
 		if n[k.class] > 0 && !p.Own {
-			parts = append(parts, thousands(n[k.class])+" "+k.what)
+			parts = append(parts, ui.Thousands(n[k.class])+" "+k.what)
 		}
 	}
-	line := "Restores " + plural(len(files), "file", "files")
+	line := "Restores " + ui.Plural(len(files), "file", "files")
 	if len(files) > 0 {
 		line += " (writes " + ui.Bytes(p.Bytes) + ")"
 	}
@@ -167,7 +166,7 @@ func summary(env *cli.Env, p *plan.Plan) {
 		line += ": " + strings.Join(parts, ", ")
 	}
 	if l := len(p.Left()); l > 0 {
-		line += "; " + thousands(l) + " left as " + map[bool]string{true: "it is", false: "they are"}[l == 1]
+		line += "; " + ui.Thousands(l) + " left as " + map[bool]string{true: "it is", false: "they are"}[l == 1]
 	}
 	env.UI.Printf("%s.\n", line)
 }
@@ -208,23 +207,7 @@ func stateAt(through *string) string {
 	return "after turn " + quote.C(*through)
 }
 
-func commits(n int) string { return plural(n, "commit", "commits") }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return thousands(n) + " " + many
-}
-
-// thousands writes n with commas: 2,792.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+func commits(n int) string { return ui.Plural(n, "commit", "commits") }
 
 // undoing says which rollback an --undo plan takes back, before the plan.
 func undoing(env *cli.Env, p *plan.Plan, req rollback.Request) {

@@ -66,11 +66,11 @@ func promptsOf(path string, a *agents.Agent, t *agents.Turn) *prompts {
 	promptsCache[key] = ix
 	last, decoded := "", 0
 	_ = eachLine(path, func(raw []byte) bool {
-		var l Line
 		if !mayChain(raw) {
 			return true
 		}
 		decoded++
+		var l Line // after the look: it escapes, an allocation a line
 		if json.Unmarshal(raw, &l) != nil {
 			return true
 		}

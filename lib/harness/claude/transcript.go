@@ -424,8 +424,11 @@ func resolve(path, anchor string, depth int) (string, error) {
 	var forked []link
 	found := ""
 	err := eachLine(path, func(raw []byte) bool {
-		var l Line
-		if !mayChain(raw) || json.Unmarshal(raw, &l) != nil || !l.InChain() {
+		if !mayChain(raw) {
+			return true
+		}
+		var l Line // after the look: it escapes, an allocation a line
+		if json.Unmarshal(raw, &l) != nil || !l.InChain() {
 			return true
 		}
 		if *l.UUID == anchor || (l.Attachment != nil && l.Attachment.SourceUUID == anchor) {

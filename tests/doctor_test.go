@@ -209,7 +209,19 @@ func TestAgents_ListsStateTreeIsolationSharers(t *testing.T) {
 	assert.Len(t, env.CheckpointRefs("w1"), 2)
 	assert.Empty(t, env.CheckpointRefs("gone"))
 
+	// The table fits 80 columns: trees, long paths, go below it with
+	// their agents; an archived agent is guarded by nothing (issue 28
+	// items 6 and 13).
 	out := env.Venom("checkpoint", "agents").OK(t).Stdout
-	assert.Contains(t, out, "yes (shared with f1)")
-	assert.Contains(t, out, "w1")
+	for _, l := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(l, "/") {
+			assert.LessOrEqual(t, len([]rune(l)), 80, "%q", l)
+		}
+	}
+	assert.Regexp(t, `(?m)^w1 +settled +worktree +none +2 +k2 +shared$`, out)
+	assert.Regexp(t, `(?m)^a1 +running +in_place +none +1 +k1 +yes$`, out)
+	assert.Regexp(t, `(?m)^gone +archived +.* +-$`, out)
+	assert.Contains(t, out, "\nTREES\n")
+	assert.Contains(t, out, "\n"+wt+"\n  w1, f1\n")
+	assert.Contains(t, out, "  a1, gone (archived)\n")
 }

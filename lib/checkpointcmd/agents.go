@@ -2,6 +2,7 @@ package checkpointcmd
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/fatih/color"
 
@@ -55,18 +56,26 @@ func (c *AgentsCmd) Run(env *cli.Env) error {
 	dim := env.UI.OutStyle(color.Faint)
 	yellow := env.UI.OutStyle(color.FgYellow)
 	w := ui.NewTable(env.UI.Out)
-	w.Row(dim("AGENT"), dim("STATE"), dim("ISOLATION"), dim("HARNESS"), dim("CHECKPOINTS"), dim("NEWEST"), dim("GUARDED"),
-		dim("TREE"))
+	// Trees are long paths: they go below the table, each on a line of
+	// its own with the agents in it, so the table fits 80 columns.
+	w.Row(dim("AGENT"), dim("STATE"), dim("ISOLATION"), dim("HARNESS"), dim("KEPT"), dim("NEWEST"), dim("GUARDED"))
 	// Each column is read from the log: quoted (ids, trees and harnesses
 	// of an agent registered by hand may hold anything).
 	q := quote.C
+	var trees []string
+	in := map[string][]string{}
 	for _, a := range res.Agents {
-		guarded := "no"
-		if a.Guarded {
+		// An archived agent cannot be rolled back: whether it would be
+		// guarded, and with whom, means nothing.
+		guarded := "-"
+		switch {
+		case a.State == agents.Archived:
+		case len(a.Sharers) > 0:
+			guarded = yellow("shared")
+		case a.Guarded:
 			guarded = yellow("yes")
-			if len(a.Sharers) > 0 {
-				guarded += " (shared with " + quote.Join(a.Sharers, ", ") + ")"
-			}
+		default:
+			guarded = "no"
 		}
 		newest := "-"
 		if a.Newest != nil {
@@ -76,9 +85,24 @@ func (c *AgentsCmd) Run(env *cli.Env) error {
 		if a.Parent != nil {
 			id += dim(" ← " + q(*a.Parent))
 		}
-		w.Row(id, q(a.State), q(a.Isolation), q(a.Harness), fmt.Sprint(a.Checkpoints), newest, guarded, q(a.Tree))
+		w.Row(id, q(a.State), q(a.Isolation), q(a.Harness), fmt.Sprint(a.Checkpoints), newest, guarded)
+		if _, ok := in[a.Tree]; !ok {
+			trees = append(trees, a.Tree)
+		}
+		name := q(a.Agent)
+		if a.State == agents.Archived {
+			name += dim(" (archived)")
+		}
+		in[a.Tree] = append(in[a.Tree], name)
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	env.UI.Printf("\n%s\n", dim("TREES"))
+	for _, t := range trees {
+		env.UI.Printf("%s\n  %s\n", q(t), strings.Join(in[t], ", "))
+	}
+	return nil
 }
 
 func agentItem(st *agents.State, a *agents.Agent) AgentItem {

@@ -202,7 +202,11 @@ func (w *world) step() {
 			w.captureStep(a, "turn_start")
 		}
 		for i := w.rng.Intn(3); i >= 0; i-- {
-			w.edit(t, "agent "+a.id)
+			if w.rng.Intn(3) == 0 {
+				w.toolWrite(a, pool[w.rng.Intn(len(pool))])
+			} else {
+				w.edit(t, "agent "+a.id)
+			}
 		}
 		if w.rng.Intn(5) == 0 || (!a.guarded() && w.rng.Intn(2) == 0) {
 			w.git(t.dir, "add", "-A")

@@ -11,6 +11,7 @@ import (
 // HEAD goes, and the tree afterwards.
 type prediction struct {
 	refuse  string
+	ignEdit []string
 	changes map[string]string // path -> create, modify, delete
 	classes map[string]string
 	left    map[string]string // path -> reason
@@ -96,10 +97,19 @@ func (w *world) predict(a *agent, target *checkpoint, undo bool, outside string,
 		}
 	}
 	sort.Strings(paths)
+	seenIgn := map[string]bool{}
+	for _, e := range a.ignEdit {
+		if e.after > target.first && !seenIgn[e.path] {
+			seenIgn[e.path] = true
+			pr.ignEdit = append(pr.ignEdit, e.path)
+		}
+	}
+	sort.Strings(pr.ignEdit)
 	// Classes: walk the tree's captures from T's, as windows; a gap that
 	// changed a path makes it outside; the last window (newest capture to
 	// S) is a gap. With no edit records every other path is turn.
 	outsideOf := map[string]bool{}
+	turnsSeen := map[int]bool{} // turns with a turn window in the walk
 	gap := func(from, to files) {
 		for _, p := range paths {
 			if differ(from, to, p) {
@@ -117,15 +127,37 @@ func (w *world) predict(a *agent, target *checkpoint, undo bool, outside string,
 			broken = prev != nil || broken
 			continue
 		}
-		if prev != nil && (broken || w.windowKind(a, *prev, *c) == "gap") {
-			gap(prev.view, c.view)
+		if prev != nil {
+			switch kind := w.windowKind(a, *prev, *c); {
+			case broken || kind == "gap":
+				gap(prev.view, c.view)
+			case kind == "turn":
+				turnsSeen[c.turn] = true
+			}
 		}
 		prev, broken = c, false
 	}
 	gap(prev.view, s)
 	anyOutside := false
+	// docs/rollback.md, Your own checkpoints: an agent that never had a
+	// turn and has no harness, alone in its tree, is the person's own:
+	// every path is turn.
+	own := a.turns == 0 && a.turn == 0 && !a.harness
+	for _, b := range w.agents {
+		if b != a && b.tree == t {
+			own = false
+		}
+	}
 	for _, p := range paths {
 		pr.classes[p] = "turn"
+		if own {
+			continue
+		}
+		for n := range turnsSeen {
+			if a.edits[n][p] {
+				pr.classes[p] = "agent"
+			}
+		}
 		if outsideOf[p] {
 			pr.classes[p] = "outside"
 			anyOutside = true

@@ -52,14 +52,20 @@ func (w *world) setup() {
 	w.writeFile(main, "build/out.o", []byte("built\n"), false)
 	wt := &tree{name: "wt1", dir: filepath.Join(w.root, "wt1"), written: map[string]time.Time{}}
 	w.git(main.dir, "worktree", "add", "-q", "-b", "w1", wt.dir)
+	wt2 := &tree{name: "wt2", dir: filepath.Join(w.root, "wt2"), written: map[string]time.Time{}}
+	w.git(main.dir, "worktree", "add", "-q", "-b", "c1", wt2.dir)
 	w.sync(main)
 	w.sync(wt)
-	w.trees = []*tree{main, wt}
+	w.sync(wt2)
+	w.trees = []*tree{main, wt, wt2}
 	a1 := &agent{id: "a1", tree: main, isolation: "in_place"}
 	w1 := &agent{id: "w1", tree: wt, isolation: "worktree"}
-	w.agents = []*agent{a1, w1}
+	c1 := &agent{id: "c1", tree: wt2, isolation: "worktree", harness: true, edits: map[int]map[string]bool{},
+		session: fmt.Sprintf("%08x-0000-4000-8000-%012x", w.seed, w.rng.Int63()&0xffffffffffff)}
+	w.agents = []*agent{a1, w1, c1}
 	w.captureStep(a1, "manual", "--isolation=in_place")
 	w.captureStep(w1, "manual", "--isolation=worktree")
+	w.captureStep(c1, "turn_start")
 }
 
 func must(err error) {
@@ -81,17 +87,45 @@ type takeResult struct {
 // reuse of the latest when nothing changed since it (same tree and HEAD).
 func (w *world) captureStep(a *agent, reason string, extra ...string) {
 	t := a.tree
+	if a.harness && ((reason == "turn_end" && a.turn == 0) || (reason == "turn_start" && a.turn != 0)) {
+		return // Claude Code sends Stop only after a prompt, and one prompt at a time
+	}
 	w.note("%s: capture %s", a.id, reason)
 	view := t.view()
 	last := a.latest()
 	reuse := reason != "pre_rollback" && last != nil && sameFiles(last.view, view) && last.head == t.head
-	args := append([]string{"--agent=" + a.id, "--reason=" + reason, "--json"}, extra...)
-	r := w.venom(t.dir, "checkpoint", args...)
-	if r.code != 0 {
-		w.failf("capture: %s", r)
-	}
 	var res takeResult
-	w.decode(r, &res)
+	if a.harness && (reason == "turn_start" || reason == "turn_end") {
+		// Claude Code's hooks: no JSON result; the refs and the log say.
+		ev, turn := "UserPromptSubmit", a.turns+1
+		if reason == "turn_end" {
+			ev, turn = "Stop", a.turn
+		}
+		from := w.logRecords(t)
+		w.hook(a, ev, turn, "")
+		for _, m := range w.readLog(t)[from:] {
+			typ, _ := m["type"].(string)
+			if m["agent"] != a.id || !strings.HasPrefix(typ, "checkpoint.") || typ == "checkpoint.pruned" {
+				continue
+			}
+			if typ == "checkpoint.failed" {
+				w.failf("hook %s: the capture failed: %v", ev, m)
+			}
+			id, _ := m["checkpoint"].(string)
+			res.Checkpoint = &id
+			res.Reused = typ == "checkpoint.reused"
+		}
+		if res.Checkpoint == nil {
+			w.failf("hook %s logged no capture of %s", ev, a.id)
+		}
+	} else {
+		args := append([]string{"--agent=" + a.id, "--reason=" + reason, "--json"}, extra...)
+		r := w.venom(t.dir, "checkpoint", args...)
+		if r.code != 0 {
+			w.failf("capture: %s", r)
+		}
+		w.decode(r, &res)
+	}
 	c := capture{agent: a, reason: reason, view: view}
 	switch reason {
 	case "turn_start":
@@ -113,13 +147,17 @@ func (w *world) captureStep(a *agent, reason string, extra ...string) {
 	w.stats[fmt.Sprintf("capture reused=%v", reuse)]++
 	if reuse {
 		if !res.Reused || res.Checkpoint == nil || *res.Checkpoint != fmt.Sprintf("k%d", last.n) {
-			w.failf("capture: the model expects a reuse of k%d (nothing changed since), got %s", last.n, r.out)
+			w.failf("capture: the model expects a reuse of k%d (nothing changed since), got %s reused=%v", last.n, *res.Checkpoint, res.Reused)
 		}
 		c.ck = last
 	} else {
 		n := len(a.ckpts) + 1
 		if res.Reused || res.Checkpoint == nil || *res.Checkpoint != fmt.Sprintf("k%d", n) {
-			w.failf("capture: the model expects a new k%d, got %s", n, r.out)
+			got := "none"
+			if res.Checkpoint != nil {
+				got = *res.Checkpoint
+			}
+			w.failf("capture: the model expects a new k%d, got %s reused=%v", n, got, res.Reused)
 		}
 		ck := &checkpoint{n: n, reason: reason, view: view, head: t.head, branch: t.branch, first: len(t.captures)}
 		a.ckpts = append(a.ckpts, ck)
@@ -131,6 +169,58 @@ func (w *world) captureStep(a *agent, reason string, extra ...string) {
 		w.prune(a)
 	}
 	w.checkRefs(a, "the capture")
+}
+
+// hook runs git venom-checkpoint hook claude-code with an event of a's
+// session, as Claude Code would: UserPromptSubmit, PostToolUse (a Write
+// of path) or Stop. A hook always exits 0; what it did is read from the
+// refs and the log.
+func (w *world) hook(a *agent, event string, turn int, path string) {
+	m := map[string]any{
+		"session_id": a.session, "transcript_path": filepath.Join(w.home, a.session+".jsonl"), "cwd": a.tree.dir,
+		"prompt_id": fmt.Sprintf("prompt-%s-%d", a.id, turn), "permission_mode": "acceptEdits", "hook_event_name": event,
+	}
+	switch event {
+	case "UserPromptSubmit":
+		m["prompt"] = fmt.Sprintf("turn %d", turn)
+	case "PostToolUse":
+		m["tool_name"] = "Write"
+		m["tool_input"] = map[string]any{"file_path": w.abs(a.tree, path), "content": "…"}
+		m["tool_use_id"] = fmt.Sprintf("toolu_%d", len(w.steps))
+	case "Stop":
+		m["stop_hook_active"] = false
+	}
+	b, _ := json.Marshal(m)
+	c := w.command(a.tree.dir, "git", "venom-checkpoint", "hook", "claude-code", "--agent="+a.id, "--isolation="+a.isolation)
+	r := runCmd(c, string(b))
+	if r.code != 0 || strings.Contains(r.err, "error") {
+		w.failf("hook %s: %s", event, r)
+	}
+}
+
+// toolWrite is an agent's Write tool call: the file written, and for a
+// harness agent its PostToolUse hook, which records the path as the
+// turn's edit (ignored paths apart, for ignored_edits).
+func (w *world) toolWrite(a *agent, p string) {
+	t := a.tree
+	exec := false
+	if e, ok := t.files[p]; ok {
+		exec = e.mode == "100755"
+	}
+	w.writeFile(t, p, []byte(w.content("tool", 24)), exec)
+	w.note("agent %s Write tool: %s:%s", a.id, t.name, p)
+	if !a.harness {
+		return
+	}
+	w.hook(a, "PostToolUse", a.turn, p)
+	if _, tracked := t.index[p]; ignored(p) && !tracked {
+		a.ignEdit = append(a.ignEdit, ignoredEdit{path: p, after: len(t.captures)})
+	} else {
+		if a.edits[a.turn] == nil {
+			a.edits[a.turn] = map[string]bool{}
+		}
+		a.edits[a.turn][p] = true
+	}
 }
 
 // pruneStep runs git venom-checkpoint prune: retention for every agent.
@@ -307,6 +397,7 @@ type rbResult struct {
 			Path   string `json:"path"`
 			Reason string `json:"reason"`
 		} `json:"left"`
+		IgnoredEdits []string `json:"ignored_edits"`
 	} `json:"repos"`
 	Error *struct {
 		Code    string          `json:"code"`
@@ -490,6 +581,9 @@ func (w *world) checkPlan(r result, pr prediction, a *agent, what string) {
 	}
 	if repo.Head.Moves != pr.moves || (pr.moves && (repo.Head.To == nil || *repo.Head.To != pr.headTo)) {
 		fmt.Fprintf(&b, "  head: model moves=%v to %s, venom %s\n", pr.moves, pr.headTo, r.out)
+	}
+	if strings.Join(repo.IgnoredEdits, " ") != strings.Join(pr.ignEdit, " ") {
+		fmt.Fprintf(&b, "  ignored_edits: model %q, venom %q\n", pr.ignEdit, repo.IgnoredEdits)
 	}
 	if res.Guarded != nil && *res.Guarded != a.guarded() {
 		fmt.Fprintf(&b, "  guarded: model %v, venom %v\n", a.guarded(), *res.Guarded)

@@ -47,6 +47,19 @@ type agent struct {
 	turns     int // the last turn number used
 	ckpts     []*checkpoint
 	safety    int // the last rollback's safety checkpoint, 0 before any
+	// harness: turns come from Claude Code's hooks (UserPromptSubmit,
+	// Stop), and tool writes are recorded (PostToolUse Write).
+	harness bool
+	session string
+	edits   map[int]map[string]bool // turn -> paths its edit calls named
+	ignEdit []ignoredEdit
+}
+
+// ignoredEdit is an edit call that named an ignored path, after the
+// tree's first n captures.
+type ignoredEdit struct {
+	path  string
+	after int
 }
 
 func (a *agent) guarded() bool { return a.isolation == "in_place" }

@@ -88,7 +88,7 @@ func requiredArgs(t *testing.T, verb []string) ([]string, bool) {
 	t.Helper()
 	usage := ""
 	for _, line := range strings.Split(help(t, "git-venom-checkpoint", verb), "\n") {
-		if rest, ok := strings.CutPrefix(line, "Usage: git-venom-checkpoint "+strings.Join(verb, " ")); ok {
+		if rest, ok := strings.CutPrefix(line, "Usage: git venom-checkpoint "+strings.Join(verb, " ")); ok {
 			usage = rest
 		}
 	}

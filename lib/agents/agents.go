@@ -9,6 +9,7 @@ import (
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/suggest"
 	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/git-venom/git-venom/lib/worktreeid"
 )
@@ -629,7 +630,20 @@ func (s *State) Known(id string) (*Agent, error) {
 	if a := s.Agents[id]; a != nil {
 		return a, nil
 	}
-	return nil, errcode.Newf(errcode.NotFoundAgent, map[string]string{"agent": id}, "no agent %s in this repository", id)
+	e := errcode.Newf(errcode.NotFoundAgent, map[string]string{"agent": id}, "no agent %s in this repository", id)
+	var known []string
+	for _, a := range s.Active() {
+		known = append(known, a.ID)
+	}
+	switch close := suggest.Close(id, known); {
+	case len(close) == 1:
+		e.Hint("did you mean --agent=%s?", close[0])
+	case len(close) > 1:
+		e.Hint("did you mean one of %s?", strings.Join(close, ", "))
+	case len(known) > 0:
+		e.Hint("git venom-checkpoint agents lists them")
+	}
+	return nil, e
 }
 
 // Named is the registered agent a command means: Resolve, then Known.

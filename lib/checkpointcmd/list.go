@@ -22,7 +22,7 @@ type ListCmd struct {
 	Agent  string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree), or a fetched copy <remote>/<machine>/<agent>."`
 	Turn   string `name:"turn" help:"Only checkpoints of this turn (t<n>)."`
 	Before string `name:"before" complete:"checkpoint" help:"Only checkpoints older than this one, exclusive: k<n>, last, last~<n> (n back from last) or t<n> (that turn's end)."`
-	Limit  int    `name:"limit" default:"50" help:"At most this many."`
+	Limit  int    `name:"limit" short:"n" aliases:"max-count" default:"50" help:"At most this many (also -n, --max-count, as git log)."`
 }
 
 // Run lists.
@@ -52,6 +52,9 @@ func (c *ListCmd) Run(env *cli.Env) error {
 	}
 	if a == nil {
 		if a, err = st.Named(c.Agent); err != nil {
+			if _, full, rerr := s.Read(); rerr == nil && c.Agent != "" && errcode.Is(err, errcode.NotFoundAgent) {
+				_, err = full.Named(c.Agent) // the same error, with the agents it may be a typo of
+			}
 			return err
 		}
 	}

@@ -9,8 +9,11 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/kong"
 	"github.com/fatih/color"
@@ -22,6 +25,7 @@ import (
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/suggest"
 	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/git-venom/git-venom/lib/ui"
 )
@@ -43,7 +47,7 @@ func VersionString() string {
 // Globals are the flags every command takes.
 type Globals struct {
 	JSON    bool             `name:"json" help:"Print one JSON object on stdout; errors as {\"error\":{...}}."`
-	Color   string           `name:"color" enum:"auto,always,never" default:"auto" placeholder:"WHEN" help:"Colour: auto (at a terminal; the default, or color.venom, or color.ui), always or never."`
+	Color   string           `name:"color" enum:"auto,always,never" default:"auto" placeholder:"<when>" help:"Colour: auto (at a terminal; the default, or color.venom, or color.ui), always (also a bare --color) or never."`
 	NoPager bool             `name:"no-pager" help:"Never send long output through the pager (core.pager, GIT_PAGER, PAGER, less)."`
 	Quiet   bool             `name:"quiet" short:"q" help:"No progress and no lock-wait messages on standard error."`
 	Version kong.VersionFlag `name:"version" help:"Print the version and exit."`
@@ -156,6 +160,7 @@ func Run(env *Env, grammar any, args []string) (code int) {
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: true}),
 		kong.Help(printHelp),
 		kong.Bind(env),
+		kong.PostBuild(placeholders),
 	)
 	if err != nil {
 		return Report(env, errcode.Newf(errcode.FailedInternal, nil, "bad grammar: %v", err))
@@ -165,9 +170,10 @@ func Run(env *Env, grammar any, args []string) (code int) {
 	}
 	args = splitPaths(grammar, args)
 	args = helpArgs(parser, args)
+	args = bareColor(args)
 	kctx, err := parser.Parse(args)
 	if err != nil {
-		return Report(env, usageError(verbTypo(parser, args, err)))
+		return Report(env, usageError(parser, verbTypo(parser, args, err)))
 	}
 	env.JSON = env.JSON || jsonFlag(grammar)
 	env.configureOutput(grammar, args)
@@ -177,7 +183,44 @@ func Run(env *Env, grammar any, args []string) (code int) {
 	return 0
 }
 
-func name(env *Env) string { return env.Name }
+// name is the command as people type it, git venom-checkpoint: help's
+// usage lines and messages name it so, not by the binary's name.
+func name(env *Env) string { return "git " + strings.TrimPrefix(env.Name, "git-") }
+
+// bareColor reads a bare --color as git does, --color=always; the value
+// may still follow as the next word (--color never), as kong reads it.
+func bareColor(args []string) []string {
+	out := append([]string(nil), args...)
+	for i, a := range out {
+		if a == "--" {
+			break
+		}
+		if a != "--color" {
+			continue
+		}
+		if i+1 < len(out) && slices.Contains([]string{"auto", "always", "never"}, out[i+1]) {
+			continue
+		}
+		out[i] = "--color=always"
+	}
+	return out
+}
+
+// placeholders writes every flag's value in help as git's manuals do,
+// --agent=<agent>, instead of kong's type (STRING) or default ("").
+func placeholders(k *kong.Kong) error {
+	return kong.Visit(k.Model, func(n kong.Visitable, next kong.Next) error {
+		if f, ok := n.(*kong.Flag); ok && !f.IsBool() && !f.IsCounter() {
+			switch {
+			case f.PlaceHolder == "":
+				f.PlaceHolder = "<" + f.Name + ">"
+			case f.PlaceHolder == strings.ToUpper(f.PlaceHolder):
+				f.PlaceHolder = "<" + strings.ToLower(f.PlaceHolder) + ">"
+			}
+		}
+		return next(nil)
+	})
+}
 
 // PathTaker is a grammar that takes paths after "--", as git's commands
 // do (git diff k1 -- a.txt): kong would read them as more positional
@@ -215,18 +258,60 @@ func description(name string) string {
 }
 
 // usageError maps kong's parse errors to invalid_params.usage, keeping an
-// coded error (docs/errors.md) a Validate() returned.
-func usageError(err error) error {
+// coded error (docs/errors.md) a Validate() returned. A value outside a
+// flag's choices is that flag's own code where the registry has one
+// (--reason: invalid_params.reason), with the choice it is likely a typo
+// of; the hint names the verb whose flags -h lists.
+func usageError(parser *kong.Kong, err error) error {
 	if e, ok := errcode.As(err); ok {
 		return e
 	}
 	var pe *kong.ParseError
-	if errors.As(err, &pe) {
-		if e, ok := errcode.As(pe.Unwrap()); ok {
-			return e
+	if !errors.As(err, &pe) {
+		return errcode.Newf(errcode.InvalidParamsUsage, nil, "%v", err)
+	}
+	if e, ok := errcode.As(pe.Unwrap()); ok {
+		return e
+	}
+	verb := parser.Model.Name
+	if pe.Context != nil {
+		if sel := pe.Context.Selected(); sel != nil {
+			verb += " " + sel.Path()
 		}
 	}
-	return errcode.Newf(errcode.InvalidParamsUsage, nil, "%v", err).Hint("see --help")
+	if m := enumError().FindStringSubmatch(err.Error()); m != nil {
+		return enumUsage(m[1], strings.Split(strings.ReplaceAll(m[2], `"`, ""), ","), m[3], verb)
+	}
+	return errcode.Newf(errcode.InvalidParamsUsage, nil, "%v", err).Hint("%s -h lists its flags", verb)
+}
+
+// enumError matches kong's error for a value outside an enum.
+var enumError = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^--([a-z0-9-]+) must be one of ((?:"[^"]*",?)+) but got "(.*)"$`)
+})
+
+// enumCodes are the flags whose bad value has a code of its own.
+var enumCodes = map[string]errcode.Code{
+	"reason":    errcode.InvalidParamsReason,
+	"isolation": errcode.InvalidParamsIsolation,
+}
+
+func enumUsage(flag string, choices []string, got, verb string) error {
+	choices = slices.DeleteFunc(choices, func(c string) bool { return c == "" })
+	code, data := errcode.InvalidParamsUsage, any(nil)
+	if c, ok := enumCodes[flag]; ok {
+		code, data = c, map[string]string{flag: got}
+	}
+	e := errcode.Newf(code, data, "--%s=%s: the choices are %s", flag, quote.C(got), strings.Join(choices, ", "))
+	switch close := suggest.Close(got, choices); {
+	case got != "" && len(close) == 1:
+		e.Hint("did you mean --%s=%s?", flag, close[0])
+	case got != "" && len(close) > 1:
+		e.Hint("did you mean one of %s?", strings.Join(close, ", "))
+	default:
+		e.Hint("%s -h says what each means", verb)
+	}
+	return e
 }
 
 // Report prints err as docs/errors.md#exit-codes says and returns its exit code.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/quote"
+	"github.com/git-venom/git-venom/lib/suggest"
 )
 
 // HelpCmd is the help verb, `git venom-checkpoint help [<verb>...]`, as
@@ -73,11 +75,11 @@ func verbs(node *kong.Node) []string {
 // unknownVerb is invalid_params.usage for a word that is not a verb of
 // node, with the verbs it is likely a typo of (git's "did you mean").
 func unknownVerb(app string, path []string, word string, node *kong.Node) error {
-	where := strings.Join(append([]string{"git " + strings.TrimPrefix(app, "git-")}, path...), " ")
+	where := strings.Join(append([]string{app}, path...), " ")
 	all := verbs(node)
 	e := errcode.Newf(errcode.InvalidParamsUsage, map[string]any{"verb": word, "verbs": all},
 		"%s is not a verb of %s", quote.C(word), where)
-	switch close := Suggest(word, all); len(close) {
+	switch close := suggest.Close(word, all); len(close) {
 	case 0:
 		e.Hint("the verbs are %s; %s help <verb> explains one", strings.Join(all, ", "), where)
 	case 1:
@@ -128,7 +130,17 @@ func helpArgs(parser *kong.Kong, args []string) []string {
 // printHelp is kong's help, and for the bare command of a grammar whose
 // default verb takes its flags (git venom-checkpoint is git venom-checkpoint
 // take), that verb's usage and flags too: -h shows what a bare call does.
+// A positional argument with a usage tag is shown as that tag says
+// (rollback's one checkpoint, which kong would show as [<checkpoint> ...]
+// for the slice that lets it refuse a second one by name).
 func printHelp(options kong.HelpOptions, ctx *kong.Context) error {
+	out := ctx.Stdout
+	var buf bytes.Buffer
+	ctx.Stdout = &buf
+	defer func() {
+		ctx.Stdout = out
+		_, _ = out.Write(positionalUsage(ctx.Model.Node, buf.Bytes()))
+	}()
 	if err := kong.DefaultHelpPrinter(options, ctx); err != nil {
 		return err
 	}
@@ -145,36 +157,24 @@ func printHelp(options kong.HelpOptions, ctx *kong.Context) error {
 	return kong.DefaultHelpPrinter(options, verb)
 }
 
-// Suggest lists the candidates word is likely a typo of: a prefix of one,
-// or within two edits (kong's rule for flags, so verbs and flags agree).
-func Suggest(word string, candidates []string) []string {
-	var out []string
-	for _, c := range candidates {
-		if strings.HasPrefix(c, word) || editDistance(c, word) <= 2 {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
+// positionalUsage rewrites kong's summary of each positional argument
+// that has a usage tag.
+func positionalUsage(root *kong.Node, text []byte) []byte {
+	_ = kong.Visit(root, func(n kong.Visitable, next kong.Next) error {
+		if node, ok := n.(*kong.Node); ok {
+			for _, p := range node.Positional {
+				u, was := p.Tag.Get("usage"), p.Summary()
+				if u == "" {
+					continue
+				}
+				// In the Arguments table, padded to keep the column.
+				if pad := len(was) - len(u); pad > 0 {
+					text = bytes.ReplaceAll(text, []byte(was+"  "), []byte(u+strings.Repeat(" ", pad)+"  "))
+				}
+				text = bytes.ReplaceAll(text, []byte(was), []byte(u))
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
+		return next(nil)
+	})
+	return text
 }

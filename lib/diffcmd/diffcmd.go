@@ -35,7 +35,7 @@ type CLI struct {
 	Path     []string `name:"path" sep:"none" help:"Only this path or folder, as git's pathspecs: relative to the current folder, :/ for the top, b64:<base64> for any bytes (repeatable; also after --)."`
 	Stat     bool     `name:"stat" help:"Show only the stat, as git diff --stat."`
 	NameOnly bool     `name:"name-only" help:"Show only the names of the files that changed, as git diff --name-only."`
-	Args     []string `arg:"" optional:"" complete:"checkpoint" complete-max:"2" help:"Short forms: <from> [<to>] [-- <path>...]."`
+	Args     []string `arg:"" optional:"" name:"checkpoint" usage:"[<from> [<to>]]" complete:"checkpoint" complete-max:"2" help:"Short forms: <from> [<to>] [-- <path>...]."`
 
 	dashPaths []string
 }

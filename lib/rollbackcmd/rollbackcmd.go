@@ -36,7 +36,7 @@ type CLI struct {
 	// --resume-session-at (tests/testdata/hooks/claude).
 	Materialize bool     `name:"materialize" help:"claude-code: write the rewound session now, so that an interactive claude --resume opens it."`
 	Path        []string `name:"path" sep:"none" help:"Roll back only this path or folder, as git's pathspecs: relative to the current folder, :/ for the top (repeatable; also after --). Files only; HEAD stays."`
-	Args        []string `arg:"" optional:"" name:"checkpoint" complete:"checkpoint" help:"The checkpoint, as --checkpoint takes it; paths after --."`
+	Args        []string `arg:"" optional:"" name:"checkpoint" usage:"[<checkpoint>]" complete:"checkpoint" help:"The checkpoint, as --checkpoint takes it; paths after --."`
 
 	dashPaths []string
 }
@@ -71,7 +71,7 @@ func (c *CLI) positional() error {
 	case len(c.Args) > 1:
 		return errcode.Newf(errcode.InvalidParamsUsage, map[string]any{"args": c.Args},
 			"unexpected argument %s: git venom-rollback takes one checkpoint", quote.C(c.Args[1])).
-			Hint("git venom-rollback <checkpoint> --dry-run, then --plan=<id>; see --help")
+			Hint("git venom-rollback <checkpoint> --dry-run, then --plan=<id>")
 	case c.Checkpoint != "":
 		return errcode.Newf(errcode.InvalidParamsUsage, map[string]any{"args": c.Args},
 			"the checkpoint is given twice (--checkpoint=%s and %s)", quote.C(c.Checkpoint), quote.C(c.Args[0])).

@@ -133,6 +133,9 @@ type Plan struct {
 	// Bytes is what the files the rollback writes come to: a checkpoint
 	// may hold a gigabyte file that is a megabyte stored.
 	Bytes int64
+	// Kept is the caller's current folder (top-relative) when the plan
+	// empties it: it stays, empty (docs/rollback.md#the-current-folder).
+	Kept string
 }
 
 // Conversation is the result's conversation member (docs/json.md, docs/harness.md#hooks).
@@ -490,6 +493,7 @@ type Result struct {
 	Safety       *string      `json:"safety,omitempty"`
 	After        *string      `json:"after,omitempty"`
 	Exact        *bool        `json:"exact,omitempty"`
+	Kept         *string      `json:"kept_folder,omitempty"`
 	Conversation Conversation `json:"conversation"`
 	SharedWith   []string     `json:"shared_with"`
 	Children     []string     `json:"children"`
@@ -506,6 +510,10 @@ func (p *Plan) Result() *Result {
 	}
 	id, g := p.ID, p.Guarded
 	r.Plan, r.Guarded = &id, &g
+	if p.Kept != "" {
+		kept := p.Kept
+		r.Kept = &kept
+	}
 	left := 0
 	for i := range p.Changes {
 		if p.Changes[i].Left != "" {

@@ -52,6 +52,9 @@ type applier struct {
 	release *treepath.Release
 	// prog counts the files done, for a progress line (nil: none).
 	prog *Progress
+	// keep is the caller's current folder the writes empty: never
+	// removed (docs/rollback.md#the-current-folder).
+	keep string
 }
 
 func newApplier(ctx context.Context, r *repo.Repo, tmp string) *applier {
@@ -157,7 +160,7 @@ func (ap *applier) apply(dels []string, writes []entry, point func(string) error
 		if err := hook("rollback-apply-unlink"); err != nil {
 			return err
 		}
-		if err := removeFiles(root, dels, hook, ap.prog); err != nil {
+		if err := removeFiles(root, dels, hook, ap.prog, ap.keep); err != nil {
 			return err
 		}
 	}
@@ -385,7 +388,7 @@ func placeUnnamed(root *treepath.Root, held *treepath.Held, stage int, s *staged
 // link or a file) means its files are gone as far as the tree goes; a
 // folder where S held a file means someone wrote during the rollback: both
 // are left, and step 6's capture shows what the tree holds (exact:false).
-func removeFiles(root *treepath.Root, dels []string, hook func(string) error, prog *Progress) error {
+func removeFiles(root *treepath.Root, dels []string, hook func(string) error, prog *Progress, keep string) error {
 	// The folders files were deleted from: each is removed if that
 	// emptied it, and then its parent is tried.
 	emptied := map[string]bool{}
@@ -407,7 +410,7 @@ func removeFiles(root *treepath.Root, dels []string, hook func(string) error, pr
 		}
 		start = end
 	}
-	removeEmptied(root, emptied, &pc)
+	removeEmptied(root, emptied, &pc, keep)
 	return nil
 }
 
@@ -450,8 +453,9 @@ func removeIn(root *treepath.Root, dir string, dels []string, hook func(string) 
 // folders first, so a folder is tried once, after everything below it,
 // and the folders of one parent through one descriptor of it. A folder
 // that cannot be removed (it holds something, or is no longer a folder of
-// the tree) stays, and so do the folders above it.
-func removeEmptied(root *treepath.Root, dirs map[string]bool, pc *runpace.Pacer) {
+// the tree) stays, and so do the folders above it; so does keep, the
+// caller's current folder, as git keeps it (setup.c's original_cwd).
+func removeEmptied(root *treepath.Root, dirs map[string]bool, pc *runpace.Pacer, keep string) {
 	byDepth := map[int][]string{}
 	deepest := 0
 	for d := range dirs {
@@ -472,6 +476,9 @@ func removeEmptied(root *treepath.Root, dirs map[string]bool, pc *runpace.Pacer)
 			if f, err := root.OpenFolder(parent); err == nil {
 				removed := false
 				for _, d := range level[start:end] {
+					if d == keep {
+						continue
+					}
 					if f.RemoveEmptyDir(path.Base(d)) == nil {
 						removed = true
 					}

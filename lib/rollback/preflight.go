@@ -41,6 +41,9 @@ type Request struct {
 	Materialize bool
 	// Progress counts a real call's files for a progress line (nil: none).
 	Progress *Progress
+	// Cwd is the caller's current folder, relative to the top ("" at the
+	// top or outside the tree): a rollback keeps it (docs/rollback.md#the-current-folder).
+	Cwd string
 }
 
 // checked is what preflight found.

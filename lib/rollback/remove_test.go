@@ -36,7 +36,7 @@ func TestRemoveFiles_FolderByFolder(t *testing.T) {
 	require.NoError(t, err)
 	defer root.Close()
 	points := 0
-	require.NoError(t, removeFiles(root, dels, func(string) error { points++; return nil }, nil))
+	require.NoError(t, removeFiles(root, dels, func(string) error { points++; return nil }, nil, ""))
 	require.Equal(t, len(dels), points)
 
 	var left []string

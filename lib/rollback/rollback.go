@@ -79,9 +79,13 @@ func DryRun(ctx context.Context, s *state.Store, req Request) (*plan.Plan, error
 		return nil, err
 	}
 	defer testhook.Timed("dry-build", time.Now())
-	return plan.Build(ctx, plan.Input{Repo: c.tree, State: st, Agent: c.agent, Target: c.target, Snapshot: snap,
+	p, err := plan.Build(ctx, plan.Input{Repo: c.tree, State: st, Agent: c.agent, Target: c.target, Snapshot: snap,
 		Options: req.Options, Guarded: c.guarded, Head: c.head, Exclude: s.Config.Exclude,
 		Copy: c.copy, Since: c.since})
+	if err == nil && c.tree == s.Repo {
+		p.Kept = emptied(p, req.Cwd)
+	}
+	return p, err
 }
 
 // earlyCapture is a dry run's capture of its own worktree, running on a
@@ -197,6 +201,9 @@ func Run(ctx context.Context, s *state.Store, req Request) (_ *plan.Result, err 
 			"the tree, HEAD or a choice differs from plan %s; run the dry run again", req.Plan).
 			Hint("the new dry run shows the current plan; quote it only after a person has seen it")
 	}
+	if c.tree == s.Repo {
+		p.Kept = emptied(p, req.Cwd)
+	}
 	r := &runner{ctx: ctx, tx: tx, p: p, snap: snap, conv: conversation.Options{Materialize: req.Materialize},
 		prog: req.Progress}
 	return r.run()
@@ -277,7 +284,7 @@ func (r *runner) run() (*plan.Result, error) {
 		return nil, r.end(r.stoppedBeforeFiles())
 	}
 	ap := newApplier(r.ctx, p.Repo, tx.Store.TmpDir())
-	ap.prog = r.prog
+	ap.prog, ap.keep = r.prog, p.Kept
 	r.prog.files()
 	// The files the writes replaced are dropped meanwhile, beside the
 	// capture below (treepath.Release).

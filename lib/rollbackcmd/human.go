@@ -169,6 +169,15 @@ func summary(env *cli.Env, p *plan.Plan) {
 		line += "; " + ui.Thousands(l) + " left as " + map[bool]string{true: "it is", false: "they are"}[l == 1]
 	}
 	env.UI.Printf("%s.\n", line)
+	keptLine(env, p.Kept)
+}
+
+// keptLine says that the current folder, which the rollback empties, is
+// kept (docs/rollback.md#the-current-folder).
+func keptLine(env *cli.Env, kept string) {
+	if kept != "" {
+		env.UI.Printf("Your current folder %s stays, empty: git tracks no folders.\n", quote.C(kept))
+	}
 }
 
 // outsidePaths are the outside paths the plan restores or keeps.
@@ -259,6 +268,9 @@ func done(env *cli.Env, r *plan.Result, req rollback.Request) {
 	}
 	env.UI.Printf("↺ Rolled back%s to %s (%s) · %s%s · safety %s · undo: %s\n", scope, target, when,
 		plan.Count(n), conv, q(*r.Safety), undo)
+	if r.Kept != nil {
+		keptLine(env, *r.Kept)
+	}
 	if r.Exact != nil && !*r.Exact {
 		env.UI.Printf("Something wrote to the tree during the rollback: %s shows it as it came out.\n", q(*r.After))
 	}

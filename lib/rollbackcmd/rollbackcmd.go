@@ -5,6 +5,7 @@ package rollbackcmd
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -60,6 +61,23 @@ func (c *CLI) pathspec(env *cli.Env, top string) (pathspec.Set, error) {
 	return set, err
 }
 
+// cwdIn is dir relative to top, "" at the top or outside it: the folder
+// a rollback keeps (docs/rollback.md#the-current-folder). Both are
+// resolved first, as git's top is.
+func cwdIn(top, dir string) string {
+	if t, err := filepath.EvalSymlinks(top); err == nil {
+		top = t
+	}
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = d
+	}
+	rel, err := filepath.Rel(top, dir)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}
+
 // New returns the grammar.
 func New() *CLI { return &CLI{} }
 
@@ -111,6 +129,7 @@ func (c *CLI) Run(env *cli.Env) error {
 	if req.Paths, err = c.pathspec(env, s.Repo.Top); err != nil {
 		return err
 	}
+	req.Cwd = cwdIn(s.Repo.Top, env.Dir)
 	if !c.DryRun && c.Plan == "" {
 		if env.JSON || !env.UI.InTTY || !env.UI.OutTTY {
 			return errcode.Newf(errcode.InvalidParamsPlan, nil, "give exactly one of --dry-run and --plan").

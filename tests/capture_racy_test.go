@@ -211,3 +211,54 @@ func TestRollback_NotedFileRewrittenInItsSecond(t *testing.T) {
 	got := env.Git("rev-parse", "refs/venom/checkpoints/a1/"+k[1:]+":src/main.go")
 	require.Equal(t, env.Git("hash-object", "src/main.go"), got, "checkpoint %s holds %q", k, env.Git("cat-file", "-p", got))
 }
+
+// TestRollback_NotedFileRewrittenAfterItsCheck: as above, but the file is
+// rewritten after the note checked it, once the patched private index is
+// in place, and that index is in the next second (its mtime set there, as
+// a long rollback would leave it). The note checks the files once more
+// and throws the index away: no later checkpoint holds the rollback's
+// blob for the file.
+func TestRollback_NotedFileRewrittenAfterItsCheck(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Git("config", "core.trustCtime", "false")
+	env.Write("src/main.go", racyBase)
+	env.Commit("base")
+	env.Write("tmp/x.txt", "scratch\n")
+	k1 := env.Checkpoint("--agent=a1", "--reason=manual")
+	env.Write("src/main.go", racyV2)
+	args := []string{"--agent=a1", "--checkpoint=" + k1, "--restore=files", "--outside=overwrite", "--json"}
+	plan := env.DryRun(args[:4]...).Plan
+	p := env.pause("rollback-noted", []string{"VENOM_TEST_PAUSE_RESUME=1"}, "rollback", append(args, "--plan="+plan)...)
+	main := env.Path("src/main.go")
+	fi, err := os.Stat(main)
+	require.NoError(t, err)
+	idx := privateIndex(t, env)
+	require.Contains(t, env.gitIndexDebug(idx, "src/main.go"), fmt.Sprintf("mtime: %d:%d", fi.ModTime().Unix(), fi.ModTime().Nanosecond()),
+		"the private index notes the rollback's write")
+	f, err := os.OpenFile(main, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteAt([]byte(racyEdit), 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.NoError(t, os.Chtimes(main, fi.ModTime(), fi.ModTime()))
+	next := time.Unix(fi.ModTime().Unix()+1, 0)
+	require.NoError(t, os.Chtimes(idx, next, next))
+	time.Sleep(time.Until(next.Add(50 * time.Millisecond)))
+	require.NoError(t, os.Remove(p.file))
+	select {
+	case <-p.done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the rollback did not end")
+	}
+	require.Equal(t, 0, p.cmd.ProcessState.ExitCode(), "%s%s", p.out, p.errb)
+	var res RollbackResult
+	require.NoError(t, json.Unmarshal(p.out.Bytes(), &res), p.out.String())
+	require.NotNil(t, res.Exact)
+	require.False(t, *res.Exact, "someone wrote during the rollback")
+
+	env.Remove("tmp") // the quick scan gives way to git status
+	k := env.Checkpoint("--agent=a1")
+	got := env.Git("rev-parse", "refs/venom/checkpoints/a1/"+k[1:]+":src/main.go")
+	require.Equal(t, env.Git("hash-object", "src/main.go"), got, "checkpoint %s holds %q", k, env.Git("cat-file", "-p", got))
+}

@@ -169,9 +169,9 @@ type base struct {
 	listings *private.Index
 	// started is when the capture began, before any of its lstat calls:
 	// the memo and its listing trust only stat data of files last changed
-	// far enough before it (lib/racy). Measured from when the listing is written instead, a
-	// capture that took longer than the window could trust a file changed
-	// again after its lstat within the same timestamp tick.
+	// far enough before it (lib/racy). Measured from when the listing is
+	// written instead, a capture that took longer than the window could
+	// trust a file changed again after its lstat within the same tick.
 	started time.Time
 }
 

@@ -151,7 +151,8 @@ func (p *Index) noteWritten(r *repo.Repo, files []Written, known Known) (int, er
 	// whole (a guard per file would cost more than the lookup).
 	var updates map[int]gitindex.Update
 	var edits []treeedit.Edit
-	if err := stats.Guard(func() { updates, edits = updatesFor(r.Top, stats, odb, nc, files) }); err != nil {
+	var noted map[string]gitindex.Update
+	if err := stats.Guard(func() { updates, edits, noted = updatesFor(r.Top, stats, odb, nc, files) }); err != nil {
 		return 0, err
 	}
 	if len(edits) == 0 {
@@ -197,6 +198,19 @@ func (p *Index) noteWritten(r *repo.Repo, files []Written, known Known) (int, er
 	if err != nil {
 		return 0, err
 	}
+	// A noted file written again between its check (updatesFor) and the
+	// index's rename, in the second of its noted mtime, would pass for it
+	// once the index is in a later second: each is checked once more, and
+	// the index goes if one moved. A change after this check falls in the
+	// index's second or later: racy for git, or other stat data.
+	if err := testhook.Point("rollback-noted"); err != nil {
+		return 0, err
+	}
+	for _, e := range edits {
+		if u := noted[e.Path]; !stillPlaced(treepath.Abs(r.Top, e.Path), &u.Stat) {
+			return 0, fmt.Errorf("%s was written again while noted", e.Path)
+		}
+	}
 	m.Tree = tree.String()
 	if err := p.save(m); err != nil {
 		return 0, err
@@ -210,10 +224,10 @@ func (p *Index) noteWritten(r *repo.Repo, files []Written, known Known) (int, er
 // placed: a file written again since, in the same second, would keep stat
 // data git (comparing whole seconds) takes for the noted one, and the
 // index is written after. Such a file keeps its entry, smudged when racy
-// (lib/racy).
-func updatesFor(top string, stats *gitindex.Stats, odb *git.Odb, nc *store.NoConversion, files []Written) (map[int]gitindex.Update, []treeedit.Edit) {
-	updates := make(map[int]gitindex.Update, len(files))
-	var edits []treeedit.Edit
+// (lib/racy). noted holds each update by its path.
+func updatesFor(top string, stats *gitindex.Stats, odb *git.Odb, nc *store.NoConversion, files []Written) (updates map[int]gitindex.Update, edits []treeedit.Edit, noted map[string]gitindex.Update) {
+	updates = make(map[int]gitindex.Update, len(files))
+	noted = make(map[string]gitindex.Update, len(files))
 	for _, f := range files {
 		if f.Mode != 0o100644 && f.Mode != 0o100755 || !readsBack(odb, nc, f) {
 			continue
@@ -228,16 +242,22 @@ func updatesFor(top string, stats *gitindex.Stats, odb *git.Odb, nc *store.NoCon
 		}
 		u := gitindex.Update{Stat: f.Stat}
 		u.Stat.Mode = f.Mode
-		var st syscall.Stat_t
-		if syscall.Lstat(treepath.Abs(top, f.Path), &st) != nil || !scan.SameStat(&u.Stat, &st) ||
-			uint32(st.Dev) != u.Stat.Dev {
+		if !stillPlaced(treepath.Abs(top, f.Path), &u.Stat) {
 			continue
 		}
 		copy(u.Oid[:], raw)
 		updates[i] = u
+		noted[f.Path] = u
 		edits = append(edits, treeedit.Edit{Path: f.Path, Mode: f.Mode, Oid: f.Oid})
 	}
-	return updates, edits
+	return updates, edits, noted
+}
+
+// stillPlaced says whether the file at path has, to the nanosecond, the
+// stat data st taken right after it was placed.
+func stillPlaced(path string, st *gitindex.Stat) bool {
+	var now syscall.Stat_t
+	return syscall.Lstat(path, &now) == nil && scan.SameStat(st, &now) && uint32(now.Dev) == st.Dev
 }
 
 // readsBack reports whether git, reading f's file again, would store f's

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -160,3 +161,30 @@ func TestLastEntry_GivesUpOnALineOverTheCap(t *testing.T) {
 }
 
 func mkfifo(path string) error { return syscall.Mkfifo(path, 0o600) }
+
+// FuzzEachLine: the streaming reader explain and resolve use gives the
+// file's non-blank lines, trimmed, in order, as splitting it whole does,
+// lines longer than its buffer included (issue 27: tiny lines, and lines
+// past 64 KiB put together).
+func FuzzEachLine(f *testing.F) {
+	f.Add([]byte("{}\n{}\n\n  {}  \r\n{}"))
+	f.Add([]byte(strings.Repeat("{}\n", 5000)))
+	f.Add([]byte("a\n" + strings.Repeat("x", 70<<10) + "\nb\n"))
+	f.Add([]byte(strings.Repeat("y", 140<<10)))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "t.jsonl")
+		require.NoError(t, os.WriteFile(path, data, 0o600))
+		var got [][]byte
+		require.NoError(t, eachLine(path, func(l []byte) bool {
+			got = append(got, bytes.Clone(l))
+			return true
+		}))
+		want := forwardLines(data)
+		slices.Reverse(want)
+		require.Equal(t, len(want), len(got))
+		for i := range want {
+			require.Equal(t, string(want[i]), string(got[i]), "line %d", i)
+		}
+	})
+}

@@ -75,7 +75,7 @@ func TestGolden_ErrorEnvelopes(t *testing.T) {
 		{"error_not_found_checkpoint", 3, env.Venom("rollback", "k9", "--dry-run", "--json")},
 		{"error_invalid_params_plan", 2, env.Venom("rollback", "k1", "--json")},
 		{"error_conflict_outside_edits", 5, env.Venom("rollback", "k1", "--dry-run", "--outside=refuse", "--json")},
-		{"error_conflict_rollback_stale", 5, env.Venom("rollback", "k1", "--plan=p-0000000000", "--outside=keep", "--json")},
+		{"error_conflict_rollback_stale", 5, env.Venom("rollback", "k1", "--plan=p1-0000000000000000", "--outside=keep", "--json")},
 	} {
 		require.Equal(t, c.exit, c.r.Code, "%s: %s%s", c.name, c.r.Stdout, c.r.Stderr)
 		require.Empty(t, c.r.Stderr, c.name)

@@ -286,7 +286,7 @@ func TestRollback_PersonsOwnCheckpoints(t *testing.T) {
 	assert.Contains(t, screen, "Roll a1 back to k1, as you saved it (guarded tree")
 	assert.Contains(t, screen, "Your edits since k1:\n  modify a.txt\n  delete n.txt\n")
 	assert.NotContains(t, screen, "outside")
-	assert.Contains(t, screen, "Restores 2 files.\n")
+	assert.Regexp(t, `(?m)^Restores 2 files \(writes \d+ bytes\)\.$`, screen)
 
 	res := env.Rollback("--agent=a1", "k1")
 	require.NotNil(t, res.Exact)
@@ -309,4 +309,27 @@ func TestRollback_PersonsOwnCheckpoints(t *testing.T) {
 	env.Write("a.txt", "person's, after the turn\n")
 	r := env.Venom("rollback", "--agent=a1", "k1", "--dry-run", "--json").Fails(t, 5, "conflict.outside_edits")
 	assert.Contains(t, r.Stdout+r.Stderr, "a.txt")
+}
+
+// Issue 28 item 13: an undo puts back what the rollback overwrote. Its
+// plan listed a person's edit, which the rollback had overwritten, under
+// "Changed during the agent's turns"; it now lists every path it puts
+// back under one title that says so, and its summary counts no classes.
+func TestRollback_UndoPlanSaysWhatItPutsBack(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Turn("a1", func() { env.Write("agent.txt", "agent\n") }) // k1, k2
+	env.Write("README.md", "a person's edit\n")
+	env.Rollback("--agent=a1", "--outside=overwrite", "k1")
+	require.Equal(t, "hello\n", env.Read("README.md"))
+
+	undo := env.Venom("rollback", "--agent=a1", "--undo", "--dry-run").OK(t).Stdout
+	assert.Contains(t, undo, "Put back as they were before the rollback:\n")
+	assert.Contains(t, undo, "  modify README.md\n")
+	assert.Contains(t, undo, "  create agent.txt\n")
+	assert.NotContains(t, undo, "during the agent's turns")
+	assert.NotContains(t, undo, "by the agent's edits")
+	assert.Regexp(t, `(?m)^Restores 2 files \(writes \d+ bytes\)\.$`, undo)
+	env.Rollback("--agent=a1", "--undo")
+	assert.Equal(t, "a person's edit\n", env.Read("README.md"))
 }

@@ -18,7 +18,7 @@ import (
 // happens to HEAD and the conversation; then the counts. Paths, ids, turns,
 // branch names and commit subjects come from trees, refs and the log: each
 // is quoted (quote.C, quote.Text).
-func screen(env *cli.Env, p *plan.Plan) {
+func screen(env *cli.Env, p *plan.Plan, undo bool) {
 	q := quote.C
 	bold := env.UI.OutStyle(color.Bold)
 	gold := env.UI.OutStyle(color.FgYellow, color.Bold)
@@ -55,21 +55,32 @@ func screen(env *cli.Env, p *plan.Plan) {
 			env.UI.Printf("  %s %s%s\n", gold(fmt.Sprintf("%-6s", c.Change)), gold(q(c.Path)), fate)
 		}
 	}
-	for _, class := range []string{plan.Agent, plan.Turn} {
+	// The classes tell the agent's edits from its turns'. An undo puts
+	// back what the rollback overwrote, whoever had written it, and a
+	// person's own checkpoints have only their edits: one list each.
+	groups := []struct{ title, classes string }{
+		{"Changed by the agent's edits:", plan.Agent},
+		{"Changed during the agent's turns:", plan.Turn},
+	}
+	switch {
+	case undo:
+		groups = groups[:1]
+		groups[0].title, groups[0].classes = "Put back as they were before the rollback:", plan.Agent+plan.Turn
+	case p.Own:
+		groups = groups[:1]
+		groups[0].title, groups[0].classes = "Your edits since "+q(p.Target.Checkpoint)+":", plan.Agent+plan.Turn
+	}
+	for _, g := range groups {
 		var list []plan.Change
 		for _, c := range files {
-			if c.Class == class {
+			if c.Class != plan.Outside && strings.Contains(g.classes, c.Class) {
 				list = append(list, c)
 			}
 		}
 		if len(list) == 0 {
 			continue
 		}
-		title := map[string]string{plan.Agent: "Changed by the agent's edits:", plan.Turn: "Changed during the agent's turns:"}[class]
-		if p.Own {
-			title = "Your edits since " + q(p.Target.Checkpoint) + ":"
-		}
-		env.UI.Printf("%s\n", title)
+		env.UI.Printf("%s\n", g.title)
 		for _, c := range list {
 			env.UI.Printf("  %-6s %s\n", c.Change, q(c.Path))
 		}
@@ -142,7 +153,7 @@ func screen(env *cli.Env, p *plan.Plan) {
 // line of a long one, with what its writes come to: "Restores 2,790 files
 // (writes 18.20 MiB): 2 changed outside the agent's turns, 2,700 by its
 // edits, 88 during its turns; 3 left as they are."
-func summary(env *cli.Env, p *plan.Plan) {
+func summary(env *cli.Env, p *plan.Plan, undo bool) {
 	n := map[string]int{}
 	files := p.Files()
 	for _, c := range files {
@@ -154,7 +165,7 @@ func summary(env *cli.Env, p *plan.Plan) {
 		{plan.Agent, "by its edits"},
 		{plan.Turn, "during its turns"},
 	} {
-		if n[k.class] > 0 && !p.Own {
+		if n[k.class] > 0 && !p.Own && !(undo && k.class != plan.Outside) {
 			parts = append(parts, ui.Thousands(n[k.class])+" "+k.what)
 		}
 	}

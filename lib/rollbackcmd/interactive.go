@@ -70,9 +70,9 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 	}
 	unpage := env.UI.Page()
 	undoing(env, p, req)
-	screen(env, p)
+	screen(env, p, req.Undo)
 	unpage()
-	summary(env, p)
+	summary(env, p, req.Undo)
 	env.UI.Printf("Plan %s. Roll back? [y/N] ", quote.C(p.ID))
 	a, ok := in.answer()
 	if !ok {

@@ -149,8 +149,8 @@ func (c *CLI) Run(env *cli.Env) error {
 		unpage := env.UI.Page()
 		defer unpage()
 		undoing(env, p, req)
-		screen(env, p)
-		summary(env, p)
+		screen(env, p, req.Undo)
+		summary(env, p, req.Undo)
 		env.UI.Printf("Plan %s. To run it: git venom-rollback %s--plan=%s%s\n", p.ID, argsOf(req, p.Target.Checkpoint), p.ID,
 			pathsOf(req))
 		return nil

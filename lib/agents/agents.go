@@ -124,7 +124,12 @@ type Agent struct {
 // Rollback is a rollback that ended well: the checkpoint it went back to,
 // and the safety checkpoint it took first; Copy is the fetched copy the
 // checkpoint is of, "" for the agent's own.
-type Rollback struct{ Checkpoint, Safety, Copy string }
+type Rollback struct {
+	Checkpoint, Safety, Copy string
+	// Unseen: rollback.ended's unseen, the files it wrote that no
+	// capture could see (journal.RollbackEnd).
+	Unseen []string `json:",omitempty"`
+}
 
 // ignoredEdit is an edit.recorded's ignored paths, at its seq.
 type ignoredEdit struct {
@@ -501,7 +506,7 @@ func (s *State) Apply(e *journal.Entry) {
 			}
 		}
 		if e.OK != nil && *e.OK {
-			a.LastRollback = &Rollback{Checkpoint: e.Checkpoint, Safety: e.Safety, Copy: e.Copy}
+			a.LastRollback = &Rollback{Checkpoint: e.Checkpoint, Safety: e.Safety, Copy: e.Copy, Unseen: e.Unseen}
 			if e.Restore == "files" {
 				cp := *e
 				a.NotePending = &cp

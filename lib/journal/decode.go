@@ -506,6 +506,8 @@ func (d *decoder) entry(e *Entry) bool {
 			return d.boolPtr(&e.OK)
 		case "after":
 			return d.str(&e.After)
+		case "unseen":
+			return d.strings(&e.Unseen)
 		case "drops":
 			return d.strings(&e.Drops)
 		case "plan":

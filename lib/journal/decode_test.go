@@ -70,6 +70,7 @@ func TestDecode_AgreesWithEncodingJSON(t *testing.T) {
 		`{"seq":14,"ts":"x","type":"agent.registered","agent":"a1","tree":"/t","isolation":"worktree","harness":"none","parent":null,"worktree":{"git_dir":"/r/.git/worktrees/t","made":"1-2"}}`,
 		`{"seq":15,"ts":"x","type":"agent.registered","agent":"a1","worktree":null}`,
 		`{"seq":16,"ts":"x","type":"agent.registered","agent":"a1","worktree":{"git_dir":"/r/.git","other":1}}`,
+		`{"seq":17,"ts":"x","type":"rollback.ended","agent":"a1","ok":true,"unseen":[".gitignore","notes.txt"]}`,
 		`{"seq":13`,
 		`[]`,
 	}

@@ -83,6 +83,7 @@ type Entry struct {
 	OK      *bool    `json:"ok"`
 	After   string   `json:"after"`
 	Drops   []string `json:"drops"`
+	Unseen  []string `json:"unseen"`
 	Plan    string   `json:"plan"`
 	// Copy: a rollback of a fetched copy's checkpoint (RollbackStart).
 	Copy string `json:"copy"`

@@ -27,6 +27,10 @@ type RollbackEnd struct {
 	Drops      []string `json:"drops,omitempty"`
 	Paths      []string `json:"paths,omitempty"` // as RollbackStart's
 	Copy       string   `json:"copy,omitempty"`  // as RollbackStart's
+	// Unseen are the files the rollback wrote that its capture after
+	// did not see, ignored by then (a .gitignore it brought in covers
+	// them): its undo puts them back too (docs/rollback.md#undo).
+	Unseen []string `json:"unseen,omitempty"`
 }
 
 // Binding is agent.binding: the agent's harness conversation. An empty

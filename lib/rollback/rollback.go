@@ -78,6 +78,11 @@ func DryRun(ctx context.Context, s *state.Store, req Request) (*plan.Plan, error
 	if err != nil {
 		return nil, err
 	}
+	if req.Undo {
+		if err := withUnseen(s, c.tree, c.agent, snap); err != nil {
+			return nil, err
+		}
+	}
 	defer testhook.Timed("dry-build", time.Now())
 	p, err := plan.Build(ctx, plan.Input{Repo: c.tree, State: st, Agent: c.agent, Target: c.target, Snapshot: snap,
 		Options: req.Options, Guarded: c.guarded, Head: c.head, Exclude: s.Config.Exclude,
@@ -188,6 +193,11 @@ func Run(ctx context.Context, s *state.Store, req Request) (_ *plan.Result, err 
 	t0 = time.Now()
 	if err != nil {
 		return nil, err
+	}
+	if req.Undo {
+		if err := withUnseen(s, c.tree, c.agent, snap); err != nil {
+			return nil, err
+		}
 	}
 	p, err := plan.Build(ctx, plan.Input{Repo: c.tree, State: tx.State, Agent: c.agent, Target: c.target,
 		Snapshot: snap, Options: req.Options, Guarded: c.guarded, Head: c.head, Exclude: s.Config.Exclude,
@@ -349,7 +359,7 @@ func (r *runner) run() (*plan.Result, error) {
 	}
 	// Step 7: rollback.ended, with the dropped turns, then the new binding.
 	ended := journal.RollbackEnd{Agent: a.ID, Checkpoint: p.Target.Checkpoint, Safety: r.safety, Restore: p.Restore,
-		OK: true, After: taken.Checkpoint, Paths: p.Paths.Strings(), Copy: copyID(p)}
+		OK: true, After: taken.Checkpoint, Paths: p.Paths.Strings(), Copy: copyID(p), Unseen: unseenOf(p.Repo, p, after.Tree)}
 	if conv.Rewinds {
 		ended.Drops = conv.Drops
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/fatih/color"
 
+	"github.com/git-venom/git-venom/lib/capture"
 	"github.com/git-venom/git-venom/lib/checkpoints"
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
@@ -59,6 +60,11 @@ func (c *TakeCmd) Run(env *cli.Env) error {
 	if env.JSON {
 		return env.UI.JSON(res)
 	}
+	if env.UI.Quiet() {
+		// -q as git's: no summary line, only what went wrong.
+		printSkipped(env, res.Taken)
+		return nil
+	}
 	bold := env.UI.OutStyle(color.Bold)
 	switch {
 	case res.Checkpoint == nil:
@@ -81,15 +87,21 @@ func (c *TakeCmd) Run(env *cli.Env) error {
 	return nil
 }
 
+// printSkipped warns of the files a capture left out, on stderr as git's
+// warnings. A path venom.exclude matched is not listed: the person asked
+// for it, and it would repeat at every capture (--json lists it).
 func printSkipped(env *cli.Env, e *journal.Entry) {
 	if e == nil {
 		return
 	}
-	yellow := env.UI.OutStyle(color.FgYellow)
+	yellow := env.UI.ErrStyle(color.FgYellow)
 	for _, r := range e.Repos {
 		for _, s := range r.Skipped {
-			env.UI.Printf("%s %s (%s, %d bytes): the index's version is kept\n", yellow("skipped"), quote.C(s.Path),
-				quote.C(s.Reason), s.Bytes)
+			if s.Reason == capture.SkipExcluded {
+				continue
+			}
+			fmt.Fprintf(env.UI.Err, "%s %s not captured (%s, %s): the checkpoint holds git's indexed version, if any\n",
+				yellow("warning:"), quote.C(s.Path), quote.C(s.Reason), ui.Bytes(s.Bytes))
 		}
 	}
 }

@@ -49,7 +49,7 @@ type Globals struct {
 	JSON    bool             `name:"json" help:"Print one JSON object on stdout; errors as {\"error\":{...}}."`
 	Color   string           `name:"color" enum:"auto,always,never" default:"auto" placeholder:"<when>" help:"Colour: auto (at a terminal; the default, or color.venom, or color.ui), always (also a bare --color) or never."`
 	NoPager bool             `name:"no-pager" help:"Never send long output through the pager (core.pager, GIT_PAGER, PAGER, less)."`
-	Quiet   bool             `name:"quiet" short:"q" help:"No progress and no lock-wait messages on standard error."`
+	Quiet   bool             `name:"quiet" short:"q" help:"Quiet, as git's -q: no progress, no lock-wait messages, no summary line where that is all a command says (take); warnings and errors still show."`
 	Version kong.VersionFlag `name:"version" help:"Print the version and exit."`
 }
 

@@ -254,3 +254,53 @@ func TestCheckpoint_SignalDuringCapture(t *testing.T) {
 		})
 	}
 }
+
+// TestRollback_ProgressCountsAndCtrlCAtATerminal (issue 28 item 11): at a
+// terminal the real call's progress counts files as git's does, "Rolling
+// back: 84% (84/100)"; Ctrl-C then shows the way back, "interrupted;
+// undoing…", and a second Ctrl-C is answered, not obeyed. Before, the
+// line showed seconds only.
+func TestRollback_ProgressCountsAndCtrlCAtATerminal(t *testing.T) {
+	t.Parallel()
+	env := interruptEnv(t)
+	s := env.RecipeTree()
+	plan := env.DryRun("--checkpoint=k1", "--restore=files").Plan
+	pause := filepath.Join(env.Root, "pause")
+	env.Extra = []string{"VENOM_TEST_PAUSE_AT=rollback-place-each#40,rollback-undo", "VENOM_TEST_PAUSE_FILE=" + pause,
+		"VENOM_TEST_PAUSE_RESUME=1"}
+	// At each pause: let the line be drawn, then Ctrl-C (SIGINT to the
+	// process the pause file names), then go on.
+	go func() {
+		for i := 0; i < 2; i++ {
+			for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				if b, err := os.ReadFile(pause); err == nil && len(b) > 0 {
+					time.Sleep(1500 * time.Millisecond)
+					var pid int
+					_, _ = fmt.Sscan(string(b), &pid)
+					_ = syscall.Kill(pid, syscall.SIGINT)
+					time.Sleep(200 * time.Millisecond)
+					_ = os.Remove(pause)
+					break
+				}
+			}
+		}
+	}()
+	screen, code := env.ptyRun(t, nil, "rollback", "--agent=a1", "--checkpoint=k1", "--restore=files", "--plan="+plan)
+	env.Extra = nil
+	require.Equal(t, 1, code, screen)
+	require.Regexp(t, `Rolling back: \d+% \(\d+/100\)`, screen)
+	require.Contains(t, screen, "interrupted; undoing…")
+	require.Contains(t, screen, "interrupt: ignored while the rollback is undone")
+	require.Contains(t, screen, "failed.rollback_undone")
+	require.Equal(t, s, env.RecipeTree())
+
+	// -q: no progress at all.
+	env.Extra = []string{"VENOM_TEST_PAUSE_AT=rollback-place-each#40", "VENOM_TEST_PAUSE_FILE=" + pause,
+		"VENOM_TEST_PAUSE_RESUME=1"}
+	resumeAfter(t, pause, 1500*time.Millisecond)
+	plan = env.DryRun("--checkpoint=k1", "--restore=files").Plan
+	screen, code = env.ptyRun(t, nil, "rollback", "--agent=a1", "--checkpoint=k1", "--restore=files", "--plan="+plan, "-q")
+	env.Extra = nil
+	require.Equal(t, 0, code, screen)
+	require.NotContains(t, screen, "Rolling back:")
+}

@@ -2,6 +2,7 @@ package checkpointcmd
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/fatih/color"
@@ -42,15 +43,24 @@ func (c *TakeCmd) Run(env *cli.Env) error {
 			return err
 		}
 	}
-	// A big capture says what it stores, as git says what it counts.
-	progress := env.UI.Progress("Capturing " + quote.C(s.Repo.Top) + "…")
+	// A big capture says what it stores, as git says what it counts:
+	// "Capturing: 6000 files, 286.00 MiB", the seconds until then.
+	var found atomic.Pointer[string]
+	start := "Capturing " + quote.C(s.Repo.Top) + "…"
+	progress := env.UI.ProgressOf(func(elapsed time.Duration) string {
+		if f := found.Load(); f != nil {
+			return *f
+		}
+		return fmt.Sprintf("%s %.0fs", start, elapsed.Seconds())
+	})
 	stop := captureBackstop(env, s.Config.Timeout, progress.Stop)
 	defer stop()
 	res, err := checkpoints.Take(env.Ctx, s, checkpoints.Request{
 		Registration: checkpoints.Registration{Agent: agent, Isolation: c.Isolation, Parent: c.Parent},
 		Reason:       c.Reason, Turn: c.Turn, Label: c.Label,
 		Found: func(files int, bytes int64) {
-			progress.Set(fmt.Sprintf("Capturing: %d %s, %s…", files, plural(files, "file"), ui.Bytes(bytes)))
+			line := fmt.Sprintf("Capturing: %d %s, %s", files, plural(files, "file"), ui.Bytes(bytes))
+			found.Store(&line)
 		},
 	})
 	progress.Stop()

@@ -199,6 +199,9 @@ func progressLine(p *rollback.Progress, msg string, elapsed time.Duration) strin
 		if w := p.Why(); w != "failed" {
 			why = "interrupted"
 		}
+		if total == 0 {
+			return why + "; undoing…" // the way back's capture: its count comes next
+		}
 		return fmt.Sprintf("%s; undoing… %d/%d", why, done, total)
 	case p.Files.Load() && total > 0:
 		return fmt.Sprintf("%s %d%% (%d/%d)", rollingBack(msg), done*100/total, done, total)

@@ -7,7 +7,8 @@
 //	                                   second ref a rollback makes).
 //	VENOM_TEST_PAUSE_AT=name           Point(name) creates VENOM_TEST_PAUSE_FILE
 //	                                   and blocks, so a test can kill the process there;
-//	                                   name#n pauses only the n-th time.
+//	                                   name#n pauses only the n-th time; a
+//	                                   comma-separated list pauses at each.
 //	VENOM_TEST_PAUSE_RESUME=1          with a pause file: the pause ends when the
 //	                                   test removes that file.
 //	VENOM_TEST_PACK_THRESHOLD=n        git-venom merges its packs past n of them
@@ -49,7 +50,7 @@ func Point(name string) error {
 			}
 		}
 	}
-	if point, nth, counted := strings.Cut(pause, "#"); point == name && (!counted || nth == strconv.Itoa(n)) {
+	if pausesAt(pause, name, n) {
 		p := os.Getenv("VENOM_TEST_PAUSE_FILE")
 		if p != "" {
 			_ = os.WriteFile(p, []byte(fmt.Sprint(os.Getpid())), 0o666)
@@ -68,6 +69,17 @@ func Point(name string) error {
 		}
 	}
 	return nil
+}
+
+// pausesAt reports whether the list of pause points (name or name#n,
+// comma-separated) holds the n-th pass of name.
+func pausesAt(list, name string, n int) bool {
+	for _, p := range strings.Split(list, ",") {
+		if point, nth, counted := strings.Cut(p, "#"); point == name && (!counted || nth == strconv.Itoa(n)) {
+			return true
+		}
+	}
+	return false
 }
 
 // Int is the test knob name (a VENOM_TEST_* variable) as a positive

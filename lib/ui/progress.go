@@ -99,14 +99,6 @@ func (p *Progress) Say(line string) {
 	fmt.Fprintln(p.s.Err, line)
 }
 
-// Set changes the message from the next redraw on: what the work has found
-// so far.
-func (p *Progress) Set(msg string) {
-	p.mu.Lock()
-	p.msg = msg
-	p.mu.Unlock()
-}
-
 // Stop ends the progress and clears its line; it may be called more than
 // once.
 func (p *Progress) Stop() {

@@ -16,7 +16,6 @@ func TestBytes_AsGitsProgressShowsThem(t *testing.T) {
 func TestProgress_SilentWithoutATerminal(t *testing.T) {
 	s, _, errb := Test()
 	p := s.Progress("working")
-	p.Set("still working")
 	p.Stop()
 	p.Stop()
 	assert.Empty(t, errb.String())

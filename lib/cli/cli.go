@@ -74,6 +74,13 @@ func (e *Env) Store() (*state.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	warning, err := r.RootInOthers(e.Getenv("SUDO_UID"))
+	if err != nil {
+		return nil, err
+	}
+	if warning != "" {
+		fmt.Fprintf(e.UI.Err, "warning: %s\n", quote.Text(warning))
+	}
 	cfg, err := config.Load(e.Ctx, r.Git, e.Environ)
 	if err != nil {
 		return nil, err

@@ -104,6 +104,7 @@ const (
 	UnsupportedObjectFormat      Code = "unsupported.object_format"
 	UnsupportedNotYet            Code = "unsupported.not_yet"
 	UnsupportedEnvironment       Code = "unsupported.environment"
+	UnsupportedRootInOthers      Code = "unsupported.root_in_others"
 
 	FailedCheckpointGit       Code = "failed.checkpoint_git"
 	FailedCheckpointTooLarge  Code = "failed.checkpoint_too_large"
@@ -175,6 +176,7 @@ var Registry = map[Code]string{
 	UnsupportedObjectFormat:      "the repository's object format is not supported",
 	UnsupportedNotYet:            "this command is not available yet",
 	UnsupportedEnvironment:       "git's environment variables make the repository ambiguous",
+	UnsupportedRootInOthers:      "run as root in a repository another user owns",
 
 	FailedCheckpointGit:       "a git command of the capture failed, or the tree is missing",
 	FailedCheckpointTooLarge:  "the capture is past venom.maxTotalBytes",
@@ -278,6 +280,7 @@ var Data = map[Code]Shape{
 	UnsupportedObjectFormat:      Members("object_format"),
 	UnsupportedNotYet:            Members("verb"),
 	UnsupportedEnvironment:       Members("variable"),
+	UnsupportedRootInOthers:      Members("owner"),
 
 	FailedCheckpointGit:       Members("repo", "reason"), // RepoReason
 	FailedCheckpointTooLarge:  Members("repo", "bytes", "limit", "largest", "folders"),

@@ -11,6 +11,8 @@ import "C"
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"strings"
 
 	"github.com/git-venom/git-venom/lib/errcode"
@@ -49,4 +51,31 @@ func unsafeRepository(err error) error {
 		"git refuses the repository at %s: detected dubious ownership (another user owns it, and safe.directory does not allow it)", at).
 		Wrap(err).
 		Hint("git config --global --add safe.directory %s", at)
+}
+
+// RootInOthers judges root in a repository another user owns: every
+// state file, lock, pack and ref git-venom makes there is root's, and the
+// owner's own commands can then neither take the lock nor write the log.
+// Under sudo (sudoUID set: git lets root into the repository SUDO_UID's
+// user owns, ensure_valid_ownership) it is a person's own repository
+// reached by mistake: refused before anything is written. Without sudo,
+// root came in through safe.directory, an administrator's explicit
+// choice (docs/checkpoints.md#the-log): it goes on, with a warning that
+// says how to give the state back.
+func (r *Repo) RootInOthers(sudoUID string) (warning string, err error) {
+	if os.Geteuid() != 0 {
+		return "", nil
+	}
+	owner, ok := ownerOf(r.CommonDir)
+	if !ok || owner == 0 {
+		return "", nil
+	}
+	if sudoUID == "" {
+		return fmt.Sprintf("running as root in a repository user %d owns: what git-venom writes there is root's, and that user's own git-venom commands fail until it is theirs again (chown -R %d %s)",
+			owner, owner, r.CommonDir), nil
+	}
+	return "", errcode.Newf(errcode.UnsupportedRootInOthers, map[string]int{"owner": owner},
+		"running as root (sudo) in %s, which user %d owns: the state git-venom makes there would be root's and lock its owner out; nothing was written",
+		r.Top, owner).
+		Hint("run it as the repository's owner (user %d), without sudo", owner)
 }

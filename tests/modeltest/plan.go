@@ -270,23 +270,24 @@ func (w *world) windowKind(a *agent, from, to capture) string {
 	if to.reason == "rollback" {
 		return "rollback"
 	}
-	if len(from.others) > 0 || len(to.others) > 0 {
-		return "gap"
-	}
-	after := 0 // a's turn running after from
-	if from.agent == a {
-		if from.reason != "turn_end" {
-			after = from.turn
+	// Another agent's turn ran during the window: a gap (shared with a's
+	// own turn or not: with no edit records of the sharers, every path
+	// a shared window changed is outside).
+	for b := range from.open {
+		if b != a {
+			return "gap"
 		}
 	}
-	before := 0 // a's turn running before to
-	if to.agent == a && to.reason != "turn_start" {
-		before = to.turn
+	// a's turn ran after from and until to: to is a's own turn_end or
+	// mid-turn capture of that turn, or another agent's capture.
+	turn := from.open[a]
+	if turn == 0 {
+		return "gap"
 	}
-	if after != 0 && after == before {
-		return "turn"
+	if to.agent == a && (to.turn != turn || to.reason == "turn_start") {
+		return "gap"
 	}
-	return "gap"
+	return "turn"
 }
 
 func (w *world) isAncestor(t *tree, anc, desc string) bool {

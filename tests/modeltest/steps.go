@@ -62,8 +62,10 @@ func (w *world) setup() {
 	w1 := &agent{id: "w1", tree: wt, isolation: "worktree"}
 	c1 := &agent{id: "c1", tree: wt2, isolation: "worktree", harness: true, edits: map[int]map[string]bool{},
 		session: fmt.Sprintf("%08x-0000-4000-8000-%012x", w.seed, w.rng.Int63()&0xffffffffffff)}
-	w.agents = []*agent{a1, w1, c1}
+	a2 := &agent{id: "a2", tree: main, isolation: "in_place"}
+	w.agents = []*agent{a1, w1, c1, a2}
 	w.captureStep(a1, "manual", "--isolation=in_place")
+	w.captureStep(a2, "manual", "--isolation=in_place")
 	w.captureStep(w1, "manual", "--isolation=worktree")
 	w.captureStep(c1, "turn_start")
 }
@@ -130,7 +132,7 @@ func (w *world) captureStep(a *agent, reason string, extra ...string) {
 	switch reason {
 	case "turn_start":
 		a.turns++
-		a.turn = a.turns
+		a.turn, a.started = a.turns, true
 		c.turn = a.turn
 	case "turn_end":
 		if a.turn == 0 {
@@ -143,7 +145,7 @@ func (w *world) captureStep(a *agent, reason string, extra ...string) {
 	default:
 		c.turn = a.turn
 	}
-	c.others = w.othersRunning(a)
+	c.open = w.openTurns(t)
 	w.stats[fmt.Sprintf("capture reused=%v", reuse)]++
 	if reuse {
 		if !res.Reused || res.Checkpoint == nil || *res.Checkpoint != fmt.Sprintf("k%d", last.n) {
@@ -236,11 +238,12 @@ func (w *world) pruneStep() {
 	}
 }
 
-func (w *world) othersRunning(a *agent) []string {
-	var out []string
+// openTurns lists the agents of t with a started turn running now.
+func (w *world) openTurns(t *tree) map[*agent]int {
+	out := map[*agent]int{}
 	for _, b := range w.agents {
-		if b != a && b.tree == a.tree && b.turn != 0 {
-			out = append(out, b.id)
+		if b.tree == t && b.turn != 0 && b.started {
+			out[b] = b.turn
 		}
 	}
 	return out
@@ -303,6 +306,19 @@ func (w *world) edit(t *tree, who string) {
 		target := linkTargets[w.rng.Intn(len(linkTargets))]
 		w.symlink(t, p, target)
 		w.note("%s links %s:%s -> %s", who, t.name, p, target)
+	case k < 17 && w.rng.Intn(2) == 0:
+		// sw: a file becomes a folder (with an ignored file, sometimes)
+		// and back.
+		if e, ok := t.files["sw"]; ok && e.mode != "" {
+			w.writeFile(t, "sw/in.txt", []byte(w.content(who, 24)), false)
+			if w.rng.Intn(2) == 0 {
+				w.writeFile(t, "sw/x.log", []byte(w.content(who, 24)), false)
+			}
+			w.note("%s turns %s:sw into a folder", who, t.name)
+		} else {
+			w.writeFile(t, "sw", []byte(w.content(who, 24)), false)
+			w.note("%s turns %s:sw into a file", who, t.name)
+		}
 	case k < 17:
 		dir := []string{"src", "sw", "docs", "new"}[w.rng.Intn(4)]
 		if fi, err := os.Lstat(w.abs(t, dir)); err == nil && fi.IsDir() {
@@ -484,7 +500,7 @@ func (w *world) applyRollback(a *agent, pr prediction, r result) {
 	}
 	oldHead, branch := t.head, t.branch
 	safety := &checkpoint{n: n + 1, reason: "pre_rollback", view: pr.s, head: oldHead, branch: branch, first: len(t.captures)}
-	t.captures = append(t.captures, capture{agent: a, reason: "pre_rollback", ck: safety, view: pr.s, others: w.othersRunning(a)})
+	t.captures = append(t.captures, capture{agent: a, reason: "pre_rollback", ck: safety, view: pr.s, open: w.openTurns(t)})
 	t.files = pr.after
 	t.written = map[string]time.Time{}
 	now := time.Now()
@@ -504,7 +520,7 @@ func (w *world) applyRollback(a *agent, pr prediction, r result) {
 	}
 	afterView := t.view()
 	after := &checkpoint{n: n + 2, reason: "rollback", view: afterView, head: t.head, branch: branch, first: len(t.captures)}
-	t.captures = append(t.captures, capture{agent: a, reason: "rollback", ck: after, view: afterView, others: w.othersRunning(a)})
+	t.captures = append(t.captures, capture{agent: a, reason: "rollback", ck: after, view: afterView, open: w.openTurns(t)})
 	a.ckpts = append(a.ckpts, safety, after)
 	a.safety = safety.n
 	w.checkCheckpoint(a, safety, "the safety checkpoint")
@@ -752,7 +768,7 @@ func (w *world) learnFromLog(a *agent, from int, s files) (safety bool) {
 			safety = true // not an undo target: the rollback did not end well
 		}
 		a.ckpts = append(a.ckpts, ck)
-		t.captures = append(t.captures, capture{agent: a, reason: reason, ck: ck, view: view, others: w.othersRunning(a)})
+		t.captures = append(t.captures, capture{agent: a, reason: reason, ck: ck, view: view, open: w.openTurns(t)})
 	}
 	return safety
 }

@@ -34,8 +34,9 @@ type capture struct {
 	turn   int // the agent's turn this capture belongs to (running at it), 0 if none
 	ck     *checkpoint
 	view   files
-	// others: agents of the tree (not this one) with a turn running at it.
-	others []string
+	// open: the agents of the tree with a started turn running right
+	// after this capture, and its number.
+	open map[*agent]int
 }
 
 // agent is the model of one agent.
@@ -45,6 +46,7 @@ type agent struct {
 	isolation string
 	turn      int // the open turn, 0 when none
 	turns     int // the last turn number used
+	started   bool // the open turn began with a turn_start
 	ckpts     []*checkpoint
 	safety    int // the last rollback's safety checkpoint, 0 before any
 	// harness: turns come from Claude Code's hooks (UserPromptSubmit,

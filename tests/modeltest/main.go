@@ -188,7 +188,10 @@ func (w *world) step() {
 	a := w.agents[w.rng.Intn(len(w.agents))]
 	t := a.tree
 	switch k := w.rng.Intn(100); {
-	case k < 18: // the person edits, in either tree
+	case k < 2: // the clock's second turns: racy entries become clean
+		sleepPast(time.Now())
+		w.note("a second passes")
+	case k < 18: // the person edits, in any tree
 		tt := w.trees[w.rng.Intn(len(w.trees))]
 		for i := w.rng.Intn(3); i >= 0; i-- {
 			w.edit(tt, "person")

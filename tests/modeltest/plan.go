@@ -119,7 +119,9 @@ func (w *world) predict(a *agent, target *checkpoint, undo bool, outside string,
 	}
 	// A pruned checkpoint's capture is a barrier: the window across it
 	// is a gap.
+	spans := otherSpans(a, t.captures)
 	var prev *capture
+	prevIdx := -1
 	broken := false
 	for i := target.first; i < len(t.captures); i++ {
 		c := &t.captures[i]
@@ -128,14 +130,20 @@ func (w *world) predict(a *agent, target *checkpoint, undo bool, outside string,
 			continue
 		}
 		if prev != nil {
-			switch kind := w.windowKind(a, *prev, *c); {
+			kind := w.windowKind(a, *prev, *c)
+			for _, sp := range spans {
+				if sp[0] < i && sp[1] > prevIdx {
+					kind = "gap" // another agent's turn ran meanwhile
+				}
+			}
+			switch {
 			case broken || kind == "gap":
 				gap(prev.view, c.view)
 			case kind == "turn":
 				turnsSeen[c.turn] = true
 			}
 		}
-		prev, broken = c, false
+		prev, prevIdx, broken = c, i, false
 	}
 	gap(prev.view, s)
 	anyOutside := false
@@ -270,14 +278,6 @@ func (w *world) windowKind(a *agent, from, to capture) string {
 	if to.reason == "rollback" {
 		return "rollback"
 	}
-	// Another agent's turn ran during the window: a gap (shared with a's
-	// own turn or not: with no edit records of the sharers, every path
-	// a shared window changed is outside).
-	for b := range from.open {
-		if b != a {
-			return "gap"
-		}
-	}
 	// a's turn ran after from and until to: to is a's own turn_end or
 	// mid-turn capture of that turn, or another agent's capture.
 	turn := from.open[a]
@@ -288,6 +288,44 @@ func (w *world) windowKind(a *agent, from, to capture) string {
 		return "gap"
 	}
 	return "turn"
+}
+
+// otherSpans lists when the turns of the tree's other agents ran, as
+// [start, end) capture indices: a started turn from its turn_start to its
+// turn_end (open: to the end); a turn with no start, from the agent's
+// capture before its turn_end. A window any of them overlaps is a gap
+// (shared with a's own turn or not: with no edit records of the sharers
+// apart, every path a shared window changed is outside).
+func otherSpans(a *agent, caps []capture) [][2]int {
+	var out [][2]int
+	open := map[*agent]int{}
+	last := map[*agent]int{}
+	for i, c := range caps {
+		b := c.agent
+		if b == a {
+			continue
+		}
+		switch {
+		case c.reason == "turn_start":
+			open[b] = i
+		case c.reason == "turn_end" && c.turn > 0:
+			if s, ok := open[b]; ok {
+				out = append(out, [2]int{s, i})
+				delete(open, b)
+			}
+		case c.reason == "turn_end":
+			s, ok := last[b]
+			if !ok {
+				s = -1
+			}
+			out = append(out, [2]int{s, i})
+		}
+		last[b] = i
+	}
+	for _, s := range open {
+		out = append(out, [2]int{s, len(caps) + 1})
+	}
+	return out
 }
 
 func (w *world) isAncestor(t *tree, anc, desc string) bool {

@@ -693,6 +693,10 @@ func (w *world) interruptedRollback(a *agent, target *checkpoint, pr prediction,
 	}
 	w.sync(t)
 	safety := w.learnFromLog(a, logBefore, pr.s)
+	if !sameFiles(before, disk) && !safety {
+		w.failf("the interrupted rollback (%v, %s) changed the tree with no safety checkpoint logged\n%s", sig, code,
+			diffFiles("S and the tree now", before, disk))
+	}
 	switch {
 	case r.signal != "":
 		// Killed: no report to check.

@@ -44,8 +44,8 @@ type agent struct {
 	id        string
 	tree      *tree
 	isolation string
-	turn      int // the open turn, 0 when none
-	turns     int // the last turn number used
+	turn      int  // the open turn, 0 when none
+	turns     int  // the last turn number used
 	started   bool // the open turn began with a turn_start
 	ckpts     []*checkpoint
 	safety    int // the last rollback's safety checkpoint, 0 before any

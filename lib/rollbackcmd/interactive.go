@@ -35,7 +35,8 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 			}
 		}
 		env.UI.Printf("Keep them as they are, or overwrite them? [K/o] ")
-		for req.Outside == "" {
+		// The answer replaces whatever --outside said (refuse, to ask).
+		for req.Outside = ""; req.Outside == ""; {
 			ans, ok := in.answer()
 			switch {
 			case !ok:

@@ -39,6 +39,6 @@ func TestCheckpoint_DedupReusesTheLatest(t *testing.T) {
 	env.Write("a.txt", "x\n")
 	require.Equal(t, "k1", env.Checkpoint("--agent=a1"))
 	m := env.Venom("checkpoint", "--agent=a1", "--json").OK(t).Map(t)
-	require.Equal(t, map[string]any{"agent": "a1", "checkpoint": "k1", "reused": true}, m)
+	require.Equal(t, map[string]any{"agent": "a1", "checkpoint": "k1", "reused": true, "skipped": []any{}}, m)
 	require.Equal(t, "refs/venom/checkpoints/a1/1", env.Git("for-each-ref", "--format=%(refname)", "refs/venom"))
 }

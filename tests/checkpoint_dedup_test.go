@@ -16,7 +16,7 @@ func TestCheckpoint_DedupWhenTreeAndHeadAreTheSame(t *testing.T) {
 
 	for _, reason := range []string{"manual", "turn_start", "turn_end", "takeover", "takeback"} {
 		res := env.Take(t, "--agent=a1", "--reason="+reason)
-		assert.Equal(t, TakeResult{Agent: "a1", Checkpoint: res.Checkpoint, Reused: true}, res, reason)
+		assert.Equal(t, TakeResult{Agent: "a1", Checkpoint: res.Checkpoint, Reused: true, Skipped: []SkippedPath{}}, res, reason)
 		assert.Equal(t, "k1", *res.Checkpoint, reason)
 		assert.Equal(t, refs, env.VenomRefs(), "%s made a ref", reason)
 	}

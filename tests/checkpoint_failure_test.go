@@ -237,7 +237,7 @@ func TestCheckpoint_EnabledFalseStopsOnlyAutomaticCaptures(t *testing.T) {
 	env.Write("a.txt", "x\n")
 	for _, reason := range []string{"turn_start", "turn_end"} {
 		r := env.Venom("checkpoint", "--agent=a1", "--reason="+reason, "--json").OK(t)
-		require.Equal(t, []string{"agent", "checkpoint", "reused"}, Keys(t, r.Stdout))
+		require.Equal(t, []string{"agent", "checkpoint", "reused", "skipped"}, Keys(t, r.Stdout))
 		var res TakeResult
 		r.JSON(t, &res)
 		require.Nil(t, res.Checkpoint, "%s captured with venom.enabled=false", reason)

@@ -18,6 +18,8 @@ type TakeResult struct {
 	Agent      string  `json:"agent"`
 	Checkpoint *string `json:"checkpoint"`
 	Reused     bool    `json:"reused"`
+	// Skipped is what the capture left out (docs/json.md#take).
+	Skipped []SkippedPath `json:"skipped"`
 }
 
 // ListResult is `git venom-checkpoint list --json`'s result.

@@ -17,7 +17,7 @@ func TestCheckpoint_TakeResultGolden(t *testing.T) {
 	env.Write("a.txt", "one\n")
 
 	r := env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
-	require.Equal(t, []string{"agent", "checkpoint", "reused"}, Keys(t, r.Stdout))
+	require.Equal(t, []string{"agent", "checkpoint", "reused", "skipped"}, Keys(t, r.Stdout))
 	env.Golden(t, "checkpoint_take", r.Stdout)
 
 	r = env.Venom("checkpoint", "--agent=a1", "--json").OK(t)

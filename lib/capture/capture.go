@@ -320,7 +320,7 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 		}
 	}
 	t0 := time.Now()
-	status, changes, err := listChanges(ctx, r, b, snap)
+	status, changes, unopened, err := listChanges(ctx, r, b, snap)
 	testhook.Timed("capture-list", t0)
 	if err != nil {
 		return nil, err
@@ -341,9 +341,10 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 	stats := scan.LstatAll(r.Top, changes)
 
 	// Shortcut 3: the memo. A submodule's dirtiness is not in status's
-	// output: no memo then.
+	// output: no memo then; nor with a folder git could not open, which
+	// changes nothing in status's output either.
 	var sig string
-	if b.persistent && len(userLinks) == 0 {
+	if b.persistent && len(userLinks) == 0 && unopened == 0 {
 		sig = private.Signature(memoKey(r, lim), b.settings, status, changes, stats, b.started)
 		if sig != "" && sig == b.memo.Sig {
 			if snap, err := fromMemo(r, b.memo, snap.Skipped); err == nil {
@@ -356,7 +357,7 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 	// whose listing moved edited.
 	var env string
 	var order []int32
-	if b.listable() {
+	if b.listable() && unopened == 0 {
 		env = private.EnvKey(memoKey(r, lim), b.settings)
 		order = sortedOrder(changes)
 		if c, err := carryFrom(r, &b, env, changes, stats, order); err == nil {

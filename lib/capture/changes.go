@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"context"
+	"io"
 
 	"golang.org/x/sys/unix"
 
@@ -18,42 +19,70 @@ import (
 
 // git runs git on the index idx, with b's pins.
 func (b *base) git(ctx context.Context, r *repo.Repo, idx string, stdin []byte, args ...string) ([]byte, error) {
-	c := gitcli.Call{Env: []string{"GIT_INDEX_FILE=" + idx}, Pins: b.pins}
-	if stdin != nil {
-		c.Stdin = bytes.NewReader(stdin)
-	}
+	return b.gitCall(ctx, r, idx, gitcli.Call{Stdin: bytesReader(stdin)}, args...)
+}
+
+// gitCall is git with c's standard input and error.
+func (b *base) gitCall(ctx context.Context, r *repo.Repo, idx string, c gitcli.Call, args ...string) ([]byte, error) {
+	c.Env, c.Pins = []string{"GIT_INDEX_FILE=" + idx}, b.pins
 	return r.Git.RunCall(ctx, c, args...)
+}
+
+func bytesReader(b []byte) io.Reader {
+	if b == nil {
+		return nil
+	}
+	return bytes.NewReader(b)
 }
 
 // listChanges lists what differs from the index: the quick scan's answer
 // when it stood for git status (shortcut 2), else git status's. status is
-// the listing as the memo's key takes it.
+// the listing as the memo's key takes it. unopened are the folders git
+// status could not open (scan.Unopened), listed in snap.Skipped as
+// unreadable: git lists nothing under them, and a checkpoint that says
+// nothing of them would miss their files silently. The quick scan never
+// stands for git status where a folder cannot be opened (it gives way).
 //
 // Submodules: only their commits. Asking status whether they are dirty
 // would run git status in each, which rewrites their own index, the
 // user's; listGitlinks asks without optional locks instead.
-func listChanges(ctx context.Context, r *repo.Repo, b base, snap *Snapshot) (status []byte, changes []scan.Change, err error) {
+func listChanges(ctx context.Context, r *repo.Repo, b base, snap *Snapshot) (status []byte, changes []scan.Change, unopened int, err error) {
 	if b.quick != nil {
 		status, changes := b.quick.List()
-		return status, changes, nil
+		return status, changes, 0, nil
 	}
 	if err := testhook.Point("capture-status"); err != nil {
-		return nil, nil, failure.Git("status", err)
+		return nil, nil, 0, failure.Git("status", err)
 	}
-	status, err = b.git(ctx, r, b.idx, nil, "status", "--porcelain=v2", "-z", "--no-renames", "--untracked-files=all",
-		"--ignore-submodules=dirty")
+	var warnings bytes.Buffer
+	status, err = b.gitCall(ctx, r, b.idx, gitcli.Call{Stderr: &warnings}, "status", "--porcelain=v2", "-z", "--no-renames",
+		"--untracked-files=all", "--ignore-submodules=dirty")
 	if err != nil {
-		return nil, nil, failure.Git("status", err)
+		return nil, nil, 0, failure.Git("status", err)
 	}
 	if changes, err = scan.ParseStatus(status); err != nil {
-		return nil, nil, failure.Git("status", err)
+		return nil, nil, 0, failure.Git("status", err)
+	}
+	for _, dir := range scan.Unopened(warnings.Bytes()) {
+		snap.Skipped = append(snap.Skipped, journal.Skipped{Path: dir, Reason: "unreadable"})
+		unopened++
+	}
+	if unopened > 0 && b.persistent {
+		// The private index's untracked cache (private.Pins) keeps such a
+		// folder as read, empty, once its stat data is old enough to trust:
+		// the next status would open nothing and warn of nothing. Without
+		// the cache, every status opens it again and says so.
+		c := gitcli.Call{Env: []string{"GIT_INDEX_FILE=" + b.idx}, Pins: []string{"-c", "core.untrackedCache=false"}}
+		if _, err := r.Git.RunCall(ctx, c, "update-index", "--no-untracked-cache"); err != nil {
+			return nil, nil, 0, failure.Git("update-index", err)
+		}
 	}
 	for _, c := range changes {
 		if c.Untracked {
 			snap.untracked = append(snap.untracked, c.Path)
 		}
 	}
-	return status, changes, nil
+	return status, changes, unopened, nil
 }
 
 // sorted is what changed, sorted into content updates of paths the index

@@ -2,6 +2,7 @@ package checkpointcmd
 
 import (
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -110,10 +111,28 @@ func printSkipped(env *cli.Env, e *journal.Entry) {
 			if s.Reason == capture.SkipExcluded {
 				continue
 			}
+			if s.Reason == "unreadable" && strings.HasSuffix(s.Path, "/") {
+				// A folder git could not open (too deep, or not readable):
+				// nothing under it is in the checkpoint.
+				fmt.Fprintf(env.UI.Err, "%s %s not captured (%s): git cannot open it; nothing in it is captured\n",
+					yellow("warning:"), quote.C(elide(s.Path)), quote.C(s.Reason))
+				continue
+			}
 			fmt.Fprintf(env.UI.Err, "%s %s not captured (%s, %s): the checkpoint holds git's indexed version, if any\n",
-				yellow("warning:"), quote.C(s.Path), quote.C(s.Reason), ui.Bytes(s.Bytes))
+				yellow("warning:"), quote.C(elide(s.Path)), quote.C(s.Reason), ui.Bytes(s.Bytes))
 		}
 	}
+}
+
+// elide shortens a path too long to read on a line (a folder deeper than
+// PATH_MAX is thousands of characters) to its ends; --json and the log
+// carry it whole.
+func elide(p string) string {
+	const keep = 20
+	if len(p) <= 4*keep {
+		return p
+	}
+	return fmt.Sprintf("%s…%s (a %d-byte path)", strings.ToValidUTF8(p[:keep], ""), strings.ToValidUTF8(p[len(p)-keep:], ""), len(p))
 }
 
 // captureGrace is how long a capture past venom.timeout, or told to stop,

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
@@ -87,6 +88,10 @@ type Result struct {
 	Agent      string  `json:"agent"`
 	Checkpoint *string `json:"checkpoint"`
 	Reused     bool    `json:"reused"`
+	// Skipped are the paths the capture left out (too big, unreadable,
+	// excluded, outside a sparse checkout; docs/checkpoints.md#what-a-capture-holds),
+	// as the checkpoint's record lists them: never nil.
+	Skipped []journal.Skipped `json:"skipped"`
 	// Taken is the new record, when one was made.
 	Taken *journal.Entry `json:"-"`
 	// Relabeled: a reuse gave the checkpoint the asked label, replacing
@@ -143,7 +148,7 @@ func TakeIn(ctx context.Context, tx *state.Txn, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Agent: a.ID}
+	res := &Result{Agent: a.ID, Skipped: []journal.Skipped{}}
 	if !s.Config.Enabled && (req.Reason == TurnStart || req.Reason == TurnEnd) {
 		return res, nil // venom.enabled=false stops only automatic captures
 	}
@@ -364,7 +369,10 @@ func capture1(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Age
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Agent: a.ID}
+	res := &Result{Agent: a.ID, Skipped: snap.Skipped}
+	if res.Skipped == nil {
+		res.Skipped = []journal.Skipped{}
+	}
 	var through *string
 	if t := a.LastEndedTurn(); t != nil {
 		id := t.ID
@@ -403,12 +411,18 @@ func capture1(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Age
 	return res, nil
 }
 
-// sameState: every tree and HEAD equal the checkpoint's (docs/checkpoints.md#reuse).
+// sameState: every tree, HEAD and skipped path equal the checkpoint's
+// (docs/checkpoints.md#reuse). A path skipped now that was not then (a
+// big file grown, a folder git cannot open) is a change the checkpoint
+// does not hold: "nothing changed" would hide it.
 func sameState(r *repo.Repo, c *agents.Checkpoint, snap *capture.Snapshot) bool {
 	if len(c.Repos) != 1 {
 		return false
 	}
 	rs := c.Repos[0]
+	if !slices.Equal(rs.Skipped, snap.Skipped) {
+		return false
+	}
 	head := snap.HeadString()
 	if (rs.Head == nil) != (head == nil) || (head != nil && *rs.Head != *head) {
 		return false

@@ -123,6 +123,10 @@ type Call struct {
 	// ExtraFiles): a folder passed so is reached as /proc/self/fd/3, by
 	// descriptor, never again by name.
 	ExtraFiles []*os.File
+	// Stderr, when set, also receives what git printed on its standard
+	// error, whether it failed or not: the warnings of a call that
+	// succeeded (git status's folders it could not open).
+	Stderr io.Writer
 }
 
 // Run runs git with args and returns its standard output.
@@ -162,6 +166,9 @@ func (r *Runner) RunCall(ctx context.Context, c Call, args ...string) ([]byte, e
 		cmd.Stdout = &out
 	}
 	cmd.Stderr = &stderr
+	if c.Stderr != nil {
+		cmd.Stderr = io.MultiWriter(&stderr, c.Stderr)
+	}
 	err := cmd.Run()
 	if err != nil {
 		if ctx.Err() != nil {

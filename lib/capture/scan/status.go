@@ -196,3 +196,67 @@ func (d *folderAt) close() {
 	}
 	d.fd, d.err, d.done = -1, nil, false
 }
+
+// unopenedPrefix starts the warning git's untracked scan prints for a
+// folder it cannot open (dir.c open_cached_dir, git 2.39:
+// warning_errno(_("could not open directory '%s'"))); git runs under
+// LC_ALL=C (gitcli), so the words are these. git then goes on as if the
+// folder were empty: nothing under it is listed.
+const unopenedPrefix = "warning: could not open directory '"
+
+// Unopened reads git status's standard error for the folders git could
+// not open, as their paths relative to the top ending in '/': a folder
+// deeper than PATH_MAX (git opens folders by their whole path and gets
+// ENAMETOOLONG), or one the process may not read. A folder gone since git
+// listed its parent is not among them: nothing is under it. The message
+// runs to the next line that starts another of git's messages, and the
+// path to the last "': " in it, so a name holding a quote or a newline is
+// read whole.
+//
+// git cuts every message at 4096 bytes (usage.c vreportf), so the path of
+// a folder past PATH_MAX, always longer, comes cut short: the folder
+// named is then the last whole one in what is left, an ancestor of the
+// one git could not open.
+func Unopened(stderr []byte) []string {
+	text := "\n" + string(stderr)
+	var out []string
+	for {
+		i := strings.Index(text, "\n"+unopenedPrefix)
+		if i < 0 {
+			return out
+		}
+		text = text[i+1+len(unopenedPrefix):]
+		msg := text[:nextMessage(text)]
+		p := ""
+		if cut := strings.LastIndex(msg, "': "); cut >= 0 {
+			if strings.TrimSpace(msg[cut+3:]) == "No such file or directory" {
+				continue
+			}
+			p = strings.TrimSuffix(msg[:cut], "/")
+		} else if cut := strings.LastIndexByte(msg, '/'); cut >= 0 {
+			p = msg[:cut] // cut short: the last whole folder
+		}
+		if p == "" || p == "." {
+			continue
+		}
+		out = append(out, p+"/")
+	}
+}
+
+// nextMessage is where the next of git's messages starts in text, or its
+// length.
+func nextMessage(text string) int {
+	for at := 0; ; {
+		j := strings.IndexByte(text[at:], '\n')
+		if j < 0 {
+			return len(text)
+		}
+		at += j
+		for _, p := range []string{"warning: ", "error: ", "fatal: ", "hint: "} {
+			if strings.HasPrefix(text[at+1:], p) {
+				return at
+			}
+		}
+		at++
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -49,4 +50,16 @@ func TestParseStatus_GitsOutput(t *testing.T) {
 	require.Error(t, err)
 	_, err = ParseStatus([]byte("1 .M N...\x00"))
 	require.Error(t, err)
+}
+
+func TestUnopened(t *testing.T) {
+	long := strings.Repeat("d", 200) + "/" + strings.Repeat("e", 300)
+	stderr := "warning: could not open directory 'locked/': Permission denied\n" +
+		"warning: could not open directory 'gone/': No such file or directory\n" +
+		"warning: something else\n" +
+		"warning: could not open directory 'it's\nodd/': Permission denied\n" +
+		"error: unrelated\n" +
+		"warning: could not open directory '" + long // cut short, as git's 4096-byte messages are
+	require.Equal(t, []string{"locked/", "it's\nodd/", strings.Repeat("d", 200) + "/"}, Unopened([]byte(stderr)))
+	require.Empty(t, Unopened(nil))
 }

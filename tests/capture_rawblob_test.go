@@ -226,8 +226,9 @@ func TestCapture_RawBlobsEqualTheRecipeWhateverConverts(t *testing.T) {
 
 // TestCapture_HashObjectOnlyWhenSomethingConverts arms a fault at the one
 // place a capture runs git hash-object: captures of files nothing converts
-// succeed (git is not run), and one of a file that something may convert
-// fails there.
+// succeed (git is not run), a file with a CR where neither a line-ending
+// attribute nor core.autocrlf applies among them, and one of a file that
+// something may convert fails there.
 func TestCapture_HashObjectOnlyWhenSomethingConverts(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
@@ -263,8 +264,14 @@ func TestCapture_HashObjectOnlyWhenSomethingConverts(t *testing.T) {
 	env.Write("sub/x.txt", "filtered\n")
 	asked("an edit under a filter")
 	env.Write("sub/x.txt", "lower\n")
+	// A CR is converted only under a line-ending attribute or
+	// core.autocrlf (convert.c: CRLF_BINARY otherwise).
 	env.Write("a.txt", "crlf\r\n")
-	asked("an edit with a CR")
+	spared("an edit with a CR, nothing to convert it")
+	env.Write("a.txt", "crlf again\r\n")
+	env.Git("config", "core.autocrlf", "true")
+	asked("an edit with a CR under core.autocrlf")
+	env.Git("config", "--unset", "core.autocrlf")
 	env.Write("a.txt", "a changed again\n")
 	env.Write("other/y.txt", "beside the filtered folder\n")
 	spared("an edit beside the filtered folder")

@@ -64,11 +64,14 @@ type Limits struct {
 	// Found, when set, is told what a scan found to store (files and their
 	// bytes) before they are stored: a big capture's progress line.
 	Found func(files int, bytes int64)
+	// Timeout is venom.timeout, which the caller's context holds the
+	// capture to: its error names it (timeout.go).
+	Timeout time.Duration
 }
 
 // LimitsOf is the limits the settings give.
 func LimitsOf(c config.Config) Limits {
-	return Limits{MaxFileBytes: c.MaxFileBytes, MaxTotalBytes: c.MaxTotalBytes, Exclude: c.Exclude}
+	return Limits{MaxFileBytes: c.MaxFileBytes, MaxTotalBytes: c.MaxTotalBytes, Exclude: c.Exclude, Timeout: c.Timeout}
 }
 
 // key is the limits as part of a memo's key: what was skipped as too big
@@ -198,11 +201,12 @@ func TakeHeld(ctx context.Context, r *repo.Repo, tmpDir string, lim Limits) (*Sn
 		defer p.Close()
 		snap, err := takePrivate(ctx, r, p, tmpDir, lim)
 		if err == nil || !errors.Is(err, private.ErrUnusable) {
-			return snap, err
+			return snap, explainTimeout(err, nil, lim)
 		}
 		// The private index could not be used: start again from a copy.
 	}
-	return takeCopy(ctx, r, tmpDir, lim)
+	snap, err := takeCopy(ctx, r, tmpDir, lim)
+	return snap, explainTimeout(err, nil, lim)
 }
 
 // takeCopy captures from a copy of the user's index: shortcut 1's fallback.
@@ -393,10 +397,10 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 	// Shortcut 4 (with 5 inside): the tree edit.
 	if b.tree != nil && !attributesFromIndex(b.flagged, s.updates, s.removes, s.modes) {
 		t0 = time.Now()
-		tree, held, err := editTree(ctx, r, b.tree, s, nil)
+		tree, held, spilled, err := editTree(ctx, r, b.tree, s, nil)
 		testhook.Timed("capture-edit-tree", t0)
 		if err == nil {
-			snap.held = held
+			snap.held, snap.stored = held, spilled
 			for _, p := range s.updates {
 				if s.modes[p] != 0 && !s.gitlinks[p] {
 					snap.moved = append(snap.moved, p)
@@ -407,12 +411,12 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 			return done(finish(ctx, r, snap, tree, sig, s.gitlinks, userLinks, s.modified))
 		}
 		if !errors.Is(err, store.ErrNoTreePath) {
-			return nil, err
+			return nil, explainTimeout(err, s, lim)
 		}
 	}
 	tree, err := indexWay(ctx, r, b, tmpDir, s)
 	if err != nil {
-		return nil, err
+		return nil, explainTimeout(err, s, lim)
 	}
 	return done(finish(ctx, r, snap, tree, sig, s.gitlinks, userLinks, s.modified))
 }

@@ -377,12 +377,12 @@ func takeCarried(ctx context.Context, r *repo.Repo, b *base, c *carried, sig str
 		}
 	}
 	s.removes = removes
-	tree, held, err := editTree(ctx, r, c.tree, s, known)
+	tree, held, spilled, err := editTree(ctx, r, c.tree, s, known)
 	if err != nil {
 		return nil, err
 	}
 	testhook.Counted("capture-carry-stored", len(s.updates)+len(s.additions))
-	snap := &Snapshot{held: held}
+	snap := &Snapshot{held: held, stored: spilled}
 	for _, p := range s.updates {
 		if s.modes[p] != 0 {
 			snap.moved = append(snap.moved, p)

@@ -20,10 +20,11 @@ import (
 // editTree is the tree edit (shortcut 4) for the sorted paths, when every
 // one of them is a plain file, a link or a nested repository: it returns
 // store.ErrNoTreePath otherwise. known are edits whose objects are known
-// already (the carry's paths back to the base's version).
-func editTree(ctx context.Context, r *repo.Repo, base *git.Oid, s *sorted, known []treeedit.Edit) (*git.Oid, []Object, error) {
+// already (the carry's paths back to the base's version). spilled are the
+// blobs it wrote to a held pack as it read them (store.Build).
+func editTree(ctx context.Context, r *repo.Repo, base *git.Oid, s *sorted, known []treeedit.Edit) (tree *git.Oid, held []Object, spilled []git.Oid, err error) {
 	if len(s.updates)+len(s.additions)+len(s.removes)+len(known) == 0 {
-		return base, nil, nil
+		return base, nil, nil, nil
 	}
 	files := make([]store.File, 0, len(s.updates)+len(s.additions))
 	for i, p := range append(s.updates, s.additions...) {
@@ -32,7 +33,7 @@ func editTree(ctx context.Context, r *repo.Repo, base *git.Oid, s *sorted, known
 			m = 0o160000
 		}
 		if m == 0 {
-			return nil, nil, store.ErrNoTreePath
+			return nil, nil, nil, store.ErrNoTreePath
 		}
 		files = append(files, store.File{Path: p, Mode: m, Tracked: i < len(s.updates)})
 	}

@@ -3,6 +3,7 @@
 package errcode
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -348,7 +349,9 @@ func (e *Error) ExitCode() int { return e.Code.Class().Exit() }
 // colon as git's "fatal:" lines end with the system's reason, unless the
 // message already says it (many messages are built around their cause).
 func (e *Error) Line() string {
-	if e.cause == nil {
+	// Go's "context deadline exceeded" and "context canceled" say nothing
+	// a person can act on: the message says what ran out or was stopped.
+	if e.cause == nil || errors.Is(e.cause, context.DeadlineExceeded) || errors.Is(e.cause, context.Canceled) {
 		return e.Message
 	}
 	why := e.cause.Error()
@@ -382,6 +385,12 @@ func Is(err error, code Code) bool {
 func From(err error, fallback Code) *Error {
 	if e, ok := As(err); ok {
 		return e
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return Newf(fallback, nil, "the command ran out of time (venom.timeout)").Wrap(err)
+	case errors.Is(err, context.Canceled):
+		return Newf(fallback, nil, "the command was stopped").Wrap(err)
 	}
 	return Newf(fallback, nil, "%v", err).Wrap(err)
 }

@@ -21,6 +21,7 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -48,10 +49,11 @@ type Writer struct {
 	count uint32
 	want  uint32
 	ents  []entry
-	zbuf  bytes.Buffer
-	z     *zlib.Writer
-	raw   *zlib.Writer // stored blocks, for small objects
+	comp  *Compressor
 	opts  Options
+	// uncounted: the header's count is written at Seal, and the pack's
+	// checksum computed then, reading the file back (CreateUncounted).
+	uncounted bool
 	// After Seal: the finished files under their temporary names.
 	name, packTmp, idxTmp string
 }
@@ -80,6 +82,30 @@ func Create(dir string, n int) (*Writer, error) {
 	return CreateWith(dir, n, Options{})
 }
 
+// CreateUncounted starts a pack whose number of objects is known only
+// when it is sealed: a capture streams its blobs into it as it reads
+// them, and two files of one content are one object. Seal writes the
+// count into the header and computes the checksum then, reading the file
+// back once (from the page cache) where a counted pack sums what it
+// writes.
+func CreateUncounted(dir string, opts Options) (*Writer, error) {
+	w, err := CreateWith(dir, 1, opts)
+	if err != nil {
+		return nil, err
+	}
+	w.want, w.uncounted = 1<<31, true
+	// The header goes out as it is; what follows is summed at Seal.
+	if err := w.buf.Flush(); err != nil {
+		w.Abort()
+		return nil, err
+	}
+	w.buf.Reset(w.f)
+	return w, nil
+}
+
+// Count is the number of objects added so far.
+func (w *Writer) Count() int { return int(w.count) }
+
 // CreateWith is Create with options.
 func CreateWith(dir string, n int, opts Options) (*Writer, error) {
 	if n <= 0 || n > 1<<31 {
@@ -92,12 +118,8 @@ func CreateWith(dir string, n int, opts Options) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{dir: dir, f: f, sum: sha1.New(), want: uint32(n), opts: opts}
+	w := &Writer{dir: dir, f: f, sum: sha1.New(), want: uint32(n), opts: opts, comp: NewCompressor()}
 	w.buf = bufio.NewWriterSize(io.MultiWriter(f, w.sum), 64<<10)
-	// git writes loose objects at core.looseCompression's default, speed
-	// first; a capture's pack holds what git add would have written loose.
-	w.z, _ = zlib.NewWriterLevel(&w.zbuf, zlib.BestSpeed)
-	w.raw, _ = zlib.NewWriterLevel(&w.zbuf, zlib.NoCompression)
 	var hdr [12]byte
 	copy(hdr[:], "PACK")
 	binary.BigEndian.PutUint32(hdr[4:], 2)
@@ -117,13 +139,28 @@ func CreateWith(dir string, n int, opts Options) (*Writer, error) {
 // repack compresses them again.
 const storedBelow = 256
 
-// Add writes one object of type typ whose id is id (the caller's: Add does
-// not hash data again). Each id is added once: git's index-pack refuses a
-// pack that holds an object twice.
-func (w *Writer) Add(id [20]byte, typ int, data []byte) error {
-	if w.count == w.want {
-		return errors.New("more objects than the pack was made for")
-	}
+// Compressor makes pack entries. One is used by one goroutine at a time;
+// a capture compresses on as many as there are cores, each with its own.
+type Compressor struct {
+	zbuf bytes.Buffer
+	z    *zlib.Writer
+	raw  *zlib.Writer // stored blocks
+}
+
+func NewCompressor() *Compressor {
+	c := &Compressor{}
+	// git writes loose objects at core.looseCompression's default, speed
+	// first; a capture's pack holds what git add would have written loose.
+	c.z, _ = zlib.NewWriterLevel(&c.zbuf, zlib.BestSpeed)
+	c.raw, _ = zlib.NewWriterLevel(&c.zbuf, zlib.NoCompression)
+	return c
+}
+
+// Entry returns the pack entry of an object of type typ holding data
+// (its header and zlib stream) and the entry's CRC-32, as the index
+// records it. The bytes are valid until the next call.
+func (c *Compressor) Entry(typ int, data []byte) ([]byte, uint32, error) {
+	c.zbuf.Reset()
 	// The entry header: type and size, the size 4 bits first, then 7 bits
 	// a byte, each byte but the last with its top bit set.
 	var hdr [16]byte
@@ -139,29 +176,61 @@ func (w *Writer) Add(id [20]byte, typ int, data []byte) error {
 	}
 	hdr[n] = b
 	n++
-	w.zbuf.Reset()
-	z := w.z
-	if len(data) < storedBelow {
-		z = w.raw
+	c.zbuf.Write(hdr[:n])
+	z := c.z
+	if len(data) < storedBelow || Incompressible(data) {
+		z = c.raw
 	}
-	z.Reset(&w.zbuf)
+	z.Reset(&c.zbuf)
 	if _, err := z.Write(data); err != nil {
-		return err
+		return nil, 0, err
 	}
 	if err := z.Close(); err != nil {
+		return nil, 0, err
+	}
+	out := c.zbuf.Bytes()
+	return out, crc32.ChecksumIEEE(out), nil
+}
+
+// Incompressible says whether data looks like it would not shrink under
+// deflate: its first bytes' byte histogram carries more than 7.5 bits of
+// entropy a byte, as compressed and encrypted files (archives, images,
+// model weights) and random bytes do, and text and code (4 to 6 bits)
+// never. Deflating such data at git's speed-first level costs four times
+// storing it and saves nothing; a wrong guess costs only size, and a
+// later repack compresses the object again.
+func Incompressible(data []byte) bool {
+	const sample = 4096
+	if len(data) < sample {
+		return false
+	}
+	var hist [256]uint32
+	for _, c := range data[:sample] {
+		hist[c]++
+	}
+	// sum over bytes of p*log2(1/p), with p = n/sample.
+	var bits float64
+	for _, n := range hist {
+		if n != 0 {
+			p := float64(n) / sample
+			bits -= p * math.Log2(p)
+		}
+	}
+	return bits > 7.5
+}
+
+// Add writes one object of type typ whose id is id (the caller's: Add does
+// not hash data again). Each id is added once: git's index-pack refuses a
+// pack that holds an object twice.
+func (w *Writer) Add(id [20]byte, typ int, data []byte) error {
+	if w.count == w.want {
+		return errors.New("more objects than the pack was made for")
+	}
+	raw, crc, err := w.comp.Entry(typ, data)
+	if err != nil {
 		return err
 	}
-	crc := crc32.Update(crc32.ChecksumIEEE(hdr[:n]), crc32.IEEETable, w.zbuf.Bytes())
-	if _, err := w.buf.Write(hdr[:n]); err != nil {
-		return err
-	}
-	if _, err := w.buf.Write(w.zbuf.Bytes()); err != nil {
-		return err
-	}
-	w.ents = append(w.ents, entry{id: id, off: w.off, crc: crc})
-	w.off += uint64(n + w.zbuf.Len())
-	w.count++
-	return nil
+	return w.addEntry(id, raw, crc)
 }
 
 // AddRaw copies one entry of another pack as it is: raw is its header and
@@ -180,6 +249,11 @@ func (w *Writer) AddRaw(id [20]byte, raw []byte, crc uint32) error {
 	if crc32.ChecksumIEEE(raw) != crc {
 		return errors.New("the entry does not match its CRC")
 	}
+	return w.addEntry(id, raw, crc)
+}
+
+// addEntry writes one entry whose CRC-32 is crc.
+func (w *Writer) addEntry(id [20]byte, raw []byte, crc uint32) error {
 	if _, err := w.buf.Write(raw); err != nil {
 		return err
 	}
@@ -206,6 +280,9 @@ func (w *Writer) Finish() (string, error) {
 // Seal ends the pack and writes its index, both under temporary names,
 // and returns the name Install will give them ("pack-<hex>").
 func (w *Writer) Seal() (string, error) {
+	if w.uncounted {
+		w.want = w.count
+	}
 	if w.count != w.want {
 		w.Abort()
 		return "", fmt.Errorf("%d objects added to a pack of %d", w.count, w.want)
@@ -213,6 +290,12 @@ func (w *Writer) Seal() (string, error) {
 	if err := w.buf.Flush(); err != nil {
 		w.Abort()
 		return "", err
+	}
+	if w.uncounted {
+		if err := w.countAndSum(); err != nil {
+			w.Abort()
+			return "", err
+		}
 	}
 	packSum := w.sum.Sum(nil)
 	if _, err := w.f.Write(packSum); err != nil {
@@ -236,6 +319,22 @@ func (w *Writer) Seal() (string, error) {
 	}
 	w.name, w.packTmp, w.idxTmp = "pack-"+hex.EncodeToString(packSum), w.f.Name(), idx
 	return w.name, nil
+}
+
+// countAndSum writes an uncounted pack's count into its header and sums
+// the whole file into w.sum, the file's offset left at its end.
+func (w *Writer) countAndSum() error {
+	var n [4]byte
+	binary.BigEndian.PutUint32(n[:], w.count)
+	if _, err := w.f.WriteAt(n[:], 8); err != nil {
+		return err
+	}
+	w.sum.Reset()
+	if _, err := io.Copy(w.sum, io.NewSectionReader(w.f, 0, int64(w.off))); err != nil {
+		return err
+	}
+	_, err := w.f.Seek(int64(w.off), io.SeekStart)
+	return err
 }
 
 // Install gives a sealed pack and its index their names, the index last.

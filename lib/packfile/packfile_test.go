@@ -28,8 +28,15 @@ func objectID(typ string, data []byte) [20]byte {
 }
 
 // git itself must read the pack back: verify-pack checks the index, the
-// entries' CRCs and the checksums; fsck and cat-file every object.
+// entries' CRCs and the checksums; fsck and cat-file every object. An
+// uncounted pack (CreateUncounted) gets its count and checksum at Seal;
+// objects of random bytes are stored, not deflated (Incompressible).
 func TestWriter_GitReadsThePack(t *testing.T) {
+	t.Run("counted", func(t *testing.T) { gitReadsThePack(t, false) })
+	t.Run("uncounted", func(t *testing.T) { gitReadsThePack(t, true) })
+}
+
+func gitReadsThePack(t *testing.T, uncounted bool) {
 	dir := t.TempDir()
 	gittest.Run(t, dir, "", nil, "init", "-q")
 	packDir := filepath.Join(dir, ".git", "objects", "pack")
@@ -41,13 +48,21 @@ func TestWriter_GitReadsThePack(t *testing.T) {
 		// Sizes around the header's 4- and 7-bit steps, empty included.
 		size := []int{0, 1, 15, 16, 17, 127, 128, 2047, 2048, 100000}[i%10] + i/10
 		data := make([]byte, size)
-		rng.Read(data[:size/2]) // half noise, half zeros
+		if i%3 == 0 {
+			rng.Read(data) // all noise
+		} else {
+			rng.Read(data[:size/2]) // half noise, half zeros
+		}
 		id := objectID("blob", data)
 		blobs[hex.EncodeToString(id[:])] = data
 		treeBody = append(treeBody, fmt.Sprintf("100644 f%03d\x00", i)...)
 		treeBody = append(treeBody, id[:]...)
 	}
-	w, err := Create(packDir, len(blobs)+1)
+	create := func() (*Writer, error) { return Create(packDir, len(blobs)+1) }
+	if uncounted {
+		create = func() (*Writer, error) { return CreateUncounted(packDir, Options{}) }
+	}
+	w, err := create()
 	require.NoError(t, err)
 	for hexID, data := range blobs {
 		var id [20]byte
@@ -59,6 +74,7 @@ func TestWriter_GitReadsThePack(t *testing.T) {
 	require.NoError(t, w.Add(treeID, Tree, treeBody))
 	name, err := w.Finish()
 	require.NoError(t, err)
+	require.Equal(t, len(blobs)+1, w.Count())
 
 	out := gittest.Run(t, dir, "", nil, "verify-pack", "-v", filepath.Join(packDir, name+".idx"))
 	require.Contains(t, out, fmt.Sprintf("non delta: %d objects", len(blobs)+1))
@@ -139,4 +155,14 @@ func TestWriter_StoredBlocksReadBack(t *testing.T) {
 		require.Equal(t, data, append([]byte{}, obj.Data()...), "libgit2 reads %d bytes back", len(data))
 		obj.Free()
 	}
+}
+
+func TestIncompressible(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	noise := make([]byte, 50<<10)
+	rng.Read(noise)
+	require.True(t, Incompressible(noise))
+	text := []byte(strings.Repeat("func main() { fmt.Println(\"hello, world\") }\n", 2000))
+	require.False(t, Incompressible(text))
+	require.False(t, Incompressible(noise[:100]), "too short to judge: deflated")
 }

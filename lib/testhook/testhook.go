@@ -13,6 +13,8 @@
 //	                                   test removes that file.
 //	VENOM_TEST_PACK_THRESHOLD=n        git-venom merges its packs past n of them
 //	                                   instead of the default (Int).
+//	VENOM_TEST_MEMORY_BUDGET=n         a capture holds n bytes of blobs in memory,
+//	                                   not 64 MiB, before it streams them (Int).
 package testhook
 
 import (

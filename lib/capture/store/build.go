@@ -91,14 +91,16 @@ func treePathUsable(r *repo.Repo, lib *git.Repository) bool {
 // Build returns base edited with files (stored), removes and known (edits
 // to objects the repository holds), or ErrNoTreePath when some path needs
 // the index way. The new objects are returned, held in memory:
-// Snapshot.Store writes them.
-func Build(ctx context.Context, r *repo.Repo, base *git.Oid, files []File, removes []string, known []treeedit.Edit) (*git.Oid, []Object, error) {
+// Snapshot.Store writes them; but past memoryBudget, blobs are written as
+// they are read into a held pack of their own (sink.go), whose ids are
+// returned as spilled.
+func Build(ctx context.Context, r *repo.Repo, base *git.Oid, files []File, removes []string, known []treeedit.Edit) (tree *git.Oid, held []Object, spilled []git.Oid, err error) {
 	main, err := r.Lib()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if !treePathUsable(r, main) {
-		return nil, nil, ErrNoTreePath
+		return nil, nil, nil, ErrNoTreePath
 	}
 	// The new objects are made here, in memory, without libgit2 (which
 	// would look each one up on disk before writing it, and copy it): blobs
@@ -108,13 +110,13 @@ func Build(ctx context.Context, r *repo.Repo, base *git.Oid, files []File, remov
 	// (Snapshot.Store).
 	if len(files) > 0 {
 		if err := testhook.Point("capture-object-write"); err != nil {
-			return nil, nil, failure.Git("hash-object", err)
+			return nil, nil, nil, failure.Git("hash-object", err)
 		}
 	}
 	h := &holder{}
-	ids, err := storeFiles(ctx, r, h, files)
+	ids, spilled, err := storeFiles(ctx, r, h, files)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	// Known edits alone (a carry's reverts: 300,000 after a rollback
 	// deleted that many files) are edited as given, not copied first.
@@ -131,29 +133,29 @@ func Build(ctx context.Context, r *repo.Repo, base *git.Oid, files []File, remov
 	}
 	ids = nil
 	if err := testhook.Point("capture-write-tree"); err != nil {
-		return nil, nil, failure.Git("write-tree", err)
+		return nil, nil, nil, failure.Git("write-tree", err)
 	}
-	tree, err := treeedit.Build(main, base, edits, func(id git.Oid, data []byte) error {
+	tree, err = treeedit.Build(main, base, edits, func(id git.Oid, data []byte) error {
 		h.add(id, packfile.Tree, h.keep(data))
 		return nil
 	})
 	if err != nil {
-		return nil, nil, failure.Git("write-tree", err)
+		return nil, nil, nil, failure.Git("write-tree", err)
 	}
 	edits = nil
-	held, err := h.fresh(filepath.Join(r.CommonDir, "objects"))
+	held, err = h.fresh(filepath.Join(r.CommonDir, "objects"))
 	if err != nil {
-		return nil, nil, failure.Git("write-pack", err)
+		return nil, nil, nil, failure.Git("write-pack", err)
 	}
-	return tree, held, nil
+	return tree, held, spilled, nil
 }
 
 // storeFiles stores each file's blob and returns the ids, in files' order.
-func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]git.Oid, error) {
+func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]git.Oid, []git.Oid, error) {
 	ids := make([]git.Oid, len(files))
 	tree, err := openBeneath(r.Top)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer tree.close()
 	var regular []int
@@ -162,7 +164,7 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 			// A nested repository is its HEAD commit, as update-index records it.
 			id, err := tree.nestedHead(f.Path)
 			if err != nil {
-				return nil, ErrNoTreePath
+				return nil, nil, ErrNoTreePath
 			}
 			ids[i] = id
 			continue
@@ -171,7 +173,7 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 			// A link's blob is its target, never filtered.
 			target, err := tree.readlink(f.Path)
 			if err != nil {
-				return nil, ErrNoTreePath
+				return nil, nil, ErrNoTreePath
 			}
 			ids[i] = blobID(sha1.New(), []byte(target))
 			h.add(ids[i], packfile.Blob, []byte(target))
@@ -180,57 +182,94 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 		regular = append(regular, i)
 	}
 	if len(regular) == 0 {
-		return ids, nil
+		return ids, nil, nil
 	}
 	var viaGit []int
-	var inMemory int64
 	sum := sha1.New()
 	var buf []byte
-	keep := func(size int64) bool { return size <= MemoryFileBytes && inMemory+size <= memoryBudget }
-	// read hashes file i's bytes, keeping them while the budget allows.
+	whole := func(size int64) bool { return size <= MemoryFileBytes }
+	// read hashes file i's bytes, whole unless it is large.
 	read := func(i int) (rawBlob, error) {
 		fd, size, err := tree.openRegular(files[i].Path)
 		if err != nil {
 			return rawBlob{}, ErrNoTreePath
 		}
 		var raw rawBlob
-		raw, buf, err = readBlob(fd, size, files[i].Path, keep, sum, buf)
+		raw, buf, err = readBlob(fd, size, files[i].Path, whole, sum, buf)
 		unix.Close(fd)
 		if err != nil {
 			return rawBlob{}, ErrNoTreePath
 		}
 		return raw, nil
 	}
-	store := func(i int, raw rawBlob) {
-		h.add(raw.id, packfile.Blob, h.keep(raw.data))
-		inMemory += int64(len(raw.data))
+	s := newSink(r, h)
+	defer s.abort()
+	comp := packfile.NewCompressor()
+	store := func(i int, raw rawBlob) error {
 		ids[i] = raw.id
+		return s.put(raw.id, raw.data, comp)
 	}
 	// First the files git would store as they are (rawblob.go): no
 	// attribute could convert them and they hold no CR. Their blob is
 	// their bytes, and git is not asked.
 	nc := NewNoConversion(r)
-	var asked []int
+	var asked, quiet []int
 	for _, i := range regular {
-		if !nc.AttributesQuiet(files[i].Path) {
+		if nc.AttributesQuiet(files[i].Path) {
+			quiet = append(quiet, i)
+		} else {
 			asked = append(asked, i)
-			continue
-		}
-		raw, err := read(i)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case raw.hasCR:
-			// Line endings may change: git decides.
-			asked = append(asked, i)
-		case raw.data == nil:
-			// Large: git stores it, streamed, with this very id.
-			viaGit = append(viaGit, i)
-		default:
-			store(i, raw)
 		}
 	}
+	// A CR byte is changed on the way in only under a line-ending
+	// attribute or core.autocrlf (rawblob.go, NewNoSmudge): without them
+	// such a file (most binary ones: 477 MiB of them went through git
+	// hash-object) is stored as it is too. Decided up front for many
+	// files, so that they are stored as they are first read.
+	var crQuiet *NoConversion
+	var crOK []bool
+	if len(quiet) >= manyFiles {
+		crQuiet = NewNoSmudge(ctx, r)
+		crOK = make([]bool, len(quiet))
+		for k, i := range quiet {
+			crOK[k] = crQuiet.AttributesQuiet(files[i].Path)
+		}
+	}
+	got, err := readQuiet(ctx, r.Top, files, quiet, crOK, ids, s)
+	switch {
+	case errors.Is(err, ErrNoTreePath):
+		return nil, nil, err
+	case ctx.Err() != nil:
+		return nil, nil, failure.Git("hash-object", ctx.Err())
+	case err != nil:
+		return nil, nil, failure.Git("write-pack", err)
+	}
+	for k, i := range quiet {
+		switch got[k] {
+		case readHasCR:
+			if crQuiet == nil {
+				crQuiet = NewNoSmudge(ctx, r)
+			}
+			if crOK == nil && crQuiet.AttributesQuiet(files[i].Path) {
+				raw, err := read(i)
+				if err != nil {
+					return nil, nil, err
+				}
+				if raw.data != nil {
+					if err := store(i, raw); err != nil {
+						return nil, nil, failure.Git("write-pack", err)
+					}
+					continue
+				}
+			}
+			// Line endings may change: git decides.
+			asked = append(asked, i)
+		case readLarge:
+			// Large: git stores it, streamed, with this very id.
+			viaGit = append(viaGit, i)
+		}
+	}
+	sort.Ints(asked)
 	// The others: git says what their blob is, and a file whose bytes are
 	// that blob is stored by us.
 	var paths []string
@@ -241,20 +280,20 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 	if len(paths) > 0 {
 		var err error
 		if want, err = hashObjects(ctx, r, paths); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	for k, i := range asked {
 		raw, err := read(i)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if raw.id != want[k] && raw.hasCR && files[i].Tracked {
 			// git converted the file, maybe its line endings: for a tracked
 			// file that conversion depends on the index's blob (git keeps
 			// CRLF that the index already has), which hash-object does not
 			// read. The index way decides.
-			return nil, ErrNoTreePath
+			return nil, nil, ErrNoTreePath
 		}
 		if raw.id != want[k] || raw.data == nil {
 			// A filter made the blob, the file moved on since git read it,
@@ -262,16 +301,22 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 			viaGit = append(viaGit, i)
 			continue
 		}
-		store(i, raw)
+		if err := store(i, raw); err != nil {
+			return nil, nil, failure.Git("write-pack", err)
+		}
+	}
+	spilled, err := s.finish(r)
+	if err != nil {
+		return nil, nil, failure.Git("write-pack", err)
 	}
 	for _, i := range viaGit {
 		id, err := storeBeneath(ctx, r, tree, files[i].Path)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ids[i] = id
 	}
-	return ids, nil
+	return ids, spilled, nil
 }
 
 // storeBeneath has git store the file at path as its blob, filters
@@ -570,6 +615,13 @@ func WritePack(r *repo.Repo, objs []Object, again ...git.Oid) error {
 		w.Abort()
 		return err
 	}
+	return installPack(r, w)
+}
+
+// installPack seals w and installs it as a capture's pack: held until
+// the command's refs are made (packset.Hold), then recorded as
+// git-venom's (packset.Mark).
+func installPack(r *repo.Repo, w *packfile.Writer) error {
 	name, err := w.Seal()
 	if err != nil {
 		return err

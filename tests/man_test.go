@@ -502,3 +502,86 @@ func libSources(t *testing.T) map[string]string {
 	require.NotEmpty(t, keys)
 	return out
 }
+
+// TestMan_Structure (issue 28 item 12): every page, git-venom.1 too,
+// renders through man -l and groff -ww without a warning; a .YS closes an
+// open .SY (one elsewhere garbled help's entry); in OPTIONS a flag's line
+// follows .TP (a missing one merged --json into --name-only); and every
+// flag a verb's subsection documents is one the parser's grammar has (its
+// -h), so a page cannot keep a flag that is gone.
+func TestMan_Structure(t *testing.T) {
+	pages := append([]string{"git-venom"}, manBinaries...)
+	groff, gerr := exec.LookPath("groff")
+	_, merr := exec.LookPath("man")
+	for _, bin := range pages {
+		file := filepath.Join(repoRoot(), "man", bin+".1")
+		if gerr == nil {
+			var errb bytes.Buffer
+			cmd := exec.Command(groff, "-man", "-Tutf8", "-ww", "-z", file)
+			cmd.Stderr = &errb
+			require.NoError(t, cmd.Run(), errb.String())
+			assert.Empty(t, errb.String(), "groff -ww warns about %s.1", bin)
+		}
+		if merr == nil {
+			var out, errb bytes.Buffer
+			cmd := exec.Command("man", "--warnings=w", "-l", file)
+			cmd.Env = append(os.Environ(), "MANPAGER=cat", "PAGER=cat", "MANWIDTH=80", "LC_ALL=C.UTF-8")
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			require.NoError(t, cmd.Run(), errb.String())
+			assert.Empty(t, errb.String(), "man -l warns about %s.1", bin)
+			assert.Contains(t, out.String(), bin)
+		}
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		lines := strings.Split(string(b), "\n")
+		open, section := false, ""
+		for i, line := range lines {
+			switch {
+			case strings.HasPrefix(line, ".SH "):
+				section = unquote(strings.TrimPrefix(line, ".SH "))
+			case strings.HasPrefix(line, ".SY"):
+				assert.False(t, open, "%s.1:%d: .SY inside a .SY", bin, i+1)
+				open = true
+			case strings.HasPrefix(line, ".YS"):
+				assert.True(t, open, "%s.1:%d: .YS with no .SY open", bin, i+1)
+				open = false
+			case section == "OPTIONS" && optionLine.MatchString(line):
+				prev := lines[i-1]
+				assert.True(t, prev == ".TP" || strings.HasPrefix(prev, ".SS") || strings.HasPrefix(prev, ".SH"),
+					"%s.1:%d: %q follows %q, not .TP: it runs into the entry before", bin, i+1, line, prev)
+			}
+		}
+		assert.False(t, open, "%s.1 ends inside a .SY", bin)
+	}
+	for _, bin := range manBinaries {
+		options := readManPage(t, bin).section("OPTIONS")
+		for _, verb := range helpVerbs(t, bin, nil) {
+			have := map[string]bool{}
+			for _, f := range helpFlags(t, bin, verb) {
+				have[f] = true
+			}
+			for _, title := range options.order {
+				words := strings.Fields(roffText([]string{title}))
+				if title == "" && len(options.order) > 1 || title != "" && (len(verb) == 0 || len(words) != len(verb) || !titleNames(words, verb)) {
+					continue
+				}
+				if strings.EqualFold(title, "common options") {
+					continue
+				}
+				blk := options.blocks[title]
+				for i, line := range blk {
+					m := optionLine.FindStringSubmatch(line)
+					if m == nil || i == 0 || blk[i-1] != ".TP" {
+						continue
+					}
+					flag := strings.ReplaceAll(m[1], `\-`, "-")
+					assert.True(t, have[flag], "%s.1 documents --%s under %q, which %s %v -h does not have",
+						bin, flag, title, bin, verb)
+				}
+			}
+		}
+	}
+}
+
+// optionLine is an OPTIONS entry's first line naming a long flag.
+var optionLine = regexp.MustCompile(`^\.(?:B|BI|BR)\s+(?:\\-[a-zA-Z]\s*"?,\s*"?\s*)?\\-\\-((?:[a-z0-9]|\\-)+)`)

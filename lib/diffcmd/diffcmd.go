@@ -255,7 +255,7 @@ func (c *CLI) printJSON(env *cli.Env, s *state.Store, d treediff.Diff) error {
 	return env.UI.JSON(res)
 }
 
-// printHuman shows git diff --stat -p's text, through the pager on a
+// printHuman shows git diff --stat --summary -p's text, through the pager on a
 // terminal.
 func (c *CLI) printHuman(env *cli.Env, s *state.Store, d treediff.Diff) error {
 	files, err := d.Files(env.Ctx)

@@ -168,7 +168,7 @@ func cut(b []byte, max int64) *Patch {
 type Mode int
 
 const (
-	Full      Mode = iota // git diff --stat -p: the stat, then the patch
+	Full      Mode = iota // git diff --stat --summary -p: the stat, the summary, the patch
 	StatOnly              // git diff --stat
 	NamesOnly             // git diff --name-only
 )

@@ -297,19 +297,20 @@ var enumError = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^--([a-z0-9-]+) must be one of ((?:"[^"]*",?)+) but got "(.*)"$`)
 })
 
-// enumCodes are the flags whose bad value has a code of its own.
-var enumCodes = map[string]errcode.Code{
-	"reason":    errcode.InvalidParamsReason,
-	"isolation": errcode.InvalidParamsIsolation,
-}
-
 func enumUsage(flag string, choices []string, got, verb string) error {
 	choices = slices.DeleteFunc(choices, func(c string) bool { return c == "" })
-	code, data := errcode.InvalidParamsUsage, any(nil)
-	if c, ok := enumCodes[flag]; ok {
-		code, data = c, map[string]string{flag: got}
+	format, args := "--%s=%s: the choices are %s", []any{flag, quote.C(got), strings.Join(choices, ", ")}
+	// --reason and --isolation have codes of their own, with the value
+	// given; each call names its code, so errcode's data check reads it.
+	var e *errcode.Error
+	switch flag {
+	case "reason":
+		e = errcode.Newf(errcode.InvalidParamsReason, map[string]string{"reason": got}, format, args...)
+	case "isolation":
+		e = errcode.Newf(errcode.InvalidParamsIsolation, map[string]string{"isolation": got}, format, args...)
+	default:
+		e = errcode.Newf(errcode.InvalidParamsUsage, nil, format, args...)
 	}
-	e := errcode.Newf(code, data, "--%s=%s: the choices are %s", flag, quote.C(got), strings.Join(choices, ", "))
 	switch close := suggest.Close(got, choices); {
 	case got != "" && len(close) == 1:
 		e.Hint("did you mean --%s=%s?", flag, close[0])

@@ -81,6 +81,7 @@ func (c *HookRunCmd) Run(env *cli.Env, kctx *kong.Context) error {
 // and the exit status is 0 (docs/harness.md#hooks). It runs within venom.timeout from
 // its start (hookdeadline.go).
 func runHook(env *cli.Env, name string, f hookFlags, notify string) error {
+	env.Hook = true
 	d := startHookDeadline(env)
 	defer d.end()
 	h := harness.Hook{Harness: name, Agent: f.Agent, Isolation: f.Isolation, Parent: f.Parent, Dir: env.Dir,

@@ -61,6 +61,8 @@ type Env struct {
 	Dir     string
 	JSON    bool
 	Name    string
+	// Hook: the command runs as a harness hook (no notes on stderr).
+	Hook bool
 
 	store *state.Store
 }
@@ -87,7 +89,31 @@ func (e *Env) Store() (*state.Store, error) {
 	}
 	e.store = &state.Store{Repo: r, Config: cfg, Environ: e.Environ, Damaged: e.warnDamageOnce(),
 		LockWait: e.waitingForLock}
+	e.noteIgnoredConfig(r.CommonDir)
 	return e.store, nil
+}
+
+// noteIgnoredConfig says, in one line on stderr, that venom.* keys in the
+// repository's own config are ignored (config.Ignored), so that a setting
+// there is not silently without effect; doctor gives the command. Not in
+// a hook (the harness shows a hook's stderr to no one, or to the model),
+// nor with --json or -q.
+func (e *Env) noteIgnoredConfig(commonDir string) {
+	if e.Hook || e.JSON || e.UI.Quiet() {
+		return
+	}
+	entries := config.Ignored(commonDir)
+	if len(entries) == 0 {
+		return
+	}
+	var names []string
+	for _, en := range entries {
+		if !slices.Contains(names, en.Name) {
+			names = append(names, en.Name)
+		}
+	}
+	fmt.Fprintf(e.UI.Err, "note: %s in the repository's config is ignored (only --global and --system count; "+
+		"see git venom-checkpoint doctor)\n", quote.Text(strings.Join(names, ", ")))
 }
 
 // Read opens the store and folds its journal without the lock, for the

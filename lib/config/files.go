@@ -4,10 +4,12 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/git-venom/git-venom/lib/gitconfig"
 	"github.com/git-venom/git-venom/lib/gitfiles"
+	"github.com/git-venom/git-venom/lib/quote"
 )
 
 // fromFiles reads the venom.* keys of the system and global files in
@@ -72,4 +74,43 @@ func ScopeFiles(environ []string) (files []string, ok bool) {
 		}
 	}
 	return files, true
+}
+
+// Ignored lists the venom.* entries of the repository's own config file
+// (commonDir/config), which Load never reads: a cloned repository must
+// not weaken them, and the person who set one there is told so (the
+// command's note, doctor's config.repository).
+func Ignored(commonDir string) []gitconfig.Entry {
+	files := []string{filepath.Join(commonDir, "config")}
+	entries, _ := Entries(files, func(name string) bool { return strings.HasPrefix(name, "venom.") })
+	return entries
+}
+
+// GlobalCommand is the git config command that sets the entries in the
+// person's global config, where git-venom reads them, and removes them
+// from the repository's: it works as printed.
+func GlobalCommand(entries []gitconfig.Entry) string {
+	var cmds []string
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if seen[e.Name] {
+			continue
+		}
+		seen[e.Name] = true
+		var values []string
+		for _, o := range entries {
+			if o.Name == e.Name {
+				values = append(values, o.Value)
+			}
+		}
+		if len(values) == 1 {
+			cmds = append(cmds, "git config --global "+e.Name+" "+quote.Shell([]string{values[0]}))
+		} else {
+			for _, v := range values {
+				cmds = append(cmds, "git config --global --add "+e.Name+" "+quote.Shell([]string{v}))
+			}
+		}
+		cmds = append(cmds, "git config --unset-all "+e.Name)
+	}
+	return strings.Join(cmds, " && ")
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	git "github.com/libgit2/git2go/v34"
 
 	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/config"
 	"github.com/git-venom/git-venom/lib/environ"
 	"github.com/git-venom/git-venom/lib/explain"
 	"github.com/git-venom/git-venom/lib/gitcli"
@@ -82,6 +84,7 @@ func Run(ctx context.Context, s *state.Store) *Report {
 		r.Checks = append(r.Checks, logCheck(s, l), lockCheck(s), rollbackCheck(s, st), treesCheck(ctx, s, st))
 		r.Checks = append(r.Checks, unsafePaths(ctx, s), untrackedFolders(ctx, s))
 	}
+	r.Checks = append(r.Checks, repositoryConfig(s))
 	for _, c := range r.Checks {
 		if c.Status == Fail {
 			r.OK = false
@@ -546,4 +549,24 @@ func rollbackCheck(s *state.Store, st *agents.State) Check {
 	}
 	return bad(id, Fail, "git venom-checkpoint prune records it as failed.rollback_interrupted; then "+strings.Join(fixes, "; "),
 		"a rollback was interrupted, and its trees are in an unknown state: %s", strings.Join(names, ", "))
+}
+
+// repositoryConfig warns of venom.* keys in the repository's own config,
+// which git-venom ignores (config.Ignored); the fix moves them to the
+// global config, where they take effect.
+func repositoryConfig(s *state.Store) Check {
+	const id = "config.repository"
+	entries := config.Ignored(s.Repo.CommonDir)
+	if len(entries) == 0 {
+		return ok(id, "no venom.* key in the repository's git config")
+	}
+	var names []string
+	for _, e := range entries {
+		if !slices.Contains(names, e.Name) {
+			names = append(names, e.Name)
+		}
+	}
+	return bad(id, Warn, config.GlobalCommand(entries),
+		"%s in the repository's git config is ignored: git-venom reads venom.* only from the global and system config, so that a cloned repository cannot change them",
+		strings.Join(names, ", "))
 }

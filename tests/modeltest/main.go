@@ -34,7 +34,7 @@ import (
 // out until those fixes land (see tests/README.md).
 var kinds = []string{"racy", "merge", "interrupt", "sigint"}
 
-var defaultOff = []string{"sigint"}
+var defaultOff = []string{}
 
 func main() {
 	seeds := flag.Int("seeds", 10, "how many seeds to play, from -seed")

@@ -132,7 +132,7 @@ func (w *world) predict(a *agent, target *checkpoint, undo bool, outside string,
 		if prev != nil {
 			kind := w.windowKind(a, *prev, *c)
 			for _, sp := range spans {
-				if sp[0] < i && sp[1] > prevIdx {
+				if kind == "turn" && sp[0] < i && sp[1] > prevIdx {
 					kind = "gap" // another agent's turn ran meanwhile
 				}
 			}

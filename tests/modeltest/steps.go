@@ -646,6 +646,7 @@ func (w *world) interruptedRollback(a *agent, target *checkpoint, pr prediction,
 	w.steps[len(w.steps)-1] += fmt.Sprintf(", %v after %v", sig, delay)
 	logBefore := w.logRecords(t)
 	before := t.files.clone()
+	headBefore, indexBefore := t.head, t.index.clone()
 	c := w.command(t.dir, "git", append([]string{"venom-rollback"}, args...)...)
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb
@@ -697,15 +698,21 @@ func (w *world) interruptedRollback(a *agent, target *checkpoint, pr prediction,
 		w.failf("the interrupted rollback (%v, %s) changed the tree with no safety checkpoint logged\n%s", sig, code,
 			diffFiles("S and the tree now", before, disk))
 	}
+	// docs/rollback.md#interrupts: the code says what the tree holds.
 	switch {
 	case r.signal != "":
 		// Killed: no report to check.
-	case code == "failed.rollback_undone" || r.code == 130:
+	case code == "failed.interrupted" || code == "failed.rollback_undone":
 		if d := diffFiles("S and the tree now", before, disk); d != "" {
-			w.failf("the interrupted rollback reported %s (exit %d) but the tree is not S\n%s", code, r.code, d)
+			w.failf("the interrupted rollback reported %s but the tree is not S\n%s", code, d)
 		}
-		if r.code == 130 && safety {
-			w.failf("the interrupted rollback exited 130 (nothing changed) after its safety checkpoint\n%s", r)
+		if code == "failed.interrupted" && safety {
+			w.failf("the interrupted rollback reported failed.interrupted (before the safety checkpoint) "+
+				"but logged its safety checkpoint\n%s", r)
+		}
+		if t.head != headBefore || !sameFiles(t.index, indexBefore) {
+			w.failf("the interrupted rollback reported %s but HEAD or the index is not as before (HEAD %s, was %s)\n%s",
+				code, t.head, headBefore, diffFiles("the index", indexBefore, t.index))
 		}
 	case code == "failed.rollback_partial":
 		if !sameFiles(before, disk) {
@@ -713,8 +720,8 @@ func (w *world) interruptedRollback(a *agent, target *checkpoint, pr prediction,
 		}
 		w.failf("the interrupted rollback reported failed.rollback_partial but the tree is exactly S\n%s", r)
 	default:
-		w.failf("the interrupted rollback (%v) ended with exit %d %q: the tree is S, so the model expects "+
-			"exit 130 (interrupted, nothing changed) or failed.rollback_undone\n%s", sig, r.code, code, r)
+		w.failf("the interrupted rollback (%v) ended with exit %d %q, not a code of docs/rollback.md#interrupts\n%s",
+			sig, r.code, code, r)
 	}
 	if w.opt.fsck {
 		w.fsck(t)

@@ -263,7 +263,7 @@ func TestSecurity_HookSIGTERMWhileWaitingForTheLock(t *testing.T) {
 	require.NoError(t, c.Process.Signal(syscall.SIGTERM))
 	r := env.waitHook(c, &out, &errb)
 	r.OK(t)
-	assert.Contains(t, r.Stderr, "git-venom hook: timeout.checkpoint: stopped by a signal (terminated)")
+	assert.Contains(t, r.Stderr, "git-venom hook: failed.interrupted: stopped by a signal (terminated)")
 	assert.NotContains(t, r.Stderr, "within venom.timeout")
 
 	require.NoError(t, syscall.Kill(-holder.Process.Pid, syscall.SIGTERM))

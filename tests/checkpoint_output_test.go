@@ -131,7 +131,7 @@ func TestCheckpoint_HumanTakeOutput(t *testing.T) {
 	env.Write("big.bin", strings.Repeat("x", 20))
 	r := env.Venom("checkpoint", "--agent=a1").OK(t)
 	assert.Contains(t, r.Stdout, "a1/k1")
-	assert.Contains(t, r.Stdout, "big.bin")
+	assert.Contains(t, r.Stderr, "big.bin", "a warning, on stderr")
 	assert.NotContains(t, r.Stdout, "\x1b[")
 	r = env.Venom("checkpoint", "--agent=a1").OK(t)
 	assert.Contains(t, r.Stdout, "a1/k1")

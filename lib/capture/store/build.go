@@ -240,7 +240,7 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 	case errors.Is(err, ErrNoTreePath):
 		return nil, nil, err
 	case ctx.Err() != nil:
-		return nil, nil, failure.Git("hash-object", ctx.Err())
+		return nil, nil, failure.Git("hash-object", context.Cause(ctx))
 	case err != nil:
 		return nil, nil, failure.Git("write-pack", err)
 	}

@@ -171,8 +171,8 @@ func readQuiet(ctx context.Context, top string, files []File, idx []int, crOK []
 				if !ok {
 					return
 				}
-				if err := ctx.Err(); err != nil {
-					fail(err)
+				if ctx.Err() != nil {
+					fail(context.Cause(ctx)) // the signal, if one stopped it
 					return
 				}
 				for k := start; k < end; k++ {

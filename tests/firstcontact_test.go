@@ -96,7 +96,7 @@ func TestHelp_Verb(t *testing.T) {
 	assert.Equal(t, root, env.Venom("checkpoint", "help").OK(t).Stdout)
 	assert.Regexp(t, `(?m)^  take\s+Take a checkpoint \(the default verb`, root)
 	assert.Regexp(t, `(?m)^  help\s`, root)
-	_, takePart, ok := strings.Cut(root, "With no verb, git-venom-checkpoint runs take:")
+	_, takePart, ok := strings.Cut(root, "With no verb, git venom-checkpoint runs take:")
 	require.True(t, ok, "-h does not show the default verb:\n%s", root)
 	for _, f := range []string{"--agent", "--reason", "--turn", "--label", "--isolation", "--parent"} {
 		assert.Contains(t, takePart, f, "-h shows take's %s", f)

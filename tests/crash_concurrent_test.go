@@ -238,10 +238,19 @@ func TestCrash_LockHeldByAStoppedProcess(t *testing.T) {
 	env.Take(t, "--agent=a1")
 	env.Take(t, "--agent=a2")
 	env.Write("a.txt", "a1's work\n")
+	// The stopped capture's own deadline is far off: its backstop
+	// (venom.timeout and 5 s, 1d6a62c) would otherwise end it once it goes
+	// on, when the commands below took longer than that on a busy
+	// machine. The others meet the 1 s one.
+	long := filepath.Join(env.Root, "long-timeout.gitconfig")
+	b, err := os.ReadFile(filepath.Join(env.Home, ".gitconfig"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(long, append(b, "[venom]\n\ttimeout = 10m\n"...), 0o644))
 	env.SetGlobal("venom.timeout", "1s")
 	want := env.RecipeTree()
 
-	p := env.pause("after-ref", []string{"VENOM_TEST_PAUSE_RESUME=1"}, "checkpoint", "--agent=a1", "--json")
+	p := env.pause("after-ref", []string{"VENOM_TEST_PAUSE_RESUME=1", "GIT_CONFIG_GLOBAL=" + long},
+		"checkpoint", "--agent=a1", "--json")
 	require.NoError(t, syscall.Kill(-p.cmd.Process.Pid, syscall.SIGSTOP))
 	require.NoError(t, os.Remove(p.file)) // it would go on now, but it is stopped
 	stopped := true

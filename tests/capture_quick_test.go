@@ -295,8 +295,15 @@ func TestCapture_QuickScanTakesManyChangedFiles(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
 	const n = 300 // past the quick scan's bound on files it must hash to judge
+	// Seconds older than the indexes written next: none is racy by git's
+	// whole-second rule (docs/checkpoints.md#racy-stat-data), which on a
+	// slow machine made hundreds of entries unsure and the quick scan
+	// rightly give way to git status.
+	older := time.Now().Add(-10 * time.Second)
 	for i := 0; i < n; i++ {
-		env.Write(fmt.Sprintf("d%d/f%03d.txt", i%7, i), fmt.Sprintf("file %d\n", i))
+		p := fmt.Sprintf("d%d/f%03d.txt", i%7, i)
+		env.Write(p, fmt.Sprintf("file %d\n", i))
+		require.NoError(t, os.Chtimes(env.Path(p), older, older))
 	}
 	env.Commit("base")
 	env.Checkpoint("--agent=a1") // records the folders

@@ -17,27 +17,31 @@ import (
 // outside the tree read into the checkpoint.
 func TestSecurity_CaptureFolderSwappedForALinkBeforeTheRead(t *testing.T) {
 	t.Parallel()
-	// Read in process: no attribute, no CR. Hashed by git: a CR in the
-	// file (git decides its line endings).
+	// Read in process: no attribute (a CR alone is stored as it is,
+	// 7be46e0). Hashed by git: a CR in a file a text attribute covers
+	// (git decides its line endings).
 	// Stored by git: a file over store.MemoryFileBytes, which git
 	// streams.
 	for _, c := range []struct {
-		name, point, eol string
-		size             int
+		name, point, eol, attrs string
+		size                    int
 	}{
-		{"read in process", "capture-object-write", "\n", 0},
-		{"hashed by git", "capture-hash-object", "\r\n", 0},
-		{"stored by git", "capture-hash-object", "\n", 5 << 20},
+		{"read in process", "capture-object-write", "\n", "", 0},
+		{"hashed by git", "capture-hash-object", "\r\n", "sub/* text=auto\n", 0},
+		{"stored by git", "capture-hash-object", "\n", "", 5 << 20},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			captureSwapped(t, c.point, c.eol, c.size)
+			captureSwapped(t, c.point, c.eol, c.attrs, c.size)
 		})
 	}
 }
 
-func captureSwapped(t *testing.T, point, eol string, size int) {
+func captureSwapped(t *testing.T, point, eol, attrs string, size int) {
 	env := NewEnv(t)
+	if attrs != "" {
+		env.Write(".gitattributes", attrs)
+	}
 	env.Write("sub/f", "tracked"+eol)
 	env.Write("sub/g", "tracked too"+eol)
 	env.Commit("base")
@@ -51,7 +55,8 @@ func captureSwapped(t *testing.T, point, eol string, size int) {
 	secret := "a private file outside the tree" + eol
 	require.NoError(t, os.WriteFile(filepath.Join(outside, "f"), []byte(secret), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(outside, "g"), []byte(secret+"g"+eol), 0o600))
-	secretID := env.GitInput(secret, "hash-object", "--stdin")
+	// As git would store it at sub/f: the attribute normalises its CRs.
+	secretID := env.GitInput(secret, "hash-object", "--stdin", "--path=sub/f")
 
 	p := env.pause(point, []string{"VENOM_TEST_PAUSE_RESUME=1"},
 		"checkpoint", "--agent=a1", "--reason=turn_end", "--json")

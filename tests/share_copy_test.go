@@ -358,3 +358,65 @@ func TestShareCopy_DoctorSeesShortNamesAndRemotesFiles(t *testing.T) {
 	assert.NotContains(t, msg, "refs/heads/main")
 	assert.Contains(t, fix, filepath.Join(common, "remotes", "old"))
 }
+
+// TestShareCopy_NamedWithoutTheMachine: a fetched copy's checkpoint is
+// named <remote>/<agent>/k<n> wherever a checkpoint is named (CONTRACT
+// 9.12): rollback, diff, list and explain read it as the copy's full id,
+// <remote>/<machine>/<agent>, and give the same plan. Two machines'
+// agents of one name make the short form ambiguous: refused, with each
+// full form as a hint.
+func TestShareCopy_NamedWithoutTheMachine(t *testing.T) {
+	t.Parallel()
+	p := newSharedPair(t)
+	b, cp := p.b, p.copyID
+	b.Turn("me", func() { b.Write("mine.txt", "mine\n") })
+
+	var full, short copyRollback
+	b.Venom("rollback", "--agent="+cp, "k3", "--outside=overwrite", "--dry-run", "--json").OK(t).JSON(t, &full)
+	b.Venom("rollback", "origin/a1/k3", "--outside=overwrite", "--dry-run", "--json").OK(t).JSON(t, &short)
+	assert.Equal(t, full.Plan, short.Plan)
+	assert.Equal(t, cp, short.Copy)
+	assert.Equal(t, "me", short.Agent)
+	b.Venom("rollback", "--agent=origin/a1", "last", "--outside=overwrite", "--dry-run", "--json").OK(t).JSON(t, &short)
+	assert.Equal(t, full.Plan, short.Plan, "last of the copy is its k3")
+	// VENOM_AGENT filling --agent names the local agent that records it.
+	var env copyRollback
+	b.VenomIn(b.Dir, []string{"VENOM_AGENT=me"}, "rollback", "origin/a1/k3", "--outside=overwrite", "--dry-run", "--json").
+		OK(t).JSON(t, &env)
+	assert.Equal(t, full.Plan, env.Plan)
+
+	// The diff and the list of the copy, short or full, agree.
+	assert.Equal(t, b.Venom("diff", "--agent="+cp, "k1", "k3", "--name-only").OK(t).Stdout,
+		b.Venom("diff", "origin/a1/k1", "origin/a1/k3", "--name-only").OK(t).Stdout)
+	assert.Equal(t, b.Venom("diff", "--agent="+cp, "k1", "k3", "--name-only").OK(t).Stdout,
+		b.Venom("diff", "origin/a1/k1", "k3", "--name-only").OK(t).Stdout)
+	assert.Equal(t, "base.txt\nfeature.txt", strings.TrimSpace(b.Venom("diff", "origin/a1/k1", "origin/a1/k3", "--name-only").OK(t).Stdout))
+	assert.Equal(t, b.Venom("checkpoint", "list", "--agent="+cp, "--json").OK(t).Stdout,
+		b.Venom("checkpoint", "list", "--agent=origin/a1", "--json").OK(t).Stdout)
+
+	// The real call quotes the plan with the short name.
+	res := p.b.Venom("rollback", "origin/a1/k3", "--outside=overwrite", "--plan="+full.Plan, "--json").OK(t)
+	var done copyRollback
+	res.JSON(t, &done)
+	assert.Equal(t, cp, done.Copy)
+	assert.Equal(t, b.Git("show", p.copyRef("3")+":feature.txt"), strings.TrimRight(b.Read("feature.txt"), "\n"))
+
+	// Refusals.
+	b.Venom("rollback", "origin/nobody/k1", "--dry-run", "--json").Fails(t, 3, "not_found.agent")
+	b.Venom("rollback", "origin/a1/zz", "--dry-run", "--json").Fails(t, 2, "invalid_params.checkpoint")
+	b.Venom("rollback", "a1/k1", "--dry-run", "--json").Fails(t, 2, "invalid_params.checkpoint")
+	b.Venom("rollback", "--agent=me", "origin/a1/k3", "--dry-run", "--json").Fails(t, 2, "invalid_params.usage")
+	b.Venom("diff", "origin/a1/k1", "other/a1/k3", "--json").Fails(t, 3, "not_found.agent")
+
+	// A second machine's a1 on the same remote: the short form is
+	// ambiguous, and each hint works as printed.
+	other := "refs/venom/remotes/origin/00000000-0000-4000-8000-000000000000/a1/"
+	for _, leaf := range []string{"log", "1", "2", "3"} {
+		b.Git("update-ref", other+leaf, b.Git("rev-parse", p.copyRef(leaf)))
+	}
+	amb := b.Venom("rollback", "origin/a1/k3", "--dry-run")
+	amb.Fails(t, 2, "invalid_params.agent")
+	assert.Contains(t, amb.Stderr, "--agent="+cp)
+	assert.Contains(t, amb.Stderr, "--agent=origin/00000000-0000-4000-8000-000000000000/a1")
+	b.Venom("checkpoint", "list", "--agent="+cp, "--json").OK(t)
+}

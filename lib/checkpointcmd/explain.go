@@ -24,7 +24,7 @@ type ExplainCmd struct {
 	Revision string `arg:"" name:"commit" help:"A commit, or a range A..B (each commit of it, oldest first)."`
 	Note     bool   `name:"note" help:"Also store each commit's explanation as a git note under refs/notes/venom (never the commits, never your notes ref)."`
 	// No env: VENOM_AGENT names the caller, not whose turns to look at.
-	Agent   []string `name:"agent" sep:"none" help:"Only this agent's turns, or a fetched copy's, named <remote>/<machine>/<agent> (repeatable; default: every agent here)."`
+	Agent   []string `name:"agent" sep:"none" help:"Only this agent's turns, or a fetched copy's, named <remote>/<agent> or <remote>/<machine>/<agent> (repeatable; default: every agent here)."`
 	Remotes bool     `name:"remotes" help:"Also every fetched copy's turns (git venom-checkpoint fetch)."`
 }
 
@@ -36,6 +36,10 @@ func (c *ExplainCmd) sources(env *cli.Env, s *state.Store, st *agents.State) (ma
 	var only map[string]bool
 	var named []string
 	for _, id := range c.Agent {
+		id, err := share.Named(env.Ctx, s, id)
+		if err != nil {
+			return nil, nil, err
+		}
 		if share.IsCopy(id) {
 			named = append(named, id)
 			continue

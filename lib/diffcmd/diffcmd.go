@@ -28,7 +28,7 @@ import (
 // CLI is git-venom-diff's grammar.
 type CLI struct {
 	cli.Globals
-	Agent    string   `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree), or a fetched copy <remote>/<machine>/<agent>."`
+	Agent    string   `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree), or a fetched copy, <remote>/<agent> or <remote>/<machine>/<agent>."`
 	From     string   `name:"from" complete:"checkpoint" help:"The checkpoint to compare from: k<n>, last, last~<n> (n back from last) or t<n> (that turn's end)."`
 	To       string   `name:"to" complete:"checkpoint" help:"The checkpoint to compare to, named as --from; the current files when left out."`
 	Repo     string   `name:"repo" default:"." help:"The repository of the agent's scope (always .)."`
@@ -59,6 +59,9 @@ func (c *CLI) Run(env *cli.Env) error {
 	}
 	s, st, err := env.Read()
 	if err != nil {
+		return err
+	}
+	if err := c.copyNamed(env, s); err != nil {
 		return err
 	}
 	var a *agents.Agent
@@ -197,6 +200,41 @@ func (c *CLI) shortForms() error {
 		return errcode.Newf(errcode.InvalidParamsUsage, nil, "which checkpoint? git venom-diff <from> [<to>], or --from").
 			Hint("%s; git venom-checkpoint list shows them", ids.NameForms)
 	}
+	return nil
+}
+
+// copyNamed reads a fetched copy named in a checkpoint (origin/a1/k3) or
+// in --agent (origin/a1). Both checkpoints are the one copy's: a diff is
+// of one agent's checkpoints, and a bare <to> after a copy's <from> is
+// the copy's too.
+func (c *CLI) copyNamed(env *cli.Env, s *state.Store) error {
+	copyID := ""
+	for _, name := range []*string{&c.From, &c.To} {
+		id, cp, ok, err := share.Qualified(env.Ctx, s, *name)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		if copyID != "" && id != copyID {
+			return errcode.Newf(errcode.InvalidParamsUsage, map[string]any{"args": []string{c.From, c.To}},
+				"%s and %s are two agents' checkpoints: a diff is of one agent's", quote.C(c.From), quote.C(c.To))
+		}
+		copyID, *name = id, cp
+	}
+	if copyID == "" {
+		var err error
+		c.Agent, err = share.Named(env.Ctx, s, c.Agent)
+		return err
+	}
+	if c.Agent != "" && c.Agent != env.Getenv("VENOM_AGENT") {
+		if given, err := share.Named(env.Ctx, s, c.Agent); err != nil || given != copyID {
+			return errcode.Newf(errcode.InvalidParamsUsage, map[string]any{"agent": c.Agent},
+				"the checkpoints are %s's, not --agent=%s's", copyID, c.Agent)
+		}
+	}
+	c.Agent = copyID
 	return nil
 }
 

@@ -24,7 +24,7 @@ import (
 // CLI is git-venom-rollback's grammar.
 type CLI struct {
 	cli.Globals
-	Agent      string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree), or a fetched copy <remote>/<machine>/<agent> whose files to restore here."`
+	Agent      string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree), or a fetched copy, <remote>/<agent> or <remote>/<machine>/<agent> whose files to restore here."`
 	Into       string `name:"into" help:"With a fetched copy: the local agent that records the rollback, its safety checkpoint and log records (default: VENOM_AGENT, or the agent a rollback would infer)."`
 	Checkpoint string `name:"checkpoint" complete:"checkpoint" help:"The checkpoint to go back to: k<n>, last, last~<n> (n back from last) or t<n> (that turn's end); also given as the argument."`
 	Undo       bool   `name:"undo" help:"Undo the agent's last rollback: go back to its safety checkpoint."`
@@ -99,6 +99,30 @@ func (c *CLI) positional() error {
 	return nil
 }
 
+// copyNamed reads a fetched copy named in the checkpoint (origin/a1/k3)
+// or in --agent (origin/a1): the copy becomes the agent, and a
+// VENOM_AGENT that filled --agent is then the local agent that records
+// it, as with --agent=<copy>.
+func (c *CLI) copyNamed(env *cli.Env, s *state.Store) error {
+	id, name, ok, err := share.Qualified(env.Ctx, s, c.Checkpoint)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		c.Agent, err = share.Named(env.Ctx, s, c.Agent)
+		return err
+	}
+	if c.Agent != "" && c.Agent != env.Getenv("VENOM_AGENT") {
+		if given, err := share.Named(env.Ctx, s, c.Agent); err != nil || given != id {
+			return errcode.Newf(errcode.InvalidParamsUsage, map[string]any{"args": []string{c.Checkpoint, "--agent=" + c.Agent}},
+				"%s is a checkpoint of %s, not of --agent=%s", quote.C(c.Checkpoint), id, c.Agent).
+				Hint("git venom-rollback %s --dry-run   (without --agent; --into names the local agent)", c.Checkpoint)
+		}
+	}
+	c.Agent, c.Checkpoint = id, name
+	return nil
+}
+
 func (c *CLI) request(env *cli.Env) rollback.Request {
 	into := c.Into
 	if into == "" && share.IsCopy(c.Agent) {
@@ -123,6 +147,9 @@ func (c *CLI) Run(env *cli.Env) error {
 	}
 	s, err := env.Store()
 	if err != nil {
+		return err
+	}
+	if err := c.copyNamed(env, s); err != nil {
 		return err
 	}
 	req := c.request(env)

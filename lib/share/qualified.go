@@ -1,0 +1,81 @@
+package share
+
+import (
+	"context"
+	"strings"
+
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/ids"
+	"github.com/git-venom/git-venom/lib/quote"
+	"github.com/git-venom/git-venom/lib/state"
+)
+
+// Named reads an --agent value: a local agent as given, or a fetched copy
+// as a person names it, <remote>/<machine>/<agent> or, when one machine's
+// agent of that name came from the remote, <remote>/<agent>. The result
+// is the copy's full id (IsCopy), so that the rest reads one form.
+func Named(ctx context.Context, s *state.Store, given string) (string, error) {
+	switch strings.Count(given, "/") {
+	case 0:
+		return given, nil
+	case 2:
+		return given, nil // ReadCopy says whether it is there
+	case 1:
+	default:
+		return "", notACopy(given)
+	}
+	remote, agent, _ := strings.Cut(given, "/")
+	if CheckRemote(remote) != nil || !ids.ValidAgent(agent) {
+		return "", notACopy(given)
+	}
+	all, err := Copies(ctx, s)
+	if err != nil {
+		return "", err
+	}
+	var found []string
+	for _, id := range all {
+		r, _, a := Parts(id)
+		if r == remote && a == agent {
+			found = append(found, id)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", errcode.Newf(errcode.NotFoundAgent, map[string]string{"agent": given},
+			"no fetched copy %s here", given).
+			Hint("git venom-checkpoint fetch %s   brings the copies it holds", remote)
+	case 1:
+		return found[0], nil
+	}
+	e := errcode.Newf(errcode.InvalidParamsAgent, map[string]any{"agent": given, "agents": found},
+		"%s names %d fetched copies: agents of that name on %d machines", given, len(found), len(found))
+	for _, id := range found {
+		e = e.Hint("--agent=%s", id)
+	}
+	return "", e
+}
+
+// Qualified splits a checkpoint named with its copy, <copy>/<checkpoint>
+// (origin/a1/k3, origin/<machine>/a1/last~1), into the copy's full id
+// and the checkpoint's own name. ok is false for a name without a '/':
+// a checkpoint of the agent --agent names.
+func Qualified(ctx context.Context, s *state.Store, given string) (copyID, name string, ok bool, err error) {
+	i := strings.LastIndexByte(given, '/')
+	if i < 0 {
+		return "", "", false, nil
+	}
+	name = given[i+1:]
+	if _, perr := ids.ParseName(name); perr != nil || !strings.Contains(given[:i], "/") {
+		return "", "", true, errcode.Newf(errcode.InvalidParamsCheckpoint, map[string]string{"checkpoint": given},
+			"%s names no checkpoint: a fetched copy's is <remote>/<agent>/<checkpoint>", quote.C(given)).
+			Hint("git venom-checkpoint list --agent=<remote>/<agent>   shows a copy's checkpoints")
+	}
+	copyID, err = Named(ctx, s, given[:i])
+	return copyID, name, true, err
+}
+
+func notACopy(given string) error {
+	return errcode.Newf(errcode.NotFoundAgent, map[string]string{"agent": given},
+		"%s names no agent and no fetched copy: a copy is <remote>/<agent> or <remote>/<machine>/<agent>", quote.C(given)).
+		Hint("git venom-checkpoint fetch <remote>   names each copy it brings")
+}

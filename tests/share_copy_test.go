@@ -420,3 +420,48 @@ func TestShareCopy_NamedWithoutTheMachine(t *testing.T) {
 	assert.Contains(t, amb.Stderr, "--agent=origin/00000000-0000-4000-8000-000000000000/a1")
 	b.Venom("checkpoint", "list", "--agent="+cp, "--json").OK(t)
 }
+
+// TestShareCopy_CopysOwnWorkIsNotAnOutsideEdit: my colleague commits what
+// their agent's two turns made and pushes it; I pull it, so my tree holds
+// the copy's own work. Rolling back to the copy's k1 takes back those
+// turns: what they made is theirs, not an outside edit, so a guarded
+// tree needs no --outside. A person's edit made here since is still one.
+func TestShareCopy_CopysOwnWorkIsNotAnOutsideEdit(t *testing.T) {
+	t.Parallel()
+	p := newSharedPair(t)
+	a, b := p.a, p.b
+	a.Commit("feature from a1")
+	a.Git("push", "-q", "origin", "main")
+	b.Git("pull", "-q", "--ff-only", "origin", "main")
+	b.Turn("me", func() { b.Write("mine.txt", "mine\n") })
+
+	var dry copyRollback
+	b.Venom("rollback", "origin/a1/k1", "--dry-run", "--json").OK(t).JSON(t, &dry)
+	assert.Equal(t, "me", dry.Agent)
+	classes := dry.Classes()
+	assert.Equal(t, "turn", classes["mine.txt"])
+	for _, f := range []string{"feature.txt", "base.txt"} {
+		assert.NotEqual(t, "outside", classes[f], "%s was made by the copy's turns: %v", f, classes)
+	}
+	b.Venom("rollback", "origin/a1/k1", "--plan="+dry.Plan, "--json").OK(t)
+	assert.NoFileExists(t, b.Path("feature.txt"))
+	assert.Equal(t, "base\n", b.Read("base.txt"))
+	var undo RollbackResult
+	b.Venom("rollback", "--undo", "--agent=me", "--dry-run", "--json").OK(t).JSON(t, &undo)
+	b.Venom("rollback", "--undo", "--agent=me", "--plan="+undo.Plan, "--json").OK(t)
+	assert.Equal(t, "feature one\nfeature two\n", b.Read("feature.txt"))
+
+	// A person's edit of base.txt since is outside, and refused.
+	b.Write("base.txt", "my own edit\n")
+	refused := b.Venom("rollback", "origin/a1/k1", "--dry-run", "--json")
+	refused.Fails(t, 5, "conflict.outside_edits")
+	assert.Contains(t, refused.Stdout, "base.txt")
+	assert.NotContains(t, refused.Stdout, "feature.txt")
+
+	// A copy ref moved since the fetch no longer vouches for the copy's
+	// history: the stretch is a gap again, and the copy's work outside.
+	b.Git("checkout", "-q", "--", "base.txt")
+	b.Git("update-ref", p.copyRef("2"), b.Git("rev-parse", p.copyRef("1")))
+	moved := b.Venom("rollback", "origin/a1/k1", "--dry-run", "--json")
+	moved.Fails(t, 5, "conflict.outside_edits")
+}

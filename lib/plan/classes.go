@@ -24,7 +24,7 @@ const (
 // (diffTrees): a path is found in them by binary search, and a window's
 // changed paths, in path order too, by one merge.
 func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Agent, since int64, start string,
-	sTree string, changes []Change) error {
+	sTree string, changes []Change, copy *Copy) error {
 	if len(changes) == 0 {
 		return nil
 	}
@@ -113,6 +113,27 @@ func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Age
 	// when the local agent came (a person's edits, untracked files) is
 	// nobody's turn, and was classed turn, so a copy's rollback overwrote
 	// and deleted it in a guarded tree with no refusal.
+	//
+	// Except what the copy's own turns made: its windows, from its
+	// checkpoint to its newest capture, class the paths they changed as
+	// its turns' or gaps, and only the rest, from that newest capture to
+	// the tree the local agent found, is a gap. A tree that holds the
+	// copy's work (its commit pulled here) is then not an outside edit.
+	if copy != nil && len(copy.History) > 0 {
+		for _, w := range copy.History {
+			if w.Kind == agents.TurnWindow {
+				for _, p := range copy.Edits[w.Turn] {
+					if i := indexOf(changes, p); i >= 0 {
+						edited[i] = true
+					}
+				}
+			}
+			if err := mark(w.From.Commit, w.To.Commit, w.Kind, nil, nil); err != nil {
+				return err
+			}
+		}
+		start = copy.History[len(copy.History)-1].To.Commit
+	}
 	if first := st.FirstCapture(a, since); first != nil {
 		if err := mark(start, first.Commit, agents.GapWindow, nil, nil); err != nil {
 			return err

@@ -45,6 +45,12 @@ type Options struct {
 type Copy struct {
 	ID     string `json:"id"`
 	Commit string `json:"commit"`
+	// History is the copy's own windows from its checkpoint to its
+	// newest capture, each checked against the copy's refs; nil when
+	// the copy's log cannot vouch for them (classify).
+	History []agents.Window `json:"-"`
+	// Edits are the paths each of the copy's turns recorded editing.
+	Edits map[string][]string `json:"-"`
 }
 
 // ID is the plan id: p1- and the first 16 hex digits of the SHA-256 of the
@@ -209,7 +215,7 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 		for i := range changes {
 			changes[i].Class = Turn
 		}
-	} else if err := classify(ctx, in.Repo, in.State, in.Agent, in.since(), t.Commit, p.STree, changes); err != nil {
+	} else if err := classify(ctx, in.Repo, in.State, in.Agent, in.since(), t.Commit, p.STree, changes, in.Copy); err != nil {
 		return nil, gitErr(err)
 	}
 	testhook.Timed("plan-classify", t0)

@@ -200,7 +200,7 @@ func preflight(ctx context.Context, s *state.Store, st *agents.State, req *Reque
 // a hand-made update-ref may have changed them since the fetch), and every
 // other check is the local agent's, which records the rollback.
 func preflightCopy(ctx context.Context, s *state.Store, st *agents.State, req *Request, held, quick bool) (*checked, error) {
-	_, ca, err := share.ReadCopy(s, req.Agent)
+	cst, ca, err := share.ReadCopy(s, req.Agent)
 	if err != nil {
 		return nil, err
 	}
@@ -229,8 +229,34 @@ func preflightCopy(ctx context.Context, s *state.Store, st *agents.State, req *R
 		return nil, err
 	}
 	c.copy = &plan.Copy{ID: ca.ID, Commit: target.Repos[0].Commit}
+	c.copy.History, c.copy.Edits = copyHistory(s, cst, ca, target)
 	c.since = a.RegisteredAt
 	return c, nil
+}
+
+// copyHistory is the copy's windows from its checkpoint target on, and
+// its turns' edit records, for the plan to class what the copy's own
+// turns made (plan.Copy.History). Every capture a window names must still
+// be the commit the copy's ref holds (share.Check): a log is as writable
+// as its refs. Anything it cannot vouch for gives none, and the whole
+// stretch is a gap, as before.
+func copyHistory(s *state.Store, cst *agents.State, ca *agents.Agent, target *agents.Checkpoint) ([]agents.Window, map[string][]string) {
+	windows := cst.Windows(ca, target.Seq)
+	edits := map[string][]string{}
+	for _, w := range windows {
+		for _, c := range []agents.Capture{w.From, w.To} {
+			k := ca.Checkpoint(c.Checkpoint)
+			if k == nil || len(k.Repos) != 1 || k.Repos[0].Commit != c.Commit || share.Check(s, ca, k, share.CheckRef) != nil {
+				return nil, nil
+			}
+		}
+		if w.Kind == agents.TurnWindow {
+			if t := ca.Turn(w.Turn); t != nil {
+				edits[w.Turn] = t.Edits
+			}
+		}
+	}
+	return windows, edits
 }
 
 // intoAgent is the local agent that records a copy's rollback: --into,

@@ -1,0 +1,312 @@
+package diffcmd
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fatih/color"
+
+	"github.com/git-venom/git-venom/lib/cli"
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/explain"
+	"github.com/git-venom/git-venom/lib/paths"
+	"github.com/git-venom/git-venom/lib/quote"
+	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/treepath"
+)
+
+// BlameResult is --blame's result (docs/json.md).
+type BlameResult struct {
+	Path    string         `json:"path"`
+	PathB64 string         `json:"path_b64,omitempty"`
+	Lines   []BlameLine    `json:"lines"`
+	Turns   []explain.Turn `json:"turns"`
+	Commits []BlameCommit  `json:"commits"`
+	turnOf  map[string]int // index in Turns
+	commit  map[string]int // index in Commits
+}
+
+// BlameLine is one line of the file now and what last wrote it.
+type BlameLine struct {
+	Line   int     `json:"line"`
+	Text   string  `json:"text"`
+	By     string  `json:"by"` // turn, commit or person
+	Turn   *string `json:"turn"`
+	Commit *string `json:"commit"`
+}
+
+// BlameCommit is a commit git blame names for lines no turn wrote.
+type BlameCommit struct {
+	Commit  string `json:"commit"`
+	Author  string `json:"author"`
+	Date    string `json:"date"`
+	Subject string `json:"subject"`
+}
+
+// zeroID is git blame's id for lines not committed yet.
+const zeroID = "0000000000000000000000000000000000000000"
+
+// blame is git venom-diff --blame <path>: the file as it is now, each
+// line with the turn that last wrote it (explain.BlameFile), and for the
+// lines no turn wrote, git blame's commit, or the person when none.
+func (c *CLI) blame(env *cli.Env) error {
+	if len(c.Args) > 0 || c.From != "" || c.To != "" || c.Stat || c.NameOnly || len(c.Path) > 0 || len(c.dashPaths) > 0 {
+		return errcode.Newf(errcode.InvalidParamsUsage, nil, "--blame takes one path and no checkpoints").
+			Hint("git venom-diff --blame <path> [-L <start>,<end>]")
+	}
+	s, st, err := env.Read()
+	if err != nil {
+		return err
+	}
+	rel, current, err := blamedFile(s.Repo.Top, env.Dir, c.Blame)
+	if err != nil {
+		return err
+	}
+	lib, err := s.Repo.Lib()
+	if err != nil {
+		return err
+	}
+	b, err := explain.BlameFile(explain.BlameRequest{Repo: lib, State: st, Tree: s.Repo.Top, Path: rel,
+		Current: current, Getenv: env.Getenv})
+	if err != nil {
+		return err
+	}
+	res := &BlameResult{Lines: []BlameLine{}, Turns: []explain.Turn{}, Commits: []BlameCommit{},
+		turnOf: map[string]int{}, commit: map[string]int{}}
+	res.Path, res.PathB64 = paths.Display(rel)
+	from, to, err := lineRange(c.LineRange, len(b.Lines))
+	if err != nil {
+		return err
+	}
+	var byGit []string
+	var infos map[string]BlameCommit
+	for _, l := range b.Lines {
+		if l.Turn == "" {
+			byGit, infos = gitBlame(env, s, rel)
+			break
+		}
+	}
+	for i := from - 1; i < to; i++ {
+		l := b.Lines[i]
+		line := BlameLine{Line: i + 1, Text: l.Text, By: "person"}
+		switch {
+		case l.Turn != "":
+			id := l.Turn
+			line.By, line.Turn = "turn", &id
+			if _, ok := res.turnOf[id]; !ok {
+				res.turnOf[id] = len(res.Turns)
+				res.Turns = append(res.Turns, b.Turns[id])
+			}
+		case i < len(byGit) && byGit[i] != "" && byGit[i] != zeroID:
+			id := byGit[i]
+			line.By, line.Commit = "commit", &id
+			if _, ok := res.commit[id]; !ok {
+				res.commit[id] = len(res.Commits)
+				res.Commits = append(res.Commits, infos[id])
+			}
+		}
+		res.Lines = append(res.Lines, line)
+	}
+	if env.JSON {
+		return env.UI.JSON(res)
+	}
+	return c.printBlame(env, res)
+}
+
+// blamedFile reads the file --blame names, relative to the current
+// folder as git reads paths; a link is its target's name, as git stores
+// it.
+func blamedFile(top, dir, given string) (string, []byte, error) {
+	abs := given
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(dir, given)
+	}
+	rel, err := filepath.Rel(top, abs)
+	bad := func(why string) error {
+		return errcode.Newf(errcode.InvalidParamsPath, map[string]string{"path": given},
+			"%s %s", quote.C(given), why).Hint("git venom-diff --blame <file>   names a file of the work tree")
+	}
+	if err != nil || rel == "." || strings.HasPrefix(rel, "../") || rel == ".." {
+		return "", nil, bad("is not a file inside the repository")
+	}
+	rel = filepath.ToSlash(rel)
+	if treepath.Verify(rel) != nil {
+		return "", nil, bad("is not a path git would keep")
+	}
+	fi, err := os.Lstat(filepath.Join(top, rel))
+	switch {
+	case err != nil:
+		return "", nil, bad("is not there")
+	case fi.Mode()&os.ModeSymlink != 0:
+		target, err := os.Readlink(filepath.Join(top, rel))
+		return rel, []byte(target), err
+	case !fi.Mode().IsRegular():
+		return "", nil, bad("is not a file")
+	}
+	b, err := os.ReadFile(filepath.Join(top, rel))
+	return rel, b, err
+}
+
+// lineRange reads -L <start>,<end> (or <start>,+<count>, <start>, or
+// ,<end>) as git blame does, 1-based and inclusive, within n lines.
+func lineRange(spec string, n int) (int, int, error) {
+	if spec == "" {
+		return 1, n, nil
+	}
+	bad := errcode.Newf(errcode.InvalidParamsUsage, map[string]any{"args": []string{"-L", spec}},
+		"-L %s: give <start>,<end> or <start>,+<count>, within the file's %d lines", spec, n)
+	a, b, ok := strings.Cut(spec, ",")
+	from, to := 1, n
+	var err error
+	if a != "" {
+		if from, err = strconv.Atoi(a); err != nil || from < 1 || from > max(n, 1) {
+			return 0, 0, bad
+		}
+	}
+	switch {
+	case !ok || b == "":
+	case strings.HasPrefix(b, "+"):
+		k, err := strconv.Atoi(b[1:])
+		if err != nil || k < 1 {
+			return 0, 0, bad
+		}
+		to = min(n, from+k-1)
+	default:
+		if to, err = strconv.Atoi(b); err != nil || to < from {
+			return 0, 0, bad
+		}
+		to = min(to, n)
+	}
+	return from, to, nil
+}
+
+// gitBlame is git blame's commit for each line of the file now (zeroID
+// for lines not committed), and each commit's author, date and subject;
+// none when git cannot blame it (a file HEAD does not hold).
+func gitBlame(env *cli.Env, s *state.Store, rel string) ([]string, map[string]BlameCommit) {
+	out, err := s.Repo.Git.Run(env.Ctx, "blame", "--porcelain", "--", rel)
+	if err != nil {
+		return nil, nil
+	}
+	var byLine []string
+	infos := map[string]BlameCommit{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	var cur string
+	for sc.Scan() {
+		l := sc.Text()
+		if strings.HasPrefix(l, "\t") {
+			byLine = append(byLine, cur)
+			continue
+		}
+		f := strings.Fields(l)
+		if len(f) >= 3 && len(f[0]) == 40 {
+			cur = f[0]
+			if _, ok := infos[cur]; !ok {
+				infos[cur] = BlameCommit{Commit: cur}
+			}
+			continue
+		}
+		key, val, _ := strings.Cut(l, " ")
+		ci := infos[cur]
+		switch key {
+		case "author":
+			ci.Author = val
+		case "author-time":
+			if t, err := strconv.ParseInt(val, 10, 64); err == nil {
+				ci.Date = time.Unix(t, 0).UTC().Format("2006-01-02T15:04:05.000Z")
+			}
+		case "summary":
+			ci.Subject = val
+		}
+		infos[cur] = ci
+	}
+	return byLine, infos
+}
+
+// printBlame prints each line as git blame does, its author a turn, a
+// commit or the person, then what each turn and commit was.
+func (c *CLI) printBlame(env *cli.Env, res *BlameResult) error {
+	turnStyle := env.UI.OutStyle(color.FgYellow)
+	dim := env.UI.OutStyle(color.Faint)
+	label := func(l BlameLine) (string, func(a ...any) string) {
+		switch l.By {
+		case "turn":
+			return *l.Turn, turnStyle
+		case "commit":
+			return (*l.Commit)[:8], dim
+		}
+		return "person", func(a ...any) string { return fmt.Sprint(a...) }
+	}
+	width, digits := len("person"), len(strconv.Itoa(len(res.Lines)+res.first()))
+	for _, l := range res.Lines {
+		s, _ := label(l)
+		width = max(width, len(s))
+	}
+	done := env.UI.Page()
+	defer done()
+	w := bufio.NewWriter(env.UI.Out)
+	for _, l := range res.Lines {
+		s, style := label(l)
+		fmt.Fprintf(w, "%s %*d) %s\n", style(fmt.Sprintf("%-*s", width, s)), digits, l.Line, l.Text)
+	}
+	if len(res.Turns)+len(res.Commits) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, t := range res.Turns {
+		when := ""
+		if t.Ended != nil {
+			when = shortTime(*t.Ended)
+		} else if t.Started != nil {
+			when = shortTime(*t.Started) + ", running"
+		}
+		if t.Harness != "none" {
+			when += " " + t.Harness
+		}
+		fmt.Fprintf(w, "%s  %s\n", turnStyle(fmt.Sprintf("%-*s", width, t.ID)), when)
+		if t.Prompt != nil {
+			fmt.Fprintf(w, "%*s  %s\n", width, "", quote.Always(cut(*t.Prompt, 76-width)))
+		}
+	}
+	sort.SliceStable(res.Commits, func(i, j int) bool { return res.Commits[i].Date > res.Commits[j].Date })
+	for _, ci := range res.Commits {
+		fmt.Fprintf(w, "%s  %s %s\n", dim(fmt.Sprintf("%-*s", width, ci.Commit[:8])), shortTime(ci.Date), cut(ci.Author, 30))
+		fmt.Fprintf(w, "%*s  %s\n", width, "", cut(ci.Subject, 76-width))
+	}
+	err := w.Flush()
+	if env.UI.PagerQuit(err) {
+		err = nil
+	}
+	return err
+}
+
+func (r *BlameResult) first() int {
+	if len(r.Lines) == 0 {
+		return 0
+	}
+	return r.Lines[0].Line
+}
+
+// shortTime is an RFC 3339 time as "2026-12-05 13:04".
+func shortTime(ts string) string {
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return ts
+	}
+	return t.Local().Format("2006-01-02 15:04")
+}
+
+func cut(s string, n int) string {
+	n = max(n, 10)
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -49,6 +49,9 @@ func NewBareEnv(t *testing.T) *Env {
 	require.NoError(t, os.WriteFile(filepath.Join(env.Home, ".gitconfig"),
 		[]byte("[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644))
 	env.Git("init", "-q")
+	if fsmonitorMode() {
+		env.UseWatchman(runWatchman(t))
+	}
 	return env
 }
 

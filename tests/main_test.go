@@ -42,6 +42,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	gitDir = filepath.Dir(g)
+	defer stopRunWatchman()
 	return m.Run()
 }
 

@@ -240,8 +240,11 @@ func takePrivate(ctx context.Context, r *repo.Repo, p *private.Index, tmpDir str
 	q := p.Quick()
 	rec := q.Load()
 	var quickErr error
+	var mon *scan.Monitored
 	if rec.Walked() {
-		res, drop, err := q.Scan(r, rec, b.settings)
+		// Asked before the scan stats anything (scan/monitor.go).
+		mon = q.Ask(ctx, r)
+		res, drop, err := q.Scan(r, rec, b.settings, mon)
 		quickErr = err
 		if errors.Is(err, gitindex.ErrFault) {
 			// Another process cut the private index short in place: git
@@ -290,6 +293,15 @@ func takePrivate(ctx context.Context, r *repo.Repo, p *private.Index, tmpDir str
 	t0 = time.Now()
 	p.MoveOn(ctx, r, ready, snap.moved, snap.movedBytes, func() error { return snap.Store(r) })
 	testhook.Timed("capture-move-on", t0)
+	// The monitor's token holds for the next capture only where this one's
+	// quick scan judged the files after asking; the index and the record
+	// it keeps are the ones MoveOn and the record's save left.
+	switch {
+	case mon != nil && b.quick != nil:
+		q.Keep(mon, b.quick.Tracked)
+	case mon != nil:
+		q.Forget()
+	}
 	return snap, nil
 }
 

@@ -194,7 +194,10 @@ func (q Quick) Save(rec *Record) {
 }
 
 // Drop throws the scan record away.
-func (q Quick) Drop() { _ = statefile.Remove(q.Record) }
+func (q Quick) Drop() {
+	_ = statefile.Remove(q.Record)
+	q.Forget()
+}
 
 // Walked says whether rec lists the tree's folders: a quick scan can then
 // stand for git status.
@@ -224,8 +227,10 @@ func quickUsable(r *repo.Repo, stats *gitindex.Stats) bool {
 // returns errQuickUnsure. drop: the record no longer holds and must be
 // made again. settings are git's files outside the tree
 // (gitfiles.Settings). An error that is gitindex.ErrFault says the index
-// was cut short under its mapping: git status cannot read it either.
-func (q Quick) Scan(r *repo.Repo, rec *Record, settings []string) (res *Result, drop bool, err error) {
+// was cut short under its mapping: git status cannot read it either. m,
+// when set, is the file system monitor's answer (monitor.go): where it
+// continues the last capture's, only what it names is stat'ed.
+func (q Quick) Scan(r *repo.Repo, rec *Record, settings []string, m *Monitored) (res *Result, drop bool, err error) {
 	defer testhook.Timed("quick-scan", time.Now())
 	stats, err := gitindex.ReadStats(q.Index)
 	if err != nil {
@@ -235,21 +240,28 @@ func (q Quick) Scan(r *repo.Repo, rec *Record, settings []string) (res *Result, 
 	if err := testhook.Point("quick-scan-mapped"); err != nil {
 		return nil, false, errQuickUnsure
 	}
-	if fault := stats.Guard(func() { res, drop, err = q.scan(r, rec, settings, stats) }); fault != nil {
+	if fault := stats.Guard(func() { res, drop, err = q.scan(r, rec, settings, stats, m) }); fault != nil {
 		return nil, true, fault
 	}
 	return res, drop, err
 }
 
 // scan is Scan on the mapped index stats, inside its guard.
-func (q Quick) scan(r *repo.Repo, rec *Record, settings []string, stats *gitindex.Stats) (res *Result, drop bool, err error) {
+func (q Quick) scan(r *repo.Repo, rec *Record, settings []string, stats *gitindex.Stats, m *Monitored) (res *Result, drop bool, err error) {
 	if !quickUsable(r, stats) {
 		return nil, false, errQuickUnsure
 	}
 	if stats.Members != rec.Members || settingsDigest(settings, rec.Excludes) != rec.Settings {
 		return nil, true, errQuickUnsure
 	}
-	changed, unsure, err := statTracked(r.Top, stats)
+	files, dirs, narrowed := m.narrow(q, rec, stats)
+	if !narrowed {
+		files, dirs = nil, nil
+	}
+	if narrowed {
+		testhook.Counted("fsmonitor-narrowed", len(files)+len(dirs))
+	}
+	changed, unsure, err := statTracked(r.Top, stats, files, narrowed)
 	if err != nil {
 		return nil, false, err
 	}
@@ -284,7 +296,7 @@ func (q Quick) scan(r *repo.Repo, rec *Record, settings []string, stats *gitinde
 			}
 		}
 	}
-	moved, err := statDirs(r.Top, rec.Dirs)
+	moved, err := statDirs(r.Top, rec.Dirs, dirs, narrowed)
 	if err != nil {
 		return nil, true, errQuickUnsure
 	}
@@ -310,8 +322,10 @@ func isIgnoreFile(p string) bool { return p == ".gitignore" || strings.HasSuffix
 // and how many of them git might still find unchanged (statUnsure).
 // Racy is git's own rule (lib/racy), no wider: a file git deems clean by
 // its stat data is not hashed again by git status or git add either, and
-// the capture must be the tree they give.
-func statTracked(top string, stats *gitindex.Stats) (changed []string, unsure int, err error) {
+// the capture must be the tree they give. narrowed: only the index
+// positions in only (sorted) are looked at, the others being clean as the
+// file system monitor vouches (monitor.go).
+func statTracked(top string, stats *gitindex.Stats, only []int, narrowed bool) (changed []string, unsure int, err error) {
 	dir, err := syscall.Open(top, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, 0, errQuickUnsure
@@ -334,12 +348,20 @@ func statTracked(top string, stats *gitindex.Stats) (changed []string, unsure in
 	// the link leads to (LstatAll). Each worker reads the mapped index
 	// under its own guard.
 	var faulted atomic.Bool
-	parallelRanges(stats.Len(), func(start, end int) {
+	count := stats.Len()
+	if narrowed {
+		count = len(only)
+	}
+	parallelRanges(count, func(start, end int) {
 		folder := folderAt{top: top, base: dir, fd: -1}
 		defer folder.close()
 		var st syscall.Stat_t
 		fault := stats.Guard(func() {
-			for i := start; i < end; i++ {
+			for k := start; k < end; k++ {
+				i := k
+				if narrowed {
+					i = only[k]
+				}
 				p, cp := stats.Path(i), stats.CPath(i)
 				cut := bytes.LastIndexByte(p, '/')
 				if parent := p[:max(cut, 0)]; !folder.done || folder.path != string(parent) {
@@ -356,6 +378,9 @@ func statTracked(top string, stats *gitindex.Stats) (changed []string, unsure in
 		return nil, 0, gitindex.ErrFault
 	}
 	for i, c := range class {
+		if narrowed && c == statSame {
+			continue
+		}
 		if c != statSame {
 			changed = append(changed, string(stats.Path(i)))
 		}
@@ -416,8 +441,10 @@ func SameStat(s *gitindex.Stat, st *syscall.Stat_t) bool {
 // statDirs returns the indexes of the recorded folders whose stat data
 // moved or was taken too close to their last change. A folder gone or no
 // longer a folder is an error: its untracked files went with it, which a
-// re-read of its parent alone would not tell.
-func statDirs(top string, dirs []dirState) ([]int, error) {
+// re-read of its parent alone would not tell. narrowed: only the folders
+// at the indexes only are looked at, and all of them are read again (the
+// file system monitor named something in them, monitor.go).
+func statDirs(top string, dirs []dirState, only []int, narrowed bool) ([]int, error) {
 	bad := make([]bool, len(dirs))
 	gone := false
 	var mu sync.Mutex
@@ -430,10 +457,19 @@ func statDirs(top string, dirs []dirState) ([]int, error) {
 		}
 		bad[i] = dirs[i].moved(st)
 	}
-	parallel(len(dirs), func(i int) {
-		var st syscall.Stat_t
-		check(i, &st, syscall.Lstat(treepath.Abs(top, dirs[i].Path), &st))
-	})
+	if narrowed {
+		parallel(len(only), func(k int) {
+			var st syscall.Stat_t
+			i := only[k]
+			check(i, &st, syscall.Lstat(treepath.Abs(top, dirs[i].Path), &st))
+			bad[i] = true
+		})
+	} else {
+		parallel(len(dirs), func(i int) {
+			var st syscall.Stat_t
+			check(i, &st, syscall.Lstat(treepath.Abs(top, dirs[i].Path), &st))
+		})
+	}
 	if gone {
 		return nil, errQuickUnsure
 	}
@@ -894,7 +930,7 @@ func (q Quick) Refresh(ctx context.Context, r *repo.Repo, rec *Record, untracked
 				return
 			}
 		}
-		moved, err := statDirs(r.Top, rec.Dirs)
+		moved, err := statDirs(r.Top, rec.Dirs, nil, false)
 		if err != nil {
 			remake = true
 			return

@@ -41,7 +41,7 @@ func TestStatTracked_RacyBySeconds(t *testing.T) {
 		require.NoError(t, err)
 		defer stats.Close()
 		var changed []string
-		require.NoError(t, stats.Guard(func() { changed, _, err = statTracked(dir, stats) }))
+		require.NoError(t, stats.Guard(func() { changed, _, err = statTracked(dir, stats, nil, false) }))
 		require.NoError(t, err)
 		return changed
 	}

@@ -23,11 +23,12 @@ func monitored(t *testing.T) (*Env, *Watchman) {
 		env.Write(fmt.Sprintf("d%d/f%02d.txt", i%4, i), fmt.Sprintf("file %02d\n", i))
 	}
 	env.Write("d0/sub/deep.txt", "deep\n")
+	env.Write("top.txt", "at the top\n")
 	env.Write("u/untracked.txt", "untracked\n")
 	env.Write(".gitignore", "*.log\n")
 	// Files older than the index's second: not racy, not looked at again.
 	time.Sleep(1100 * time.Millisecond)
-	env.Git("add", "d0", "d1", "d2", "d3", ".gitignore")
+	env.Git("add", "d0", "d1", "d2", "d3", ".gitignore", "top.txt")
 	env.Commit("base")
 	env.Checkpoint("--agent=a1") // git status; the folders recorded
 	env.Checkpoint("--agent=a1") // the first query: a token, a full quick scan
@@ -161,6 +162,21 @@ func TestFsmonitor_WatchmanRestartFallsBack(t *testing.T) {
 	tree, counts = fsmCapture(t, env)
 	require.Equal(t, env.RecipeTree(), tree)
 	require.GreaterOrEqual(t, narrowedBy(counts), 0, "the new chain holds")
+
+	// Restarted before the capture asks (its watch restored from its
+	// statefile): the capture's own query of watchman's socket hears a
+	// fresh instance.
+	w.Kill()
+	env.Remove("top.txt")
+	env.Write("d2/f02.txt", "FILE 02\n")
+	w.Start(t)
+	tree, counts = fsmCapture(t, env)
+	require.Equal(t, env.RecipeTree(), tree)
+	require.Equal(t, -1, narrowedBy(counts))
+	env.Write("d0/f04.txt", "FILE 04\n")
+	tree, counts = fsmCapture(t, env)
+	require.Equal(t, env.RecipeTree(), tree)
+	require.GreaterOrEqual(t, narrowedBy(counts), 0)
 }
 
 // TestFsmonitor_TokenLostOrStale: without the kept token, or with a

@@ -76,6 +76,16 @@ func (w *Watchman) Kill() {
 	_ = os.Remove(w.Sock)
 }
 
+// Start starts the server (with the watches its statefile keeps).
+func (w *Watchman) Start(t *testing.T) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(w.Bin, "watchman"), "watch-list")
+	cmd.Env = append(os.Environ(), w.Env()...)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.NotZero(t, w.Pid())
+}
+
 // Stop shuts the server down.
 func (w *Watchman) Stop() {
 	if w.Pid() == 0 {

@@ -96,7 +96,7 @@ func (q Quick) Ask(ctx context.Context, r *repo.Repo) *Monitored {
 	if st != nil {
 		since = st.Token
 	}
-	ans, err := fsmonitor.Query(ctx, r.Top, r.Git.Env, hook, since)
+	ans, err := fsmonitor.Ask(ctx, r.Top, r.Git.Env, hook, since)
 	if ans == nil {
 		q.Forget()
 		return nil

@@ -13,6 +13,7 @@ import (
 	git "github.com/libgit2/git2go/v34"
 
 	"github.com/git-venom/git-venom/lib/ids"
+	"github.com/git-venom/git-venom/lib/interrupt"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/testhook"
 )
@@ -185,6 +186,14 @@ func DeleteAll(ctx context.Context, r *repo.Repo, dels []Deletion) map[string]er
 	if err := testhook.Point("refs-delete"); err != nil {
 		return failAll(dels, err)
 	}
+	// The last safe point: a signal before it deletes nothing. Once git
+	// runs the transaction it runs to its end (a context the signal does
+	// not end), so what is reported is what git did.
+	if err := interrupt.Check(ctx); err != nil {
+		return failAll(dels, err)
+	}
+	ctx, cancel := interrupt.Detach(ctx, deleteTimeout)
+	defer cancel()
 	failed := map[string]error{}
 	var direct []Deletion
 	for _, d := range dels {
@@ -211,6 +220,10 @@ func DeleteAll(ctx context.Context, r *repo.Repo, dels []Deletion) map[string]er
 	}
 	return failed
 }
+
+// deleteTimeout bounds a deletion transaction that a signal no longer
+// ends.
+const deleteTimeout = 2 * time.Minute
 
 func script(dels []Deletion) []byte {
 	var b strings.Builder

@@ -3,9 +3,11 @@ package retention
 import (
 	"context"
 	"sort"
+	"time"
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/capture/private"
+	"github.com/git-venom/git-venom/lib/interrupt"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/refs"
 	"github.com/git-venom/git-venom/lib/repo"
@@ -36,6 +38,9 @@ func Prune(ctx context.Context, tx *state.Txn, agent string) ([]Pruned, error) {
 	}
 	order, byAgent := toPrune(tx, agent)
 	outcomes := Delete(ctx, tx.Store.Repo, byAgent)
+	if why, ok := stopped(outcomes); ok {
+		return nil, interrupt.Coded(why, "no checkpoint was pruned")
+	}
 	// Removed worktrees leave their private indexes behind; a prune is
 	// when the state directory is swept.
 	private.ForgetGone(tx.Store.Repo.StateDir)
@@ -121,6 +126,19 @@ func lost(r *repo.Repo, a *agents.Agent, expiring []*agents.Checkpoint) []*agent
 	return out
 }
 
+// stopped reports whether a signal stopped the deletions before they
+// began (refs.DeleteAll's last safe point): then none was made.
+func stopped(outcomes map[string]*Outcome) (string, bool) {
+	for _, o := range outcomes {
+		for _, err := range o.Failed {
+			if why, ok := interrupt.From(err); ok {
+				return why, true
+			}
+		}
+	}
+	return "", false
+}
+
 func failures(o *Outcome) []Failed {
 	out := []Failed{}
 	for id, err := range o.Failed {
@@ -167,6 +185,14 @@ func Clean(ctx context.Context, tx *state.Txn, a *agents.Agent) (*Cleaned, error
 	if err := state.Intact(tx.Log, "no ref is deleted"); err != nil {
 		return nil, err
 	}
+	// Archiving, deleting and logging go together: a signal stops the
+	// clean before them, or they run to their end on a context it does
+	// not end, and the result says what was done.
+	if err := interrupt.Check(ctx); err != nil {
+		return nil, interrupt.Coded(interrupt.Why(ctx), "the agent was not archived and no checkpoint was removed")
+	}
+	ctx, cancel := interrupt.Detach(ctx, cleanTimeout)
+	defer cancel()
 	if a.State != agents.Archived {
 		if _, err := tx.Append(journal.AgentArchived, journal.Archived{Agent: a.ID}); err != nil {
 			return nil, err
@@ -196,6 +222,9 @@ func Clean(ctx context.Context, tx *state.Txn, a *agents.Agent) (*Cleaned, error
 	}
 	return res, nil
 }
+
+// cleanTimeout bounds a clean that a signal no longer ends.
+const cleanTimeout = 5 * time.Minute
 
 // CleanDryRun is what Clean would remove and keep, archiving, deleting and
 // logging nothing. The prune that follows a clean is not in it: prune

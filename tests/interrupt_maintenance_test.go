@@ -1,0 +1,93 @@
+package tests
+
+import (
+	"os/exec"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// maintenanceEnv is an agent with six turns and venom.keep 2 set after
+// them, so that a prune has four checkpoints' refs to delete.
+func maintenanceEnv(t *testing.T) *Env {
+	t.Helper()
+	env := NewEnv(t)
+	for i := 0; i < 6; i++ {
+		env.Turn("a1", func() { env.Write("f.txt", string(rune('a'+i))+"\n") })
+	}
+	env.SetGlobal("venom.keep", "2")
+	return env
+}
+
+// TestPrune_SignalBeforeTheDeletionsDeletesNothing: a stop signal that
+// reaches prune before its ref transaction (its last safe point) ends it
+// failed.interrupted with every ref and the log as they were. Before, the
+// transaction ran on the cancelled context: git was killed, every ref was
+// reported "could not be deleted … interrupt signal received", and prune
+// exited 0.
+func TestPrune_SignalBeforeTheDeletionsDeletesNothing(t *testing.T) {
+	t.Parallel()
+	for _, sig := range stopSignals {
+		t.Run(sigName(sig), func(t *testing.T) {
+			t.Parallel()
+			env := maintenanceEnv(t)
+			refs := env.gitRefs("", "refs/venom/checkpoints/")
+			p := env.pauseCmd("refs-delete", []string{"VENOM_TEST_PAUSE_RESUME=1"}, func(extra []string) *exec.Cmd {
+				return env.direct(extra, "checkpoint", "prune", "--json")
+			})
+			r := signalPaused(t, p, sig)
+			require.Equal(t, 1, r.Code, "%s%s", r.Stdout, r.Stderr)
+			e := r.Map(t)["error"].(map[string]any)
+			require.Equal(t, "failed.interrupted", e["code"], "%s", r.Stdout)
+			require.Equal(t, sigName(sig), e["data"].(map[string]any)["signal"])
+			require.Equal(t, refs, env.gitRefs("", "refs/venom/checkpoints/"))
+			require.Empty(t, env.Records("checkpoint.pruned"))
+			require.True(t, lockFree(env))
+			// The next prune deletes them.
+			var res struct {
+				Checkpoints []struct {
+					Pruned []string `json:"pruned"`
+				} `json:"checkpoints"`
+			}
+			env.Venom("checkpoint", "prune", "--json").OK(t).JSON(t, &res)
+			require.Len(t, res.Checkpoints, 1)
+			require.NotEmpty(t, res.Checkpoints[0].Pruned)
+			require.Len(t, env.Records("checkpoint.pruned"), 1)
+		})
+	}
+}
+
+// TestClean_SignalDuringTheDeletionsFinishesTruthfully: archiving,
+// deleting and logging go together. A signal that arrives once a clean
+// has begun them does not cut them (git's update-ref is not killed): the
+// clean ends as it would have, and says what it did, which is what plain
+// git shows. Before, the deletions were reported failed while the agent
+// was archived, and exit 0.
+func TestClean_SignalDuringTheDeletionsFinishesTruthfully(t *testing.T) {
+	t.Parallel()
+	for _, sig := range stopSignals {
+		t.Run(sigName(sig), func(t *testing.T) {
+			t.Parallel()
+			env := maintenanceEnv(t)
+			p := env.pauseCmd("refs-delete", []string{"VENOM_TEST_PAUSE_RESUME=1"}, func(extra []string) *exec.Cmd {
+				return env.direct(extra, "checkpoint", "clean", "--agent=a1", "--json")
+			})
+			r := signalPaused(t, p, sig)
+			require.Equal(t, 0, r.Code, "%s%s", r.Stdout, r.Stderr)
+			var res struct {
+				Checkpoints []struct {
+					Removed int   `json:"removed"`
+					Failed  []any `json:"failed"`
+				} `json:"checkpoints"`
+			}
+			r.JSON(t, &res)
+			require.Len(t, res.Checkpoints, 1)
+			require.Empty(t, res.Checkpoints[0].Failed, "%s", r.Stdout)
+			require.Equal(t, 7, res.Checkpoints[0].Removed)
+			require.Empty(t, env.gitRefs("", "refs/venom/checkpoints/a1/"))
+			require.Len(t, env.Records("agent.archived"), 1)
+			require.Len(t, env.Records("checkpoint.removed"), 1)
+			require.True(t, lockFree(env))
+		})
+	}
+}

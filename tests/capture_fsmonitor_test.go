@@ -24,12 +24,11 @@ func monitored(t *testing.T) (*Env, *Watchman) {
 	}
 	env.Write("d0/sub/deep.txt", "deep\n")
 	env.Write("top.txt", "at the top\n")
-	env.Write("u/untracked.txt", "untracked\n")
 	env.Write(".gitignore", "*.log\n")
 	// Files older than the index's second: not racy, not looked at again.
 	time.Sleep(1100 * time.Millisecond)
-	env.Git("add", "d0", "d1", "d2", "d3", ".gitignore", "top.txt")
 	env.Commit("base")
+	env.Write("u/untracked.txt", "untracked\n")
 	env.Checkpoint("--agent=a1") // git status; the folders recorded
 	env.Checkpoint("--agent=a1") // the first query: a token, a full quick scan
 	return env, w
@@ -80,6 +79,18 @@ func TestFsmonitor_EditsBetweenCapturesSeen(t *testing.T) {
 	}{
 		{"nothing", func() {}},
 		{"same-size edit", func() { env.Write("d1/f01.txt", "FILE 01\n") }},
+		{"untracked same-size edit, mtime kept", func() {
+			// Once a capture's listing trusts the file's stat data, and
+			// the next one took it on the monitor's word.
+			time.Sleep(2100 * time.Millisecond)
+			fsmCapture(t, env)
+			_, counts := fsmCapture(t, env)
+			require.Contains(t, counts, "fsmonitor-vouched 1\n")
+			fi, err := os.Stat(env.Path("u/untracked.txt"))
+			require.NoError(t, err)
+			env.Write("u/untracked.txt", "UNTRACKED\n")
+			require.NoError(t, os.Chtimes(env.Path("u/untracked.txt"), fi.ModTime(), fi.ModTime()))
+		}},
 		{"new files, old and new folders", func() {
 			env.Write("d2/new.txt", "new\n")
 			env.Write("n1/n2/new.txt", "deep new\n")

@@ -103,6 +103,8 @@ type carried struct {
 	trackedBytes int64
 	rd           *private.ListingReader // the memo's listing
 	more         bool
+	top          string
+	vouched      int // files taken on the monitor's word
 }
 
 // carryStart opens the memo's listing, when it can key this scan (env:
@@ -124,7 +126,11 @@ func carryStart(b *base, env string) (*carried, error) {
 func (c *carried) close() { c.rd.Close() }
 
 // take compares one listed path, in byte order, with the memo's listing.
-func (c *carried) take(ch *scan.Change, st *scan.Stat) error {
+// vouched: the file system monitor vouches that the path did not change
+// since the last capture, whose listing this is (scan.Result.Vouched), and
+// st is not taken yet: a file the listing holds as stored keeps its stat
+// data there, any other is stat'ed now.
+func (c *carried) take(ch *scan.Change, st *scan.Stat, vouched bool) error {
 	if ch.Submodule != "" {
 		return errNoCarry
 	}
@@ -133,6 +139,15 @@ func (c *carried) take(ch *scan.Change, st *scan.Stat) error {
 	for c.more && string(c.rd.Listed().Path) < ch.Path {
 		c.reverts = append(c.reverts, string(c.rd.Listed().Path))
 		c.more = c.rd.Next()
+	}
+	if vouched {
+		if l := c.rd.Listed(); c.more && string(l.Path) == ch.Path && l.Kind == private.ListedFile {
+			*st = l.Stat
+			st.Err = nil
+			c.vouched++
+		} else {
+			*st = scan.LstatOne(c.top, ch.Path)
+		}
 	}
 	if c.more && string(c.rd.Listed().Path) == ch.Path {
 		same := c.rd.Listed().Same(st)
@@ -190,7 +205,7 @@ func carryFrom(r *repo.Repo, b *base, env string, changes []scan.Change, stats [
 	}
 	defer c.close()
 	for _, i := range order {
-		if err := c.take(&changes[i], &stats[i]); err != nil {
+		if err := c.take(&changes[i], &stats[i], false); err != nil {
 			return nil, err
 		}
 	}
@@ -222,11 +237,37 @@ func steady(ctx context.Context, r *repo.Repo, b *base, env string, lim Limits) 
 	// The block's untracked paths, in one buffer: 300,000 of them were
 	// as many strings.
 	arena := make([]byte, 0, 64*steadyBlock)
-	var stats []scan.Stat
+	c.top = r.Top
+	var stats, some []scan.Stat
+	// With the file system monitor's word, the untracked files it vouches
+	// for are not stat'ed (a tree of 100,000 untracked files was 100,000
+	// lstat calls a capture).
+	vouched := make([]bool, steadyBlock)
+	var asked []scan.Change
+	var at []int
 	flush := func() error {
-		stats = scan.LstatInto(r.Top, block, stats)
+		if b.quick.Vouched == nil {
+			stats = scan.LstatInto(r.Top, block, stats)
+			clear(vouched)
+		} else {
+			asked, at = asked[:0], at[:0]
+			for k := range block {
+				vouched[k] = block[k].Untracked && b.quick.Vouched(block[k].Path)
+				if !vouched[k] {
+					asked, at = append(asked, block[k]), append(at, k)
+				}
+			}
+			some = scan.LstatInto(r.Top, asked, some)
+			if cap(stats) < len(block) {
+				stats = make([]scan.Stat, len(block))
+			}
+			stats = stats[:len(block)]
+			for j, k := range at {
+				stats[k] = some[j]
+			}
+		}
 		for k := range block {
-			if err := c.take(&block[k], &stats[k]); err != nil {
+			if err := c.take(&block[k], &stats[k], vouched[k]); err != nil {
 				return err
 			}
 		}
@@ -262,6 +303,9 @@ func steady(ctx context.Context, r *repo.Repo, b *base, env string, lim Limits) 
 	}
 	if err := flush(); err != nil {
 		return nil, err
+	}
+	if b.quick.Vouched != nil {
+		testhook.Counted("fsmonitor-vouched", c.vouched)
 	}
 	if err := c.end(r, b.memo); err != nil {
 		return nil, err

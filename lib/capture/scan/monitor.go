@@ -196,3 +196,33 @@ func (m *Monitored) narrow(q Quick, rec *Record, stats *gitindex.Stats) (files, 
 	sort.Ints(dirs)
 	return files, dirs, true
 }
+
+// vouched is Result.Vouched for m's answer: a path is vouched for when
+// neither it nor a folder above it is named (a name is taken as the file
+// and as a folder, as narrow takes it).
+func (m *Monitored) vouched() func(string) bool {
+	named := make(map[string]bool, len(m.paths))
+	for _, p := range m.paths {
+		named[strings.TrimSuffix(p, "/")] = true
+	}
+	return func(p string) bool {
+		if named[p] {
+			return false
+		}
+		for i := strings.IndexByte(p, '/'); i >= 0; i = next(p, i) {
+			if named[p[:i]] {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// next is the index of the "/" after the one at i in p, or -1.
+func next(p string, i int) int {
+	j := strings.IndexByte(p[i+1:], '/')
+	if j < 0 {
+		return -1
+	}
+	return i + 1 + j
+}

@@ -138,6 +138,10 @@ type Result struct {
 	Tracked   []string
 	Untracked Paths
 	Record    *Record // to save once the capture succeeded; nil: unchanged
+	// Vouched, when the file system monitor's answer narrowed the scan,
+	// says of a path whether the monitor vouches that it did not change
+	// since the last capture (neither it nor a folder above it named).
+	Vouched func(path string) bool
 }
 
 // List is the answer as git status's would be read: the changes, and
@@ -312,6 +316,9 @@ func (q Quick) scan(r *repo.Repo, rec *Record, settings []string, stats *gitinde
 		untracked = next.Untracked
 	}
 	res.Tracked, res.Untracked = changed, untracked
+	if narrowed {
+		res.Vouched = m.vouched()
+	}
 	return res, false, nil
 }
 

@@ -96,6 +96,9 @@ func LstatAll(top string, changes []Change) []Stat {
 	return LstatInto(top, changes, nil)
 }
 
+// LstatOne is LstatAll of one path.
+func LstatOne(top, p string) Stat { return LstatAll(top, []Change{{Path: p}})[0] }
+
 // LstatInto is LstatAll into out's memory, when it is large enough.
 func LstatInto(top string, changes []Change, out []Stat) []Stat {
 	if cap(out) < len(changes) {

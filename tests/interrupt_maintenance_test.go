@@ -2,6 +2,7 @@ package tests
 
 import (
 	"os/exec"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -88,6 +89,78 @@ func TestClean_SignalDuringTheDeletionsFinishesTruthfully(t *testing.T) {
 			require.Len(t, env.Records("agent.archived"), 1)
 			require.Len(t, env.Records("checkpoint.removed"), 1)
 			require.True(t, lockFree(env))
+		})
+	}
+}
+
+// signalledFailure is a signalled command's failed.interrupted envelope.
+func signalledFailure(t *testing.T, r Result, sig syscall.Signal) {
+	t.Helper()
+	require.Equal(t, 1, r.Code, "%s%s", r.Stdout, r.Stderr)
+	require.NotContains(t, r.Stderr, "panic:")
+	e := r.Map(t)["error"].(map[string]any)
+	require.Equal(t, "failed.interrupted", e["code"], "%s", r.Stdout)
+	require.Equal(t, sigName(sig), e["data"].(map[string]any)["signal"])
+}
+
+// TestFork_SignalDuringTheForkFinishesIt: registering a fork and
+// recording its checkpoint go together; a signal once they began lets
+// them finish, and the fork is whole (its ref is written through
+// libgit2, which the signal never reached; this guards that it stays so).
+func TestFork_SignalDuringTheForkFinishesIt(t *testing.T) {
+	t.Parallel()
+	for _, sig := range stopSignals {
+		t.Run(sigName(sig), func(t *testing.T) {
+			t.Parallel()
+			env := maintenanceEnv(t)
+			p := env.pauseCmd("ref-create", []string{"VENOM_TEST_PAUSE_RESUME=1"}, func(extra []string) *exec.Cmd {
+				return env.direct(extra, "checkpoint", "fork", "--agent=f1", "--from=a1", "--json")
+			})
+			r := signalPaused(t, p, sig)
+			require.Equal(t, 0, r.Code, "%s%s", r.Stdout, r.Stderr)
+			require.Len(t, env.gitRefs("", "refs/venom/checkpoints/f1/"), 1)
+			var forked []map[string]any
+			for _, rec := range env.Records("agent.registered") {
+				if rec["agent"] == "f1" {
+					forked = append(forked, rec)
+				}
+			}
+			require.Len(t, forked, 1)
+			require.True(t, lockFree(env))
+		})
+	}
+}
+
+// TestShare_SignalBeforePushOrFetchWritesNothing: a signal at push's or
+// fetch's last safe point (before git push; before the fetched refs are
+// written) is failed.interrupted with nothing pushed or written. Before,
+// git ran on the cancelled context and the command said failed.remote.
+func TestShare_SignalBeforePushOrFetchWritesNothing(t *testing.T) {
+	t.Parallel()
+	for _, sig := range stopSignals {
+		t.Run(sigName(sig), func(t *testing.T) {
+			t.Parallel()
+			env := maintenanceEnv(t)
+			remote := env.bareRemote("remote")
+			env.Git("remote", "add", "origin", remote)
+			p := env.pauseCmd("share-push", []string{"VENOM_TEST_PAUSE_RESUME=1"}, func(extra []string) *exec.Cmd {
+				return env.direct(extra, "checkpoint", "push", "--agent=a1", "--json")
+			})
+			signalledFailure(t, signalPaused(t, p, sig), sig)
+			require.Empty(t, env.gitRefs(remote, "refs/venom/"))
+
+			env.Venom("checkpoint", "push", "--agent=a1", "--json").OK(t)
+			require.NotEmpty(t, env.gitRefs(remote, "refs/venom/"))
+			b := NewBareEnv(t)
+			b.Git("remote", "add", "origin", remote)
+			p = b.pauseCmd("share-fetch-refs", []string{"VENOM_TEST_PAUSE_RESUME=1"}, func(extra []string) *exec.Cmd {
+				return b.direct(extra, "checkpoint", "fetch", "--json")
+			})
+			signalledFailure(t, signalPaused(t, p, sig), sig)
+			require.Empty(t, b.gitRefs("", "refs/venom/"))
+			require.True(t, lockFree(b))
+			b.Venom("checkpoint", "fetch", "--json").OK(t)
+			require.NotEmpty(t, b.gitRefs("", "refs/venom/remotes/"))
 		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/ids"
+	"github.com/git-venom/git-venom/lib/interrupt"
 	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
@@ -104,6 +105,13 @@ func TakeFork(ctx context.Context, s *state.Store, req ForkRequest) (*ForkResult
 		defer tree.Free()
 	}
 	source := forkPoint(tree, src, res.ThroughTurn)
+	// Registering and recording go together: a signal stops the fork
+	// before them, or they finish on a context it does not end.
+	if err := interrupt.Check(ctx); err != nil {
+		return nil, interrupt.Coded(interrupt.Why(ctx), "no fork was registered")
+	}
+	ctx, stop := interrupt.Detach(ctx, s.Config.Timeout)
+	defer stop()
 	a, err := Register(tx, Registration{Agent: req.Agent, Isolation: src.Isolation, Harness: src.Harness, Tree: src.Tree,
 		Worktree: src.Worktree})
 	if err != nil {

@@ -13,12 +13,14 @@ import (
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/ids"
+	"github.com/git-venom/git-venom/lib/interrupt"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/pathspec"
 	"github.com/git-venom/git-venom/lib/refs"
 	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/statefile"
+	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/git-venom/git-venom/lib/treepath"
 )
 
@@ -122,6 +124,12 @@ func Fetch(ctx context.Context, s *state.Store, remote string) (*Fetched, error)
 		lists[i] = wants[k]
 	}
 	refused, err := fetchObjects(ctx, s, remote, lists)
+	if why, ok := interrupt.From(err); ok || interrupt.Signalled(ctx) {
+		if !ok {
+			why = interrupt.Why(ctx)
+		}
+		return nil, interrupt.Coded(why, "no ref was written")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -196,6 +204,16 @@ func Fetch(ctx context.Context, s *state.Store, remote string) (*Fetched, error)
 		}
 	}
 	if script.Len() > 0 {
+		if err := testhook.Point("share-fetch-refs"); err != nil {
+			return nil, remoteErr(remote, "update-ref", err)
+		}
+		// The last safe point: once git writes the refs, in one
+		// transaction, it does so on a context a signal does not end.
+		if err := interrupt.Check(ctx); err != nil {
+			return nil, interrupt.Coded(interrupt.Why(ctx), "no ref was written")
+		}
+		ctx, cancel := interrupt.Detach(ctx, s.Config.Timeout)
+		defer cancel()
 		// --no-deref: a symbolic ref made after the look above is
 		// replaced or deleted itself, never followed.
 		if _, err := s.Repo.Git.RunInput(ctx, []byte(script.String()), "update-ref", "--no-deref", "--stdin"); err != nil {

@@ -19,9 +19,11 @@ import (
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/events"
+	"github.com/git-venom/git-venom/lib/interrupt"
 	"github.com/git-venom/git-venom/lib/refs"
 	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/statefile"
+	"github.com/git-venom/git-venom/lib/testhook"
 )
 
 // Pushed is push's result.
@@ -106,7 +108,18 @@ func Push(ctx context.Context, s *state.Store, a *agents.Agent, remote string) (
 	// --force: the log ref is replaced every time, and the namespace is
 	// this machine's. --atomic: the remote gets all of it or none.
 	args := append([]string{"push", "--porcelain", "--force", "--atomic", "--no-verify", "--", remote}, specs...)
+	if err := testhook.Point("share-push"); err != nil {
+		return nil, remoteErr(remote, "push", err)
+	}
+	if err := interrupt.Check(ctx); err != nil {
+		return nil, interrupt.Coded(interrupt.Why(ctx), "nothing was pushed")
+	}
 	if _, err := s.Repo.Git.Run(ctx, args...); err != nil {
+		if why, ok := interrupt.From(err); ok {
+			// --atomic: the remote took all of it or none; which is
+			// not known here.
+			return nil, interrupt.Coded(why, "the push was stopped; the remote holds all of it or none (--atomic): push again")
+		}
 		return nil, remoteErr(remote, "push", err)
 	}
 	return res, nil

@@ -111,7 +111,7 @@ func TestRollback_InteractiveKeepsOutsideByDefault(t *testing.T) {
 	require.Contains(t, screen, "README.md")
 	require.Contains(t, screen, "Keep them as they are, or overwrite them? [K/o]")
 	require.Contains(t, screen, "\x1b[", "no colour on a terminal")
-	require.Contains(t, screen, "↺ Rolled back to k1 (before the first turn) · 1 file · safety k3 · undo: git venom-rollback --undo")
+	require.Contains(t, screen, "↺ Rolled back to k1 (before the first turn) · 1 file · safety k3\r\n  undo: git venom-rollback --undo")
 	require.Equal(t, "a person's edit\n", env.Read("README.md"))
 	require.NoFileExists(t, env.Path("agent.txt"))
 	// The real call quoted the plan shown, with --outside=keep.

@@ -64,14 +64,14 @@ func TestRollback_NoHarnessRollsBackFiles(t *testing.T) {
 	plan := env.DryRun("--checkpoint=k1").Plan
 	out := env.Venom("rollback", "--checkpoint=k1", "--plan="+plan).OK(t).Stdout
 	require.NotContains(t, strings.ToLower(out), "conversation")
-	require.Contains(t, out, "↺ Rolled back to k1 (before the first turn) · 1 file · safety k6 · undo: git venom-rollback --undo\n")
+	require.Contains(t, out, "↺ Rolled back to k1 (before the first turn) · 1 file · safety k6\n  undo: git venom-rollback --undo\n")
 	require.NoFileExists(t, env.Path("a.txt"))
 	require.Empty(t, env.Records("agent.binding"))
 
 	// The undo the line gives, and the README's: back to the safety checkpoint.
 	undo := env.Venom("rollback", "--undo", "--dry-run").OK(t).Stdout
 	require.Contains(t, undo, "Undo the rollback of a1 to k1: back to its safety checkpoint.")
-	require.Contains(t, undo, "To run it: git venom-rollback --undo --plan=p1-")
+	require.Contains(t, undo, "To run it:\n  git venom-rollback --undo --plan=p1-")
 	require.NotContains(t, strings.ToLower(undo), "conversation")
 	res = env.Rollback("--undo")
 	require.Equal(t, "k6", res.Checkpoint)
@@ -122,7 +122,7 @@ func TestShorthands_EveryCommand(t *testing.T) {
 	// The plan quotes the resolved checkpoint; a shorthand whose meaning
 	// moved on makes the plan stale.
 	dry := env.Venom("rollback", "last", "--dry-run").OK(t).Stdout
-	require.Contains(t, dry, "To run it: git venom-rollback k4 --plan=p1-")
+	require.Contains(t, dry, "To run it:\n  git venom-rollback k4 --plan=p1-")
 	plan := env.DryRun("~1").Plan
 	env.Venom("rollback", "~1", "--plan="+plan, "--json").OK(t)
 	require.Equal(t, "k3", env.Records("rollback.started")[0]["checkpoint"])
@@ -215,14 +215,14 @@ func TestRollback_UndoAtTerminal(t *testing.T) {
 	env := interactiveEnv(t)
 	screen, code := env.ptyRun(t, []string{"", "y"}, "rollback", "k1", "--restore=files")
 	require.Equal(t, 0, code, screen)
-	require.Contains(t, screen, "· undo: git venom-rollback --undo")
+	require.Contains(t, screen, "\n  undo: git venom-rollback --undo")
 	require.NoFileExists(t, env.Path("agent.txt"))
 	screen, code = env.ptyRun(t, []string{"y"}, "rollback", "--undo")
 	require.Equal(t, 0, code, screen)
 	require.Contains(t, screen, "Undo the rollback of a1 to k1: back to its safety checkpoint.")
 	require.Regexp(t, `Roll a1 back to \S*k3`, screen)
 	require.Contains(t, screen, "Roll back? [y/N]")
-	require.Contains(t, screen, "↺ Rolled back to k3 (after t1) · 1 file · safety k5 · undo: git venom-rollback --undo")
+	require.Contains(t, screen, "↺ Rolled back to k3 (after t1) · 1 file · safety k5\r\n  undo: git venom-rollback --undo")
 	require.Equal(t, "agent\n", env.Read("agent.txt"))
 	require.Equal(t, "a person's edit\n", env.Read("README.md"))
 }
@@ -283,7 +283,7 @@ func TestRollback_PersonsOwnCheckpoints(t *testing.T) {
 	assert.Equal(t, map[string]string{"a.txt": "turn", "n.txt": "turn"}, dry.Classes())
 	assert.Empty(t, dry.LeftReasons())
 	screen := env.Venom("rollback", "--agent=a1", "k1", "--dry-run").OK(t).Stdout
-	assert.Contains(t, screen, "Roll a1 back to k1, as you saved it (guarded tree")
+	assert.Contains(t, screen, "Roll a1 back to k1, as you saved it.\nGuarded tree")
 	assert.Contains(t, screen, "Your edits since k1:\n  modify a.txt\n  delete n.txt\n")
 	assert.NotContains(t, screen, "outside")
 	assert.Regexp(t, `(?m)^Restores 2 files \(writes \d+ bytes\)\.$`, screen)

@@ -191,7 +191,7 @@ func TestShareCopy_RollbackRestoresACopysFilesUnderALocalAgent(t *testing.T) {
 	text := b.Venom("rollback", "--agent="+cp, "k3", "--outside=overwrite", "--dry-run").OK(t).Stdout
 	assert.Contains(t, text, "Restore the files of k3 of the fetched copy "+cp+" here, recorded under me")
 	assert.Contains(t, text, "HEAD, the branch, the index and the conversation stay as they are")
-	assert.Contains(t, text, "To run it: git venom-rollback --agent="+cp+" k3 --outside=overwrite --plan="+dry.Plan)
+	assert.Contains(t, text, "To run it:\n  git venom-rollback --agent="+cp+" k3 --outside=overwrite --plan="+dry.Plan)
 	assert.Equal(t, "me", dry.Agent)
 	assert.Equal(t, cp, dry.Copy)
 	assert.Equal(t, "k3", dry.Checkpoint)

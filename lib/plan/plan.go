@@ -339,11 +339,12 @@ func refuseOutside(changes []Change) error {
 	}
 	e := errcode.Newf(errcode.ConflictOutsideEdits,
 		map[string]any{"repos": []errcode.RepoPaths{{Repo: ".", Paths: shown}}},
-		"%s; choose --outside=keep or --outside=overwrite", msg)
+		"%s", msg)
 	for _, h := range hints {
 		e.Hint("%s", h)
 	}
-	return e.Hint("--outside=keep leaves them as they are; --outside=overwrite restores them (their content stays in the safety checkpoint)")
+	return e.Hint("--outside=keep leaves them as they are").
+		Hint("--outside=overwrite restores them (the safety checkpoint keeps them)")
 }
 
 // unsafePath refuses a target whose tree holds a path git would never

@@ -72,6 +72,12 @@ func discoverWithGit(ctx context.Context, dir string, environ []string) (Paths, 
 			if e := unsafeRepository(err); e != nil {
 				return Paths{}, e
 			}
+			if strings.Contains(err.Error(), "not a git repository") {
+				// git's own words would say it twice, in 160 columns.
+				return Paths{}, errcode.Newf(errcode.UnsupportedCheckpointNoRepo, nil,
+					"not in a git repository").
+					Hint("git init   makes one; or cd into one")
+			}
 			return Paths{}, errcode.New(errcode.UnsupportedCheckpointNoRepo, nil).Wrap(err)
 		}
 	}

@@ -23,21 +23,20 @@ func screen(env *cli.Env, p *plan.Plan, undo bool) {
 	bold := env.UI.OutStyle(color.Bold)
 	gold := env.UI.OutStyle(color.FgYellow, color.Bold)
 	dim := env.UI.OutStyle(color.Faint)
-	guard := ""
-	if p.Guarded {
-		guard = " (guarded tree: HEAD, branches and the index stay)"
-	}
 	if p.Copy != nil {
 		// The copy's turns are another machine's: its through_turn means
 		// nothing here.
-		env.UI.Printf("Restore the files of %s of the fetched copy %s here, recorded under %s%s.\n",
-			bold(q(p.Target.Checkpoint)), bold(q(p.Copy.ID)), q(p.Agent.ID), guard)
+		env.UI.Printf("Restore the files of %s of the fetched copy %s here, recorded under %s.\n",
+			bold(q(p.Target.Checkpoint)), bold(q(p.Copy.ID)), q(p.Agent.ID))
 		env.UI.Printf("Files only: HEAD, the branch, the index and the conversation stay as they are.\n")
 	} else if p.Own {
-		env.UI.Printf("Roll %s back to %s, as you saved it%s.\n", q(p.Agent.ID), bold(q(p.Target.Checkpoint)), guard)
+		env.UI.Printf("Roll %s back to %s, as you saved it.\n", q(p.Agent.ID), bold(q(p.Target.Checkpoint)))
 	} else {
-		env.UI.Printf("Roll %s back to %s, %s%s.\n", q(p.Agent.ID), bold(q(p.Target.Checkpoint)),
-			stateAt(p.Target.ThroughTurn), guard)
+		env.UI.Printf("Roll %s back to %s, %s.\n", q(p.Agent.ID), bold(q(p.Target.Checkpoint)),
+			stateAt(p.Target.ThroughTurn))
+	}
+	if p.Guarded && p.Copy == nil {
+		env.UI.Printf("Guarded tree: HEAD, branches and the index stay.\n")
 	}
 	if !p.Paths.Empty() {
 		env.UI.Printf("Only %s: every other file, HEAD and the index stay as they are.\n",
@@ -241,7 +240,10 @@ func undoing(env *cli.Env, p *plan.Plan, req rollback.Request) {
 }
 
 // done is docs/rollback.md#the-plan's transcript row, with the command that undoes it:
-// ↺ Rolled back to k2 (after t1) · 1 file · conversation too · safety k4 · undo: git venom-rollback --undo
+// ↺ Rolled back to k2 (after t1) · 1 file · conversation too · safety k4
+//
+//	undo: git venom-rollback --undo
+//
 // An agent with no harness has no conversation to mention.
 func done(env *cli.Env, r *plan.Result, req rollback.Request) {
 	q := quote.C
@@ -277,8 +279,11 @@ func done(env *cli.Env, r *plan.Result, req rollback.Request) {
 	if len(r.Paths) > 0 {
 		scope = " " + quote.Join(r.Paths, ", ")
 	}
-	env.UI.Printf("↺ Rolled back%s to %s (%s) · %s%s · safety %s · undo: %s\n", scope, target, when,
-		plan.Count(n), conv, q(*r.Safety), undo)
+	line := fmt.Sprintf("↺ Rolled back%s to %s (%s) · %s%s · safety %s", scope, target, when,
+		plan.Count(n), conv, q(*r.Safety))
+	// Even the shortest, with its undo, is past 80 columns: the undo has
+	// a line of its own, to copy whole.
+	env.UI.Printf("%s\n  undo: %s\n", line, undo)
 	if r.Kept != nil {
 		keptLine(env, *r.Kept)
 	}

@@ -178,8 +178,10 @@ func (c *CLI) Run(env *cli.Env) error {
 		undoing(env, p, req)
 		screen(env, p, req.Undo)
 		summary(env, p, req.Undo)
-		env.UI.Printf("Plan %s. To run it: git venom-rollback %s--plan=%s%s\n", p.ID, argsOf(req, p.Target.Checkpoint), p.ID,
-			pathsOf(req))
+		// The id twice on one line is past 80 columns: the command has
+		// a line of its own, to copy whole.
+		env.UI.Printf("Plan %s. To run it:\n  git venom-rollback %s--plan=%s%s\n", p.ID, argsOf(req, p.Target.Checkpoint),
+			p.ID, pathsOf(req))
 		return nil
 	}
 	res, err := run(env, s, req)

@@ -72,7 +72,7 @@ func TestRollback_HumanDryRunNamesThePlanToQuote(t *testing.T) {
 	assert.Contains(t, r.Out, "a.txt")
 	assert.Contains(t, r.Out, "b.txt")
 	assert.NotContains(t, r.Out, "\x1b[", "no colour on a pipe")
-	m := regexp.MustCompile(`To run it: git venom-rollback k1 --plan=(\S+)\n`).FindStringSubmatch(r.Out)
+	m := regexp.MustCompile(`To run it:\n  git venom-rollback k1 --plan=(\S+)\n`).FindStringSubmatch(r.Out)
 	require.NotNil(t, m, r.Out)
 
 	real := venomRollback(w, "k1", "--plan="+m[1])

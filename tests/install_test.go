@@ -86,6 +86,18 @@ func TestInstall(t *testing.T) {
 		t.Log("man is not installed: the --help check is skipped (tests/run installs man-db)")
 	}
 
+	// A release build ignores the test knobs (lib/testhook/off.go): the
+	// fault points fail nothing and no profile is written.
+	env.Write("a.txt", "a\n")
+	profile := filepath.Join(env.Root, "cpu.prof")
+	knobs := []string{"VENOM_TEST_FAIL_AT=capture-scan,commit-write,ref-create,log-append",
+		"VENOM_TEST_CPUPROFILE=" + profile, "VENOM_TEST_TIMINGS=" + profile}
+	env.run(env.Dir, knobs, "git", "venom-checkpoint", "--agent=a1").OK(t)
+	assert.NoFileExists(t, profile, "a release binary wrote a test profile")
+	refs := env.run(env.Dir, nil, "git", "for-each-ref", "--format=%(refname)", "refs/venom/checkpoints/")
+	refs.OK(t)
+	assert.Equal(t, "refs/venom/checkpoints/a1/1\n", refs.Stdout, "the checkpoint ignores VENOM_TEST_FAIL_AT")
+
 	// Again, with --prefix winning over PREFIX: idempotent, and the
 	// environment's prefix untouched.
 	ignored := filepath.Join(t.TempDir(), "ignored")

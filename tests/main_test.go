@@ -29,7 +29,7 @@ func run(m *testing.M) int {
 	binDir = dir
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Dir(filepath.Dir(file))
-	cmd := exec.Command("go", "build", "-o", binDir+"/", "./git-venom-checkpoint", "./git-venom-rollback", "./git-venom-diff")
+	cmd := exec.Command("go", "build", "-tags", "venomtest", "-o", binDir+"/", "./git-venom-checkpoint", "./git-venom-rollback", "./git-venom-diff")
 	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-venom/git-venom/lib/gittest"
@@ -178,6 +179,9 @@ func TestMaintain_FinishesOrUndoesAnInterruptedMerge(t *testing.T) {
 			w := newWorld(t)
 			for i := 0; i < 4; i++ {
 				w.capture(2)
+			}
+			if !testhook.Enabled {
+				t.Fatal("the hooks are off: run the tests with -tags venomtest")
 			}
 			t.Setenv("VENOM_TEST_FAIL_AT", point)
 			_, err := Maintain(w.state, w.packDir, Options{Threshold: 2})

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/stretchr/testify/require"
 )
 
@@ -74,6 +75,9 @@ func TestTaken_WallClockWithMargin(t *testing.T) {
 // TestTaken_TestWindow: VENOM_TEST_RACY_MS (tests only) trusts a file
 // changed more than that many ms before, to the nanosecond.
 func TestTaken_TestWindow(t *testing.T) {
+	if !testhook.Enabled {
+		t.Fatal("the hooks are off: run the tests with -tags venomtest")
+	}
 	t.Setenv("VENOM_TEST_RACY_MS", "50")
 	taken := time.Unix(1_796_421_677, 300_000_000)
 	require.False(t, Taken(taken.Add(-60*time.Millisecond).UnixNano(), taken.Add(-60*time.Millisecond).UnixNano(), taken))

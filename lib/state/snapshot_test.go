@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -246,6 +247,9 @@ func sameAsWhole(t *testing.T, s *Store) int64 {
 var partials int
 
 func TestSnapshot_FoldsLikeTheWholeLog(t *testing.T) {
+	if !testhook.Enabled {
+		t.Fatal("the hooks are off: run the tests with -tags venomtest")
+	}
 	t.Setenv("VENOM_TEST_FOLD_RECENT", "40")
 	partials = 0
 	defer func() { assert.Positive(t, partials, "some snapshots kept only the recent history") }()
@@ -323,6 +327,9 @@ func TestSnapshot_NotUsable(t *testing.T) {
 			assert.Equal(t, int64(l.LastSeq()), tail, "the whole log is folded")
 			sameAsWhole(t, s)
 			// A lock holder writes a new one, which is then used.
+			if !testhook.Enabled {
+				t.Fatal("the hooks are off: run the tests with -tags venomtest")
+			}
 			t.Setenv("VENOM_TEST_FOLD_EVERY", "1")
 			tx, err := s.Begin(context.Background(), lockHolder(), errcode.TimeoutLock)
 			require.NoError(t, err)
@@ -384,6 +391,9 @@ func TestSnapshot_WrittenByLockHolders(t *testing.T) {
 	_, _, err := s.Read()
 	require.NoError(t, err)
 	assert.NoFileExists(t, s.SnapshotPath(), "a reader writes nothing")
+	if !testhook.Enabled {
+		t.Fatal("the hooks are off: run the tests with -tags venomtest")
+	}
 	t.Setenv("VENOM_TEST_FOLD_EVERY", "301")
 	tx, err := s.Begin(context.Background(), lockHolder(), errcode.TimeoutLock)
 	require.NoError(t, err)

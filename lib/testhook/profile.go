@@ -1,3 +1,5 @@
+//go:build venomtest
+
 package testhook
 
 import (

@@ -1,5 +1,9 @@
+//go:build venomtest
+
 // Package testhook holds the named fault points that only tests use. It is
-// the one file that reads the VENOM_TEST_* variables (see tests/README.md):
+// the one file that reads the VENOM_TEST_* variables (see tests/README.md),
+// and only in binaries built with -tags venomtest; a release build gets
+// off.go, where every hook does nothing:
 //
 //	VENOM_TEST_FAIL_AT=name[,name...]  Point(name) returns an error; name#n
 //	                                   fails only the n-th time the process
@@ -25,6 +29,9 @@ import (
 	"sync"
 	"time"
 )
+
+// Enabled reports whether this build obeys the VENOM_TEST_* variables.
+const Enabled = true
 
 var (
 	mu     sync.Mutex

@@ -424,7 +424,7 @@ func buildBinaries(src, bin string, cmds ...string) error {
 	if len(cmds) == 0 {
 		cmds = allBinaries
 	}
-	_, err := (&proc{dir: src, env: os.Environ()}).cmd(nil, "go", append([]string{"build", "-o", bin + "/"}, cmds...)...)
+	_, err := (&proc{dir: src, env: os.Environ()}).cmd(nil, "go", append([]string{"build", "-tags", "venomtest", "-o", bin + "/"}, cmds...)...)
 	return err
 }
 

@@ -125,7 +125,7 @@ func parseOff(s string) map[string]bool {
 func build(dir string) error {
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Dir(filepath.Dir(filepath.Dir(file)))
-	cmd := exec.Command("go", "build", "-o", dir+"/", "./git-venom-checkpoint", "./git-venom-rollback", "./git-venom-diff")
+	cmd := exec.Command("go", "build", "-tags", "venomtest", "-o", dir+"/", "./git-venom-checkpoint", "./git-venom-rollback", "./git-venom-diff")
 	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {

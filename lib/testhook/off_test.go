@@ -1,0 +1,32 @@
+//go:build !venomtest
+
+package testhook
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestOff_IgnoresEveryVariable: without the venomtest tag (a release
+// build) no VENOM_TEST_* variable changes what the hooks do.
+func TestOff_IgnoresEveryVariable(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("VENOM_TEST_FAIL_AT", "a")
+	t.Setenv("VENOM_TEST_PAUSE_AT", "b")
+	t.Setenv("VENOM_TEST_PACK_THRESHOLD", "3")
+	t.Setenv("VENOM_TEST_TIMINGS", filepath.Join(dir, "timings"))
+	t.Setenv("VENOM_TEST_CPUPROFILE", filepath.Join(dir, "cpu"))
+	assert.NoError(t, Point("a"))
+	assert.NoError(t, Point("b"))
+	assert.Zero(t, Int("VENOM_TEST_PACK_THRESHOLD"))
+	Timed("x", time.Now())
+	Profile()()
+	_, err := os.Stat(filepath.Join(dir, "timings"))
+	assert.True(t, os.IsNotExist(err), "no timings file")
+	_, err = os.Stat(filepath.Join(dir, "cpu"))
+	assert.True(t, os.IsNotExist(err), "no profile")
+}

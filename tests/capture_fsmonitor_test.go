@@ -158,11 +158,13 @@ func TestFsmonitor_WatchmanRestartFallsBack(t *testing.T) {
 	tree, counts := fsmCapture(t, env)
 	require.Equal(t, env.RecipeTree(), tree, "the deletion meanwhile is in the capture")
 	require.Equal(t, -1, narrowedBy(counts), "the whole tree was scanned")
-	require.NotEqual(t, pid, w.Pid(), "a new watchman answered")
+	require.NotEqual(t, pid, w.Pid(), "the killed watchman did not answer")
 
 	// Once more with the restarted watchman's state restored from its
-	// statefile, watching the tree at once.
+	// statefile, watching the tree at once. A capture never runs the
+	// repository's hook, which would start it: a person's git status does.
 	w.Kill()
+	w.Start(t)
 	env.Remove("d3/f07.txt")
 	env.Remove("README.md") // at the top: no folder of it is named
 	tree, counts = fsmCapture(t, env)

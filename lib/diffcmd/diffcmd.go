@@ -239,7 +239,7 @@ func (c *CLI) copyNamed(env *cli.Env, s *state.Store) error {
 	}
 	if c.Agent != "" && c.Agent != env.Getenv("VENOM_AGENT") {
 		if given, err := share.Named(env.Ctx, s, c.Agent); err != nil || given != copyID {
-			return errcode.Newf(errcode.InvalidParamsUsage, map[string]any{"agent": c.Agent},
+			return errcode.Newf(errcode.InvalidParamsUsage, map[string]any{"args": []string{"--agent=" + c.Agent}},
 				"the checkpoints are %s's, not --agent=%s's", copyID, c.Agent)
 		}
 	}

@@ -26,12 +26,16 @@ import (
 // tree: the caller runs the hook.
 var ErrNoWatch = errors.New("watchman does not watch the tree")
 
-// Ask queries the repository's monitor since token: watchman directly
-// when it watches top, else the hook.
+// Ask queries watchman since token, when it already watches top. The
+// repository's core.fsmonitor command is never run: a capture runs from
+// harness hooks after every turn, and a cloned repository's config would
+// choose what it executes (tests/robust_features_test.go). Without a
+// watch the caller scans the whole tree; a person's git status, which
+// runs the hook, adds the watch.
 func Ask(ctx context.Context, top string, env []string, hook, token string) (*Answer, error) {
 	a, err := queryWatchman(ctx, top, env, token)
 	if errors.Is(err, ErrNoWatch) {
-		return Query(ctx, top, env, hook, token)
+		return nil, ErrNoAnswer
 	}
 	return a, err
 }

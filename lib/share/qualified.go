@@ -65,10 +65,10 @@ func Qualified(ctx context.Context, s *state.Store, given string) (copyID, name 
 		return "", "", false, nil
 	}
 	name = given[i+1:]
-	if _, perr := ids.ParseName(name); perr != nil || !strings.Contains(given[:i], "/") {
-		return "", "", true, errcode.Newf(errcode.InvalidParamsCheckpoint, map[string]string{"checkpoint": given},
-			"%s names no checkpoint: a fetched copy's is <remote>/<agent>/<checkpoint>", quote.C(given)).
-			Hint("git venom-checkpoint list --agent=<remote>/<agent>   shows a copy's checkpoints")
+	if _, perr := ids.ParseName(name); perr != nil || !strings.Contains(given[:i], "/") || strings.HasPrefix(given, "/") {
+		// Not a copy's name: a path the shell made of ~1, say; the
+		// caller's own error says what it is.
+		return "", "", false, nil
 	}
 	copyID, err = Named(ctx, s, given[:i])
 	return copyID, name, true, err

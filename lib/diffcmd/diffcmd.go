@@ -237,11 +237,9 @@ func (c *CLI) copyNamed(env *cli.Env, s *state.Store) error {
 		c.Agent, err = share.Named(env.Ctx, s, c.Agent)
 		return err
 	}
-	if c.Agent != "" && c.Agent != env.Getenv("VENOM_AGENT") {
-		if given, err := share.Named(env.Ctx, s, c.Agent); err != nil || given != copyID {
-			return errcode.Newf(errcode.InvalidParamsUsage, map[string]any{"args": []string{"--agent=" + c.Agent}},
-				"the checkpoints are %s's, not --agent=%s's", copyID, c.Agent)
-		}
+	if !share.SameCopy(env.Ctx, s, c.Agent, env.Getenv("VENOM_AGENT"), copyID) {
+		return errcode.Newf(errcode.InvalidParamsUsage, map[string]any{"args": []string{"--agent=" + c.Agent}},
+			"the checkpoints are %s's, not --agent=%s's", copyID, c.Agent)
 	}
 	c.Agent = copyID
 	return nil

@@ -112,12 +112,10 @@ func (c *CLI) copyNamed(env *cli.Env, s *state.Store) error {
 		c.Agent, err = share.Named(env.Ctx, s, c.Agent)
 		return err
 	}
-	if c.Agent != "" && c.Agent != env.Getenv("VENOM_AGENT") {
-		if given, err := share.Named(env.Ctx, s, c.Agent); err != nil || given != id {
-			return errcode.Newf(errcode.InvalidParamsUsage, map[string]any{"args": []string{c.Checkpoint, "--agent=" + c.Agent}},
-				"%s is a checkpoint of %s, not of --agent=%s", quote.C(c.Checkpoint), id, c.Agent).
-				Hint("git venom-rollback %s --dry-run   (without --agent; --into names the local agent)", c.Checkpoint)
-		}
+	if !share.SameCopy(env.Ctx, s, c.Agent, env.Getenv("VENOM_AGENT"), id) {
+		return errcode.Newf(errcode.InvalidParamsUsage, map[string]any{"args": []string{c.Checkpoint, "--agent=" + c.Agent}},
+			"%s is a checkpoint of %s, not of --agent=%s", quote.C(c.Checkpoint), id, c.Agent).
+			Hint("git venom-rollback %s --dry-run   (without --agent; --into names the local agent)", c.Checkpoint)
 	}
 	c.Agent, c.Checkpoint = id, name
 	return nil

@@ -57,7 +57,8 @@ func Named(ctx context.Context, s *state.Store, given string) (string, error) {
 
 // Qualified splits a checkpoint named with its copy, <copy>/<checkpoint>
 // (origin/a1/k3, origin/<machine>/a1/last~1), into the copy's full id
-// and the checkpoint's own name. ok is false for a name without a '/':
+// and the checkpoint's own name. ok is false for a name of no copy's
+// shape (k3, or /tmp that the shell made of ~1): the caller reads it as
 // a checkpoint of the agent --agent names.
 func Qualified(ctx context.Context, s *state.Store, given string) (copyID, name string, ok bool, err error) {
 	i := strings.LastIndexByte(given, '/')
@@ -72,6 +73,18 @@ func Qualified(ctx context.Context, s *state.Store, given string) (copyID, name 
 	}
 	copyID, err = Named(ctx, s, given[:i])
 	return copyID, name, true, err
+}
+
+// SameCopy reports whether an --agent value leaves a checkpoint named with
+// copy copyID (Qualified) to that copy: left out, filled by VENOM_AGENT
+// (which then names the local agent, as --into would), or naming the
+// same copy.
+func SameCopy(ctx context.Context, s *state.Store, agent, venomAgent, copyID string) bool {
+	if agent == "" || agent == venomAgent {
+		return true
+	}
+	given, err := Named(ctx, s, agent)
+	return err == nil && given == copyID
 }
 
 func notACopy(given string) error {

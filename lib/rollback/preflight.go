@@ -243,8 +243,13 @@ func preflightCopy(ctx context.Context, s *state.Store, st *agents.State, req *R
 func copyHistory(s *state.Store, cst *agents.State, ca *agents.Agent, target *agents.Checkpoint) ([]agents.Window, map[string][]string) {
 	windows := cst.Windows(ca, target.Seq)
 	edits := map[string][]string{}
+	checked := map[string]bool{} // a window's end is the next one's start
 	for _, w := range windows {
 		for _, c := range []agents.Capture{w.From, w.To} {
+			if checked[c.Checkpoint] {
+				continue
+			}
+			checked[c.Checkpoint] = true
 			k := ca.Checkpoint(c.Checkpoint)
 			if k == nil || len(k.Repos) != 1 || k.Repos[0].Commit != c.Commit || share.Check(s, ca, k, share.CheckRef) != nil {
 				return nil, nil

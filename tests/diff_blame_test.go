@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -111,6 +112,17 @@ func TestDiff_BlameByTurn(t *testing.T) {
 	env.Venom("diff", "--blame", "src/none.txt", "--json").Fails(t, 2, "invalid_params.path")
 	env.Venom("diff", "--blame", "src", "--json").Fails(t, 2, "invalid_params.path")
 	env.Venom("diff", "--blame", "../x", "--json").Fails(t, 2, "invalid_params.path")
+	// A link that leads out of the tree is not followed; a current folder
+	// reached through a link is the tree's.
+	outside := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("secret\n"), 0o644))
+	require.NoError(t, os.Symlink(outside, env.Path("out")))
+	r := env.Venom("diff", "--blame", "out/secret.txt", "--json")
+	r.Fails(t, 2, "invalid_params.path")
+	assert.NotContains(t, r.Stdout, "secret\n")
+	via := filepath.Join(t.TempDir(), "via")
+	require.NoError(t, os.Symlink(env.Dir, via))
+	env.VenomIn(filepath.Join(via, "src"), nil, "diff", "--blame", "f.txt", "--json").OK(t)
 	env.Venom("diff", "--blame", "src/f.txt", "-L", "5,2", "--json").Fails(t, 2, "invalid_params.usage")
 	env.Venom("diff", "--blame", "src/f.txt", "k1", "--json").Fails(t, 2, "invalid_params.usage")
 	env.Venom("diff", "k1", "-L", "1,2", "--json").Fails(t, 2, "invalid_params.usage")

@@ -3,6 +3,7 @@ package diffcmd
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,9 +18,9 @@ import (
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/explain"
 	"github.com/git-venom/git-venom/lib/paths"
+	"github.com/git-venom/git-venom/lib/pathspec"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/state"
-	"github.com/git-venom/git-venom/lib/treepath"
 )
 
 // BlameResult is --blame's result (docs/json.md).
@@ -121,36 +122,40 @@ func (c *CLI) blame(env *cli.Env) error {
 }
 
 // blamedFile reads the file --blame names, relative to the current
-// folder as git reads paths; a link is its target's name, as git stores
-// it.
+// folder as git reads paths (pathspec.Resolve: a folder reached through a
+// link included); a link is its target's name, as git stores it. It is
+// read through an os.Root of the top, so no link leads the read outside
+// the tree.
 func blamedFile(top, dir, given string) (string, []byte, error) {
-	abs := given
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(dir, given)
-	}
-	rel, err := filepath.Rel(top, abs)
 	bad := func(why string) error {
 		return errcode.Newf(errcode.InvalidParamsPath, map[string]string{"path": given},
 			"%s %s", quote.C(given), why).Hint("git venom-diff --blame <file>   names a file of the work tree")
 	}
-	if err != nil || rel == "." || strings.HasPrefix(rel, "../") || rel == ".." {
+	rel, err := pathspec.Resolve(top, dir, given)
+	var pe *pathspec.Error
+	switch {
+	case errors.As(err, &pe) && !strings.Contains(pe.Reason, "outside"):
+		return "", nil, bad("is not a path git would keep")
+	case err != nil || rel == "":
 		return "", nil, bad("is not a file inside the repository")
 	}
-	rel = filepath.ToSlash(rel)
-	if treepath.Verify(rel) != nil {
-		return "", nil, bad("is not a path git would keep")
+	root, err := os.OpenRoot(top)
+	if err != nil {
+		return "", nil, err
 	}
-	fi, err := os.Lstat(filepath.Join(top, rel))
+	defer root.Close()
+	name := filepath.FromSlash(rel)
+	fi, err := root.Lstat(name)
 	switch {
 	case err != nil:
 		return "", nil, bad("is not there")
 	case fi.Mode()&os.ModeSymlink != 0:
-		target, err := os.Readlink(filepath.Join(top, rel))
+		target, err := root.Readlink(name)
 		return rel, []byte(target), err
 	case !fi.Mode().IsRegular():
 		return "", nil, bad("is not a file")
 	}
-	b, err := os.ReadFile(filepath.Join(top, rel))
+	b, err := root.ReadFile(name)
 	return rel, b, err
 }
 

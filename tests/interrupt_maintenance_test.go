@@ -36,11 +36,7 @@ func TestPrune_SignalBeforeTheDeletionsDeletesNothing(t *testing.T) {
 			p := env.pauseCmd("refs-delete", []string{"VENOM_TEST_PAUSE_RESUME=1"}, func(extra []string) *exec.Cmd {
 				return env.direct(extra, "checkpoint", "prune", "--json")
 			})
-			r := signalPaused(t, p, sig)
-			require.Equal(t, 1, r.Code, "%s%s", r.Stdout, r.Stderr)
-			e := r.Map(t)["error"].(map[string]any)
-			require.Equal(t, "failed.interrupted", e["code"], "%s", r.Stdout)
-			require.Equal(t, sigName(sig), e["data"].(map[string]any)["signal"])
+			signalledFailure(t, signalPaused(t, p, sig), sig)
 			require.Equal(t, refs, env.gitRefs("", "refs/venom/checkpoints/"))
 			require.Empty(t, env.Records("checkpoint.pruned"))
 			require.True(t, lockFree(env))

@@ -240,11 +240,7 @@ func TestCheckpoint_SignalDuringCapture(t *testing.T) {
 			p := env.pauseCmd("capture-scan", []string{"VENOM_TEST_PAUSE_RESUME=1"}, func(extra []string) *exec.Cmd {
 				return env.direct(extra, "checkpoint", "--agent=a1", "--json")
 			})
-			r := signalPaused(t, p, sig)
-			require.Equal(t, 1, r.Code, "%s%s", r.Stdout, r.Stderr)
-			e := r.Map(t)["error"].(map[string]any)
-			require.Equal(t, "failed.interrupted", e["code"], "%s", r.Stdout)
-			require.Equal(t, sigName(sig), e["data"].(map[string]any)["signal"])
+			signalledFailure(t, signalPaused(t, p, sig), sig)
 			require.Len(t, env.Records("checkpoint.taken"), 2)
 			failed := env.Records("checkpoint.failed")
 			require.Len(t, failed, 1)

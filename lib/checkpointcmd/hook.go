@@ -90,7 +90,7 @@ func runHook(env *cli.Env, name string, f hookFlags, notify string) error {
 		h.Agent = env.Getenv("VENOM_AGENT")
 	}
 	// Left empty, the agent is the session's default (harness.DefaultAgent).
-	h.Process = journal.ProcessOf(harnessproc.Harness(env.Getenv))
+	h.Process = journal.ProcessOf(harnessproc.Harness(env.Getenv, harness.Lookup(name).PIDVar))
 	var p *harness.Payload
 	var perr error
 	if notify != "" {

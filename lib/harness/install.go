@@ -100,9 +100,17 @@ func (in Install) Plan(ctx context.Context, uninstall bool) ([]File, error) {
 			"--scope is local, project or user")
 	}
 	k := Lookup(in.Harness)
-	if k == nil || k.Settings == nil {
+	if k == nil || (k.Settings == nil && k.Plugin == nil) {
 		return nil, errcode.Newf(errcode.InvalidParamsHarness, map[string]string{"harness": in.Harness},
 			"%q is not a harness git-venom knows: %s", in.Harness, NameList())
+	}
+	if k.Plugin != nil {
+		root, name := k.Plugin(kind.Scope{Name: in.scope(), Top: in.Top, Getenv: in.Getenv})
+		f, err := in.pluginFile(k, place{root: root, name: name}, uninstall)
+		if err != nil {
+			return nil, err
+		}
+		return []File{f}, nil
 	}
 	if in.Harness != Codex {
 		f, err := in.jsonFile(in.settings(k), uninstall)
@@ -209,6 +217,42 @@ func (in Install) jsonFile(at place, uninstall bool) (File, error) {
 	if uninstall && f.Changed && bytes.Equal(bytes.TrimSpace(text), []byte("{}")) {
 		f.Content = nil // only git-venom's hooks were there: install created it
 	}
+	return f, nil
+}
+
+// argv is the hook's command line as a plugin runs it (Command's words).
+func (in Install) argv() []string {
+	return strings.Fields(in.Command())
+}
+
+// pluginFile writes the harness's plugin whole (Kind.Plugin), or removes
+// it: only a file that is git-venom's (Kind.PluginOurs), edited or not;
+// another file under that name is refused by install and left by
+// uninstall. Uninstall after install leaves the tree as it was: the file
+// goes, and the folders install made for it when they are left empty.
+func (in Install) pluginFile(k *kind.Kind, at place, uninstall bool) (File, error) {
+	data, existed, mode, err := at.read()
+	if err != nil {
+		return File{}, err
+	}
+	f := File{Path: at.path(), Existed: existed, mode: mode, at: at, Content: data}
+	ours := existed && k.PluginOurs(data)
+	if existed && !ours {
+		if uninstall {
+			return f, nil
+		}
+		return File{}, errcode.Newf(errcode.ConflictHookInstalled, map[string]string{"file": f.Path},
+			"%s exists and is not git-venom's plugin", f.Path).
+			Hint("move it aside, then run hook install again")
+	}
+	if uninstall {
+		if ours {
+			f.Content, f.Changed = nil, true
+		}
+		return f, nil
+	}
+	text := k.PluginText(in.argv())
+	f.Content, f.Changed = text, !bytes.Equal(data, text) || !existed
 	return f, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/git-venom/git-venom/lib/harness/codex"
 	"github.com/git-venom/git-venom/lib/harness/gemini"
 	"github.com/git-venom/git-venom/lib/harness/kind"
+	"github.com/git-venom/git-venom/lib/harness/opencode"
 )
 
 // Kinds are the harnesses git-venom works with: the one list. A harness is
@@ -19,6 +20,7 @@ var Kinds = []*kind.Kind{
 	&claude.Kind,
 	&codex.Kind,
 	&gemini.Kind,
+	&opencode.Kind,
 }
 
 // Harness names, as agent.registered records them.

@@ -158,17 +158,23 @@ func (p place) remove() error {
 		return p.failed("remove", err)
 	}
 	// rmdir, never unlink: a folder swapped for a link meanwhile stays.
-	dir := path.Dir(p.name)
-	if dir == "." {
+	// Each folder of the name that is left empty goes (.opencode/plugins,
+	// then .opencode), up to the root.
+	if path.Dir(p.name) == "." {
 		_ = unix.Rmdir(p.root) // the user scope's folder, only when empty
 		return nil
 	}
-	parent, err := r.Open(path.Dir(dir))
-	if err != nil {
-		return nil
+	for dir := path.Dir(p.name); dir != "."; dir = path.Dir(dir) {
+		parent, err := r.Open(path.Dir(dir))
+		if err != nil {
+			return nil
+		}
+		err = unix.Unlinkat(int(parent.Fd()), path.Base(dir), unix.AT_REMOVEDIR)
+		parent.Close()
+		if err != nil {
+			return nil
+		}
 	}
-	defer parent.Close()
-	_ = unix.Unlinkat(int(parent.Fd()), path.Base(dir), unix.AT_REMOVEDIR)
 	return nil
 }
 

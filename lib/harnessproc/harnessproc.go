@@ -47,12 +47,15 @@ func (id ID) Alive() bool {
 var wrappers = map[string]bool{"git": true, "sh": true, "bash": true, "dash": true, "zsh": true, "env": true,
 	"timeout": true, "git-venom-check": true, "git-venom-checkpoint": true}
 
-// Harness is the process that runs the hook's harness. Claude Code names
-// itself in CLAUDE_PID, which its hooks inherit; otherwise (Codex) it is the
-// nearest ancestor of this process that is not a shell or git. The zero ID
-// when none is found.
-func Harness(getenv func(string) string) ID {
-	if pid, err := strconv.Atoi(getenv("CLAUDE_PID")); err == nil && pid > 1 {
+// Harness is the process that runs the hook's harness. A harness that
+// names itself in a variable its hooks inherit gives its name as pidVar
+// (Claude Code: CLAUDE_PID, OpenCode: OPENCODE_PID; Kind.PIDVar), the
+// variable of that harness only: one harness started from another's shell
+// inherits the other's too. Otherwise (Codex) it is the nearest ancestor
+// of this process that is not a shell or git. The zero ID when none is
+// found.
+func Harness(getenv func(string) string, pidVar string) ID {
+	if pid, err := strconv.Atoi(getenv(pidVar)); pidVar != "" && err == nil && pid > 1 {
 		if id := Of(pid); id.PID != 0 {
 			return id
 		}

@@ -36,13 +36,22 @@ func TestHarness_ClaudePID(t *testing.T) {
 			return strconv.Itoa(os.Getpid())
 		}
 		return ""
-	})
+	}, "CLAUDE_PID")
 	assert.Equal(t, self, got)
+}
+
+// An OpenCode started from Claude Code's shell inherits CLAUDE_PID: its
+// hooks name OpenCode's process, by OPENCODE_PID, not Claude Code's.
+func TestHarness_OnlyTheHarnessOwnVariable(t *testing.T) {
+	env := map[string]string{"CLAUDE_PID": strconv.Itoa(os.Getppid()), "OPENCODE_PID": strconv.Itoa(os.Getpid())}
+	getenv := func(k string) string { return env[k] }
+	assert.Equal(t, Of(os.Getpid()), Harness(getenv, "OPENCODE_PID"))
+	assert.Equal(t, Of(os.Getppid()), Harness(getenv, "CLAUDE_PID"))
 }
 
 func TestHarness_SkipsShellsAndGit(t *testing.T) {
 	// This test binary's parent is go test's: a harness for this purpose.
-	got := Harness(func(string) string { return "" })
+	got := Harness(func(string) string { return "" }, "")
 	assert.Equal(t, Of(os.Getppid()), got)
 }
 

@@ -12,10 +12,11 @@ import (
 
 // Kind is Claude Code to git-venom (harness.Kinds).
 var Kind = kind.Kind{
-	Name:  "claude-code",
-	Title: "Claude Code",
-	Agent: "claude",
-	Help:  "Run as a Claude Code hook: the event's JSON on stdin.",
+	Name:   "claude-code",
+	Title:  "Claude Code",
+	Agent:  "claude",
+	Help:   "Run as a Claude Code hook: the event's JSON on stdin.",
+	PIDVar: "CLAUDE_PID",
 	// Claude Code sets CLAUDECODE=1 in the commands it runs.
 	Caller: func(getenv func(string) string) bool { return getenv("CLAUDECODE") == "1" },
 	Events: []kind.Event{{Name: "SessionStart"}, {Name: "UserPromptSubmit"},

@@ -53,6 +53,11 @@ type Kind struct {
 	// notify program) instead of on stdin.
 	NotifyArg bool
 
+	// PIDVar is the variable in which the harness names its own process
+	// to its hooks (CLAUDE_PID), or "": the hook's nearest ancestor that is
+	// not a shell or git is taken (harnessproc.Harness).
+	PIDVar string
+
 	// Caller reports a command run from this harness's shell (docs/checkpoints.md#agents-turns-and-states):
 	// the variables it sets in the environment of the commands it runs.
 	Caller func(getenv func(string) string) bool
@@ -73,6 +78,16 @@ type Kind struct {
 	// a root folder and a slash path beneath it; nil when the harness has
 	// no such file (its install is its own).
 	Settings func(s Scope) (root, name string)
+	// Plugin is the one file install writes whole (and uninstall removes),
+	// for a harness that loads code instead of reading hook settings
+	// (OpenCode): a root folder and a slash path beneath it; nil for the
+	// others.
+	Plugin func(s Scope) (root, name string)
+	// PluginText is the plugin file's content, running argv for each event.
+	PluginText func(argv []string) []byte
+	// PluginOurs reports a file at Plugin's place that install wrote (and
+	// uninstall may remove), edited since or not.
+	PluginOurs func(data []byte) bool
 	// TimeoutMillis: the settings' timeout is in milliseconds, not seconds.
 	TimeoutMillis bool
 	// SettingsComments: the harness reads its settings as JSON with

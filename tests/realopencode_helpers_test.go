@@ -1,0 +1,223 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The real OpenCode, driven offline against mockChat, a scripted OpenAI
+// chat-completions API on 127.0.0.1 that OpenCode's bundled
+// @ai-sdk/openai-compatible provider speaks (harness.md G).
+// tests/harnesses/install puts the pinned npm package under
+// tests/.harness/opencode; tests/run exports VENOM_TEST_REAL_OPENCODE.
+
+// chatStep is one model answer: tool calls, a text, a failed call (HTTP
+// 400, which OpenCode does not retry), or an answer held until Gate closes.
+type chatStep struct {
+	Tool string
+	Args map[string]any
+	Text string
+	Fail bool
+	Gate chan struct{}
+}
+
+// mockChat answers /v1/chat/completions by script: the steps of the
+// prompt the request's last user message holds, the nth step for the nth
+// answer after it, so that concurrent sessions never take each other's.
+// Requests without tools (OpenCode's session title) get a title.
+type mockChat struct {
+	srv    *httptest.Server
+	mu     sync.Mutex
+	script map[string][]chatStep
+	bodies []map[string]any
+}
+
+func newMockChat(t *testing.T) *mockChat {
+	m := &mockChat{script: map[string][]chatStep{}}
+	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
+	t.Cleanup(m.srv.Close)
+	return m
+}
+
+// Script sets the steps of the prompt that contains key.
+func (m *mockChat) Script(key string, steps ...chatStep) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.script[key] = steps
+}
+
+// Requests returns the recorded bodies of the main-loop requests.
+func (m *mockChat) Requests() []map[string]any {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]map[string]any{}, m.bodies...)
+}
+
+// chatText is a request message's text, whatever its content's shape.
+func chatText(msg map[string]any) string {
+	switch c := msg["content"].(type) {
+	case string:
+		return c
+	case []any:
+		var b strings.Builder
+		for _, p := range c {
+			if pm, ok := p.(map[string]any); ok {
+				s, _ := pm["text"].(string)
+				b.WriteString(s)
+			}
+		}
+		return b.String()
+	}
+	return ""
+}
+
+// UserTexts lists the user messages of a request body.
+func UserTexts(body map[string]any) []string {
+	var out []string
+	msgs, _ := body["messages"].([]any)
+	for _, m := range msgs {
+		if mm, ok := m.(map[string]any); ok && mm["role"] == "user" {
+			out = append(out, chatText(mm))
+		}
+	}
+	return out
+}
+
+func (m *mockChat) serve(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	var body map[string]any
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") || json.Unmarshal(b, &body) != nil {
+		http.NotFound(w, r)
+		return
+	}
+	step := chatStep{Text: "title"}
+	if tools, _ := body["tools"].([]any); len(tools) > 0 {
+		msgs, _ := body["messages"].([]any)
+		last, answers := "", 0
+		for _, x := range msgs {
+			mm, _ := x.(map[string]any)
+			switch mm["role"] {
+			case "user":
+				last, answers = chatText(mm), 0
+			case "assistant":
+				answers++
+			}
+		}
+		m.mu.Lock()
+		m.bodies = append(m.bodies, body)
+		step = chatStep{Text: "nothing more is scripted"}
+		for key, steps := range m.script {
+			if strings.Contains(last, key) && answers < len(steps) {
+				step = steps[answers]
+			}
+		}
+		m.mu.Unlock()
+	}
+	if step.Gate != nil {
+		select {
+		case <-step.Gate:
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if step.Fail {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"error":{"message":"the mock fails this call","type":"invalid_request_error"}}`)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	chunk := func(delta map[string]any, finish any) {
+		d, _ := json.Marshal(map[string]any{"id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 1,
+			"model": "mock", "choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
+		fmt.Fprintf(w, "data: %s\n\n", d)
+	}
+	if step.Tool != "" {
+		args, _ := json.Marshal(step.Args)
+		chunk(map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0,
+			"id": fmt.Sprintf("call_%d", time.Now().UnixNano()), "type": "function",
+			"function": map[string]any{"name": step.Tool, "arguments": string(args)}}}}, nil)
+		chunk(map[string]any{}, "tool_calls")
+	} else {
+		chunk(map[string]any{"role": "assistant", "content": step.Text}, nil)
+		chunk(map[string]any{}, "stop")
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// realOpenCode is one test's OpenCode: a config file outside the
+// repository (OPENCODE_CONFIG) naming the mock as its only provider, edits
+// and shell commands allowed, nothing that reaches out; the program's
+// folder first on PATH, where a rollback's rewind finds it.
+type realOpenCode struct {
+	e    *Env
+	Bin  string
+	Chat *mockChat
+}
+
+func (e *Env) UseRealOpenCode(t *testing.T) *realOpenCode {
+	t.Helper()
+	bin := realProgram(t, "VENOM_TEST_REAL_OPENCODE", "opencode", "node_modules", ".bin", "opencode")
+	m := newMockChat(t)
+	config := map[string]any{
+		"model": "mock/m", "small_model": "mock/m", "share": "disabled", "autoupdate": false,
+		"permission": map[string]any{"edit": "allow", "bash": "allow"},
+		"provider": map[string]any{"mock": map[string]any{"npm": "@ai-sdk/openai-compatible",
+			"options": map[string]any{"baseURL": m.srv.URL + "/v1", "apiKey": "mock"},
+			"models":  map[string]any{"m": map[string]any{"name": "m", "tool_call": true}}}},
+	}
+	b, err := json.Marshal(config)
+	require.NoError(t, err)
+	path := filepath.Join(e.Root, "opencode.json")
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	var pathVar string
+	for _, kv := range e.Environ() {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathVar = v
+		}
+	}
+	e.Extra = append(e.Extra, "OPENCODE_CONFIG="+path, "OPENCODE_DISABLE_MODELS_FETCH=1",
+		"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_SHARE=1",
+		"PATH="+filepath.Dir(bin)+":"+pathVar)
+	return &realOpenCode{e: e, Bin: bin, Chat: m}
+}
+
+// Command is `opencode run prompt args...` in the repository.
+func (o *realOpenCode) Command(ctx context.Context, prompt string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, o.Bin, append(append([]string{"run"}, args...), prompt)...)
+	cmd.Dir = o.e.Dir
+	cmd.Env = o.e.Environ()
+	cmd.Stdin = strings.NewReader("")
+	return cmd
+}
+
+// Run runs one prompt, bounded by three minutes (a first run in a
+// repository installs OpenCode's plugin package into .opencode/), and
+// returns its output and error.
+func (o *realOpenCode) Run(prompt string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	out, err := o.Command(ctx, prompt, args...).CombinedOutput()
+	return string(out), err
+}
+
+// OK is Run, failing the test unless it succeeded.
+func (o *realOpenCode) OK(prompt string, args ...string) string {
+	o.e.t.Helper()
+	out, err := o.Run(prompt, args...)
+	require.NoError(o.e.t, err, "opencode run %q: %s", prompt, out)
+	return out
+}

@@ -1,0 +1,205 @@
+package tests
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The real OpenCode with git-venom's plugin (issue 29): its turns, edits
+// and sessions are the agent's, a rollback forks its conversation, and
+// uninstall leaves the tree as it was.
+
+// boundSession is the session of the agent's latest agent.binding.
+func boundSession(t *testing.T, e *Env, agent string) string {
+	t.Helper()
+	s := ""
+	for _, r := range e.Records("agent.binding") {
+		if r["agent"] == agent {
+			s, _ = r["harness_session"].(string)
+		}
+	}
+	require.NotEmpty(t, s, "no binding of %s", agent)
+	return s
+}
+
+// endedTurns lists the turn.ended records' turns of the agent.
+func endedTurns(e *Env, agent string) []string {
+	var out []string
+	for _, r := range e.Records("turn.ended") {
+		if r["agent"] == agent {
+			out = append(out, r["turn"].(string))
+		}
+	}
+	return out
+}
+
+// TestRealOpenCode_TurnsEditsAndRewind: two turns of one session, a write
+// and a shell edit, leave turn checkpoints; a rollback to turn 1 forks the
+// conversation, and the command it prints continues it without turn 2.
+func TestRealOpenCode_TurnsEditsAndRewind(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	o := e.UseRealOpenCode(t)
+	e.Venom("checkpoint", "hook", "install", "opencode").OK(t)
+
+	o.Chat.Script("write a", chatStep{Tool: "write", Args: map[string]any{"filePath": e.Path("a.txt"), "content": "A\n"}},
+		chatStep{Text: "wrote a"})
+	o.OK("write a")
+	session := boundSession(t, e, "opencode")
+	o.Chat.Script("shell b", chatStep{Tool: "bash", Args: map[string]any{"command": "echo B > b.txt", "description": "b"}},
+		chatStep{Text: "made b"})
+	o.OK("shell b", "-s", session)
+
+	reg := e.Records("agent.registered")
+	require.Len(t, reg, 1)
+	assert.Equal(t, "opencode", reg[0]["harness"])
+	assert.Equal(t, []string{"t1", "t2"}, endedTurns(e, "opencode"))
+	edits := e.Records("edit.recorded")
+	require.Len(t, edits, 1, "the write is an edit; the shell's file is found by the capture")
+	assert.Equal(t, []any{"a.txt"}, edits[0]["paths"])
+	assert.Equal(t, "t1", edits[0]["turn"])
+	t1, t2 := turnEnd(t, e, "opencode", "t1"), turnEnd(t, e, "opencode", "t2")
+	ref := func(c ListItem) string { return "refs/venom/checkpoints/opencode/" + strings.TrimPrefix(c.Checkpoint, "k") }
+	assert.Equal(t, "A", e.Git("show", ref(t1)+":a.txt"))
+	assert.Equal(t, "B", e.Git("show", ref(t2)+":b.txt"))
+	assert.NotEqual(t, 0, e.GitRaw("cat-file", "-e", ref(t1)+":b.txt").Code, "b.txt is turn 2's")
+
+	out := humanRollback(t, e, "--agent=opencode", "--checkpoint="+t1.Checkpoint)
+	resume := resumeLine(t, out)
+	require.Len(t, resume, 3, out)
+	assert.Equal(t, []string{"opencode", "-s"}, resume[:2])
+	assert.NotEqual(t, session, resume[2], "a new session: the person's own is left as it was")
+	assert.NoFileExists(t, e.Path("b.txt"))
+	assert.Equal(t, "A\n", e.Read("a.txt"))
+
+	o.Chat.Script("after the rollback", chatStep{Text: "ok"})
+	o.OK("after the rollback", resume[1:]...)
+	reqs := o.Chat.Requests()
+	users := UserTexts(reqs[len(reqs)-1])
+	joined := strings.Join(users, "\n")
+	assert.Contains(t, joined, "write a")
+	assert.NotContains(t, joined, "shell b", "turn 2 is not in the rewound conversation")
+	assert.Contains(t, joined, "after the rollback")
+	assert.Equal(t, resume[2], boundSession(t, e, "opencode"), "the rewound session is the agent's")
+}
+
+// TestRealOpenCode_TwoSessionsAreTwoAgents: two OpenCode runs at once in
+// one tree are two agents, told apart by OPENCODE_PID and session id.
+func TestRealOpenCode_TwoSessionsAreTwoAgents(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	o := e.UseRealOpenCode(t)
+	e.Venom("checkpoint", "hook", "install", "opencode").OK(t)
+	// A first run installs OpenCode's plugin package into .opencode/:
+	// done once, so that the two below start alike.
+	o.Chat.Script("warm up", chatStep{Text: "ok"})
+	o.OK("warm up")
+
+	gate := make(chan struct{})
+	o.Chat.Script("alpha", chatStep{Tool: "write", Args: map[string]any{"filePath": e.Path("alpha.txt"), "content": "a\n"}},
+		chatStep{Text: "alpha done", Gate: gate})
+	o.Chat.Script("beta", chatStep{Tool: "write", Args: map[string]any{"filePath": e.Path("beta.txt"), "content": "b\n"}},
+		chatStep{Text: "beta done"})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	alpha := o.Command(ctx, "alpha")
+	require.NoError(t, alpha.Start())
+	WaitFile(t, e.Path("alpha.txt"), 2*time.Minute)
+	o.OK("beta")
+	close(gate)
+	require.NoError(t, alpha.Wait())
+
+	byPath := map[string]string{}
+	for _, r := range e.Records("edit.recorded") {
+		paths := r["paths"].([]any)
+		byPath[paths[0].(string)] = r["agent"].(string)
+	}
+	require.Contains(t, byPath, "alpha.txt")
+	require.Contains(t, byPath, "beta.txt")
+	assert.Equal(t, "opencode", byPath["alpha.txt"], "the running session keeps the harness's name")
+	assert.True(t, strings.HasPrefix(byPath["beta.txt"], "opencode-"), "the other live session is another agent: %v", byPath)
+	for _, a := range []string{byPath["alpha.txt"], byPath["beta.txt"]} {
+		assert.NotEmpty(t, endedTurns(e, a), "%s's turns end", a)
+	}
+}
+
+// TestRealOpenCode_FailedCallAndInterruptLeaveNoTurnRunning: a failed
+// model call still ends its turn (session.idle); a SIGINT ends `opencode
+// run` with no end at all, and the next rollback ends that turn.
+func TestRealOpenCode_FailedCallAndInterruptLeaveNoTurnRunning(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	o := e.UseRealOpenCode(t)
+	e.Venom("checkpoint", "hook", "install", "opencode").OK(t)
+
+	o.Chat.Script("make a", chatStep{Tool: "write", Args: map[string]any{"filePath": e.Path("a.txt"), "content": "A\n"}},
+		chatStep{Fail: true})
+	_, _ = o.Run("make a") // fails or not: the turn ends either way
+	require.Equal(t, "A\n", e.Read("a.txt"))
+	require.Equal(t, []string{"t1"}, endedTurns(e, "opencode"), "the failed call's turn ended")
+
+	gate := make(chan struct{})
+	defer close(gate)
+	o.Chat.Script("make h", chatStep{Tool: "write", Args: map[string]any{"filePath": e.Path("h.txt"), "content": "H\n"}},
+		chatStep{Text: "never", Gate: gate})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := o.Command(ctx, "make h")
+	require.NoError(t, cmd.Start())
+	WaitFile(t, e.Path("h.txt"), 2*time.Minute)
+	// The edit is recorded once tool.execute.after's hook has run.
+	deadline := time.Now().Add(time.Minute)
+	for len(e.Records("edit.recorded")) < 2 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	_ = cmd.Wait()
+	require.Equal(t, []string{"t1"}, endedTurns(e, "opencode"), "SIGINT ends opencode run with no end")
+
+	t1 := turnEnd(t, e, "opencode", "t1")
+	humanRollback(t, e, "--agent=opencode", "--checkpoint="+t1.Checkpoint, "--restore=files")
+	assert.Equal(t, []string{"t1", "t2"}, endedTurns(e, "opencode"), "the rollback ended the interrupted turn")
+	assert.NoFileExists(t, e.Path("h.txt"))
+}
+
+// TestRealOpenCode_UninstallLeavesTheTree: install then uninstall leaves
+// the tree byte for byte; after OpenCode has run, uninstall removes the
+// plugin only, and OpenCode's own files (ignored by its own .gitignore)
+// stay.
+func TestRealOpenCode_UninstallLeavesTheTree(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	o := e.UseRealOpenCode(t)
+	before := e.Snapshot()
+	files := contentsOf(t, e)
+	e.Venom("checkpoint", "hook", "install", "opencode").OK(t)
+	plugin := e.Path(".opencode/plugins/git-venom.js")
+	require.FileExists(t, plugin)
+	e.Venom("checkpoint", "hook", "uninstall", "opencode").OK(t)
+	// Every file and folder as it was, byte for byte (mtimes aside: a
+	// folder made and removed in the top folder moves its mtime).
+	assert.Equal(t, files, contentsOf(t, e))
+	after := e.Snapshot()
+	after.Files = before.Files
+	assert.Equal(t, before, after, "git's state")
+	assert.NoDirExists(t, e.Path(".opencode"))
+
+	e.Venom("checkpoint", "hook", "install", "opencode").OK(t)
+	o.Chat.Script("hello", chatStep{Text: "hi"})
+	o.OK("hello")
+	require.NotEmpty(t, e.Records("turn.ended"), "the plugin ran")
+	e.Venom("checkpoint", "hook", "uninstall", "opencode").OK(t)
+	assert.NoFileExists(t, plugin)
+	assert.NoDirExists(t, filepath.Dir(plugin))
+	assert.Equal(t, "", e.Git("status", "--porcelain"), "what OpenCode wrote in .opencode/ it ignores itself")
+	_, err := os.Stat(e.Path(".opencode/.gitignore"))
+	assert.NoError(t, err, "OpenCode's own file stays")
+}

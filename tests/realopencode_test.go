@@ -67,7 +67,9 @@ func TestRealOpenCode_TurnsEditsAndRewind(t *testing.T) {
 	assert.Equal(t, []any{"a.txt"}, edits[0]["paths"])
 	assert.Equal(t, "t1", edits[0]["turn"])
 	t1, t2 := turnEnd(t, e, "opencode", "t1"), turnEnd(t, e, "opencode", "t2")
-	ref := func(c ListItem) string { return "refs/venom/checkpoints/opencode/" + strings.TrimPrefix(c.Checkpoint, "k") }
+	ref := func(c ListItem) string {
+		return "refs/venom/checkpoints/opencode/" + strings.TrimPrefix(c.Checkpoint, "k")
+	}
 	assert.Equal(t, "A", e.Git("show", ref(t1)+":a.txt"))
 	assert.Equal(t, "B", e.Git("show", ref(t2)+":b.txt"))
 	assert.NotEqual(t, 0, e.GitRaw("cat-file", "-e", ref(t1)+":b.txt").Code, "b.txt is turn 2's")

@@ -12,14 +12,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// hookFixtures are the payloads recorded from Claude Code and Codex.
+// hookFixtures are the payloads recorded from Claude Code, Codex and
+// OpenCode's plugin.
 var hookFixtures = filepath.Join("..", "..", "tests", "testdata", "hooks")
 
 // FuzzPayload feeds any bytes to the hook's stdin parser and Codex's notify
 // parser. Whatever they accept must be a payload the hook can act on, and
 // must read back the same from its own JSON.
 func FuzzPayload(f *testing.F) {
-	for _, dir := range []string{"claude/hooks", "codex/hooks"} {
+	for _, dir := range []string{"claude/hooks", "codex/hooks", "opencode/hooks"} {
 		files, _ := filepath.Glob(filepath.Join(hookFixtures, dir, "*.json"))
 		for _, p := range files {
 			if b, err := os.ReadFile(p); err == nil {

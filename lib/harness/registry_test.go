@@ -13,7 +13,7 @@ import (
 
 // Every harness of the list is whole: a name the hook verb and the log can
 // carry, a default agent that is a valid id, events to install, and a
-// settings file.
+// settings file or a plugin file.
 func TestKindsAreWhole(t *testing.T) {
 	seen := map[string]bool{}
 	for _, k := range Kinds {
@@ -25,13 +25,13 @@ func TestKindsAreWhole(t *testing.T) {
 		assert.NotEmpty(t, k.Help, k.Name)
 		assert.NotNil(t, k.Caller, k.Name)
 		assert.NotEmpty(t, k.Events, k.Name)
-		assert.NotNil(t, k.Settings, k.Name)
+		assert.True(t, k.Settings != nil || (k.Plugin != nil && k.PluginText != nil && k.PluginOurs != nil), k.Name)
 		assert.NotEmpty(t, k.PromptContext, k.Name)
 		assert.NotEmpty(t, k.Tested, k.Name)
 		assert.Same(t, k, Lookup(k.Name))
 	}
 	assert.Nil(t, Lookup("none"))
-	assert.Equal(t, "claude-code, codex or gemini-cli", NameList())
+	assert.Equal(t, "claude-code, codex, gemini-cli or opencode", NameList())
 }
 
 // Each harness's shell is an agent's (docs/checkpoints.md#agents-turns-and-states): the marks it sets in
@@ -39,11 +39,12 @@ func TestKindsAreWhole(t *testing.T) {
 func TestCallerMarks(t *testing.T) {
 	for _, env := range []map[string]string{
 		{"CLAUDECODE": "1"}, {"CODEX_THREAD_ID": "x"}, {"CODEX_SANDBOX": "seatbelt"},
-		{"CODEX_SANDBOX_NETWORK_DISABLED": "1"}, {"GEMINI_CLI": "1"},
+		{"CODEX_SANDBOX_NETWORK_DISABLED": "1"}, {"GEMINI_CLI": "1"}, {"OPENCODE": "1", "OPENCODE_PID": "42"},
 	} {
 		assert.True(t, caller.Detect(func(k string) string { return env[k] }).Agent, "%v", env)
 	}
-	for _, env := range []map[string]string{{}, {"CLAUDECODE": "0"}, {"GEMINI_CLI": "0"}, {"GEMINI_CLI": "1", "VENOM_CALLER": "person"}} {
+	for _, env := range []map[string]string{{}, {"CLAUDECODE": "0"}, {"GEMINI_CLI": "0"}, {"GEMINI_CLI": "1", "VENOM_CALLER": "person"},
+		{"OPENCODE": "1"}} {
 		assert.False(t, caller.Detect(func(k string) string { return env[k] }).Agent, "%v", env)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-venom/git-venom/lib/harness/codex"
 	"github.com/git-venom/git-venom/lib/harness/kind"
 )
 
@@ -31,6 +32,9 @@ var Kind = kind.Kind{
 	Caller: func(getenv func(string) string) bool {
 		return getenv("OPENCODE") == "1" && getenv("OPENCODE_PID") != ""
 	},
+	// The events the plugin reports (plugin.js), under OpenCode's names.
+	Events: []kind.Event{{Name: "session.created"}, {Name: "chat.message"}, {Name: "tool.execute.after"},
+		{Name: "session.idle"}},
 	Aliases: map[string]string{
 		"session.created":    "SessionStart",
 		"chat.message":       "UserPromptSubmit",
@@ -72,11 +76,11 @@ var pluginJS string
 
 // PluginText is the plugin file calling argv (git venom-checkpoint hook
 // opencode and install's flags): argv is written as a JSON array, which is
-// a JavaScript array literal.
+// a JavaScript array literal (a quote or newline in a word stays in its
+// string), and nowhere else.
 func PluginText(argv []string) []byte {
 	list, _ := json.Marshal(argv)
-	text := strings.Replace(pluginJS, "COMMAND_ARGV", string(list), 1)
-	return []byte(strings.Replace(text, "`COMMAND`", "`"+strings.Join(argv, " ")+"`", 1))
+	return []byte(strings.Replace(pluginJS, "COMMAND_ARGV", string(list), 1))
 }
 
 // Marker starts every plugin file git-venom writes: uninstall removes a
@@ -84,9 +88,9 @@ func PluginText(argv []string) []byte {
 const Marker = "// git-venom: turn checkpoints for OpenCode."
 
 // EditedPaths returns the files a write, edit or apply_patch call names
-// (OpenCode's arguments: filePath; apply_patch's patchText headers), or
-// nil. The plugin adds the path OpenCode reports in the result's metadata
-// as filepath.
+// (OpenCode's arguments: filePath; apply_patch's patchText, whose headers
+// are Codex's), or nil. The plugin adds the path OpenCode reports in the
+// result's metadata as filepath, used when filePath is missing.
 func EditedPaths(tool string, input json.RawMessage) []string {
 	var in struct {
 		FilePath  string `json:"filePath"`
@@ -105,22 +109,7 @@ func EditedPaths(tool string, input json.RawMessage) []string {
 			return []string{in.Reported}
 		}
 	case "apply_patch":
-		return patchPaths(in.PatchText)
+		return codex.PatchPaths(in.PatchText)
 	}
 	return nil
-}
-
-// patchPaths lists the files of an apply_patch text: its "*** Add File: ",
-// "*** Update File: ", "*** Delete File: " and "*** Move to: " lines.
-func patchPaths(text string) []string {
-	var out []string
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimRight(line, "\r")
-		for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
-			if p, ok := strings.CutPrefix(line, h); ok && strings.TrimSpace(p) != "" {
-				out = append(out, strings.TrimSpace(p))
-			}
-		}
-	}
-	return out
 }

@@ -1,7 +1,7 @@
 // git-venom: turn checkpoints for OpenCode. Written by `git venom-checkpoint
 // hook install opencode`, removed by `hook uninstall opencode`: edit it and
 // `git venom-checkpoint doctor` reports it changed. It sends each event as
-// JSON to `COMMAND` (docs/harness.md#opencode).
+// JSON to the command below (docs/harness.md#opencode).
 const command = COMMAND_ARGV
 
 export const GitVenom = async ({ $, client, directory }) => {

@@ -157,7 +157,7 @@ func hookWarn(env *cli.Env, err error) {
 
 // installFlags are hook install's and uninstall's.
 type installFlags struct {
-	Harness   string `arg:"" help:"The harness: claude-code, codex or gemini-cli."`
+	Harness   string `arg:"" help:"The harness: claude-code, codex, gemini-cli or opencode."`
 	Agent     string `name:"agent" help:"Put --agent=A in the hook command (default: the hook's own default)."`
 	Isolation string `name:"isolation" enum:",in_place,worktree,copy" default:"" help:"Put --isolation=I in the hook command."`
 	Scope     string `name:"scope" enum:"local,project,user" default:"local" help:"local: .claude/settings.local.json, .codex/ or .gemini/settings.json; project: .claude/settings.json; user: ~/.claude/settings.json, $CODEX_HOME or ~/.gemini/settings.json."`

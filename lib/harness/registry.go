@@ -64,7 +64,8 @@ func Names() []string {
 	return out
 }
 
-// NameList is Names as a person reads it: "claude-code, codex or gemini-cli".
+// NameList is Names as a person reads it: "claude-code, codex, gemini-cli or
+// opencode".
 func NameList() string {
 	n := Names()
 	if len(n) < 2 {

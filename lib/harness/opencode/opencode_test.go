@@ -1,6 +1,7 @@
 package opencode
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/harness/kind"
 )
 
 // write and edit name their file in filePath; apply_patch in its patch's
@@ -125,4 +127,41 @@ func FuzzStateOf(f *testing.F) {
 			t.Fatal("no such state")
 		}
 	})
+}
+
+// doctor's check: nothing installed is ok; the plugin install writes is
+// ok; an edited one warns; OPENCODE_PURE and, for the repository's
+// plugin, OPENCODE_DISABLE_PROJECT_CONFIG warn; agents without a plugin
+// warn.
+func TestChecks(t *testing.T) {
+	top, home := t.TempDir(), t.TempDir()
+	env := map[string]string{"HOME": home}
+	run := func(st *agents.State) kind.Finding {
+		f := checks(context.Background(), kind.Doctor{Top: top, Getenv: func(k string) string { return env[k] }, State: st})
+		require.Len(t, f, 1)
+		assert.Equal(t, CheckID, f[0].ID)
+		return f[0]
+	}
+	assert.Equal(t, "ok", run(nil).Status)
+	withAgent := &agents.State{Agents: map[string]*agents.Agent{"opencode": {ID: "opencode", Harness: Name}},
+		Order: []string{"opencode"}}
+	if f := run(withAgent); assert.Equal(t, "warn", f.Status) {
+		assert.Contains(t, f.Message, "no git-venom plugin")
+		assert.Equal(t, "git venom-checkpoint hook install opencode", f.Fix)
+	}
+	path := filepath.Join(top, ".opencode", "plugins", PluginName)
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	text := PluginText([]string{"git", "venom-checkpoint", "hook", "opencode"})
+	require.NoError(t, os.WriteFile(path, text, 0o644))
+	assert.Equal(t, "ok", run(withAgent).Status)
+	env["OPENCODE_DISABLE_PROJECT_CONFIG"] = "1"
+	assert.Contains(t, run(nil).Message, "OPENCODE_DISABLE_PROJECT_CONFIG")
+	delete(env, "OPENCODE_DISABLE_PROJECT_CONFIG")
+	env["OPENCODE_PURE"] = "true"
+	assert.Contains(t, run(nil).Message, "OPENCODE_PURE")
+	delete(env, "OPENCODE_PURE")
+	require.NoError(t, os.WriteFile(path, append(text, "// mine\n"...), 0o644))
+	if f := run(nil); assert.Equal(t, "warn", f.Status) {
+		assert.Contains(t, f.Message, "was changed")
+	}
 }

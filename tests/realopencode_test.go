@@ -170,6 +170,38 @@ func TestRealOpenCode_FailedCallAndInterruptLeaveNoTurnRunning(t *testing.T) {
 	humanRollback(t, e, "--agent=opencode", "--checkpoint="+t1.Checkpoint, "--restore=files")
 	assert.Equal(t, []string{"t1", "t2"}, endedTurns(e, "opencode"), "the rollback ended the interrupted turn")
 	assert.NoFileExists(t, e.Path("h.txt"))
+
+	// The next prompt carries the rollback note to the model.
+	o.Chat.Script("and now", chatStep{Text: "ok"})
+	o.OK("and now")
+	reqs := o.Chat.Requests()
+	users := UserTexts(reqs[len(reqs)-1])
+	assert.Contains(t, users[len(users)-1], "rolled back")
+	assert.Contains(t, users[len(users)-1], "and now")
+	assert.Len(t, e.Records("note.delivered"), 1)
+}
+
+// TestRealOpenCode_SubagentIsItsParentsTurn: a task tool's sub-agent
+// session (parentID) is no turn of its own; its edits are its parent's
+// turn's, under the parent's agent.
+func TestRealOpenCode_SubagentIsItsParentsTurn(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	o := e.UseRealOpenCode(t)
+	e.Venom("checkpoint", "hook", "install", "opencode").OK(t)
+	o.Chat.Script("delegate", chatStep{Tool: "task", Args: map[string]any{"description": "sub work",
+		"prompt": "do the sub work", "subagent_type": "general"}}, chatStep{Text: "delegated"})
+	o.Chat.Script("do the sub work", chatStep{Tool: "write", Args: map[string]any{"filePath": e.Path("sub.txt"), "content": "s\n"}},
+		chatStep{Text: "sub done"})
+	o.OK("delegate")
+	require.Equal(t, "s\n", e.Read("sub.txt"), "the sub-agent ran")
+	reg := e.Records("agent.registered")
+	require.Len(t, reg, 1, "one agent: %v", reg)
+	assert.Equal(t, []string{"t1"}, endedTurns(e, "opencode"), "the sub-agent's session is no turn")
+	edits := e.Records("edit.recorded")
+	require.Len(t, edits, 1)
+	assert.Equal(t, []any{"sub.txt"}, edits[0]["paths"])
+	assert.Equal(t, "t1", edits[0]["turn"])
 }
 
 // TestRealOpenCode_UninstallLeavesTheTree: install then uninstall leaves

@@ -41,6 +41,9 @@ type Turn struct {
 	Version     string
 	Dropped     bool
 	Edits       []string // the paths the hooks saw it edit, maybe twice
+	// Tools are its tool calls that changed the tree (tool.marked), in
+	// order: Tools[i] is t<n>.<i+1>.
+	Tools []ToolCall `json:",omitempty"`
 	// Process is the harness process the turn runs in, when hooks said.
 	Process journal.Process
 	// EndCheckpoint is the checkpoint its turn_end took or reused: what
@@ -54,6 +57,18 @@ type Turn struct {
 	// StartTs and EndTs are the times of its turn.started and turn.ended
 	// records.
 	StartTs, EndTs string
+}
+
+// ToolCall is one tool call of a turn that changed the tree, and its
+// capture (docs/checkpoints.md#tool-calls).
+type ToolCall struct {
+	Mark    string // t<n>.<i>
+	Tool    string
+	Command string
+	Commit  string // the tree after the call, as a capture commit
+	Head    *string
+	Seq     int64
+	At      string
 }
 
 // Checkpoint is a checkpoint.taken record and what later records said of it.
@@ -454,6 +469,17 @@ func (s *State) Apply(e *journal.Entry) {
 		// A list, not a set: a turn of one edit would cost a map, and a
 		// path edited twice is only looked at twice.
 		t.Edits = append(t.Edits, e.Paths...)
+	case journal.ToolMarked:
+		t := a.Turn(deref(e.Turn))
+		repos := e.Repos
+		if repos == nil && e.ReposJSON != "" {
+			repos, _ = journal.DecodeRepos(e.ReposJSON) // few, and every one is read
+		}
+		if t == nil || len(repos) == 0 {
+			return
+		}
+		t.Tools = append(t.Tools, ToolCall{Mark: e.Mark, Tool: e.Tool, Command: e.Command,
+			Commit: repos[0].Commit, Head: repos[0].Head, Seq: e.Seq, At: e.At})
 
 	case journal.CheckpointTaken:
 		n, _ := ids.ParseCheckpoint(e.Checkpoint)

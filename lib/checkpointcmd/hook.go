@@ -56,6 +56,7 @@ type hookFlags struct {
 	Agent     string `name:"agent" help:"The agent (default: VENOM_AGENT, else one per harness session: claude, codex or gemini, or claude-<8 of the session id> beside another live session)."`
 	Isolation string `name:"isolation" enum:",in_place,worktree,copy" default:"" help:"How the agent's tree is isolated, fixed at registration."`
 	Parent    string `name:"parent" help:"The agent's parent, fixed at registration."`
+	PerTool   bool   `name:"per-tool" help:"Mark each tool call that changed the tree (docs/checkpoints.md#tool-calls)."`
 }
 
 // HookRunCmd is one harness's hook: `hook <harness>`.
@@ -85,7 +86,7 @@ func runHook(env *cli.Env, name string, f hookFlags, notify string) error {
 	d := startHookDeadline(env)
 	defer d.end()
 	h := harness.Hook{Harness: name, Agent: f.Agent, Isolation: f.Isolation, Parent: f.Parent, Dir: env.Dir,
-		Note: func(err error) { hookWarn(env, err) }}
+		PerTool: f.PerTool, Note: func(err error) { hookWarn(env, err) }}
 	if h.Agent == "" {
 		h.Agent = env.Getenv("VENOM_AGENT")
 	}
@@ -163,6 +164,7 @@ type installFlags struct {
 	Scope     string `name:"scope" enum:"local,project,user" default:"local" help:"local: .claude/settings.local.json, .codex/ or .gemini/settings.json; project: .claude/settings.json; user: ~/.claude/settings.json, $CODEX_HOME or ~/.gemini/settings.json."`
 	Via       string `name:"via" enum:"auto,hooks,notify,both" default:"auto" help:"Codex: hooks.json, config.toml's notify, or both; auto picks hooks when the installed Codex has them."`
 	DryRun    bool   `name:"dry-run" help:"Write nothing: name each file, what would happen to it and what it would hold."`
+	PerTool   bool   `name:"per-tool" help:"Also run the hook after shell tool calls, and mark each call that changed the tree."`
 }
 
 // HookInstallCmd installs the hooks.
@@ -187,7 +189,7 @@ func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 			"%q is not a harness git-venom knows: %s", f.Harness, harness.NameList())
 	}
 	in := harness.Install{Harness: f.Harness, Agent: f.Agent, Isolation: f.Isolation, Scope: f.Scope, Via: f.Via,
-		Getenv: env.Getenv}
+		PerTool: f.PerTool, Getenv: env.Getenv}
 	s, err := env.Store()
 	if err != nil {
 		if f.Scope != harness.ScopeUser {

@@ -33,6 +33,9 @@ type Hook struct {
 	// Process is the harness process the hook runs under
 	// (harnessproc.Harness), recorded with turns and bindings.
 	Process journal.Process
+	// PerTool: a tool call that changed the tree leaves a mark
+	// (checkpoints.MarkTool; hook --per-tool).
+	PerTool bool
 	// Note, when set, is told what the hook could not read and did without
 	// (a transcript that is a FIFO or too large): the event is still
 	// recorded, so it is a note, not a failure.
@@ -207,7 +210,10 @@ func (r *run) event() ([]byte, error) {
 	case UserPromptSubmit:
 		return r.promptSubmitted()
 	case PostToolUse:
-		return nil, r.edited()
+		if err := r.edited(); err != nil || !r.PerTool {
+			return nil, err
+		}
+		return nil, r.toolCall()
 	case Stop, StopFailure, Interrupt, TurnComplete:
 		if p.Event == TurnComplete {
 			if err := r.bind(p.SessionID); err != nil {

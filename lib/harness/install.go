@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,6 +51,9 @@ type Install struct {
 	Top       string // the repository's top level
 	Getenv    func(string) string
 	Timeout   int // the handler's timeout in seconds
+	// PerTool: the hook also runs after shell tool calls and marks each
+	// call that changed the tree (Kind.PerToolMatcher).
+	PerTool bool
 }
 
 // File is one settings file as install or uninstall leaves it.
@@ -71,6 +75,9 @@ func (in Install) Command() string {
 	if in.Isolation != "" {
 		cmd += " --isolation=" + in.Isolation
 	}
+	if in.PerTool {
+		cmd += " --per-tool"
+	}
 	return cmd
 }
 
@@ -85,10 +92,20 @@ func (in Install) ours(cmd string) bool {
 // 1.5 s and 3 s, or not awaited, too short for a capture, and the next
 // prompt ends an interrupted turn anyway.
 func (in Install) events() []kind.Event {
-	if k := Lookup(in.Harness); k != nil {
+	k := Lookup(in.Harness)
+	if k == nil {
+		return nil
+	}
+	if !in.PerTool || k.PerToolMatcher == "" {
 		return k.Events
 	}
-	return nil
+	out := slices.Clone(k.Events)
+	for i, ev := range out {
+		if ev.Name == PostToolUse || k.Aliases[ev.Name] == PostToolUse {
+			out[i].Matcher = k.PerToolMatcher
+		}
+	}
+	return out
 }
 
 // Plan computes the files install (or uninstall) leaves, writing nothing.

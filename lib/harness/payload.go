@@ -42,6 +42,7 @@ type Payload struct {
 	Source         string          `json:"source"`    // SessionStart: startup, resume, fork, clear, compact
 	ToolName       string          `json:"tool_name"`
 	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolUseID      string          `json:"tool_use_id"`
 	AgentID        string          `json:"agent_id"` // set inside a Claude Code subagent
 
 	// notify's agent-turn-complete

@@ -48,6 +48,30 @@ func parse(s, prefix string) (int, error) {
 	return n, nil
 }
 
+// ToolCall formats the i-th marked tool call of turn n as t<n>.<i>
+// (docs/checkpoints.md#tool-calls).
+func ToolCall(n, i int) string { return Turn(n) + "." + strconv.Itoa(i) }
+
+// ParseToolCall parses t<n>.<i>; n and i are at least 1.
+func ParseToolCall(s string) (n, i int, err error) {
+	turn, call, ok := strings.Cut(s, ".")
+	n, err = ParseTurn(turn)
+	i, good := number(call)
+	if !ok || err != nil || !good {
+		return 0, 0, fmt.Errorf("%q is not of the form t<n>.<i>", s)
+	}
+	return n, i, nil
+}
+
+// ToolRefName is the ref that holds the capture of tool call t<n>.<i> of
+// agent (docs/checkpoints.md#tool-calls).
+func ToolRefName(agent string, n, i int) string {
+	return ToolRefPrefix(agent) + strconv.Itoa(n) + "/" + strconv.Itoa(i)
+}
+
+// ToolRefPrefix is the namespace of one agent's tool-call refs.
+func ToolRefPrefix(agent string) string { return "refs/venom/tools/" + agent + "/" }
+
 // MaxN is the largest checkpoint or turn number: far past any agent's
 // history, and far enough below the int range that the next number after
 // one a caller gives (--turn) cannot wrap around to a negative one.

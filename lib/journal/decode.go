@@ -514,6 +514,14 @@ func (d *decoder) entry(e *Entry) bool {
 			return d.str(&e.Plan)
 		case "copy":
 			return d.str(&e.Copy)
+		case "mark":
+			return d.str(&e.Mark)
+		case "tool":
+			return d.sym(&e.Tool)
+		case "command":
+			return d.str(&e.Command)
+		case "tool_use_id":
+			return d.str(&e.ToolUseID)
 		}
 		return false // a member this decoder does not know: the slow path
 	})

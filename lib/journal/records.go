@@ -13,6 +13,7 @@ const (
 	TurnStarted       = "turn.started"
 	TurnEnded         = "turn.ended"
 	EditRecorded      = "edit.recorded"
+	ToolMarked        = "tool.marked"
 	NoteDelivered     = "note.delivered"
 	CheckpointTaken   = "checkpoint.taken"
 	CheckpointReused  = "checkpoint.reused"
@@ -87,6 +88,12 @@ type Entry struct {
 	Plan    string   `json:"plan"`
 	// Copy: a rollback of a fetched copy's checkpoint (RollbackStart).
 	Copy string `json:"copy"`
+
+	// tool.marked (Marked)
+	Mark      string `json:"mark"`
+	Tool      string `json:"tool"`
+	Command   string `json:"command"`
+	ToolUseID string `json:"tool_use_id"`
 }
 
 // RepoState is one member of a checkpoint's repos[] (docs/checkpoints.md#the-log).
@@ -211,6 +218,21 @@ type Edit struct {
 	Turn    string   `json:"turn"`
 	Paths   []string `json:"paths"`
 	Ignored []string `json:"ignored"`
+}
+
+// Marked is tool.marked: one tool call of a turn changed the tree, and
+// its capture is mark (t3.2: turn t3's second marked call), held by the
+// ref refs/venom/tools/<agent>/<turn n>/<i> (docs/checkpoints.md#tool-calls).
+// Command is a shell command's first line, or the paths an edit tool named.
+type Marked struct {
+	Agent     string      `json:"agent"`
+	Turn      string      `json:"turn"`
+	Mark      string      `json:"mark"`
+	Tool      string      `json:"tool"`
+	Command   string      `json:"command"`
+	ToolUseID string      `json:"tool_use_id,omitempty"`
+	At        string      `json:"at"`
+	Repos     []RepoState `json:"repos"`
 }
 
 // Note is note.delivered: the rollback note went to the agent with its next

@@ -240,3 +240,49 @@ func failAll(dels []Deletion, err error) map[string]error {
 	}
 	return out
 }
+
+// CreateTool makes the ref of tool call t<n>.<i> (ids.ToolRefName), only
+// if it is absent (docs/checkpoints.md#tool-calls).
+func CreateTool(r *repo.Repo, agent string, n, i int, commit *git.Oid) error {
+	lib, err := r.Lib()
+	if err != nil {
+		return err
+	}
+	name := ids.ToolRefName(agent, n, i)
+	ref, err := lib.References.Create(name, commit, false, "venom tool call")
+	if err != nil {
+		if git.IsErrorCode(err, git.ErrorCodeExists) {
+			return ErrExists
+		}
+		return err
+	}
+	ref.Free()
+	_ = r.ShareRef(name)
+	return nil
+}
+
+// ResolveName returns the commit a ref holds, or nil when there is none
+// or it is symbolic.
+func ResolveName(r *repo.Repo, name string) *git.Oid {
+	lib, err := r.Lib()
+	if err != nil {
+		return nil
+	}
+	ref, err := lib.References.Lookup(name)
+	if err != nil {
+		return nil
+	}
+	defer ref.Free()
+	if ref.Type() != git.ReferenceOid {
+		return nil
+	}
+	return ref.Target()
+}
+
+// ToolMessage is a tool call capture's commit message: its trailers name
+// the agent, the call and its turn, and no checkpoint (a capture never
+// adopts it as one).
+func ToolMessage(agent, call, turn string) string {
+	return fmt.Sprintf("venom tool call %s/%s\n\nVenom-Agent: %s\nVenom-Tool-Call: %s\nVenom-Turn: %s\n",
+		agent, call, agent, call, turn)
+}

@@ -21,10 +21,11 @@ var Kind = kind.Kind{
 	Caller: func(getenv func(string) string) bool { return getenv("CLAUDECODE") == "1" },
 	Events: []kind.Event{{Name: "SessionStart"}, {Name: "UserPromptSubmit"},
 		{Name: "PostToolUse", Matcher: "Write|Edit|MultiEdit|NotebookEdit"}, {Name: "Stop"}, {Name: "StopFailure"}},
-	PromptContext: "UserPromptSubmit",
-	Edits:         EditedPaths,
-	Settings:      settings,
-	End:           LastEntry,
+	PerToolMatcher: "Bash|Write|Edit|MultiEdit|NotebookEdit",
+	PromptContext:  "UserPromptSubmit",
+	Edits:          EditedPaths,
+	Settings:       settings,
+	End:            LastEntry,
 	Transcript: func(getenv func(string) string, tree, session string) (string, error) {
 		return Locate(ConfigDir(getenv), tree, session)
 	},

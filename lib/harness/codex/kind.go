@@ -25,8 +25,9 @@ var Kind = kind.Kind{
 	},
 	Events: []kind.Event{{Name: "SessionStart"}, {Name: "UserPromptSubmit"},
 		{Name: "PostToolUse", Matcher: "^apply_patch$"}, {Name: "Stop"}},
-	PromptContext: "UserPromptSubmit",
-	Edits:         EditedPaths,
+	PerToolMatcher: "^(apply_patch|Bash)$",
+	PromptContext:  "UserPromptSubmit",
+	Edits:          EditedPaths,
 	Settings: func(s kind.Scope) (string, string) {
 		if s.Name == "user" {
 			return Home(s.Getenv), "hooks.json"

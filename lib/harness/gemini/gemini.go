@@ -23,6 +23,7 @@ var Kind = kind.Kind{
 	// SessionEnd is left out: Gemini CLI does not wait for its hooks.
 	Events: []kind.Event{{Name: "SessionStart"}, {Name: "BeforeAgent"},
 		{Name: "AfterTool", Matcher: "write_file|replace"}, {Name: "AfterAgent"}},
+	PerToolMatcher: "write_file|replace|run_shell_command",
 	Aliases: map[string]string{
 		"BeforeAgent": "UserPromptSubmit", // a prompt is submitted: a turn starts
 		"AfterAgent":  "Stop",             // the agent's answer is done: the turn ends

@@ -64,6 +64,9 @@ type Kind struct {
 
 	// Events are the hook events install writes.
 	Events []Event
+	// PerToolMatcher is the tool-call event's matcher with --per-tool:
+	// the edit tools and the shell tool; "" when the harness has none.
+	PerToolMatcher string
 	// Aliases map this harness's event names onto the ones the hook acts
 	// on (Claude Code's: UserPromptSubmit, Stop, PostToolUse, ...).
 	Aliases map[string]string

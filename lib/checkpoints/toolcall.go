@@ -1,0 +1,114 @@
+package checkpoints
+
+import (
+	"context"
+	"errors"
+
+	git "github.com/libgit2/git2go/v34"
+
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/capture"
+	"github.com/git-venom/git-venom/lib/ids"
+	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/refs"
+	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/state"
+)
+
+// Tool is one tool call a hook reports (docs/checkpoints.md#tool-calls).
+type Tool struct {
+	Name    string // the harness's tool name: Bash, Edit, apply_patch
+	Command string // a shell command's first line, or the paths an edit tool named
+	UseID   string // the harness's id of the call, when it gives one
+}
+
+// MarkTool captures the agent's tree after a tool call of its open turn.
+// When the tree and HEAD are as the turn's last capture left them (the
+// turn's start, or its last marked call), it records nothing and returns
+// nil: most calls read. Otherwise the capture becomes tool call
+// t<n>.<i>: a commit held by its own ref under refs/venom/tools/, and a
+// tool.marked record under the turn; no checkpoint number, no reuse, no
+// retention.
+func MarkTool(ctx context.Context, tx *state.Txn, a *agents.Agent, tool Tool) (*journal.Entry, error) {
+	s := tx.Store
+	open := a.OpenTurn
+	if open == nil || !s.Config.Enabled {
+		return nil, nil
+	}
+	tree, err := treeOf(ctx, s, a)
+	if err != nil {
+		return nil, err
+	}
+	if tree != s.Repo {
+		defer tree.Free()
+	}
+	snap, err := capture.TakeHeld(ctx, tree, s.TmpDir(), capture.LimitsOf(s.Config))
+	if err != nil {
+		return nil, err
+	}
+	if same(tree, lastCapture(tree, a, open), snap) {
+		return nil, nil
+	}
+	n, err := ids.ParseTurn(open.ID)
+	if err != nil {
+		return nil, err
+	}
+	now := journal.Now()
+	for i := len(open.Tools) + 1; ; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		call := ids.ToolCall(n, i)
+		if refs.ResolveName(tree, ids.ToolRefName(a.ID, n, i)) != nil {
+			continue // a killed hook's: passed over, as a foreign checkpoint ref is
+		}
+		commit, err := writeCommit(tree, snap, refs.ToolMessage(a.ID, call, open.ID), now, anchors(tree, a, snap, Meta{}))
+		if err != nil {
+			return nil, gitErr("commit", err)
+		}
+		if err := refs.CreateTool(tree, a.ID, n, i, commit); err != nil {
+			if errors.Is(err, refs.ErrExists) {
+				continue
+			}
+			return nil, gitErr("update_ref", err)
+		}
+		rs := journal.RepoState{Repo: ".", Path: tree.Top, Commit: commit.String(), Head: snap.HeadString(),
+			Branch: snap.Branch, Skipped: snap.Skipped, Submodules: snap.Submodules}
+		if rs.Skipped == nil {
+			rs.Skipped = []journal.Skipped{}
+		}
+		if rs.Submodules == nil {
+			rs.Submodules = []journal.Submodule{}
+		}
+		e, err := tx.Append(journal.ToolMarked, journal.Marked{Agent: a.ID, Turn: open.ID, Mark: call,
+			Tool: tool.Name, Command: tool.Command, ToolUseID: tool.UseID, At: journal.Stamp(now),
+			Repos: []journal.RepoState{rs}})
+		return &e, err
+	}
+}
+
+// lastCapture is the commit the turn's last capture made: its last
+// marked tool call's, else its turn_start checkpoint's; "" when neither
+// is there to compare with.
+func lastCapture(r *repo.Repo, a *agents.Agent, t *agents.Turn) string {
+	if k := len(t.Tools); k > 0 {
+		return t.Tools[k-1].Commit
+	}
+	if c := a.Checkpoint(t.StartCheckpoint); c != nil && c.Live() && len(c.Repos) == 1 && Usable(r, a, c) {
+		return c.Repos[0].Commit
+	}
+	return ""
+}
+
+// same: the snapshot's tree and HEAD are those of the capture commit.
+func same(r *repo.Repo, commit string, snap *capture.Snapshot) bool {
+	id, err := git.NewOid(commit)
+	if err != nil {
+		return false
+	}
+	info, err := refs.ReadCommit(r, id)
+	if err != nil || !info.Tree.Equal(snap.Tree) {
+		return false
+	}
+	return (info.Parent == nil) == (snap.Head == nil) && (snap.Head == nil || info.Parent.Equal(snap.Head))
+}

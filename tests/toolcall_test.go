@@ -1,0 +1,137 @@
+package tests
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// bashTool is a Claude Code PostToolUse payload of a Bash call.
+func bashTool(env *Env, prompt, command string) string {
+	return env.Payload("claude/hooks/PostToolUse.Write.json", map[string]any{"prompt_id": prompt,
+		"tool_name": "Bash", "tool_input": map[string]any{"command": command, "description": "x"},
+		"tool_response": map[string]any{"stdout": "", "stderr": "", "interrupted": false},
+		"tool_use_id":   "toolu_" + strings.Fields(command)[0]})
+}
+
+// perToolTurn runs one Claude Code turn whose hooks mark tool calls.
+func perToolTurn(t *testing.T, env *Env, prompt, end string, calls func()) {
+	t.Helper()
+	env.Hook("claude-code", env.Payload("claude/hooks/UserPromptSubmit.json", map[string]any{"prompt_id": prompt}), "--per-tool")
+	calls()
+	env.Transcript(claudeSession, end)
+	env.Hook("claude-code", env.Payload("claude/hooks/Stop.json", map[string]any{"prompt_id": prompt}), "--per-tool")
+}
+
+// docs/checkpoints.md#tool-calls: with --per-tool each tool call that
+// changed the tree is captured under its turn, with its tool and command;
+// one that changed nothing records nothing.
+func TestToolCalls_MarkedUnderTheirTurn(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("a.go", "package a\n\nvar x = 1\n")
+	env.Commit("a")
+	env.Hook("claude-code", env.Payload("claude/hooks/SessionStart.startup.json", nil), "--per-tool")
+	perToolTurn(t, env, "p1", t1End, func() {
+		env.Write("a.go", "package a\n\nvar y = 1\n")
+		env.Hook("claude-code", bashTool(env, "p1", "sed -i 's/x/y/' a.go\necho done"), "--per-tool")
+		env.Hook("claude-code", bashTool(env, "p1", "ls -la"), "--per-tool") // reads only
+		env.Write("b.txt", "new\n")
+		env.Hook("claude-code", writeTool(env, "p1", "b.txt"), "--per-tool")
+	})
+
+	marks := env.Records("tool.marked")
+	require.Len(t, marks, 2, "the call that changed nothing left no mark")
+	assert.Equal(t, "t1.1", marks[0]["mark"])
+	assert.Equal(t, "t1", marks[0]["turn"])
+	assert.Equal(t, "Bash", marks[0]["tool"])
+	assert.Equal(t, "sed -i 's/x/y/' a.go", marks[0]["command"], "a shell command's first line")
+	assert.Equal(t, "toolu_sed", marks[0]["tool_use_id"])
+	assert.Equal(t, "t1.2", marks[1]["mark"])
+	assert.Equal(t, "Write", marks[1]["tool"])
+	assert.Equal(t, "b.txt", marks[1]["command"], "an edit tool's path, relative to the tree")
+
+	// Each mark's commit holds the tree just after its call, and its ref
+	// keeps it.
+	c1 := marks[0]["repos"].([]any)[0].(map[string]any)["commit"].(string)
+	c2 := marks[1]["repos"].([]any)[0].(map[string]any)["commit"].(string)
+	assert.Equal(t, "package a\n\nvar y = 1", env.Git("show", c1+":a.go"))
+	assert.NotEqual(t, 0, env.GitRaw("cat-file", "-e", c1+":b.txt").Code, "b.txt came after t1.1")
+	assert.Equal(t, "new", env.Git("show", c2+":b.txt"))
+	assert.Equal(t, c1, env.Git("rev-parse", "refs/venom/tools/claude/1/1"))
+	assert.Equal(t, c2, env.Git("rev-parse", "refs/venom/tools/claude/1/2"))
+	assert.Equal(t, env.Git("rev-parse", "HEAD"), env.Git("rev-parse", c1+"^"), "its parent is HEAD, as a checkpoint's")
+
+	// No checkpoint number of its own: the turn's two checkpoints only.
+	l := env.List(t, "--agent=claude")
+	require.Len(t, l.Checkpoints, 2)
+	env.AssertSeqGapless(t)
+	require.Empty(t, strings.TrimSpace(env.Git("fsck", "--no-dangling")))
+}
+
+// Without --per-tool, a Bash call leaves no mark, as before.
+func TestToolCalls_NoneWithoutPerTool(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Hook("claude-code", env.Payload("claude/hooks/SessionStart.startup.json", nil))
+	claudeTurn(t, env, "p1", t1End, func() {
+		env.Write("a.txt", "a\n")
+		env.Hook("claude-code", bashTool(env, "p1", "echo a > a.txt"))
+		env.Hook("claude-code", writeTool(env, "p1", "a.txt"))
+	})
+	assert.Empty(t, env.Records("tool.marked"))
+	assert.Empty(t, strings.TrimSpace(env.Git("for-each-ref", "refs/venom/tools/")))
+}
+
+// hook install --per-tool runs the hook after Bash calls too, and puts
+// --per-tool in its command; uninstall takes it all back.
+func TestToolCalls_InstallPerTool(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Venom("checkpoint", "hook", "install", "claude-code").OK(t)
+	env.Venom("checkpoint", "hook", "install", "claude-code", "--per-tool").OK(t)
+	s := env.Read(".claude/settings.local.json")
+	assert.Contains(t, s, `"matcher": "Bash|Write|Edit|MultiEdit|NotebookEdit"`)
+	assert.Equal(t, 5, strings.Count(s, "git venom-checkpoint hook claude-code --per-tool"), s)
+	assert.NotContains(t, s, `"matcher": "Write|Edit`, "the plain install's entry was replaced")
+	env.Venom("checkpoint", "hook", "uninstall", "claude-code").OK(t)
+	assert.NoFileExists(t, env.Path(".claude/settings.local.json"))
+}
+
+// The real Claude Code program, its hooks installed with --per-tool, runs
+// one turn in which the mock model makes two Bash calls and one that only
+// reads: each call that changed the tree is marked under the turn, with
+// its command as Claude Code ran it.
+func TestRealClaude_PerToolMarksEachBashCall(t *testing.T) {
+	e := NewEnv(t)
+	e.Write("a.txt", "x one\n")
+	e.Commit("a")
+	c := NewRealClaude(t, e)
+	e.Venom("checkpoint", "hook", "install", "claude-code", "--per-tool").OK(t)
+	c.Model.Script("two shell edits",
+		mockStep{Tools: []mockTool{Bash("sed -i 's/x/y/' a.txt")}},
+		mockStep{Tools: []mockTool{Bash("cat a.txt")}},
+		mockStep{Tools: []mockTool{Bash("printf 'b\\n' > b.txt")}},
+		mockStep{Text: "done"})
+	c.OK("two shell edits")
+	require.Equal(t, "y one", e.Read("a.txt")[:5])
+
+	marks := e.Records("tool.marked")
+	require.Len(t, marks, 2, "cat changed nothing")
+	for i, want := range []string{"sed -i 's/x/y/' a.txt", "printf 'b\\n' > b.txt"} {
+		assert.Equal(t, fmt.Sprintf("t1.%d", i+1), marks[i]["mark"])
+		assert.Equal(t, "t1", marks[i]["turn"])
+		assert.Equal(t, "Bash", marks[i]["tool"])
+		assert.Equal(t, want, marks[i]["command"])
+		assert.NotEmpty(t, marks[i]["tool_use_id"])
+	}
+	c1 := marks[0]["repos"].([]any)[0].(map[string]any)["commit"].(string)
+	assert.Equal(t, "y one", e.Git("show", c1+":a.txt"))
+	assert.NotEqual(t, 0, e.GitRaw("cat-file", "-e", c1+":b.txt").Code, "b.txt came with the second call")
+	assert.Equal(t, c1, e.Git("rev-parse", "refs/venom/tools/claude/1/1"))
+	l := e.List(t, "--agent=claude")
+	require.Len(t, l.Checkpoints, 2, "the turn's start and end; the marks have no number")
+}

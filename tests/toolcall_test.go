@@ -135,3 +135,33 @@ func TestRealClaude_PerToolMarksEachBashCall(t *testing.T) {
 	l := e.List(t, "--agent=claude")
 	require.Len(t, l.Checkpoints, 2, "the turn's start and end; the marks have no number")
 }
+
+// Codex's and Gemini CLI's tool-call hooks mark a shell call the same
+// way, from their own payloads (recorded for Codex, hand-made for Gemini
+// CLI); install widens their matchers to the shell tool.
+func TestToolCalls_CodexAndGeminiShellCalls(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Hook("codex", env.Payload("codex/hooks/UserPromptSubmit.json", nil), "--agent=cx", "--per-tool")
+	env.Write("shell.txt", "hi\n")
+	env.Hook("codex", env.Payload("codex/hooks/PostToolUse.Bash.json", nil), "--agent=cx", "--per-tool")
+	env.Hook("codex", env.Payload("codex/hooks/Stop.turn1.json", nil), "--agent=cx", "--per-tool")
+
+	env.Hook("gemini-cli", env.geminiPayload("BeforeAgent", map[string]any{"prompt": "p"}), "--agent=gm", "--per-tool")
+	env.Write("g.txt", "g\n")
+	env.Hook("gemini-cli", env.geminiPayload("AfterTool", map[string]any{"tool_name": "run_shell_command",
+		"tool_input": map[string]any{"command": "echo g > g.txt"}}), "--agent=gm", "--per-tool")
+	env.Hook("gemini-cli", env.geminiPayload("AfterAgent", nil), "--agent=gm", "--per-tool")
+
+	marks := env.Records("tool.marked")
+	require.Len(t, marks, 2)
+	assert.Equal(t, []any{"cx", "t1.1", "Bash", "env | grep ^CODEX > codex-env.txt; echo hi > shell.txt"},
+		[]any{marks[0]["agent"], marks[0]["mark"], marks[0]["tool"], marks[0]["command"]})
+	assert.Equal(t, []any{"gm", "t1.1", "run_shell_command", "echo g > g.txt"},
+		[]any{marks[1]["agent"], marks[1]["mark"], marks[1]["tool"], marks[1]["command"]})
+
+	env.Venom("checkpoint", "hook", "install", "codex", "--via=hooks", "--per-tool").OK(t)
+	assert.Contains(t, env.Read(".codex/hooks.json"), `"matcher": "^(apply_patch|Bash)$"`)
+	env.Venom("checkpoint", "hook", "install", "gemini-cli", "--per-tool").OK(t)
+	assert.Contains(t, env.Read(".gemini/settings.json"), `"matcher": "write_file|replace|run_shell_command"`)
+}

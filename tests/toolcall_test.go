@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-venom/git-venom/lib/explain"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -164,4 +165,100 @@ func TestToolCalls_CodexAndGeminiShellCalls(t *testing.T) {
 	assert.Contains(t, env.Read(".codex/hooks.json"), `"matcher": "^(apply_patch|Bash)$"`)
 	env.Venom("checkpoint", "hook", "install", "gemini-cli", "--per-tool").OK(t)
 	assert.Contains(t, env.Read(".gemini/settings.json"), `"matcher": "write_file|replace|run_shell_command"`)
+}
+
+// blameOf is git venom-diff --blame <path> --json.
+type toolBlame struct {
+	Lines []struct {
+		Line int     `json:"line"`
+		By   string  `json:"by"`
+		Turn *string `json:"turn"`
+	} `json:"lines"`
+	Turns []explain.Turn `json:"turns"`
+}
+
+// Blame and explain name the tool call that wrote a line, list --tools
+// shows the calls among the checkpoints; a running turn's calls count
+// too, and what a turn changed after its last marked call is the turn's.
+func TestToolCalls_BlameExplainAndList(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("a.go", "package a\n\nvar x = 1\n")
+	env.Commit("a")
+	env.Hook("claude-code", env.Payload("claude/hooks/SessionStart.startup.json", nil), "--per-tool")
+	perToolTurn(t, env, "p1", t1End, func() {
+		env.Write("a.go", "package a\n\nvar y = 1\n")
+		env.Hook("claude-code", bashTool(env, "p1", "sed -i 's/x/y/' a.go"), "--per-tool")
+		env.Write("a.go", "package a\n\nvar y = 1\nvar z = 2\n")
+		env.Hook("claude-code", bashTool(env, "p1", "echo 'var z = 2' >> a.go"), "--per-tool")
+		env.Write("a.go", "// a\npackage a\n\nvar y = 1\nvar z = 2\n") // no hook saw it
+	})
+	env.Hook("claude-code", env.Payload("claude/hooks/UserPromptSubmit.json", map[string]any{"prompt_id": "p2"}), "--per-tool")
+	env.Write("a.go", "// a\npackage a\n\nvar y = 1\nvar z = 3\n")
+	env.Hook("claude-code", bashTool(env, "p2", "sed -i s/2/3/ a.go"), "--per-tool")
+
+	var b toolBlame
+	env.Venom("diff", "--blame", "a.go", "--json").OK(t).JSON(t, &b)
+	by := []string{}
+	for _, l := range b.Lines {
+		if l.Turn != nil {
+			by = append(by, *l.Turn)
+		} else {
+			by = append(by, l.By)
+		}
+	}
+	assert.Equal(t, []string{"claude/t1", "commit", "commit", "claude/t1.1", "claude/t2.1"}, by)
+	tools := map[string]explain.Turn{}
+	for _, tu := range b.Turns {
+		tools[tu.ID] = tu
+	}
+	require.NotNil(t, tools["claude/t1.1"].Tool)
+	assert.Equal(t, explain.Tool{Call: "t1.1", Name: "Bash", Command: "sed -i 's/x/y/' a.go",
+		At: tools["claude/t1.1"].Tool.At}, *tools["claude/t1.1"].Tool)
+	assert.Equal(t, "k1", tools["claude/t1.1"].Start)
+	assert.Equal(t, "t1.1", tools["claude/t1.1"].End)
+	assert.Nil(t, tools["claude/t1"].Tool, "the line no marked call wrote is the turn's")
+	assert.Equal(t, "t1.2", tools["claude/t1"].Start)
+	assert.Equal(t, "t2.1", tools["claude/t2.1"].Tool.Call, "a running turn's call")
+
+	text := env.Venom("diff", "--blame", "a.go").OK(t).Stdout
+	assert.Contains(t, text, "t1 · Bash: sed -i 's/x/y/' a.go")
+	assert.Contains(t, text, "claude/t1.1 4) var y = 1")
+
+	// The turn's second call's line, committed: explain names that call.
+	env.Hook("claude-code", env.Payload("claude/hooks/Stop.json", map[string]any{"prompt_id": "p2"}), "--per-tool")
+	env.Git("checkout", "-q", "--", "a.go")
+	env.Write("a.go", "package a\n\nvar y = 1\nvar z = 2\n")
+	env.Commit("work")
+	ex := env.Venom("checkpoint", "explain", "HEAD").OK(t).Stdout
+	assert.Contains(t, ex, "claude/t1.1")
+	assert.Contains(t, ex, "tool t1 · Bash: sed -i 's/x/y/' a.go")
+	assert.Contains(t, ex, "tool t1 · Bash: echo 'var z = 2' >> a.go")
+
+	var l struct {
+		Checkpoints []struct {
+			Checkpoint string `json:"checkpoint"`
+		} `json:"checkpoints"`
+		Tools []struct {
+			Call, Turn, Tool, Command, At, Commit string
+		} `json:"tools"`
+	}
+	env.Venom("checkpoint", "list", "--agent=claude", "--tools", "--json").OK(t).JSON(t, &l)
+	calls := []string{}
+	for _, c := range l.Tools {
+		calls = append(calls, c.Call+" "+c.Tool+" "+c.Command)
+	}
+	assert.Equal(t, []string{"t2.1 Bash sed -i s/2/3/ a.go", "t1.2 Bash echo 'var z = 2' >> a.go",
+		"t1.1 Bash sed -i 's/x/y/' a.go"}, calls)
+	env.Venom("checkpoint", "list", "--agent=claude", "--turn=t1", "--tools", "--json").OK(t).JSON(t, &l)
+	assert.Len(t, l.Tools, 2)
+	table := env.Venom("checkpoint", "list", "--agent=claude", "--tools").OK(t).Stdout
+	rows := []string{}
+	for _, line := range strings.Split(strings.TrimSpace(table), "\n")[1:] {
+		rows = append(rows, strings.Fields(line)[0])
+	}
+	assert.Equal(t, []string{"k3", "t2.1", "k2", "t1.2", "t1.1", "k1"}, rows, table) // t2 started from k2, reused
+	assert.Contains(t, table, "sed -i 's/x/y/' a.go")
+	plain := env.Venom("checkpoint", "list", "--agent=claude").OK(t).Stdout
+	assert.NotContains(t, plain, "t1.1", "only with --tools")
 }

@@ -239,6 +239,9 @@ func render(w io.Writer, cm *explain.Commit, st styles) {
 		if t.Prompt != nil {
 			fmt.Fprintf(w, "    %s %s\n", st.dim("prompt"), quote.Always(*t.Prompt))
 		}
+		if t.Tool != nil {
+			fmt.Fprintf(w, "    %s %s\n", st.dim("tool"), quote.Text(explain.ToolLine(t)))
+		}
 		for _, f := range byTurn[t.ID] {
 			what := "whole file"
 			if !f.whole {

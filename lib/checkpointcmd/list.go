@@ -2,6 +2,7 @@ package checkpointcmd
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -23,6 +24,7 @@ type ListCmd struct {
 	Turn   string `name:"turn" help:"Only checkpoints of this turn (t<n>)."`
 	Before string `name:"before" complete:"checkpoint" help:"Only checkpoints older than this one, exclusive: k<n>, last, last~<n> (n back from last) or t<n> (that turn's end)."`
 	Limit  int    `name:"limit" short:"n" aliases:"max-count" default:"50" help:"At most this many (also -n, --max-count, as git log)."`
+	Tools  bool   `name:"tools" help:"Also the tool calls hook --per-tool marked (t<n>.<i>), among the checkpoints listed."`
 }
 
 // Run lists.
@@ -72,10 +74,24 @@ func (c *ListCmd) Run(env *cli.Env) error {
 			quote.C(a.ID), quote.C(id))
 	}
 	l.Pending = checkpoints.Pending(s, a.ID)
+	var calls []toolRow
+	if c.Tools {
+		calls = c.toolRows(a, l)
+	}
 	if env.JSON {
+		if c.Tools {
+			rows := make([]checkpoints.ToolItem, len(calls))
+			for i, r := range calls {
+				rows[i] = r.ToolItem
+			}
+			return env.UI.JSON(struct {
+				*checkpoints.Listing
+				Tools []checkpoints.ToolItem `json:"tools"`
+			}{l, rows})
+		}
 		return env.UI.JSON(l)
 	}
-	if len(l.Checkpoints) == 0 {
+	if len(l.Checkpoints) == 0 && len(calls) == 0 {
 		env.UI.Printf("No checkpoints for %s.\n", quote.C(a.ID))
 		return nil
 	}
@@ -87,6 +103,11 @@ func (c *ListCmd) Run(env *cli.Env) error {
 	// Every column but FILES is read from the log: quoted, so a label
 	// cannot drive the terminal or forge a row.
 	for _, it := range l.Checkpoints {
+		for len(calls) > 0 && calls[0].seq > seqOf(a, it.Checkpoint) {
+			t := calls[0]
+			calls = calls[1:]
+			w.Row(bold(quote.C(t.Call)), quote.C(t.Tool), quote.C(t.Turn), age(t.At), "-", quote.Text(cut(t.Command, 36)))
+		}
 		changed := "-"
 		if it.FilesChanged != nil {
 			changed = fmt.Sprint(*it.FilesChanged)
@@ -100,6 +121,9 @@ func (c *ListCmd) Run(env *cli.Env) error {
 			label = *it.Label
 		}
 		w.Row(bold(quote.C(it.Checkpoint)), quote.C(it.Reason), quote.C(turn), age(it.At), changed, quote.C(label))
+	}
+	for _, t := range calls {
+		w.Row(bold(quote.C(t.Call)), quote.C(t.Tool), quote.C(t.Turn), age(t.At), "-", quote.Text(cut(t.Command, 36)))
 	}
 	if l.Pending {
 		w.Note("(a capture is pending)")
@@ -151,4 +175,59 @@ func age(at string) string {
 		return fmt.Sprintf("%dh", int(d.Hours()))
 	}
 	return strings.TrimSuffix(fmt.Sprintf("%dd", int(d.Hours()/24)), "")
+}
+
+// toolRow is a marked tool call list --tools shows, with its record's seq
+// to place it among the checkpoints.
+type toolRow struct {
+	checkpoints.ToolItem
+	seq int64
+}
+
+// toolRows are the marked tool calls among the checkpoints listed, newest
+// first: those of --turn's turn, or of every turn, newer than the oldest
+// checkpoint listed when older ones were left out, and older than
+// --before's.
+func (c *ListCmd) toolRows(a *agents.Agent, l *checkpoints.Listing) []toolRow {
+	var lower, upper int64 = 0, 1<<63 - 1
+	if n := len(l.Checkpoints); n > 0 && l.MoreCount > 0 {
+		lower = seqOf(a, l.Checkpoints[n-1].Checkpoint)
+	}
+	if c.Before != "" {
+		if id, err := checkpoints.Resolve(a, c.Before); err == nil {
+			upper = seqOf(a, id)
+		}
+	}
+	var out []toolRow
+	for i := len(a.Turns) - 1; i >= 0; i-- {
+		t := a.Turns[i]
+		if c.Turn != "" && t.ID != c.Turn {
+			continue
+		}
+		for j := len(t.Tools) - 1; j >= 0; j-- {
+			tc := t.Tools[j]
+			if tc.Seq > lower && tc.Seq < upper {
+				out = append(out, toolRow{checkpoints.ToolItem{Call: tc.Mark, Turn: t.ID, Tool: tc.Tool,
+					Command: tc.Command, At: tc.At, Commit: tc.Commit}, tc.Seq})
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].seq > out[j].seq })
+	return out
+}
+
+// seqOf is a checkpoint's record's seq, 0 when the fold has none.
+func seqOf(a *agents.Agent, id string) int64 {
+	if k := a.Checkpoint(id); k != nil {
+		return k.Seq
+	}
+	return 0
+}
+
+// cut shortens s to n characters, with an ellipsis.
+func cut(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }

@@ -31,6 +31,16 @@ type Item struct {
 	FilesChanged *int `json:"files_changed"`
 }
 
+// ToolItem is one marked tool call of list --tools (docs/json.md#list).
+type ToolItem struct {
+	Call    string `json:"call"`
+	Turn    string `json:"turn"`
+	Tool    string `json:"tool"`
+	Command string `json:"command"`
+	At      string `json:"at"`
+	Commit  string `json:"commit"`
+}
+
 // Listing is agent.checkpoints' result.
 type Listing struct {
 	Agent       string `json:"agent"`

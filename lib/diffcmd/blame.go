@@ -276,6 +276,9 @@ func (c *CLI) printBlame(env *cli.Env, res *BlameResult) error {
 			when += " " + t.Harness
 		}
 		fmt.Fprintf(w, "%s  %s\n", turnStyle(fmt.Sprintf("%-*s", width, t.ID)), when)
+		if t.Tool != nil {
+			fmt.Fprintf(w, "%*s  %s\n", width, "", quote.Text(cut(explain.ToolLine(t), 76-width)))
+		}
 		if t.Prompt != nil {
 			fmt.Fprintf(w, "%*s  %s\n", width, "", quote.Always(cut(*t.Prompt, 76-width)))
 		}

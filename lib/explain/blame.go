@@ -53,6 +53,14 @@ func BlameFile(req BlameRequest) (*Blame, error) {
 		}
 	}
 	spans, _ := spansOf(req.State, only, nil)
+	// A running turn's marked calls are parts like an ended turn's; what
+	// it changed since its last one is its own, up to the file now.
+	now, isRunning := running(req.State, only)
+	if isRunning {
+		var parts []span
+		parts, now.from, now.fromName = toolParts(now)
+		spans = append(spans, parts...)
+	}
 	var unavailable int
 	byPath, err := turnChanges(req.Repo, spans, map[string]bool{req.Path: true}, &unavailable)
 	if err != nil {
@@ -95,17 +103,18 @@ func BlameFile(req BlameRequest) (*Blame, error) {
 		step(after, ch.span)
 		prev = ch.new
 	}
-	now := splitLines(req.Current)
+	current := splitLines(req.Current)
 	if len(changes) == 0 {
-		lines, owner = now, make([]int, len(now))
+		lines, owner = current, make([]int, len(current))
 		for i := range owner {
 			owner[i] = -1
 		}
 	} else {
 		by := -1
-		if s, ok := running(req.State, only, spans); ok {
-			// What changed before it started is nobody's turn.
-			start, err := blobAt(req.Repo, rootOf(s.start.Repos).Commit, req.Path)
+		if s, ok := now, isRunning; ok {
+			// What changed before it started (or before its last marked
+			// call) is nobody's turn.
+			start, err := blobAt(req.Repo, s.fromCommit(), req.Path)
 			if err != nil {
 				return nil, err
 			}
@@ -119,7 +128,7 @@ func BlameFile(req BlameRequest) (*Blame, error) {
 			spans = append(spans, s)
 			by = len(spans) - 1
 		}
-		step(now, by)
+		step(current, by)
 	}
 	prompts := map[int]bool{}
 	for i, l := range lines {
@@ -138,7 +147,7 @@ func BlameFile(req BlameRequest) (*Blame, error) {
 
 // running is the turn running now on the tree, as a span to the current
 // file, when its start checkpoint is there to compare.
-func running(st *agents.State, only map[string]bool, spans []span) (span, bool) {
+func running(st *agents.State, only map[string]bool) (span, bool) {
 	ids := make([]string, 0, len(only))
 	for id := range only {
 		ids = append(ids, id)

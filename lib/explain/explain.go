@@ -87,6 +87,31 @@ type Turn struct {
 	// Prompt is the first line of the turn's prompt, from the harness's
 	// transcript, or null.
 	Prompt *string `json:"prompt"`
+	// Tool is the tool call of the turn this part is (hook --per-tool,
+	// docs/checkpoints.md#tool-calls); absent for the turn's changes no
+	// marked call made.
+	Tool *Tool `json:"tool,omitempty"`
+}
+
+// ToolLine is how a person reads a tool call: "t3 · Bash: sed -i …".
+func ToolLine(t Turn) string {
+	if t.Tool == nil {
+		return t.Turn
+	}
+	line := t.Turn + " · " + t.Tool.Name
+	if t.Tool.Command != "" {
+		line += ": " + t.Tool.Command
+	}
+	return line
+}
+
+// Tool is a marked tool call: t<n>.<i>, the harness's tool name and its
+// command (a shell command's first line, or the paths an edit tool named).
+type Tool struct {
+	Call    string `json:"call"`
+	Name    string `json:"name"`
+	Command string `json:"command"`
+	At      string `json:"at"`
 }
 
 // Request is what to explain.
@@ -112,13 +137,64 @@ type Copy struct {
 	State              *agents.State
 }
 
-// span is one turn whose start and end trees can be compared.
+// span is one turn whose start and end trees can be compared, or one
+// part of it: a marked tool call (tool), from the turn's previous
+// capture to the call's, or what came after its last marked call.
 type span struct {
 	copy       *Copy // nil for this repository's own agents
 	agent      *agents.Agent
 	turn       *agents.Turn
 	start, end *agents.Checkpoint
 	seq        int64
+	tool       *agents.ToolCall
+	// from and to, when set, are the commits compared in place of the
+	// checkpoints', and fromName and toName their names (k1, t3.2).
+	from, to         string
+	fromName, toName string
+}
+
+func (s span) fromCommit() string {
+	if s.from != "" {
+		return s.from
+	}
+	return rootOf(s.start.Repos).Commit
+}
+
+func (s span) toCommit() string {
+	if s.to != "" {
+		return s.to
+	}
+	return rootOf(s.end.Repos).Commit
+}
+
+// toolParts splits a turn's span at its marked tool calls: one span a
+// call, from the turn's previous capture to the call's; and the point
+// the rest of the turn starts from (the last call's capture, or the
+// turn's start).
+func toolParts(s span) (parts []span, from, fromName string) {
+	from, fromName = s.fromCommit(), s.start.Checkpoint
+	for i := range s.turn.Tools {
+		tc := &s.turn.Tools[i]
+		p := s
+		p.tool, p.from, p.fromName, p.to, p.toName = tc, from, fromName, tc.Commit, tc.Mark
+		parts = append(parts, p)
+		from, fromName = tc.Commit, tc.Mark
+	}
+	return parts, from, fromName
+}
+
+// split is an ended turn's span as its tool calls' parts, and the rest
+// of the turn when it changed the tree after its last marked call.
+func split(s span) []span {
+	if len(s.turn.Tools) == 0 || s.copy != nil {
+		return []span{s}
+	}
+	parts, from, fromName := toolParts(s)
+	if from != s.toCommit() {
+		s.from, s.fromName = from, fromName
+		parts = append(parts, s)
+	}
+	return parts
 }
 
 // change is what one turn did to one path: blob ids before and after,
@@ -233,10 +309,10 @@ func spansOf(st *agents.State, only map[string]bool, cp *Copy) ([]span, int) {
 				missing++
 				continue
 			}
-			if start == end {
+			if start == end && len(t.Tools) == 0 {
 				continue // the turn changed nothing
 			}
-			out = append(out, span{copy: cp, agent: a, turn: t, start: start, end: end, seq: t.EndSeq})
+			out = append(out, split(span{copy: cp, agent: a, turn: t, start: start, end: end, seq: t.EndSeq})...)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].seq < out[j].seq })
@@ -279,6 +355,15 @@ func rootOf(repos []journal.RepoState) *journal.RepoState {
 func (s span) describe(prompt *string) Turn {
 	t := Turn{ID: s.id(), Agent: s.agent.ID, Turn: s.turn.ID, Harness: s.agent.Harness,
 		Start: s.start.Checkpoint, End: s.end.Checkpoint, Prompt: prompt}
+	if s.fromName != "" {
+		t.Start = s.fromName
+	}
+	if s.toName != "" {
+		t.End = s.toName
+	}
+	if s.tool != nil {
+		t.Tool = &Tool{Call: s.tool.Mark, Name: s.tool.Tool, Command: s.tool.Command, At: s.tool.At}
+	}
 	if s.copy != nil {
 		t.Agent, t.Copy, t.Machine = s.copy.Agent, s.copy.ID, s.copy.Machine
 	}
@@ -320,8 +405,7 @@ func turnChanges(r *git.Repository, spans []span, wanted map[string]bool, unavai
 	descend := func(dir string) bool { return dirs[dir] }
 	walker := treewalk.NewWalker(odb)
 	trees := map[string]*git.Oid{}
-	treeOf := func(c *agents.Checkpoint) *git.Oid {
-		commit := rootOf(c.Repos).Commit
+	treeOf := func(commit string) *git.Oid {
 		if t, ok := trees[commit]; ok {
 			return t
 		}
@@ -330,7 +414,7 @@ func turnChanges(r *git.Repository, spans []span, wanted map[string]bool, unavai
 		return t
 	}
 	for i, s := range spans {
-		a, b := treeOf(s.start), treeOf(s.end)
+		a, b := treeOf(s.fromCommit()), treeOf(s.toCommit())
 		if a == nil || b == nil {
 			*unavailable++
 			continue
@@ -424,7 +508,13 @@ func attribute(f fileDiff, changes []change, spans []span, lines *lineCache, nam
 	return out
 }
 
-func (s span) id() string { return s.agent.ID + "/" + s.turn.ID }
+// id is agent/turn, or agent/t<n>.<i> for a marked tool call's part.
+func (s span) id() string {
+	if s.tool != nil {
+		return s.agent.ID + "/" + s.tool.Mark
+	}
+	return s.agent.ID + "/" + s.turn.ID
+}
 
 func sameBlob(a, b *git.Oid) bool {
 	if a == nil || b == nil {

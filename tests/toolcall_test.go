@@ -262,3 +262,69 @@ func TestToolCalls_BlameExplainAndList(t *testing.T) {
 	plain := env.Venom("checkpoint", "list", "--agent=claude").OK(t).Stdout
 	assert.NotContains(t, plain, "t1.1", "only with --tools")
 }
+
+// A rollback can go to just before a tool call (docs/rollback.md#tool-calls):
+// t1.2 is the tree t1.1 left, t1.1 the turn's start; files only; what the
+// turn changed after that point is the turn's, a person's later edit is
+// still outside; the note names the call; --undo comes back.
+func TestToolCalls_RollbackToJustBeforeACall(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("a.go", "package a\n\nvar x = 1\n")
+	env.Commit("a")
+	head := env.Git("rev-parse", "HEAD")
+	env.Hook("claude-code", env.Payload("claude/hooks/SessionStart.startup.json", nil), "--per-tool")
+	perToolTurn(t, env, "p1", t1End, func() {
+		env.Write("a.go", "package a\n\nvar y = 1\n")
+		env.Hook("claude-code", bashTool(env, "p1", "sed -i s/x/y/ a.go"), "--per-tool")
+		env.Write("b.txt", "b\n")
+		env.Hook("claude-code", bashTool(env, "p1", "echo b > b.txt"), "--per-tool")
+		env.Write("a.go", "package a\n\nvar y = 2\n")
+		env.Hook("claude-code", bashTool(env, "p1", "sed -i s/1/2/ a.go"), "--per-tool")
+	})
+	afterT1 := env.RecipeTree()
+
+	plan := env.DryRun("--agent=claude", "t1.2")
+	assert.Equal(t, "t1.2", plan.Checkpoint)
+	assert.Equal(t, "files", plan.Restore, "files only")
+	assert.False(t, plan.Conversation.Rewinds)
+	assert.Equal(t, map[string]string{"a.go": "turn", "b.txt": "turn"}, plan.Classes(),
+		"what the turn did after t1.1 is the turn's, not an outside edit")
+	res := env.Rollback("--agent=claude", "t1.2")
+	require.NotNil(t, res.Exact)
+	assert.True(t, *res.Exact)
+	assert.Equal(t, "package a\n\nvar y = 1\n", env.Read("a.go"), "as t1.1 left it")
+	assert.NoFileExists(t, env.Path("b.txt"))
+	assert.Equal(t, head, env.Git("rev-parse", "HEAD"))
+	started := env.Records("rollback.started")
+	require.Len(t, started, 1)
+	assert.Equal(t, "t1.2", started[0]["checkpoint"])
+
+	// The note tells the agent where its files went.
+	out := env.Hook("claude-code", env.Payload("claude/hooks/UserPromptSubmit.json", map[string]any{"prompt_id": "p2"}), "--per-tool").Stdout
+	assert.Contains(t, out, "just before your tool call t1.2 (turn t1)")
+	env.Transcript(claudeSession, t1End)
+	env.Hook("claude-code", env.Payload("claude/hooks/Stop.json", map[string]any{"prompt_id": "p2"}), "--per-tool")
+
+	env.Rollback("--agent=claude", "--undo")
+	assert.Equal(t, afterT1, env.RecipeTree(), "the undo brought the turn's end back")
+
+	// t1.1 is the turn's start; a person's edit since is outside.
+	env.Write("c.txt", "mine\n")
+	assert.Equal(t, map[string]string{"a.go": "turn", "b.txt": "turn", "c.txt": "left outside"},
+		env.PlanClasses("claude", "t1.1"))
+	env.Venom("rollback", "--agent=claude", "t1.1", "--dry-run", "--json").Fails(t, 5, "conflict.outside_edits")
+	env.Rollback("--agent=claude", "t1.1", "--outside=keep")
+	assert.Equal(t, "package a\n\nvar x = 1\n", env.Read("a.go"))
+	assert.Equal(t, "mine\n", env.Read("c.txt"))
+
+	env.Venom("rollback", "--agent=claude", "t1.2", "--restore=all", "--dry-run").Fails(t, 2, "invalid_params.usage")
+	env.Venom("rollback", "--agent=claude", "t1.9", "--dry-run").Fails(t, 3, "not_found.checkpoint")
+	env.Venom("rollback", "--agent=claude", "t1.0", "--dry-run").Fails(t, 2, "invalid_params.checkpoint")
+	// The diff from just before t1.2 to t1's end: what t1.2 and t1.3 did.
+	var d struct {
+		Files []struct{ Path string } `json:"files"`
+	}
+	env.Venom("diff", "--agent=claude", "t1.2", "t1", "--json").OK(t).JSON(t, &d)
+	require.Len(t, d.Files, 2)
+}

@@ -59,6 +59,10 @@ type Turn struct {
 	StartTs, EndTs string
 }
 
+// ToolCallReason is the reason of a target just before a marked tool call
+// (checkpoints.Find of t<n>.<i>), which no checkpoint holds.
+const ToolCallReason = "tool_call"
+
 // ToolCall is one tool call of a turn that changed the tree, and its
 // capture (docs/checkpoints.md#tool-calls).
 type ToolCall struct {

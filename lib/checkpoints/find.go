@@ -19,6 +19,9 @@ import (
 // (docs/checkpoints.md#the-log). Anything else is not_found.checkpoint; a malformed id is
 // invalid_params.checkpoint.
 func Find(r *repo.Repo, a *agents.Agent, id string) (*agents.Checkpoint, error) {
+	if tn, i, err := ids.ParseToolCall(id); err == nil {
+		return findTool(r, a, id, tn, i)
+	}
 	n, err := ids.ParseCheckpoint(id)
 	if err != nil {
 		return nil, errcode.Newf(errcode.InvalidParamsCheckpoint, map[string]string{"checkpoint": id}, "%v", err)

@@ -53,6 +53,7 @@ func Resolve(a *agents.Agent, name string) (string, error) {
 		}
 		return t.EndCheckpoint, nil
 	}
+	// k<n> as given, and t<n>.<i>: Find says whether it counts.
 	return name, nil
 }
 

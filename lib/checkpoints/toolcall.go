@@ -3,11 +3,13 @@ package checkpoints
 import (
 	"context"
 	"errors"
+	"slices"
 
 	git "github.com/libgit2/git2go/v34"
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/capture"
+	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/refs"
@@ -85,6 +87,52 @@ func MarkTool(ctx context.Context, tx *state.Txn, a *agents.Agent, tool Tool) (*
 			Repos: []journal.RepoState{rs}})
 		return &e, err
 	}
+}
+
+// findTool is the tree just before tool call t<n>.<i> ran
+// (docs/checkpoints.md#tool-calls), as a rollback's or a diff's target:
+// the capture of the turn's previous marked call, or for its first the
+// turn's turn_start checkpoint. It is named t<n>.<i>, is mid-turn (its
+// files match no point of the conversation), and its seq is that
+// capture's, where a rollback's window walk starts.
+func findTool(r *repo.Repo, a *agents.Agent, id string, n, i int) (*agents.Checkpoint, error) {
+	notFound := func(format string, args ...any) error {
+		return errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"checkpoint": id}, format, args...).
+			Hint("git venom-checkpoint list --tools shows the tool calls")
+	}
+	t := a.Turn(ids.Turn(n))
+	if t == nil {
+		return nil, notFound("agent %s has no turn %s", a.ID, ids.Turn(n))
+	}
+	j := slices.IndexFunc(t.Tools, func(c agents.ToolCall) bool { return c.Mark == id })
+	if j < 0 {
+		return nil, notFound("turn %s of agent %s has no marked tool call %s", t.ID, a.ID, id)
+	}
+	turn := t.ID
+	if j == 0 {
+		start, err := Find(r, a, t.StartCheckpoint)
+		if t.StartCheckpoint == "" || err != nil {
+			return nil, notFound("the start of turn %s of agent %s, just before %s, is gone", t.ID, a.ID, id)
+		}
+		c := *start
+		c.Checkpoint, c.Reason, c.Turn, c.MidTurn, c.Label = id, agents.ToolCallReason, &turn, true, nil
+		return &c, nil
+	}
+	prev := t.Tools[j-1]
+	pn, pi, _ := ids.ParseToolCall(prev.Mark)
+	got := refs.ResolveName(r, ids.ToolRefName(a.ID, pn, pi))
+	if got == nil || got.String() != prev.Commit {
+		return nil, notFound("the capture of %s, just before %s, is gone: its ref %s no longer holds it",
+			prev.Mark, id, ids.ToolRefName(a.ID, pn, pi))
+	}
+	var through *string
+	if start := a.Checkpoint(t.StartCheckpoint); start != nil {
+		through = start.ThroughTurn
+	}
+	return &agents.Checkpoint{Taken: journal.Taken{Agent: a.ID, Checkpoint: id, Reason: agents.ToolCallReason,
+		Turn: &turn, ThroughTurn: through, At: prev.At, MidTurn: true,
+		Repos: []journal.RepoState{{Repo: ".", Path: a.Tree, Commit: prev.Commit, Head: prev.Head,
+			Skipped: []journal.Skipped{}, Submodules: []journal.Submodule{}}}}, Seq: prev.Seq}, nil
 }
 
 // lastCapture is the commit the turn's last capture made: its last

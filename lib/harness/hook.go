@@ -14,6 +14,7 @@ import (
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/harness/kind"
+	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/pathspec"
@@ -442,6 +443,10 @@ func NoteText(template string, st *agents.State, self string, e *journal.Entry) 
 	}
 	var when string
 	switch {
+	case ids.IsToolCall(e.Checkpoint) && e.Agent == self:
+		when = "just before your tool call " + e.Checkpoint + " (turn " + strings.Split(e.Checkpoint, ".")[0] + ")"
+	case ids.IsToolCall(e.Checkpoint):
+		when = "just before agent " + e.Agent + "'s tool call " + e.Checkpoint
 	case e.Copy != "":
 		// A fetched copy's checkpoint: its turns are another machine's.
 		when = "of checkpoint " + e.Checkpoint + " of the fetched copy " + e.Copy + " (another machine's agent)"

@@ -63,6 +63,12 @@ func ParseToolCall(s string) (n, i int, err error) {
 	return n, i, nil
 }
 
+// IsToolCall reports a well-formed t<n>.<i>.
+func IsToolCall(s string) bool {
+	_, _, err := ParseToolCall(s)
+	return err == nil
+}
+
 // ToolRefName is the ref that holds the capture of tool call t<n>.<i> of
 // agent (docs/checkpoints.md#tool-calls).
 func ToolRefName(agent string, n, i int) string {
@@ -93,15 +99,17 @@ const (
 	Last          // last: the newest
 	Back          // last~<n> (or ~<n>): n back from the newest
 	TurnOf        // t<n>: that turn's turn_end
+	ToolOf        // t<n>.<i>: just before that marked tool call (N, I)
 )
 
 // NameForms says how a checkpoint can be named, for errors and hints.
-const NameForms = "k<n>, last, last~<n> (n back from last) or t<n> (that turn's end)"
+const NameForms = "k<n>, last, last~<n> (n back from last), t<n> (that turn's end) or t<n>.<i> (just before that tool call)"
 
 // Name is a checkpoint as a person names it: its kind and its number.
 type Name struct {
 	Kind int
 	N    int
+	I    int // ToolOf's call
 }
 
 // ParseName reads a checkpoint name: k<n>, last, last~<n> or t<n>. As in
@@ -122,6 +130,10 @@ func ParseName(s string) (Name, error) {
 	case strings.HasPrefix(s, "last~"), strings.HasPrefix(s, "last^"):
 		if n, ok := steps(s[len("last"):]); ok {
 			return Name{Kind: Back, N: n}, nil
+		}
+	case strings.HasPrefix(s, "t") && strings.Contains(s, "."):
+		if n, i, err := ParseToolCall(s); err == nil {
+			return Name{Kind: ToolOf, N: n, I: i}, nil
 		}
 	case strings.HasPrefix(s, "t"):
 		if n, err := ParseTurn(s); err == nil {

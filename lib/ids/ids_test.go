@@ -22,11 +22,11 @@ func TestValidAgent_IsThePattern(t *testing.T) {
 }
 
 func TestParseName(t *testing.T) {
-	good := map[string]Name{"k1": {ByID, 1}, "k12": {ByID, 12}, "last": {Last, 0}, "~0": {Back, 0},
-		"~1": {Back, 1}, "~10": {Back, 10}, "t3": {TurnOf, 3},
+	good := map[string]Name{"k1": {ByID, 1, 0}, "k12": {ByID, 12, 0}, "last": {Last, 0, 0}, "~0": {Back, 0, 0},
+		"~1": {Back, 1, 0}, "~10": {Back, 10, 0}, "t3": {TurnOf, 3, 0}, "t3.2": {ToolOf, 3, 2}, "t12.10": {ToolOf, 12, 10},
 		// git's ancestry steps after last: ~ and ^ are one each, and add up.
-		"last~1": {Back, 1}, "last~": {Back, 1}, "last^": {Back, 1}, "last^^": {Back, 2},
-		"last~2^": {Back, 3}, "last~0": {Back, 0}, "last~12": {Back, 12}}
+		"last~1": {Back, 1, 0}, "last~": {Back, 1, 0}, "last^": {Back, 1, 0}, "last^^": {Back, 2, 0},
+		"last~2^": {Back, 3, 0}, "last~0": {Back, 0, 0}, "last~12": {Back, 12, 0}}
 	for s, want := range good {
 		got, err := ParseName(s)
 		assert.NoError(t, err, s)
@@ -34,7 +34,8 @@ func TestParseName(t *testing.T) {
 	}
 	for _, s := range []string{"", "k", "k0", "k01", "t0", "t", "~", "~-1", "~01", "~a", "Last", "last1", "K1",
 		"p1", "k1x", "k99999999999999999999", "HEAD", "~1~2", "last~01", "last^2", "last~x", "last~-1",
-		"last~1099511627777", "last~1099511627776~1", "lastk", "last-1"} {
+		"last~1099511627777", "last~1099511627776~1", "lastk", "last-1",
+		"t3.", "t3.0", "t3.01", "t.1", "t0.1", "t3.2.1", "t3.x", "k3.2"} {
 		_, err := ParseName(s)
 		assert.Error(t, err, s)
 	}

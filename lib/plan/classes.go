@@ -24,7 +24,7 @@ const (
 // (diffTrees): a path is found in them by binary search, and a window's
 // changed paths, in path order too, by one merge.
 func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Agent, since int64, start string,
-	sTree string, changes []Change, copy *Copy) error {
+	sTree string, changes []Change, copy *Copy, within string) error {
 	if len(changes) == 0 {
 		return nil
 	}
@@ -135,7 +135,18 @@ func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Age
 		start = copy.History[len(copy.History)-1].To.Commit
 	}
 	if first := st.FirstCapture(a, since); first != nil {
-		if err := mark(start, first.Commit, agents.GapWindow, nil, nil); err != nil {
+		// A target just before a tool call lies inside the agent's turn
+		// within: up to that turn's own end (or a mid-turn capture of
+		// it), what changed is the turn's, as in a turn window.
+		kind := agents.GapWindow
+		if within != "" && first.Agent == a.ID && first.Turn == within &&
+			(first.Reason == "turn_end" || first.Reason == "manual") {
+			kind = agents.TurnWindow
+			for i := range editsOf(a, within) {
+				edited[i] = true
+			}
+		}
+		if err := mark(start, first.Commit, kind, nil, nil); err != nil {
 			return err
 		}
 	}

@@ -121,6 +121,15 @@ func (in *Input) since() int64 {
 	return in.Target.Seq
 }
 
+// within is the agent's turn the target lies inside, when it is the tree
+// just before a marked tool call (agents.ToolCallReason); "" else.
+func (in *Input) within() string {
+	if in.Copy == nil && in.Target.Reason == agents.ToolCallReason && in.Target.Turn != nil {
+		return *in.Target.Turn
+	}
+	return ""
+}
+
 // Plan is a computed rollback.
 type Plan struct {
 	Input
@@ -215,7 +224,8 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 		for i := range changes {
 			changes[i].Class = Turn
 		}
-	} else if err := classify(ctx, in.Repo, in.State, in.Agent, in.since(), t.Commit, p.STree, changes, in.Copy); err != nil {
+	} else if err := classify(ctx, in.Repo, in.State, in.Agent, in.since(), t.Commit, p.STree, changes, in.Copy,
+		in.within()); err != nil {
 		return nil, gitErr(err)
 	}
 	testhook.Timed("plan-classify", t0)

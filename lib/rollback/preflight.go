@@ -106,8 +106,19 @@ func Validate(req *Request) error {
 		return errcode.Newf(errcode.InvalidParamsCheckpoint, nil, "which checkpoint? git venom-rollback <checkpoint>, or --undo").
 			Hint("%s; git venom-checkpoint list shows them", ids.NameForms)
 	default:
-		if _, err := ids.ParseName(req.Checkpoint); err != nil {
+		n, err := ids.ParseName(req.Checkpoint)
+		if err != nil {
 			return checkpoints.BadName(req.Checkpoint, err)
+		}
+		if n.Kind == ids.ToolOf {
+			// Just before a tool call, mid-turn: no point of the
+			// conversation matches those files (docs/rollback.md#tool-calls).
+			if req.Restore == "all" {
+				return errcode.Newf(errcode.InvalidParamsUsage, map[string]string{"checkpoint": req.Checkpoint},
+					"a rollback to just before a tool call restores files only; leave out --restore=all").
+					Hint("the conversation has no point between two tool calls; t<n> names a turn's end")
+			}
+			req.Restore = "files"
 		}
 	}
 	if req.Into != "" && !req.Copy() {

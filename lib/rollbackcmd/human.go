@@ -6,6 +6,7 @@ import (
 
 	"github.com/fatih/color"
 
+	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/quote"
@@ -29,6 +30,9 @@ func screen(env *cli.Env, p *plan.Plan, undo bool) {
 		env.UI.Printf("Restore the files of %s of the fetched copy %s here, recorded under %s.\n",
 			bold(q(p.Target.Checkpoint)), bold(q(p.Copy.ID)), q(p.Agent.ID))
 		env.UI.Printf("Files only: HEAD, the branch, the index and the conversation stay as they are.\n")
+	} else if p.Target.Reason == agents.ToolCallReason {
+		env.UI.Printf("Roll %s back to just before tool call %s: its files only.\n", q(p.Agent.ID),
+			bold(q(p.Target.Checkpoint)))
 	} else if p.Own {
 		env.UI.Printf("Roll %s back to %s, as you saved it.\n", q(p.Agent.ID), bold(q(p.Target.Checkpoint)))
 	} else {

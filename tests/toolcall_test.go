@@ -328,3 +328,23 @@ func TestToolCalls_RollbackToJustBeforeACall(t *testing.T) {
 	env.Venom("diff", "--agent=claude", "t1.2", "t1", "--json").OK(t).JSON(t, &d)
 	require.Len(t, d.Files, 2)
 }
+
+// clean takes the agent's tool-call refs with its checkpoints; a killed
+// hook's ref no record names stays (docs/checkpoints.md#tool-calls).
+func TestToolCalls_CleanRemovesTheirRefs(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Hook("claude-code", env.Payload("claude/hooks/SessionStart.startup.json", nil), "--per-tool")
+	perToolTurn(t, env, "p1", t1End, func() {
+		env.Write("a.txt", "a\n")
+		env.Hook("claude-code", bashTool(env, "p1", "echo a > a.txt"), "--per-tool")
+		env.Write("b.txt", "b\n")
+		env.Hook("claude-code", bashTool(env, "p1", "echo b > b.txt"), "--per-tool")
+	})
+	head := env.Git("rev-parse", "HEAD")
+	env.Git("update-ref", "refs/venom/tools/other/1/1", head)
+	require.Len(t, strings.Fields(env.Git("for-each-ref", "--format=%(refname)", "refs/venom/tools/claude/")), 2)
+	env.Venom("checkpoint", "clean", "--agent=claude").OK(t)
+	assert.Empty(t, env.Git("for-each-ref", "--format=%(refname)", "refs/venom/tools/claude/"))
+	assert.Equal(t, "refs/venom/tools/other/1/1", env.Git("for-each-ref", "--format=%(refname)", "refs/venom/tools/"))
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/capture/private"
+	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/interrupt"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/refs"
@@ -200,6 +201,12 @@ func Clean(ctx context.Context, tx *state.Txn, a *agents.Agent) (*Cleaned, error
 	}
 	concerned, remove := toClean(tx, a)
 	outcomes := Delete(ctx, tx.Store.Repo, remove)
+	// The agent's marked tool calls go with it: an archived agent's turns
+	// are no target, and blame leaves out turns whose checkpoints went.
+	// Only refs still holding their recorded capture are deleted.
+	if a.Isolation != agents.Copy {
+		_ = refs.DeleteAll(ctx, tx.Store.Repo, toolRefs(a))
+	}
 	res := &Cleaned{Agent: a.ID, Checkpoints: []Removed{}}
 	for _, x := range concerned {
 		live := len(liveOf(x))
@@ -267,6 +274,20 @@ func liveOf(a *agents.Agent) []*agents.Checkpoint {
 	for _, c := range a.Checkpoints {
 		if c.Live() {
 			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// toolRefs are the refs of the agent's marked tool calls
+// (docs/checkpoints.md#tool-calls), each with the capture its record names.
+func toolRefs(a *agents.Agent) []refs.Deletion {
+	var out []refs.Deletion
+	for _, t := range a.Turns {
+		for _, tc := range t.Tools {
+			if n, i, err := ids.ParseToolCall(tc.Mark); err == nil {
+				out = append(out, refs.Deletion{Name: ids.ToolRefName(a.ID, n, i), Old: tc.Commit})
+			}
 		}
 	}
 	return out

@@ -348,3 +348,36 @@ func TestToolCalls_CleanRemovesTheirRefs(t *testing.T) {
 	assert.Empty(t, env.Git("for-each-ref", "--format=%(refname)", "refs/venom/tools/claude/"))
 	assert.Equal(t, "refs/venom/tools/other/1/1", env.Git("for-each-ref", "--format=%(refname)", "refs/venom/tools/"))
 }
+
+// A prune that takes a turn's end takes its tool-call refs too, and
+// list --tools stops showing them.
+func TestToolCalls_PrunedWithTheirTurnsEnd(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.SetGlobal("venom.keep", "2")
+	env.Hook("claude-code", env.Payload("claude/hooks/SessionStart.startup.json", nil), "--per-tool")
+	for i, p := range []string{"p1", "p2", "p3"} {
+		perToolTurn(t, env, p, t1End, func() {
+			env.Write("a.txt", fmt.Sprintf("%d\n", i))
+			env.Hook("claude-code", bashTool(env, p, fmt.Sprintf("echo %d > a.txt", i)), "--per-tool")
+			env.Write("a.txt", fmt.Sprintf("%d again\n", i))
+		})
+		if i == 0 {
+			require.Equal(t, "refs/venom/tools/claude/1/1",
+				env.Git("for-each-ref", "--format=%(refname)", "refs/venom/tools/"))
+		}
+	}
+	pruned := env.Records("checkpoint.pruned")
+	require.NotEmpty(t, pruned)
+	// Each turn started from the previous one's end (reused): k3 and k4,
+	// t2's end and t3's, are the two kept.
+	assert.Equal(t, "refs/venom/tools/claude/2/1\nrefs/venom/tools/claude/3/1",
+		env.Git("for-each-ref", "--format=%(refname)", "refs/venom/tools/"), "t1's end was pruned, and its call with it")
+	var l struct {
+		Tools []struct{ Call string } `json:"tools"`
+	}
+	env.Venom("checkpoint", "list", "--agent=claude", "--tools", "--json").OK(t).JSON(t, &l)
+	require.Len(t, l.Tools, 2)
+	assert.Equal(t, "t2.1", l.Tools[1].Call)
+	env.Venom("rollback", "--agent=claude", "t1.1", "--dry-run").Fails(t, 3, "not_found.checkpoint")
+}

@@ -240,7 +240,7 @@ func render(w io.Writer, cm *explain.Commit, st styles) {
 			fmt.Fprintf(w, "    %s %s\n", st.dim("prompt"), quote.Always(*t.Prompt))
 		}
 		if t.Tool != nil {
-			fmt.Fprintf(w, "    %s %s\n", st.dim("tool"), quote.Text(explain.ToolLine(t)))
+			fmt.Fprintf(w, "    %s %s\n", st.dim("tool"), quote.Text(cut(explain.ToolLine(t), 71)))
 		}
 		for _, f := range byTurn[t.ID] {
 			what := "whole file"

@@ -204,6 +204,9 @@ func (c *ListCmd) toolRows(a *agents.Agent, l *checkpoints.Listing) []toolRow {
 		if c.Turn != "" && t.ID != c.Turn {
 			continue
 		}
+		if end := a.Checkpoint(t.EndCheckpoint); end != nil && !end.Live() {
+			continue // pruned with its turn's end (docs/checkpoints.md#tool-calls)
+		}
 		for j := len(t.Tools) - 1; j >= 0; j-- {
 			tc := t.Tools[j]
 			if tc.Seq > lower && tc.Seq < upper {

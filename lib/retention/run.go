@@ -2,6 +2,7 @@ package retention
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"time"
 
@@ -56,6 +57,10 @@ func Prune(ctx context.Context, tx *state.Txn, agent string) ([]Pruned, error) {
 			if _, err := tx.Append(journal.CheckpointPruned, journal.PrunedRecord{Agent: id, Checkpoints: line.Pruned}); err != nil {
 				return nil, err
 			}
+			// A turn whose end went takes its marked tool calls along:
+			// nothing reads them without it (blame, explain, list --tools).
+			// One that cannot be deleted stays, harmless.
+			_ = refs.DeleteAll(ctx, tx.Store.Repo, endedToolRefs(tx.State.Agents[id], line.Pruned))
 		} else {
 			line.Pruned = []string{}
 		}
@@ -279,15 +284,33 @@ func liveOf(a *agents.Agent) []*agents.Checkpoint {
 	return out
 }
 
+// endedToolRefs are the tool-call refs of the turns whose turn_end
+// checkpoint is among gone.
+func endedToolRefs(a *agents.Agent, gone []string) []refs.Deletion {
+	var out []refs.Deletion
+	for _, t := range a.Turns {
+		if len(t.Tools) > 0 && slices.Contains(gone, t.EndCheckpoint) {
+			out = append(out, toolRefsOf(a.ID, t)...)
+		}
+	}
+	return out
+}
+
 // toolRefs are the refs of the agent's marked tool calls
 // (docs/checkpoints.md#tool-calls), each with the capture its record names.
 func toolRefs(a *agents.Agent) []refs.Deletion {
 	var out []refs.Deletion
 	for _, t := range a.Turns {
-		for _, tc := range t.Tools {
-			if n, i, err := ids.ParseToolCall(tc.Mark); err == nil {
-				out = append(out, refs.Deletion{Name: ids.ToolRefName(a.ID, n, i), Old: tc.Commit})
-			}
+		out = append(out, toolRefsOf(a.ID, t)...)
+	}
+	return out
+}
+
+func toolRefsOf(agent string, t *agents.Turn) []refs.Deletion {
+	var out []refs.Deletion
+	for _, tc := range t.Tools {
+		if n, i, err := ids.ParseToolCall(tc.Mark); err == nil {
+			out = append(out, refs.Deletion{Name: ids.ToolRefName(agent, n, i), Old: tc.Commit})
 		}
 	}
 	return out

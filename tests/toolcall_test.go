@@ -135,6 +135,18 @@ func TestRealClaude_PerToolMarksEachBashCall(t *testing.T) {
 	assert.Equal(t, c1, e.Git("rev-parse", "refs/venom/tools/claude/1/1"))
 	l := e.List(t, "--agent=claude")
 	require.Len(t, l.Checkpoints, 2, "the turn's start and end; the marks have no number")
+
+	// Blame names the call that wrote each line; the rollback to just
+	// before the second call takes b.txt away and keeps a.txt as sed left it.
+	var b toolBlame
+	e.Venom("diff", "--blame", "b.txt", "--json").OK(t).JSON(t, &b)
+	require.Len(t, b.Lines, 1)
+	require.NotNil(t, b.Lines[0].Turn)
+	assert.Equal(t, "claude/t1.2", *b.Lines[0].Turn)
+	assert.Contains(t, e.Venom("diff", "--blame", "a.txt").OK(t).Stdout, "t1 · Bash: sed -i 's/x/y/' a.txt")
+	e.Rollback("--agent=claude", "t1.2")
+	assert.NoFileExists(t, e.Path("b.txt"))
+	assert.Equal(t, "y one\n", e.Read("a.txt"))
 }
 
 // Codex's and Gemini CLI's tool-call hooks mark a shell call the same

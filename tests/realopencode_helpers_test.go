@@ -181,6 +181,7 @@ func (e *Env) UseRealOpenCode(t *testing.T) *realOpenCode {
 	}
 	b, err := json.Marshal(config)
 	require.NoError(t, err)
+	seedOpenCodePlugins(t, filepath.Join(e.Home, ".config", "opencode"))
 	path := filepath.Join(e.Root, "opencode.json")
 	require.NoError(t, os.WriteFile(path, b, 0o644))
 	var pathVar string
@@ -195,8 +196,33 @@ func (e *Env) UseRealOpenCode(t *testing.T) *realOpenCode {
 	return &realOpenCode{e: e, Bin: bin, Chat: m}
 }
 
-// Command is `opencode run prompt args...` in the repository.
+// seedOpenCodePlugins writes into a config folder what OpenCode's own
+// npm install of @opencode-ai/plugin leaves there, less the modules our
+// plugin does not import: OpenCode skips the install when node_modules/
+// exists and the lock names every dependency (harness.md G). The install
+// costs 25 s a folder online and stalls 70 s offline.
+func seedOpenCodePlugins(t *testing.T, dir string) {
+	t.Helper()
+	const dep = `{"dependencies":{"@opencode-ai/plugin":"1.18.33"}}`
+	files := map[string]string{
+		".gitignore":        "node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore\n",
+		"package.json":      dep + "\n",
+		"package-lock.json": `{"name":"opencode","lockfileVersion":3,"requires":true,"packages":{"":` + dep + "}}\n",
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755))
+	for name, text := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+}
+
+// Command is `opencode run prompt args...` in the repository, its
+// .opencode/ seeded as seedOpenCodePlugins says when the plugin is there.
 func (o *realOpenCode) Command(ctx context.Context, prompt string, args ...string) *exec.Cmd {
+	if _, err := os.Stat(o.e.Path(".opencode/node_modules")); os.IsNotExist(err) {
+		if _, err := os.Stat(o.e.Path(".opencode")); err == nil {
+			seedOpenCodePlugins(o.e.t, o.e.Path(".opencode"))
+		}
+	}
 	cmd := exec.CommandContext(ctx, o.Bin, append(append([]string{"run"}, args...), prompt)...)
 	cmd.Dir = o.e.Dir
 	cmd.Env = o.e.Environ()
@@ -204,9 +230,8 @@ func (o *realOpenCode) Command(ctx context.Context, prompt string, args ...strin
 	return cmd
 }
 
-// Run runs one prompt, bounded by three minutes (a first run in a
-// repository installs OpenCode's plugin package into .opencode/), and
-// returns its output and error.
+// Run runs one prompt, bounded by three minutes, and returns its output
+// and error.
 func (o *realOpenCode) Run(prompt string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -321,6 +321,13 @@ func TestToolCalls_RollbackToJustBeforeACall(t *testing.T) {
 	env.Rollback("--agent=claude", "--undo")
 	assert.Equal(t, afterT1, env.RecipeTree(), "the undo brought the turn's end back")
 
+	// Some paths only: a.go goes back to just before t1.3, b.txt stays.
+	env.Rollback("--agent=claude", "t1.3", "--path=a.go")
+	assert.Equal(t, "package a\n\nvar y = 1\n", env.Read("a.go"))
+	assert.Equal(t, "b\n", env.Read("b.txt"))
+	env.Rollback("--agent=claude", "--undo")
+	assert.Equal(t, afterT1, env.RecipeTree())
+
 	// t1.1 is the turn's start; a person's edit since is outside.
 	env.Write("c.txt", "mine\n")
 	assert.Equal(t, map[string]string{"a.go": "turn", "b.txt": "turn", "c.txt": "left outside"},

@@ -192,6 +192,10 @@ func (e *Env) UseRealOpenCode(t *testing.T) *realOpenCode {
 	}
 	e.Extra = append(e.Extra, "OPENCODE_CONFIG="+path, "OPENCODE_DISABLE_MODELS_FETCH=1",
 		"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_SHARE=1",
+		// OpenCode npm-installs its plugin package into each config folder
+		// it loads; offline that waited about 70 s a run for the network.
+		// npm's offline mode fails it at once, and OpenCode goes on as before.
+		"npm_config_offline=true",
 		"PATH="+filepath.Dir(bin)+":"+pathVar)
 	return &realOpenCode{e: e, Bin: bin, Chat: m}
 }

@@ -25,6 +25,7 @@ func sessionAgent(session string) string {
 // are its own agent's, and a rollback's plan shows neither's files as
 // outside edits.
 func TestRealClaude_TwoSessionsAreTwoAgents(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	c := NewRealClaude(t, e)
 	sa, sb := newUUID(t), newUUID(t)
@@ -118,6 +119,7 @@ func slowStopFailure(t *testing.T, e *Env) {
 // exited, ends it first (with its turn_end capture and harness_end), and
 // goes on, instead of answering conflict.turn_running.
 func TestRealClaude_FailedTurnNeverBlocksARollback(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	c := NewRealClaude(t, e)
 	slowStopFailure(t, e)
@@ -223,6 +225,7 @@ func lastRequestFor(t *testing.T, m *MockModel, key string) MockRequest {
 // before the first turn rewinds to a new, empty session, bound at once
 // (never an empty binding), whose command starts it with no history.
 func TestRealClaude_RewindAndResume(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	c := NewRealClaude(t, e)
 	e.Write(".claude/settings.json", `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo '{\"systemMessage\":\"reviewed\"}'"}]}]}}`)

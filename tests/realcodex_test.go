@@ -56,6 +56,7 @@ func (e *Env) doctorCheck(t *testing.T, id string) map[string]any {
 // doctor reports hooks Codex would skip. Reinstalling with another --agent
 // changes the hooks' hash; install trusts the new one.
 func TestRealCodex_InstalledHooksRun(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	c := e.UseRealCodex(t)
 
@@ -138,6 +139,7 @@ func (e *Env) waitRefs(t *testing.T, agent string, n int) []string {
 // .codex/config.toml, where it never ran), and at --scope=user the real
 // program runs it after each turn: a turn_end checkpoint.
 func TestRealCodex_NotifyAtUserScope(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	c := e.UseRealCodex(t)
 	r := e.Venom("checkpoint", "hook", "install", "codex", "--via=notify").Fails(t, 2, "invalid_params.usage")
@@ -182,6 +184,7 @@ func (c *realCodex) installHooks(t *testing.T, args ...string) {
 // unsupported.harness_capability with data.fix, before anything is
 // written: no safety checkpoint, no record, no file touched.
 func TestRealCodex_MissingCodexRefusedInPreflight(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	c := e.UseRealCodex(t)
 	c.installHooks(t)
@@ -221,6 +224,7 @@ func TestRealCodex_MissingCodexRefusedInPreflight(t *testing.T) {
 // (Codex has no StopFailure). The turn must not block a rollback: codex
 // exec has exited, so nothing runs it.
 func TestRealCodex_FailedTurnDoesNotBlockRollback(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	c := e.UseRealCodex(t)
 	c.installHooks(t)
@@ -243,6 +247,7 @@ func TestRealCodex_FailedTurnDoesNotBlockRollback(t *testing.T) {
 // second, started while the first runs, gets codex-<8 of its thread id>.
 // Neither ends the other's turn or takes its edits.
 func TestRealCodex_TwoSessionsAreTwoAgents(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	c := e.UseRealCodex(t)
 	c.installHooks(t)
@@ -307,6 +312,7 @@ func TestRealCodex_TwoSessionsAreTwoAgents(t *testing.T) {
 // (task_complete with its error), so a rollback does not answer
 // conflict.turn_running for a turn nothing runs.
 func TestRealCodex_FailedTurnInALiveHarness(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	c := e.UseRealCodex(t)
 	c.installHooks(t)

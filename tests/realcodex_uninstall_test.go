@@ -20,6 +20,7 @@ import (
 // each entry on its own, so Codex's writer adds no [hooks.state] header
 // to a file that held the table only implicitly: TestRealCodex_UninstallLeavesNoEmptyTable).
 func TestRealCodex_UninstallRemovesItsTrust(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	c := e.UseRealCodex(t)
 	config := filepath.Join(c.Home, "config.toml")
@@ -67,12 +68,14 @@ func TestRealCodex_UninstallRemovesItsTrust(t *testing.T) {
 // byte for byte: no empty [hooks.state] header is left behind. A person's
 // own empty [hooks.state] table stays, as does one holding their entries.
 func TestRealCodex_UninstallLeavesNoEmptyTable(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, mine string }{
 		{"none", ""},
 		{"their empty table", "\n[hooks.state]\n"},
 		{"their entry", "\n[hooks.state.\"/elsewhere/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:0123\"\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			e := NewEnv(t)
 			c := e.UseRealCodex(t)
 			c.trustProject(t)

@@ -371,6 +371,7 @@ func TestExplain_CodexTurnPrompt(t *testing.T) {
 // commits. explain names each turn with the prompt the real transcript
 // holds, and the note is stored where git shows it.
 func TestRealClaude_ExplainNamesTurnsAndPrompts(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	c := NewRealClaude(t, e)
 	sid := newUUID(t)

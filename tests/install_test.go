@@ -18,6 +18,7 @@ import (
 // git venom-rollback --help reaches the installed man page. A second run,
 // with --prefix overriding PREFIX, must leave the same files.
 func TestInstall(t *testing.T) {
+	t.Parallel()
 	requireInstallable(t)
 	prefix := filepath.Join(t.TempDir(), "prefix")
 
@@ -111,6 +112,7 @@ func TestInstall(t *testing.T) {
 // TestInstall_SaysWhatToInstall: without root, a missing libgit2 is named
 // with the exact command to install it, and nothing is built.
 func TestInstall_SaysWhatToInstall(t *testing.T) {
+	t.Parallel()
 	fake := t.TempDir()
 	write := func(name, script string) {
 		require.NoError(t, os.WriteFile(filepath.Join(fake, name), []byte("#!/bin/sh\n"+script+"\n"), 0o755))

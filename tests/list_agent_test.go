@@ -20,6 +20,7 @@ import (
 // output must be what the fold of the whole log gives, with another agent's
 // turns, captures, labels and prunes between the agent's own.
 func TestList_ReadsOnlyTheAgentsRecords(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t)
 	env.Git("config", "venom.keep", "3")
 	for i := 0; i < 6; i++ {

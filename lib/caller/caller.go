@@ -8,17 +8,12 @@ type Caller struct {
 	ID    string // VENOM_AGENT, when set
 }
 
-// shells recognise a harness's shell by the variables the harness sets in
-// the commands it runs (harness.Kinds registers one per harness).
-var shells []func(getenv func(string) string) bool
-
-// RegisterShell adds a harness's test of its shell's environment.
-func RegisterShell(is func(getenv func(string) string) bool) { shells = append(shells, is) }
-
 // Detect reads the environment through getenv. VENOM_CALLER=person|agent
 // overrides; otherwise a harness's marks (CLAUDECODE=1, CODEX_THREAD_ID,
-// GEMINI_CLI=1, ...) mean an agent.
-func Detect(getenv func(string) string) Caller {
+// GEMINI_CLI=1, ...), which isShell recognises (harness.IsShell), mean
+// an agent. isShell is an argument, not a registry, so that no caller can
+// leave a harness out.
+func Detect(getenv func(string) string, isShell func(getenv func(string) string) bool) Caller {
 	c := Caller{ID: getenv("VENOM_AGENT")}
 	switch getenv("VENOM_CALLER") {
 	case "person":
@@ -27,11 +22,6 @@ func Detect(getenv func(string) string) Caller {
 		c.Agent = true
 		return c
 	}
-	for _, is := range shells {
-		if is(getenv) {
-			c.Agent = true
-			break
-		}
-	}
+	c.Agent = isShell(getenv)
 	return c
 }

@@ -28,7 +28,10 @@ type CLI struct {
 }
 
 // New returns the grammar.
-func New() *CLI { return &CLI{Hook: newHookCmd()} }
+func New() *CLI {
+	harness.Use() // the harnesses' rewinds and their records of a turn
+	return &CLI{Hook: newHookCmd()}
+}
 
 // ArgValues completes hook install|uninstall <harness> (cli.ArgValuer).
 func (c *CLI) ArgValues(name string) []string {

@@ -1,11 +1,14 @@
 package harness
 
 import (
+	"context"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/git-venom/git-venom/lib/agents"
-	"github.com/git-venom/git-venom/lib/caller"
 	"github.com/git-venom/git-venom/lib/conversation"
 	"github.com/git-venom/git-venom/lib/harness/claude"
 	"github.com/git-venom/git-venom/lib/harness/codex"
@@ -29,21 +32,52 @@ var (
 	Codex      = codex.Kind.Name
 )
 
-// Everything keyed by harness elsewhere is derived from Kinds here: the
-// rewind adapters, the readings of a turn ended with no hook, and the
-// environment marks of an agent's shell.
-func init() {
-	for _, k := range Kinds {
+// Use registers every harness of Kinds with the floors below this package,
+// which cannot import it: the rewind adapters (conversation) and the
+// readings of a turn that ended with no hook (agents.Record). Each command
+// calls it when its grammar is built; a command that does not rewinds no
+// conversation and ends no turn from a harness's record. The shells of the
+// harnesses are not registered: caller.Detect is given IsShell.
+func Use() { useOnce.Do(func() { register(Kinds) }) }
+
+var useOnce sync.Once
+
+func register(ks []*kind.Kind) {
+	for _, k := range ks {
 		if k.Rewind != nil {
 			conversation.Register(k.Name, k.Rewind)
 		}
-		if k.TurnOver != nil {
-			agents.RegisterTurnOver(k.Name, k.TurnOver)
-		}
-		if k.Caller != nil {
-			caller.RegisterShell(k.Caller)
+		if r := record(k); r.Over != nil || r.End != nil {
+			agents.RegisterRecord(k.Name, r)
 		}
 	}
+}
+
+// record is the harness's own record of a turn, as agents reads it.
+func record(k *kind.Kind) agents.Record {
+	r := agents.Record{Over: k.TurnOver}
+	if k.Transcript != nil && k.End != nil {
+		r.End = func(ctx context.Context, getenv func(string) string, tree string, t *agents.Turn) (string, string) {
+			path, err := k.Transcript(getenv, tree, t.Session)
+			if err != nil {
+				return "", ""
+			}
+			end, _ := k.End(ctx, path, "") // no anchor: the turn still ends
+			return end.UUID, end.Version
+		}
+	}
+	return r
+}
+
+// IsShell reports a command run from any harness's shell (Kind.Caller),
+// for caller.Detect.
+func IsShell(getenv func(string) string) bool {
+	for _, k := range Kinds {
+		if k.Caller != nil && k.Caller(getenv) {
+			return true
+		}
+	}
+	return false
 }
 
 // Lookup returns the harness of that name, or nil.
@@ -66,10 +100,43 @@ func Names() []string {
 
 // NameList is Names as a person reads it: "claude-code, codex, gemini-cli or
 // opencode".
-func NameList() string {
-	n := Names()
-	if len(n) < 2 {
-		return strings.Join(n, "")
+func NameList() string { return Or(Names()) }
+
+// Or joins items as a person reads a list: "a, b or c".
+func Or(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
 	}
-	return strings.Join(n[:len(n)-1], ", ") + " or " + n[len(n)-1]
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}
+
+// Agents lists the harnesses' default agent ids (Kind.Agent), for help.
+func Agents() []string {
+	out := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		out[i] = k.Agent
+	}
+	return out
+}
+
+// Where lists the file hook install writes for each harness in the scope,
+// as help shows them: the repository's relative to its top, the user's
+// under ~ (no harness's own folder variable set).
+func Where(scope string) []string {
+	getenv := func(k string) string {
+		if k == "HOME" {
+			return "~"
+		}
+		return ""
+	}
+	out := make([]string, 0, len(Kinds))
+	for _, k := range Kinds {
+		at := k.Settings
+		if at == nil {
+			at = k.Plugin
+		}
+		root, name := at(kind.Scope{Name: scope, Getenv: getenv})
+		out = append(out, path.Join(filepath.ToSlash(root), name))
+	}
+	return out
 }

@@ -41,11 +41,11 @@ func TestCallerMarks(t *testing.T) {
 		{"CLAUDECODE": "1"}, {"CODEX_THREAD_ID": "x"}, {"CODEX_SANDBOX": "seatbelt"},
 		{"CODEX_SANDBOX_NETWORK_DISABLED": "1"}, {"GEMINI_CLI": "1"}, {"OPENCODE": "1", "OPENCODE_PID": "42"},
 	} {
-		assert.True(t, caller.Detect(func(k string) string { return env[k] }).Agent, "%v", env)
+		assert.True(t, caller.Detect(func(k string) string { return env[k] }, IsShell).Agent, "%v", env)
 	}
 	for _, env := range []map[string]string{{}, {"CLAUDECODE": "0"}, {"GEMINI_CLI": "0"}, {"GEMINI_CLI": "1", "VENOM_CALLER": "person"},
 		{"OPENCODE": "1"}} {
-		assert.False(t, caller.Detect(func(k string) string { return env[k] }).Agent, "%v", env)
+		assert.False(t, caller.Detect(func(k string) string { return env[k] }, IsShell).Agent, "%v", env)
 	}
 }
 

@@ -175,7 +175,7 @@ func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Age
 	// The last window, from the newest capture to S, is a gap; so is
 	// everything when no usable capture follows the target's. Except that
 	// a turn whose harness has exited, and which took that newest capture,
-	// is the real call's to end first (harness.EndExited): its window runs
+	// is the real call's to end first (checkpoints.EndExited): its window runs
 	// to S, as it will then.
 	last := st.LastCapture(a, since)
 	from := start

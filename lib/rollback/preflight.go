@@ -317,7 +317,7 @@ func preflightAgent(ctx context.Context, s *state.Store, st *agents.State, req *
 			"agent %s is handed over to its harness; take it back first", a.ID)
 	case agents.Running:
 		// A turn whose harness process has exited runs no more: the real
-		// call ends it first (harness.EndExited).
+		// call ends it first (checkpoints.EndExited).
 		if a.ExitedTurn() == nil {
 			return nil, errcode.Newf(errcode.ConflictTurnRunning, map[string]string{"agent": a.ID},
 				"a turn of %s is running; stop it first (its turn_end checkpoint is then a target)", a.ID).

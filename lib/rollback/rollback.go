@@ -11,7 +11,6 @@ import (
 	"github.com/git-venom/git-venom/lib/checkpoints"
 	"github.com/git-venom/git-venom/lib/conversation"
 	"github.com/git-venom/git-venom/lib/errcode"
-	"github.com/git-venom/git-venom/lib/harness"
 	"github.com/git-venom/git-venom/lib/interrupt"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
@@ -164,7 +163,7 @@ func Run(ctx context.Context, s *state.Store, req Request) (_ *plan.Result, err 
 	// A turn whose harness has exited is ended first, as its hook would
 	// have: the plan the dry run showed counted it ended (plan.classify).
 	if a, err := tx.State.Named(req.Local()); err == nil {
-		if err := harness.EndExited(ctx, tx, a); err != nil {
+		if err := checkpoints.EndExited(ctx, tx, a); err != nil {
 			return nil, err
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/git-venom/git-venom/lib/caller"
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
-	_ "github.com/git-venom/git-venom/lib/harness" // registers every harness's rewind and shell marks
+	"github.com/git-venom/git-venom/lib/harness"
 	"github.com/git-venom/git-venom/lib/pathspec"
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/quote"
@@ -79,7 +79,10 @@ func cwdIn(top, dir string) string {
 }
 
 // New returns the grammar.
-func New() *CLI { return &CLI{} }
+func New() *CLI {
+	harness.Use() // the harnesses' rewinds and their records of a turn
+	return &CLI{}
+}
 
 // positional reads `git venom-rollback k1`: one checkpoint, given once.
 func (c *CLI) positional() error {
@@ -132,7 +135,7 @@ func (c *CLI) request(env *cli.Env) rollback.Request {
 		Undo:    c.Undo,
 		Options: plan.Options{Checkpoint: c.Checkpoint, Restore: c.Restore, Outside: c.Outside, KeepHead: c.KeepHead},
 		DryRun:  c.DryRun, Plan: c.Plan,
-		Caller:      caller.Detect(env.Getenv),
+		Caller:      caller.Detect(env.Getenv, harness.IsShell),
 		Materialize: c.Materialize,
 	}
 }

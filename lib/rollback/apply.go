@@ -360,10 +360,10 @@ func leftOrFailed(root *treepath.Root, e entry, err error) (left bool, failed er
 
 // placeUnnamed places e's file, written unnamed and held open (s.held), as
 // placeFile does a staged one: linked at its path (treepath.LinkUnnamedIn).
-// Where the link cannot be made (an entry made at the path after the
-// unlink, another file system, no /proc), the file is named in the stage
-// as s.name and placed from there, a rename replacing what is at the
-// path; a folder at the path is left, as placeFile leaves it.
+// Where the link cannot be made (an entry at the path, another file
+// system, no /proc), the file is named in the stage as s.name and placed
+// from there, replacing what is at the path in one step (swapIn); a
+// folder at the path is left, as placeFile leaves it.
 func placeUnnamed(root *treepath.Root, held *treepath.Held, stage int, s *staged, e entry) (*treepath.Placed, error) {
 	defer unhold(s)
 	placed, err := root.LinkUnnamedIn(held, s.fd, e.path)

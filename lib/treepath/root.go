@@ -179,15 +179,7 @@ func (r *Root) RenameFromStatIn(h *Held, stage int, rel, p string, link bool) (P
 		return placed, staged(fmt.Errorf("a %s", kindOf(st.Mode)))
 	}
 	err := r.inHeld("rename", p, true, h, func(dir int, name string) error {
-		// The file or link at p goes first, as git's checkout unlinks
-		// before it creates: a rename over a file makes ext4 (its
-		// auto_da_alloc) start writing the new file's data out at
-		// once, a disk write a file. Whatever stops the unlink (a
-		// folder there, EISDIR) the rename decides, as before; a file
-		// made meanwhile is replaced, as a rename replaces.
-		drop := r.unlink(dir, name)
-		defer drop()
-		err := unix.Renameat(sdir, sname, dir, name)
+		err := r.swapIn(sdir, sname, dir, name)
 		if errors.Is(err, unix.EXDEV) {
 			return copyFrom(sdir, sname, link, dir, name)
 		}
@@ -197,6 +189,42 @@ func (r *Root) RenameFromStatIn(h *Held, stage int, rel, p string, link bool) (P
 		return err
 	})
 	return placed, err
+}
+
+// swapIn puts the staged entry at name so that name holds the old entry or
+// the new one at every moment, a kill between included (an unlink first,
+// as git's checkout does, left the path empty for that moment). A file or
+// link at name is swapped with the staged one (RENAME_EXCHANGE, which
+// spares ext4's flush of the new data that a rename over a file starts,
+// auto_da_alloc) and then let go from the stage; a folder at name is
+// EISDIR and stays. With nothing at name, or a file system that cannot
+// swap, a plain rename, which replaces atomically.
+func (r *Root) swapIn(sdir int, sname string, dir int, name string) error {
+	var st unix.Stat_t
+	if err := unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return unix.Renameat(sdir, sname, dir, name)
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		return unix.EISDIR
+	}
+	err := unix.Renameat2(sdir, sname, dir, name, unix.RENAME_EXCHANGE)
+	switch {
+	case errors.Is(err, unix.ENOENT):
+		return unix.Renameat(sdir, sname, dir, name)
+	case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EOPNOTSUPP):
+		return unix.Renameat(sdir, sname, dir, name)
+	case err != nil:
+		return err
+	}
+	// A folder made at name since the look is swapped back, whole.
+	if unix.Fstatat(sdir, sname, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		if err := unix.Renameat2(sdir, sname, dir, name, unix.RENAME_EXCHANGE); err != nil {
+			return fmt.Errorf("%w: a folder made at the path is in the stage: %v", ErrStaged, err)
+		}
+		return unix.EISDIR
+	}
+	r.unlink(sdir, sname)()
+	return nil
 }
 
 // look takes the stat data of name in dir into p.Placed and says whether
@@ -211,12 +239,10 @@ func (p *Placed) look(dir int, name string) bool {
 // LinkUnnamedIn names p beneath the top the unnamed regular file open at
 // fd (made by Folder.CreateUnnamed in p's folder or one above it, and
 // written), as RenameFromStatIn places a staged file, p's folder held in h
-// for the next path (nil: not held): p's missing folders are made, the
-// file or link at p is unlinked first (as git's checkout does before it
-// creates), and the file is linked at p (LinkUnnamed). A link never
-// replaces anything: a folder at p, or an entry made there between the
-// unlink and the link, is EEXIST, and the caller decides (a rename from a
-// stage replaces an entry). Placed.Staged is the file's stat data just
+// for the next path (nil: not held): p's missing folders are made and the
+// file is linked at p (LinkUnnamed). A link never replaces anything: an
+// entry at p is EEXIST, and the caller decides (a rename from a stage
+// replaces it, swapIn). Placed.Staged is the file's stat data just
 // before, through fd. One rename and one name in a stage fewer than
 // naming the file in a stage and renaming it in.
 func (r *Root) LinkUnnamedIn(h *Held, fd int, p string) (Placed, error) {
@@ -229,8 +255,6 @@ func (r *Root) LinkUnnamedIn(h *Held, fd int, p string) (Placed, error) {
 		return placed, &fs.PathError{Op: "link", Path: p, Err: fmt.Errorf("%w: a %s", ErrStaged, kindOf(st.Mode))}
 	}
 	err := r.inHeld("link", p, true, h, func(dir int, name string) error {
-		drop := r.unlink(dir, name)
-		defer drop()
 		if err := LinkUnnamed(fd, dir, name); err != nil {
 			return err
 		}

@@ -325,8 +325,9 @@ func TestFolderOperations(t *testing.T) {
 // A Root with a Release takes the files its writes replace off the tree at
 // once, by name, and hands each to the Release, which drops it on a thread
 // of its own: after Wait none is open any more. A link at the path is
-// replaced, never followed. LinkUnnamedIn places an unnamed file so, and
-// a Held folder serves the next path of the same folder.
+// replaced, never followed. LinkUnnamedIn places an unnamed file at a free
+// path and refuses one taken (EEXIST, the entry kept); a Held folder serves
+// the next path of the same folder.
 func TestReleaseReplacedFiles(t *testing.T) {
 	top, outside := tree(t)
 	mustOK(t, os.MkdirAll(filepath.Join(top, "r"), 0o755))
@@ -335,7 +336,9 @@ func TestReleaseReplacedFiles(t *testing.T) {
 	}
 	mustOK(t, os.Symlink(filepath.Join(outside, "x"), filepath.Join(top, "r", "ln")))
 	stage := t.TempDir()
-	mustOK(t, os.WriteFile(filepath.Join(stage, "s"), []byte("staged"), 0o644))
+	for _, n := range []string{"s1", "s2", "s3"} {
+		mustOK(t, os.WriteFile(filepath.Join(stage, n), []byte("staged"), 0o644))
+	}
 	sfd, err := os.Open(stage)
 	mustOK(t, err)
 	defer sfd.Close()
@@ -346,23 +349,31 @@ func TestReleaseReplacedFiles(t *testing.T) {
 	r.Release(rel)
 	var held Held
 	defer held.Close()
-	mustOK(t, func() error { _, err := r.RenameFromStatIn(&held, int(sfd.Fd()), "s", "r/a", false); return err }())
+	for s, p := range map[string]string{"s1": "r/a", "s2": "r/b", "s3": "r/ln"} {
+		mustOK(t, func() error { _, err := r.RenameFromStatIn(&held, int(sfd.Fd()), s, p, false); return err }())
+	}
 	f, err := r.OpenFolder("r")
 	mustOK(t, err)
 	defer f.Close()
-	for _, p := range []string{"r/b", "r/ln"} {
+	for p, taken := range map[string]bool{"r/c": false, "r/a": true} {
 		fd, err := f.CreateUnnamed(0o644)
 		mustOK(t, err)
 		_, err = unix.Write(fd, []byte("new"))
 		mustOK(t, err)
 		placed, err := r.LinkUnnamedIn(&held, fd, p)
 		unix.Close(fd)
+		if taken {
+			if !errors.Is(err, unix.EEXIST) {
+				t.Errorf("%s: LinkUnnamedIn over an entry = %v, want EEXIST", p, err)
+			}
+			continue
+		}
 		mustOK(t, err)
 		if !placed.Same {
 			t.Errorf("%s: not the file linked", p)
 		}
 	}
-	for p, want := range map[string]string{"r/a": "staged", "r/b": "new", "r/ln": "new"} {
+	for p, want := range map[string]string{"r/a": "staged", "r/b": "staged", "r/ln": "staged", "r/c": "new"} {
 		fi, err := os.Lstat(filepath.Join(top, p))
 		mustOK(t, err)
 		b, _ := os.ReadFile(filepath.Join(top, p))
@@ -391,5 +402,53 @@ func TestReleaseReplacedFiles(t *testing.T) {
 	}
 	if got := deleted(); len(got) != 0 {
 		t.Errorf("held after Wait: %q", got)
+	}
+}
+
+// TestRenameFromStatInNeverLeavesThePathEmpty: a file replaced by a staged
+// one is there, old or new, at every moment: a reader polling the path
+// never finds it missing (an unlink before the rename left it missing for
+// a moment, and a rollback killed in that moment lost the file from the
+// tree).
+func TestRenameFromStatInNeverLeavesThePathEmpty(t *testing.T) {
+	top, _ := tree(t)
+	stage := t.TempDir()
+	target := filepath.Join(top, "f")
+	mustOK(t, os.WriteFile(target, []byte("old"), 0o644))
+	sfd, err := os.Open(stage)
+	mustOK(t, err)
+	defer sfd.Close()
+	r, err := Open(top)
+	mustOK(t, err)
+	defer r.Close()
+	r.Release(NewRelease(16))
+	stop := make(chan struct{})
+	missing := make(chan int)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-stop:
+				missing <- n
+				return
+			default:
+			}
+			if _, err := os.Lstat(target); os.IsNotExist(err) {
+				n++
+			}
+		}
+	}()
+	var held Held
+	defer held.Close()
+	for i := 0; i < 3000; i++ {
+		mustOK(t, os.WriteFile(filepath.Join(stage, "s"), []byte("new"), 0o644))
+		if _, err := r.RenameFromStatIn(&held, int(sfd.Fd()), "s", "f", false); err != nil {
+			close(stop)
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	if n := <-missing; n > 0 {
+		t.Errorf("the path was missing %d times while it was replaced", n)
 	}
 }

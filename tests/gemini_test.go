@@ -2,7 +2,6 @@ package tests
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -32,19 +31,7 @@ func TestHookGemini_InstallTurnsEditsAndRollback(t *testing.T) {
 	env := NewEnv(t)
 
 	env.Venom("checkpoint", "hook", "install", "gemini-cli").OK(t)
-	var settings struct {
-		Hooks map[string][]struct {
-			Matcher string `json:"matcher"`
-			Hooks   []struct {
-				Type    string `json:"type"`
-				Command string `json:"command"`
-				Timeout int    `json:"timeout"`
-			} `json:"hooks"`
-		} `json:"hooks"`
-	}
-	b, err := os.ReadFile(filepath.Join(env.Dir, ".gemini", "settings.json"))
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &settings))
+	settings := env.ReadHookSettings(".gemini/settings.json")
 	assert.ElementsMatch(t, []string{"SessionStart", "BeforeAgent", "AfterTool", "AfterAgent"}, mapKeys(settings.Hooks))
 	assert.Equal(t, "write_file|replace", settings.Hooks["AfterTool"][0].Matcher)
 	h := settings.Hooks["BeforeAgent"][0].Hooks[0]
@@ -85,12 +72,7 @@ func TestHookGemini_InstallTurnsEditsAndRollback(t *testing.T) {
 
 	// The note is Gemini CLI's BeforeAgent additionalContext.
 	out := env.Hook("gemini-cli", env.geminiPayload("BeforeAgent", map[string]any{"prompt": "again"}))
-	var note struct {
-		HookSpecificOutput struct {
-			HookEventName     string `json:"hookEventName"`
-			AdditionalContext string `json:"additionalContext"`
-		} `json:"hookSpecificOutput"`
-	}
+	var note hookNote
 	out.JSON(t, &note)
 	assert.Equal(t, "BeforeAgent", note.HookSpecificOutput.HookEventName)
 	assert.Contains(t, note.HookSpecificOutput.AdditionalContext, "rolled back")

@@ -46,9 +46,9 @@ func TestHookUninstall_NothingInstalledWritesNothing(t *testing.T) {
 	env.Write(".claude/settings.json", "{\"model\": \"sonnet\"}\n") // the project scope's, not local's
 	before := homeAndTree(t, env)
 	for _, args := range [][]string{
-		{"claude-code"}, {"gemini-cli"}, {"codex"},
+		{"claude-code"}, {"gemini-cli"}, {"codex"}, {"qwen-code"},
 		{"claude-code", "--scope=user"}, {"gemini-cli", "--scope=user"}, {"codex", "--scope=user"},
-		{"claude-code", "--scope=project"},
+		{"qwen-code", "--scope=user"}, {"claude-code", "--scope=project"},
 	} {
 		r := env.Venom("checkpoint", append([]string{"hook", "uninstall"}, args...)...).OK(t)
 		assert.Equal(t, before, homeAndTree(t, env), "%v wrote", args)
@@ -83,6 +83,10 @@ var settingsAsWritten = []struct {
 	{"gemini comments", "gemini-cli", ".gemini/settings.json",
 		"// my Gemini settings\n{\n    \"model\": {\"name\": \"gemini-2.5-pro\"}, // fast enough\n    /* tools */\n    \"tools\": {\"sandbox\": false}\n}\n",
 		[]string{"// my Gemini settings\n{\n    \"model\": {\"name\": \"gemini-2.5-pro\"}, // fast enough\n    /* tools */\n    \"tools\": {\"sandbox\": false},\n    \"hooks\": {\n        \"SessionStart\": ["}},
+	// As Qwen Code leaves the user's file after its own migration ($version).
+	{"qwen comments and version", "qwen-code", ".qwen/settings.json",
+		"{\n  // mine\n  \"model\": {\"name\": \"qwen3-coder-plus\"},\n  \"$version\": 4\n}\n",
+		[]string{"{\n  // mine\n  \"model\": {\"name\": \"qwen3-coder-plus\"},\n  \"$version\": 4,\n  \"hooks\": {\n    \"SessionStart\": ["}},
 	{"codex tabs and CRLF", "codex", ".codex/hooks.json",
 		"{\r\n\t\"hooks\": {\r\n\t\t\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"say done\"}]}]\r\n\t}\r\n}\r\n",
 		[]string{"\t\t\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"say done\"}]}, {\"hooks\": [{\"type\": \"command\", \"command\": \"git venom-checkpoint hook codex\", \"timeout\": 40}]}]"}},
@@ -120,6 +124,7 @@ func TestHookInstall_UninstallRemovesWhatItMade(t *testing.T) {
 	for _, args := range [][]string{
 		{"claude-code"}, {"claude-code", "--scope=project"}, {"gemini-cli"}, {"codex"},
 		{"claude-code", "--scope=user"}, {"gemini-cli", "--scope=user"}, {"codex", "--scope=user", "--via=both"},
+		{"qwen-code"}, {"qwen-code", "--scope=user"},
 	} {
 		env.Venom("checkpoint", append([]string{"hook", "install"}, args...)...).OK(t)
 		assert.NotEqual(t, before, homeAndTree(t, env), "%v installed", args)

@@ -14,14 +14,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Hook fixtures were recorded from Claude Code 2.1.332 and Codex 0.171.0
-// (tests/testdata/hooks, README there); these are the folders of the
-// recording, replaced with the test's own.
+// Hook fixtures were recorded from Claude Code 2.1.332, Codex 0.171.0 and
+// Qwen Code 0.24.4 (tests/testdata/hooks, README there); these are the
+// folders of the recording, replaced with the test's own.
 const (
 	ccProj = "/tmp/hz/ccproj"
 	ccHome = "/tmp/hz/cchome"
 	cxProj = "/tmp/hz/cxproj"
 	cxHome = "/tmp/hz/cxhome2"
+	qwProj = "/tmp/qx/repo"
+	qwHome = "/tmp/qx/home"
 )
 
 var hookData = filepath.Join("testdata", "hooks")
@@ -42,6 +44,8 @@ func (e *Env) Payload(rel string, set map[string]any) string {
 	s = strings.ReplaceAll(s, ccProj, e.Dir)
 	s = strings.ReplaceAll(s, cxHome, filepath.Join(e.Home, ".codex"))
 	s = strings.ReplaceAll(s, cxProj, e.Dir)
+	s = strings.ReplaceAll(s, qwHome, e.Home)
+	s = strings.ReplaceAll(s, qwProj, e.Dir)
 	var m map[string]any
 	require.NoError(e.t, json.Unmarshal([]byte(s), &m))
 	delete(m, "_fixture_note")
@@ -55,6 +59,34 @@ func (e *Env) Payload(rel string, set map[string]any) string {
 	out, err := json.Marshal(m)
 	require.NoError(e.t, err)
 	return string(out)
+}
+
+// hookSettings is a harness's hooks settings file as install writes it.
+type hookSettings struct {
+	Hooks map[string][]struct {
+		Matcher string `json:"matcher"`
+		Hooks   []struct {
+			Type    string `json:"type"`
+			Command string `json:"command"`
+			Timeout int    `json:"timeout"`
+		} `json:"hooks"`
+	} `json:"hooks"`
+}
+
+// ReadHookSettings reads the settings file at rel in the worktree.
+func (e *Env) ReadHookSettings(rel string) hookSettings {
+	e.t.Helper()
+	var s hookSettings
+	require.NoError(e.t, json.Unmarshal([]byte(e.Read(rel)), &s))
+	return s
+}
+
+// hookNote is a prompt hook's answer carrying the rollback note.
+type hookNote struct {
+	HookSpecificOutput struct {
+		HookEventName     string `json:"hookEventName"`
+		AdditionalContext string `json:"additionalContext"`
+	} `json:"hookSpecificOutput"`
 }
 
 // Hook runs `git venom-checkpoint hook <harness> args...` with the payload

@@ -185,7 +185,7 @@ comp "git venom-checkpoint list --agent=b2 --before="
 		"git venom-checkpoint list --agent=":  "[a1 ][b2 ]",
 		"git venom-checkpoint --rea":          "[--reason=]",
 		"git venom-checkpoint --reason=turn_": "[turn_start ][turn_end ]",
-		"git venom-checkpoint hook install ":  "[claude-code ][codex ][gemini-cli ][opencode ]",
+		"git venom-checkpoint hook install ":  "[claude-code ][codex ][gemini-cli ][opencode ][qwen-code ]",
 		"git venom-checkpoint help ex":        "[explain ]",
 		"git venom-rollback --restore=":       "[all ][files ]",
 		"git venom-rollback --dry":            "[--dry-run ]",

@@ -15,6 +15,7 @@ import (
 	"github.com/git-venom/git-venom/lib/harness/gemini"
 	"github.com/git-venom/git-venom/lib/harness/kind"
 	"github.com/git-venom/git-venom/lib/harness/opencode"
+	"github.com/git-venom/git-venom/lib/harness/qwen"
 )
 
 // Kinds are the harnesses git-venom works with: the one list. A harness is
@@ -24,6 +25,7 @@ var Kinds = []*kind.Kind{
 	&codex.Kind,
 	&gemini.Kind,
 	&opencode.Kind,
+	&qwen.Kind,
 }
 
 // Harness names, as agent.registered records them.

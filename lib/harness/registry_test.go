@@ -31,7 +31,7 @@ func TestKindsAreWhole(t *testing.T) {
 		assert.Same(t, k, Lookup(k.Name))
 	}
 	assert.Nil(t, Lookup("none"))
-	assert.Equal(t, "claude-code, codex, gemini-cli or opencode", NameList())
+	assert.Equal(t, "claude-code, codex, gemini-cli, opencode or qwen-code", NameList())
 }
 
 // Each harness's shell is an agent's (docs/checkpoints.md#agents-turns-and-states): the marks it sets in
@@ -39,12 +39,12 @@ func TestKindsAreWhole(t *testing.T) {
 func TestCallerMarks(t *testing.T) {
 	for _, env := range []map[string]string{
 		{"CLAUDECODE": "1"}, {"CODEX_THREAD_ID": "x"}, {"CODEX_SANDBOX": "seatbelt"},
-		{"CODEX_SANDBOX_NETWORK_DISABLED": "1"}, {"GEMINI_CLI": "1"}, {"OPENCODE": "1", "OPENCODE_PID": "42"},
+		{"CODEX_SANDBOX_NETWORK_DISABLED": "1"}, {"GEMINI_CLI": "1"}, {"OPENCODE": "1", "OPENCODE_PID": "42"}, {"QWEN_CODE": "1"},
 	} {
 		assert.True(t, caller.Detect(func(k string) string { return env[k] }, IsShell).Agent, "%v", env)
 	}
 	for _, env := range []map[string]string{{}, {"CLAUDECODE": "0"}, {"GEMINI_CLI": "0"}, {"GEMINI_CLI": "1", "VENOM_CALLER": "person"},
-		{"OPENCODE": "1"}} {
+		{"OPENCODE": "1"}, {"QWEN_CODE": "0"}} {
 		assert.False(t, caller.Detect(func(k string) string { return env[k] }, IsShell).Agent, "%v", env)
 	}
 }

@@ -1,0 +1,90 @@
+package tests
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Qwen Code is a harness of its own, one package and one line of the
+// registry: install writes .qwen/settings.json in Claude Code's shape,
+// with timeouts in seconds; its events, as Qwen Code 0.24.4 sends them
+// (tests/testdata/hooks/qwen), become turns and edits. Qwen Code sends
+// UserPromptSubmit before every model request of a turn, after each tool
+// result too, with the turn's prompt_id: one turn, one turn_start.
+func TestHookQwen_InstallTurnsEditsAndRollback(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+
+	env.Venom("checkpoint", "hook", "install", "qwen-code").OK(t)
+	settings := env.ReadHookSettings(".qwen/settings.json")
+	assert.ElementsMatch(t, []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "StopFailure"},
+		mapKeys(settings.Hooks))
+	assert.Equal(t, "write_file|edit|notebook_edit", settings.Hooks["PostToolUse"][0].Matcher)
+	h := settings.Hooks["UserPromptSubmit"][0].Hooks[0]
+	assert.Equal(t, "command", h.Type)
+	assert.Equal(t, "git venom-checkpoint hook qwen-code", h.Command)
+	assert.Equal(t, 40, h.Timeout, "Qwen Code's command hook timeouts are seconds")
+	env.Venom("checkpoint", "hook", "uninstall", "qwen-code").OK(t)
+	assert.NoFileExists(t, env.Path(".qwen/settings.json"), "uninstall removes the file install made")
+	assert.NoDirExists(t, env.Path(".qwen"))
+
+	hook := func(fixture string, set map[string]any) Result {
+		return env.Hook("qwen-code", env.Payload("qwen/hooks/"+fixture+".json", set))
+	}
+	hook("SessionStart.startup", nil)
+	hook("UserPromptSubmit", nil)
+	env.Write("a.txt", "A\n")
+	hook("PostToolUse.write_file", nil)
+	hook("UserPromptSubmit.after-tool", nil)
+	env.Write("a.txt", "AA\n")
+	hook("PostToolUse.edit", nil)
+	hook("UserPromptSubmit.after-tool", nil)
+	env.Write("b.txt", "B\n")
+	hook("PostToolUse.run_shell_command", nil)
+	hook("UserPromptSubmit.after-tool", nil)
+	hook("Stop", nil)
+
+	reg := env.Records("agent.registered")
+	require.Len(t, reg, 1)
+	assert.Equal(t, "qwen", reg[0]["agent"], "the harness's default agent")
+	assert.Equal(t, "qwen-code", reg[0]["harness"])
+	require.Len(t, env.Records("turn.started"), 1, "the turn's later model requests open no turn")
+	edits := env.Records("edit.recorded")
+	require.Len(t, edits, 2, "write_file and edit are edits; the shell's file is found by the capture")
+	for _, e := range edits {
+		assert.Equal(t, []any{"a.txt"}, e["paths"])
+		assert.Equal(t, "t1", e["turn"])
+	}
+	t1 := turnEnd(t, env, "qwen", "t1")
+	assert.Equal(t, "B", env.Git("show", "refs/venom/checkpoints/qwen/"+t1.Checkpoint[1:]+":b.txt"))
+
+	// The next prompt of the resumed session is turn 2.
+	hook("SessionStart.resume", nil)
+	hook("UserPromptSubmit.resume", nil)
+	env.Write("a.txt", "A2\n")
+	hook("Stop", map[string]any{"prompt_id": "9db0db00-f554-446a-b9fb-1b46a2d6b168########2"})
+	assert.Equal(t, []string{"t1", "t2"}, endedTurns(env, "qwen"))
+
+	// No rewind: a whole rollback to after turn 1 is refused with its fix;
+	// the files alone go back.
+	r := env.Venom("rollback", "--agent=qwen", "--checkpoint="+t1.Checkpoint, "--dry-run", "--json")
+	r.Fails(t, 10, "unsupported.harness_capability")
+	assert.Contains(t, string(ErrorOf(t, r).Error.Data), `"fix":"--restore=files"`)
+	env.Rollback("--agent=qwen", "--checkpoint="+t1.Checkpoint, "--restore=files")
+	assert.Equal(t, "AA\n", env.Read("a.txt"))
+
+	// The note is UserPromptSubmit's additionalContext, once: the turn's
+	// next model request gets none.
+	next := map[string]any{"prompt_id": "9db0db00-f554-446a-b9fb-1b46a2d6b168########3"}
+	var note hookNote
+	hook("UserPromptSubmit", next).JSON(t, &note)
+	assert.Equal(t, "UserPromptSubmit", note.HookSpecificOutput.HookEventName)
+	assert.Contains(t, note.HookSpecificOutput.AdditionalContext, "rolled back to their state after turn t1")
+	assert.Empty(t, hook("UserPromptSubmit.after-tool", next).Stdout)
+
+	// A command run by Qwen Code's shell tool is an agent's.
+	env.VenomIn(env.Dir, []string{"QWEN_CODE=1"}, "rollback", "--agent=qwen", "--checkpoint="+t1.Checkpoint,
+		"--restore=files", "--plan=p1-0000000000000000").Fails(t, 4, "denied.agent_caller")
+}

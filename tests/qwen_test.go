@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -87,4 +88,26 @@ func TestHookQwen_InstallTurnsEditsAndRollback(t *testing.T) {
 	// A command run by Qwen Code's shell tool is an agent's.
 	env.VenomIn(env.Dir, []string{"QWEN_CODE=1"}, "rollback", "--agent=qwen", "--checkpoint="+t1.Checkpoint,
 		"--restore=files", "--plan=p1-0000000000000000").Fails(t, 4, "denied.agent_caller")
+}
+
+// Qwen Code adds "$version": 4 to every settings file it reads without
+// one. A file install creates has it already, first, so that Qwen Code
+// leaves the file as install wrote it, and uninstall removes the file
+// (and .qwen) when nothing else is left; a person's file gets no stamp
+// from install.
+func TestHookQwen_NewSettingsCarryQwensVersion(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Venom("checkpoint", "hook", "install", "qwen-code").OK(t)
+	assert.True(t, strings.HasPrefix(env.Read(".qwen/settings.json"), "{\n  \"$version\": 4,\n  \"hooks\": {\n"),
+		env.Read(".qwen/settings.json"))
+	env.Venom("checkpoint", "hook", "uninstall", "qwen-code").OK(t)
+	assert.NoDirExists(t, env.Path(".qwen"))
+
+	mine := "{\n  \"model\": {\"name\": \"qwen3-coder-plus\"}\n}\n"
+	env.Write(".qwen/settings.json", mine)
+	env.Venom("checkpoint", "hook", "install", "qwen-code").OK(t)
+	assert.NotContains(t, env.Read(".qwen/settings.json"), "$version")
+	env.Venom("checkpoint", "hook", "uninstall", "qwen-code").OK(t)
+	assert.Equal(t, mine, env.Read(".qwen/settings.json"))
 }

@@ -210,6 +210,9 @@ func (in Install) jsonFile(at place, uninstall bool) (File, error) {
 			return f, nil // nothing there, nothing to remove
 		}
 		root := ojson.NewObject()
+		for _, m := range in.stamp() {
+			root.Set(m.Key, m.Value)
+		}
 		root.Set("hooks", in.hooksObject())
 		f.Content = append(ojson.Indent(root, "  "), '\n')
 		f.Changed = true
@@ -231,10 +234,40 @@ func (in Install) jsonFile(at place, uninstall bool) (File, error) {
 	}
 	f.Content = text
 	f.Changed = !bytes.Equal(data, text)
-	if uninstall && f.Changed && bytes.Equal(bytes.TrimSpace(text), []byte("{}")) {
+	if uninstall && f.Changed && in.bare(text) {
 		f.Content = nil // only git-venom's hooks were there: install created it
 	}
 	return f, nil
+}
+
+// stamp is the harness's own members of a new settings file (Kind.SettingsStamp).
+func (in Install) stamp() []kind.Member {
+	if k := Lookup(in.Harness); k != nil {
+		return k.SettingsStamp
+	}
+	return nil
+}
+
+// bare reports a settings file that holds nothing but what install puts
+// in a file it creates, less the hooks: {} or the harness's stamp.
+func (in Install) bare(text []byte) bool {
+	if bytes.Equal(bytes.TrimSpace(text), []byte("{}")) {
+		return true
+	}
+	stamp := in.stamp()
+	if len(stamp) == 0 {
+		return false
+	}
+	doc, err := in.parse(text)
+	if err != nil || len(doc.Root.Members) != len(stamp) {
+		return false
+	}
+	want := ojson.NewObject()
+	for _, m := range stamp {
+		want.Set(m.Key, m.Value)
+	}
+	got, err := doc.Decode(doc.Root)
+	return err == nil && bytes.Equal(ojson.Compact(got), ojson.Compact(want))
 }
 
 // argv is the hook's command line as a plugin runs it (Command's words).

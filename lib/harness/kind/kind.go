@@ -28,6 +28,12 @@ type End struct {
 	Version string
 }
 
+// Member is one member of a JSON object.
+type Member struct {
+	Key   string
+	Value any
+}
+
 // ErrNoEntry: the transcript has no entry to anchor a turn's end to, as
 // when it is not written yet; the turn ends without an anchor, quietly.
 var ErrNoEntry = errors.New("the transcript has no conversation entry")
@@ -91,6 +97,12 @@ type Kind struct {
 	// PluginOurs reports a file at Plugin's place that install wrote (and
 	// uninstall may remove), edited since or not.
 	PluginOurs func(data []byte) bool
+	// SettingsStamp is what the harness writes into a settings file of its
+	// own accord when the file lacks it (Qwen Code's "$version"), as
+	// members of the file's object: install writes them first into a file
+	// it creates, so that the harness has nothing to add, and uninstall
+	// removes a file left with them alone, as it removes one left empty.
+	SettingsStamp []Member
 	// TimeoutMillis: the settings' timeout is in milliseconds, not seconds.
 	TimeoutMillis bool
 	// SettingsComments: the harness reads its settings as JSON with

@@ -49,8 +49,11 @@ var Kind = kind.Kind{
 	Settings:       settings,
 	// Qwen Code strips comments before JSON.parse (strip-json-comments).
 	SettingsComments: true,
-	Checks:           checks,
-	Tested:           TestedVersion,
+	// Qwen Code 0.24.4 adds "$version": 4 to every settings file it reads
+	// without one, at the end.
+	SettingsStamp: []kind.Member{{Key: "$version", Value: 4}},
+	Checks:        checks,
+	Tested:        TestedVersion,
 }
 
 // EditTools are Qwen Code's file-editing tools. A matcher of names joined

@@ -174,3 +174,35 @@ func TestRealQwen_UninstallLeavesTheTree(t *testing.T) {
 	assert.Equal(t, files, contentsOf(t, e), "Qwen Code left nothing in the tree")
 	assert.Equal(t, "", e.Git("status", "--porcelain", "--ignored"))
 }
+
+// TestRealQwen_PerToolMarksShellCalls: with --per-tool, Qwen Code runs
+// the hook after run_shell_command too (its matcher is a list of exact
+// tool names), and each call that changed the tree is marked under its
+// turn with its command or path.
+func TestRealQwen_PerToolMarksShellCalls(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	q := e.UseRealQwen(t)
+	e.Venom("checkpoint", "hook", "install", "qwen-code", "--per-tool").OK(t)
+	e.Write(".gitignore", ".qwen/\n")
+	e.Commit("ignore the harness's settings")
+	q.Chat.Script("edit twice",
+		chatStep{Tool: "run_shell_command", Args: map[string]any{"command": "echo B > b.txt"}},
+		chatStep{Tool: "run_shell_command", Args: map[string]any{"command": "cat b.txt"}},
+		chatStep{Tool: "write_file", Args: map[string]any{"file_path": e.Path("w.txt"), "content": "w\n"}},
+		chatStep{Text: "done"})
+	q.OK("edit twice")
+	require.Equal(t, "B\n", e.Read("b.txt"))
+
+	marks := e.Records("tool.marked")
+	require.Len(t, marks, 2, "cat changed nothing")
+	for i, want := range [][2]string{{"run_shell_command", "echo B > b.txt"}, {"write_file", "w.txt"}} {
+		assert.Equal(t, "t1."+string(rune('1'+i)), marks[i]["mark"])
+		assert.Equal(t, want[0], marks[i]["tool"])
+		assert.Equal(t, want[1], marks[i]["command"])
+		assert.NotEmpty(t, marks[i]["tool_use_id"])
+	}
+	e.Rollback("--agent=qwen", "t1.2")
+	assert.NoFileExists(t, e.Path("w.txt"))
+	assert.Equal(t, "B\n", e.Read("b.txt"))
+}

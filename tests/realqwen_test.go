@@ -206,3 +206,31 @@ func TestRealQwen_PerToolMarksShellCalls(t *testing.T) {
 	assert.NoFileExists(t, e.Path("w.txt"))
 	assert.Equal(t, "B\n", e.Read("b.txt"))
 }
+
+// TestRealQwen_SubagentIsItsParentsTurn: the agent tool's sub-agent runs
+// in the same Qwen Code process; its model requests open no turn of
+// their own, and its edits are its parent's turn's, under the parent's
+// agent.
+func TestRealQwen_SubagentIsItsParentsTurn(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	q := e.UseRealQwen(t)
+	e.Venom("checkpoint", "hook", "install", "qwen-code").OK(t)
+	q.Chat.Script("delegate", chatStep{Tool: "agent", Args: map[string]any{"description": "sub work",
+		"prompt": "do the sub work", "subagent_type": "general-purpose"}},
+		chatStep{Tool: "write_file", Args: map[string]any{"file_path": e.Path("after.txt"), "content": "a\n"}},
+		chatStep{Text: "delegated"})
+	q.Chat.Script("do the sub work", chatStep{Tool: "write_file", Args: map[string]any{"file_path": e.Path("sub.txt"), "content": "s\n"}},
+		chatStep{Text: "sub done"})
+	q.OK("delegate")
+	require.Equal(t, "s\n", e.Read("sub.txt"), "the sub-agent ran")
+	require.Len(t, e.Records("agent.registered"), 1)
+	require.Len(t, e.Records("turn.started"), 1, "the sub-agent's requests open no turn")
+	assert.Equal(t, []string{"t1"}, endedTurns(e, "qwen"))
+	var paths []any
+	for _, r := range e.Records("edit.recorded") {
+		assert.Equal(t, "t1", r["turn"])
+		paths = append(paths, r["paths"].([]any)...)
+	}
+	assert.Equal(t, []any{"sub.txt", "after.txt"}, paths, "the sub-agent's edit, then its parent's, in one turn")
+}

@@ -111,3 +111,17 @@ func TestHookQwen_NewSettingsCarryQwensVersion(t *testing.T) {
 	env.Venom("checkpoint", "hook", "uninstall", "qwen-code").OK(t)
 	assert.Equal(t, mine, env.Read(".qwen/settings.json"))
 }
+
+// Qwen Code reads a command hook timeout of 1000 or more as milliseconds
+// (its timeouts once were): a venom.timeout that long is written in
+// milliseconds, so the hook gets its seconds and not a thousandth.
+func TestHookQwen_LongTimeoutIsWrittenInMilliseconds(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.SetGlobal("venom.timeout", "989s")
+	env.Venom("checkpoint", "hook", "install", "qwen-code").OK(t)
+	assert.Equal(t, 999, env.ReadHookSettings(".qwen/settings.json").Hooks["Stop"][0].Hooks[0].Timeout)
+	env.SetGlobal("venom.timeout", "990s")
+	env.Venom("checkpoint", "hook", "install", "qwen-code").OK(t)
+	assert.Equal(t, 1000000, env.ReadHookSettings(".qwen/settings.json").Hooks["Stop"][0].Hooks[0].Timeout)
+}

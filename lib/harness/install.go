@@ -489,7 +489,7 @@ func (in Install) group(ev kind.Event) *ojson.Object {
 	h.Set("type", "command")
 	h.Set("command", in.Command())
 	timeout := in.Timeout
-	if k := Lookup(in.Harness); k != nil && k.TimeoutMillis {
+	if k := Lookup(in.Harness); k != nil && (k.TimeoutMillis || k.TimeoutMillisFrom > 0 && timeout >= k.TimeoutMillisFrom) {
 		timeout *= 1000
 	}
 	h.Set("timeout", timeout)

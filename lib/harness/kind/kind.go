@@ -105,6 +105,10 @@ type Kind struct {
 	SettingsStamp []Member
 	// TimeoutMillis: the settings' timeout is in milliseconds, not seconds.
 	TimeoutMillis bool
+	// TimeoutMillisFrom: the harness reads a timeout of this many or more
+	// as milliseconds (Qwen Code: 1000, from when its timeouts were
+	// milliseconds), so one that long is written in milliseconds; 0: never.
+	TimeoutMillisFrom int
 	// SettingsComments: the harness reads its settings as JSON with
 	// comments (// and /* */), which install keeps.
 	SettingsComments bool

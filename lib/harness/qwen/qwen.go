@@ -47,6 +47,9 @@ var Kind = kind.Kind{
 	PromptContext:  "UserPromptSubmit",
 	Edits:          EditedPaths,
 	Settings:       settings,
+	// Timeouts are seconds, but Qwen Code reads 1000 or more as
+	// milliseconds, as its command hook timeouts once were.
+	TimeoutMillisFrom: 1000,
 	// Qwen Code strips comments before JSON.parse (strip-json-comments).
 	SettingsComments: true,
 	// Qwen Code 0.24.4 adds "$version": 4 to every settings file it reads

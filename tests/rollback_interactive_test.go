@@ -72,7 +72,8 @@ func (e *Env) ptyRunThen(t *testing.T, answers []string, before func(i int), lin
 		case <-time.After(20 * time.Millisecond):
 		}
 		mu.Lock()
-		seen := strings.Count(out.String(), "[y/N]") + strings.Count(out.String(), "[K/o]")
+		seen := strings.Count(out.String(), "[y/N]") + strings.Count(out.String(), "[K/o]") +
+			strings.Count(out.String(), "[m/N]")
 		mu.Unlock()
 		if seen > prompts && prompts < len(answers) {
 			if before != nil {

@@ -148,6 +148,9 @@ type Rollback struct {
 	// Unseen: rollback.ended's unseen, the files it wrote that no
 	// capture could see (journal.RollbackEnd).
 	Unseen []string `json:",omitempty"`
+	// Revert is what it took back, when it was a revert (t<n> or
+	// k<a>..k<b>).
+	Revert string `json:",omitempty"`
 }
 
 // ignoredEdit is an edit.recorded's ignored paths, at its seq.
@@ -536,7 +539,8 @@ func (s *State) Apply(e *journal.Entry) {
 			}
 		}
 		if e.OK != nil && *e.OK {
-			a.LastRollback = &Rollback{Checkpoint: e.Checkpoint, Safety: e.Safety, Copy: e.Copy, Unseen: e.Unseen}
+			a.LastRollback = &Rollback{Checkpoint: e.Checkpoint, Safety: e.Safety, Copy: e.Copy, Unseen: e.Unseen,
+				Revert: e.Revert}
 			if e.Restore == "files" {
 				cp := *e
 				a.NotePending = &cp

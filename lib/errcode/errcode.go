@@ -99,6 +99,7 @@ const (
 	ConflictHarnessForkRefused  Code = "conflict.harness_fork_refused"
 	ConflictLocked              Code = "conflict.locked"
 	ConflictHookInstalled       Code = "conflict.hook_installed"
+	ConflictRevertConflicts     Code = "conflict.revert_conflicts"
 
 	UnsupportedHarnessCapability Code = "unsupported.harness_capability"
 	UnsupportedCheckpointNoRepo  Code = "unsupported.checkpoint_no_repo"
@@ -171,6 +172,7 @@ var Registry = map[Code]string{
 	ConflictHarnessForkRefused:  "the harness refused to fork the conversation",
 	ConflictLocked:              "another venom command holds the repository's lock",
 	ConflictHookInstalled:       "the harness setting git-venom needs is already taken by another program",
+	ConflictRevertConflicts:     "a revert meets later changes to the same lines or files; --conflicts=markers writes markers",
 
 	UnsupportedHarnessCapability: "restore=all needs a harness that can rewind",
 	UnsupportedCheckpointNoRepo:  "not in a git repository with a working tree",
@@ -247,7 +249,7 @@ var Data = map[Code]Shape{
 	InvalidParamsParent:     Members("parent", "agent?"),
 	InvalidParamsCheckpoint: Members("checkpoint").OrNull(),
 	InvalidParamsPath:       Members("path"),
-	InvalidParamsUsage:      Members("verb?", "verbs?", "args?", "harness?", "limit?", "scope?", "via?", "checkpoint?", "paths?").OrNull(),
+	InvalidParamsUsage:      Members("verb?", "verbs?", "args?", "harness?", "limit?", "scope?", "via?", "checkpoint?", "paths?", "revert?").OrNull(),
 	InvalidParamsConfig:     Members("key?", "value?", "file?", "line?", "column?").OrNull(),
 	InvalidParamsHarness:    Members("harness"),
 	InvalidParamsHookInput:  NoData,
@@ -275,6 +277,7 @@ var Data = map[Code]Shape{
 	ConflictHarnessForkRefused:  Members("agent", "harness_session", "fork_at?", "harness_turn?", "message?"),
 	ConflictLocked:              Members("repo"),
 	ConflictHookInstalled:       Members("file", "notify?"),
+	ConflictRevertConflicts:     Members("revert", "conflicts"),
 
 	UnsupportedHarnessCapability: Members("fix", "harness?", "reason?"),
 	UnsupportedCheckpointNoRepo:  NoData,

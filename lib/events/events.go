@@ -111,6 +111,8 @@ type RollbackStarted struct {
 	Paths []string `json:"paths,omitempty"`
 	// Copy: the fetched copy whose checkpoint the files came from.
 	Copy string `json:"copy,omitempty"`
+	// Revert: what a revert takes back, t<n> or k<a>..k<b>.
+	Revert string `json:"revert,omitempty"`
 }
 
 // RollbackEnded is agent.rollback_ended's data: the record's members are
@@ -185,7 +187,7 @@ func FromRecord(e *journal.Entry, source string) (ev Event, ok bool) {
 		ev.Data = CheckpointFailed{Agent: e.Agent, Reason: e.Reason, Code: e.Code, Turn: e.Turn, Repo: e.Repo}
 	case journal.RollbackStarted:
 		ev.Data = RollbackStarted{Agent: e.Agent, Checkpoint: e.Checkpoint, Safety: e.Safety, Restore: e.Restore,
-			Paths: e.Paths, Copy: e.Copy}
+			Paths: e.Paths, Copy: e.Copy, Revert: e.Revert}
 	case journal.RollbackEnded:
 		d := RollbackEnded{Agent: e.Agent, Checkpoint: e.Checkpoint, Safety: e.Safety, Restore: e.Restore,
 			OK: e.OK != nil && *e.OK, After: e.After}
@@ -197,6 +199,7 @@ func FromRecord(e *journal.Entry, source string) (ev Event, ok bool) {
 		}
 		d.Paths = e.Paths // a path-scoped rollback's, else none
 		d.Copy = e.Copy
+		d.Revert = e.Revert
 		ev.Data = d
 	case journal.TurnStarted:
 		ev.Data = TurnStarted{Agent: e.Agent, Turn: deref(e.Turn)}

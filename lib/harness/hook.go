@@ -441,6 +441,9 @@ func NoteText(template string, st *agents.State, self string, e *journal.Entry) 
 			through = c.ThroughTurn
 		}
 	}
+	if e.Revert != "" {
+		return revertNote(self, e)
+	}
 	var when string
 	switch {
 	case ids.IsToolCall(e.Checkpoint) && e.Agent == self:
@@ -464,6 +467,30 @@ func NoteText(template string, st *agents.State, self string, e *journal.Entry) 
 	// the agent would distrust every file.
 	if set, err := pathspec.ParseStored(e.Paths); err == nil && !set.Empty() {
 		text += " Only these paths went back: " + strings.Join(set.Shown(), ", ") + "; every other file is as it was."
+	}
+	return text
+}
+
+// revertNote is the note of a revert (docs/rollback.md#revert): which
+// turn's changes to the files were taken back, and that every later change
+// stays. venom.rollbackNote's "rolled back to their state {when}" would
+// say the later turns are gone, which they are not.
+func revertNote(self string, e *journal.Entry) string {
+	what := "the changes your turn " + e.Revert + " made"
+	if _, _, pair := strings.Cut(e.Revert, ".."); pair {
+		from, to, _ := strings.Cut(e.Revert, "..")
+		what = "the changes made between your checkpoints " + from + " and " + to
+		if e.Agent != self {
+			what = "the changes made between agent " + e.Agent + "'s checkpoints " + from + " and " + to
+		}
+	} else if e.Agent != self {
+		what = "the changes agent " + e.Agent + "'s turn " + e.Revert + " made"
+	}
+	text := "Note: " + what + " to the files were reverted (taken back by a three-way merge, as git revert does); " +
+		"every change made after it is kept. The conversation still shows that turn: its edits are no longer in the files. " +
+		"Read the files before you rely on them."
+	if set, err := pathspec.ParseStored(e.Paths); err == nil && !set.Empty() {
+		text += " Only these paths were reverted: " + strings.Join(set.Shown(), ", ") + "."
 	}
 	return text
 }

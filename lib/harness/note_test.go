@@ -28,3 +28,21 @@ func TestNoteText_FetchedCopy(t *testing.T) {
 	e.Copy = ""
 	assert.Equal(t, "rolled back to their state after turn t1.", NoteText("rolled back to their state {when}.", st, "me", e))
 }
+
+// TestNoteText_Revert: a revert's note names the turn taken back and says
+// the later changes stay, for the agent and for a sharer; never the
+// rollback note's "rolled back to their state", which would say the later
+// turns are gone.
+func TestNoteText_Revert(t *testing.T) {
+	st := agents.Fold(nil)
+	e := &journal.Entry{Type: journal.RollbackEnded, Agent: "a1", Checkpoint: "k6", Restore: "files", Revert: "t3"}
+	got := NoteText("rolled back to their state {when}.", st, "a1", e)
+	assert.Contains(t, got, "the changes your turn t3 made to the files were reverted")
+	assert.Contains(t, got, "every change made after it is kept")
+	assert.NotContains(t, got, "rolled back to their state")
+	assert.Contains(t, NoteText("{when}", st, "b2", e), "the changes agent a1's turn t3 made")
+	e.Revert, e.Paths = "k5..k6", []string{"src/a.go"}
+	got = NoteText("{when}", st, "a1", e)
+	assert.Contains(t, got, "between your checkpoints k5 and k6")
+	assert.Contains(t, got, "Only these paths were reverted: src/a.go.")
+}

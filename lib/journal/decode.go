@@ -514,6 +514,8 @@ func (d *decoder) entry(e *Entry) bool {
 			return d.str(&e.Plan)
 		case "copy":
 			return d.str(&e.Copy)
+		case "revert":
+			return d.str(&e.Revert)
 		case "mark":
 			return d.str(&e.Mark)
 		case "tool":

@@ -88,6 +88,8 @@ type Entry struct {
 	Plan    string   `json:"plan"`
 	// Copy: a rollback of a fetched copy's checkpoint (RollbackStart).
 	Copy string `json:"copy"`
+	// Revert: what a revert took back, t<n> or k<a>..k<b> (RollbackStart).
+	Revert string `json:"revert"`
 
 	// tool.marked (Marked)
 	Mark      string `json:"mark"`

@@ -13,6 +13,9 @@ type RollbackStart struct {
 	// Copy is the fetched copy (<remote>/<machine>/<agent>) whose
 	// checkpoint Checkpoint the files came from; absent for the agent's own.
 	Copy string `json:"copy,omitempty"`
+	// Revert is what a revert took back (docs/rollback.md#revert): t<n>,
+	// or k<a>..k<b>; Checkpoint is then its end. Absent for a rollback.
+	Revert string `json:"revert,omitempty"`
 }
 
 // RollbackEnd is rollback.ended (docs/json.md#events data).
@@ -25,8 +28,9 @@ type RollbackEnd struct {
 	Code       string   `json:"code,omitempty"`
 	After      string   `json:"after,omitempty"`
 	Drops      []string `json:"drops,omitempty"`
-	Paths      []string `json:"paths,omitempty"` // as RollbackStart's
-	Copy       string   `json:"copy,omitempty"`  // as RollbackStart's
+	Paths      []string `json:"paths,omitempty"`  // as RollbackStart's
+	Copy       string   `json:"copy,omitempty"`   // as RollbackStart's
+	Revert     string   `json:"revert,omitempty"` // as RollbackStart's
 	// Unseen are the files the rollback wrote that its capture after
 	// did not see, ignored by then (a .gitignore it brought in covers
 	// them): its undo puts them back too (docs/rollback.md#undo).

@@ -24,6 +24,8 @@ type Change struct {
 	Class  string
 	Left   string // the left reason, "" when the path is restored
 	Detail *string
+	// Rev is a revert's conflict (docs/rollback.md#revert), nil else.
+	Rev *RevertInfo
 }
 
 // Gitlink is a submodule's or nested repository's mode.

@@ -56,6 +56,15 @@ func (r *Result) WriteJSON(w io.Writer) error {
 			if k > 0 {
 				e = append(e, ',')
 			}
+			if f.By != "" || f.Lines != nil || f.Markers != nil || f.Detail != nil {
+				// A revert's conflict, one of few: through ui.Marshal.
+				m, err := ui.Marshal(f)
+				if err != nil {
+					return err
+				}
+				out.Write(append(e, m...))
+				continue
+			}
 			e = appendMember(e, '{', "path", f.Path)
 			if f.PathB64 != "" {
 				e = appendMember(e, ',', "path_b64", f.PathB64)

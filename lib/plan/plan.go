@@ -37,6 +37,13 @@ type Options struct {
 	// Paths scopes the rollback to the paths it matches (docs/rollback.md#some-paths);
 	// empty, the whole tree.
 	Paths pathspec.Set
+	// Revert takes back a turn instead of going back to a checkpoint
+	// (docs/rollback.md#revert): t<n> or k<a>..k<b> as given, the pair
+	// k<a>..k<b> once resolved; Checkpoint is then the pair's end.
+	Revert string
+	// Conflicts is a revert's choice where later changes meet the
+	// turn's: refuse or markers.
+	Conflicts string
 }
 
 // Copy names a fetched copy's checkpoint a rollback restores files from
@@ -79,7 +86,12 @@ func ID(o Options, tree string, head *string, copy *Copy) string {
 		// is docs/rollback.md#the-plan's.
 		Paths []string `json:"paths,omitempty"`
 		Copy  *Copy    `json:"copy,omitempty"`
-	}{o.Checkpoint, o.Restore, outside, o.KeepHead, []repoJSON{{".", tree, head}}, o.Paths.Strings(), copy})
+		// A revert's pair and its choice for conflicts; absent for a
+		// rollback, whose id stays docs/rollback.md#the-plan's.
+		Revert    string `json:"revert,omitempty"`
+		Conflicts string `json:"conflicts,omitempty"`
+	}{o.Checkpoint, o.Restore, outside, o.KeepHead, []repoJSON{{".", tree, head}}, o.Paths.Strings(), copy,
+		o.Revert, o.Conflicts})
 	sum := sha256.Sum256(b)
 	return "p1-" + hex.EncodeToString(sum[:])[:16]
 }
@@ -110,6 +122,9 @@ type Input struct {
 	// (docs/rollback.md#fetched-copies).
 	Copy  *Copy
 	Since int64
+	// Revert is set for a revert (docs/rollback.md#revert): Target is
+	// then the end of what it takes back.
+	Revert *Revert
 }
 
 // since is where the window walk starts: the target's first capture, or
@@ -169,6 +184,9 @@ type Conversation struct {
 // Build computes the plan, or conflict.outside_edits when outside paths
 // meet --outside=refuse (docs/rollback.md#classes).
 func Build(ctx context.Context, in Input) (*Plan, error) {
+	if in.Revert != nil {
+		return buildRevert(ctx, in)
+	}
 	p := &Plan{Input: in, STree: in.Snapshot.Tree.String()}
 	// "-- ." in folder d and "-- d" at the top are one set, so one plan
 	// id; the paths are shown and logged as given.
@@ -457,7 +475,7 @@ func (p *Plan) filter(keep func(*Change) bool) []Change {
 // differ: nothing left, no path scope. S with the plan's files made T's
 // is then T's tree itself.
 func (p *Plan) Whole() bool {
-	if !p.Paths.Empty() {
+	if !p.Paths.Empty() || p.Revert != nil {
 		return false
 	}
 	for i := range p.Changes {
@@ -474,6 +492,13 @@ type FileJSON struct {
 	PathB64 string `json:"path_b64,omitempty"`
 	Change  string `json:"change"`
 	Class   string `json:"class"`
+	// A revert's conflict: who made the later change, the current
+	// file's lines it meets, the lines between markers once written,
+	// and what a whole-file conflict is (docs/json.md#revert).
+	By      string  `json:"by,omitempty"`
+	Lines   []Lines `json:"lines,omitempty"`
+	Markers []Lines `json:"markers,omitempty"`
+	Detail  *string `json:"detail,omitempty"`
 }
 
 // LeftJSON is repos[].left[].
@@ -502,6 +527,7 @@ type Result struct {
 	// Agent is then the local agent that recorded the rollback.
 	Copy         string       `json:"copy,omitempty"`
 	Checkpoint   string       `json:"checkpoint"`
+	Revert       *RevertJSON  `json:"revert,omitempty"`
 	DryRun       bool         `json:"dry_run"`
 	Plan         *string      `json:"plan,omitempty"`
 	Restore      string       `json:"restore"`
@@ -542,13 +568,37 @@ func (p *Plan) Result() *Result {
 	for _, c := range p.Changes {
 		shown, b64 := paths.Display(c.Path)
 		if c.Left == "" {
-			rj.Files = append(rj.Files, FileJSON{Path: shown, PathB64: b64, Change: c.Change, Class: c.Class})
+			f := FileJSON{Path: shown, PathB64: b64, Change: c.Change, Class: c.Class}
+			if c.Rev != nil {
+				f.By, f.Lines, f.Markers = c.Rev.By, c.Rev.Lines, c.Rev.Markers
+			}
+			rj.Files = append(rj.Files, f)
+		} else if c.Left == LeftConflict && c.Rev != nil {
+			d := c.Rev.Describe()
+			rj.Left = append(rj.Left, LeftJSON{Path: shown, PathB64: b64, Reason: c.Left, Detail: &d})
 		} else {
 			rj.Left = append(rj.Left, LeftJSON{Path: shown, PathB64: b64, Reason: c.Left, Detail: c.Detail})
 		}
 	}
 	r.Repos = []RepoJSON{rj}
+	if p.Revert != nil {
+		r.Revert = &RevertJSON{Turn: nil, From: p.Revert.From.Checkpoint, To: p.Target.Checkpoint,
+			Conflicts: p.Revert.Conflicts}
+		if p.Revert.Turn != "" {
+			t := p.Revert.Turn
+			r.Revert.Turn = &t
+		}
+	}
 	return r
+}
+
+// RevertJSON is a revert's member of the result: the turn (null for a
+// pair of checkpoints), the pair, and the choice for conflicts.
+type RevertJSON struct {
+	Turn      *string `json:"turn"`
+	From      string  `json:"from"`
+	To        string  `json:"to"`
+	Conflicts string  `json:"conflicts"`
 }
 
 func nonNil(s []string) []string {

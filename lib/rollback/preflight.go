@@ -57,6 +57,8 @@ type checked struct {
 	// then where the window walk starts (plan.Input.Since).
 	copy  *plan.Copy
 	since int64
+	// revert is set for a revert; target is then its end.
+	revert *plan.Revert
 }
 
 // Copy reports whether the request restores a fetched copy's checkpoint.
@@ -96,7 +98,11 @@ func Validate(req *Request) error {
 		return errcode.Newf(errcode.InvalidParamsPlan, nil, "--plan=%s is no plan id: a plan id is p1- and 16 hex digits",
 			quote.C(req.Plan)).Hint("the dry run prints it: To run it: git venom-rollback <checkpoint> --plan=p1-...")
 	}
+	if err := validateRevert(req); err != nil {
+		return err
+	}
 	switch {
+	case req.Revert != "":
 	case req.Undo && req.Checkpoint != "":
 		return errcode.Newf(errcode.InvalidParamsUsage, map[string]string{"checkpoint": req.Checkpoint},
 			"--undo goes back to the last rollback's safety checkpoint; name no checkpoint with it").
@@ -187,6 +193,18 @@ func preflight(ctx context.Context, s *state.Store, st *agents.State, req *Reque
 	a, err := st.Named(req.Agent)
 	if err != nil {
 		return nil, err
+	}
+	if req.Revert != "" {
+		rv, target, err := resolveRevert(s, a, req)
+		if err != nil {
+			return nil, err
+		}
+		c, err := preflightAgent(ctx, s, st, req, held, quick, a, target)
+		if err != nil {
+			return nil, err
+		}
+		c.revert = rv
+		return c, nil
 	}
 	// The plan and its id name the checkpoint as k<n>, whatever name the
 	// caller gave (docs/rollback.md#undo, docs/checkpoints.md#names).

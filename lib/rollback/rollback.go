@@ -85,7 +85,7 @@ func DryRun(ctx context.Context, s *state.Store, req Request) (*plan.Plan, error
 	defer testhook.Timed("dry-build", time.Now())
 	p, err := plan.Build(ctx, plan.Input{Repo: c.tree, State: st, Agent: c.agent, Target: c.target, Snapshot: snap,
 		Options: req.Options, Guarded: c.guarded, Head: c.head, Exclude: s.Config.Exclude,
-		Copy: c.copy, Since: c.since})
+		Copy: c.copy, Since: c.since, Revert: c.revert})
 	if err == nil && c.tree == s.Repo {
 		p.Kept = emptied(p, req.Cwd)
 	}
@@ -198,9 +198,14 @@ func Run(ctx context.Context, s *state.Store, req Request) (_ *plan.Result, err 
 			return nil, err
 		}
 	}
+	if c.revert != nil {
+		// The merged files' blobs go into the repository now: the writes
+		// place them (the dry run only hashed them).
+		c.revert.Write = true
+	}
 	p, err := plan.Build(ctx, plan.Input{Repo: c.tree, State: tx.State, Agent: c.agent, Target: c.target,
 		Snapshot: snap, Options: req.Options, Guarded: c.guarded, Head: c.head, Exclude: s.Config.Exclude,
-		Copy: c.copy, Since: c.since})
+		Copy: c.copy, Since: c.since, Revert: c.revert})
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +262,8 @@ func (r *runner) run() (*plan.Result, error) {
 	}
 	testhook.Timed("real-safety", t0)
 	if _, err := tx.Append(journal.RollbackStarted, journal.RollbackStart{Agent: a.ID, Checkpoint: p.Target.Checkpoint,
-		Safety: r.safety, Restore: p.Restore, Plan: p.ID, Paths: p.Paths.Strings(), Copy: copyID(p)}); err != nil {
+		Safety: r.safety, Restore: p.Restore, Plan: p.ID, Paths: p.Paths.Strings(), Copy: copyID(p),
+		Revert: revertName(p)}); err != nil {
 		return nil, err
 	}
 	if err := testhook.Point("rollback-after-safety"); err != nil {
@@ -358,7 +364,8 @@ func (r *runner) run() (*plan.Result, error) {
 	}
 	// Step 7: rollback.ended, with the dropped turns, then the new binding.
 	ended := journal.RollbackEnd{Agent: a.ID, Checkpoint: p.Target.Checkpoint, Safety: r.safety, Restore: p.Restore,
-		OK: true, After: taken.Checkpoint, Paths: p.Paths.Strings(), Copy: copyID(p), Unseen: unseenOf(p.Repo, p, after.Tree)}
+		OK: true, After: taken.Checkpoint, Paths: p.Paths.Strings(), Copy: copyID(p), Unseen: unseenOf(p.Repo, p, after.Tree),
+		Revert: revertName(p)}
 	if conv.Rewinds {
 		ended.Drops = conv.Drops
 	}
@@ -409,7 +416,8 @@ func (r *runner) stoppedBeforeFiles() *errcode.Error {
 func (r *runner) end(e *errcode.Error) error {
 	p := r.p
 	_, _ = r.tx.Append(journal.RollbackEnded, journal.RollbackEnd{Agent: p.Agent.ID, Checkpoint: p.Target.Checkpoint,
-		Safety: r.safety, Restore: p.Restore, OK: false, Code: string(e.Code), Paths: p.Paths.Strings(), Copy: copyID(p)})
+		Safety: r.safety, Restore: p.Restore, OK: false, Code: string(e.Code), Paths: p.Paths.Strings(), Copy: copyID(p),
+		Revert: revertName(p)})
 	return e
 }
 
@@ -419,6 +427,14 @@ func copyID(p *plan.Plan) string {
 		return ""
 	}
 	return p.Copy.ID
+}
+
+// revertName is what a revert's plan takes back, "" for a rollback.
+func revertName(p *plan.Plan) string {
+	if p.Revert == nil {
+		return ""
+	}
+	return p.Revert.Name
 }
 
 // targetCommit is the commit of the plan's target, which its ref reaches

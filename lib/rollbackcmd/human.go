@@ -234,7 +234,10 @@ func commits(n int) string { return ui.Plural(n, "commit", "commits") }
 
 // undoing says which rollback an --undo plan takes back, before the plan.
 func undoing(env *cli.Env, p *plan.Plan, req rollback.Request) {
-	if req.Undo && p.Agent.LastRollback != nil {
+	if req.Undo && p.Agent.LastRollback != nil && p.Agent.LastRollback.Revert != "" {
+		env.UI.Printf("Undo the revert of %s of %s: back to its safety checkpoint.\n",
+			quote.C(p.Agent.LastRollback.Revert), quote.C(p.Agent.ID))
+	} else if req.Undo && p.Agent.LastRollback != nil {
 		to := quote.C(p.Agent.LastRollback.Checkpoint)
 		if cp := p.Agent.LastRollback.Copy; cp != "" {
 			to += " of the fetched copy " + quote.C(cp)

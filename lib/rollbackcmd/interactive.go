@@ -53,6 +53,27 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 		}
 		p, err = rollback.DryRun(env.Ctx, s, req)
 	}
+	if e, ok := errcode.As(err); ok && e.Code == errcode.ConflictRevertConflicts {
+		env.UI.Printf("%s\n", gold("These paths changed since the turn where the turn changed them too:"))
+		for _, c := range e.Data.(map[string]any)["conflicts"].([]plan.RevertConflict) {
+			why := linesOf(c.Lines)
+			if c.Detail != nil {
+				why = *c.Detail
+			}
+			env.UI.Printf("  %s (%s)\n", gold(quote.C(c.Path)), quote.Text(why))
+		}
+		env.UI.Printf("Write git's conflict markers there and revert the rest, or stop? [m/N] ")
+		ans, ok := in.answer()
+		if !ok {
+			return aborted(env)
+		}
+		if ans != "m" && ans != "markers" {
+			env.UI.Printf("Nothing was changed.\n")
+			return nil
+		}
+		req.Conflicts = "markers"
+		p, err = rollback.DryRun(env.Ctx, s, req)
+	}
 	if err != nil && env.Ctx.Err() != nil {
 		return aborted(env) // Ctrl-C during a dry run, which writes nothing
 	}
@@ -62,6 +83,10 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 	// The plan goes through the pager, which with LESS=FRX is no pager at
 	// all when it fits the screen; its counts and the question come after,
 	// on the terminal, where a person who quit the pager sees them.
+	if p.Empty() && p.Revert != nil {
+		env.UI.Printf("Nothing to revert: every file it changed is as it found it, or left.\n")
+		return nil
+	}
 	if p.Empty() {
 		// Nothing to write, move or rewind: no question, and no safety
 		// and after checkpoints for nothing.
@@ -69,12 +94,20 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 			quote.C(p.Target.Checkpoint))
 		return nil
 	}
-	unpage := env.UI.Page()
-	undoing(env, p, req)
-	screen(env, p, req.Undo)
-	unpage()
-	summary(env, p, req.Undo)
-	env.UI.Printf("Plan %s. Roll back? [y/N] ", quote.C(p.ID))
+	question := "Roll back?"
+	if p.Revert != nil {
+		unpage := env.UI.Page()
+		revertScreen(env, p)
+		unpage()
+		question = "Revert?"
+	} else {
+		unpage := env.UI.Page()
+		undoing(env, p, req)
+		screen(env, p, req.Undo)
+		unpage()
+		summary(env, p, req.Undo)
+	}
+	env.UI.Printf("Plan %s. %s [y/N] ", quote.C(p.ID), question)
 	a, ok := in.answer()
 	if !ok {
 		return aborted(env)
@@ -90,6 +123,10 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 	}
 	if err != nil {
 		return err
+	}
+	if res.Revert != nil {
+		revertDone(env, res, req)
+		return nil
 	}
 	done(env, res, req)
 	return nil

@@ -28,6 +28,8 @@ type CLI struct {
 	Into       string `name:"into" help:"With a fetched copy: the local agent that records the rollback, its safety checkpoint and log records (default: VENOM_AGENT, or the agent a rollback would infer)."`
 	Checkpoint string `name:"checkpoint" complete:"checkpoint" help:"The checkpoint to go back to: k<n>, last, last~<n> (n back from last) or t<n> (that turn's end); also given as the argument."`
 	Undo       bool   `name:"undo" help:"Undo the agent's last rollback: go back to its safety checkpoint."`
+	Revert     string `name:"revert" help:"Take back what a turn changed and keep every later change: t<n>, or what changed between two checkpoints, k<a>..k<b>. Files only."`
+	Conflicts  string `name:"conflicts" enum:",refuse,markers" default:"" help:"With --revert, where a later change meets the turn's: refuse (the default), or markers (write git's conflict markers there)."`
 	Restore    string `name:"restore" default:"" enum:",all,files" help:"all (the default without paths): files and conversation, or refuse; files: files only."`
 	Outside    string `name:"outside" enum:",refuse,keep,overwrite" default:"" help:"Paths changed outside the agent's turns: refuse (default in a guarded tree), keep or overwrite (default elsewhere)."`
 	KeepHead   bool   `name:"keep-head" help:"Restore the files and leave HEAD where it is."`
@@ -130,11 +132,12 @@ func (c *CLI) request(env *cli.Env) rollback.Request {
 		into = env.Getenv("VENOM_AGENT")
 	}
 	return rollback.Request{
-		Agent:   c.Agent,
-		Into:    into,
-		Undo:    c.Undo,
-		Options: plan.Options{Checkpoint: c.Checkpoint, Restore: c.Restore, Outside: c.Outside, KeepHead: c.KeepHead},
-		DryRun:  c.DryRun, Plan: c.Plan,
+		Agent: c.Agent,
+		Into:  into,
+		Undo:  c.Undo,
+		Options: plan.Options{Checkpoint: c.Checkpoint, Restore: c.Restore, Outside: c.Outside, KeepHead: c.KeepHead,
+			Revert: c.Revert, Conflicts: c.Conflicts},
+		DryRun: c.DryRun, Plan: c.Plan,
 		Caller:      caller.Detect(env.Getenv, harness.IsShell),
 		Materialize: c.Materialize,
 	}
@@ -176,12 +179,16 @@ func (c *CLI) Run(env *cli.Env) error {
 		// A plan can run to thousands of paths: paged, as git pages a log.
 		unpage := env.UI.Page()
 		defer unpage()
-		undoing(env, p, req)
-		screen(env, p, req.Undo)
-		summary(env, p, req.Undo)
+		if p.Revert != nil {
+			revertScreen(env, p)
+		} else {
+			undoing(env, p, req)
+			screen(env, p, req.Undo)
+			summary(env, p, req.Undo)
+		}
 		// The id twice on one line is past 80 columns: the command has
 		// a line of its own, to copy whole.
-		env.UI.Printf("Plan %s. To run it:\n  git venom-rollback %s--plan=%s%s\n", p.ID, argsOf(req, p.Target.Checkpoint),
+		env.UI.Printf("Plan %s. To run it:\n  git venom-rollback %s--plan=%s%s\n", p.ID, argsOfPlan(req, p),
 			p.ID, pathsOf(req))
 		return nil
 	}
@@ -191,6 +198,10 @@ func (c *CLI) Run(env *cli.Env) error {
 	}
 	if env.JSON {
 		return res.WriteJSON(env.UI.Out)
+	}
+	if res.Revert != nil {
+		revertDone(env, res, req)
+		return nil
 	}
 	done(env, res, req)
 	return nil
@@ -204,6 +215,8 @@ func run(env *cli.Env, s *state.Store, req rollback.Request) (*plan.Result, erro
 	msg := "Rolling back…"
 	if req.Undo {
 		msg = "Undoing the last rollback…"
+	} else if req.Revert != "" {
+		msg = "Reverting " + quote.C(req.Revert) + "…"
 	} else if req.Checkpoint != "" {
 		msg = "Rolling back to " + quote.C(req.Checkpoint) + "…"
 	}

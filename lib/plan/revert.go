@@ -1,0 +1,583 @@
+package plan
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	git "github.com/libgit2/git2go/v34"
+
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/ignore"
+	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/paths"
+	"github.com/git-venom/git-venom/lib/quote"
+	"github.com/git-venom/git-venom/lib/treepath"
+)
+
+// A revert's classes and left reason (docs/rollback.md#revert).
+const (
+	Reverted = "reverted" // taken back cleanly
+	Conflict = "conflict" // a later change meets the turn's: markers written
+	// LeftAlready is a path the turn changed that is already as the turn
+	// found it: nothing to take back.
+	LeftAlready = "already_reverted"
+	// LeftConflict is a conflict no marker can show (a binary file, a
+	// mode, a deletion, a link): with --conflicts=markers it is left as it
+	// is, and said so.
+	LeftConflict = "conflict"
+)
+
+// Who made the later change a revert conflicts with.
+const (
+	ByTurn   = "later_turn" // a turn of the agent's after the reverted one
+	ByPerson = "person"     // outside the agent's turns
+)
+
+// Revert is what a revert takes back (docs/rollback.md#revert): the
+// changes from From to To (Input.Target), merged into the current files
+// as git revert merges a commit's.
+type Revert struct {
+	// Name is the revert as given and resolved: t<n>, or k<a>..k<b>.
+	Name string
+	// Turn is the turn reverted, "" for a pair of checkpoints.
+	Turn string
+	From *agents.Checkpoint
+	// Conflicts is refuse or markers.
+	Conflicts string
+	// Write stores the merged files' blobs (the real call); the dry run
+	// only hashes them.
+	Write bool
+}
+
+// Range is the pair the revert's plan id names: k<a>..k<b>.
+func (r *Revert) Range(to *agents.Checkpoint) string {
+	return r.From.Checkpoint + ".." + to.Checkpoint
+}
+
+// Lines is a run of lines of a file, first and last, counted from 1.
+type Lines struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+func (l Lines) String() string {
+	if l.Start == l.End {
+		return fmt.Sprintf("line %d", l.Start)
+	}
+	return fmt.Sprintf("lines %d-%d", l.Start, l.End)
+}
+
+// RevertInfo is what a revert says of a path beyond its change: a
+// conflict's lines and who made the later change.
+type RevertInfo struct {
+	// Lines are the current file's lines that meet the turn's change.
+	Lines []Lines
+	// Markers are the lines of the written file between its conflict
+	// markers, <<<<<<< to >>>>>>> (--conflicts=markers).
+	Markers []Lines
+	By      string // ByTurn or ByPerson
+	// Why says what kind of conflict a whole-file one is.
+	Why string
+}
+
+// side is one of a merge's three entries of a path: mode 0 when absent.
+type side struct {
+	mode uint32
+	id   git.Oid
+}
+
+func (s side) same(o side) bool { return s.mode == o.mode && (s.mode == 0 || s.id == o.id) }
+
+// buildRevert is Build for a revert: a three-way merge per path of the
+// paths the turn changed, with the current files as ours, the turn's end
+// as the base and its start as theirs. It writes nothing unless
+// Revert.Write: then the merged files' blobs, which the real call places.
+func buildRevert(ctx context.Context, in Input) (*Plan, error) {
+	rv := in.Revert
+	p := &Plan{Input: in, STree: in.Snapshot.Tree.String(), Outside: "overwrite"}
+	end, start := in.Target.Repos[0], rv.From.Repos[0]
+	idOpts := in.Options
+	cp, err := canonicalPaths(in.Repo, in.Paths, p.STree, end.Commit, start.Commit)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	idOpts.Paths = cp
+	idOpts.Revert = rv.Range(in.Target)
+	p.ID = ID(idOpts, p.STree, in.Snapshot.HeadString(), nil)
+	p.Own = in.Agent.PersonsOwn() && len(in.State.Sharers(in.Agent)) == 0
+	for _, o := range in.State.Sharers(in.Agent) {
+		p.SharedWith = append(p.SharedWith, o.ID)
+	}
+	for _, c := range in.State.Descendants(in.Agent) {
+		p.Children = append(p.Children, c.ID)
+	}
+	// Files only: the conversation stays where it is.
+	p.Conversation = Conversation{Drops: []string{}, None: !in.Agent.HasConversation()}
+	if t := in.Agent.LastEndedTurn(); t != nil {
+		id := t.ID
+		p.Conversation.ThroughTurn = &id
+	}
+	// What the turn changed: its start against its end, theirs and base.
+	turn, err := diffTrees(ctx, in.Repo, start.Commit, end.Commit)
+	var dup *treepath.Error
+	if errors.As(err, &dup) {
+		return nil, unsafeError(in.Target.Checkpoint, dup)
+	}
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	turn = chosen(turn, in.Paths)
+	m, err := newMerger(in, rv)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	defer m.free()
+	changes := make([]Change, 0, len(turn))
+	for _, t := range turn {
+		c, err := m.path(t.Path, side{t.TMode, t.TOid}, side{t.SMode, t.SOid})
+		if err != nil {
+			return nil, gitErr(err)
+		}
+		changes = append(changes, c)
+	}
+	if err := unsafePath(in.Target.Checkpoint, changes); err != nil {
+		return nil, err
+	}
+	// The writes go the way a rollback's do: a path S or either end
+	// skipped, an excluded path, a gitlink, or one a kept path blocks is
+	// left. The others' left reasons are the revert's own.
+	var writes []int
+	for i := range changes {
+		if changes[i].Left == "" {
+			writes = append(writes, i)
+		}
+	}
+	sub := make([]Change, len(writes))
+	for j, i := range writes {
+		sub[j] = changes[i]
+	}
+	decideLeft(in.Repo.Top, sub, "overwrite", ignore.NewExcluder(in.Exclude), in.Snapshot.Skipped,
+		append(append([]journal.Skipped{}, end.Skipped...), start.Skipped...))
+	for j, i := range writes {
+		changes[i] = sub[j]
+	}
+	if err := m.attribute(ctx, changes); err != nil {
+		return nil, gitErr(err)
+	}
+	p.Changes = changes
+	p.Bytes = m.bytes(changes)
+	if rv.Conflicts != "markers" {
+		if err := refuseConflicts(rv, in.Target, changes); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// merger merges one path at a time, the blobs read from the repository.
+type merger struct {
+	in     Input
+	rv     *Revert
+	lib    *git.Repository
+	odb    *git.Odb
+	sTree  *git.Tree
+	sizes  map[git.Oid]int64
+	labels [3]string // ours, base, theirs
+}
+
+func newMerger(in Input, rv *Revert) (*merger, error) {
+	lib, err := in.Repo.Lib()
+	if err != nil {
+		return nil, err
+	}
+	odb, err := lib.Odb()
+	if err != nil {
+		return nil, err
+	}
+	sTree, err := lookupTree(lib, in.Snapshot.Tree.String())
+	if err != nil {
+		odb.Free()
+		return nil, err
+	}
+	what := "the turn"
+	if rv.Turn != "" {
+		what = rv.Turn
+	}
+	return &merger{in: in, rv: rv, lib: lib, odb: odb, sTree: sTree, sizes: map[git.Oid]int64{},
+		labels: [3]string{"current",
+			fmt.Sprintf("%s/%s (after %s)", in.Agent.ID, in.Target.Checkpoint, what),
+			fmt.Sprintf("%s/%s (before %s)", in.Agent.ID, rv.From.Checkpoint, what)}}, nil
+}
+
+func (m *merger) free() {
+	m.sTree.Free()
+	m.odb.Free()
+}
+
+// ours is S's entry at path: absent, a file, a link, a gitlink, or a
+// folder (which no turn's file merges with).
+func (m *merger) ours(path string) (side, error) {
+	e, err := m.sTree.EntryByPath(path)
+	if git.IsErrorCode(err, git.ErrorCodeNotFound) {
+		return side{}, nil
+	}
+	if err != nil {
+		return side{}, err
+	}
+	return side{uint32(e.Filemode), *e.Id}, nil
+}
+
+// path merges one path: ours (S), base (the turn's end), theirs (its
+// start). As git revert: what only the turn changed is taken back; what
+// only later changes touched stays; where both did, the file's lines are
+// merged, and what still meets is a conflict.
+func (m *merger) path(path string, base, theirs side) (Change, error) {
+	ours, err := m.ours(path)
+	if err != nil {
+		return Change{}, err
+	}
+	c := Change{Path: path, SMode: ours.mode, SOid: ours.id}
+	result := func(r side) Change {
+		c.TMode, c.TOid = r.mode, r.id
+		switch {
+		case c.SMode == 0:
+			c.Change = "create"
+		case c.TMode == 0:
+			c.Change = "delete"
+		default:
+			c.Change = "modify"
+		}
+		return c
+	}
+	switch {
+	case ours.same(theirs):
+		c.Change, c.TMode, c.TOid, c.Left = "modify", ours.mode, ours.id, LeftAlready
+		if ours.mode == 0 {
+			c.Change = "delete"
+		}
+		return c, nil
+	case ours.same(base):
+		c = result(theirs)
+		c.Class = Reverted
+		return c, nil
+	}
+	whole := func(why string) (Change, error) {
+		c = result(ours)
+		c.Class, c.Left = Conflict, LeftConflict
+		c.Rev = &RevertInfo{Why: why}
+		return c, nil
+	}
+	switch {
+	case ours.mode == 0:
+		return whole("deleted since the turn")
+	case base.mode == 0:
+		return whole("the turn deleted it, and it was made again since")
+	case theirs.mode == 0:
+		return whole("the turn created it, and it changed since")
+	case !regular(ours.mode) || !regular(base.mode) || !regular(theirs.mode):
+		return whole("not a regular file on every side (a link, a folder or a submodule)")
+	}
+	// Three regular files: the mode and the lines merge apart.
+	mode := ours.mode
+	if ours.mode == base.mode {
+		mode = theirs.mode
+	}
+	switch {
+	case ours.id == base.id:
+		return revertedTo(result(side{mode, theirs.id})), nil
+	case theirs.id == base.id || ours.id == theirs.id:
+		return revertedTo(result(side{mode, ours.id})), nil
+	}
+	objs := make([]*git.Blob, 3)
+	blobs := make([][]byte, 3)
+	for i, id := range []git.Oid{ours.id, base.id, theirs.id} {
+		b, err := m.lib.LookupBlob(&id)
+		if err != nil {
+			return Change{}, err
+		}
+		defer b.Free()
+		objs[i], blobs[i] = b, b.Contents()
+	}
+	if binary(blobs[0]) || binary(blobs[1]) || binary(blobs[2]) {
+		return whole("a binary file")
+	}
+	res, err := git.MergeFile(
+		git.MergeFileInput{Path: path, Mode: uint(base.mode), Contents: blobs[1]},
+		git.MergeFileInput{Path: path, Mode: uint(ours.mode), Contents: blobs[0]},
+		git.MergeFileInput{Path: path, Mode: uint(theirs.mode), Contents: blobs[2]},
+		&git.MergeFileOptions{AncestorLabel: m.labels[1], OurLabel: m.labels[0], TheirLabel: m.labels[2],
+			Flags: git.MergeFileStyleDiff})
+	if err != nil {
+		return Change{}, err
+	}
+	merged := res.Contents
+	res.Free()
+	id, err := m.store(merged)
+	if err != nil {
+		return Change{}, err
+	}
+	c = result(side{mode, *id})
+	if res.Automergeable {
+		c.Class = Reverted
+		return c, nil
+	}
+	c.Class = Conflict
+	lines, err := conflictLines(objs[1], objs[0], objs[2])
+	if err != nil {
+		return Change{}, err
+	}
+	c.Rev = &RevertInfo{Lines: lines, Markers: markerLines(merged)}
+	return c, nil
+}
+
+func revertedTo(c Change) Change {
+	c.Class = Reverted
+	return c
+}
+
+// store is a merged file's blob id: written to the repository for the
+// real call, only hashed for the dry run.
+func (m *merger) store(data []byte) (*git.Oid, error) {
+	var id *git.Oid
+	var err error
+	if m.rv.Write {
+		id, err = m.odb.Write(data, git.ObjectBlob)
+		if err == nil {
+			_ = m.in.Repo.ShareObject(id.String())
+		}
+	} else {
+		id, err = m.odb.Hash(data, git.ObjectBlob)
+	}
+	if err == nil {
+		m.sizes[*id] = int64(len(data))
+	}
+	return id, err
+}
+
+// bytes is what the files the revert writes come to.
+func (m *merger) bytes(changes []Change) int64 {
+	var sum int64
+	for i := range changes {
+		c := &changes[i]
+		if c.Left != "" || !c.Writes() || c.TMode == Gitlink {
+			continue
+		}
+		if n, ok := m.sizes[c.TOid]; ok {
+			sum += n
+			continue
+		}
+		if size, _, err := m.odb.ReadHeader(&c.TOid); err == nil {
+			sum += int64(size)
+		}
+	}
+	return sum
+}
+
+// attribute says who made each conflict's later change: a turn of the
+// agent after the reverted one, or a person, from the windows between
+// the turn's end and S as a rollback to that end classes them.
+func (m *merger) attribute(ctx context.Context, changes []Change) error {
+	var idx []int
+	for i := range changes {
+		if changes[i].Class == Conflict {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	sub := make([]Change, len(idx))
+	for j, i := range idx {
+		sub[j] = Change{Path: changes[i].Path}
+	}
+	if m.in.Agent.PersonsOwn() {
+		for j := range sub {
+			sub[j].Class = Outside
+		}
+	} else if err := classify(ctx, m.in.Repo, m.in.State, m.in.Agent, m.in.Target.Seq, m.in.Target.Repos[0].Commit,
+		m.in.Snapshot.Tree.String(), sub, nil, ""); err != nil {
+		return err
+	}
+	for j, i := range idx {
+		by := ByTurn
+		if sub[j].Class == Outside {
+			by = ByPerson
+		}
+		if changes[i].Rev == nil {
+			changes[i].Rev = &RevertInfo{}
+		}
+		changes[i].Rev.By = by
+	}
+	return nil
+}
+
+func regular(mode uint32) bool { return mode == 0o100644 || mode == 0o100755 }
+
+// binary is git's test (buffer_is_binary): a NUL in the first 8000 bytes.
+func binary(b []byte) bool {
+	if len(b) > 8000 {
+		b = b[:8000]
+	}
+	return bytes.IndexByte(b, 0) >= 0
+}
+
+// hunk is a change of a diff with no context: old lines [os, os+ol),
+// new lines [ns, ns+nl), counted from 1 (a run of no lines starts after
+// the line before it, as diff says).
+type hunk struct{ os, ol, ns, nl int }
+
+// hunks diffs a against b, with no context lines.
+func hunks(a, b *git.Blob) ([]hunk, error) {
+	var out []hunk
+	opts, err := git.DefaultDiffOptions()
+	if err != nil {
+		return nil, err
+	}
+	opts.ContextLines = 0
+	opts.InterhunkLines = 0
+	opts.Flags |= git.DiffForceText
+	err = git.DiffBlobs(a, "a", b, "b", &opts, func(git.DiffDelta, float64) (git.DiffForEachHunkCallback, error) {
+		return func(h git.DiffHunk) (git.DiffForEachLineCallback, error) {
+			out = append(out, hunk{h.OldStart, h.OldLines, h.NewStart, h.NewLines})
+			return nil, nil
+		}, nil
+	}, git.DiffDetailHunks)
+	return out, err
+}
+
+// conflictLines are the current file's lines whose change since the
+// turn's end meets the turn's own change: the ours hunks whose lines of
+// the base overlap, or touch, a hunk of the turn (xdiff's merge treats
+// touching changes as one, as git does).
+func conflictLines(base, ours, theirs *git.Blob) ([]Lines, error) {
+	oh, err := hunks(base, ours)
+	if err != nil {
+		return nil, err
+	}
+	th, err := hunks(base, theirs)
+	if err != nil {
+		return nil, err
+	}
+	// A hunk's base run as [lo, hi]: an insertion after line k is the
+	// empty run between k and k+1, which touches both.
+	span := func(h hunk) (int, int) {
+		if h.ol == 0 {
+			return h.os, h.os + 1
+		}
+		return h.os, h.os + h.ol - 1
+	}
+	var out []Lines
+	for _, o := range oh {
+		olo, ohi := span(o)
+		for _, t := range th {
+			tlo, thi := span(t)
+			if olo <= thi+1 && tlo <= ohi+1 {
+				l := Lines{o.ns, o.ns + o.nl - 1}
+				if o.nl == 0 { // ours deleted the lines: where they were
+					l = Lines{o.ns, o.ns}
+					if l.Start == 0 {
+						l = Lines{1, 1}
+					}
+				}
+				if n := len(out); n > 0 && out[n-1].End+1 >= l.Start {
+					if l.End > out[n-1].End {
+						out[n-1].End = l.End
+					}
+				} else {
+					out = append(out, l)
+				}
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// markerLines are the runs of a merged file from each <<<<<<< line to its
+// >>>>>>> line.
+func markerLines(merged []byte) []Lines {
+	var out []Lines
+	start := 0
+	for n, line := range strings.SplitAfter(string(merged), "\n") {
+		switch {
+		case strings.HasPrefix(line, "<<<<<<< ") && start == 0:
+			start = n + 1
+		case strings.HasPrefix(line, ">>>>>>> ") && start != 0:
+			out = append(out, Lines{start, n + 1})
+			start = 0
+		}
+	}
+	return out
+}
+
+// RevertConflict is one member of conflict.revert_conflicts's
+// data.conflicts (docs/errors.md).
+type RevertConflict struct {
+	Path    string  `json:"path"`
+	PathB64 string  `json:"path_b64,omitempty"`
+	By      string  `json:"by"`
+	Lines   []Lines `json:"lines"`
+	Detail  *string `json:"detail"`
+}
+
+// refuseConflicts is conflict.revert_conflicts when a revert meets later
+// changes and --conflicts=markers was not given: its data names each path
+// with its lines and who made the later change.
+func refuseConflicts(rv *Revert, end *agents.Checkpoint, changes []Change) error {
+	var list []RevertConflict
+	var hints []string
+	for i := range changes {
+		c := &changes[i]
+		if c.Class != Conflict || (c.Left != "" && c.Left != LeftConflict) {
+			continue
+		}
+		shown, b64 := paths.Display(c.Path)
+		cj := RevertConflict{Path: shown, PathB64: b64, By: c.Rev.By, Lines: c.Rev.Lines}
+		if cj.Lines == nil {
+			cj.Lines = []Lines{}
+		}
+		if c.Rev.Why != "" {
+			why := c.Rev.Why
+			cj.Detail = &why
+		}
+		list = append(list, cj)
+		hints = append(hints, "  "+quote.C(shown)+": "+c.Rev.Describe())
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].Path < list[j].Path })
+	e := errcode.Newf(errcode.ConflictRevertConflicts,
+		map[string]any{"revert": rv.Name, "conflicts": list},
+		"reverting %s meets later changes in %s", rv.Name, countPaths(len(list)))
+	for _, h := range hints {
+		e.Hint("%s", h)
+	}
+	return e.Hint("--conflicts=markers writes git's conflict markers where the lines meet, and reverts the rest").
+		Hint("git venom-diff --from=%s shows what changed since the turn", end.Checkpoint)
+}
+
+// Describe says, in a sentence's words, what a conflict meets: the
+// lines and who changed them, or the whole file's reason.
+func (r *RevertInfo) Describe() string {
+	who := "a later turn"
+	if r.By == ByPerson {
+		who = "a change outside the agent's turns"
+	}
+	if r.Why != "" {
+		return r.Why + "; changed by " + who
+	}
+	parts := make([]string, len(r.Lines))
+	for i, l := range r.Lines {
+		parts[i] = l.String()
+	}
+	if len(parts) == 0 {
+		return "changed by " + who
+	}
+	return strings.Join(parts, ", ") + " changed by " + who
+}

@@ -1,0 +1,146 @@
+package rollback
+
+import (
+	"strings"
+
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/checkpoints"
+	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/ids"
+	"github.com/git-venom/git-venom/lib/plan"
+	"github.com/git-venom/git-venom/lib/quote"
+	"github.com/git-venom/git-venom/lib/state"
+)
+
+// validateRevert checks a revert's parameters alone (docs/rollback.md#revert):
+// a turn t<n> or a pair of checkpoints, files only, no checkpoint, no
+// --undo, no --outside (a revert keeps every later change, whoever made
+// it), and --conflicts refuse or markers.
+func validateRevert(req *Request) error {
+	usage := func(format string, args ...any) *errcode.Error {
+		return errcode.Newf(errcode.InvalidParamsUsage, map[string]string{"revert": req.Revert}, format, args...)
+	}
+	if req.Revert == "" {
+		if req.Conflicts != "" {
+			return usage("--conflicts goes with --revert").Hint("git venom-rollback --revert=t<n> --dry-run")
+		}
+		return nil
+	}
+	switch {
+	case req.Undo:
+		return usage("--undo undoes the last rollback or revert; give it alone")
+	case req.Checkpoint != "":
+		return usage("--revert names what to take back; name no checkpoint with it").
+			Hint("git venom-rollback --revert=t<n> or --revert=k<a>..k<b>")
+	case req.Restore == "all":
+		return usage("a revert restores files only; leave out --restore=all").
+			Hint("the conversation keeps the reverted turn; the agent's note tells it the turn was reverted")
+	case req.Outside != "":
+		return usage("a revert keeps every later change, the agent's or a person's; --outside does not apply").
+			Hint("where a later change meets the turn's, --conflicts says what to do")
+	case req.KeepHead:
+		return usage("a revert never moves HEAD; leave out --keep-head")
+	case req.Copy():
+		return usage("a revert takes back a local agent's turn; a fetched copy's files come back with a rollback")
+	}
+	switch req.Conflicts {
+	case "":
+		req.Conflicts = "refuse"
+	case "refuse", "markers":
+	default:
+		return usage("--conflicts is refuse or markers")
+	}
+	from, to, pair := strings.Cut(req.Revert, "..")
+	for _, name := range []string{from, to} {
+		if !pair && name == "" {
+			continue
+		}
+		n, err := ids.ParseName(name)
+		if err != nil {
+			return checkpoints.BadName(name, err)
+		}
+		if n.Kind == ids.ToolOf {
+			return usage("%s is a point inside a turn; a revert takes back a turn or the changes between two checkpoints",
+				quote.C(name)).Hint("--revert=t<n>, or --revert=k<a>..k<b>")
+		}
+		if !pair && n.Kind != ids.TurnOf {
+			return usage("--revert=%s: name a turn, t<n>, or a pair of checkpoints, k<a>..k<b>", quote.C(name)).
+				Hint("--revert=%s..<checkpoint> takes back what changed from %s to that checkpoint", name, name)
+		}
+	}
+	// Files only, and HEAD, the branch and the index stay.
+	req.Restore, req.KeepHead = "files", true
+	return nil
+}
+
+// resolveRevert finds what a revert takes back: for t<n>, that turn's
+// start and end checkpoints; for a pair, its two checkpoints. The end is
+// the plan's target, and req.Checkpoint names it.
+func resolveRevert(s *state.Store, a *agents.Agent, req *Request) (*plan.Revert, *agents.Checkpoint, error) {
+	from, to, pair := strings.Cut(req.Revert, "..")
+	rv := &plan.Revert{Name: req.Revert, Conflicts: req.Conflicts}
+	var fromID, toID string
+	var err error
+	if pair {
+		if fromID, err = checkpoints.Resolve(a, from); err != nil {
+			return nil, nil, err
+		}
+		if toID, err = checkpoints.Resolve(a, to); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		if toID, err = checkpoints.Resolve(a, req.Revert); err != nil {
+			return nil, nil, err
+		}
+		rv.Turn = req.Revert
+		t := a.Turn(req.Revert)
+		start := turnStart(a, t)
+		if start == nil {
+			return nil, nil, errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"checkpoint": req.Revert},
+				"turn %s of agent %s has no checkpoint from before it", req.Revert, a.ID).
+				Hint("git venom-checkpoint list --turn=%s shows its checkpoints; --revert=k<a>..k<b> names a pair", req.Revert)
+		}
+		fromID = start.Checkpoint
+	}
+	start, err := checkpoints.Find(s.Repo, a, fromID)
+	if err != nil {
+		return nil, nil, err
+	}
+	end, err := checkpoints.Find(s.Repo, a, toID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if start.Seq >= end.Seq {
+		return nil, nil, errcode.Newf(errcode.InvalidParamsUsage, map[string]string{"revert": req.Revert},
+			"--revert=%s: %s is not before %s; the pair is the older checkpoint, then the newer", quote.C(req.Revert),
+			start.Checkpoint, end.Checkpoint).Hint("--revert=%s..%s", end.Checkpoint, start.Checkpoint)
+	}
+	if pair {
+		rv.Name = start.Checkpoint + ".." + end.Checkpoint
+	}
+	rv.From = start
+	req.Checkpoint = end.Checkpoint
+	return rv, end, nil
+}
+
+// turnStart is the checkpoint a turn started from: its turn_start's, or
+// for a turn a harness started with no turn_start (docs/checkpoints.md#reasons) the
+// agent's last checkpoint logged before the turn's end.
+func turnStart(a *agents.Agent, t *agents.Turn) *agents.Checkpoint {
+	if t == nil {
+		return nil
+	}
+	if t.StartCheckpoint != "" {
+		return a.Checkpoint(t.StartCheckpoint)
+	}
+	var prev *agents.Checkpoint
+	for _, c := range a.Checkpoints {
+		if c.Seq >= t.EndSeq || c.Checkpoint == t.EndCheckpoint {
+			break
+		}
+		if c.Live() {
+			prev = c
+		}
+	}
+	return prev
+}

@@ -1,0 +1,173 @@
+package rollbackcmd
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fatih/color"
+
+	"github.com/git-venom/git-venom/lib/cli"
+	"github.com/git-venom/git-venom/lib/plan"
+	"github.com/git-venom/git-venom/lib/quote"
+	"github.com/git-venom/git-venom/lib/rollback"
+	"github.com/git-venom/git-venom/lib/ui"
+)
+
+// what names what a revert takes back, for a person: "turn t3 (k5..k6)",
+// or "the changes from k5 to k6".
+func what(turn *string, from, to string) string {
+	if turn != nil {
+		return fmt.Sprintf("turn %s (%s..%s)", quote.C(*turn), quote.C(from), quote.C(to))
+	}
+	return fmt.Sprintf("the changes from %s to %s", quote.C(from), quote.C(to))
+}
+
+// revertScreen shows a revert's dry run (docs/rollback.md#revert): the
+// conflicts first, highlighted, with their lines and who made the later
+// change; then what is taken back; then what is left and why.
+func revertScreen(env *cli.Env, p *plan.Plan) {
+	q := quote.C
+	bold := env.UI.OutStyle(color.Bold)
+	gold := env.UI.OutStyle(color.FgYellow, color.Bold)
+	dim := env.UI.OutStyle(color.Faint)
+	r := p.Result().Revert
+	env.UI.Printf("Revert %s of %s: take back what it changed and keep every later change.\n",
+		bold(what(r.Turn, r.From, r.To)), q(p.Agent.ID))
+	env.UI.Printf("Files only: HEAD, the branch, the index and the conversation stay as they are.\n")
+	if !p.Paths.Empty() {
+		env.UI.Printf("Only %s: every other file stays as it is.\n", bold(quote.Join(p.Paths.Shown(), ", ")))
+	}
+	var clean, marked, whole, already, left []plan.Change
+	for _, c := range p.Changes {
+		switch {
+		case c.Left == plan.LeftAlready:
+			already = append(already, c)
+		case c.Left == plan.LeftConflict:
+			whole = append(whole, c)
+		case c.Left != "":
+			left = append(left, c)
+		case c.Class == plan.Conflict:
+			marked = append(marked, c)
+		default:
+			clean = append(clean, c)
+		}
+	}
+	if len(marked)+len(whole) > 0 {
+		env.UI.Printf("%s\n", gold("Meets later changes:"))
+		for _, c := range marked {
+			env.UI.Printf("  %s %s %s\n", gold(fmt.Sprintf("%-6s", c.Change)), gold(q(c.Path)),
+				dim("("+c.Rev.Describe()+"; conflict markers at "+linesOf(c.Rev.Markers)+")"))
+		}
+		for _, c := range whole {
+			env.UI.Printf("  %s %s %s\n", gold("left  "), gold(q(c.Path)), dim("("+c.Rev.Describe()+")"))
+		}
+	}
+	if len(clean) > 0 {
+		env.UI.Printf("Taken back:\n")
+		for _, c := range clean {
+			env.UI.Printf("  %-6s %s\n", c.Change, q(c.Path))
+		}
+	}
+	if len(clean)+len(marked) == 0 {
+		env.UI.Printf("No file changes.\n")
+	}
+	if len(already)+len(left) > 0 {
+		env.UI.Printf("Left as they are:\n")
+		for _, c := range already {
+			env.UI.Printf("  %s %s\n", q(c.Path), dim("(already as the turn found it)"))
+		}
+		for _, c := range left {
+			d := ""
+			if c.Detail != nil {
+				d = " " + quote.Text(*c.Detail)
+			}
+			env.UI.Printf("  %s %s\n", q(c.Path), dim("("+quote.Text(c.Left)+d+")"))
+		}
+	}
+	if !p.Conversation.None {
+		env.UI.Printf("Conversation: stays as it is; the agent's note says what was reverted.\n")
+	}
+	if len(p.SharedWith) > 0 {
+		env.UI.Printf("Shared with %s: they get the note too.\n", quote.Join(p.SharedWith, ", "))
+	}
+	line := "Reverts " + ui.Plural(len(clean)+len(marked), "file", "files")
+	if len(clean)+len(marked) > 0 {
+		line += " (writes " + ui.Bytes(p.Bytes) + ")"
+	}
+	if len(marked) > 0 {
+		line += ", " + ui.Thousands(len(marked)) + " with conflict markers"
+	}
+	if l := len(p.Left()); l > 0 {
+		line += "; " + ui.Thousands(l) + " left as " + map[bool]string{true: "it is", false: "they are"}[l == 1]
+	}
+	env.UI.Printf("%s.\n", line)
+	keptLine(env, p.Kept)
+}
+
+// linesOf says runs of lines: "lines 3-9, line 20".
+func linesOf(ls []plan.Lines) string {
+	parts := make([]string, len(ls))
+	for i, l := range ls {
+		parts[i] = l.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// revertDone is a revert's transcript row, with the command that undoes
+// it, and where conflict markers were written.
+func revertDone(env *cli.Env, r *plan.Result, req rollback.Request) {
+	q := quote.C
+	n, marked := 0, 0
+	for _, rp := range r.Repos {
+		n += len(rp.Files)
+		for _, f := range rp.Files {
+			if f.Class == plan.Conflict {
+				marked++
+			}
+		}
+	}
+	undo := "git venom-rollback --undo"
+	if req.Agent != "" {
+		undo += " --agent=" + q(req.Agent)
+	}
+	env.UI.Printf("↺ Reverted %s · %s · files only · safety %s\n  undo: %s\n", what(r.Revert.Turn, r.Revert.From,
+		r.Revert.To), plan.Count(n), q(*r.Safety), undo)
+	if marked > 0 {
+		env.UI.Printf("Conflict markers (<<<<<<< to >>>>>>>) to resolve, as after git revert:\n")
+		for _, rp := range r.Repos {
+			for _, f := range rp.Files {
+				if f.Class == plan.Conflict {
+					env.UI.Printf("  %s %s\n", q(f.Path), linesOf(f.Markers))
+				}
+			}
+		}
+	}
+	for _, rp := range r.Repos {
+		for _, l := range rp.Left {
+			if l.Reason == plan.LeftConflict && l.Detail != nil {
+				env.UI.Printf("Left as it is: %s (%s).\n", q(l.Path), quote.Text(*l.Detail))
+			}
+		}
+	}
+	if r.Exact != nil && !*r.Exact {
+		env.UI.Printf("Something wrote to the tree during the revert: %s shows it as it came out.\n", q(*r.After))
+	}
+}
+
+// argsOfPlan repeats the choices a real call must quote with the plan:
+// a revert's as resolved (a pair named with last~<n> moves on), a
+// rollback's as argsOf says.
+func argsOfPlan(req rollback.Request, p *plan.Plan) string {
+	if p.Revert == nil {
+		return argsOf(req, p.Target.Checkpoint)
+	}
+	var b strings.Builder
+	if req.Agent != "" {
+		fmt.Fprintf(&b, "--agent=%s ", req.Agent)
+	}
+	fmt.Fprintf(&b, "--revert=%s ", quote.C(p.Revert.Name))
+	if p.Revert.Conflicts == "markers" {
+		b.WriteString("--conflicts=markers ")
+	}
+	return b.String()
+}

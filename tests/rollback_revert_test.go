@@ -1,0 +1,376 @@
+package tests
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// RevertResult is a revert's result as the tests read it: a rollback's,
+// with the revert member and a conflict's lines.
+type RevertResult struct {
+	Checkpoint string `json:"checkpoint"`
+	DryRun     bool   `json:"dry_run"`
+	Plan       string `json:"plan"`
+	Restore    string `json:"restore"`
+	Safety     string `json:"safety"`
+	Exact      *bool  `json:"exact"`
+	Revert     struct {
+		Turn      *string `json:"turn"`
+		From      string  `json:"from"`
+		To        string  `json:"to"`
+		Conflicts string  `json:"conflicts"`
+	} `json:"revert"`
+	Conversation struct {
+		Rewinds bool     `json:"rewinds"`
+		Drops   []string `json:"drops"`
+	} `json:"conversation"`
+	Repos []struct {
+		Head struct {
+			Moves bool `json:"moves"`
+		} `json:"head"`
+		Files []struct {
+			Path    string      `json:"path"`
+			Change  string      `json:"change"`
+			Class   string      `json:"class"`
+			By      string      `json:"by"`
+			Lines   []lineRange `json:"lines"`
+			Markers []lineRange `json:"markers"`
+		} `json:"files"`
+		Left []struct {
+			Path   string  `json:"path"`
+			Reason string  `json:"reason"`
+			Detail *string `json:"detail"`
+		} `json:"left"`
+	} `json:"repos"`
+}
+
+type lineRange struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// classes is path → class for the files, path → "left:<reason>" for the
+// paths left.
+func (r RevertResult) classes() map[string]string {
+	m := map[string]string{}
+	for _, f := range r.Repos[0].Files {
+		m[f.Path] = f.Change + ":" + f.Class
+	}
+	for _, l := range r.Repos[0].Left {
+		m[l.Path] = "left:" + l.Reason
+	}
+	return m
+}
+
+func (e *Env) revertDry(args ...string) RevertResult {
+	e.t.Helper()
+	var res RevertResult
+	e.Venom("rollback", append(append([]string{}, args...), "--dry-run", "--json")...).OK(e.t).JSON(e.t, &res)
+	require.True(e.t, res.DryRun)
+	return res
+}
+
+func (e *Env) revert(args ...string) RevertResult {
+	e.t.Helper()
+	plan := e.revertDry(args...).Plan
+	var res RevertResult
+	e.Venom("rollback", append(append([]string{}, args...), "--plan="+plan, "--json")...).OK(e.t).JSON(e.t, &res)
+	require.False(e.t, res.DryRun)
+	return res
+}
+
+// revLines is a file of n numbered lines, with line i replaced where edits
+// say.
+func revLines(n int, edits map[int]string) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		if s, ok := edits[i]; ok {
+			b.WriteString(s + "\n")
+		} else {
+			fmt.Fprintf(&b, "line %d\n", i)
+		}
+	}
+	return b.String()
+}
+
+// revertRepo is a committed 30-line file f.txt and an agent a1 in its
+// own tree (unguarded), with three turns: t1 edits line 3, t2 line 15,
+// t3 line 27.
+func revertRepo(t *testing.T) *Env {
+	env := NewEnv(t)
+	env.Write("f.txt", revLines(30, nil))
+	env.Commit("thirty lines")
+	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--json").OK(t)
+	edits := map[int]string{}
+	for i, n := range []int{3, 15, 27} {
+		env.Turn("a1", func() {
+			edits[n] = fmt.Sprintf("t%d wrote line %d", i+1, n)
+			env.Write("f.txt", revLines(30, edits))
+		})
+	}
+	return env
+}
+
+// TestRevert_KeepsLaterTurns: reverting t2 takes back its hunk and keeps
+// t1's and t3's, as git revert would; HEAD, the index and the
+// conversation stay; --undo puts the tree back exactly.
+func TestRevert_KeepsLaterTurns(t *testing.T) {
+	t.Parallel()
+	env := revertRepo(t)
+	before := env.RecipeTree()
+	snap := env.Snapshot()
+
+	dry := env.revertDry("--revert=t2")
+	require.Equal(t, "t2", *dry.Revert.Turn)
+	require.Equal(t, "refuse", dry.Revert.Conflicts)
+	require.Equal(t, "files", dry.Restore)
+	require.Equal(t, dry.Revert.To, dry.Checkpoint)
+	require.Equal(t, map[string]string{"f.txt": "modify:reverted"}, dry.classes())
+	require.False(t, dry.Repos[0].Head.Moves)
+	require.False(t, dry.Conversation.Rewinds)
+	require.Equal(t, before, env.RecipeTree(), "the dry run wrote nothing")
+
+	res := env.revert("--revert=t2")
+	require.True(t, *res.Exact)
+	require.NotEmpty(t, res.Safety)
+	require.Equal(t, revLines(30, map[int]string{3: "t1 wrote line 3", 27: "t3 wrote line 27"}), env.Read("f.txt"))
+	after := env.Snapshot()
+	after.Files = snap.Files // the one thing a revert changes
+	require.Equal(t, snap, after, "HEAD, the index, refs, config or stash changed")
+	// Plain git: the file differs from HEAD's by t1's and t3's lines only.
+	diff := env.Git("diff", "--unified=0", "HEAD", "--", "f.txt")
+	assert.Contains(t, diff, "+t1 wrote line 3")
+	assert.Contains(t, diff, "+t3 wrote line 27")
+	assert.NotContains(t, diff, "line 15")
+
+	ended := env.Records("rollback.ended")
+	require.Equal(t, "t2", ended[len(ended)-1]["revert"])
+	require.Equal(t, "files", ended[len(ended)-1]["restore"])
+
+	env.Rollback("--undo", "--restore=files")
+	require.Equal(t, before, env.RecipeTree())
+}
+
+// TestRevert_SameLinesConflict: a later turn rewrote the turn's line:
+// refused by default with the line named; --conflicts=markers writes
+// what git merge-file writes for the same three files.
+func TestRevert_SameLinesConflict(t *testing.T) {
+	t.Parallel()
+	env := revertRepo(t)
+	env.Turn("a1", func() {
+		env.Write("f.txt", revLines(30, map[int]string{3: "t1 wrote line 3", 15: "t4 rewrote line 15",
+			27: "t3 wrote line 27"}))
+	})
+	before := env.RecipeTree()
+	ours := env.Read("f.txt")
+
+	r := env.Venom("rollback", "--revert=t2", "--dry-run", "--json").Fails(t, 5, "conflict.revert_conflicts")
+	data := r.Map(t)["error"].(map[string]any)["data"].(map[string]any)
+	require.Equal(t, "t2", data["revert"])
+	c := data["conflicts"].([]any)[0].(map[string]any)
+	require.Equal(t, "f.txt", c["path"])
+	require.Equal(t, "later_turn", c["by"], r.Stdout)
+	require.Equal(t, []any{map[string]any{"start": 15.0, "end": 15.0}}, c["lines"])
+	human := env.Venom("rollback", "--revert=t2", "--dry-run")
+	require.Equal(t, 5, human.Code)
+	require.Contains(t, human.Stderr, "f.txt")
+	require.Contains(t, human.Stderr, "line 15 changed by a later turn")
+	require.Contains(t, human.Stderr, "--conflicts=markers")
+
+	dry := env.revertDry("--revert=t2", "--conflicts=markers")
+	f := dry.Repos[0].Files[0]
+	require.Equal(t, "conflict", f.Class)
+	require.Equal(t, "later_turn", f.By)
+	require.Equal(t, []lineRange{{15, 15}}, f.Lines)
+	require.Len(t, f.Markers, 1)
+	require.Equal(t, before, env.RecipeTree())
+
+	res := env.revert("--revert=t2", "--conflicts=markers")
+	require.True(t, *res.Exact)
+	got := env.Read("f.txt")
+	require.Contains(t, got, "<<<<<<< current\n")
+
+	// The same merge by git: ours the current file, base the turn's end,
+	// theirs its start, with the same labels.
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		return p
+	}
+	base := env.Git("show", env.CheckpointTreeOf("a1", dry.Revert.To)+":f.txt") + "\n"
+	theirs := env.Git("show", env.CheckpointTreeOf("a1", dry.Revert.From)+":f.txt") + "\n"
+	want := env.GitRaw("merge-file", "-p", "--diff3",
+		"-L", "current", "-L", "a1/"+dry.Revert.To+" (after t2)", "-L", "a1/"+dry.Revert.From+" (before t2)",
+		write("ours", ours), write("base", base), write("theirs", theirs))
+	require.Equal(t, 1, want.Code, want.Stderr) // one conflict
+	require.Equal(t, want.Stdout, got)
+	m := f.Markers[0]
+	gotLines := strings.Split(got, "\n")
+	require.True(t, strings.HasPrefix(gotLines[m.Start-1], "<<<<<<< "))
+	require.True(t, strings.HasPrefix(gotLines[m.End-1], ">>>>>>> "))
+
+	env.Rollback("--undo", "--restore=files")
+	require.Equal(t, before, env.RecipeTree())
+}
+
+// TestRevert_PersonsEdit: a person's edit after the turn, in another
+// hunk, is kept and the turn's taken back; in the turn's hunk it is a
+// conflict the person made.
+func TestRevert_PersonsEdit(t *testing.T) {
+	t.Parallel()
+	env := revertRepo(t)
+	env.Write("f.txt", revLines(30, map[int]string{3: "t1 wrote line 3", 15: "t2 wrote line 15",
+		27: "t3 wrote line 27", 22: "a person wrote line 22"}))
+	env.revert("--revert=t2")
+	require.Equal(t, revLines(30, map[int]string{3: "t1 wrote line 3", 27: "t3 wrote line 27",
+		22: "a person wrote line 22"}), env.Read("f.txt"))
+
+	env.Write("f.txt", revLines(30, map[int]string{3: "a person rewrote line 3", 27: "t3 wrote line 27",
+		22: "a person wrote line 22"}))
+	r := env.Venom("rollback", "--revert=t1", "--dry-run", "--json").Fails(t, 5, "conflict.revert_conflicts")
+	c := r.Map(t)["error"].(map[string]any)["data"].(map[string]any)["conflicts"].([]any)[0].(map[string]any)
+	require.Equal(t, "person", c["by"])
+	require.Equal(t, []any{map[string]any{"start": 3.0, "end": 3.0}}, c["lines"])
+}
+
+// TestRevert_Shapes: a file the turn created goes, one it deleted comes
+// back, its mode change is taken back beside a later edit's lines; a file
+// already as the turn found it is left; a binary file changed since, and
+// a created file changed since, are whole-file conflicts.
+func TestRevert_Shapes(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("gone.txt", "the turn deletes me\n")
+	env.Write("run.sh", revLines(10, nil))
+	env.Write("back.txt", "before\n")
+	env.Write("img.bin", "\x00\x01before")
+	env.Commit("shapes")
+	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--json").OK(t)
+	env.Turn("a1", func() {
+		env.Remove("gone.txt")
+		env.Write("new.txt", "the turn made me\n")
+		env.Write("made.txt", "the turn made me too\n")
+		require.NoError(t, os.Chmod(env.Path("run.sh"), 0o755))
+		env.Write("back.txt", "during t1\n")
+		env.Write("img.bin", "\x00\x01t1")
+	})
+	env.Turn("a1", func() {
+		env.Write("run.sh", revLines(10, map[int]string{9: "t2 wrote line 9"}))
+		env.Write("back.txt", "before\n") // t2 undid t1 here already
+		env.Write("img.bin", "\x00\x01t2")
+		env.Write("made.txt", "t2 changed me\n")
+	})
+	before := env.RecipeTree()
+
+	r := env.Venom("rollback", "--revert=t1", "--dry-run", "--json").Fails(t, 5, "conflict.revert_conflicts")
+	var conflicted []string
+	for _, c := range r.Map(t)["error"].(map[string]any)["data"].(map[string]any)["conflicts"].([]any) {
+		conflicted = append(conflicted, c.(map[string]any)["path"].(string))
+	}
+	require.Equal(t, []string{"img.bin", "made.txt"}, conflicted)
+
+	dry := env.revertDry("--revert=t1", "--conflicts=markers")
+	require.Equal(t, map[string]string{
+		"gone.txt": "create:reverted", "new.txt": "delete:reverted", "run.sh": "modify:reverted",
+		"back.txt": "left:already_reverted", "img.bin": "left:conflict", "made.txt": "left:conflict",
+	}, dry.classes())
+	res := env.revert("--revert=t1", "--conflicts=markers")
+	require.True(t, *res.Exact)
+	require.Equal(t, "the turn deletes me\n", env.Read("gone.txt"))
+	_, err := os.Lstat(env.Path("new.txt"))
+	require.True(t, os.IsNotExist(err))
+	require.Equal(t, revLines(10, map[int]string{9: "t2 wrote line 9"}), env.Read("run.sh"))
+	require.Equal(t, "100644", strings.Fields(env.Git("ls-files", "-s", "run.sh"))[0], "index untouched")
+	fi, err := os.Stat(env.Path("run.sh"))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o644), fi.Mode().Perm(), "t1's chmod taken back")
+	require.Equal(t, "\x00\x01t2", env.Read("img.bin"))
+	require.Equal(t, "t2 changed me\n", env.Read("made.txt"))
+
+	env.Rollback("--undo", "--restore=files")
+	require.Equal(t, before, env.RecipeTree())
+}
+
+// TestRevert_PairAndPaths: --revert=k<a>..k<b> takes back what changed
+// between two checkpoints; -- paths limits it; the plan quotes both.
+func TestRevert_PairAndPaths(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("a.txt", "a\n")
+	env.Write("b.txt", "b\n")
+	env.Commit("two")
+	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--json").OK(t)
+	env.Turn("a1", func() {
+		env.Write("a.txt", "a from t1\n")
+		env.Write("b.txt", "b from t1\n")
+	})
+	env.Turn("a1", func() { env.Write("c.txt", "c from t2\n") })
+	dry := env.revertDry("--revert=t1")
+	pair := dry.Revert.From + ".." + dry.Revert.To
+
+	res := env.revert("--revert="+pair, "--path=a.txt")
+	require.Nil(t, res.Revert.Turn)
+	require.Equal(t, map[string]string{"a.txt": "modify:reverted"}, res.classes())
+	require.Equal(t, "a\n", env.Read("a.txt"))
+	require.Equal(t, "b from t1\n", env.Read("b.txt"))
+	require.Equal(t, "c from t2\n", env.Read("c.txt"))
+
+	// The plan is the revert's: a rollback cannot quote it.
+	plan := env.revertDry("--revert=t1").Plan
+	env.Venom("rollback", dry.Revert.To, "--restore=files", "--plan="+plan, "--json").Fails(t, 5, "conflict.rollback_stale")
+}
+
+// TestRevert_Usage: the choices a revert refuses.
+func TestRevert_Usage(t *testing.T) {
+	t.Parallel()
+	env := revertRepo(t)
+	for _, args := range [][]string{
+		{"--revert=t2", "k1"},
+		{"--revert=t2", "--undo"},
+		{"--revert=t2", "--restore=all"},
+		{"--revert=t2", "--outside=keep"},
+		{"--revert=k3"},
+		{"--revert=t2.1"},
+		{"--conflicts=markers", "k1"},
+	} {
+		env.Venom("rollback", append(args, "--dry-run", "--json")...).Fails(t, 2, "invalid_params.usage")
+	}
+	env.Venom("rollback", "--revert=t9", "--dry-run", "--json").Fails(t, 3, "not_found.checkpoint")
+	env.Venom("rollback", "--revert=last..k1", "--dry-run", "--json").Fails(t, 2, "invalid_params.usage")
+}
+
+// TestRevert_Interactive: on a terminal a revert's conflicts offer
+// markers; the answer m shows the plan with them and asks; y writes them.
+// Any other answer changes nothing.
+func TestRevert_Interactive(t *testing.T) {
+	t.Parallel()
+	env := revertRepo(t)
+	env.Turn("a1", func() {
+		env.Write("f.txt", revLines(30, map[int]string{3: "t1 wrote line 3", 15: "t4 rewrote line 15",
+			27: "t3 wrote line 27"}))
+	})
+	before := env.RecipeTree()
+	screen, code := env.ptyRun(t, []string{""}, "rollback", "--revert=t2")
+	require.Equal(t, 0, code, screen)
+	require.Contains(t, screen, "f.txt")
+	require.Contains(t, screen, "line 15")
+	require.Contains(t, screen, "Nothing was changed.")
+	require.Equal(t, before, env.RecipeTree())
+
+	screen, code = env.ptyRun(t, []string{"m", "y"}, "rollback", "--revert=t2")
+	require.Equal(t, 0, code, screen)
+	require.Contains(t, screen, "Revert?")
+	require.Contains(t, screen, "Reverted turn t2")
+	require.Contains(t, screen, "f.txt lines 15-21")
+	require.Contains(t, env.Read("f.txt"), "<<<<<<< current\n")
+
+	out := env.Venom("rollback", "--undo", "--restore=files", "--dry-run").OK(t).Stdout
+	require.Contains(t, out, "Undo the revert of t2 of a1")
+}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -249,4 +250,73 @@ func (o *realOpenCode) OK(prompt string, args ...string) string {
 	out, err := o.Run(prompt, args...)
 	require.NoError(o.e.t, err, "opencode run %q: %s", prompt, out)
 	return out
+}
+
+// chatProgram is a real harness program that talks to mockChat:
+// realOpenCode, realQwen.
+type chatProgram interface {
+	Command(ctx context.Context, prompt string, args ...string) *exec.Cmd
+	OK(prompt string, args ...string) string
+}
+
+// twoSessionsAreTwoAgents runs two prompts of p at once in e's tree, the
+// first held open by the mock until the second has ended: two sessions
+// are two agents, the running one under the harness's name (agent), the
+// other under agent-<8 of its session id>, each with its edit and every
+// turn ended. write is the model's step that writes a file.
+func twoSessionsAreTwoAgents(t *testing.T, e *Env, p chatProgram, chat *mockChat, agent string,
+	write func(path, content string) chatStep) {
+	t.Helper()
+	gate := make(chan struct{})
+	chat.Script("alpha", write(e.Path("alpha.txt"), "a\n"), chatStep{Text: "alpha done", Gate: gate})
+	chat.Script("beta", write(e.Path("beta.txt"), "b\n"), chatStep{Text: "beta done"})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	alpha := p.Command(ctx, "alpha")
+	require.NoError(t, alpha.Start())
+	WaitFile(t, e.Path("alpha.txt"), 2*time.Minute)
+	p.OK("beta")
+	close(gate)
+	require.NoError(t, alpha.Wait())
+
+	byPath := map[string]string{}
+	for _, r := range e.Records("edit.recorded") {
+		byPath[r["paths"].([]any)[0].(string)] = r["agent"].(string)
+	}
+	require.Contains(t, byPath, "alpha.txt")
+	require.Contains(t, byPath, "beta.txt")
+	assert.Equal(t, agent, byPath["alpha.txt"], "the running session keeps the harness's name")
+	assert.True(t, strings.HasPrefix(byPath["beta.txt"], agent+"-"), "the other live session is another agent: %v", byPath)
+	started := map[string]int{}
+	for _, r := range e.Records("turn.started") {
+		started[r["agent"].(string)]++
+	}
+	for _, a := range []string{byPath["alpha.txt"], byPath["beta.txt"]} {
+		assert.NotEmpty(t, endedTurns(e, a), "%s's turns end", a)
+		assert.Len(t, endedTurns(e, a), started[a], "every turn of %s ended", a)
+	}
+}
+
+// interruptMidTurn starts a prompt whose model writes h.txt and then
+// holds its answer, waits until the write is on disk and its edit
+// recorded (the second edit.recorded of the test), stops the program with
+// stop, and waits for it: a turn that never reports its end.
+func interruptMidTurn(t *testing.T, e *Env, p chatProgram, chat *mockChat, write func(path, content string) chatStep,
+	stop func(*exec.Cmd)) {
+	t.Helper()
+	gate := make(chan struct{})
+	defer close(gate)
+	chat.Script("make h", write(e.Path("h.txt"), "H\n"), chatStep{Text: "never", Gate: gate})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := p.Command(ctx, "make h")
+	require.NoError(t, cmd.Start())
+	WaitFile(t, e.Path("h.txt"), 2*time.Minute)
+	// The edit is recorded once the harness's tool hook has run.
+	deadline := time.Now().Add(time.Minute)
+	for len(e.Records("edit.recorded")) < 2 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	stop(cmd)
+	_ = cmd.Wait()
 }

@@ -1,13 +1,12 @@
 package tests
 
 import (
-	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -105,32 +104,9 @@ func TestRealOpenCode_TwoSessionsAreTwoAgents(t *testing.T) {
 	o.Chat.Script("warm up", chatStep{Text: "ok"})
 	o.OK("warm up")
 
-	gate := make(chan struct{})
-	o.Chat.Script("alpha", chatStep{Tool: "write", Args: map[string]any{"filePath": e.Path("alpha.txt"), "content": "a\n"}},
-		chatStep{Text: "alpha done", Gate: gate})
-	o.Chat.Script("beta", chatStep{Tool: "write", Args: map[string]any{"filePath": e.Path("beta.txt"), "content": "b\n"}},
-		chatStep{Text: "beta done"})
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	alpha := o.Command(ctx, "alpha")
-	require.NoError(t, alpha.Start())
-	WaitFile(t, e.Path("alpha.txt"), 2*time.Minute)
-	o.OK("beta")
-	close(gate)
-	require.NoError(t, alpha.Wait())
-
-	byPath := map[string]string{}
-	for _, r := range e.Records("edit.recorded") {
-		paths := r["paths"].([]any)
-		byPath[paths[0].(string)] = r["agent"].(string)
-	}
-	require.Contains(t, byPath, "alpha.txt")
-	require.Contains(t, byPath, "beta.txt")
-	assert.Equal(t, "opencode", byPath["alpha.txt"], "the running session keeps the harness's name")
-	assert.True(t, strings.HasPrefix(byPath["beta.txt"], "opencode-"), "the other live session is another agent: %v", byPath)
-	for _, a := range []string{byPath["alpha.txt"], byPath["beta.txt"]} {
-		assert.NotEmpty(t, endedTurns(e, a), "%s's turns end", a)
-	}
+	twoSessionsAreTwoAgents(t, e, o, o.Chat, "opencode", func(path, content string) chatStep {
+		return chatStep{Tool: "write", Args: map[string]any{"filePath": path, "content": content}}
+	})
 }
 
 // TestRealOpenCode_FailedCallAndInterruptLeaveNoTurnRunning: a failed
@@ -148,22 +124,9 @@ func TestRealOpenCode_FailedCallAndInterruptLeaveNoTurnRunning(t *testing.T) {
 	require.Equal(t, "A\n", e.Read("a.txt"))
 	require.Equal(t, []string{"t1"}, endedTurns(e, "opencode"), "the failed call's turn ended")
 
-	gate := make(chan struct{})
-	defer close(gate)
-	o.Chat.Script("make h", chatStep{Tool: "write", Args: map[string]any{"filePath": e.Path("h.txt"), "content": "H\n"}},
-		chatStep{Text: "never", Gate: gate})
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := o.Command(ctx, "make h")
-	require.NoError(t, cmd.Start())
-	WaitFile(t, e.Path("h.txt"), 2*time.Minute)
-	// The edit is recorded once tool.execute.after's hook has run.
-	deadline := time.Now().Add(time.Minute)
-	for len(e.Records("edit.recorded")) < 2 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	_ = cmd.Wait()
+	interruptMidTurn(t, e, o, o.Chat, func(path, content string) chatStep {
+		return chatStep{Tool: "write", Args: map[string]any{"filePath": path, "content": content}}
+	}, func(cmd *exec.Cmd) { require.NoError(t, cmd.Process.Signal(syscall.SIGINT)) })
 	require.Equal(t, []string{"t1"}, endedTurns(e, "opencode"), "SIGINT ends opencode run with no end")
 
 	t1 := turnEnd(t, e, "opencode", "t1")

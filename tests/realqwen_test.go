@@ -1,7 +1,7 @@
 package tests
 
 import (
-	"context"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -76,31 +76,9 @@ func TestRealQwen_TwoSessionsAreTwoAgents(t *testing.T) {
 	q := e.UseRealQwen(t)
 	e.Venom("checkpoint", "hook", "install", "qwen-code").OK(t)
 
-	gate := make(chan struct{})
-	q.Chat.Script("alpha", chatStep{Tool: "write_file", Args: map[string]any{"file_path": e.Path("alpha.txt"), "content": "a\n"}},
-		chatStep{Text: "alpha done", Gate: gate})
-	q.Chat.Script("beta", chatStep{Tool: "write_file", Args: map[string]any{"file_path": e.Path("beta.txt"), "content": "b\n"}},
-		chatStep{Text: "beta done"})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	alpha := q.Command(ctx, "alpha")
-	require.NoError(t, alpha.Start())
-	WaitFile(t, e.Path("alpha.txt"), time.Minute)
-	q.OK("beta")
-	close(gate)
-	require.NoError(t, alpha.Wait())
-
-	byPath := map[string]string{}
-	for _, r := range e.Records("edit.recorded") {
-		byPath[r["paths"].([]any)[0].(string)] = r["agent"].(string)
-	}
-	require.Contains(t, byPath, "alpha.txt")
-	require.Contains(t, byPath, "beta.txt")
-	assert.Equal(t, "qwen", byPath["alpha.txt"], "the running session keeps the harness's name")
-	assert.True(t, strings.HasPrefix(byPath["beta.txt"], "qwen-"), "the other live session is another agent: %v", byPath)
-	for _, a := range []string{byPath["alpha.txt"], byPath["beta.txt"]} {
-		assert.Equal(t, []string{"t1"}, endedTurns(e, a), "%s's turn ends", a)
-	}
+	twoSessionsAreTwoAgents(t, e, q, q.Chat, "qwen", func(path, content string) chatStep {
+		return chatStep{Tool: "write_file", Args: map[string]any{"file_path": path, "content": content}}
+	})
 }
 
 // TestRealQwen_FailedCallAndInterruptLeaveNoTurnRunning: a failed model
@@ -122,22 +100,9 @@ func TestRealQwen_FailedCallAndInterruptLeaveNoTurnRunning(t *testing.T) {
 	assert.Equal(t, []string{"t1"}, endedTurns(e, "qwen"), "the rollback ended the failed turn")
 	assert.NoFileExists(t, e.Path("a.txt"))
 
-	gate := make(chan struct{})
-	defer close(gate)
-	q.Chat.Script("make h", chatStep{Tool: "write_file", Args: map[string]any{"file_path": e.Path("h.txt"), "content": "H\n"}},
-		chatStep{Text: "never", Gate: gate})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := q.Command(ctx, "make h")
-	require.NoError(t, cmd.Start())
-	WaitFile(t, e.Path("h.txt"), time.Minute)
-	// The edit is recorded once the PostToolUse hook has run.
-	deadline := time.Now().Add(time.Minute)
-	for len(e.Records("edit.recorded")) < 2 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	Interrupt(t, cmd)
-	_ = cmd.Wait()
+	interruptMidTurn(t, e, q, q.Chat, func(path, content string) chatStep {
+		return chatStep{Tool: "write_file", Args: map[string]any{"file_path": path, "content": content}}
+	}, func(cmd *exec.Cmd) { Interrupt(t, cmd) })
 	started := e.Records("turn.started")
 	require.Len(t, started, 2)
 	// The launcher exits at once; the program, its child, a moment later.

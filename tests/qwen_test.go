@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -124,4 +126,36 @@ func TestHookQwen_LongTimeoutIsWrittenInMilliseconds(t *testing.T) {
 	env.SetGlobal("venom.timeout", "990s")
 	env.Venom("checkpoint", "hook", "install", "qwen-code").OK(t)
 	assert.Equal(t, 1000000, env.ReadHookSettings(".qwen/settings.json").Hooks["Stop"][0].Hooks[0].Timeout)
+}
+
+// doctor's harness.qwen-code.hooks, end to end: a qwen-code agent with
+// no hooks installed warns with the install command; installed hooks are
+// ok, unless Qwen Code would run none of them: --safe-mode's variable in
+// the environment, or the repository's file while folder trust is on and
+// the worktree is not trusted.
+func TestDoctorQwen_WarnsWhenQwenRunsNoHook(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Hook("qwen-code", env.Payload("qwen/hooks/UserPromptSubmit.json", nil))
+	env.Hook("qwen-code", env.Payload("qwen/hooks/Stop.json", nil))
+	c := env.doctorCheck(t, "harness.qwen-code.hooks")
+	assert.Equal(t, "warn", c["status"])
+	assert.Equal(t, "git venom-checkpoint hook install qwen-code", c["fix"])
+
+	env.Venom("checkpoint", "hook", "install", "qwen-code").OK(t)
+	assert.Equal(t, "ok", env.doctorCheck(t, "harness.qwen-code.hooks")["status"])
+
+	home := func(name, text string) {
+		require.NoError(t, os.MkdirAll(filepath.Join(env.Home, ".qwen"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(env.Home, ".qwen", name), []byte(text), 0o644))
+	}
+	home("settings.json", `{"security": {"folderTrust": {"enabled": true}}}`)
+	c = env.doctorCheck(t, "harness.qwen-code.hooks")
+	assert.Equal(t, "warn", c["status"])
+	assert.Contains(t, c["message"], "is not trusted")
+	home("trustedFolders.json", `{"`+env.Dir+`": "TRUST_FOLDER"}`)
+	assert.Equal(t, "ok", env.doctorCheck(t, "harness.qwen-code.hooks")["status"])
+
+	env.Extra = append(env.Extra, "QWEN_CODE_SAFE_MODE=true")
+	assert.Contains(t, env.doctorCheck(t, "harness.qwen-code.hooks")["message"], "QWEN_CODE_SAFE_MODE")
 }

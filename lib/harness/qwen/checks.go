@@ -133,6 +133,8 @@ func checks(_ context.Context, in kind.Doctor) []kind.Finding {
 // else trustedFolders.json in its folder: {path: TRUST_FOLDER |
 // TRUST_PARENT | DO_NOT_TRUST}) as it does: the deepest rule whose folder
 // holds dir decides, DO_NOT_TRUST winning a tie; no rule, not trusted.
+// Paths are compared as written and with their links resolved, as Qwen
+// Code compares them.
 func trusted(getenv func(string) string, dir string) bool {
 	path := getenv("QWEN_CODE_TRUSTED_FOLDERS_PATH")
 	if path == "" {
@@ -142,10 +144,8 @@ func trusted(getenv func(string) string, dir string) bool {
 	if !readJSONC(path, &rules) {
 		return false
 	}
-	dir = filepath.Clean(dir)
 	depth, verdict := -1, false
 	for p, level := range rules {
-		p = filepath.Clean(p)
 		var trust bool
 		switch level {
 		case "TRUST_FOLDER":
@@ -156,17 +156,39 @@ func trusted(getenv func(string) string, dir string) bool {
 		default:
 			continue
 		}
-		rel, err := filepath.Rel(p, dir)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-			continue
-		}
-		d := len(strings.Split(strings.Trim(p, "/"), "/"))
-		if p == "/" {
-			d = 0
-		}
-		if d > depth || d == depth && !trust {
+		d := holds(p, dir)
+		if d >= 0 && (d > depth || d == depth && !trust) {
 			depth, verdict = d, trust
 		}
 	}
 	return depth >= 0 && verdict
+}
+
+// holds is the depth of the deepest form of folder (as written, links
+// resolved) that holds a form of dir, or -1 when none does.
+func holds(folder, dir string) int {
+	depth := -1
+	for _, f := range forms(folder) {
+		for _, d := range forms(dir) {
+			rel, err := filepath.Rel(f, d)
+			if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+				continue
+			}
+			n := 0
+			if f != "/" {
+				n = len(strings.Split(strings.Trim(f, "/"), "/"))
+			}
+			depth = max(depth, n)
+		}
+	}
+	return depth
+}
+
+// forms is a path as written, cleaned, and with its links resolved.
+func forms(p string) []string {
+	out := []string{filepath.Clean(p)}
+	if r, err := filepath.EvalSymlinks(p); err == nil && r != out[0] {
+		out = append(out, r)
+	}
+	return out
 }

@@ -164,4 +164,14 @@ func TestTrusted(t *testing.T) {
 		require.NoError(t, os.WriteFile(path, []byte(c.rules), 0o644))
 		assert.Equal(t, c.want, trusted(getenv, c.dir), "%s %s", c.rules, c.dir)
 	}
+	// A rule names the folder through a link, or the folder is reached
+	// through one: the same folder.
+	target := filepath.Join(home, "real")
+	require.NoError(t, os.Mkdir(target, 0o755))
+	link := filepath.Join(home, "link")
+	require.NoError(t, os.Symlink(target, link))
+	for _, c := range [][2]string{{link, target}, {target, link}} {
+		require.NoError(t, os.WriteFile(path, []byte(`{"`+c[0]+`": "TRUST_FOLDER"}`), 0o644))
+		assert.True(t, trusted(getenv, c[1]), "rule %s, folder %s", c[0], c[1])
+	}
 }

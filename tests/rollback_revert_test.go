@@ -374,3 +374,56 @@ func TestRevert_Interactive(t *testing.T) {
 	out := env.Venom("rollback", "--undo", "--restore=files", "--dry-run").OK(t).Stdout
 	require.Contains(t, out, "Undo the revert of t2 of a1")
 }
+
+// TestRevert_MergeAttributes: the merge attribute git's own merge reads
+// decides as it would: -merge makes a text file binary to the merge (a
+// whole-file conflict), merge=union keeps both sides' lines as git
+// merge-file --union does, and a driver a revert does not run conflicts.
+func TestRevert_MergeAttributes(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write(".gitattributes", "*.dat -merge\n*.log merge=union\n*.cfg merge=mine\n")
+	for _, f := range []string{"a.dat", "x.log", "c.cfg"} {
+		env.Write(f, revLines(10, nil))
+	}
+	env.Commit("attributes")
+	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--json").OK(t)
+	for _, n := range []int{3, 4} {
+		env.Turn("a1", func() {
+			for _, f := range []string{"a.dat", "x.log", "c.cfg"} {
+				edits := map[int]string{4: "t2 wrote line 4"}
+				if n == 3 {
+					edits = map[int]string{3: "t1 wrote line 3"}
+				} else {
+					edits[3] = "t1 wrote line 3"
+				}
+				env.Write(f, revLines(10, edits))
+			}
+		})
+	}
+	ours := env.Read("x.log")
+	r := env.Venom("rollback", "--revert=t1", "--dry-run", "--json").Fails(t, 5, "conflict.revert_conflicts")
+	details := map[string]string{}
+	for _, c := range r.Map(t)["error"].(map[string]any)["data"].(map[string]any)["conflicts"].([]any) {
+		m := c.(map[string]any)
+		details[m["path"].(string)] = fmt.Sprint(m["detail"])
+	}
+	require.Len(t, details, 2, r.Stdout)
+	assert.Contains(t, details["a.dat"], "merge attribute")
+	assert.Contains(t, details["c.cfg"], "mine")
+
+	dry := env.revertDry("--revert=t1", "--conflicts=markers")
+	require.Equal(t, "modify:reverted", dry.classes()["x.log"])
+	env.revert("--revert=t1", "--conflicts=markers")
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		return p
+	}
+	want := env.GitRaw("merge-file", "-p", "--union", write("ours", ours),
+		write("base", revLines(10, map[int]string{3: "t1 wrote line 3"})), write("theirs", revLines(10, nil)))
+	require.Equal(t, 0, want.Code, want.Stderr)
+	require.Equal(t, want.Stdout, env.Read("x.log"))
+	require.Equal(t, ours, env.Read("a.dat"))
+}

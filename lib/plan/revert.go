@@ -132,7 +132,7 @@ func buildRevert(ctx context.Context, in Input) (*Plan, error) {
 		return nil, gitErr(err)
 	}
 	turn = chosen(turn, in.Paths)
-	m, err := newMerger(in, rv)
+	m, err := newMerger(ctx, in, rv)
 	if err != nil {
 		return nil, gitErr(err)
 	}
@@ -181,6 +181,7 @@ func buildRevert(ctx context.Context, in Input) (*Plan, error) {
 
 // merger merges one path at a time, the blobs read from the repository.
 type merger struct {
+	ctx    context.Context
 	in     Input
 	rv     *Revert
 	lib    *git.Repository
@@ -190,7 +191,7 @@ type merger struct {
 	labels [3]string // ours, base, theirs
 }
 
-func newMerger(in Input, rv *Revert) (*merger, error) {
+func newMerger(ctx context.Context, in Input, rv *Revert) (*merger, error) {
 	lib, err := in.Repo.Lib()
 	if err != nil {
 		return nil, err
@@ -208,7 +209,7 @@ func newMerger(in Input, rv *Revert) (*merger, error) {
 	if rv.Turn != "" {
 		what = rv.Turn
 	}
-	return &merger{in: in, rv: rv, lib: lib, odb: odb, sTree: sTree, sizes: map[git.Oid]int64{},
+	return &merger{ctx: ctx, in: in, rv: rv, lib: lib, odb: odb, sTree: sTree, sizes: map[git.Oid]int64{},
 		labels: [3]string{"current",
 			fmt.Sprintf("%s/%s (after %s)", in.Agent.ID, in.Target.Checkpoint, what),
 			fmt.Sprintf("%s/%s (before %s)", in.Agent.ID, rv.From.Checkpoint, what)}}, nil
@@ -306,12 +307,23 @@ func (m *merger) path(path string, base, theirs side) (Change, error) {
 	if binary(blobs[0]) || binary(blobs[1]) || binary(blobs[2]) {
 		return whole("a binary file")
 	}
+	favor := git.MergeFileFavorNormal
+	switch attr, err := m.mergeAttr(path); {
+	case err != nil:
+		return Change{}, err
+	case attr == "unset" || attr == "binary":
+		return whole("a binary file to git's merge (its merge attribute)")
+	case attr == "union":
+		favor = git.MergeFileFavorUnion
+	case attr != "unspecified" && attr != "set" && attr != "text":
+		return whole(fmt.Sprintf("its merge driver %s is not one a revert runs", quote.C(attr)))
+	}
 	res, err := git.MergeFile(
 		git.MergeFileInput{Path: path, Mode: uint(base.mode), Contents: blobs[1]},
 		git.MergeFileInput{Path: path, Mode: uint(ours.mode), Contents: blobs[0]},
 		git.MergeFileInput{Path: path, Mode: uint(theirs.mode), Contents: blobs[2]},
 		&git.MergeFileOptions{AncestorLabel: m.labels[1], OurLabel: m.labels[0], TheirLabel: m.labels[2],
-			Flags: git.MergeFileStyleDiff})
+			Favor: favor, Flags: git.MergeFileStyleDiff})
 	if err != nil {
 		return Change{}, err
 	}
@@ -333,6 +345,19 @@ func (m *merger) path(path string, base, theirs side) (Change, error) {
 	}
 	c.Rev = &RevertInfo{Lines: lines, Markers: markerLines(merged)}
 	return c, nil
+}
+
+// mergeAttr is the merge attribute git's own merge reads for path
+// (gitattributes(5)): "unspecified", "set", "unset", or a driver's name.
+func (m *merger) mergeAttr(path string) (string, error) {
+	out, err := m.in.Repo.Git.RunInput(m.ctx, []byte(path+"\x00"), "check-attr", "--stdin", "-z", "merge")
+	if err != nil {
+		return "", err
+	}
+	if f := bytes.Split(out, []byte{0}); len(f) >= 3 {
+		return string(f[2]), nil
+	}
+	return "unspecified", nil
 }
 
 func revertedTo(c Change) Change {
@@ -453,7 +478,7 @@ func hunks(a, b *git.Blob) ([]hunk, error) {
 // conflictLines are the current file's lines whose change since the
 // turn's end meets the turn's own change: the ours hunks whose lines of
 // the base overlap, or touch, a hunk of the turn (xdiff's merge treats
-// touching changes as one, as git does).
+// adjacent changes as one conflict, as git does).
 func conflictLines(base, ours, theirs *git.Blob) ([]Lines, error) {
 	oh, err := hunks(base, ours)
 	if err != nil {
@@ -463,20 +488,23 @@ func conflictLines(base, ours, theirs *git.Blob) ([]Lines, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A hunk's base run as [lo, hi]: an insertion after line k is the
-	// empty run between k and k+1, which touches both.
+	// A hunk's base run as xdiff's merge sees it: from the position
+	// before its first line (for an insertion, the position it goes in)
+	// to the position after its last. Two changes meet when those runs
+	// share a position: the same lines, adjacent lines, or an insertion
+	// and a line on either side of it.
 	span := func(h hunk) (int, int) {
 		if h.ol == 0 {
-			return h.os, h.os + 1
+			return h.os, h.os // diff's -k,0 inserts after line k
 		}
-		return h.os, h.os + h.ol - 1
+		return h.os - 1, h.os - 1 + h.ol
 	}
 	var out []Lines
 	for _, o := range oh {
 		olo, ohi := span(o)
 		for _, t := range th {
 			tlo, thi := span(t)
-			if olo <= thi+1 && tlo <= ohi+1 {
+			if olo <= thi && tlo <= ohi {
 				l := Lines{o.ns, o.ns + o.nl - 1}
 				if o.nl == 0 { // ours deleted the lines: where they were
 					l = Lines{o.ns, o.ns}

@@ -37,6 +37,17 @@ func (e *Env) UseRealQwen(t *testing.T) *realQwen {
 	t.Helper()
 	bin := realProgram(t, "VENOM_TEST_REAL_QWEN", "qwen", "node_modules", ".bin", "qwen")
 	m := newMockChat(t)
+	q := &realQwen{e: e, Bin: bin, Chat: m}
+	q.UserSettings(nil)
+	e.Extra = append(e.Extra, "OPENAI_API_KEY=mock", "OPENAI_BASE_URL="+m.srv.URL+"/v1", "OPENAI_MODEL=mock",
+		"QWEN_CODE_SUPPRESS_YOLO_WARNING=1")
+	return q
+}
+
+// UserSettings writes the test's user settings, changed by edit if not nil.
+func (q *realQwen) UserSettings(edit func(map[string]any)) {
+	t := q.e.t
+	t.Helper()
 	settings := map[string]any{
 		"security":  map[string]any{"auth": map[string]any{"selectedType": "openai"}},
 		"general":   map[string]any{"enableAutoUpdate": false},
@@ -47,14 +58,14 @@ func (e *Env) UseRealQwen(t *testing.T) *realQwen {
 		"memory": map[string]any{"enableManagedAutoMemory": false, "enableManagedAutoDream": false,
 			"enableAutoSkill": false},
 	}
+	if edit != nil {
+		edit(settings)
+	}
 	b, err := json.Marshal(settings)
 	require.NoError(t, err)
-	dir := filepath.Join(e.Home, ".qwen")
+	dir := filepath.Join(q.e.Home, ".qwen")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "settings.json"), b, 0o644))
-	e.Extra = append(e.Extra, "OPENAI_API_KEY=mock", "OPENAI_BASE_URL="+m.srv.URL+"/v1", "OPENAI_MODEL=mock",
-		"QWEN_CODE_SUPPRESS_YOLO_WARNING=1")
-	return &realQwen{e: e, Bin: bin, Chat: m}
 }
 
 // Command is `qwen -p prompt --yolo args...` in the repository, in a

@@ -199,3 +199,29 @@ func TestRealQwen_SubagentIsItsParentsTurn(t *testing.T) {
 	}
 	assert.Equal(t, []any{"sub.txt", "after.txt"}, paths, "the sub-agent's edit, then its parent's, in one turn")
 }
+
+// TestRealQwen_UntrustedFolderRunsNoHook: with Qwen Code's folder trust
+// on, an untrusted repository's .qwen/settings.json is not read, so its
+// hooks never run, and doctor says so; installed for the user, the hooks
+// run in any folder.
+func TestRealQwen_UntrustedFolderRunsNoHook(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	q := e.UseRealQwen(t)
+	q.UserSettings(func(s map[string]any) {
+		s["security"].(map[string]any)["folderTrust"] = map[string]any{"enabled": true}
+	})
+	e.Venom("checkpoint", "hook", "install", "qwen-code").OK(t)
+	q.Chat.Script("hello", chatStep{Text: "hi"})
+	q.OK("hello")
+	assert.Empty(t, e.Records("turn.started"), "Qwen Code read no hook of the repository's")
+	c := e.doctorCheck(t, "harness.qwen-code.hooks")
+	assert.Equal(t, "warn", c["status"])
+	assert.Contains(t, c["message"], "is not trusted")
+
+	e.Venom("checkpoint", "hook", "uninstall", "qwen-code").OK(t)
+	e.Venom("checkpoint", "hook", "install", "qwen-code", "--scope=user").OK(t)
+	assert.Equal(t, "ok", e.doctorCheck(t, "harness.qwen-code.hooks")["status"])
+	q.OK("hello")
+	assert.Equal(t, []string{"t1"}, endedTurns(e, "qwen"), "the user's hooks run in any folder")
+}

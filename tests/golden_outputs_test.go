@@ -85,3 +85,28 @@ func TestGolden_ErrorEnvelopes(t *testing.T) {
 	r := env.Venom("rollback", "k9", "--dry-run")
 	env.GoldenText(t, "error_not_found_checkpoint.txt", r.Stderr)
 }
+
+// A revert's dry run, human and --json, with a conflict written as
+// markers, a path taken back and one already as the turn found it; and
+// its refusal's envelope.
+func TestGolden_RevertDryRun(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("a.txt", "one\ntwo\nthree\n")
+	env.Write("b.txt", "b\n")
+	env.Commit("files")
+	env.Turn("a1", func() {
+		env.Write("a.txt", "one\nTWO by t1\nthree\n")
+		env.Write("b.txt", "b by t1\n")
+		env.Write("c.txt", "c by t1\n")
+	})
+	env.Turn("a1", func() {
+		env.Write("a.txt", "one\nTWO by t2\nthree\n")
+		env.Write("b.txt", "b\n")
+	})
+	r := env.Venom("rollback", "--revert=t1", "--dry-run", "--json")
+	require.Equal(t, 5, r.Code, r.Stdout+r.Stderr)
+	env.Golden(t, "error_conflict_revert_conflicts", r.Stdout)
+	env.GoldenText(t, "revert_dry_run.txt", env.Venom("rollback", "--revert=t1", "--conflicts=markers", "--dry-run").OK(t).Stdout)
+	env.Golden(t, "revert_dry_run", env.Venom("rollback", "--revert=t1", "--conflicts=markers", "--dry-run", "--json").OK(t).Stdout)
+}

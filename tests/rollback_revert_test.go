@@ -47,6 +47,7 @@ type RevertResult struct {
 			Reason string  `json:"reason"`
 			Detail *string `json:"detail"`
 		} `json:"left"`
+		IgnoredEdits []string `json:"ignored_edits"`
 	} `json:"repos"`
 }
 
@@ -426,4 +427,34 @@ func TestRevert_MergeAttributes(t *testing.T) {
 	require.Equal(t, 0, want.Code, want.Stderr)
 	require.Equal(t, want.Stdout, env.Read("x.log"))
 	require.Equal(t, ours, env.Read("a.dat"))
+}
+
+// TestRevert_IgnoredEdits: the ignored files the reverted turn's edit
+// calls changed are named (no capture holds them, so they cannot be
+// taken back), a later turn's are not, and none is touched.
+func TestRevert_IgnoredEdits(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write(".gitignore", "*.log\n")
+	env.Commit("ignore")
+	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--json").OK(t)
+	env.Turn("a1", func() {
+		env.Write("a.txt", "t1\n")
+		env.Write("x.log", "t1\n")
+		env.AppendLog("edit.recorded", map[string]any{"agent": "a1", "turn": "t1", "paths": []string{"a.txt"},
+			"ignored": []string{"x.log"}})
+	})
+	env.Turn("a1", func() {
+		env.Write("y.log", "t2\n")
+		env.AppendLog("edit.recorded", map[string]any{"agent": "a1", "turn": "t2", "paths": []string{},
+			"ignored": []string{"y.log"}})
+	})
+	dry := env.revertDry("--revert=t1")
+	require.Equal(t, []string{"x.log"}, dry.Repos[0].IgnoredEdits)
+	require.Contains(t, env.Venom("rollback", "--revert=t1", "--dry-run").OK(t).Stdout,
+		"x.log (ignored, edited by the turn: cannot be reverted)")
+	env.revert("--revert=t1")
+	require.NoFileExists(t, env.Path("a.txt"))
+	require.Equal(t, "t1\n", env.Read("x.log"))
+	require.Equal(t, "t2\n", env.Read("y.log"))
 }

@@ -3,6 +3,7 @@
 package agents
 
 import (
+	"math"
 	"sort"
 	"strings"
 
@@ -162,10 +163,16 @@ type ignoredEdit struct {
 // IgnoredEditsAfter lists, sorted and once each, the ignored paths the
 // agent's own edit records named after seq (docs/rollback.md#outside-edits).
 func (s *State) IgnoredEditsAfter(agent string, seq int64) []string {
+	return s.IgnoredEditsBetween(agent, seq, math.MaxInt64)
+}
+
+// IgnoredEditsBetween is IgnoredEditsAfter for the edit records logged
+// after seq and up to through: a revert's turn's.
+func (s *State) IgnoredEditsBetween(agent string, seq, through int64) []string {
 	seen := map[string]bool{}
 	out := []string{}
 	for _, e := range s.ignoredEdits[agent] {
-		if e.seq <= seq {
+		if e.seq <= seq || e.seq > through {
 			continue
 		}
 		for _, p := range e.paths {

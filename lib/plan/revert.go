@@ -171,6 +171,9 @@ func buildRevert(ctx context.Context, in Input) (*Plan, error) {
 	}
 	p.Changes = changes
 	p.Bytes = m.bytes(changes)
+	// Ignored files the turn's edit calls changed: no capture holds them,
+	// so the revert cannot take them back.
+	p.IgnoredEdits = in.State.IgnoredEditsBetween(in.Agent.ID, rv.From.Seq, in.Target.Seq)
 	if rv.Conflicts != "markers" {
 		if err := refuseConflicts(rv, in.Target, changes); err != nil {
 			return nil, err

@@ -84,6 +84,9 @@ func revertScreen(env *cli.Env, p *plan.Plan) {
 			env.UI.Printf("  %s %s\n", q(c.Path), dim("("+quote.Text(c.Left)+d+")"))
 		}
 	}
+	for _, path := range p.IgnoredEdits {
+		env.UI.Printf("  %s %s\n", q(path), dim("(ignored, edited by the turn: cannot be reverted)"))
+	}
 	if !p.Conversation.None {
 		env.UI.Printf("Conversation: stays as it is; the agent's note says what was reverted.\n")
 	}

@@ -458,3 +458,28 @@ func TestRevert_IgnoredEdits(t *testing.T) {
 	require.Equal(t, "t1\n", env.Read("x.log"))
 	require.Equal(t, "t2\n", env.Read("y.log"))
 }
+
+// TestRevert_NoteAndConversation: a Claude Code agent's revert leaves the
+// conversation where it is (no rewind, no new session) and its next
+// prompt hook tells it which turn's changes were taken back, once.
+func TestRevert_NoteAndConversation(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Hook("claude-code", env.Payload("claude/hooks/SessionStart.startup.json", nil))
+	claudeTurn(t, env, "p1", t1End, func() { env.Write("a.txt", "1\n") })
+	claudeTurn(t, env, "p2", t2End, func() { env.Write("b.txt", "2\n") })
+	res := env.revert("--agent=claude", "--revert=t1")
+	require.False(t, res.Conversation.Rewinds)
+	require.Empty(t, res.Conversation.Drops)
+	require.NoFileExists(t, env.Path("a.txt"))
+	require.Equal(t, "2\n", env.Read("b.txt"))
+	require.Empty(t, env.Records("agent.binding")[1:], "no new session")
+
+	r := env.Hook("claude-code", env.Payload("claude/hooks/UserPromptSubmit.json", map[string]any{"prompt_id": "p3"}))
+	var out hookNote
+	r.JSON(t, &out)
+	assert.Contains(t, out.HookSpecificOutput.AdditionalContext,
+		"the changes your turn t1 made to the files were reverted")
+	r = env.Hook("claude-code", env.Payload("claude/hooks/UserPromptSubmit.json", map[string]any{"prompt_id": "p4"}))
+	assert.Empty(t, r.Stdout, "delivered once")
+}

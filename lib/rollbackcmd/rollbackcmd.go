@@ -258,5 +258,8 @@ func rollingBack(msg string) string {
 	if strings.HasPrefix(msg, "Undoing") {
 		return "Undoing:"
 	}
+	if strings.HasPrefix(msg, "Reverting") {
+		return "Reverting:"
+	}
 	return "Rolling back:"
 }

@@ -149,3 +149,11 @@ func TestRollback_ColouredAtATerminalOnly(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Err)
 	assert.NotContains(t, r.Out, "\x1b[", "plain on a pipe")
 }
+
+// TestRollingBack_Revert: a revert's progress counts say what it does,
+// as an undo's do, not "Rolling back:".
+func TestRollingBack_Revert(t *testing.T) {
+	assert.Equal(t, "Reverting:", rollingBack("Reverting t3…"))
+	assert.Equal(t, "Undoing:", rollingBack("Undoing the last rollback…"))
+	assert.Equal(t, "Rolling back:", rollingBack("Rolling back to k1…"))
+}

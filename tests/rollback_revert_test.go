@@ -153,6 +153,8 @@ func TestRevert_KeepsLaterTurns(t *testing.T) {
 	ended := env.Records("rollback.ended")
 	require.Equal(t, "t2", ended[len(ended)-1]["revert"])
 	require.Equal(t, "files", ended[len(ended)-1]["restore"])
+	events := env.Venom("checkpoint", "events", "--types=agent.rollback_started,agent.rollback_ended", "--json").OK(t).Stdout
+	assert.Equal(t, 2, strings.Count(events, `"revert":"t2"`), events)
 
 	env.Rollback("--undo", "--restore=files")
 	require.Equal(t, before, env.RecipeTree())
@@ -482,4 +484,16 @@ func TestRevert_NoteAndConversation(t *testing.T) {
 		"the changes your turn t1 made to the files were reverted")
 	r = env.Hook("claude-code", env.Payload("claude/hooks/UserPromptSubmit.json", map[string]any{"prompt_id": "p4"}))
 	assert.Empty(t, r.Stdout, "delivered once")
+}
+
+// TestRevert_TurnThatChangedNothing: a turn whose end reused its start's
+// checkpoint has nothing to take back: an empty plan, not a refusal.
+func TestRevert_TurnThatChangedNothing(t *testing.T) {
+	t.Parallel()
+	env := revertRepo(t)
+	env.Turn("a1", func() {})
+	dry := env.revertDry("--revert=t4")
+	require.Equal(t, dry.Revert.From, dry.Revert.To)
+	require.Empty(t, dry.Repos[0].Files)
+	require.Contains(t, env.Venom("rollback", "--revert=t4", "--dry-run").OK(t).Stdout, "No file changes.")
 }

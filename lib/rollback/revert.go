@@ -110,7 +110,10 @@ func resolveRevert(s *state.Store, a *agents.Agent, req *Request) (*plan.Revert,
 	if err != nil {
 		return nil, nil, err
 	}
-	if start.Seq >= end.Seq {
+	// A turn's pair is in order whatever its checkpoints' numbers (a
+	// turn that changed nothing ends on the checkpoint it started on);
+	// a pair given backwards is refused, as it would put the turn back.
+	if pair && start.Seq > end.Seq {
 		return nil, nil, errcode.Newf(errcode.InvalidParamsUsage, map[string]string{"revert": req.Revert},
 			"--revert=%s: %s is not before %s; the pair is the older checkpoint, then the newer", quote.C(req.Revert),
 			start.Checkpoint, end.Checkpoint).Hint("--revert=%s..%s", end.Checkpoint, start.Checkpoint)

@@ -497,3 +497,22 @@ func TestRevert_TurnThatChangedNothing(t *testing.T) {
 	require.Empty(t, dry.Repos[0].Files)
 	require.Contains(t, env.Venom("rollback", "--revert=t4", "--dry-run").OK(t).Stdout, "No file changes.")
 }
+
+// TestRevert_SkippedFile: a file the turn's captures skipped (past
+// venom.maxFileBytes) is in neither tree, so what the turn did to it is
+// unknown: it is left and named, never silently kept.
+func TestRevert_SkippedFile(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.SetGlobal("venom.maxFileBytes", "100")
+	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--json").OK(t)
+	env.Turn("a1", func() {
+		env.Write("big.bin", strings.Repeat("x", 500))
+		env.Write("small.txt", "small\n")
+	})
+	dry := env.revertDry("--revert=t1")
+	require.Equal(t, map[string]string{"big.bin": "left:too_big", "small.txt": "delete:reverted"}, dry.classes())
+	env.revert("--revert=t1")
+	require.Equal(t, strings.Repeat("x", 500), env.Read("big.bin"))
+	require.NoFileExists(t, env.Path("small.txt"))
+}

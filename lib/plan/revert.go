@@ -169,6 +169,10 @@ func buildRevert(ctx context.Context, in Input) (*Plan, error) {
 	if err := m.attribute(ctx, changes); err != nil {
 		return nil, gitErr(err)
 	}
+	// A file either end's capture skipped (too large, unreadable) is not
+	// in its tree: what the turn did to it cannot be known, and it is
+	// left, named, as a rollback names what S or T skipped.
+	changes = addSkipped(changes, in.Paths, start.Skipped, end.Skipped)
 	p.Changes = changes
 	p.Bytes = m.bytes(changes)
 	// Ignored files the turn's edit calls changed: no capture holds them,

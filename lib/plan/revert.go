@@ -16,6 +16,7 @@ import (
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/quote"
+	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/treepath"
 )
 
@@ -132,14 +133,32 @@ func buildRevert(ctx context.Context, in Input) (*Plan, error) {
 		return nil, gitErr(err)
 	}
 	turn = chosen(turn, in.Paths)
-	m, err := newMerger(ctx, in, rv)
+	m, err := newMerger(in, rv)
 	if err != nil {
 		return nil, gitErr(err)
 	}
 	defer m.free()
+	// S's entry of each path first: the paths whose lines may merge
+	// (changed since on both sides, files on every side) have their merge
+	// attribute read in one git check-attr, not one a path.
+	ours := make([]side, len(turn))
+	var both []string
+	for i, t := range turn {
+		if ours[i], err = m.ours(t.Path); err != nil {
+			return nil, gitErr(err)
+		}
+		base, theirs := side{t.TMode, t.TOid}, side{t.SMode, t.SOid}
+		if !ours[i].same(base) && !ours[i].same(theirs) && regular(ours[i].mode) && regular(base.mode) &&
+			regular(theirs.mode) {
+			both = append(both, t.Path)
+		}
+	}
+	if m.attrs, err = mergeAttrs(ctx, in.Repo, both); err != nil {
+		return nil, gitErr(err)
+	}
 	changes := make([]Change, 0, len(turn))
-	for _, t := range turn {
-		c, err := m.path(t.Path, side{t.TMode, t.TOid}, side{t.SMode, t.SOid})
+	for i, t := range turn {
+		c, err := m.path(t.Path, ours[i], side{t.TMode, t.TOid}, side{t.SMode, t.SOid})
 		if err != nil {
 			return nil, gitErr(err)
 		}
@@ -188,17 +207,17 @@ func buildRevert(ctx context.Context, in Input) (*Plan, error) {
 
 // merger merges one path at a time, the blobs read from the repository.
 type merger struct {
-	ctx    context.Context
 	in     Input
 	rv     *Revert
 	lib    *git.Repository
 	odb    *git.Odb
 	sTree  *git.Tree
 	sizes  map[git.Oid]int64
-	labels [3]string // ours, base, theirs
+	labels [3]string         // ours, base, theirs
+	attrs  map[string]string // the merge attribute of the paths whose lines may merge
 }
 
-func newMerger(ctx context.Context, in Input, rv *Revert) (*merger, error) {
+func newMerger(in Input, rv *Revert) (*merger, error) {
 	lib, err := in.Repo.Lib()
 	if err != nil {
 		return nil, err
@@ -216,7 +235,7 @@ func newMerger(ctx context.Context, in Input, rv *Revert) (*merger, error) {
 	if rv.Turn != "" {
 		what = rv.Turn
 	}
-	return &merger{ctx: ctx, in: in, rv: rv, lib: lib, odb: odb, sTree: sTree, sizes: map[git.Oid]int64{},
+	return &merger{in: in, rv: rv, lib: lib, odb: odb, sTree: sTree, sizes: map[git.Oid]int64{},
 		labels: [3]string{"current",
 			fmt.Sprintf("%s/%s (after %s)", in.Agent.ID, in.Target.Checkpoint, what),
 			fmt.Sprintf("%s/%s (before %s)", in.Agent.ID, rv.From.Checkpoint, what)}}, nil
@@ -244,11 +263,7 @@ func (m *merger) ours(path string) (side, error) {
 // start). As git revert: what only the turn changed is taken back; what
 // only later changes touched stays; where both did, the file's lines are
 // merged, and what still meets is a conflict.
-func (m *merger) path(path string, base, theirs side) (Change, error) {
-	ours, err := m.ours(path)
-	if err != nil {
-		return Change{}, err
-	}
+func (m *merger) path(path string, ours, base, theirs side) (Change, error) {
 	c := Change{Path: path, SMode: ours.mode, SOid: ours.id}
 	result := func(r side) Change {
 		c.TMode, c.TOid = r.mode, r.id
@@ -315,14 +330,12 @@ func (m *merger) path(path string, base, theirs side) (Change, error) {
 		return whole("a binary file")
 	}
 	favor := git.MergeFileFavorNormal
-	switch attr, err := m.mergeAttr(path); {
-	case err != nil:
-		return Change{}, err
+	switch attr := m.attrs[path]; {
 	case attr == "unset" || attr == "binary":
 		return whole("a binary file to git's merge (its merge attribute)")
 	case attr == "union":
 		favor = git.MergeFileFavorUnion
-	case attr != "unspecified" && attr != "set" && attr != "text":
+	case attr != "" && attr != "unspecified" && attr != "set" && attr != "text":
 		return whole(fmt.Sprintf("its merge driver %s is not one a revert runs", quote.C(attr)))
 	}
 	res, err := git.MergeFile(
@@ -354,17 +367,29 @@ func (m *merger) path(path string, base, theirs side) (Change, error) {
 	return c, nil
 }
 
-// mergeAttr is the merge attribute git's own merge reads for path
-// (gitattributes(5)): "unspecified", "set", "unset", or a driver's name.
-func (m *merger) mergeAttr(path string) (string, error) {
-	out, err := m.in.Repo.Git.RunInput(m.ctx, []byte(path+"\x00"), "check-attr", "--stdin", "-z", "merge")
+// mergeAttrs is the merge attribute git's own merge reads for each path
+// (gitattributes(5)): "unspecified", "set", "unset", or a driver's name;
+// one git check-attr for them all.
+func mergeAttrs(ctx context.Context, r *repo.Repo, paths []string) (map[string]string, error) {
+	out := map[string]string{}
+	if len(paths) == 0 {
+		return out, nil
+	}
+	var in bytes.Buffer
+	for _, p := range paths {
+		in.WriteString(p)
+		in.WriteByte(0)
+	}
+	b, err := r.Git.RunInput(ctx, in.Bytes(), "check-attr", "--stdin", "-z", "merge")
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if f := bytes.Split(out, []byte{0}); len(f) >= 3 {
-		return string(f[2]), nil
+	// <path> NUL merge NUL <value> NUL, a path at a time.
+	f := bytes.Split(b, []byte{0})
+	for i := 0; i+2 < len(f); i += 3 {
+		out[string(f[i])] = string(f[i+2])
 	}
-	return "unspecified", nil
+	return out, nil
 }
 
 func revertedTo(c Change) Change {

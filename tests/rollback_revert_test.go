@@ -470,6 +470,9 @@ func TestRevert_NoteAndConversation(t *testing.T) {
 	env.Hook("claude-code", env.Payload("claude/hooks/SessionStart.startup.json", nil))
 	claudeTurn(t, env, "p1", t1End, func() { env.Write("a.txt", "1\n") })
 	claudeTurn(t, env, "p2", t2End, func() { env.Write("b.txt", "2\n") })
+	screen := env.Venom("rollback", "--agent=claude", "--revert=t1", "--dry-run").OK(t).Stdout
+	assert.Contains(t, screen, "Files only: HEAD, the branch, the index and the conversation stay as they are.")
+	assert.Contains(t, screen, "Conversation: stays as it is; the agent's note says what was reverted.")
 	res := env.revert("--agent=claude", "--revert=t1")
 	require.False(t, res.Conversation.Rewinds)
 	require.Empty(t, res.Conversation.Drops)

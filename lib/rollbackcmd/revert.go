@@ -33,7 +33,12 @@ func revertScreen(env *cli.Env, p *plan.Plan) {
 	r := p.Result().Revert
 	env.UI.Printf("Revert %s of %s: take back what it changed and keep every later change.\n",
 		bold(what(r.Turn, r.From, r.To)), q(p.Agent.ID))
-	env.UI.Printf("Files only: HEAD, the branch, the index and the conversation stay as they are.\n")
+	if p.Conversation.None {
+		// No harness, no conversation: nothing to say of one.
+		env.UI.Printf("Files only: HEAD, the branch and the index stay as they are.\n")
+	} else {
+		env.UI.Printf("Files only: HEAD, the branch, the index and the conversation stay as they are.\n")
+	}
 	if !p.Paths.Empty() {
 		env.UI.Printf("Only %s: every other file stays as it is.\n", bold(quote.Join(p.Paths.Shown(), ", ")))
 	}

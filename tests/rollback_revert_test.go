@@ -519,3 +519,24 @@ func TestRevert_SkippedFile(t *testing.T) {
 	require.Equal(t, strings.Repeat("x", 500), env.Read("big.bin"))
 	require.NoFileExists(t, env.Path("small.txt"))
 }
+
+// TestRevert_FailureIsUndone: a revert that fails while writing its
+// merged files is undone to the tree it found, logged with its revert,
+// and a second try with a fresh plan succeeds.
+func TestRevert_FailureIsUndone(t *testing.T) {
+	t.Parallel()
+	env := revertRepo(t)
+	env.Write("g.txt", "a person's file\n")
+	tree := env.RecipeTree()
+	plan := env.revertDry("--revert=t2").Plan
+	r := env.VenomIn(env.Dir, []string{"VENOM_TEST_FAIL_AT=rollback-apply-write"}, "rollback", "--revert=t2",
+		"--plan="+plan, "--json")
+	r.Fails(t, 1, "failed.rollback_undone")
+	require.Equal(t, tree, env.RecipeTree(), "the tree is not S again")
+	ended := env.Records("rollback.ended")
+	require.Equal(t, false, ended[len(ended)-1]["ok"])
+	require.Equal(t, "t2", ended[len(ended)-1]["revert"])
+	env.revert("--revert=t2")
+	require.Equal(t, revLines(30, map[int]string{3: "t1 wrote line 3", 27: "t3 wrote line 27"}), env.Read("f.txt"))
+	require.Equal(t, "a person's file\n", env.Read("g.txt"))
+}

@@ -540,3 +540,31 @@ func TestRevert_FailureIsUndone(t *testing.T) {
 	require.Equal(t, revLines(30, map[int]string{3: "t1 wrote line 3", 27: "t3 wrote line 27"}), env.Read("f.txt"))
 	require.Equal(t, "a person's file\n", env.Read("g.txt"))
 }
+
+// TestRevert_BlockedByAConflict: the turn made folder p a file, and a
+// later turn changed that file: p is a whole-file conflict, left under
+// markers, and the folder's file p/q.txt, which only the turn deleted,
+// cannot come back beneath the file that stays. It is left, naming p,
+// as a rollback leaves a write a kept path blocks.
+func TestRevert_BlockedByAConflict(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("p/q.txt", "q\n")
+	env.Commit("folder p")
+	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--json").OK(t)
+	env.Turn("a1", func() {
+		env.Remove("p")
+		env.Write("p", "p is a file now\n")
+	})
+	env.Turn("a1", func() { env.Write("p", "p is a file, changed by t2\n") })
+	dry := env.revertDry("--revert=t1", "--conflicts=markers")
+	require.Equal(t, map[string]string{"p": "left:conflict", "p/q.txt": "left:conflict"}, dry.classes())
+	require.Equal(t, "p", *dry.Repos[0].Left[1].Detail)
+	screen := env.Venom("rollback", "--revert=t1", "--conflicts=markers", "--dry-run").OK(t).Stdout
+	require.Contains(t, screen, "p/q.txt (conflict: p stays)")
+	plan := env.revertDry("--revert=t1", "--conflicts=markers").Plan
+	done := env.Venom("rollback", "--revert=t1", "--conflicts=markers", "--plan="+plan).OK(t).Stdout
+	require.Contains(t, done, "Left as it is: p (conflict: the turn created it, and it changed since; changed by a later turn).")
+	require.Contains(t, done, "Left as it is: p/q.txt (conflict: p).")
+	require.Equal(t, "p is a file, changed by t2\n", env.Read("p"))
+}

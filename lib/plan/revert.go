@@ -168,23 +168,11 @@ func buildRevert(ctx context.Context, in Input) (*Plan, error) {
 		return nil, err
 	}
 	// The writes go the way a rollback's do: a path S or either end
-	// skipped, an excluded path, a gitlink, or one a kept path blocks is
-	// left. The others' left reasons are the revert's own.
-	var writes []int
-	for i := range changes {
-		if changes[i].Left == "" {
-			writes = append(writes, i)
-		}
-	}
-	sub := make([]Change, len(writes))
-	for j, i := range writes {
-		sub[j] = changes[i]
-	}
-	decideLeft(in.Repo.Top, sub, "overwrite", ignore.NewExcluder(in.Exclude), in.Snapshot.Skipped,
+	// skipped, an excluded path, a gitlink, or one a path that stays
+	// blocks (a conflict left as it is, a file already as the turn found
+	// it) is left, the blocked one naming what blocks it.
+	decideLeft(in.Repo.Top, changes, "overwrite", ignore.NewExcluder(in.Exclude), in.Snapshot.Skipped,
 		append(append([]journal.Skipped{}, end.Skipped...), start.Skipped...))
-	for j, i := range writes {
-		changes[i] = sub[j]
-	}
 	if err := m.attribute(ctx, changes); err != nil {
 		return nil, gitErr(err)
 	}

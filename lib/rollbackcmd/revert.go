@@ -47,7 +47,7 @@ func revertScreen(env *cli.Env, p *plan.Plan) {
 		switch {
 		case c.Left == plan.LeftAlready:
 			already = append(already, c)
-		case c.Left == plan.LeftConflict:
+		case c.Left == plan.LeftConflict && c.Rev != nil:
 			whole = append(whole, c)
 		case c.Left != "":
 			left = append(left, c)
@@ -85,6 +85,10 @@ func revertScreen(env *cli.Env, p *plan.Plan) {
 			d := ""
 			if c.Detail != nil {
 				d = " " + quote.Text(*c.Detail)
+			}
+			if c.Left == plan.LeftConflict && c.Detail != nil {
+				// A write a conflict left as it is blocks.
+				d = ": " + q(*c.Detail) + " stays"
 			}
 			env.UI.Printf("  %s %s\n", q(c.Path), dim("("+quote.Text(c.Left)+d+")"))
 		}
@@ -153,7 +157,7 @@ func revertDone(env *cli.Env, r *plan.Result, req rollback.Request) {
 	for _, rp := range r.Repos {
 		for _, l := range rp.Left {
 			if l.Reason == plan.LeftConflict && l.Detail != nil {
-				env.UI.Printf("Left as it is: %s (%s).\n", q(l.Path), quote.Text(*l.Detail))
+				env.UI.Printf("Left as it is: %s (conflict: %s).\n", q(l.Path), quote.Text(*l.Detail))
 			}
 		}
 	}

@@ -179,11 +179,12 @@ func TestRevert_SameLinesConflict(t *testing.T) {
 	c := data["conflicts"].([]any)[0].(map[string]any)
 	require.Equal(t, "f.txt", c["path"])
 	require.Equal(t, "later_turn", c["by"], r.Stdout)
+	require.Equal(t, []any{"t4"}, c["turns"], "the later turn whose change the revert meets")
 	require.Equal(t, []any{map[string]any{"start": 15.0, "end": 15.0}}, c["lines"])
 	human := env.Venom("rollback", "--revert=t2", "--dry-run")
 	require.Equal(t, 5, human.Code)
 	require.Contains(t, human.Stderr, "f.txt")
-	require.Contains(t, human.Stderr, "line 15 changed by a later turn")
+	require.Contains(t, human.Stderr, "line 15 changed by turn t4")
 	require.Contains(t, human.Stderr, "--conflicts=markers")
 
 	dry := env.revertDry("--revert=t2", "--conflicts=markers")
@@ -240,6 +241,7 @@ func TestRevert_PersonsEdit(t *testing.T) {
 	r := env.Venom("rollback", "--revert=t1", "--dry-run", "--json").Fails(t, 5, "conflict.revert_conflicts")
 	c := r.Map(t)["error"].(map[string]any)["data"].(map[string]any)["conflicts"].([]any)[0].(map[string]any)
 	require.Equal(t, "person", c["by"])
+	require.Equal(t, []any{}, c["turns"], "no later turn changed line 3")
 	require.Equal(t, []any{map[string]any{"start": 3.0, "end": 3.0}}, c["lines"])
 }
 
@@ -564,7 +566,27 @@ func TestRevert_BlockedByAConflict(t *testing.T) {
 	require.Contains(t, screen, "p/q.txt (conflict: p stays)")
 	plan := env.revertDry("--revert=t1", "--conflicts=markers").Plan
 	done := env.Venom("rollback", "--revert=t1", "--conflicts=markers", "--plan="+plan).OK(t).Stdout
-	require.Contains(t, done, "Left as it is: p (conflict: the turn created it, and it changed since; changed by a later turn).")
+	require.Contains(t, done, "Left as it is: p (conflict: the turn created it, and it changed since; changed by turn t2).")
 	require.Contains(t, done, "Left as it is: p/q.txt (conflict: p).")
 	require.Equal(t, "p is a file, changed by t2\n", env.Read("p"))
+}
+
+// TestRevert_NamesTheTurnThatWroteTheLines: of two later turns that
+// changed the file, the conflict names the one that wrote the lines the
+// revert meets, as blame by turn finds it, and a person's line among
+// them makes it a person's too.
+func TestRevert_NamesTheTurnThatWroteTheLines(t *testing.T) {
+	t.Parallel()
+	env := revertRepo(t) // t1 line 3, t2 line 15, t3 line 27
+	edits := map[int]string{3: "t1 wrote line 3", 15: "t4 rewrote line 15", 27: "t3 wrote line 27"}
+	env.Turn("a1", func() { env.Write("f.txt", revLines(30, edits)) })
+	edits[16] = "a person wrote line 16"
+	env.Write("f.txt", revLines(30, edits))
+	r := env.Venom("rollback", "--revert=t2", "--dry-run", "--json").Fails(t, 5, "conflict.revert_conflicts")
+	c := r.Map(t)["error"].(map[string]any)["data"].(map[string]any)["conflicts"].([]any)[0].(map[string]any)
+	require.Equal(t, []any{"t4"}, c["turns"], "t3 changed the file, not these lines")
+	require.Equal(t, "person", c["by"])
+	require.Equal(t, []any{map[string]any{"start": 15.0, "end": 16.0}}, c["lines"])
+	require.Contains(t, env.Venom("rollback", "--revert=t2", "--dry-run").Stderr,
+		"lines 15-16 changed by turn t4 and a change outside the agent's turns")
 }

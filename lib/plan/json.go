@@ -56,7 +56,7 @@ func (r *Result) WriteJSON(w io.Writer) error {
 			if k > 0 {
 				e = append(e, ',')
 			}
-			if f.By != "" || f.Lines != nil || f.Markers != nil || f.Detail != nil {
+			if f.By != "" || f.Turns != nil || f.Lines != nil || f.Markers != nil || f.Detail != nil {
 				// A revert's conflict, one of few: through ui.Marshal.
 				m, err := ui.Marshal(f)
 				if err != nil {

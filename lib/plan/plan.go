@@ -495,10 +495,11 @@ type FileJSON struct {
 	// A revert's conflict: who made the later change, the current
 	// file's lines it meets, the lines between markers once written,
 	// and what a whole-file conflict is (docs/json.md#revert).
-	By      string  `json:"by,omitempty"`
-	Lines   []Lines `json:"lines,omitempty"`
-	Markers []Lines `json:"markers,omitempty"`
-	Detail  *string `json:"detail,omitempty"`
+	By      string   `json:"by,omitempty"`
+	Turns   []string `json:"turns,omitempty"`
+	Lines   []Lines  `json:"lines,omitempty"`
+	Markers []Lines  `json:"markers,omitempty"`
+	Detail  *string  `json:"detail,omitempty"`
 }
 
 // LeftJSON is repos[].left[].
@@ -570,7 +571,7 @@ func (p *Plan) Result() *Result {
 		if c.Left == "" {
 			f := FileJSON{Path: shown, PathB64: b64, Change: c.Change, Class: c.Class}
 			if c.Rev != nil {
-				f.By, f.Lines, f.Markers = c.Rev.By, c.Rev.Lines, c.Rev.Markers
+				f.By, f.Turns, f.Lines, f.Markers = c.Rev.By, c.Rev.Turns, c.Rev.Lines, c.Rev.Markers
 			}
 			rj.Files = append(rj.Files, f)
 		} else if c.Left == LeftConflict && c.Rev != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/explain"
 	"github.com/git-venom/git-venom/lib/ignore"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/paths"
@@ -82,6 +83,11 @@ type RevertInfo struct {
 	// markers, <<<<<<< to >>>>>>> (--conflicts=markers).
 	Markers []Lines
 	By      string // ByTurn or ByPerson
+	// Turns are the later turns whose change the revert meets: those
+	// that last wrote the conflicting lines (blame by turn), or for a
+	// whole-file conflict those that changed the file. A person's edit
+	// made during a turn is counted the turn's.
+	Turns []string
 	// Why says what kind of conflict a whole-file one is.
 	Why string
 }
@@ -448,17 +454,135 @@ func (m *merger) attribute(ctx context.Context, changes []Change) error {
 		m.in.Snapshot.Tree.String(), sub, nil, ""); err != nil {
 		return err
 	}
+	later, err := m.laterTurns(changes, idx)
+	if err != nil {
+		return err
+	}
 	for j, i := range idx {
+		c := &changes[i]
 		by := ByTurn
 		if sub[j].Class == Outside {
 			by = ByPerson
 		}
-		if changes[i].Rev == nil {
-			changes[i].Rev = &RevertInfo{}
+		if c.Rev == nil {
+			c.Rev = &RevertInfo{}
 		}
-		changes[i].Rev.By = by
+		c.Rev.By, c.Rev.Turns = by, later[j]
+		if len(c.Rev.Lines) == 0 {
+			continue // a whole-file conflict: the turns that changed the file
+		}
+		// A conflict of lines: the turns that last wrote those lines, as
+		// git venom-diff --blame finds them; a line no turn wrote is a
+		// person's (or a commit's).
+		turns, person, err := m.blame(c.Path, c.SOid, c.Rev.Lines)
+		if err != nil {
+			return err
+		}
+		if len(turns) > 0 || person {
+			c.Rev.Turns, c.Rev.By = turns, ByTurn
+			if person {
+				c.Rev.By = ByPerson
+			}
+		}
 	}
 	return nil
+}
+
+// blame is who last wrote the current file's lines: the turns (t<n> for
+// the agent's, <agent>/t<n> for another's on the tree), and whether a
+// line no turn wrote is among them.
+func (m *merger) blame(path string, id git.Oid, lines []Lines) ([]string, bool, error) {
+	b, err := m.lib.LookupBlob(&id)
+	if err != nil {
+		return nil, false, err
+	}
+	current := append([]byte(nil), b.Contents()...)
+	b.Free()
+	bl, err := explain.BlameFile(explain.BlameRequest{Repo: m.lib, State: m.in.State, Tree: m.in.Agent.Tree,
+		Path: path, Current: current, Getenv: func(string) string { return "" }})
+	if err != nil {
+		return nil, false, err
+	}
+	seen := map[string]bool{}
+	var turns []string
+	person := false
+	for _, l := range lines {
+		for n := l.Start; n <= l.End && n-1 < len(bl.Lines); n++ {
+			owner := bl.Lines[n-1].Turn
+			if owner == "" {
+				person = true
+				continue
+			}
+			agent, turn, _ := strings.Cut(owner, "/")
+			turn, _, _ = strings.Cut(turn, ".") // a tool call's mark: its turn
+			name := turn
+			if agent != m.in.Agent.ID {
+				name = agent + "/" + turn
+			}
+			if !seen[name] {
+				seen[name] = true
+				turns = append(turns, name)
+			}
+		}
+	}
+	return turns, person, nil
+}
+
+// laterTurns names, for each conflict idx lists, the agent's turns after
+// the reverted end whose own start and end captures differ at its path:
+// the turns whose change the revert meets. A turn a capture of is missing
+// (pruned) is not named.
+func (m *merger) laterTurns(changes []Change, idx []int) ([][]string, error) {
+	out := make([][]string, len(idx))
+	trees := map[string]*git.Tree{}
+	defer func() {
+		for _, t := range trees {
+			t.Free()
+		}
+	}()
+	entry := func(commit, path string) (side, error) {
+		t, ok := trees[commit]
+		if !ok {
+			var err error
+			if t, err = lookupTree(m.lib, commit); err != nil {
+				return side{}, err
+			}
+			trees[commit] = t
+		}
+		e, err := t.EntryByPath(path)
+		if git.IsErrorCode(err, git.ErrorCodeNotFound) {
+			return side{}, nil
+		}
+		if err != nil {
+			return side{}, err
+		}
+		return side{uint32(e.Filemode), *e.Id}, nil
+	}
+	a := m.in.Agent
+	for _, t := range a.Turns {
+		if !t.Ended || t.Dropped || t.EndSeq <= m.in.Target.Seq {
+			continue
+		}
+		start, end := a.Checkpoint(t.StartCheckpoint), a.Checkpoint(t.EndCheckpoint)
+		if start == nil || end == nil || !start.Live() || !end.Live() || len(start.Repos) == 0 || len(end.Repos) == 0 ||
+			start.Repos[0].Commit == end.Repos[0].Commit {
+			continue
+		}
+		for j, i := range idx {
+			before, err := entry(start.Repos[0].Commit, changes[i].Path)
+			if err != nil {
+				return nil, err
+			}
+			after, err := entry(end.Repos[0].Commit, changes[i].Path)
+			if err != nil {
+				return nil, err
+			}
+			if !before.same(after) {
+				out[j] = append(out[j], t.ID)
+			}
+		}
+	}
+	return out, nil
 }
 
 func regular(mode uint32) bool { return mode == 0o100644 || mode == 0o100755 }
@@ -566,11 +690,12 @@ func markerLines(merged []byte) []Lines {
 // RevertConflict is one member of conflict.revert_conflicts's
 // data.conflicts (docs/errors.md).
 type RevertConflict struct {
-	Path    string  `json:"path"`
-	PathB64 string  `json:"path_b64,omitempty"`
-	By      string  `json:"by"`
-	Lines   []Lines `json:"lines"`
-	Detail  *string `json:"detail"`
+	Path    string   `json:"path"`
+	PathB64 string   `json:"path_b64,omitempty"`
+	By      string   `json:"by"`
+	Turns   []string `json:"turns"`
+	Lines   []Lines  `json:"lines"`
+	Detail  *string  `json:"detail"`
 }
 
 // refuseConflicts is conflict.revert_conflicts when a revert meets later
@@ -585,7 +710,10 @@ func refuseConflicts(rv *Revert, end *agents.Checkpoint, changes []Change) error
 			continue
 		}
 		shown, b64 := paths.Display(c.Path)
-		cj := RevertConflict{Path: shown, PathB64: b64, By: c.Rev.By, Lines: c.Rev.Lines}
+		cj := RevertConflict{Path: shown, PathB64: b64, By: c.Rev.By, Turns: c.Rev.Turns, Lines: c.Rev.Lines}
+		if cj.Turns == nil {
+			cj.Turns = []string{}
+		}
 		if cj.Lines == nil {
 			cj.Lines = []Lines{}
 		}
@@ -613,9 +741,23 @@ func refuseConflicts(rv *Revert, end *agents.Checkpoint, changes []Change) error
 // Describe says, in a sentence's words, what a conflict meets: the
 // lines and who changed them, or the whole file's reason.
 func (r *RevertInfo) Describe() string {
-	who := "a later turn"
+	var names []string
+	for _, t := range r.Turns {
+		if agent, turn, ok := strings.Cut(t, "/"); ok {
+			names = append(names, "agent "+agent+"'s turn "+turn)
+		} else {
+			names = append(names, "turn "+t)
+		}
+	}
 	if r.By == ByPerson {
-		who = "a change outside the agent's turns"
+		names = append(names, "a change outside the agent's turns")
+	}
+	who := "a later turn"
+	switch n := len(names); {
+	case n == 1:
+		who = names[0]
+	case n > 1:
+		who = strings.Join(names[:n-1], ", ") + " and " + names[n-1]
 	}
 	if r.Why != "" {
 		return r.Why + "; changed by " + who

@@ -1,0 +1,25 @@
+package ui
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestWrap_WordsMoveLongWordsStandAlone(t *testing.T) {
+	assert.Equal(t, "short line", Wrap("short line", 20, "  "))
+	assert.Equal(t, "Installed hooks in\n  /a/very/long/path/that/is/wide\n  (new file).",
+		Wrap("Installed hooks in /a/very/long/path/that/is/wide (new file).", 20, "  "))
+	assert.Equal(t, "  one two\n    three", Wrap("  one two three", 10, "  "), "the line's own indent is kept")
+	assert.Equal(t, "a\nb c", Wrap("a\nb c", 3, ""), "lines apart stay apart")
+}
+
+func TestPack_PartsAreNeverSplit(t *testing.T) {
+	assert.Equal(t, "12 x a/k1\n    \"a label\"", Pack("", []string{"12", "x", "a/k1", `"a label"`}, 10, "    "))
+}
+
+func TestCut_EndsWithAnEllipsis(t *testing.T) {
+	assert.Equal(t, "abc", Cut("abc", 3))
+	assert.Equal(t, "abcd…", Cut("abcdefgh", 5))
+	assert.Equal(t, 5, Width(Cut("日本語日本語", 5)))
+}

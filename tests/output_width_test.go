@@ -98,7 +98,7 @@ func TestOutput_EveryVerbFitsEightyColumns(t *testing.T) {
 	ck("--agent="+a, "--reason=turn_end", "--turn=t1",
 		"--label=a fairly long label for the end of the agent's first turn, saying what it did").OK(t)
 	ck("fork", "--agent="+fork, "--from="+a).OK(t)
-	ck("--agent="+other).OK(t)
+	ck("--agent=" + other).OK(t)
 	ck("list").Fails(t, 2, "invalid_params.agent")
 	for _, v := range []string{"agents", "events", "doctor"} {
 		ck(v).OK(t)

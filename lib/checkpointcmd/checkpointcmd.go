@@ -41,6 +41,15 @@ func (c *CLI) ArgValues(name string) []string {
 	return nil
 }
 
+// Vars are the harness lists help shows, from the registry (cli.Varser).
+func (c *CLI) Vars() map[string]string {
+	return map[string]string{
+		"harnesses":     harness.NameList(),
+		"agents":        harness.Or(harness.Agents()),
+		"local_example": harness.Where("local")[0],
+	}
+}
+
 func notYet(verb string) error {
 	return errcode.Newf(errcode.UnsupportedNotYet, map[string]string{"verb": verb}, "%s is not available yet", verb)
 }

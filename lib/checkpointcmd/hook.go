@@ -54,7 +54,7 @@ func harnessVerbs() any {
 
 // hookFlags name the agent the hook captures for (docs/checkpoints.md#agents-turns-and-states, docs/harness.md#hook-agents).
 type hookFlags struct {
-	Agent     string `name:"agent" help:"The agent (default: VENOM_AGENT, else one per harness session: claude, codex or gemini, or claude-<8 of the session id> beside another live session)."`
+	Agent     string `name:"agent" help:"The agent (default: VENOM_AGENT, else one per harness session: ${agents}, or claude-<8 of the session id> beside another live session)."`
 	Isolation string `name:"isolation" enum:",in_place,worktree,copy" default:"" help:"How the agent's tree is isolated, fixed at registration."`
 	Parent    string `name:"parent" help:"The agent's parent, fixed at registration."`
 	PerTool   bool   `name:"per-tool" help:"Mark each tool call that changed the tree (docs/checkpoints.md#tool-calls)."`
@@ -159,10 +159,10 @@ func hookWarn(env *cli.Env, err error) {
 
 // installFlags are hook install's and uninstall's.
 type installFlags struct {
-	Harness   string `arg:"" help:"The harness: claude-code, codex, gemini-cli or opencode."`
+	Harness   string `arg:"" help:"The harness: ${harnesses}."`
 	Agent     string `name:"agent" help:"Put --agent=A in the hook command (default: the hook's own default)."`
 	Isolation string `name:"isolation" enum:",in_place,worktree,copy" default:"" help:"Put --isolation=I in the hook command."`
-	Scope     string `name:"scope" enum:"local,project,user" default:"local" help:"local: .claude/settings.local.json, .codex/ or .gemini/settings.json; project: .claude/settings.json; user: ~/.claude/settings.json, $CODEX_HOME or ~/.gemini/settings.json."`
+	Scope     string `name:"scope" enum:"local,project,user" default:"local" help:"local: this clone's own settings (as ${local_example}); project: the ones committed for everyone; user: your home folder's. --dry-run names each file."`
 	Via       string `name:"via" enum:"auto,hooks,notify,both" default:"auto" help:"Codex: hooks.json, config.toml's notify, or both; auto picks hooks when the installed Codex has them."`
 	DryRun    bool   `name:"dry-run" help:"Write nothing: name each file, what would happen to it and what it would hold."`
 	PerTool   bool   `name:"per-tool" help:"Also run the hook after shell tool calls, and mark each call that changed the tree."`

@@ -171,6 +171,21 @@ func Main(name string, grammar any, args []string) int {
 	return Run(env, grammar, args)
 }
 
+// Varser is a grammar whose help names things known only at run time,
+// such as the registered harnesses, as ${name} in its tags.
+type Varser interface{ Vars() map[string]string }
+
+// vars are the ${name}s help may use: the version, and the grammar's own.
+func vars(env *Env, grammar any) kong.Vars {
+	v := kong.Vars{"version": env.Name + " " + VersionString()}
+	if g, ok := grammar.(Varser); ok {
+		for k, s := range g.Vars() {
+			v[k] = s
+		}
+	}
+	return v
+}
+
 // Run is Main with its environment given, for tests.
 func Run(env *Env, grammar any, args []string) (code int) {
 	defer func() {
@@ -188,7 +203,7 @@ func Run(env *Env, grammar any, args []string) (code int) {
 		kong.Description(description(env.Name)),
 		kong.Exit(func(c int) { panic(exitSignal(c)) }),
 		kong.Writers(env.UI.Out, env.UI.Err),
-		kong.Vars{"version": env.Name + " " + VersionString()},
+		vars(env, grammar),
 		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: true}),
 		kong.Help(printHelp),

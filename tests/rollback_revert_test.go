@@ -588,5 +588,5 @@ func TestRevert_NamesTheTurnThatWroteTheLines(t *testing.T) {
 	require.Equal(t, "person", c["by"])
 	require.Equal(t, []any{map[string]any{"start": 15.0, "end": 16.0}}, c["lines"])
 	require.Contains(t, env.Venom("rollback", "--revert=t2", "--dry-run").Stderr,
-		"lines 15-16 changed by turn t4 and a change outside the agent's turns")
+		"lines 15-16 changed by turn t4 and an edit outside the agent's turns")
 }

@@ -750,7 +750,7 @@ func (r *RevertInfo) Describe() string {
 		}
 	}
 	if r.By == ByPerson {
-		names = append(names, "a change outside the agent's turns")
+		names = append(names, "an edit outside the agent's turns")
 	}
 	who := "a later turn"
 	switch n := len(names); {

@@ -566,6 +566,7 @@ func TestRevert_BlockedByAConflict(t *testing.T) {
 	require.Contains(t, screen, "p/q.txt (conflict: p stays)")
 	plan := env.revertDry("--revert=t1", "--conflicts=markers").Plan
 	done := env.Venom("rollback", "--revert=t1", "--conflicts=markers", "--plan="+plan).OK(t).Stdout
+	done = strings.Join(strings.Fields(done), " ") // as read, whatever the wrapping
 	require.Contains(t, done, "Left as it is: p (conflict: the turn created it, and it changed since; changed by turn t2).")
 	require.Contains(t, done, "Left as it is: p/q.txt (conflict: p).")
 	require.Equal(t, "p is a file, changed by t2\n", env.Read("p"))
@@ -589,4 +590,37 @@ func TestRevert_NamesTheTurnThatWroteTheLines(t *testing.T) {
 	require.Equal(t, []any{map[string]any{"start": 15.0, "end": 16.0}}, c["lines"])
 	require.Contains(t, env.Venom("rollback", "--revert=t2", "--dry-run").Stderr,
 		"lines 15-16 changed by turn t4 and an edit outside the agent's turns")
+}
+
+// TestRevert_FitsEightyColumns: a revert's refusal and its hints, its
+// plan, and its transcript fit 80 columns with a harness session's agent
+// id, nested paths, and line and whole-file conflicts, as a rollback's do.
+func TestRevert_FitsEightyColumns(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	const id = "claude-5f2a9c1e"
+	env.Write("src/components/widget/render.txt", revLines(10, nil))
+	env.Write("src/components/widget/icon.bin", "\x00before")
+	env.Commit("base")
+	env.Venom("checkpoint", "--agent="+id, "--isolation=worktree", "--json").OK(t)
+	env.Turn(id, func() {
+		env.Write("src/components/widget/render.txt", revLines(10, map[int]string{5: "t1"}))
+		env.Write("src/components/widget/icon.bin", "\x00t1")
+		env.Write("src/components/widget/made-by-the-turn.txt", "t1\n")
+	})
+	env.Turn(id, func() {
+		env.Write("src/components/widget/render.txt", revLines(10, map[int]string{5: "t2", 6: "t2"}))
+		env.Write("src/components/widget/icon.bin", "\x00t2")
+		env.Write("src/components/widget/made-by-the-turn.txt", "t2\n")
+	})
+	env.Write("src/components/widget/render.txt", revLines(10, map[int]string{5: "t2", 6: "t2", 4: "a person"}))
+	refused := env.Venom("rollback", "--agent="+id, "--revert=t1", "--dry-run")
+	refused.Fails(t, 5, "conflict.revert_conflicts")
+	fitsEighty(t, "refusal", refused.Stderr)
+	dry := env.Venom("rollback", "--agent="+id, "--revert=t1", "--conflicts=markers", "--dry-run").OK(t).Stdout
+	fitsEighty(t, "plan", dry)
+	plan := env.revertDry("--agent="+id, "--revert=t1", "--conflicts=markers").Plan
+	done := env.Venom("rollback", "--agent="+id, "--revert=t1", "--conflicts=markers", "--plan="+plan).OK(t).Stdout
+	fitsEighty(t, "transcript", done)
+	require.Contains(t, done, "src/components/widget/render.txt")
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/treepath"
+	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // A revert's classes and left reason (docs/rollback.md#revert).
@@ -722,7 +723,10 @@ func refuseConflicts(rv *Revert, end *agents.Checkpoint, changes []Change) error
 			cj.Detail = &why
 		}
 		list = append(list, cj)
-		hints = append(hints, "  "+quote.C(shown)+": "+c.Rev.Describe())
+		// "hint: " and the path, then what it meets, each hint within 80
+		// columns: a path and its sentence together pass them.
+		hints = append(hints, "  "+quote.C(shown)+":")
+		hints = append(hints, strings.Split(ui.Wrap("    "+c.Rev.Describe(), ui.Columns80-len("hint: "), ""), "\n")...)
 	}
 	if len(list) == 0 {
 		return nil
@@ -734,7 +738,7 @@ func refuseConflicts(rv *Revert, end *agents.Checkpoint, changes []Change) error
 	for _, h := range hints {
 		e.Hint("%s", h)
 	}
-	return e.Hint("--conflicts=markers writes git's conflict markers where the lines meet, and reverts the rest").
+	return e.Hint("--conflicts=markers writes git's conflict markers where they meet").
 		Hint("git venom-diff --from=%s shows what changed since the turn", end.Checkpoint)
 }
 

@@ -31,8 +31,9 @@ func revertScreen(env *cli.Env, p *plan.Plan) {
 	gold := env.UI.OutStyle(color.FgYellow, color.Bold)
 	dim := env.UI.OutStyle(color.Faint)
 	r := p.Result().Revert
-	env.UI.Printf("Revert %s of %s: take back what it changed and keep every later change.\n",
-		bold(what(r.Turn, r.From, r.To)), q(p.Agent.ID))
+	// Two lines, each within 80 columns with a harness session's agent id.
+	env.UI.Printf("Revert %s of %s.\n", bold(what(r.Turn, r.From, r.To)), q(p.Agent.ID))
+	env.UI.Printf("What it changed goes back; every later change stays.\n")
 	if p.Conversation.None {
 		// No harness, no conversation: nothing to say of one.
 		env.UI.Printf("Files only: HEAD, the branch and the index stay as they are.\n")
@@ -40,7 +41,8 @@ func revertScreen(env *cli.Env, p *plan.Plan) {
 		env.UI.Printf("Files only: HEAD, the branch, the index and the conversation stay as they are.\n")
 	}
 	if !p.Paths.Empty() {
-		env.UI.Printf("Only %s: every other file stays as it is.\n", bold(quote.Join(p.Paths.Shown(), ", ")))
+		env.UI.Printf("%s\n", ui.Wrap("Only "+quote.Join(p.Paths.Shown(), ", ")+": every other file stays as it is.",
+			ui.Columns80, "  "))
 	}
 	var clean, marked, whole, already, left []plan.Change
 	for _, c := range p.Changes {
@@ -59,12 +61,15 @@ func revertScreen(env *cli.Env, p *plan.Plan) {
 	}
 	if len(marked)+len(whole) > 0 {
 		env.UI.Printf("%s\n", gold("Meets later changes:"))
+		// The path on its line, what it meets on the next, wrapped: a
+		// path and a sentence together pass 80 columns.
 		for _, c := range marked {
-			env.UI.Printf("  %s %s %s\n", gold(fmt.Sprintf("%-6s", c.Change)), gold(q(c.Path)),
-				dim("("+c.Rev.Describe()+"; conflict markers at "+linesOf(c.Rev.Markers)+")"))
+			env.UI.Printf("  %s %s\n%s\n", gold(fmt.Sprintf("%-6s", c.Change)), gold(q(c.Path)),
+				dim(ui.Wrap("    "+c.Rev.Describe()+"; conflict markers at "+linesOf(c.Rev.Markers)+".", ui.Columns80, "")))
 		}
 		for _, c := range whole {
-			env.UI.Printf("  %s %s %s\n", gold("left  "), gold(q(c.Path)), dim("("+c.Rev.Describe()+")"))
+			env.UI.Printf("  %s %s\n%s\n", gold("left  "), gold(q(c.Path)),
+				dim(ui.Wrap("    "+c.Rev.Describe()+": left as it is.", ui.Columns80, "")))
 		}
 	}
 	if len(clean) > 0 {
@@ -112,7 +117,7 @@ func revertScreen(env *cli.Env, p *plan.Plan) {
 	if l := len(p.Left()); l > 0 {
 		line += "; " + ui.Thousands(l) + " left as " + map[bool]string{true: "it is", false: "they are"}[l == 1]
 	}
-	env.UI.Printf("%s.\n", line)
+	env.UI.Printf("%s.\n", ui.Wrap(line, ui.Columns80, ""))
 	keptLine(env, p.Kept)
 }
 
@@ -142,14 +147,14 @@ func revertDone(env *cli.Env, r *plan.Result, req rollback.Request) {
 	if req.Agent != "" {
 		undo += " --agent=" + q(req.Agent)
 	}
-	env.UI.Printf("↺ Reverted %s · %s · files only · safety %s\n  undo: %s\n", what(r.Revert.Turn, r.Revert.From,
-		r.Revert.To), plan.Count(n), q(*r.Safety), undo)
+	env.UI.Printf("%s\n  undo: %s\n", ui.Wrap(fmt.Sprintf("↺ Reverted %s · %s · files only · safety %s",
+		what(r.Revert.Turn, r.Revert.From, r.Revert.To), plan.Count(n), q(*r.Safety)), ui.Columns80, "  "), undo)
 	if marked > 0 {
 		env.UI.Printf("Conflict markers (<<<<<<< to >>>>>>>) to resolve, as after git revert:\n")
 		for _, rp := range r.Repos {
 			for _, f := range rp.Files {
 				if f.Class == plan.Conflict {
-					env.UI.Printf("  %s %s\n", q(f.Path), linesOf(f.Markers))
+					env.UI.Printf("%s\n", ui.Wrap("  "+q(f.Path)+" "+linesOf(f.Markers), ui.Columns80, "  "))
 				}
 			}
 		}
@@ -157,7 +162,8 @@ func revertDone(env *cli.Env, r *plan.Result, req rollback.Request) {
 	for _, rp := range r.Repos {
 		for _, l := range rp.Left {
 			if l.Reason == plan.LeftConflict && l.Detail != nil {
-				env.UI.Printf("Left as it is: %s (conflict: %s).\n", q(l.Path), quote.Text(*l.Detail))
+				env.UI.Printf("%s\n", ui.Wrap(fmt.Sprintf("Left as it is: %s (conflict: %s).", q(l.Path),
+					quote.Text(*l.Detail)), ui.Columns80, "  "))
 			}
 		}
 	}

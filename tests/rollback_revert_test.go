@@ -155,6 +155,8 @@ func TestRevert_KeepsLaterTurns(t *testing.T) {
 	require.Equal(t, "files", ended[len(ended)-1]["restore"])
 	events := env.Venom("checkpoint", "events", "--types=agent.rollback_started,agent.rollback_ended", "--json").OK(t).Stdout
 	assert.Equal(t, 2, strings.Count(events, `"revert":"t2"`), events)
+	human := env.Venom("checkpoint", "events", "--types=agent.rollback_started,agent.rollback_ended").OK(t).Stdout
+	assert.Equal(t, 2, strings.Count(human, "revert t2"), human)
 
 	env.Rollback("--undo", "--restore=files")
 	require.Equal(t, before, env.RecipeTree())

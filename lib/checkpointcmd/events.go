@@ -99,12 +99,18 @@ func members(ev events.Event) []string {
 		parts = append(parts, q(d.Agent), q(d.Reason), q(d.Code))
 	case events.RollbackStarted:
 		parts = append(parts, q(d.Agent+"/"+d.Checkpoint), "safety "+q(d.Safety), q(d.Restore))
+		if d.Revert != "" {
+			parts = append(parts, "revert "+q(d.Revert)) // a revert's end, not a point gone back to
+		}
 	case events.RollbackEnded:
 		res := "ok"
 		if !d.OK {
 			res = d.Code
 		}
 		parts = append(parts, q(d.Agent+"/"+d.Checkpoint), "safety "+q(d.Safety), q(d.Restore), q(res))
+		if d.Revert != "" {
+			parts = append(parts, "revert "+q(d.Revert))
+		}
 	case events.TurnStarted:
 		parts = append(parts, q(d.Agent+"/"+d.Turn))
 	case events.TurnEnded:

@@ -626,3 +626,22 @@ func TestRevert_FitsEightyColumns(t *testing.T) {
 	fitsEighty(t, "transcript", done)
 	require.Contains(t, done, "src/components/widget/render.txt")
 }
+
+// TestRevert_CrashIsSettled: a revert killed after its safety checkpoint
+// is settled by the next command that takes the lock as any rollback is
+// (failed.rollback_interrupted, nothing written to the tree), and the
+// record still says it was a revert.
+func TestRevert_CrashIsSettled(t *testing.T) {
+	t.Parallel()
+	env := revertRepo(t)
+	plan := env.revertDry("--revert=t2").Plan
+	c := env.StartPaused("rollback-after-safety", nil, "rollback", "--revert=t2", "--plan="+plan, "--json")
+	Kill9(t, c)
+	crashed := env.Snapshot()
+	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+	require.Equal(t, crashed.Files, env.Snapshot().Files, "settling wrote to the tree")
+	ended := env.Records("rollback.ended")
+	require.Len(t, ended, 1)
+	require.Equal(t, "failed.rollback_interrupted", ended[0]["code"])
+	require.Equal(t, "t2", ended[0]["revert"])
+}

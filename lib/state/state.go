@@ -141,10 +141,14 @@ func (t *Txn) settleInterrupted() error {
 			continue
 		}
 		ok := false
-		_, err := t.Append(journal.RollbackEnded, map[string]any{
+		rec := map[string]any{
 			"agent": a.ID, "checkpoint": a.OpenRollback.Checkpoint, "safety": a.OpenRollback.Safety,
 			"restore": a.OpenRollback.Restore, "ok": ok, "code": string(errcode.FailedRollbackInterrupted),
-		})
+		}
+		if r := a.OpenRollback.Revert; r != "" {
+			rec["revert"] = r // a revert's end, not a checkpoint it went back to
+		}
+		_, err := t.Append(journal.RollbackEnded, rec)
 		if err != nil {
 			return err
 		}

@@ -645,3 +645,15 @@ func TestRevert_CrashIsSettled(t *testing.T) {
 	require.Equal(t, "failed.rollback_interrupted", ended[0]["code"])
 	require.Equal(t, "t2", ended[0]["revert"])
 }
+
+// TestRevert_TurnNamesInAPair: --revert=t1..t3 takes back what changed
+// from t1's end to t3's, turns t2 and t3 together, and keeps t1's.
+func TestRevert_TurnNamesInAPair(t *testing.T) {
+	t.Parallel()
+	env := revertRepo(t)
+	res := env.revert("--revert=t1..t3")
+	require.Nil(t, res.Revert.Turn)
+	require.Equal(t, revLines(30, map[int]string{3: "t1 wrote line 3"}), env.Read("f.txt"))
+	ended := env.Records("rollback.ended")
+	require.Equal(t, res.Revert.From+".."+res.Revert.To, ended[len(ended)-1]["revert"])
+}

@@ -314,3 +314,33 @@ func TestCheckpoint_WhichAgent(t *testing.T) {
 	require.JSONEq(t, `{"agents":["a1","b2"]}`, string(ErrorOf(t, r).Error.Data))
 	env.Venom("checkpoint", "list", "--json").Fails(t, 2, "invalid_params.agent")
 }
+
+// TestCheckpoint_TooLargeCountsOnlyWhatIsNotHeld: venom.maxTotalBytes is
+// about what a capture would store. Files the agent's last checkpoint
+// holds, unchanged since (its stat data says so), are not new: 800 bytes
+// held and 300 new pass a limit of 1000, and a failure counts the new.
+func TestCheckpoint_TooLargeCountsOnlyWhatIsNotHeld(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	extra, timings := carryEnv(env)
+	env.SetGlobal("venom.maxTotalBytes", "1000")
+	env.Write("held.bin", strings.Repeat("h", 800))
+	carryCapture(t, env, extra, timings)
+	env.Write("new.bin", strings.Repeat("n", 300))
+	_, stored := carryCapture(t, env, extra, timings)
+	assert.NotEqual(t, -1, stored, "the capture carried held.bin")
+	assert.Equal(t, strings.Repeat("n", 300), env.Git("show", "refs/venom/checkpoints/a1/2:new.bin"))
+	assert.Equal(t, strings.Repeat("h", 800), env.Git("show", "refs/venom/checkpoints/a1/2:held.bin"))
+
+	env.Write("big.bin", strings.Repeat("b", 1200))
+	time.Sleep(60 * time.Millisecond)
+	r := env.VenomIn(env.Dir, extra, "checkpoint", "--agent=a1", "--json")
+	r.Fails(t, 1, "failed.checkpoint_too_large")
+	var data struct {
+		Bytes   int64         `json:"bytes"`
+		Largest []SkippedPath `json:"largest"`
+	}
+	require.NoError(t, json.Unmarshal(ErrorOf(t, r).Error.Data, &data))
+	assert.Equal(t, int64(1200), data.Bytes, "only big.bin is new")
+	assert.Equal(t, []SkippedPath{{Path: "big.bin", Bytes: 1200}}, data.Largest)
+}

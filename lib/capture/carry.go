@@ -379,10 +379,12 @@ func isAttributes(p string) bool {
 // sig is the memo's key for this scan.
 func takeCarried(ctx context.Context, r *repo.Repo, b *base, c *carried, sig string, lim Limits) (*Snapshot, error) {
 	s := sortChanges(r.Top, nil, c.delta, c.deltaStats, nil, lim)
-	if len(s.gitlinks) > 0 || len(s.skipped) > 0 || s.total+c.bytes > lim.MaxTotalBytes {
-		// Nested repositories and skipped paths keep the recipe's way;
-		// past the size limit, its error lists every file.
-		return nil, errNoCarry
+	if s.total > lim.MaxTotalBytes {
+		// The carried files are stored already: only the delta is new.
+		return nil, tooLargeError(s.written, s.total, lim)
+	}
+	if len(s.gitlinks) > 0 || len(s.skipped) > 0 {
+		return nil, errNoCarry // nested repositories and skipped paths keep the recipe's way
 	}
 	if lim.Found != nil {
 		lim.Found(len(s.updates)+len(s.additions), s.total)

@@ -50,6 +50,14 @@ func TestHarnessLists_NameEveryRegisteredHarness(t *testing.T) {
 		}
 	}
 
+	// The protocol's overview names them by title.
+	b, err := os.ReadFile(filepath.Join(repoRoot(), "docs/harness.md"))
+	require.NoError(t, err)
+	intro := string(b)[:min(len(b), 400)]
+	for _, k := range harness.Kinds {
+		assert.Contains(t, intro, k.Title, "docs/harness.md's first lines do not name %s", k.Title)
+	}
+
 	// What the commands print.
 	env := NewEnv(t)
 	namesIn(t, "the first checkpoint's hint", env.Venom("checkpoint").Stderr)

@@ -57,8 +57,7 @@ func TestHookInstall_ClaudeKeepsEverythingElse(t *testing.T) {
 
 	env.Venom("checkpoint", "hook", "install", "claude-code").OK(t)
 	once := env.Read(".claude/settings.local.json")
-	assert.Equal(t, "Would change .claude/settings.local.json to:\n"+once, dry.Stdout,
-		"--dry-run named the file, relative to the current folder as git status does, and printed what it becomes")
+	assert.Equal(t, "Would change "+path+" to:\n"+once, dry.Stdout, "--dry-run named the file and printed what it becomes")
 	env.Venom("checkpoint", "hook", "install", "claude-code").OK(t)
 	assert.Equal(t, once, env.Read(".claude/settings.local.json"), "twice in a row gives the same file")
 

@@ -62,7 +62,7 @@ func TestHookUninstall_NothingInstalledWritesNothing(t *testing.T) {
 		}
 	}
 	assert.Contains(t, env.Venom("checkpoint", "hook", "uninstall", "claude-code", "--scope=project").OK(t).Stdout,
-		"Nothing to remove: .claude/settings.json holds no git-venom hooks.")
+		"Nothing to remove: "+env.Path(".claude/settings.json")+" holds no git-venom hooks.")
 }
 
 // Files as people and the harnesses write them; each is installed into
@@ -162,16 +162,15 @@ func TestHookInstall_DryRunNamesTheFile(t *testing.T) {
 	before := homeAndTree(t, env)
 	path := env.Path(".claude/settings.local.json")
 	r := env.Venom("checkpoint", "hook", "install", "claude-code", "--dry-run").OK(t)
-	const shown = ".claude/settings.local.json" // relative to the current folder, as git status
-	assert.True(t, strings.HasPrefix(r.Stdout, "Would create "+shown+":\n{\n  \"hooks\": {"), r.Stdout)
+	assert.True(t, strings.HasPrefix(r.Stdout, "Would create "+path+":\n{\n  \"hooks\": {"), r.Stdout)
 	j := env.Venom("checkpoint", "hook", "install", "claude-code", "--dry-run", "--json").OK(t).Map(t)
 	f := j["files"].([]any)[0].(map[string]any)
 	assert.Equal(t, path, f["file"])
 	assert.Equal(t, "create", f["action"])
-	assert.Equal(t, strings.TrimPrefix(r.Stdout, "Would create "+shown+":\n"), f["content"])
+	assert.Equal(t, strings.TrimPrefix(r.Stdout, "Would create "+path+":\n"), f["content"])
 
 	r = env.Venom("checkpoint", "hook", "install", "codex", "--dry-run").OK(t)
-	assert.Contains(t, r.Stdout, "Would create .codex/hooks.json:\n")
+	assert.Contains(t, r.Stdout, "Would create "+env.Path(".codex/hooks.json")+":\n")
 	assert.Contains(t, r.Stderr, "note: Codex runs no hook it does not trust")
 	assert.Contains(t, r.Stderr, "trust_level = \"trusted\"")
 	j = env.Venom("checkpoint", "hook", "install", "codex", "--dry-run", "--json").OK(t).Map(t)
@@ -180,6 +179,6 @@ func TestHookInstall_DryRunNamesTheFile(t *testing.T) {
 
 	env.Venom("checkpoint", "hook", "install", "claude-code").OK(t)
 	r = env.Venom("checkpoint", "hook", "uninstall", "claude-code", "--dry-run").OK(t)
-	assert.Equal(t, "Would remove "+shown+", which holds only git-venom's hooks.\n", r.Stdout)
+	assert.Equal(t, "Would remove "+path+", which holds only git-venom's hooks.\n", r.Stdout)
 	assert.FileExists(t, path)
 }

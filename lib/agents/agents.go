@@ -3,7 +3,6 @@
 package agents
 
 import (
-	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -667,14 +666,9 @@ func (s *State) Resolve(given string) (string, error) {
 	for i, a := range candidates {
 		names[i] = a.ID
 	}
-	// Named when the error line fits 80 columns, as git's do; the JSON's
-	// agents member and the agents verb always name them.
-	msg := fmt.Sprintf("%s %d agents (%s)", where, len(names), strings.Join(names, ", "))
-	if len("error: invalid_params.agent: "+msg) > 80 {
-		msg = fmt.Sprintf("%s %d agents", where, len(names))
-	}
-	return "", errcode.Newf(errcode.InvalidParamsAgent, map[string]any{"agents": names}, "%s", msg).
-		Hint("name one with --agent, for example --agent=%s", names[0]).Hint("git venom-checkpoint agents lists them")
+	return "", errcode.Newf(errcode.InvalidParamsAgent, map[string]any{"agents": names},
+		"%s %d agents (%s): name one with --agent", where, len(names), strings.Join(names, ", ")).
+		Hint("for example --agent=%s; git venom-checkpoint agents lists them", names[0])
 }
 
 // Known returns the agent or not_found.agent (docs/checkpoints.md#agents-turns-and-states).

@@ -57,9 +57,7 @@ func (c *AgentsCmd) Run(env *cli.Env) error {
 	yellow := env.UI.OutStyle(color.FgYellow)
 	w := ui.NewTable(env.UI.Out)
 	// Trees are long paths: they go below the table, each on a line of
-	// its own with the agents in it, so the table fits 80 columns; so
-	// does an id too long for its column.
-	w.Fit(ui.Columns80)
+	// its own with the agents in it, so the table fits 80 columns.
 	w.Row(dim("AGENT"), dim("STATE"), dim("ISOLATION"), dim("HARNESS"), dim("KEPT"), dim("NEWEST"), dim("GUARDED"))
 	// Each column is read from the log: quoted (ids, trees and harnesses
 	// of an agent registered by hand may hold anything).
@@ -102,7 +100,7 @@ func (c *AgentsCmd) Run(env *cli.Env) error {
 	}
 	env.UI.Printf("\n%s\n", dim("TREES"))
 	for _, t := range trees {
-		env.UI.Printf("%s\n%s\n", q(t), ui.Wrap("  "+strings.Join(in[t], ", "), ui.Columns80, ""))
+		env.UI.Printf("%s\n  %s\n", q(t), strings.Join(in[t], ", "))
 	}
 	return nil
 }

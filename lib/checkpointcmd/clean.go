@@ -43,16 +43,16 @@ func (c *CleanCmd) Run(env *cli.Env) error {
 	}
 	bold := env.UI.OutStyle(color.Bold)
 	if c.DryRun {
-		env.UI.Sayf("Would archive %s.\n", bold(quote.C(a.ID)))
+		env.UI.Printf("Would archive %s.\n", bold(quote.C(a.ID)))
 	} else {
-		env.UI.Sayf("Archived %s.\n", bold(quote.C(a.ID)))
+		env.UI.Printf("Archived %s.\n", bold(quote.C(a.ID)))
 	}
 	for _, l := range res.Checkpoints {
 		verb := "removed %d %s, kept %d"
 		if c.DryRun {
 			verb = "would remove %d %s, keep %d"
 		}
-		env.UI.Sayf("%s: "+verb+".\n", quote.C(l.Agent), l.Removed, plural(l.Removed, "checkpoint"), l.Kept)
+		env.UI.Printf("%s: "+verb+".\n", quote.C(l.Agent), l.Removed, plural(l.Removed, "checkpoint"), l.Kept)
 		printFailures(env, l.Agent, l.Failed)
 	}
 	return nil

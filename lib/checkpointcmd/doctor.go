@@ -34,11 +34,10 @@ func (c *DoctorCmd) Run(env *cli.Env) error {
 		// Messages and fixes name refs, paths and log lines: escaped, so
 		// none reaches the terminal as a control.
 		w := ui.NewTable(env.UI.Out)
-		w.Fit(ui.Columns80) // a long message wraps in its column
 		for _, ch := range rep.Checks {
 			w.Row(styles[ch.Status](ch.Status), quote.Text(ch.ID), quote.Text(ch.Message))
 			if ch.Fix != nil {
-				w.RowWhole("", "", "fix: "+quote.Text(*ch.Fix)) // commands, to copy whole
+				w.Row("", "", "fix: "+quote.Text(*ch.Fix))
 			}
 		}
 		if err := w.Flush(); err != nil {

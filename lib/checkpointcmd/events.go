@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/events"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/state"
-	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // EventsCmd prints the event stream (docs/json.md#events).
@@ -77,23 +77,14 @@ func (c *EventsCmd) Run(env *cli.Env) error {
 
 // human is one event as a line: seq, time, type, then its main members,
 // each quoted as it comes from the log (a label always, being free text).
-// What passes 80 columns goes on the lines below, indented, a member
-// never split; a label is cut to fit a line (--json holds it whole).
 func human(ev events.Event) string {
-	return ui.Pack("", members(ev), ui.Columns80, "    ")
-}
-
-// maxLabel is how much of a label a human event line shows.
-const maxLabel = 70
-
-func members(ev events.Event) []string {
 	q := quote.C
 	parts := []string{fmt.Sprint(ev.Seq), q(ev.Ts), q(ev.Type)}
 	switch d := ev.Data.(type) {
 	case events.Checkpoint:
 		parts = append(parts, q(d.Agent+"/"+d.Checkpoint), q(d.Reason))
 		if d.Label != nil {
-			parts = append(parts, quote.Always(ui.Cut(*d.Label, maxLabel)))
+			parts = append(parts, quote.Always(*d.Label))
 		}
 	case events.CheckpointFailed:
 		parts = append(parts, q(d.Agent), q(d.Reason), q(d.Code))
@@ -126,23 +117,16 @@ func members(ev events.Event) []string {
 		if d.Relabeled {
 			was := "none"
 			if d.PreviousLabel != nil {
-				was = quote.Always(ui.Cut(*d.PreviousLabel, maxLabel))
+				was = quote.Always(*d.PreviousLabel)
 			}
-			parts = append(parts, "relabeled", quote.Always(ui.Cut(*d.Label, maxLabel)), "(was", was+")")
+			parts = append(parts, "relabeled "+quote.Always(*d.Label)+" (was "+was+")")
 		}
 	case events.CheckpointsPruned:
-		// One part each, so that a long list wraps between them.
-		parts = append(parts, q(d.Agent))
-		for i, id := range d.Checkpoints {
-			if i < len(d.Checkpoints)-1 {
-				id += ","
-			}
-			parts = append(parts, q(id))
-		}
+		parts = append(parts, q(d.Agent), quote.Join(d.Checkpoints, ","))
 	case events.CheckpointsRemoved:
-		parts = append(parts, q(d.Agent), fmt.Sprintf("removed %d", d.Removed), fmt.Sprintf("kept %d", d.Kept))
+		parts = append(parts, q(d.Agent), fmt.Sprintf("removed %d kept %d", d.Removed, d.Kept))
 	case events.Archived:
 		parts = append(parts, q(d.Agent))
 	}
-	return parts
+	return strings.Join(parts, " ")
 }

@@ -37,14 +37,13 @@ func (c *ForkCmd) Run(env *cli.Env) error {
 		through = "through " + q(*res.ThroughTurn)
 	}
 	if res.ForkCheckpoint == nil {
-		env.UI.Sayf("Forked %s from %s %s. %s has no checkpoint at that point, so %s has none yet.\n",
+		env.UI.Printf("Forked %s from %s %s. %s has no checkpoint at that point, so %s has none yet.\n",
 			bold(agent), from, through, from, agent)
 		return nil
 	}
-	env.UI.Sayf("Forked %s from %s %s: %s/%s is %s/%s's files.\n", bold(agent), from, through,
+	env.UI.Printf("Forked %s from %s %s: %s/%s is %s/%s's files.\n", bold(agent), from, through,
 		agent, bold(q(*res.ForkCheckpoint)), from, q(*res.Checkpoint))
-	// The command has a line of its own, to copy whole.
-	env.UI.Printf("The files are as they are now; this lines them up:\n  git venom-rollback --agent=%s --checkpoint=%s --restore=files\n",
+	env.UI.Printf("The files are as they are now; git venom-rollback --agent=%s --checkpoint=%s --restore=files lines them up.\n",
 		agent, q(*res.ForkCheckpoint))
 	return nil
 }

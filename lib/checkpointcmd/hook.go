@@ -20,7 +20,6 @@ import (
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
-	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // HookCmd runs as a harness hook, or installs the hooks (docs/harness.md#hooks).
@@ -215,14 +214,14 @@ func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 			return env.UI.JSON(res)
 		}
 		for _, file := range files {
-			path := shownPath(env, file.Path)
+			path := quote.C(file.Path)
 			switch action(file) {
 			case actionCreate:
-				env.UI.Sayf("Would create %s:\n", path)
+				env.UI.Printf("Would create %s:\n", path)
 			case actionChange:
-				env.UI.Sayf("Would change %s to:\n", path)
+				env.UI.Printf("Would change %s to:\n", path)
 			case actionRemove:
-				env.UI.Sayf("Would remove %s, which holds only git-venom's hooks.\n", path)
+				env.UI.Printf("Would remove %s, which holds only git-venom's hooks.\n", path)
 				continue
 			default:
 				printUnchanged(env, file, uninstall)
@@ -231,7 +230,7 @@ func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 			_, _ = env.UI.Out.Write(file.Content)
 		}
 		if note != "" {
-			fmt.Fprintln(env.UI.Err, ui.Wrap("note: "+quote.Text(note), ui.Columns80, ""))
+			fmt.Fprintf(env.UI.Err, "note: %s\n", quote.Text(note))
 		}
 		return nil
 	}
@@ -259,19 +258,19 @@ func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 	}
 	bold := env.UI.OutStyle(color.Bold)
 	for _, file := range files {
-		path := shownPath(env, file.Path)
+		path := quote.C(file.Path) // the repository's folder may be named anything
 		switch action(file) {
 		case actionNone:
 			printUnchanged(env, file, uninstall)
 		case actionRemove:
-			env.UI.Sayf("Removed %s: git-venom had created it.\n", bold(path))
+			env.UI.Printf("Removed %s: git-venom had created it.\n", bold(path))
 		case actionCreate:
-			env.UI.Sayf("Installed git-venom's %s hooks in %s (new file).\n", f.Harness, bold(path))
+			env.UI.Printf("Installed git-venom's %s hooks in %s (new file).\n", f.Harness, bold(path))
 		case actionChange:
 			if uninstall {
-				env.UI.Sayf("Removed git-venom's %s hooks from %s.\n", f.Harness, bold(path))
+				env.UI.Printf("Removed git-venom's %s hooks from %s.\n", f.Harness, bold(path))
 			} else {
-				env.UI.Sayf("Installed git-venom's %s hooks in %s.\n", f.Harness, bold(path))
+				env.UI.Printf("Installed git-venom's %s hooks in %s.\n", f.Harness, bold(path))
 			}
 		}
 	}
@@ -345,7 +344,7 @@ func (u codexUntrust) run(env *cli.Env, in harness.Install) (*harness.CodexTrust
 
 func printCodexTrust(env *cli.Env, t *harness.CodexTrust, err error, uninstall bool) {
 	if err != nil {
-		fmt.Fprintln(env.UI.Err, ui.Wrap("warning: "+quote.Text(err.Error()), ui.Columns80, ""))
+		fmt.Fprintf(env.UI.Err, "warning: %s\n", quote.Text(err.Error()))
 		return
 	}
 	if t == nil {
@@ -353,34 +352,18 @@ func printCodexTrust(env *cli.Env, t *harness.CodexTrust, err error, uninstall b
 	}
 	if uninstall {
 		if t.Changed {
-			env.UI.Sayf("Removed Codex's trust in these %d hooks, which install had recorded, from %s.\n",
-				len(t.Hooks), shownPath(env, t.Config))
+			env.UI.Printf("Removed Codex's trust in these %d hooks, which install had recorded, from %s.\n",
+				len(t.Hooks), quote.C(t.Config))
 		}
 		return
 	}
 	if t.Changed {
-		env.UI.Sayf("Recorded Codex's trust in these %d hooks, and no other, in %s.\n", len(t.Hooks), shownPath(env, t.Config))
+		env.UI.Printf("Recorded Codex's trust in these %d hooks, and no other, in %s.\n", len(t.Hooks), quote.C(t.Config))
 	}
 	if !t.ProjectTrusted {
-		fmt.Fprintln(env.UI.Err, ui.Wrap("warning: Codex does not trust this project, and runs none of its hooks until it does: "+
-			quote.Text(t.Step), ui.Columns80, ""))
+		fmt.Fprintf(env.UI.Err, "warning: Codex does not trust this project, and runs none of its hooks until it does: %s\n",
+			quote.Text(t.Step))
 	}
-}
-
-// shownPath is a file install writes, short so that its line fits 80
-// columns: relative to the current folder when under it, as git status
-// names paths, or ~/ for the home folder (--scope=user); whole otherwise,
-// and always in --json. Quoted: a folder may be named anything.
-func shownPath(env *cli.Env, p string) string {
-	if rel, err := filepath.Rel(env.Dir, p); err == nil && env.Dir != "" && filepath.IsLocal(rel) {
-		return quote.C(rel)
-	}
-	if home := env.Getenv("HOME"); home != "" {
-		if rel, err := filepath.Rel(home, p); err == nil && filepath.IsLocal(rel) {
-			return "~/" + quote.C(rel)
-		}
-	}
-	return quote.C(p)
 }
 
 // What install or uninstall does to one file.
@@ -405,14 +388,14 @@ func action(f harness.File) string {
 
 // printUnchanged says why a file is left as it is.
 func printUnchanged(env *cli.Env, file harness.File, uninstall bool) {
-	path := shownPath(env, file.Path)
+	path := quote.C(file.Path)
 	switch {
 	case !uninstall:
-		env.UI.Sayf("%s is already as it should be.\n", path)
+		env.UI.Printf("%s is already as it should be.\n", path)
 	case !file.Existed:
-		env.UI.Sayf("Nothing to remove: there is no %s.\n", path)
+		env.UI.Printf("Nothing to remove: there is no %s.\n", path)
 	default:
-		env.UI.Sayf("Nothing to remove: %s holds no git-venom hooks.\n", path)
+		env.UI.Printf("Nothing to remove: %s holds no git-venom hooks.\n", path)
 	}
 }
 

@@ -99,7 +99,6 @@ func (c *ListCmd) Run(env *cli.Env) error {
 	bold := env.UI.OutStyle(color.Bold)
 	dim := env.UI.OutStyle(color.Faint)
 	w := ui.NewTable(env.UI.Out)
-	w.Fit(ui.Columns80) // a long label wraps in its column
 	w.Row(dim("ID"), dim("REASON"), dim("TURN"), dim("AGE"), dim("FILES"), dim("LABEL"))
 	// Every column but FILES is read from the log: quoted, so a label
 	// cannot drive the terminal or forge a row.

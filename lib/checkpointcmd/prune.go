@@ -62,7 +62,7 @@ func (c *PruneCmd) Run(env *cli.Env) error {
 	for _, l := range lines {
 		if len(l.Pruned) > 0 {
 			any = true
-			env.UI.Sayf("%s %s: %s\n", verb, bold(quote.C(l.Agent)), quote.Join(l.Pruned, ", "))
+			env.UI.Printf("%s %s: %s\n", verb, bold(quote.C(l.Agent)), quote.Join(l.Pruned, ", "))
 		}
 		printFailures(env, l.Agent, l.Failed)
 	}

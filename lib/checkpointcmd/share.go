@@ -31,11 +31,11 @@ func (c *PushCmd) Run(env *cli.Env) error {
 	if env.JSON {
 		return env.UI.JSON(res)
 	}
-	env.UI.Sayf("Pushed %s of %s and its %s to %s, under %s\n",
+	env.UI.Printf("Pushed %s of %s and its %s to %s, under %s\n",
 		ui.Plural(len(res.Checkpoints), "checkpoint", "checkpoints"), quote.C(a.ID),
 		ui.Plural(res.Records, "log record", "log records"), quote.C(res.Remote), quote.C(res.Ref))
 	if len(res.Deleted) > 0 {
-		env.UI.Sayf("Removed from %s: %s\n", quote.C(res.Remote), quote.Join(res.Deleted, ", "))
+		env.UI.Printf("Removed from %s: %s\n", quote.C(res.Remote), quote.Join(res.Deleted, ", "))
 	}
 	return nil
 }
@@ -65,7 +65,7 @@ func (c *FetchCmd) Run(env *cli.Env) error {
 		return env.UI.JSON(res)
 	}
 	for _, cp := range res.Copies {
-		env.UI.Sayf("Fetched %s: %s\n", quote.C(cp.Copy), quote.Join(cp.Checkpoints, ", "))
+		env.UI.Printf("Fetched %s: %s\n", quote.C(cp.Copy), quote.Join(cp.Checkpoints, ", "))
 	}
 	if len(res.Copies) == 0 {
 		env.UI.Printf("Nothing shared on %s.\n", quote.C(res.Remote))

@@ -21,7 +21,6 @@ import (
 	"github.com/git-venom/git-venom/lib/pathspec"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/state"
-	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // BlameResult is --blame's result (docs/json.md).
@@ -312,5 +311,10 @@ func shortTime(ts string) string {
 	return t.Local().Format("2006-01-02 15:04")
 }
 
-// cut shortens s to n columns, never fewer than 10.
-func cut(s string, n int) string { return ui.Cut(s, max(n, 10)) }
+func cut(s string, n int) string {
+	n = max(n, 10)
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

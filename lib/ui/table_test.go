@@ -30,20 +30,3 @@ func TestTable_ColumnsLineUpWithColourAndWideText(t *testing.T) {
 	plain := ansi().ReplaceAllString(b.String(), "")
 	assert.Equal(t, "ID   LABEL   N\nk10  日本語  1\nk2   x       22\n(a note)\n", plain)
 }
-
-func TestTable_FitMovesAWideFirstCellAndWrapsTheLast(t *testing.T) {
-	var b strings.Builder
-	tb := NewTable(&b)
-	tb.Fit(30)
-	tb.Row("ID", "N", "LABEL")
-	tb.Row("k1", "1", "a label that is too long for the room")
-	tb.Row("a-very-long-agent-id-0123456789", "2", "x")
-	tb.RowWhole("", "", "git venom-checkpoint prune --now")
-	assert.NoError(t, tb.Flush())
-	assert.Equal(t, "ID  N  LABEL\n"+
-		"k1  1  a label that is too\n"+
-		"       long for the room\n"+
-		"a-very-long-agent-id-0123456789\n"+
-		"    2  x\n"+
-		"       git venom-checkpoint prune --now\n", b.String())
-}

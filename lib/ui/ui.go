@@ -165,11 +165,5 @@ func Marshal(v any) ([]byte, error) {
 // Printf writes human text on stdout.
 func (s *Streams) Printf(format string, args ...any) { fmt.Fprintf(s.Out, format, args...) }
 
-// Sayf writes human text on stdout filled to 80 columns (Wrap): a long
-// path or id moves to a line of its own.
-func (s *Streams) Sayf(format string, args ...any) {
-	fmt.Fprint(s.Out, Wrap(fmt.Sprintf(format, args...), Columns80, ""))
-}
-
 // Errorf writes human text on stderr.
 func (s *Streams) Errorf(format string, args ...any) { fmt.Fprintf(s.Err, format, args...) }

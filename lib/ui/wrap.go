@@ -1,10 +1,6 @@
 package ui
 
-import (
-	"strings"
-
-	"github.com/mattn/go-runewidth"
-)
+import "strings"
 
 // Columns80 is the width human output keeps to, as git's messages do,
 // whatever the terminal's width.
@@ -22,15 +18,15 @@ func Wrap(text string, width int, indent string) string {
 		}
 		rest := strings.TrimLeft(l, " ")
 		lead := l[:len(l)-len(rest)]
-		lines[i] = Pack(lead, strings.Split(rest, " "), width, lead+indent)
+		lines[i] = pack(lead, strings.Split(rest, " "), width, lead+indent)
 	}
 	return strings.Join(lines, "\n")
 }
 
-// Pack joins parts with blanks after prefix, starting a new line, after
+// pack joins parts with blanks after prefix, starting a new line, after
 // indent, where the next part would pass width columns. A part is never
 // split: one wider than a line stands alone on it.
-func Pack(prefix string, parts []string, width int, indent string) string {
+func pack(prefix string, parts []string, width int, indent string) string {
 	var b strings.Builder
 	b.WriteString(prefix)
 	col, fresh := Width(prefix), true
@@ -53,13 +49,4 @@ func Pack(prefix string, parts []string, width int, indent string) string {
 		fresh = false
 	}
 	return b.String()
-}
-
-// Cut shortens s to width columns, ending it with "…" when it had to be
-// cut; the full text is in the command's --json.
-func Cut(s string, width int) string {
-	if Width(s) <= width {
-		return s
-	}
-	return runewidth.Truncate(s, width, "…")
 }

@@ -15,11 +15,5 @@ func TestWrap_WordsMoveLongWordsStandAlone(t *testing.T) {
 }
 
 func TestPack_PartsAreNeverSplit(t *testing.T) {
-	assert.Equal(t, "12 x a/k1\n    \"a label\"", Pack("", []string{"12", "x", "a/k1", `"a label"`}, 10, "    "))
-}
-
-func TestCut_EndsWithAnEllipsis(t *testing.T) {
-	assert.Equal(t, "abc", Cut("abc", 3))
-	assert.Equal(t, "abcd…", Cut("abcdefgh", 5))
-	assert.Equal(t, 5, Width(Cut("日本語日本語", 5)))
+	assert.Equal(t, "12 x a/k1\n    \"a label\"", pack("", []string{"12", "x", "a/k1", `"a label"`}, 10, "    "))
 }

@@ -68,7 +68,7 @@ type File struct {
 
 // Command is the hook's command line.
 func (in Install) Command() string {
-	cmd := "git venom-checkpoint hook " + in.Harness
+	cmd := kind.HookCommand(in.Harness)
 	if in.Agent != "" {
 		cmd += " --agent=" + in.Agent
 	}
@@ -81,11 +81,8 @@ func (in Install) Command() string {
 	return cmd
 }
 
-// ours: the prefix every command git-venom installs starts with.
-func (in Install) ours(cmd string) bool {
-	base := "git venom-checkpoint hook " + in.Harness
-	return cmd == base || strings.HasPrefix(cmd, base+" ")
-}
+// ours reports a hook command git-venom installed for the harness.
+func (in Install) ours(cmd string) bool { return kind.IsHookCommand(in.Harness, cmd) }
 
 // events are the hook events installed for the harness (Kind.Events).
 // SessionEnd and Codex's Interrupt are left out: their hooks are cut after

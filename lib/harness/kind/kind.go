@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/conversation"
@@ -146,4 +147,15 @@ type Finding struct {
 	Status  string // "ok", "warn" or "fail"
 	Message string
 	Fix     string
+}
+
+// HookCommand is the start of every hook command git-venom installs for
+// the harness named name; flags may follow it.
+func HookCommand(name string) string { return "git venom-checkpoint hook " + name }
+
+// IsHookCommand reports whether cmd is a hook command git-venom installed
+// for the harness named name.
+func IsHookCommand(name, cmd string) bool {
+	base := HookCommand(name)
+	return cmd == base || strings.HasPrefix(cmd, base+" ")
 }

@@ -59,8 +59,7 @@ func (s *settingsFile) ours() bool {
 	for _, groups := range s.Hooks {
 		for _, g := range groups {
 			for _, h := range g.Hooks {
-				if h.Command == "git venom-checkpoint hook "+Name ||
-					strings.HasPrefix(h.Command, "git venom-checkpoint hook "+Name+" ") {
+				if kind.IsHookCommand(Name, h.Command) {
 					return true
 				}
 			}

@@ -77,11 +77,19 @@ func (r RollbackResult) LeftReasons() map[string]string {
 	return m
 }
 
+// rollbackJSON runs git venom-rollback with args, then extra and --json,
+// expecting success, and decodes what it prints as a T.
+func rollbackJSON[T any](e *Env, args []string, extra ...string) T {
+	e.t.Helper()
+	var res T
+	e.Venom("rollback", append(append(append([]string{}, args...), extra...), "--json")...).OK(e.t).JSON(e.t, &res)
+	return res
+}
+
 // DryRun runs a rollback dry run and decodes it.
 func (e *Env) DryRun(args ...string) RollbackResult {
 	e.t.Helper()
-	var res RollbackResult
-	e.Venom("rollback", append(append([]string{}, args...), "--dry-run", "--json")...).OK(e.t).JSON(e.t, &res)
+	res := rollbackJSON[RollbackResult](e, args, "--dry-run")
 	require.True(e.t, res.DryRun)
 	require.True(e.t, strings.HasPrefix(res.Plan, "p1-") && len(res.Plan) == 19, res.Plan)
 	return res
@@ -91,8 +99,7 @@ func (e *Env) DryRun(args ...string) RollbackResult {
 func (e *Env) Rollback(args ...string) RollbackResult {
 	e.t.Helper()
 	plan := e.DryRun(args...).Plan
-	var res RollbackResult
-	e.Venom("rollback", append(append([]string{}, args...), "--plan="+plan, "--json")...).OK(e.t).JSON(e.t, &res)
+	res := rollbackJSON[RollbackResult](e, args, "--plan="+plan)
 	require.False(e.t, res.DryRun)
 	return res
 }

@@ -71,8 +71,7 @@ func (r RevertResult) classes() map[string]string {
 
 func (e *Env) revertDry(args ...string) RevertResult {
 	e.t.Helper()
-	var res RevertResult
-	e.Venom("rollback", append(append([]string{}, args...), "--dry-run", "--json")...).OK(e.t).JSON(e.t, &res)
+	res := rollbackJSON[RevertResult](e, args, "--dry-run")
 	require.True(e.t, res.DryRun)
 	return res
 }
@@ -80,8 +79,7 @@ func (e *Env) revertDry(args ...string) RevertResult {
 func (e *Env) revert(args ...string) RevertResult {
 	e.t.Helper()
 	plan := e.revertDry(args...).Plan
-	var res RevertResult
-	e.Venom("rollback", append(append([]string{}, args...), "--plan="+plan, "--json")...).OK(e.t).JSON(e.t, &res)
+	res := rollbackJSON[RevertResult](e, args, "--plan="+plan)
 	require.False(e.t, res.DryRun)
 	return res
 }
@@ -116,6 +114,15 @@ func revertRepo(t *testing.T) *Env {
 		})
 	}
 	return env
+}
+
+// rewrittenRepo is revertRepo with a fourth turn that rewrote t2's line
+// 15, and the lines the file then has.
+func rewrittenRepo(t *testing.T) (*Env, map[int]string) {
+	env := revertRepo(t)
+	edits := map[int]string{3: "t1 wrote line 3", 15: "t4 rewrote line 15", 27: "t3 wrote line 27"}
+	env.Turn("a1", func() { env.Write("f.txt", revLines(30, edits)) })
+	return env, edits
 }
 
 // TestRevert_KeepsLaterTurns: reverting t2 takes back its hunk and keeps
@@ -167,11 +174,7 @@ func TestRevert_KeepsLaterTurns(t *testing.T) {
 // what git merge-file writes for the same three files.
 func TestRevert_SameLinesConflict(t *testing.T) {
 	t.Parallel()
-	env := revertRepo(t)
-	env.Turn("a1", func() {
-		env.Write("f.txt", revLines(30, map[int]string{3: "t1 wrote line 3", 15: "t4 rewrote line 15",
-			27: "t3 wrote line 27"}))
-	})
+	env, _ := rewrittenRepo(t)
 	before := env.RecipeTree()
 	ours := env.Read("f.txt")
 
@@ -358,11 +361,7 @@ func TestRevert_Usage(t *testing.T) {
 // Any other answer changes nothing.
 func TestRevert_Interactive(t *testing.T) {
 	t.Parallel()
-	env := revertRepo(t)
-	env.Turn("a1", func() {
-		env.Write("f.txt", revLines(30, map[int]string{3: "t1 wrote line 3", 15: "t4 rewrote line 15",
-			27: "t3 wrote line 27"}))
-	})
+	env, _ := rewrittenRepo(t)
 	before := env.RecipeTree()
 	screen, code := env.ptyRun(t, []string{""}, "rollback", "--revert=t2")
 	require.Equal(t, 0, code, screen)
@@ -580,9 +579,7 @@ func TestRevert_BlockedByAConflict(t *testing.T) {
 // them makes it a person's too.
 func TestRevert_NamesTheTurnThatWroteTheLines(t *testing.T) {
 	t.Parallel()
-	env := revertRepo(t) // t1 line 3, t2 line 15, t3 line 27
-	edits := map[int]string{3: "t1 wrote line 3", 15: "t4 rewrote line 15", 27: "t3 wrote line 27"}
-	env.Turn("a1", func() { env.Write("f.txt", revLines(30, edits)) })
+	env, edits := rewrittenRepo(t)
 	edits[16] = "a person wrote line 16"
 	env.Write("f.txt", revLines(30, edits))
 	r := env.Venom("rollback", "--revert=t2", "--dry-run", "--json").Fails(t, 5, "conflict.revert_conflicts")

@@ -270,13 +270,6 @@ func done(env *cli.Env, r *plan.Result, req rollback.Request) {
 	default:
 		conv = " · conversation too"
 	}
-	undo := "git venom-rollback --undo"
-	if req.Copy() {
-		// The rollback is the local agent's: a copy's files came to it.
-		undo += " --agent=" + q(r.Agent)
-	} else if req.Agent != "" {
-		undo += " --agent=" + q(req.Agent)
-	}
 	target := q(r.Checkpoint)
 	if r.Copy != "" {
 		target += " of " + q(r.Copy)
@@ -290,17 +283,35 @@ func done(env *cli.Env, r *plan.Result, req rollback.Request) {
 		plan.Count(n), conv, q(*r.Safety))
 	// Even the shortest, with its undo, is past 80 columns: the undo has
 	// a line of its own, to copy whole.
-	env.UI.Printf("%s\n  undo: %s\n", line, undo)
+	env.UI.Printf("%s\n  undo: %s\n", line, undoCommand(r, req))
 	if r.Kept != nil {
 		keptLine(env, *r.Kept)
 	}
-	if r.Exact != nil && !*r.Exact {
-		env.UI.Printf("Something wrote to the tree during the rollback: %s shows it as it came out.\n", q(*r.After))
-	}
+	inexact(env, r, "rollback")
 	// The rewound conversation is a new session: without this line it
 	// could be found only in --json (issue 13 item 9).
 	if len(r.Conversation.Resume) > 0 {
 		env.UI.Printf("Resume the rewound conversation: %s\n", quote.Shell(r.Conversation.Resume))
+	}
+}
+
+// undoCommand is the command printed to undo r: the local agent's for a
+// copy's files, which came to it.
+func undoCommand(r *plan.Result, req rollback.Request) string {
+	undo := "git venom-rollback --undo"
+	if req.Copy() {
+		undo += " --agent=" + quote.C(r.Agent)
+	} else if req.Agent != "" {
+		undo += " --agent=" + quote.C(req.Agent)
+	}
+	return undo
+}
+
+// inexact says, when something wrote to the tree while verb ran, where
+// the tree is as it came out.
+func inexact(env *cli.Env, r *plan.Result, verb string) {
+	if r.Exact != nil && !*r.Exact {
+		env.UI.Printf("Something wrote to the tree during the %s: %s shows it as it came out.\n", verb, quote.C(*r.After))
 	}
 }
 

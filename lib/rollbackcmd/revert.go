@@ -143,12 +143,9 @@ func revertDone(env *cli.Env, r *plan.Result, req rollback.Request) {
 			}
 		}
 	}
-	undo := "git venom-rollback --undo"
-	if req.Agent != "" {
-		undo += " --agent=" + q(req.Agent)
-	}
 	env.UI.Printf("%s\n  undo: %s\n", ui.Wrap(fmt.Sprintf("↺ Reverted %s · %s · files only · safety %s",
-		what(r.Revert.Turn, r.Revert.From, r.Revert.To), plan.Count(n), q(*r.Safety)), ui.Columns80, "  "), undo)
+		what(r.Revert.Turn, r.Revert.From, r.Revert.To), plan.Count(n), q(*r.Safety)), ui.Columns80, "  "),
+		undoCommand(r, req))
 	if marked > 0 {
 		env.UI.Printf("Conflict markers (<<<<<<< to >>>>>>>) to resolve, as after git revert:\n")
 		for _, rp := range r.Repos {
@@ -167,9 +164,7 @@ func revertDone(env *cli.Env, r *plan.Result, req rollback.Request) {
 			}
 		}
 	}
-	if r.Exact != nil && !*r.Exact {
-		env.UI.Printf("Something wrote to the tree during the revert: %s shows it as it came out.\n", q(*r.After))
-	}
+	inexact(env, r, "revert")
 }
 
 // argsOfPlan repeats the choices a real call must quote with the plan:

@@ -174,6 +174,40 @@ func TestSecurity_HookInstallRefusesFIFO(t *testing.T) {
 	assert.True(t, fi.Mode()&os.ModeNamedPipe != 0, "the FIFO is left as it was")
 }
 
+// doctor reads every harness's settings and plugin files, in the
+// repository and in HOME: a FIFO planted at any of them is passed over,
+// not opened for reading and waited on for ever.
+func TestSecurity_DoctorDoesNotWaitOnFIFO(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	var fifos []string
+	for _, dir := range []string{env.Dir, env.Home} {
+		for _, name := range []string{
+			".claude/settings.json", ".claude/settings.local.json", ".gemini/settings.json",
+			".codex/hooks.json", ".codex/config.toml", ".qwen/settings.json",
+			".opencode/plugins/git-venom.js", ".config/opencode/plugins/git-venom.js",
+		} {
+			p := filepath.Join(dir, name)
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, syscall.Mkfifo(p, 0o644))
+			fifos = append(fifos, p)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, "git", "venom-checkpoint", "doctor")
+	c.Dir, c.Env = env.Dir, env.Environ()
+	c.Cancel = func() error { return c.Process.Kill() } // blocked in open(2), it ignores SIGTERM's handler
+	c.WaitDelay = time.Second
+	out, _ := c.CombinedOutput()
+	require.NoError(t, ctx.Err(), "doctor blocked on a FIFO: %s", out)
+	for _, p := range fifos {
+		fi, err := os.Lstat(p)
+		require.NoError(t, err)
+		assert.True(t, fi.Mode()&os.ModeNamedPipe != 0, "%s is left as it was", p)
+	}
+}
+
 // A link whose target stays inside the repository, relative, is followed
 // for a folder: the file lands inside the repository, and the link stays
 // a link through install and uninstall.

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/git-venom/git-venom/lib/harness/kind"
+	"github.com/git-venom/git-venom/lib/statefile"
 )
 
 // CheckID is doctor's check of the OpenCode plugin.
@@ -24,11 +25,16 @@ var commandLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 
 // State is what the plugin file at path holds: "missing", "ours" (what
 // install writes), "changed" (git-venom's, edited since) or "foreign"
-// (another file under git-venom's name).
+// (another file under git-venom's name, or a FIFO or device, which is
+// never opened for reading so that it cannot hang doctor).
 func State(path string) string {
-	f, err := os.Open(path)
+	f, err := statefile.OpenRegular(path, os.O_RDONLY, 0, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "missing"
+	}
+	var notRegular *statefile.NotRegularError
+	if errors.As(err, &notRegular) {
+		return "foreign"
 	}
 	if err != nil {
 		return "changed"

@@ -11,6 +11,7 @@ import (
 	"github.com/git-venom/git-venom/lib/harness/jsontext"
 	"github.com/git-venom/git-venom/lib/harness/kind"
 	"github.com/git-venom/git-venom/lib/harness/ojson"
+	"github.com/git-venom/git-venom/lib/statefile"
 )
 
 // CheckID is doctor's check of Qwen Code's hooks.
@@ -32,9 +33,10 @@ type settingsFile struct {
 }
 
 // readJSONC reads a settings file as Qwen Code does, comments and all,
-// into v; false when it is missing or unreadable.
+// into v; false when it is missing, unreadable or not a regular file (a
+// FIFO planted there must not hang doctor).
 func readJSONC(path string, v any) bool {
-	f, err := os.Open(path)
+	f, err := statefile.OpenRegular(path, os.O_RDONLY, 0, false)
 	if err != nil {
 		return false
 	}

@@ -175,3 +175,46 @@ func TestCapture_CarryMatchesTheRecipe(t *testing.T) {
 	require.Greater(t, carried, captures/3, "too few captures carried")
 	env.CheckObjects(t)
 }
+
+// TestCapture_CarryAcrossBlocks: the steady carry stats a tree's listed
+// paths a block at a time, one block's while the last is compared with
+// the memo's listing. Edits at the first and last paths, on either side of
+// block edges, a file gone, a new one, and a file rewritten to the same
+// size with its modification time set back (only its ctime moved) are all
+// stored, and the tree is the recipe's.
+func TestCapture_CarryAcrossBlocks(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	extra, timings := carryEnv(env)
+	const n = 5000 // more than two blocks of 2,048
+	name := func(i int) string { return fmt.Sprintf("u/d%02d/f%04d.txt", i/100, i) }
+	for i := 0; i < n; i++ {
+		env.Write(name(i), fmt.Sprintf("untracked %04d\n", i))
+	}
+	tree, stored := carryCapture(t, env, extra, timings)
+	require.Equal(t, env.RecipeTree(), tree)
+	require.Equal(t, -1, stored, "the first capture has no memo to carry")
+	again, _ := carryCapture(t, env, extra, timings)
+	require.Equal(t, tree, again, "nothing changed")
+
+	// Paths in byte order: the only tracked file (the initial commit's)
+	// sorts before u/.
+	edited := []int{0, 2046, 2047, 2048, 4095, 4096, n - 1}
+	for _, i := range edited {
+		env.Write(name(i), fmt.Sprintf("UNTRACKED %04d\n", i))
+	}
+	env.Remove(name(3000))
+	env.Write("u/d30/new.txt", "new\n")
+	// Same size, same mtime: only the ctime tells.
+	st, err := os.Stat(env.Path(name(1000)))
+	require.NoError(t, err)
+	env.Write(name(1000), "UNTRACKED 1000\n")
+	require.NoError(t, os.Chtimes(env.Path(name(1000)), st.ModTime(), st.ModTime()))
+	tree, stored = carryCapture(t, env, extra, timings)
+	require.Equal(t, env.RecipeTree(), tree)
+	require.Equal(t, len(edited)+2, stored, "files the carry stored")
+	for _, i := range append(edited, 1000) {
+		require.Equal(t, fmt.Sprintf("UNTRACKED %04d\n", i), env.Git("cat-file", "blob", tree+":"+name(i))+"\n")
+	}
+	require.Equal(t, "", env.Git("ls-tree", tree, name(3000)))
+}

@@ -67,6 +67,23 @@ func (m *mockChat) Requests() []map[string]any {
 	return append([]map[string]any{}, m.bodies...)
 }
 
+// promptKey is the scripted key a user message is the prompt of: of the
+// keys it contains, the one that occurs last, since the prompt comes after
+// whatever context the program puts before it. Qwen Code's context lists
+// the tree's files, so a second session's "beta" message also holds
+// "alpha.txt"; picking any key it contains answered it from alpha's script
+// at random (map order), which hung the test or wrote the wrong file.
+func promptKey(script map[string][]chatStep, text string) string {
+	best, at := "", -1
+	for key := range script {
+		i := strings.LastIndex(text, key)
+		if i > at || i == at && i >= 0 && len(key) > len(best) {
+			best, at = key, i
+		}
+	}
+	return best
+}
+
 // chatText is a request message's text, whatever its content's shape.
 func chatText(msg map[string]any) string {
 	switch c := msg["content"].(type) {
@@ -120,10 +137,8 @@ func (m *mockChat) serve(w http.ResponseWriter, r *http.Request) {
 		m.mu.Lock()
 		m.bodies = append(m.bodies, body)
 		step = chatStep{Text: "nothing more is scripted"}
-		for key, steps := range m.script {
-			if strings.Contains(last, key) && answers < len(steps) {
-				step = steps[answers]
-			}
+		if steps := m.script[promptKey(m.script, last)]; answers < len(steps) {
+			step = steps[answers]
 		}
 		m.mu.Unlock()
 	}

@@ -2,6 +2,9 @@ package tests
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -254,9 +257,25 @@ func TestSecurity_CopyBadObjectRefusesItsCopyOnly(t *testing.T) {
 	}
 	b := NewEnv(t)
 	b.Git("remote", "add", "origin", c.remote)
+	// What a fetch killed mid-way leaves: its quarantine, with git's
+	// unfinished pack in it. The next fetch removes it.
+	stale := b.Path(".git/objects/venom-incoming-123/pack")
+	require.NoError(t, os.MkdirAll(stale, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(stale, "tmp_pack_abc"), []byte("PACK"), 0o644))
 	got := fetchBudget(t, b)
 	require.Len(t, got.Copies, 1, "%+v", got)
 	assert.Equal(t, "origin/"+c.machine+"/a1", got.Copies[0].Copy)
+	// git's index-pack dies on the refused tree and leaves its tmp_pack_*;
+	// the fetch received into a quarantine, so nothing of it is left in
+	// the store.
+	var left []string
+	require.NoError(t, filepath.WalkDir(b.Path(".git/objects"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && (strings.HasPrefix(d.Name(), "tmp_") || strings.HasPrefix(d.Name(), "venom-incoming-")) {
+			left = append(left, p)
+		}
+		return err
+	}))
+	assert.Empty(t, left, "a failed fetch's files are left in the store")
 	assert.Equal(t, []string{"k1", "k2"}, got.Copies[0].Checkpoints)
 	refused := map[string]string{}
 	for _, r := range got.Refused {

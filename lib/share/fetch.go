@@ -3,6 +3,7 @@ package share
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -234,6 +235,11 @@ func Fetch(ctx context.Context, s *state.Store, remote string) (*Fetched, error)
 // git's first error.
 func fetchObjects(ctx context.Context, s *state.Store, remote string, lists [][]string) (map[int]bool, error) {
 	refused := map[int]bool{}
+	q, err := newQuarantine(filepath.Join(s.Repo.CommonDir, "objects"))
+	if err != nil {
+		return nil, remoteErr(remote, "fetch", err)
+	}
+	defer q.remove()
 	var first error
 	var try func(idx []int)
 	try = func(idx []int) {
@@ -244,9 +250,14 @@ func fetchObjects(ctx context.Context, s *state.Store, remote string, lists [][]
 		if len(wants) == 0 {
 			return
 		}
-		_, err := s.Repo.Git.RunCall(ctx, gitcli.Call{Stdin: strings.NewReader(strings.Join(wants, "\n") + "\n")},
+		_, err := s.Repo.Git.RunCall(ctx, gitcli.Call{Stdin: strings.NewReader(strings.Join(wants, "\n") + "\n"), Env: q.env()},
 			"-c", "fetch.fsckObjects=true", "-c", "transfer.fsckObjects=true",
 			"fetch", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules", "--stdin", "--", remote)
+		if err == nil {
+			err = q.migrate()
+		} else if dropErr := q.discard(); dropErr != nil {
+			err = dropErr
+		}
 		if err == nil {
 			return
 		}

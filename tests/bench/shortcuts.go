@@ -71,7 +71,7 @@ func init() {
 
 // shortcut is one own implementation and the plain way to the same result.
 type shortcut struct {
-	name      string
+	name       string
 	own, plain func() error
 }
 

@@ -1,0 +1,160 @@
+package share
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// quarantinePrefix names the object folders a fetch receives into, in
+// the repository's objects folder (git's receive-pack does the same with
+// tmp_objdir-incoming-*).
+const quarantinePrefix = "venom-incoming-"
+
+// quarantine is a fetch's own object folder: git fetch writes into it
+// (GIT_OBJECT_DIRECTORY, the repository's store as its alternate), so a
+// fetch that fails (an object fsck refuses, a remote that hangs up, a
+// signal) leaves nothing in the person's store, not even the tmp_pack_*
+// git leaves behind when index-pack dies. What a fetch that succeeded
+// received is moved into the store before any ref names it.
+type quarantine struct {
+	objects string // the repository's objects folder
+	dir     string
+}
+
+// newQuarantine removes what a killed fetch left (the caller holds the
+// lock, so no other fetch is using one) and makes a fresh folder.
+func newQuarantine(objects string) (*quarantine, error) {
+	old, _ := filepath.Glob(filepath.Join(objects, quarantinePrefix+"*"))
+	for _, d := range old {
+		if err := os.RemoveAll(d); err != nil {
+			return nil, err
+		}
+	}
+	dir, err := os.MkdirTemp(objects, quarantinePrefix)
+	if err != nil {
+		return nil, err
+	}
+	return &quarantine{objects: objects, dir: dir}, nil
+}
+
+// env is what a git call writing into the quarantine gets.
+func (q *quarantine) env() []string {
+	return []string{"GIT_OBJECT_DIRECTORY=" + q.dir, "GIT_ALTERNATE_OBJECT_DIRECTORIES=" + q.objects}
+}
+
+// discard drops whatever the quarantine holds and starts it empty.
+func (q *quarantine) discard() error {
+	if err := os.RemoveAll(q.dir); err != nil {
+		return err
+	}
+	return os.Mkdir(q.dir, 0o755)
+}
+
+// remove drops the quarantine.
+func (q *quarantine) remove() error { return os.RemoveAll(q.dir) }
+
+// migrate moves what the quarantine holds into the store, as git's
+// tmp_objdir_migrate does: loose objects and packs; of a pack, the .pack
+// before its .rev and .idx, since git finds packs by their index and must
+// never find an index without its pack. An object the store already has
+// is kept as it is there. tmp_* files (an unfinished pack) are not moved.
+func (q *quarantine) migrate() error {
+	err := filepath.WalkDir(q.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == q.dir || !d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(q.dir, p)
+		if rel == "pack" {
+			return q.migratePacks(p)
+		}
+		if len(rel) != 2 || strings.Contains(rel, string(filepath.Separator)) {
+			return filepath.SkipDir
+		}
+		return q.migrateLoose(p, rel)
+	})
+	if err != nil {
+		return err
+	}
+	return q.discard()
+}
+
+func (q *quarantine) migrateLoose(dir, fanout string) error {
+	names, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		return filepath.SkipDir
+	}
+	if err := os.MkdirAll(filepath.Join(q.objects, fanout), 0o755); err != nil {
+		return err
+	}
+	for _, n := range names {
+		if strings.HasPrefix(n.Name(), "tmp_") || n.IsDir() {
+			continue
+		}
+		if err := finalize(filepath.Join(dir, n.Name()), filepath.Join(q.objects, fanout, n.Name())); err != nil {
+			return err
+		}
+	}
+	return filepath.SkipDir
+}
+
+func (q *quarantine) migratePacks(dir string) error {
+	names, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	var files []string
+	for _, n := range names {
+		// A .keep there is fetch-pack's lock, which git removes itself
+		// once the fetch ends; one left would pin the pack for ever.
+		if strings.HasPrefix(n.Name(), "pack-") && !n.IsDir() && filepath.Ext(n.Name()) != ".keep" {
+			files = append(files, n.Name())
+		}
+	}
+	sort.SliceStable(files, func(i, j int) bool { return packOrder(files[i]) < packOrder(files[j]) })
+	dst := filepath.Join(q.objects, "pack")
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := finalize(filepath.Join(dir, f), filepath.Join(dst, f)); err != nil {
+			return err
+		}
+	}
+	return filepath.SkipDir
+}
+
+// packOrder is git's pack_copy_priority: .pack, .rev, .idx.
+func packOrder(name string) int {
+	switch filepath.Ext(name) {
+	case ".pack":
+		return 2
+	case ".rev":
+		return 3
+	case ".idx":
+		return 4
+	}
+	return 5
+}
+
+// finalize puts src at dst as git's finalize_object_file does: a hard
+// link, so that an object already there is never replaced, then src goes.
+func finalize(src, dst string) error {
+	err := os.Link(src, dst)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		err = os.Rename(src, dst) // a file system without hard links
+		if err == nil {
+			return nil
+		}
+		if _, statErr := os.Lstat(dst); statErr != nil {
+			return err
+		}
+	}
+	return os.Remove(src)
+}

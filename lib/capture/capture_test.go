@@ -127,10 +127,10 @@ func TestTake_AgreesWithGitAddAll(t *testing.T) {
 // batch.
 func TestTake_RandomEditsAgreeWithGit(t *testing.T) {
 	seed := time.Now().UnixNano()
-	if s := os.Getenv("VENOM_CAPTURE_SEED"); s != "" {
+	if s := os.Getenv("VENOM_TEST_SEED"); s != "" {
 		fmt.Sscan(s, &seed)
 	}
-	t.Logf("seed %d (VENOM_CAPTURE_SEED=%d reruns it)", seed, seed)
+	t.Logf("seed %d (VENOM_TEST_SEED=%d reruns it)", seed, seed)
 	rng := rand.New(rand.NewSource(seed))
 	w := newWorld(t)
 	names := []string{"a", "b", "c.log", "d", "build/e", "f/g", "f/h/i", "j k", "ü"}

@@ -227,7 +227,10 @@ func envBool(v string) (b, known bool) {
 
 // gitSysconfDir is where the git on PATH, the one gitcli runs, reads its
 // system files: git's Makefile puts them in $(prefix)/etc, or /etc when
-// the prefix is /usr (Debian's git reads /etc/gitattributes).
+// the prefix is /usr (Debian's git reads /etc/gitattributes). Run as git
+// venom-*, PATH starts with git's exec path, $(prefix)/libexec/git-core
+// (Debian: /usr/lib/git-core), whose git is the same program with the
+// same prefix: the folder is the same whichever way the command was run.
 func gitSysconfDir() (string, bool) {
 	p, err := exec.LookPath("git")
 	if err != nil {
@@ -240,7 +243,11 @@ func gitSysconfDir() (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	prefix := filepath.Dir(filepath.Dir(p))
+	dir := filepath.Dir(p)
+	if filepath.Base(dir) == "git-core" {
+		dir = filepath.Dir(dir)
+	}
+	prefix := filepath.Dir(dir)
 	if prefix == "/usr" {
 		return "/etc", true
 	}

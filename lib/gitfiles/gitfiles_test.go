@@ -216,3 +216,24 @@ func TestList_InexactWhenTheEnvironmentIsUnusual(t *testing.T) {
 		})
 	}
 }
+
+// Run as git venom-*, PATH starts with git's exec path, whose git is the
+// same program: the list is the one of a run straight from the shell, so
+// that a cache keyed on it holds whichever way the command ran, and the
+// system files read are still the ones git reads.
+func TestList_SameUnderGitsExecPath(t *testing.T) {
+	w := newWorld(t)
+	env := append(baseEnv(), "HOME="+w.home)
+	gitDir := strings.TrimSpace(run(t, w.repo, env, "rev-parse", "--absolute-git-dir"))
+	common := strings.TrimSpace(run(t, w.repo, env, "rev-parse", "--path-format=absolute", "--git-common-dir"))
+	r := Repo{Top: w.repo, GitDir: gitDir, CommonDir: common, Env: env}
+	plain, exact := List(r)
+	require.True(t, exact)
+	execPath := strings.TrimSpace(run(t, w.repo, env, "--exec-path"))
+	t.Setenv("PATH", execPath+string(os.PathListSeparator)+os.Getenv("PATH"))
+	under, exact := List(r)
+	require.True(t, exact)
+	assert.Equal(t, plain, under)
+	fill(t, under)
+	assert.Equal(t, gitReads(t, w.repo, env, under), readPaths(under))
+}

@@ -218,3 +218,42 @@ func TestCapture_CarryAcrossBlocks(t *testing.T) {
 	}
 	require.Equal(t, "", env.Git("ls-tree", tree, name(3000)))
 }
+
+// TestCapture_QuickScanThroughGitOrNot: git venom-checkpoint (whose PATH
+// git starts with its exec path) and git-venom-checkpoint run straight
+// from the shell find the same git settings files, so each keeps the
+// other's scan record and memo: a capture with nothing changed is a
+// quick scan and a carry either way, not the whole tree stored again.
+func TestCapture_QuickScanThroughGitOrNot(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	extra, timings := carryEnv(env)
+	for i := 0; i < 40; i++ {
+		env.Write(fmt.Sprintf("u/d%d/f%02d.txt", i%4, i), fmt.Sprintf("untracked %02d\n", i))
+	}
+	tree, _ := carryCapture(t, env, extra, timings)
+	again, _ := carryCapture(t, env, extra, timings)
+	require.Equal(t, tree, again)
+	steps := func() string {
+		b, err := os.ReadFile(timings)
+		require.NoError(t, err)
+		var names []string
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) > 0 && (f[0] == "capture-steady" || f[0] == "capture-list") {
+				names = append(names, f[0])
+			}
+		}
+		return strings.Join(names, " ")
+	}
+	for _, direct := range []bool{false, false, true, true, false} {
+		_ = os.Remove(timings)
+		time.Sleep(60 * time.Millisecond)
+		if direct {
+			env.run(env.Dir, extra, filepath.Join(binDir, "git-venom-checkpoint"), "--agent=a1", "--json").OK(t)
+		} else {
+			env.VenomIn(env.Dir, extra, "checkpoint", "--agent=a1", "--json").OK(t)
+		}
+		require.Equal(t, "capture-steady", steps(), "run directly: %v", direct)
+	}
+	require.Equal(t, tree, env.Git("rev-parse", "refs/venom/checkpoints/a1/1^{tree}"))
+}

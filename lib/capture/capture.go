@@ -36,6 +36,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	git "github.com/libgit2/git2go/v34"
@@ -84,13 +86,22 @@ func (l Limits) key() string {
 // key and its listing's hold: the limits, and the variables by which git
 // takes settings from the environment (git -c is GIT_CONFIG_PARAMETERS;
 // GIT_CONFIG_COUNT, GIT_ATTR_SOURCE): a capture under git -c
-// core.autocrlf=input stores other blobs for the same files.
+// core.autocrlf=input stores other blobs for the same files. They are
+// taken by name, each at the value git gets (the last: os/exec keeps the
+// last of a name), not in the environment's order, which git changes
+// when it runs git venom-checkpoint: the key is the same whether the
+// command was run through git or not.
 func memoKey(r *repo.Repo, lim Limits) string {
-	key := lim.key()
+	vars := map[string]string{}
 	for _, kv := range r.Git.Env {
 		if strings.HasPrefix(kv, "GIT_CONFIG_") || strings.HasPrefix(kv, "GIT_ATTR_") {
-			key += kv + "\x00"
+			name, _, _ := strings.Cut(kv, "=")
+			vars[name] = kv
 		}
+	}
+	key := lim.key()
+	for _, name := range slices.Sorted(maps.Keys(vars)) {
+		key += vars[name] + "\x00"
 	}
 	return key
 }

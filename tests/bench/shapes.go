@@ -41,6 +41,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -119,7 +120,7 @@ func (s *shapes) run(list []string) error {
 	s.p.env = append(s.p.env, "GIT_CONFIG_GLOBAL="+cfg, "PATH="+s.bin+":"+os.Getenv("PATH"))
 	version, _ := s.p.line("version")
 	fmt.Printf("%s, %d runs per shape, medians; ratio = capture / git side\n", version, s.runs)
-	fmt.Printf("%-30s %-34s %9s %9s %9s %7s %7s\n", "shape", "side", "wall ms", "cpu ms", "rss MiB", "wall x", "cpu x")
+	fmt.Printf("%-30s %-34s %9s %13s %9s %9s %7s %7s\n", "shape", "side", "wall ms", "min-max ms", "cpu ms", "rss MiB", "wall x", "cpu x")
 	for _, name := range list {
 		var err error
 		switch strings.TrimSpace(name) {
@@ -142,9 +143,18 @@ func (s *shapes) run(list []string) error {
 func (s *shapes) report(shape string, git *timed, gitName string, capture *timed) {
 	gw, gc := median(git.wall), median(git.cpu)
 	cw, cc := median(capture.wall), median(capture.cpu)
-	fmt.Printf("%-30s %-34s %9s %9s %9.1f\n", shape, gitName, ms(gw), ms(gc), float64(git.rss)/1024)
-	fmt.Printf("%-30s %-34s %9s %9s %9.1f %7s %7s\n", shape, "capture", ms(cw), ms(cc), float64(capture.rss)/1024,
+	fmt.Printf("%-30s %-34s %9s %13s %9s %9.1f\n", shape, gitName, ms(gw), minMax(git.wall), ms(gc), float64(git.rss)/1024)
+	fmt.Printf("%-30s %-34s %9s %13s %9s %9.1f %7s %7s\n", shape, "capture", ms(cw), minMax(capture.wall), ms(cc), float64(capture.rss)/1024,
 		ratio(cw, gw), ratio(cc, gc))
+}
+
+// minMax is the fastest and the slowest of runs, in ms.
+func minMax(runs []time.Duration) string {
+	if len(runs) == 0 {
+		return "-"
+	}
+	lo, hi := slices.Min(runs), slices.Max(runs)
+	return ms(lo) + "-" + ms(hi)
 }
 
 // capture runs one timed capture in g's tree.
@@ -160,9 +170,11 @@ func (s *shapes) capture(g *proc, t *timed) error {
 
 // captureBase runs one timed capture in g's tree with the -shapes-base binary.
 func (s *shapes) captureBase(g *proc, t *timed) error {
-	p := g.with()
+	// Through git, as the other runs: a capture run directly finds the
+	// memo of one run through git no use, and stores everything again.
+	p := g.with("PATH=" + s.base + ":" + os.Getenv("PATH"))
 	start := time.Now()
-	if _, err := p.cmd(nil, filepath.Join(s.base, "git-venom-checkpoint"), "--agent=b", "--json"); err != nil {
+	if _, err := p.run(nil, "venom-checkpoint", "--agent=b", "--json"); err != nil {
 		return err
 	}
 	t.add(p, time.Since(start))
@@ -455,14 +467,25 @@ func (s *shapes) untrackedSteady(g *proc, name string) error {
 		}
 		return nil
 	}
-	var status, capture timed
+	var status, capture, before timed
 	for i := 0; i < s.runs; i++ {
 		logf("untracked steady, nothing changed: run %d", i+1)
 		if err := pair(&status, &capture, i); err != nil {
 			return err
 		}
+		// Nothing changed: the -shapes-base capture finds the same tree
+		// and the same memo, in turn with the other.
+		if s.base != "" {
+			if err := s.captureBase(g, &before); err != nil {
+				return err
+			}
+		}
 	}
 	s.report(name+", again", &status, "git status -uall", &capture)
+	if s.base != "" {
+		s.report(name+", again", &status, "git status -uall", &before)
+		s.report(name+", again", &before, "capture (-shapes-base)", &capture)
+	}
 	status, capture = timed{}, timed{}
 	for i := 0; i < s.runs; i++ {
 		logf("untracked steady, 10 modified + 10 new: run %d", i+1)

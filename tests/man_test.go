@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -156,11 +157,23 @@ func TestMan_Renders(t *testing.T) {
 	for _, bin := range manBinaries {
 		t.Run(bin, func(t *testing.T) {
 			file := filepath.Join(repoRoot(), "man", bin+".1")
-			var out, errb bytes.Buffer
-			cmd := exec.Command(groff, "-man", "-Tutf8", "-ww", "-z", file)
-			cmd.Stdout, cmd.Stderr = &out, &errb
-			require.NoError(t, cmd.Run(), errb.String())
-			assert.Empty(t, errb.String(), "groff warns about %s.1", bin)
+			// No warning on any device man may use: a terminal in UTF-8 or
+			// in ASCII, and groff's default, PostScript (a glyph one lacks
+			// gets a stand-in in the page).
+			for _, device := range []string{"utf8", "ascii", "ps"} {
+				var out, errb bytes.Buffer
+				cmd := exec.Command(groff, "-man", "-T"+device, "-ww", "-z", file)
+				cmd.Stdout, cmd.Stderr = &out, &errb
+				require.NoError(t, cmd.Run(), errb.String())
+				assert.Empty(t, errb.String(), "groff -T%s warns about %s.1", device, bin)
+			}
+			// Every line fits an 80-column terminal, examples included.
+			cmd := exec.Command(groff, "-man", "-Tutf8", "-rLL=80n", "-P-cbou", file)
+			rendered, err := cmd.Output()
+			require.NoError(t, err)
+			for _, line := range strings.Split(string(rendered), "\n") {
+				assert.LessOrEqual(t, utf8.RuneCountInString(line), 80, "%s.1 renders wider than 80 columns: %q", bin, line)
+			}
 
 			page := readManPage(t, bin)
 			for _, s := range []string{"NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "FILES", "EXAMPLES", "SEE ALSO"} {

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -40,7 +41,18 @@ func TestPlan_OutsideRefusalNamesEveryPathAndTheSwapsFileSide(t *testing.T) {
 	r := env.Venom("rollback", "k1", "--dry-run").Fails(t, 5, "conflict.outside_edits")
 	assert.Contains(t, r.Stderr, "hint:   README.md: changed outside the agent's turns\n")
 	assert.Contains(t, r.Stderr, "hint:   swap/inner.txt: changed outside the agent's turns\n")
-	assert.Contains(t, r.Stderr, "hint:   swap: restoring it would replace a folder changed outside the agent's turns\n")
+	assert.Contains(t, r.Stderr, "hint:   swap: restoring it replaces a folder changed outside the agent's turns\n")
+
+	// A path too long for one 80-column hint line takes the line for
+	// itself, its reason below it.
+	long := "some/rather/long/folder/name/file-with-a-long-name.txt"
+	env.Write(long, "a person's new file\n")
+	r = env.Venom("rollback", "k1", "--dry-run").Fails(t, 5, "conflict.outside_edits")
+	assert.Contains(t, r.Stderr, "hint:   "+long+":\nhint:     changed outside the agent's turns\n")
+	for _, line := range strings.Split(r.Stderr, "\n") {
+		assert.LessOrEqual(t, len(line), 80, "%q", line)
+	}
+	require.NoError(t, os.Remove(env.Path(long)))
 
 	// --outside=keep: the file side stays too, and the plan shows it.
 	out := env.Venom("rollback", "k1", "--dry-run", "--outside=keep").OK(t).Stdout

@@ -14,6 +14,7 @@ import (
 	"path"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/capture"
@@ -342,11 +343,11 @@ func refuseOutside(changes []Change) error {
 		case c.Class == Outside:
 			why = "changed outside the agent's turns"
 		case c.Writes() && outsideDirs[c.Path]:
-			why = "restoring it would replace a folder changed outside the agent's turns"
+			why = "restoring it replaces a folder changed outside the agent's turns"
 		case c.Writes():
 			for d := path.Dir(c.Path); d != "." && d != "/"; d = path.Dir(d) {
 				if outside[d] {
-					why = "restoring it would replace " + quote.C(d) + ", changed outside the agent's turns"
+					why = "restoring it replaces " + quote.C(d) + ", changed outside the agent's turns"
 					break
 				}
 			}
@@ -359,15 +360,21 @@ func refuseOutside(changes []Change) error {
 		}
 		d, _ := paths.Display(c.Path)
 		shown = append(shown, d)
-		hints = append(hints, fmt.Sprintf("  %s: %s", quote.C(d), why))
-	}
-	msg := countPaths(n) + " changed outside the agent's turns"
-	if bound > 0 {
-		msg += fmt.Sprintf(", and %d more whose restore would replace them", bound)
+		// A hint fits 80 columns with its "hint: " prefix; a long path
+		// takes the line for itself and its reason goes below it.
+		if line := fmt.Sprintf("  %s: %s", quote.C(d), why); len("hint: ")+utf8.RuneCountInString(line) <= 80 {
+			hints = append(hints, line)
+		} else {
+			hints = append(hints, "  "+quote.C(d)+":", "    "+why)
+		}
 	}
 	e := errcode.Newf(errcode.ConflictOutsideEdits,
 		map[string]any{"repos": []errcode.RepoPaths{{Repo: ".", Paths: shown}}},
-		"%s", msg)
+		"%s changed outside the agent's turns", countPaths(n))
+	if bound > 0 {
+		// Apart from the message, which fits one 80-column line so.
+		e.Hint("and %d more whose restore would replace them:", bound)
+	}
 	for _, h := range hints {
 		e.Hint("%s", h)
 	}

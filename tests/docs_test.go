@@ -113,3 +113,33 @@ func TestDocs_NoUnshippedCitations(t *testing.T) {
 		}
 	}
 }
+
+// TestDocs_GoCitationsResolve: a comment or help text in the Go code that
+// sends its reader to docs/<page>.md#<anchor> names a page that ships and
+// a heading it has.
+func TestDocs_GoCitationsResolve(t *testing.T) {
+	cite := regexp.MustCompile(`docs/([a-z0-9_-]+\.md)#([a-z0-9_-]+)`)
+	found := 0
+	for _, dir := range []string{"lib", "tests", "git-venom-checkpoint", "git-venom-rollback", "git-venom-diff"} {
+		err := filepath.WalkDir(filepath.Join(repoRoot(), dir), func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
+				return err
+			}
+			src, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(repoRoot(), p)
+			for _, m := range cite.FindAllStringSubmatch(string(src), -1) {
+				found++
+				text, err := os.ReadFile(filepath.Join(repoRoot(), "docs", m[1]))
+				if assert.NoError(t, err, "%s cites docs/%s, which does not ship", rel, m[1]) {
+					assert.True(t, anchors(string(text))[m[2]], "%s cites %s: no heading has that anchor", rel, m[0])
+				}
+			}
+			return nil
+		})
+		require.NoError(t, err)
+	}
+	require.Greater(t, found, 50, "the code cites the docs")
+}

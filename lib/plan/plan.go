@@ -501,7 +501,7 @@ type FileJSON struct {
 	Class   string `json:"class"`
 	// A revert's conflict: who made the later change, the current
 	// file's lines it meets, the lines between markers once written,
-	// and what a whole-file conflict is (docs/json.md#revert).
+	// and what a whole-file conflict is (docs/json.md#rollback).
 	By      string   `json:"by,omitempty"`
 	Turns   []string `json:"turns,omitempty"`
 	Lines   []Lines  `json:"lines,omitempty"`

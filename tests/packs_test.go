@@ -264,15 +264,22 @@ func TestPacks_ConcurrentReaderNeverMisses(t *testing.T) {
 
 	var mu sync.Mutex
 	var ids []string
+	// A checkpoint's objects are fixed by its commit: each commit is read
+	// once, and ids is the objects of the refs there now.
+	objectsOf := map[string][]string{}
 	addIDs := func() {
 		var more []string
 		for _, r := range w.VenomRefs() {
-			name, _, _ := strings.Cut(r, "=")
-			for _, line := range strings.Split(w.Git("ls-tree", "-r", "-t", name), "\n") {
-				f := strings.Fields(line)
-				more = append(more, f[2])
+			_, commit, _ := strings.Cut(r, "=")
+			if _, ok := objectsOf[commit]; !ok {
+				objs := []string{commit, w.Git("rev-parse", commit+"^{tree}")}
+				for _, line := range strings.Split(w.Git("ls-tree", "-r", "-t", commit), "\n") {
+					f := strings.Fields(line)
+					objs = append(objs, f[2])
+				}
+				objectsOf[commit] = objs
 			}
-			more = append(more, w.Git("rev-parse", name), w.Git("rev-parse", name+"^{tree}"))
+			more = append(more, objectsOf[commit]...)
 		}
 		mu.Lock()
 		ids = more

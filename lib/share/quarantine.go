@@ -51,7 +51,7 @@ func (q *quarantine) discard() error {
 	if err := os.RemoveAll(q.dir); err != nil {
 		return err
 	}
-	return os.Mkdir(q.dir, 0o755)
+	return os.Mkdir(q.dir, 0o700) // as MkdirTemp made it
 }
 
 // remove drops the quarantine.
@@ -61,76 +61,64 @@ func (q *quarantine) remove() error { return os.RemoveAll(q.dir) }
 // tmp_objdir_migrate does: loose objects and packs; of a pack, the .pack
 // before its .rev and .idx, since git finds packs by their index and must
 // never find an index without its pack. An object the store already has
-// is kept as it is there. tmp_* files (an unfinished pack) are not moved.
+// is kept as it is there. tmp_* files (an unfinished object or pack) are
+// not moved, nor a pack's .keep: that is fetch-pack's lock, which git
+// removes itself once the fetch ends, and one left would pin the pack.
+// (With fsckObjects git 2.39 keeps every fetch as a pack; a git that
+// unpacks a small one writes loose objects, moved as well.)
 func (q *quarantine) migrate() error {
-	err := filepath.WalkDir(q.dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == q.dir || !d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(q.dir, p)
-		if rel == "pack" {
-			return q.migratePacks(p)
-		}
-		if len(rel) != 2 || strings.Contains(rel, string(filepath.Separator)) {
-			return filepath.SkipDir
-		}
-		return q.migrateLoose(p, rel)
-	})
+	ents, err := os.ReadDir(q.dir)
 	if err != nil {
 		return err
+	}
+	for _, e := range ents {
+		name := e.Name()
+		switch {
+		case name == "pack":
+			err = moveFiles(filepath.Join(q.dir, name), filepath.Join(q.objects, name), func(f string) bool {
+				return strings.HasPrefix(f, "pack-") && filepath.Ext(f) != ".keep"
+			})
+		case e.IsDir() && len(name) == 2: // a fan-out folder of loose objects
+			err = moveFiles(filepath.Join(q.dir, name), filepath.Join(q.objects, name), func(f string) bool {
+				return !strings.HasPrefix(f, "tmp_")
+			})
+		}
+		if err != nil {
+			return err
+		}
 	}
 	return q.discard()
 }
 
-func (q *quarantine) migrateLoose(dir, fanout string) error {
-	names, err := os.ReadDir(dir)
+// moveFiles moves the files of src that move accepts into dst, made when
+// needed, packs' files in git's order.
+func moveFiles(src, dst string, move func(name string) bool) error {
+	ents, err := os.ReadDir(src)
 	if err != nil {
 		return err
+	}
+	var names []string
+	for _, e := range ents {
+		if !e.IsDir() && move(e.Name()) {
+			names = append(names, e.Name())
+		}
 	}
 	if len(names) == 0 {
-		return filepath.SkipDir
+		return nil
 	}
-	if err := os.MkdirAll(filepath.Join(q.objects, fanout), 0o755); err != nil {
-		return err
-	}
-	for _, n := range names {
-		if strings.HasPrefix(n.Name(), "tmp_") || n.IsDir() {
-			continue
-		}
-		if err := finalize(filepath.Join(dir, n.Name()), filepath.Join(q.objects, fanout, n.Name())); err != nil {
-			return err
-		}
-	}
-	return filepath.SkipDir
-}
-
-func (q *quarantine) migratePacks(dir string) error {
-	names, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	var files []string
-	for _, n := range names {
-		// A .keep there is fetch-pack's lock, which git removes itself
-		// once the fetch ends; one left would pin the pack for ever.
-		if strings.HasPrefix(n.Name(), "pack-") && !n.IsDir() && filepath.Ext(n.Name()) != ".keep" {
-			files = append(files, n.Name())
-		}
-	}
-	sort.SliceStable(files, func(i, j int) bool { return packOrder(files[i]) < packOrder(files[j]) })
-	dst := filepath.Join(q.objects, "pack")
+	sort.SliceStable(names, func(i, j int) bool { return packOrder(names[i]) < packOrder(names[j]) })
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return err
 	}
-	for _, f := range files {
-		if err := finalize(filepath.Join(dir, f), filepath.Join(dst, f)); err != nil {
+	for _, n := range names {
+		if err := finalize(filepath.Join(src, n), filepath.Join(dst, n)); err != nil {
 			return err
 		}
 	}
-	return filepath.SkipDir
+	return nil
 }
 
-// packOrder is git's pack_copy_priority: .pack, .rev, .idx.
+// packOrder is git's pack_copy_priority: .pack, .rev, .idx, then the rest.
 func packOrder(name string) int {
 	switch filepath.Ext(name) {
 	case ".pack":

@@ -14,7 +14,6 @@ import (
 	"path"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/capture"
@@ -362,7 +361,7 @@ func refuseOutside(changes []Change) error {
 		shown = append(shown, d)
 		// A hint fits 80 columns with its "hint: " prefix; a long path
 		// takes the line for itself and its reason goes below it.
-		if line := fmt.Sprintf("  %s: %s", quote.C(d), why); len("hint: ")+utf8.RuneCountInString(line) <= 80 {
+		if line := fmt.Sprintf("  %s: %s", quote.C(d), why); ui.Width(line) <= ui.Columns80-len("hint: ") {
 			hints = append(hints, line)
 		} else {
 			hints = append(hints, "  "+quote.C(d)+":", "    "+why)

@@ -13,43 +13,28 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/git-venom/git-venom/lib/clitest"
 	"github.com/git-venom/git-venom/lib/gittest"
 	"github.com/git-venom/git-venom/lib/repo"
 )
 
-// world is a repository for capture's unit tests, with git's own view of
-// the tree as the reference: what `git add -A` and `git write-tree` give
-// in a throwaway index.
+// world is a repository for capture's unit tests (clitest's hermetic
+// one), with git's own view of the tree as the reference: what
+// `git add -A` and `git write-tree` give in a throwaway index.
 type world struct {
-	t   *testing.T
-	dir string
-	env []string
+	*clitest.World
+	t *testing.T
 }
 
 func newWorld(t *testing.T) *world {
-	w := &world{t: t, dir: t.TempDir(), env: append(os.Environ(),
-		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@a", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@a")}
-	w.git("init", "-q")
-	w.write(".gitignore", "*.log\nbuild/\n")
-	w.write("src/a.go", "package a\n")
-	w.write("src/b.go", "package b\n")
-	w.write("README", "hello\n")
-	w.git("add", "-A")
-	w.git("commit", "-qm", "init")
+	w := &world{World: clitest.New(t), t: t}
+	w.Write(".gitignore", "*.log\nbuild/\n")
+	w.Write("src/a.go", "package a\n")
+	w.Write("src/b.go", "package b\n")
+	w.Write("README", "hello\n")
+	w.Git("add", "-A")
+	w.Git("commit", "-qm", "init")
 	return w
-}
-
-func (w *world) git(args ...string) string {
-	w.t.Helper()
-	return gittest.Run(w.t, w.dir, "", w.env, args...)
-}
-
-func (w *world) write(p, content string) {
-	w.t.Helper()
-	full := filepath.Join(w.dir, p)
-	require.NoError(w.t, os.MkdirAll(filepath.Dir(full), 0o755))
-	require.NoError(w.t, os.WriteFile(full, []byte(content), 0o644))
 }
 
 // gitTree is the tree git itself makes of the work tree, the user's index
@@ -57,10 +42,10 @@ func (w *world) write(p, content string) {
 func (w *world) gitTree() string {
 	w.t.Helper()
 	idx := filepath.Join(w.t.TempDir(), "index")
-	env := append(w.env[:len(w.env):len(w.env)], "GIT_INDEX_FILE="+idx)
-	gittest.Run(w.t, w.dir, "", env, "read-tree", "HEAD")
-	gittest.Run(w.t, w.dir, "", env, "add", "-A")
-	return gittest.Run(w.t, w.dir, "", env, "write-tree")
+	env := append(w.Environ[:len(w.Environ):len(w.Environ)], "GIT_INDEX_FILE="+idx)
+	gittest.Run(w.t, w.Dir, "", env, "read-tree", "HEAD")
+	gittest.Run(w.t, w.Dir, "", env, "add", "-A")
+	return gittest.Run(w.t, w.Dir, "", env, "write-tree")
 }
 
 // take captures the tree as a checkpoint command does and returns the
@@ -68,15 +53,15 @@ func (w *world) gitTree() string {
 func (w *world) take() string {
 	w.t.Helper()
 	ctx := context.Background()
-	r, err := repo.Open(ctx, w.dir, w.env)
+	r, err := repo.Open(ctx, w.Dir, w.Environ)
 	require.NoError(w.t, err)
 	tmp := filepath.Join(r.StateDir, "tmp")
 	require.NoError(w.t, os.MkdirAll(tmp, 0o700))
 	snap, err := Take(ctx, r, tmp, Limits{MaxFileBytes: 1 << 30, MaxTotalBytes: 1 << 40})
 	require.NoError(w.t, err)
 	tree := snap.Tree.String()
-	w.git("cat-file", "-e", tree+"^{tree}")
-	w.git("ls-tree", "-r", tree) // every subtree readable
+	w.Git("cat-file", "-e", tree+"^{tree}")
+	w.Git("ls-tree", "-r", tree) // every subtree readable
 	return tree
 }
 
@@ -92,35 +77,35 @@ func fileSum(t *testing.T, p string) [32]byte {
 // and branch are never written.
 func TestTake_AgreesWithGitAddAll(t *testing.T) {
 	w := newWorld(t)
-	index := filepath.Join(w.dir, ".git", "index")
+	index := filepath.Join(w.Dir, ".git", "index")
 	before := fileSum(t, index)
-	head := w.git("rev-parse", "HEAD")
-	branch := w.git("symbolic-ref", "HEAD")
+	head := w.Git("rev-parse", "HEAD")
+	branch := w.Git("symbolic-ref", "HEAD")
 	steps := []struct {
 		name string
 		do   func()
 	}{
 		{"nothing changed", func() {}},
-		{"tracked file edited", func() { w.write("src/a.go", "package a\n\nvar X = 1\n") }},
-		{"untracked files in a new folder", func() { w.write("new/x.txt", "x\n"); w.write("new/deep/y.txt", "y\n") }},
-		{"ignored files", func() { w.write("debug.log", "noise\n"); w.write("build/out.o", "bin\n") }},
-		{"tracked file deleted", func() { require.NoError(t, os.Remove(filepath.Join(w.dir, "src/b.go"))) }},
-		{"executable bit", func() { require.NoError(t, os.Chmod(filepath.Join(w.dir, "README"), 0o755)) }},
-		{"symbolic link", func() { require.NoError(t, os.Symlink("src/a.go", filepath.Join(w.dir, "link"))) }},
+		{"tracked file edited", func() { w.Write("src/a.go", "package a\n\nvar X = 1\n") }},
+		{"untracked files in a new folder", func() { w.Write("new/x.txt", "x\n"); w.Write("new/deep/y.txt", "y\n") }},
+		{"ignored files", func() { w.Write("debug.log", "noise\n"); w.Write("build/out.o", "bin\n") }},
+		{"tracked file deleted", func() { require.NoError(t, os.Remove(filepath.Join(w.Dir, "src/b.go"))) }},
+		{"executable bit", func() { require.NoError(t, os.Chmod(filepath.Join(w.Dir, "README"), 0o755)) }},
+		{"symbolic link", func() { require.NoError(t, os.Symlink("src/a.go", filepath.Join(w.Dir, "link"))) }},
 		{"file becomes a folder", func() {
-			require.NoError(t, os.Remove(filepath.Join(w.dir, "README")))
-			w.write("README/inner", "now a folder\n")
+			require.NoError(t, os.Remove(filepath.Join(w.Dir, "README")))
+			w.Write("README/inner", "now a folder\n")
 		}},
-		{"empty folder", func() { require.NoError(t, os.MkdirAll(filepath.Join(w.dir, "empty"), 0o755)) }},
-		{"same size rewrite", func() { w.write("src/a.go", "package a\n\nvar Y = 2\n") }},
+		{"empty folder", func() { require.NoError(t, os.MkdirAll(filepath.Join(w.Dir, "empty"), 0o755)) }},
+		{"same size rewrite", func() { w.Write("src/a.go", "package a\n\nvar Y = 2\n") }},
 	}
 	for _, s := range steps {
 		s.do()
 		require.Equal(t, w.gitTree(), w.take(), "after %s", s.name)
 	}
 	require.Equal(t, before, fileSum(t, index), "the user's index is not written")
-	require.Equal(t, head, w.git("rev-parse", "HEAD"))
-	require.Equal(t, branch, w.git("symbolic-ref", "HEAD"))
+	require.Equal(t, head, w.Git("rev-parse", "HEAD"))
+	require.Equal(t, branch, w.Git("symbolic-ref", "HEAD"))
 }
 
 // Random edits against git's own tree, seed printed, capture after each
@@ -137,7 +122,7 @@ func TestTake_RandomEditsAgreeWithGit(t *testing.T) {
 	for step := 0; step < 25; step++ {
 		for k := rng.Intn(4) + 1; k > 0; k-- {
 			p := names[rng.Intn(len(names))]
-			full := filepath.Join(w.dir, p)
+			full := filepath.Join(w.Dir, p)
 			switch rng.Intn(4) {
 			case 0:
 				_ = os.RemoveAll(full)
@@ -156,8 +141,8 @@ func TestTake_RandomEditsAgreeWithGit(t *testing.T) {
 			}
 		}
 		if rng.Intn(3) == 0 {
-			w.git("add", "-A")
-			w.git("commit", "-qm", fmt.Sprintf("step %d", step), "--allow-empty")
+			w.Git("add", "-A")
+			w.Git("commit", "-qm", fmt.Sprintf("step %d", step), "--allow-empty")
 		}
 		require.Equal(t, w.gitTree(), w.take(), "seed %d step %d", seed, step)
 	}

@@ -13,26 +13,24 @@ import (
 	git "github.com/libgit2/git2go/v34"
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-venom/git-venom/lib/gittest"
+	"github.com/git-venom/git-venom/lib/clitest"
 	"github.com/git-venom/git-venom/lib/packfile"
 	"github.com/git-venom/git-venom/lib/repo"
 )
 
-func testRepo(t *testing.T) (*repo.Repo, []string) {
-	dir := t.TempDir()
-	env := append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@a", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@a")
-	gittest.Run(t, dir, "", env, "init", "-q")
+// testRepo is clitest's hermetic repository with files in folders at
+// three depths and a link, opened as a capture opens it.
+func testRepo(t *testing.T) (*repo.Repo, *clitest.World) {
+	w := clitest.New(t)
 	for _, p := range []string{"a", "d/b", "d/e/c", "z"} {
-		require.NoError(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, p), []byte(p+"\n"), 0o644))
+		w.Write(p, p+"\n")
 	}
-	require.NoError(t, os.Symlink("a", filepath.Join(dir, "ln")))
-	gittest.Run(t, dir, "", env, "add", "-A")
-	gittest.Run(t, dir, "", env, "commit", "-qm", "init")
-	r, err := repo.Open(context.Background(), dir, env)
+	require.NoError(t, os.Symlink("a", filepath.Join(w.Dir, "ln")))
+	w.Git("add", "-A")
+	w.Git("commit", "-qm", "init")
+	r, err := repo.Open(context.Background(), w.Dir, w.Environ)
 	require.NoError(t, err)
-	return r, env
+	return r, w
 }
 
 func blob(data string) Object {
@@ -46,7 +44,7 @@ func blob(data string) Object {
 // WritePack stores the objects not marked Stored as one pack git reads
 // and verifies, and leaves the Stored ones out.
 func TestWritePack_GitReadsWhatIsWritten(t *testing.T) {
-	r, env := testRepo(t)
+	r, w := testRepo(t)
 	var objs []Object
 	for i := 0; i < 50; i++ {
 		objs = append(objs, blob(fmt.Sprintf("content %d\n", i)))
@@ -56,15 +54,15 @@ func TestWritePack_GitReadsWhatIsWritten(t *testing.T) {
 	objs = append(objs, stored)
 	require.NoError(t, WritePack(r, objs))
 	for _, o := range objs[:50] {
-		require.Equal(t, string(o.Data), gittest.Run(t, r.Top, "", env, "cat-file", "blob", o.ID.String())+"\n")
+		require.Equal(t, string(o.Data), w.Git("cat-file", "blob", o.ID.String())+"\n")
 	}
 	c := exec.Command("git", "cat-file", "-e", stored.ID.String())
-	c.Dir, c.Env = r.Top, env
+	c.Dir, c.Env = r.Top, w.Environ
 	require.Error(t, c.Run(), "a Stored object is not written again")
 	packs, err := filepath.Glob(filepath.Join(r.CommonDir, "objects", "pack", "*.idx"))
 	require.NoError(t, err)
 	require.Len(t, packs, 1)
-	out := gittest.Run(t, r.Top, "", env, "verify-pack", "-v", packs[0])
+	out := w.Git("verify-pack", "-v", packs[0])
 	require.Contains(t, out, "non delta: 50 objects")
 	require.NoError(t, WritePack(r, []Object{stored}[:0]), "nothing to write is no pack")
 }
@@ -73,14 +71,14 @@ func TestWritePack_GitReadsWhatIsWritten(t *testing.T) {
 // reading held trees before the repository's, and reports a path under a
 // file or missing as not found.
 func TestTrees_EntryAtAgreesWithGit(t *testing.T) {
-	r, env := testRepo(t)
-	tree := gittest.Run(t, r.Top, "", env, "rev-parse", "HEAD^{tree}")
+	r, w := testRepo(t)
+	tree := w.Git("rev-parse", "HEAD^{tree}")
 	odb, err := r.Odb()
 	require.NoError(t, err)
 	root, err := git.NewOid(tree)
 	require.NoError(t, err)
 	trees := NewTrees(odb, nil)
-	for _, line := range strings.Split(gittest.Run(t, r.Top, "", env, "ls-tree", "-r", "-t", tree), "\n") {
+	for _, line := range strings.Split(w.Git("ls-tree", "-r", "-t", tree), "\n") {
 		meta, p, _ := strings.Cut(line, "\t")
 		f := strings.Fields(meta)
 		mode, id, found, err := trees.EntryAt(*root, p)

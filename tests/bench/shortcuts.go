@@ -214,6 +214,7 @@ func shortcutCases(dir, logDir string) ([]shortcut, func(), error) {
 	}
 	indexPath := filepath.Join(dir, ".git", "index")
 	run := 0
+	ownIgnored := -1 // the own side's count, which runs first (timePair)
 	return []shortcut{
 		{"index", func() error {
 			_, err := gitindex.Read(indexPath)
@@ -298,6 +299,7 @@ func shortcutCases(dir, logDir string) ([]shortcut, func(), error) {
 		}},
 		{"ignore", func() error {
 			n := 0
+			defer func() { ownIgnored = n }()
 			stacks := map[string]*ignore.Stack{}
 			for _, f := range folders {
 				var s *ignore.Stack
@@ -332,7 +334,8 @@ func shortcutCases(dir, logDir string) ([]shortcut, func(), error) {
 					}
 				}
 			}
-			return nil
+			// Both sides judge the same entries: they must agree.
+			return wantCount("libgit2's ignore", n, ownIgnored, nil)
 		}},
 		{"config", func() error {
 			for _, c := range configs {

@@ -238,7 +238,8 @@ func newSteadyBatch() *steadyBatch {
 		vouched: make([]bool, steadyBlock)}
 }
 
-// add puts an untracked path, copied into the arena, at the block's end.
+// addUntracked puts an untracked path, copied into the arena, at the
+// block's end.
 func (s *steadyBatch) addUntracked(p []byte) {
 	if len(s.arena)+len(p) > cap(s.arena) {
 		// A new buffer: the block's paths so far keep the old one.

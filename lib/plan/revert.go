@@ -11,10 +11,12 @@ import (
 	git "github.com/libgit2/git2go/v34"
 
 	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/capture/store"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/explain"
 	"github.com/git-venom/git-venom/lib/ignore"
 	"github.com/git-venom/git-venom/lib/journal"
+	"github.com/git-venom/git-venom/lib/packfile"
 	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
@@ -183,6 +185,9 @@ func buildRevert(ctx context.Context, in Input) (*Plan, error) {
 	if err := m.attribute(ctx, changes); err != nil {
 		return nil, gitErr(err)
 	}
+	if err := m.storeMerged(); err != nil {
+		return nil, gitErr(err)
+	}
 	// A file either end's capture skipped (too large, unreadable) is not
 	// in its tree: what the turn did to it cannot be known, and it is
 	// left, named, as a rollback names what S or T skipped.
@@ -202,12 +207,15 @@ func buildRevert(ctx context.Context, in Input) (*Plan, error) {
 
 // merger merges one path at a time, the blobs read from the repository.
 type merger struct {
-	in     Input
-	rv     *Revert
-	lib    *git.Repository
-	odb    *git.Odb
-	sTree  *git.Tree
-	sizes  map[git.Oid]int64
+	in    Input
+	rv    *Revert
+	lib   *git.Repository
+	odb   *git.Odb
+	sTree *git.Tree
+	sizes map[git.Oid]int64
+	// merged are the merged files' blobs the real call writes, in one
+	// held pack once every path is merged (storeMerged).
+	merged []store.Object
 	labels [3]string         // ours, base, theirs
 	attrs  map[string]string // the merge attribute of the paths whose lines may merge
 }
@@ -392,23 +400,27 @@ func revertedTo(c Change) Change {
 	return c
 }
 
-// store is a merged file's blob id: written to the repository for the
-// real call, only hashed for the dry run.
+// store is a merged file's blob id, hashed; for the real call the blob
+// is kept to be written with the others (storeMerged).
 func (m *merger) store(data []byte) (*git.Oid, error) {
-	var id *git.Oid
-	var err error
-	if m.rv.Write {
-		id, err = m.odb.Write(data, git.ObjectBlob)
-		if err == nil {
-			_ = m.in.Repo.ShareObject(id.String())
-		}
-	} else {
-		id, err = m.odb.Hash(data, git.ObjectBlob)
+	id, err := m.odb.Hash(data, git.ObjectBlob)
+	if err != nil {
+		return nil, err
 	}
-	if err == nil {
-		m.sizes[*id] = int64(len(data))
+	if _, seen := m.sizes[*id]; !seen && m.rv.Write {
+		m.merged = append(m.merged, store.Object{ID: *id, Type: packfile.Blob, Data: data})
 	}
-	return id, err
+	m.sizes[*id] = int64(len(data))
+	return id, nil
+}
+
+// storeMerged writes the merged files' blobs as one pack held until the
+// command's refs are made (store.WritePack, docs/checkpoints.md#objects-a-command-relies-on):
+// no ref reaches them before the revert's own checkpoint, and a loose
+// blob would be gone after a person's git gc --prune=now run before the
+// revert places it.
+func (m *merger) storeMerged() error {
+	return store.WritePack(m.in.Repo, m.merged)
 }
 
 // bytes is what the files the revert writes come to.

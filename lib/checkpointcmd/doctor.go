@@ -20,7 +20,6 @@ func (c *DoctorCmd) Run(env *cli.Env) error {
 	}
 	s.Damaged = nil // the report names each damaged line; no warning besides
 	rep := doctor.Run(env.Ctx, s)
-	rep.CodexHooks(env.Ctx, s, env.Getenv)
 	if env.JSON {
 		if err := env.UI.JSON(rep); err != nil {
 			return err

@@ -1,10 +1,10 @@
 package checkpointcmd
 
 import (
-	"errors"
+	"bytes"
+	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 
@@ -13,13 +13,13 @@ import (
 
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
-	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/harness"
-	"github.com/git-venom/git-venom/lib/harness/codex"
+	"github.com/git-venom/git-venom/lib/harness/kind"
 	"github.com/git-venom/git-venom/lib/harnessproc"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // HookCmd runs as a harness hook, or installs the hooks (docs/harness.md#hooks).
@@ -206,8 +206,13 @@ func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 	if err != nil {
 		return err
 	}
+	k := harness.Lookup(f.Harness)
+	setup := in.Setup(files, uninstall, env.Environ)
 	if f.DryRun {
-		note := codexTrustNote(in, files, uninstall)
+		note := ""
+		if k.Install != nil {
+			note = k.Install.Note(setup)
+		}
 		if env.JSON {
 			res := installResult(f, files, true)
 			res.Warning = note
@@ -234,26 +239,20 @@ func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 		}
 		return nil
 	}
-	var untrust codexUntrust
-	if uninstall {
-		untrust = codexHooksBefore(env, in, files)
+	var after func(context.Context) kind.Done
+	if k.Install != nil {
+		after = k.Install.Begin(env.Ctx, setup)
 	}
 	if err := harness.Apply(files); err != nil {
 		return err
 	}
-	var trust *harness.CodexTrust
-	var trustErr error
-	if uninstall {
-		trust, trustErr = untrust.run(env, in)
-	} else {
-		trust, trustErr = codexTrust(env, in, files)
+	var done kind.Done
+	if after != nil {
+		done = after(env.Ctx)
 	}
 	if env.JSON {
 		res := installResult(f, files, false)
-		res.CodexTrust = trust
-		if trustErr != nil {
-			res.Warning = trustErr.Error()
-		}
+		res.Extra, res.Warning = done, done.Warning
 		return env.UI.JSON(res)
 	}
 	bold := env.UI.OutStyle(color.Bold)
@@ -274,96 +273,16 @@ func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 			}
 		}
 	}
-	printCodexTrust(env, trust, trustErr, uninstall)
+	if done.Warning != "" {
+		fmt.Fprintf(env.UI.Err, "warning: %s\n", quote.Text(done.Warning))
+	}
+	for _, line := range done.Said {
+		env.UI.Printf("%s\n", line)
+	}
+	for _, line := range done.Warned {
+		fmt.Fprintf(env.UI.Err, "%s\n", line)
+	}
 	return nil
-}
-
-// codexTrust makes Codex trust the hooks install has just written
-// (harness.TrustCodex); nil when no hooks.json was written. A failure
-// leaves the installed files and is reported with the step to take.
-func codexTrust(env *cli.Env, in harness.Install, files []harness.File) (*harness.CodexTrust, error) {
-	if in.Harness != harness.Codex {
-		return nil, nil
-	}
-	for _, file := range files {
-		if filepath.Base(file.Path) != "hooks.json" {
-			continue
-		}
-		t, err := in.TrustCodex(env.Ctx, gitcli.CleanEnv(env.Environ), file)
-		if err != nil {
-			// The hooks are written; Codex runs none of them until trusted.
-			return nil, fmt.Errorf("Codex runs no hook it does not trust, and could not be asked to trust these (%v): "+
-				"run this command again once codex runs here, or trust them in codex's /hooks", err)
-		}
-		return t, nil
-	}
-	return nil, nil
-}
-
-// codexUntrust is what uninstall needs to take back install's trust in
-// Codex's hooks: the hooks as Codex computed them before their removal.
-type codexUntrust struct {
-	hooks []codex.Hook
-	err   error
-}
-
-// codexHooksBefore asks Codex for the keys and hashes of the hooks
-// uninstall is about to remove from a hooks.json; nothing when no
-// hooks.json changes. Without codex on PATH there is nothing to ask, and
-// no trust was recorded by this machine's install either.
-func codexHooksBefore(env *cli.Env, in harness.Install, files []harness.File) codexUntrust {
-	if in.Harness != harness.Codex {
-		return codexUntrust{}
-	}
-	for _, file := range files {
-		if filepath.Base(file.Path) != "hooks.json" || !file.Changed {
-			continue
-		}
-		hooks, err := in.CodexHooks(env.Ctx, gitcli.CleanEnv(env.Environ), file)
-		if errors.Is(err, harness.ErrNoCodex) {
-			return codexUntrust{}
-		}
-		return codexUntrust{hooks: hooks, err: err}
-	}
-	return codexUntrust{}
-}
-
-// run removes the trust install recorded in the hooks just removed.
-func (u codexUntrust) run(env *cli.Env, in harness.Install) (*harness.CodexTrust, error) {
-	err := u.err
-	var t *harness.CodexTrust
-	if err == nil && len(u.hooks) > 0 {
-		t, err = in.UntrustCodex(env.Ctx, gitcli.CleanEnv(env.Environ), u.hooks)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("the hooks are removed, but Codex's trust in them could not be (%v): "+
-			"their [hooks.state] entries stay in Codex's config.toml, where they do nothing", err)
-	}
-	return t, nil
-}
-
-func printCodexTrust(env *cli.Env, t *harness.CodexTrust, err error, uninstall bool) {
-	if err != nil {
-		fmt.Fprintf(env.UI.Err, "warning: %s\n", quote.Text(err.Error()))
-		return
-	}
-	if t == nil {
-		return
-	}
-	if uninstall {
-		if t.Changed {
-			env.UI.Printf("Removed Codex's trust in these %d hooks, which install had recorded, from %s.\n",
-				len(t.Hooks), quote.C(t.Config))
-		}
-		return
-	}
-	if t.Changed {
-		env.UI.Printf("Recorded Codex's trust in these %d hooks, and no other, in %s.\n", len(t.Hooks), quote.C(t.Config))
-	}
-	if !t.ProjectTrusted {
-		fmt.Fprintf(env.UI.Err, "warning: Codex does not trust this project, and runs none of its hooks until it does: %s\n",
-			quote.Text(t.Step))
-	}
 }
 
 // What install or uninstall does to one file.
@@ -399,31 +318,44 @@ func printUnchanged(env *cli.Env, file harness.File, uninstall bool) {
 	}
 }
 
-// codexTrustNote is what a dry run of install codex says of the trust the
-// real install records (codexTrust), which a dry run cannot ask Codex
-// about: the hooks are not written yet.
-func codexTrustNote(in harness.Install, files []harness.File, uninstall bool) string {
-	if in.Harness != harness.Codex || uninstall {
-		return ""
-	}
-	for _, file := range files {
-		if filepath.Base(file.Path) == "hooks.json" && file.Changed {
-			return "Codex runs no hook it does not trust: the real install also records Codex's trust in " +
-				"exactly these hooks in " + filepath.Join(codex.Home(in.Getenv), "config.toml") +
-				", and Codex runs a project's hooks only once it trusts the project (" + in.TrustProjectStep() + ")"
-		}
-	}
-	return ""
-}
-
 type installJSON struct {
 	Harness string     `json:"harness"`
 	Scope   string     `json:"scope"`
 	DryRun  bool       `json:"dry_run"`
 	Files   []fileJSON `json:"files"`
-	// Codex only: the trust recorded for its hooks, or why none was.
-	CodexTrust *harness.CodexTrust `json:"codex_trust,omitempty"`
-	Warning    string              `json:"warning,omitempty"`
+	// Extra is the harness's own install step's member (kind.Done's Key
+	// and Value), between files and warning; none when its Key is "".
+	Extra   kind.Done `json:"-"`
+	Warning string    `json:"warning,omitempty"`
+}
+
+// MarshalJSON writes the fields in their order, the harness's own member
+// among them.
+func (r installJSON) MarshalJSON() ([]byte, error) {
+	type fields installJSON // without this method
+	head := fields(r)
+	head.Warning = ""
+	b, err := ui.Marshal(head)
+	if err != nil {
+		return nil, err
+	}
+	b = bytes.TrimSpace(b)
+	b = b[:len(b)-1] // the object's closing brace
+	for _, m := range []struct {
+		key string
+		v   any
+	}{{r.Extra.Key, r.Extra.Value}, {"warning", r.Warning}} {
+		if m.key == "" || m.key == "warning" && r.Warning == "" {
+			continue
+		}
+		v, err := ui.Marshal(m.v)
+		if err != nil {
+			return nil, err
+		}
+		k, _ := ui.Marshal(m.key)
+		b = append(append(append(append(b, ','), bytes.TrimSpace(k)...), ':'), bytes.TrimSpace(v)...)
+	}
+	return append(b, '}'), nil
 }
 
 // fileJSON is one file of --json: with --dry-run, the content it would

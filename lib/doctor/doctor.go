@@ -25,7 +25,6 @@ import (
 	"github.com/git-venom/git-venom/lib/config"
 	"github.com/git-venom/git-venom/lib/environ"
 	"github.com/git-venom/git-venom/lib/explain"
-	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/harness"
 	"github.com/git-venom/git-venom/lib/harness/kind"
 	"github.com/git-venom/git-venom/lib/ids"
@@ -432,7 +431,7 @@ func legacyRemotes(common string) []legacyRemote {
 func harnessChecks(ctx context.Context, s *state.Store, st *agents.State) []Check {
 	var out []Check
 	in := kind.Doctor{Top: s.Repo.Top, Environ: s.Environ, State: st,
-		Getenv: environ.Getter(s.Environ)}
+		Getenv: environ.Getter(s.Environ), ReadSettings: harness.ReadSettings}
 	for _, k := range harness.Kinds {
 		if k.Checks == nil {
 			continue
@@ -446,20 +445,6 @@ func harnessChecks(ctx context.Context, s *state.Store, st *agents.State) []Chec
 		}
 	}
 	return out
-}
-
-// CodexHooks reports git-venom's Codex hooks that Codex will not run
-// (harness.CheckCodexHooks): untrusted, modified, or in an untrusted
-// project. getenv reads the command's environment (CODEX_HOME, HOME).
-func (r *Report) CodexHooks(ctx context.Context, s *state.Store, getenv func(string) string) {
-	const id = "harness.codex.hooks"
-	in := harness.Install{Top: s.Repo.Top, Getenv: getenv}
-	c := in.CheckCodexHooks(ctx, gitcli.CleanEnv(s.Environ))
-	if c.Status == OK {
-		r.Checks = append(r.Checks, ok(id, "%s", c.Message))
-		return
-	}
-	r.Checks = append(r.Checks, bad(id, c.Status, c.Fix, "%s", c.Message))
 }
 
 // logCheck fails on damage inside the log, line by line (the first ten),

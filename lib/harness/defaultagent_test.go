@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/harness/claude"
+	"github.com/git-venom/git-venom/lib/harness/codex"
 	"github.com/git-venom/git-venom/lib/harnessproc"
 	"github.com/git-venom/git-venom/lib/journal"
 )
@@ -30,24 +32,24 @@ func TestDefaultAgent_OnePerSession(t *testing.T) {
 	t.Cleanup(func() { _ = other.Process.Kill(); _ = other.Wait() })
 	live := journal.ProcessOf(harnessproc.Of(other.Process.Pid))
 
-	assert.Equal(t, "claude", DefaultAgent(agents.New(), ClaudeCode, s1, self), "the first session")
-	assert.Equal(t, "codex", DefaultAgent(agents.New(), Codex, s1, self))
-	st := bound("claude", ClaudeCode, s1, live)
-	assert.Equal(t, "claude", DefaultAgent(st, ClaudeCode, s1, self), "the bound session keeps its agent")
-	assert.Equal(t, "claude-456789ab", DefaultAgent(st, ClaudeCode, s2, self), "beside another live session")
-	assert.Equal(t, "claude", DefaultAgent(bound("claude", ClaudeCode, s1, self), ClaudeCode, s2, self),
+	assert.Equal(t, "claude", DefaultAgent(agents.New(), claude.Kind.Name, s1, self), "the first session")
+	assert.Equal(t, "codex", DefaultAgent(agents.New(), codex.Kind.Name, s1, self))
+	st := bound("claude", claude.Kind.Name, s1, live)
+	assert.Equal(t, "claude", DefaultAgent(st, claude.Kind.Name, s1, self), "the bound session keeps its agent")
+	assert.Equal(t, "claude-456789ab", DefaultAgent(st, claude.Kind.Name, s2, self), "beside another live session")
+	assert.Equal(t, "claude", DefaultAgent(bound("claude", claude.Kind.Name, s1, self), claude.Kind.Name, s2, self),
 		"a new session of the same process (/clear) is the same agent")
-	assert.Equal(t, "claude", DefaultAgent(bound("claude", ClaudeCode, s1, journal.Process{}), ClaudeCode, s2, self),
+	assert.Equal(t, "claude", DefaultAgent(bound("claude", claude.Kind.Name, s1, journal.Process{}), claude.Kind.Name, s2, self),
 		"no process recorded: not live")
-	assert.Equal(t, "codex-456789ab", DefaultAgent(bound("codex", Codex, s1, live), Codex, s2, self))
+	assert.Equal(t, "codex-456789ab", DefaultAgent(bound("codex", codex.Kind.Name, s1, live), codex.Kind.Name, s2, self))
 
 	// The second session's agent keeps its session after the first exits.
-	st.Apply(&journal.Entry{Seq: 3, Type: journal.AgentRegistered, Agent: "claude-456789ab", Tree: "/t", Harness: ClaudeCode})
+	st.Apply(&journal.Entry{Seq: 3, Type: journal.AgentRegistered, Agent: "claude-456789ab", Tree: "/t", Harness: claude.Kind.Name})
 	st.Apply(&journal.Entry{Seq: 4, Type: journal.AgentBinding, Agent: "claude-456789ab", HarnessSession: ptr(s2), Process: self})
 	_ = other.Process.Kill()
 	_ = other.Wait()
-	assert.Equal(t, "claude-456789ab", DefaultAgent(st, ClaudeCode, s2, self))
-	assert.Equal(t, "claude", DefaultAgent(st, ClaudeCode, "33333333-3333-4333-8333-333333333333", self),
+	assert.Equal(t, "claude-456789ab", DefaultAgent(st, claude.Kind.Name, s2, self))
+	assert.Equal(t, "claude", DefaultAgent(st, claude.Kind.Name, "33333333-3333-4333-8333-333333333333", self),
 		"the first session's process exited: a third session takes the name")
 }
 

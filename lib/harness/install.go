@@ -5,12 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
-
 	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,25 +24,13 @@ const (
 	ScopeUser    = "user"    // the user's, for every repository
 )
 
-// Ways Codex can call the hook (docs/harness.md#hook-agents).
-const (
-	ViaAuto   = "auto"   // hooks when the installed Codex is one known to have them, notify otherwise
-	ViaHooks  = "hooks"  // hooks.json
-	ViaNotify = "notify" // config.toml's notify program
-	ViaBoth   = "both"
-)
-
-// HooksSince is the oldest Codex whose hooks git-venom has seen work
-// (tests/testdata/hooks/codex); "auto" uses notify for older ones.
-var HooksSince = [3]int{0, 171, 0}
-
 // Install describes hook install or uninstall.
 type Install struct {
 	Harness   string
 	Agent     string // only written into the command when given
 	Isolation string
 	Scope     string
-	Via       string // Codex only
+	Via       string // how the harness calls the hook, where it has a choice (kind.Setup)
 	Top       string // the repository's top level
 	Getenv    func(string) string
 	Timeout   int // the handler's timeout in seconds
@@ -126,46 +109,55 @@ func (in Install) Plan(ctx context.Context, uninstall bool) ([]File, error) {
 		}
 		return []File{f}, nil
 	}
-	if in.Harness != Codex {
-		f, err := in.jsonFile(in.settings(k), uninstall)
-		if err != nil {
+	hooks, edits := true, []kind.Edit(nil)
+	if k.Install != nil {
+		var err error
+		if hooks, edits, err = k.Install.Plan(ctx, in.setup(uninstall)); err != nil {
 			return nil, err
 		}
-		return []File{f}, nil
-	}
-	via := in.Via
-	if via == "" || via == ViaAuto {
-		via = ViaHooks
-		if v, ok := installedCodex(ctx); ok && older(v, HooksSince) {
-			via = ViaNotify
-		}
-	}
-	if uninstall {
-		via = ViaBoth // remove whatever is there, an older release's .codex/config.toml notify too
-	} else if via != ViaHooks && in.Scope != ScopeUser {
-		// Codex reads notify from the user's config.toml only, never from
-		// a project's .codex/config.toml, even a trusted one (harness.md F2).
-		return nil, errcode.Newf(errcode.InvalidParamsUsage, map[string]string{"scope": in.scope(), "via": via},
-			"Codex reads notify only from the user's config.toml (%s), for every project, never from .codex/config.toml",
-			filepath.Join(in.codexHome(), "config.toml")).
-			Hint("install notify there with --scope=user --via=notify, or use hooks in this repository: --via=hooks")
 	}
 	var out []File
-	if via == ViaHooks || via == ViaBoth {
+	if hooks {
 		f, err := in.jsonFile(in.settings(k), uninstall)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, f)
 	}
-	if via == ViaNotify || via == ViaBoth {
-		f, err := in.notifyFile(in.codexFile("config.toml"), uninstall)
+	for _, e := range edits {
+		f, err := editFile(place{root: e.Root, name: e.Name}, e.Edit)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// setup is the install as a harness's own steps see it (kind.Installer).
+func (in Install) setup(uninstall bool) kind.Setup {
+	return kind.Setup{Scope: kind.Scope{Name: in.scope(), Top: in.Top, Getenv: in.Getenv},
+		Agent: in.Agent, Isolation: in.Isolation, Via: in.Via, Uninstall: uninstall}
+}
+
+// Setup is the planned install or uninstall (files, from Plan) as the
+// harness's own steps see it, for its Installer's Note and Begin; environ
+// is the environment the harness's program runs with.
+func (in Install) Setup(files []File, uninstall bool, environ []string) kind.Setup {
+	s := in.setup(uninstall)
+	s.Environ = environ
+	k := Lookup(in.Harness)
+	if k == nil || k.Settings == nil {
+		return s
+	}
+	hooks := in.settings(k).path()
+	for _, f := range files {
+		if f.Path == hooks {
+			s.Hooks, s.HooksChanged = f.Path, f.Changed
+			break
+		}
+	}
+	return s
 }
 
 // scope is the scope's name, the default spelt out.
@@ -180,15 +172,6 @@ func (in Install) scope() string {
 func (in Install) settings(k *kind.Kind) place {
 	root, name := k.Settings(kind.Scope{Name: in.scope(), Top: in.Top, Getenv: in.Getenv})
 	return place{root: root, name: name}
-}
-
-// codexFile is one of Codex's files of the scope: in $CODEX_HOME
-// (~/.codex) for the user, else in the repository's .codex.
-func (in Install) codexFile(name string) place {
-	if in.Scope == ScopeUser {
-		return place{root: in.codexHome(), name: name}
-	}
-	return place{root: in.Top, name: ".codex/" + name}
 }
 
 // jsonFile merges git-venom's handlers into a hooks settings file (Claude
@@ -498,76 +481,20 @@ func (in Install) group(ev kind.Event) *ojson.Object {
 	return g
 }
 
-// notifyLine is the config.toml line git-venom owns.
-func (in Install) notifyLine() string {
-	args := []string{"git", "venom-checkpoint", "hook", "codex"}
-	if in.Agent != "" {
-		args = append(args, "--agent="+in.Agent)
-	}
-	if in.Isolation != "" {
-		args = append(args, "--isolation="+in.Isolation)
-	}
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = strconv.Quote(a)
-	}
-	return "notify = [" + strings.Join(q, ", ") + "]"
-}
-
-// Compiled on first use, not at every command's start.
-var notifyKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*notify\s*=`) })
-
-// notifyFile sets config.toml's top-level notify to git-venom's hook (Codex
-// passes the turn's JSON as the last argument). Codex runs one notify
-// program, so another one already there is refused, not replaced.
-func (in Install) notifyFile(at place, uninstall bool) (File, error) {
+// editFile is a file a harness's install edits as text (kind.Edit):
+// changed when edit gives other bytes than the file's, removed when it
+// gives none for a file that exists.
+func editFile(at place, edit func([]byte) ([]byte, error)) (File, error) {
 	data, existed, mode, err := at.read()
 	if err != nil {
 		return File{}, err
 	}
-	path := at.path()
-	lines := strings.SplitAfter(string(data), "\n")
-	if len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
+	content, err := edit(data)
+	if err != nil {
+		return File{}, err
 	}
-	found := -1
-	for i, l := range lines {
-		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "[") {
-			break // top-level keys end at the first table
-		}
-		if notifyKey().MatchString(l) {
-			if !strings.Contains(l, `"venom-checkpoint"`) {
-				if uninstall {
-					return File{Path: path, Existed: existed, Content: data, mode: mode, at: at}, nil
-				}
-				return File{}, errcode.Newf(errcode.ConflictHookInstalled, map[string]string{"file": path, "notify": t},
-					"%s already runs another notify program (%s); Codex runs only one", path, t).
-					Hint("use hooks instead: --via=hooks")
-			}
-			found = i
-			break
-		}
-	}
-	if uninstall && found < 0 {
-		// Nothing of git-venom's: the file stays as it is, or absent.
-		return File{Path: path, Existed: existed, Content: data, mode: mode, at: at}, nil
-	}
-	line := in.notifyLine() + "\n"
-	switch {
-	case uninstall:
-		lines = append(lines[:found], lines[found+1:]...)
-	case found >= 0:
-		lines[found] = line
-	default:
-		lines = append([]string{line}, lines...)
-	}
-	content := []byte(strings.Join(lines, ""))
-	f := File{Path: path, Existed: existed, mode: mode, at: at, Content: content}
-	if uninstall && len(content) == 0 {
-		f.Content = nil
-	}
-	f.Changed = !existed && f.Content != nil || existed && !bytes.Equal(data, f.Content)
+	f := File{Path: at.path(), Existed: existed, mode: mode, at: at, Content: content}
+	f.Changed = !existed && content != nil || existed && !bytes.Equal(data, content)
 	return f, nil
 }
 
@@ -588,37 +515,4 @@ func Apply(files []File) error {
 		}
 	}
 	return nil
-}
-
-var versionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+)\.(\d+)\.(\d+)`) })
-
-// installedCodex runs `codex --version` ("codex-cli 0.171.0").
-func installedCodex(ctx context.Context) ([3]int, bool) {
-	out, err := exec.CommandContext(ctx, "codex", "--version").Output()
-	if err != nil {
-		return [3]int{}, false
-	}
-	return ParseVersion(string(out))
-}
-
-// ParseVersion reads the first x.y.z of s.
-func ParseVersion(s string) ([3]int, bool) {
-	m := versionRE().FindStringSubmatch(s)
-	if m == nil {
-		return [3]int{}, false
-	}
-	var v [3]int
-	for i := range v {
-		v[i], _ = strconv.Atoi(m[i+1])
-	}
-	return v, true
-}
-
-func older(v, than [3]int) bool {
-	for i := range v {
-		if v[i] != than[i] {
-			return v[i] < than[i]
-		}
-	}
-	return false
 }

@@ -28,12 +28,6 @@ var Kinds = []*kind.Kind{
 	&qwen.Kind,
 }
 
-// Harness names, as agent.registered records them.
-var (
-	ClaudeCode = claude.Kind.Name
-	Codex      = codex.Kind.Name
-)
-
 // Use registers every harness of Kinds with the floors below this package,
 // which cannot import it: the rewind adapters (conversation) and the
 // readings of a turn that ended with no hook (agents.Record). Each command

@@ -33,6 +33,14 @@ type place struct {
 
 func (p place) path() string { return filepath.Join(p.root, filepath.FromSlash(p.name)) }
 
+// ReadSettings reads the settings file name (slash-separated) beneath root
+// as install does, for a harness's doctor checks (kind.Doctor): nil when
+// there is none.
+func ReadSettings(root, name string) ([]byte, error) {
+	data, _, _, err := place{root: root, name: name}.read()
+	return data, err
+}
+
 // maxSettingsBytes bounds what install reads: a settings file is a few
 // kilobytes, and a huge file planted in its place must not eat memory.
 const maxSettingsBytes = 16 << 20

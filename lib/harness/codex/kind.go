@@ -9,10 +9,14 @@ import (
 	"github.com/git-venom/git-venom/lib/harness/kind"
 )
 
+// name is Codex's name to git-venom: agent.registered's harness, the hook
+// verb's.
+const name = "codex"
+
 // Kind is Codex to git-venom (harness.Kinds). Its notify program and its
-// hook trust are install's own (harness/install.go, harness/codextrust.go).
+// hook trust are install's own steps (install.go).
 var Kind = kind.Kind{
-	Name:      "codex",
+	Name:      name,
 	Title:     "Codex",
 	Agent:     "codex",
 	Help:      "Run as a Codex hook (JSON on stdin) or notify program (JSON as the last argument).",
@@ -41,6 +45,8 @@ var Kind = kind.Kind{
 	},
 	Rewind:   Adapter{},
 	TurnOver: turnOver,
+	Checks:   checks,
+	Install:  installer{},
 	Tested:   "0.171.0",
 }
 

@@ -129,6 +129,9 @@ type Kind struct {
 	TurnOver func(*agents.Turn) bool
 	// Checks are doctor's checks of this harness.
 	Checks func(ctx context.Context, in Doctor) []Finding
+	// Install is the harness's own part of hook install and uninstall,
+	// beside the entries merged into Settings; nil: none.
+	Install Installer
 	// Tested is the newest version of the harness the test suite runs.
 	Tested string
 }
@@ -139,6 +142,57 @@ type Doctor struct {
 	Getenv  func(string) string
 	Environ []string
 	State   *agents.State
+	// ReadSettings reads a settings file (name, slash-separated, beneath
+	// root) as hook install does: refusing links that lead out of root,
+	// FIFOs and devices.
+	ReadSettings func(root, name string) ([]byte, error)
+}
+
+// Installer is a harness's own steps of hook install and uninstall (Codex:
+// its notify program in config.toml, and its trust in the hooks).
+type Installer interface {
+	// Plan says whether install writes the hooks file (Settings) and which
+	// other files it edits as text.
+	Plan(ctx context.Context, s Setup) (hooks bool, edits []Edit, err error)
+	// Note is what a dry run says of what the real install does beyond
+	// writing the files, or "".
+	Note(s Setup) string
+	// Begin runs before the planned files are written; the function it
+	// returns, if any, runs once they are.
+	Begin(ctx context.Context, s Setup) func(context.Context) Done
+}
+
+// Setup is one hook install or uninstall, as a harness's own steps see it.
+type Setup struct {
+	Scope            Scope
+	Agent, Isolation string // the hook command's flags, when given
+	Via              string // --via: how the harness calls the hook
+	Uninstall        bool
+	Environ          []string // the environment the harness's program runs with
+	// Hooks is the hooks file's path when install writes one, and
+	// HooksChanged whether this install changes it (after Plan).
+	Hooks        string
+	HooksChanged bool
+}
+
+// Edit is a file a harness's install edits as text beside its hooks file
+// (name, slash-separated, beneath root). Edit is given the file's bytes,
+// nil when there is none, and returns what the file is to hold: nil for
+// no file.
+type Edit struct {
+	Root, Name string
+	Edit       func(data []byte) ([]byte, error)
+}
+
+// Done is what a harness's own install step did, for install's output.
+type Done struct {
+	// Key and Value are a member of install's --json result ("" for none).
+	Key   string
+	Value any
+	// Warning says what could not be done (--json's warning, and stderr).
+	Warning string
+	// Said are lines for people on stdout, Warned lines on stderr.
+	Said, Warned []string
 }
 
 // Finding is one doctor check's result (doctor.Check's fields).

@@ -133,8 +133,14 @@ type Agent struct {
 	LastTurnN    int
 	LastCkptN    int
 	RegisteredAt int64
+	// LastSeq is the seq of the last record of the agent's the fold read:
+	// a part of a split snapshot that covers it is current (stub.go).
+	LastSeq int64
 	// forgot is what a fold snapshot left out of the agent (snapshot.go).
 	forgot Forgotten
+	// stub is set while the agent's turns and checkpoints are not loaded
+	// (stub.go).
+	stub *stub
 	// unsorted: Turns holds a turn out of its number's order, until
 	// Settle; sorts counts the sorts since the last Settle.
 	unsorted bool
@@ -187,10 +193,14 @@ func (s *State) IgnoredEditsBetween(agent string, seq, through int64) []string {
 }
 
 // Checkpoint returns the checkpoint of that id, live or not.
-func (a *Agent) Checkpoint(id string) *Checkpoint { return a.byID[id] }
+func (a *Agent) Checkpoint(id string) *Checkpoint {
+	a.need()
+	return a.byID[id]
+}
 
 // Latest returns the newest live checkpoint, or nil.
 func (a *Agent) Latest() *Checkpoint {
+	a.need()
 	for i := len(a.Checkpoints) - 1; i >= 0; i-- {
 		if a.Checkpoints[i].Live() {
 			return a.Checkpoints[i]
@@ -201,6 +211,7 @@ func (a *Agent) Latest() *Checkpoint {
 
 // Turn returns the turn of that id, or nil.
 func (a *Agent) Turn(id string) *Turn {
+	a.need()
 	if a.turnByID != nil {
 		return a.turnByID[id]
 	}
@@ -214,6 +225,7 @@ func (a *Agent) Turn(id string) *Turn {
 
 // LastEndedTurn is the last turn that has ended and was not dropped, or nil.
 func (a *Agent) LastEndedTurn() *Turn {
+	a.need()
 	for i := len(a.Turns) - 1; i >= 0; i-- {
 		if t := a.Turns[i]; t.Ended && !t.Dropped {
 			return t
@@ -253,6 +265,10 @@ type State struct {
 	// complete is, by tree, the seq from which the fold holds all history,
 	// when it was loaded from a snapshot (Partial).
 	complete map[string]int64
+	// last is the highest seq the fold read.
+	last int64
+	// loader folds a stub agent's turns and checkpoints (stub.go).
+	loader Loader
 }
 
 // captureLog is the capture records in log order, in blocks of a fixed
@@ -405,6 +421,7 @@ func (a *Agent) sortTurns() {
 // Apply folds one more record into the state. It keeps copies of what it
 // needs, never e itself, so a reader may reuse e for the next record.
 func (s *State) Apply(e *journal.Entry) {
+	s.last = max(s.last, e.Seq)
 	switch e.Type {
 	case journal.CheckpointTaken, journal.CheckpointReused, journal.CheckpointFailed:
 		s.captures.add(captureRecord{seq: e.Seq, typ: e.Type, agent: e.Agent,
@@ -419,13 +436,14 @@ func (s *State) Apply(e *journal.Entry) {
 	}
 	if e.Type == journal.AgentRegistered {
 		if a, ok := s.Agents[e.Agent]; ok {
+			a.LastSeq = e.Seq
 			if a.State == Archived {
 				a.reopen(e)
 			}
 			return
 		}
 		a := &Agent{ID: e.Agent, Tree: e.Tree, Worktree: e.Worktree, Isolation: e.Isolation, Harness: e.Harness,
-			State: Settled, byID: map[string]*Checkpoint{}, RegisteredAt: e.Seq}
+			State: Settled, byID: map[string]*Checkpoint{}, RegisteredAt: e.Seq, LastSeq: e.Seq}
 		if e.Parent != nil {
 			a.Parent = *e.Parent
 		}
@@ -435,6 +453,11 @@ func (s *State) Apply(e *journal.Entry) {
 	}
 	a := s.Agents[e.Agent]
 	if a == nil {
+		return
+	}
+	a.LastSeq = e.Seq
+	if a.stub != nil {
+		s.applyStub(a, e)
 		return
 	}
 	switch e.Type {

@@ -34,9 +34,38 @@ type snapshot struct {
 	// Complete is, by tree, the seq from which the snapshot holds all
 	// its history (State.Partial).
 	Complete map[string]int64 `json:"complete"`
-	Agents   []snapAgent      `json:"agents"`
+	Agents   []snapHead       `json:"agents"`
 	Captures []snapCapture    `json:"captures"`
 	Ignored  []snapIgnored    `json:"ignored"`
+}
+
+// snapHead is what the all-agents part holds of an agent: what a stub
+// has (stub.go).
+type snapHead struct {
+	ID           string         `json:"id"`
+	Tree         string         `json:"tree"`
+	Worktree     *worktreeid.ID `json:"worktree"`
+	Isolation    string         `json:"isolation"`
+	Harness      string         `json:"harness"`
+	Parent       string         `json:"parent"`
+	State        string         `json:"state"`
+	OpenTurn     *Turn          `json:"open_turn"`
+	Binding      Binding        `json:"binding"`
+	NotePending  *journal.Entry `json:"note_pending"`
+	OpenRollback *journal.Entry `json:"open_rollback"`
+	LastRollback *Rollback      `json:"last_rollback"`
+	LastTurnN    int            `json:"last_turn_n"`
+	LastCkptN    int            `json:"last_ckpt_n"`
+	RegisteredAt int64          `json:"registered_at"`
+	LastSeq      int64          `json:"last_seq"`
+	OldestLive   int64          `json:"oldest_live"`
+}
+
+// snapOne is an agent's own part: the agent whole, and the seq from
+// which it holds all the history of its tree.
+type snapOne struct {
+	Complete int64     `json:"complete"`
+	Agent    snapAgent `json:"agent"`
 }
 
 type snapAgent struct {
@@ -57,6 +86,7 @@ type snapAgent struct {
 	LastTurnN    int              `json:"last_turn_n"`
 	LastCkptN    int              `json:"last_ckpt_n"`
 	RegisteredAt int64            `json:"registered_at"`
+	LastSeq      int64            `json:"last_seq"`
 	Forgot       Forgotten        `json:"forgot"`
 }
 
@@ -117,6 +147,7 @@ func (f *Forgotten) endPairs() [][2]int {
 // ForgottenTurnEnd is the turn_end checkpoint of turn id, which a snapshot
 // left out of the fold, or "" when it had none.
 func (a *Agent) ForgottenTurnEnd(id string) string {
+	a.need()
 	n, err := ids.ParseTurn(id)
 	if err != nil {
 		return ""
@@ -137,6 +168,7 @@ func (f *Forgotten) has(ranges [][2]int, n int) bool {
 // ForgotCheckpoint reports whether the agent had checkpoint id, pruned or
 // removed long ago, which a snapshot left out of the fold.
 func (a *Agent) ForgotCheckpoint(id string) bool {
+	a.need()
 	n, err := ids.ParseCheckpoint(id)
 	return err == nil && a.forgot.has(a.forgot.Checkpoints, n)
 }
@@ -144,12 +176,16 @@ func (a *Agent) ForgotCheckpoint(id string) bool {
 // ForgotTurn reports whether the agent had turn id, ended long ago, which
 // a snapshot left out of the fold.
 func (a *Agent) ForgotTurn(id string) bool {
+	a.need()
 	n, err := ids.ParseTurn(id)
 	return err == nil && a.forgot.has(a.forgot.Turns, n)
 }
 
 // Had reports whether the agent ever had checkpoint id, live or not.
-func (a *Agent) Had(id string) bool { return a.byID[id] != nil || a.ForgotCheckpoint(id) }
+func (a *Agent) Had(id string) bool {
+	a.need()
+	return a.byID[id] != nil || a.ForgotCheckpoint(id)
+}
 
 // addRanges merges the numbers ns into the sorted ranges rs.
 func addRanges(rs [][2]int, ns []int) [][2]int {
@@ -193,11 +229,8 @@ func (s *State) floors(last int64) map[string]int64 {
 		if !ok {
 			f = last + 1
 		}
-		for _, c := range a.Checkpoints {
-			if c.Live() {
-				f = min(f, c.Seq)
-				break
-			}
+		if seq := a.oldestLive(); seq > 0 {
+			f = min(f, seq)
 		}
 		if a.OpenTurn != nil {
 			f = min(f, a.OpenTurn.StartSeq)
@@ -234,11 +267,16 @@ func (s *State) floors(last int64) map[string]int64 {
 // the whole log instead (state.Store.Whole).
 func (s *State) Partial(tree string, seq int64) bool { return seq < s.complete[tree] }
 
-// MarshalSnapshot renders the state, the fold of the log through seq last,
-// as a snapshot (the history no command reads left out): JSON, and ends,
-// the turn_end checkpoints of the turns left out, in a form read only when
-// one is named (UnmarshalSnapshot).
-func (s *State) MarshalSnapshot(last int64) (body, ends []byte, err error) {
+// Part is an agent's own part of a split snapshot: JSON, and the turn_end
+// checkpoints of the turns left out, in a form read only when one is named.
+type Part struct{ Body, Ends []byte }
+
+// MarshalSplit renders the state, the fold of the log through seq last, as
+// a split snapshot (the history no command reads left out): the part of
+// all agents (what a stub has of each, the captures and ignored edits the
+// windows read), and the own parts of the agents whole for which want
+// says so.
+func (s *State) MarshalSplit(last int64, want func(*Agent) bool) (all []byte, parts map[string]Part, err error) {
 	floors := s.floors(last)
 	floorOf := func(agent string) int64 {
 		if a := s.Agents[agent]; a != nil {
@@ -246,7 +284,7 @@ func (s *State) MarshalSnapshot(last int64) (body, ends []byte, err error) {
 		}
 		return math.MaxInt64 // a record of no agent: no fold reads it
 	}
-	out := snapshot{Complete: floors}
+	out := snapshot{Complete: floors, Agents: []snapHead{}}
 	named := map[string]map[string]bool{} // turns the kept captures name, by agent
 	s.captures.each(func(r *captureRecord) {
 		if r.seq < floorOf(r.agent) {
@@ -268,125 +306,117 @@ func (s *State) MarshalSnapshot(last int64) (body, ends []byte, err error) {
 			}
 		}
 	}
+	parts = map[string]Part{}
 	for _, id := range s.Order {
 		a := s.Agents[id]
-		floor := floors[a.Tree]
-		sa := snapAgent{ID: a.ID, Tree: a.Tree, Worktree: a.Worktree, Isolation: a.Isolation, Harness: a.Harness, Parent: a.Parent,
-			State: a.State, Binding: a.Binding, NotePending: a.NotePending, OpenRollback: a.OpenRollback,
-			LastRollback: a.LastRollback, LastTurnN: a.LastTurnN, LastCkptN: a.LastCkptN,
-			RegisteredAt: a.RegisteredAt, Turns: []*Turn{}, Checkpoints: []snapCheckpoint{}}
-		if a.OpenTurn != nil {
-			sa.OpenTurn = a.OpenTurn.ID
+		out.Agents = append(out.Agents, snapHead{ID: a.ID, Tree: a.Tree, Worktree: a.Worktree, Isolation: a.Isolation,
+			Harness: a.Harness, Parent: a.Parent, State: a.State, OpenTurn: a.OpenTurn, Binding: a.Binding,
+			NotePending: a.NotePending, OpenRollback: a.OpenRollback, LastRollback: a.LastRollback,
+			LastTurnN: a.LastTurnN, LastCkptN: a.LastCkptN, RegisteredAt: a.RegisteredAt, LastSeq: a.LastSeq,
+			OldestLive: a.oldestLive()})
+		if a.stub != nil || !want(a) {
+			continue
 		}
-		// The turns its live checkpoints name (a rewind's through_turn).
-		for _, c := range a.Checkpoints {
-			if c.Live() {
-				for _, t := range []*string{c.Turn, c.ThroughTurn} {
-					if t != nil {
-						if named[a.ID] == nil {
-							named[a.ID] = map[string]bool{}
-						}
-						named[a.ID][*t] = true
-					}
+		sa, ends := a.marshalOwn(floors[a.Tree], named[a.ID])
+		body, err := json.Marshal(&snapOne{Complete: floors[a.Tree], Agent: sa})
+		if err != nil {
+			return nil, nil, err
+		}
+		parts[id] = Part{Body: body, Ends: ends}
+	}
+	all, err = json.Marshal(&out)
+	return all, parts, err
+}
+
+// marshalOwn is the agent whole, with the history before floor left out
+// but for the turns named (by the captures kept, and here by its live
+// checkpoints), and the turn ends of the turns left out.
+func (a *Agent) marshalOwn(floor int64, named map[string]bool) (snapAgent, []byte) {
+	sa := snapAgent{ID: a.ID, Tree: a.Tree, Worktree: a.Worktree, Isolation: a.Isolation, Harness: a.Harness, Parent: a.Parent,
+		State: a.State, Binding: a.Binding, NotePending: a.NotePending, OpenRollback: a.OpenRollback,
+		LastRollback: a.LastRollback, LastTurnN: a.LastTurnN, LastCkptN: a.LastCkptN,
+		RegisteredAt: a.RegisteredAt, LastSeq: a.LastSeq, Turns: []*Turn{}, Checkpoints: []snapCheckpoint{}}
+	if a.OpenTurn != nil {
+		sa.OpenTurn = a.OpenTurn.ID
+	}
+	if named == nil {
+		named = map[string]bool{}
+	}
+	// The turns its live checkpoints name (a rewind's through_turn).
+	for _, c := range a.Checkpoints {
+		if c.Live() {
+			for _, t := range []*string{c.Turn, c.ThroughTurn} {
+				if t != nil {
+					named[*t] = true
 				}
 			}
 		}
-		var lastTurn, lastEnded *Turn
-		if n := len(a.Turns); n > 0 {
-			lastTurn = a.Turns[n-1]
-		}
-		lastEnded = a.LastEndedTurn()
-		var dropped []int
-		pairs := a.forgot.endPairs()
-		for _, t := range a.Turns {
-			if !t.Ended || t.EndSeq >= floor || named[a.ID][t.ID] || t == lastTurn || t == lastEnded {
-				sa.Turns = append(sa.Turns, t)
-			} else {
-				dropped = append(dropped, t.N)
-				k, _ := ids.ParseCheckpoint(t.EndCheckpoint)
-				pairs = append(pairs, [2]int{t.N, k})
-			}
-		}
-		sa.Forgot.Turns = addRanges(a.forgot.Turns, dropped)
-		sort.Slice(pairs, func(i, j int) bool { return pairs[i][0] < pairs[j][0] })
-		if len(pairs) > 0 {
-			var enc []byte
-			for _, p := range pairs {
-				enc = binary.AppendUvarint(binary.AppendUvarint(enc, uint64(p[0])), uint64(p[1]))
-			}
-			ends = binary.AppendUvarint(ends, uint64(len(a.ID)))
-			ends = append(ends, a.ID...)
-			ends = binary.AppendUvarint(ends, uint64(len(enc)))
-			ends = append(ends, enc...)
-		}
-		dropped = nil
-		for _, c := range a.Checkpoints {
-			if c.Live() || c.Seq >= floor {
-				sa.Checkpoints = append(sa.Checkpoints, snapCheckpoint{Taken: c.Taken, Seq: c.Seq, Ts: c.Ts,
-					N: c.N, Label: c.Label, Pruned: c.Pruned, Removed: c.Removed})
-			} else {
-				dropped = append(dropped, c.N)
-			}
-		}
-		sa.Forgot.Checkpoints = addRanges(a.forgot.Checkpoints, dropped)
-		out.Agents = append(out.Agents, sa)
 	}
-	body, err = json.Marshal(&out)
-	return body, ends, err
+	var lastTurn *Turn
+	if n := len(a.Turns); n > 0 {
+		lastTurn = a.Turns[n-1]
+	}
+	lastEnded := a.LastEndedTurn()
+	var dropped []int
+	pairs := a.forgot.endPairs()
+	for _, t := range a.Turns {
+		if !t.Ended || t.EndSeq >= floor || named[t.ID] || t == lastTurn || t == lastEnded {
+			sa.Turns = append(sa.Turns, t)
+		} else {
+			dropped = append(dropped, t.N)
+			k, _ := ids.ParseCheckpoint(t.EndCheckpoint)
+			pairs = append(pairs, [2]int{t.N, k})
+		}
+	}
+	sa.Forgot.Turns = addRanges(a.forgot.Turns, dropped)
+	sort.Slice(pairs, func(i, j int) bool { return pairs[i][0] < pairs[j][0] })
+	var ends []byte
+	for _, p := range pairs {
+		ends = binary.AppendUvarint(binary.AppendUvarint(ends, uint64(p[0])), uint64(p[1]))
+	}
+	dropped = nil
+	for _, c := range a.Checkpoints {
+		if c.Live() || c.Seq >= floor {
+			sa.Checkpoints = append(sa.Checkpoints, snapCheckpoint{Taken: c.Taken, Seq: c.Seq, Ts: c.Ts,
+				N: c.N, Label: c.Label, Pruned: c.Pruned, Removed: c.Removed})
+		} else {
+			dropped = append(dropped, c.N)
+		}
+	}
+	sa.Forgot.Checkpoints = addRanges(a.forgot.Checkpoints, dropped)
+	return sa, ends
 }
 
-// UnmarshalSnapshot is the state a snapshot holds (MarshalSnapshot's body
-// and ends).
-func UnmarshalSnapshot(data, ends []byte) (*State, error) {
+// UnmarshalAll is the state the part of all agents holds: every agent a
+// stub, loaded by the State's Loader when read (stub.go).
+func UnmarshalAll(data []byte) (*State, error) {
 	var in snapshot
 	if err := json.Unmarshal(data, &in); err != nil {
-		return nil, err
-	}
-	endsOf, err := splitEnds(ends)
-	if err != nil {
 		return nil, err
 	}
 	s := New()
 	s.complete = in.Complete
 	for i := range in.Agents {
-		sa := &in.Agents[i]
-		if sa.ID == "" || s.Agents[sa.ID] != nil {
-			return nil, fmt.Errorf("agent %q is not one new agent", sa.ID)
+		h := &in.Agents[i]
+		if h.ID == "" || s.Agents[h.ID] != nil {
+			return nil, fmt.Errorf("agent %q is not one new agent", h.ID)
 		}
-		a := &Agent{ID: sa.ID, Tree: sa.Tree, Worktree: sa.Worktree, Isolation: sa.Isolation, Harness: sa.Harness, Parent: sa.Parent,
-			State: sa.State, Binding: sa.Binding, NotePending: sa.NotePending, OpenRollback: sa.OpenRollback,
-			LastRollback: sa.LastRollback, LastTurnN: sa.LastTurnN, LastCkptN: sa.LastCkptN,
-			RegisteredAt: sa.RegisteredAt, forgot: sa.Forgot,
-			byID: map[string]*Checkpoint{}, turnByID: map[string]*Turn{}}
-		for _, t := range sa.Turns {
-			if t == nil || a.turnByID[t.ID] != nil {
-				return nil, fmt.Errorf("agent %s: a turn is missing or twice", a.ID)
-			}
-			a.Turns = append(a.Turns, t)
-			a.turnByID[t.ID] = t
+		if h.OpenTurn != nil && h.OpenTurn.ID == "" {
+			return nil, fmt.Errorf("agent %s: its open turn has no id", h.ID)
 		}
-		if sa.OpenTurn != "" {
-			if a.OpenTurn = a.turnByID[sa.OpenTurn]; a.OpenTurn == nil {
-				return nil, fmt.Errorf("agent %s: open turn %s is not there", a.ID, sa.OpenTurn)
-			}
-		}
-		for j := range sa.Checkpoints {
-			sc := &sa.Checkpoints[j]
-			if a.byID[sc.Checkpoint] != nil {
-				return nil, fmt.Errorf("agent %s: checkpoint %s twice", a.ID, sc.Checkpoint)
-			}
-			c := &Checkpoint{Taken: sc.Taken, Seq: sc.Seq, Ts: sc.Ts, N: sc.N, Label: sc.Label,
-				Pruned: sc.Pruned, Removed: sc.Removed}
-			a.Checkpoints = append(a.Checkpoints, c)
-			a.byID[c.Checkpoint] = c
-		}
-		a.forgot.ends = endsOf[a.ID]
+		a := &Agent{ID: h.ID, Tree: h.Tree, Worktree: h.Worktree, Isolation: h.Isolation, Harness: h.Harness,
+			Parent: h.Parent, State: h.State, OpenTurn: h.OpenTurn, Binding: h.Binding, NotePending: h.NotePending,
+			OpenRollback: h.OpenRollback, LastRollback: h.LastRollback, LastTurnN: h.LastTurnN,
+			LastCkptN: h.LastCkptN, RegisteredAt: h.RegisteredAt, LastSeq: h.LastSeq,
+			byID: map[string]*Checkpoint{}, stub: &stub{oldestLive: h.OldestLive, owner: s}}
 		s.Agents[a.ID] = a
 		s.Order = append(s.Order, a.ID)
+		s.last = max(s.last, h.LastSeq)
 	}
 	for _, c := range in.Captures {
 		s.captures.add(captureRecord{seq: c.Seq, typ: c.Type, agent: c.Agent, checkpoint: c.Checkpoint,
 			reason: c.Reason, turn: c.Turn})
+		s.last = max(s.last, c.Seq)
 	}
 	for _, e := range in.Ignored {
 		if s.ignoredEdits == nil {
@@ -397,20 +427,78 @@ func UnmarshalSnapshot(data, ends []byte) (*State, error) {
 	return s, nil
 }
 
-// splitEnds finds each agent's pairs in ends (its id, the length of its
-// pairs, the pairs), without decoding them.
-func splitEnds(b []byte) (map[string][]byte, error) {
-	out := map[string][]byte{}
-	for len(b) > 0 {
-		var part [2][]byte
-		for j := range part {
-			n, k := binary.Uvarint(b)
-			if k <= 0 || n > uint64(len(b)-k) {
-				return nil, fmt.Errorf("the turn ends of the snapshot are damaged")
-			}
-			part[j], b = b[k:k+int(n)], b[k+int(n):]
-		}
-		out[string(part[0])] = part[1]
+// UnmarshalOwn is the state an agent's own part holds: that agent alone,
+// whole, to fold its later records into (Apply) for a Loader; complete is
+// the seq from which it holds all the history of its tree.
+func UnmarshalOwn(id string, p Part) (st *State, complete int64, err error) {
+	var in snapOne
+	if err := json.Unmarshal(p.Body, &in); err != nil {
+		return nil, 0, err
 	}
-	return out, nil
+	sa := &in.Agent
+	if sa.ID != id {
+		return nil, 0, fmt.Errorf("the part of agent %s holds agent %q", id, sa.ID)
+	}
+	a := &Agent{ID: sa.ID, Tree: sa.Tree, Worktree: sa.Worktree, Isolation: sa.Isolation, Harness: sa.Harness, Parent: sa.Parent,
+		State: sa.State, Binding: sa.Binding, NotePending: sa.NotePending, OpenRollback: sa.OpenRollback,
+		LastRollback: sa.LastRollback, LastTurnN: sa.LastTurnN, LastCkptN: sa.LastCkptN,
+		RegisteredAt: sa.RegisteredAt, LastSeq: sa.LastSeq, forgot: sa.Forgot,
+		byID: map[string]*Checkpoint{}, turnByID: map[string]*Turn{}}
+	for _, t := range sa.Turns {
+		if t == nil || a.turnByID[t.ID] != nil {
+			return nil, 0, fmt.Errorf("agent %s: a turn is missing or twice", a.ID)
+		}
+		a.Turns = append(a.Turns, t)
+		a.turnByID[t.ID] = t
+	}
+	if sa.OpenTurn != "" {
+		if a.OpenTurn = a.turnByID[sa.OpenTurn]; a.OpenTurn == nil {
+			return nil, 0, fmt.Errorf("agent %s: open turn %s is not there", a.ID, sa.OpenTurn)
+		}
+	}
+	for j := range sa.Checkpoints {
+		sc := &sa.Checkpoints[j]
+		if a.byID[sc.Checkpoint] != nil {
+			return nil, 0, fmt.Errorf("agent %s: checkpoint %s twice", a.ID, sc.Checkpoint)
+		}
+		c := &Checkpoint{Taken: sc.Taken, Seq: sc.Seq, Ts: sc.Ts, N: sc.N, Label: sc.Label,
+			Pruned: sc.Pruned, Removed: sc.Removed}
+		a.Checkpoints = append(a.Checkpoints, c)
+		a.byID[c.Checkpoint] = c
+	}
+	if !validPairs(p.Ends) {
+		return nil, 0, fmt.Errorf("agent %s: the turn ends are damaged", a.ID)
+	}
+	a.forgot.ends = p.Ends
+	st = New()
+	st.Agents[a.ID] = a
+	st.Order = []string{a.ID}
+	st.last = a.LastSeq
+	return st, in.Complete, nil
+}
+
+// validPairs reports whether b is whole uvarint pairs.
+func validPairs(b []byte) bool {
+	for len(b) > 0 {
+		for range 2 {
+			_, k := binary.Uvarint(b)
+			if k <= 0 {
+				return false
+			}
+			b = b[k:]
+		}
+	}
+	return true
+}
+
+// RaiseComplete notes that the fold holds all the history of tree only
+// from seq on, when that is later than it said (a part loaded from an
+// agent's own file left out more).
+func (s *State) RaiseComplete(tree string, seq int64) {
+	if s.complete == nil {
+		s.complete = map[string]int64{}
+	}
+	if seq > s.complete[tree] {
+		s.complete[tree] = seq
+	}
 }

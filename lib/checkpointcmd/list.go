@@ -15,6 +15,7 @@ import (
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/share"
+	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/ui"
 )
 
@@ -45,12 +46,15 @@ func (c *ListCmd) Run(env *cli.Env) error {
 	if share.IsCopy(c.Agent) {
 		// A fetched copy (push, fetch): its own log copy, checked again.
 		st, a, err = share.ReadCopy(s, c.Agent)
-	} else if c.Agent != "" {
-		// A listing is the agent's own: reading only its records makes it
-		// cost what its history costs, whatever other agents wrote.
-		st, err = s.ReadAgent(c.Agent)
 	} else {
-		_, st, err = s.Read()
+		// A listing is the agent's own: reading only its records makes it
+		// cost what its history costs, whatever other agents wrote. The
+		// agent left out is the only one (Named), whole once found.
+		if c.Agent != "" {
+			st, err = s.ReadAgent(c.Agent)
+		} else {
+			st, err = s.ReadStubs()
+		}
 	}
 	if err != nil {
 		return err
@@ -61,6 +65,9 @@ func (c *ListCmd) Run(env *cli.Env) error {
 				_, err = full.Named(c.Agent) // the same error, with the agents it may be a typo of
 			}
 			return err
+		}
+		if err := st.Load(a.ID); err != nil {
+			return state.Failed("read", s.Repo.Log, err)
 		}
 	}
 	l, err := checkpoints.List(s.Repo, a, checkpoints.Filter{Turn: c.Turn, Before: c.Before, Limit: c.Limit})

@@ -36,7 +36,7 @@ func (c *TakeCmd) Run(env *cli.Env) error {
 	}
 	agent := c.Agent
 	if agent == "" {
-		_, st, err := s.Read()
+		st, err := s.ReadStubs() // which agent, not what it holds
 		if err != nil {
 			return err
 		}

@@ -122,7 +122,7 @@ func Take(ctx context.Context, s *state.Store, req Request) (*Result, error) {
 	if err == nil {
 		defer mark.End()
 	}
-	tx, err := s.Begin(ctx, lock.Holder{Op: "checkpoint", Agent: req.Agent}, errcode.TimeoutCheckpoint)
+	tx, err := s.BeginFor(ctx, lock.Holder{Op: "checkpoint", Agent: req.Agent}, errcode.TimeoutCheckpoint, req.Agent)
 	if err != nil {
 		return nil, err
 	}

@@ -104,7 +104,7 @@ func (h Hook) Handle(ctx context.Context, s *state.Store, p *Payload) ([]byte, e
 	defaulted := h.Agent == ""
 	if defaulted {
 		// A first guess for the pending mark, made again under the lock.
-		_, st, _ := s.Read()
+		st, _ := s.ReadStubs()
 		h.Agent = DefaultAgent(st, h.Harness, p.SessionID, h.Process)
 	}
 	// The id names the pending mark before registration checks it.
@@ -117,7 +117,9 @@ func (h Hook) Handle(ctx context.Context, s *state.Store, p *Payload) ([]byte, e
 			defer mark.End()
 		}
 	}
-	tx, err := s.Begin(ctx, lock.Holder{Op: "hook " + p.Event, Agent: h.Agent}, errcode.TimeoutCheckpoint)
+	// The fold holds this agent whole and the others as stubs: a hook
+	// costs its own agent's history, whatever the other agents hold.
+	tx, err := s.BeginFor(ctx, lock.Holder{Op: "hook " + p.Event, Agent: h.Agent}, errcode.TimeoutCheckpoint, h.Agent)
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +128,9 @@ func (h Hook) Handle(ctx context.Context, s *state.Store, p *Payload) ([]byte, e
 		h.Agent = DefaultAgent(tx.State, h.Harness, p.SessionID, h.Process)
 		if err := checkpoints.CheckAgent(h.Agent); err != nil {
 			return nil, err
+		}
+		if err := tx.State.Load(h.Agent); err != nil {
+			return nil, state.Failed("read", s.Repo.Log, err)
 		}
 	}
 	if err := testhook.Point("hook-locked"); err != nil {
@@ -161,7 +166,7 @@ func (h Hook) LogBroken(ctx context.Context, s *state.Store, cause error) error 
 	if h.Agent == "" {
 		h.Agent = DefaultAgent(nil, h.Harness, "", h.Process)
 	}
-	tx, err := s.Begin(ctx, lock.Holder{Op: "hook", Agent: h.Agent}, errcode.TimeoutCheckpoint)
+	tx, err := s.BeginFor(ctx, lock.Holder{Op: "hook", Agent: h.Agent}, errcode.TimeoutCheckpoint, h.Agent)
 	if err != nil {
 		return err
 	}

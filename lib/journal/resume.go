@@ -125,3 +125,25 @@ func (r *Resume) order() order {
 	return order{line: r.Lines, last: r.Last, high: r.High, since: r.Since,
 		damage: append([]Damage(nil), r.Damage...), count: r.Damaged}
 }
+
+// Check returns ErrResumeMismatch when the log at path does not hold,
+// before the mark, the bytes r was made from: what ResumeScan checks
+// first, for a reader that needs no record after the mark.
+func (r Resume) Check(path string) error {
+	f, err := statefile.Open(path, os.O_RDONLY, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		if r.Offset > 0 {
+			return ErrResumeMismatch
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return r.matches(f)
+}
+
+// Lines is how many whole lines the log holds up to its end as read,
+// blank and damaged ones included.
+func (l *Log) Lines() int64 { return l.lines }

@@ -7,41 +7,66 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/testhook"
 )
 
-// The fold snapshot is the fold of the log through some record, kept in
-// fold.json beside log.jsonl with the mark it covers (journal.Resume: the
-// byte offset, the seq, the damage found before it and a fingerprint of the
+// The fold snapshot is the fold of the log through some record, kept
+// beside log.jsonl with the mark it covers (journal.Resume: the byte
+// offset, the seq, the damage found before it and a fingerprint of the
 // bytes there), so that a command folds only the records after it: on a
 // log of a million records, a list reads a few kilobytes, not 180 MB.
 //
-// The log stays the truth (docs/checkpoints.md#the-log): a snapshot that is missing, not a
-// regular file (a link is never followed), unreadable, of another format,
-// or whose mark does not match the log's bytes (a log rewritten, cut or
-// replaced beneath it) is passed over, the log is folded whole, and the next
-// command holding the lock writes a new one. It is written whole to a
-// temporary file and renamed over the old one, so a crash at any point
-// leaves the old snapshot or the new, each true of the log up to its mark.
-// Only lock holders write it (Begin), when the records they had to fold
-// after the snapshot number foldEvery or more: readers never write.
-const snapshotFormat = "git-venom fold 3"
+// It is split so that a command pays for the agents it reads, not for
+// all of them: fold.json holds what every command reads of every agent
+// (agents.Stub: tree, isolation, state, open turn, binding; the captures
+// the windows read), and fold.d/<agent>.json each agent's turns and
+// checkpoints, with a mark of its own. A hook of one agent among two
+// thousand with 200 live checkpoints each reads fold.json, that agent's
+// file and the records after the marks, not the other 400,000
+// checkpoints. An agent's file is current when the agent has no record
+// after its mark (the last seq of its records is in fold.json); one
+// older than that is folded on from its mark (its records only), and
+// rewritten by the next lock holder that had to fold many records so.
+//
+// The log stays the truth (docs/checkpoints.md#the-log): a snapshot file
+// that is missing, not a regular file (a link is never followed),
+// unreadable, of another format, or whose mark does not match the log's
+// bytes (a log rewritten, cut or replaced beneath it) is passed over: the
+// log is folded whole (fold.json), or the agent's records from the first
+// (its own file), and the next command holding the lock writes a new one.
+// Each file is written whole to a temporary file and renamed over the old
+// one, the agents' files first, so a crash at any point leaves old files
+// or new, each true of the log up to its mark. Only lock holders write
+// them (Begin), when the records they had to fold after a mark number
+// foldEvery or more: readers never write.
+const snapshotFormat = "git-venom fold 4"
 
-// The file is three parts: a line of JSON, snapshotHead, saying what it
-// is and the mark it covers; a line of JSON, the fold
-// (agents.MarshalSnapshot's body); and the turn ends, which need no parse
-// (its ends). Each JSON line is parsed once.
+// Each file is a line of JSON, snapshotHead, saying what it is and the
+// mark it covers, then the fold: fold.json's a line of JSON
+// (agents.MarshalSplit's all), an agent's file a line of JSON and its
+// turn ends, which need no parse (agents.Part). Each JSON line is parsed
+// once.
 type snapshotHead struct {
 	Format string         `json:"format"`
+	Agent  string         `json:"agent,omitempty"`
 	Log    journal.Resume `json:"log"`
 }
 
-// SnapshotPath is the fold snapshot's file.
+// SnapshotPath is the fold snapshot's file of all agents.
 func (s *Store) SnapshotPath() string { return filepath.Join(s.Repo.StateDir, "fold.json") }
+
+// SnapshotDir holds the fold snapshot's file of each agent.
+func (s *Store) SnapshotDir() string { return filepath.Join(s.Repo.StateDir, "fold.d") }
+
+// ownPath is agent id's file of the snapshot; the id is checked first
+// (ids.ValidAgent), so it is one plain name.
+func (s *Store) ownPath(id string) string { return filepath.Join(s.SnapshotDir(), id+".json") }
 
 // foldEvery is how many records a lock holder folds after the snapshot
 // (or in a log without one) before it writes a new snapshot: below it a
@@ -53,46 +78,280 @@ func foldEvery() int64 {
 	return 1000
 }
 
-// loadSnapshot reads the snapshot, or returns nil when there is no usable
-// one (which is no error: the log is folded whole).
+// loadSnapshot reads fold.json, or returns nil when there is no usable one
+// (which is no error: the log is folded whole). Every agent is a stub.
 func (s *Store) loadSnapshot() (*agents.State, *journal.Resume) {
 	data, err := readWhole(s.SnapshotPath(), s.snapshotCap())
 	if err != nil {
 		return nil, nil
 	}
-	head, rest, found := bytes.Cut(data, []byte("\n"))
+	testhook.Counted("fold-read-all", 1)
+	head, body, found := bytes.Cut(data, []byte("\n"))
 	var f snapshotHead
-	if !found || json.Unmarshal(head, &f) != nil || f.Format != snapshotFormat {
+	if !found || json.Unmarshal(head, &f) != nil || f.Format != snapshotFormat || f.Agent != "" {
 		return nil, nil
 	}
-	body, ends, found := bytes.Cut(rest, []byte("\n"))
-	if !found {
-		return nil, nil
-	}
-	st, err := agents.UnmarshalSnapshot(body, ends)
+	st, err := agents.UnmarshalAll(bytes.TrimSuffix(body, []byte("\n")))
 	if err != nil {
 		return nil, nil
 	}
 	return st, &f.Log
 }
 
+// own is an agent's file of the snapshot, as read.
+type own struct {
+	st       *agents.State // the agent alone, as of its mark
+	mark     journal.Resume
+	complete int64
+}
+
+// loadOwn reads agent id's file, or returns nil when there is no usable
+// one.
+func (s *Store) loadOwn(id string) *own {
+	if !ids.ValidAgent(id) {
+		return nil
+	}
+	data, err := readWhole(s.ownPath(id), s.snapshotCap())
+	if err != nil {
+		return nil
+	}
+	testhook.Counted("fold-read-agent", 1)
+	head, rest, found := bytes.Cut(data, []byte("\n"))
+	var f snapshotHead
+	if !found || json.Unmarshal(head, &f) != nil || f.Format != snapshotFormat || f.Agent != id {
+		return nil
+	}
+	body, ends, found := bytes.Cut(rest, []byte("\n"))
+	if !found {
+		return nil
+	}
+	st, complete, err := agents.UnmarshalOwn(id, agents.Part{Body: body, Ends: ends})
+	if err != nil {
+		return nil
+	}
+	return &own{st: st, mark: f.Log, complete: complete}
+}
+
+// loader folds stub agents whole for st (agents.Loader): from each one's
+// file, with its records after the file's mark, or from the log's first
+// record when the file is missing, of another log, or does not agree
+// with st. It notes in s.marks what a lock holder must write again.
+func (s *Store) loader(st *agents.State) agents.Loader {
+	return func(id string, lastSeq, upto int64) (*agents.Agent, error) {
+		got, err := s.foldOwn([]string{id}, map[string]int64{id: lastSeq}, upto)
+		if err != nil {
+			return nil, err
+		}
+		if g := got[id]; g != nil {
+			st.RaiseComplete(g.a.Tree, g.complete)
+			return g.a, nil
+		}
+		return nil, errors.New("agent " + id + " is not in the log")
+	}
+}
+
+// folded is an agent folded whole by foldOwn.
+type folded struct {
+	a        *agents.Agent
+	complete int64
+}
+
+// foldOwn folds the agents ids whole through seq upto, lastSeq being the
+// seq of each one's last record there: from their files, and for those
+// with records after their file's mark, one read of the log from the
+// earliest such mark.
+func (s *Store) foldOwn(list []string, lastSeq map[string]int64, upto int64) (map[string]*folded, error) {
+	out := map[string]*folded{}
+	stale := map[string]*own{}
+	var from *journal.Resume
+	for _, id := range list {
+		o := s.loadOwn(id)
+		if o == nil || o.mark.Last > upto || o.mark.Check(s.Repo.Log) != nil {
+			// None, or not of this log as read (a reader behind a
+			// writer): fold the agent from the first record.
+			s.note(id, 0, 0)
+			continue
+		}
+		a := o.st.Agents[id]
+		if a.LastSeq == lastSeq[id] && lastSeq[id] <= o.mark.Last {
+			o.st.Settle()
+			o.st.DecodeRepos()
+			out[id] = &folded{a: a, complete: o.complete}
+			s.note(id, o.mark.Last, 0)
+			continue
+		}
+		stale[id] = o
+		if from == nil || o.mark.Offset < from.Offset {
+			m := o.mark
+			from = &m
+		}
+	}
+	if from != nil {
+		opts := journal.ScanOptions{LazyRepos: true}
+		if len(stale) == 1 {
+			for id := range stale {
+				opts.Agent = id
+			}
+		}
+		l, err := journal.ResumeScan(s.Repo.Log, *from, opts, func(e *journal.Entry) {
+			if o := stale[e.Agent]; o != nil && e.Seq > o.mark.Last && e.Seq <= upto {
+				o.st.Apply(e)
+			}
+		})
+		switch {
+		case errors.Is(err, journal.ErrResumeMismatch):
+		case err != nil:
+			return nil, err
+		default:
+			for id, o := range stale {
+				a := o.st.Agents[id]
+				if a.LastSeq != lastSeq[id] {
+					continue // does not agree: from the first record
+				}
+				o.st.Settle()
+				o.st.DecodeRepos()
+				out[id] = &folded{a: a, complete: o.complete}
+				s.note(id, 0, l.Lines()-o.mark.Lines)
+			}
+		}
+	}
+	var rest []string
+	for _, id := range list {
+		if out[id] == nil {
+			rest = append(rest, id)
+		}
+	}
+	if len(rest) == 0 {
+		return out, nil
+	}
+	// From the first record: the agents' records only.
+	sts := map[string]*agents.State{}
+	opts := journal.ScanOptions{LazyRepos: true}
+	for _, id := range rest {
+		sts[id] = agents.New()
+		opts.Agent = id
+	}
+	if len(rest) > 1 {
+		opts.Agent = ""
+	}
+	l, err := journal.ScanWith(s.Repo.Log, opts, func(e *journal.Entry) {
+		if st := sts[e.Agent]; st != nil && e.Seq <= upto {
+			st.Apply(e)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	for id, st := range sts {
+		st.Settle()
+		st.DecodeRepos()
+		if a := st.Agents[id]; a != nil {
+			out[id] = &folded{a: a}
+			s.note(id, 0, l.Lines())
+		}
+	}
+	return out, nil
+}
+
+// note records what was read of agent id's file: the last seq of its
+// mark when it was current (0: it must be written again), and how many
+// lines of the log were read to fold it on.
+func (s *Store) note(id string, current, lines int64) {
+	if s.marks == nil {
+		s.marks = map[string]int64{}
+	}
+	s.marks[id] = current
+	s.scanned = max(s.scanned, lines)
+}
+
+// loadAll makes every stub agent of st whole, with one read of the log
+// for all those whose files lag.
+func (s *Store) loadAll(st *agents.State) error {
+	var list []string
+	lastSeq := map[string]int64{}
+	for _, id := range st.Order {
+		if st.Stub(id) {
+			list = append(list, id)
+			lastSeq[id] = st.Agents[id].LastSeq
+		}
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	got, err := s.foldOwn(list, lastSeq, st.Last())
+	if err != nil {
+		return err
+	}
+	// Load takes each from got: the loader is only called for these.
+	prev := s.loader(st)
+	st.SetLoader(func(id string, last, upto int64) (*agents.Agent, error) {
+		if g := got[id]; g != nil {
+			st.RaiseComplete(g.a.Tree, g.complete)
+			return g.a, nil
+		}
+		return prev(id, last, upto)
+	})
+	defer st.SetLoader(prev)
+	for _, id := range list {
+		if err := st.Load(id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // writeSnapshot replaces the snapshot with the fold st of l, as l stands
-// (nothing appended since the fold). A failure leaves the old snapshot,
-// or none, which costs the next command a longer fold and nothing else.
+// (nothing appended since the fold): the files of the agents whole in st
+// whose files lag (s.marks), then fold.json. A failure leaves the old
+// files, or none, which costs the next command a longer fold and nothing
+// else.
 func (s *Store) writeSnapshot(l *journal.Log, st *agents.State) error {
 	mark, err := l.Resume()
 	if err != nil {
 		return err
 	}
-	body, ends, err := st.MarshalSnapshot(l.LastSeq())
+	all, parts, err := st.MarshalSplit(l.LastSeq(), func(a *agents.Agent) bool {
+		cur, ok := s.marks[a.ID]
+		return !ok || cur == 0 || a.LastSeq > cur
+	})
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(&snapshotHead{Format: snapshotFormat, Log: mark})
+	names := make([]string, 0, len(parts))
+	for id := range parts {
+		names = append(names, id)
+	}
+	sort.Strings(names)
+	if len(names) > 0 {
+		if err := statefile.MkdirAll(s.SnapshotDir()); err != nil {
+			return err
+		}
+	}
+	for _, id := range names {
+		if !ids.ValidAgent(id) {
+			continue
+		}
+		p := parts[id]
+		head, err := json.Marshal(&snapshotHead{Format: snapshotFormat, Agent: id, Log: mark})
+		if err != nil {
+			return err
+		}
+		data := append(append(append(append(head, '\n'), p.Body...), '\n'), p.Ends...)
+		if err := s.install(s.ownPath(id), data, ""); err != nil {
+			return err
+		}
+		s.note(id, mark.Last, 0)
+	}
+	head, err := json.Marshal(&snapshotHead{Format: snapshotFormat, Log: mark})
 	if err != nil {
 		return err
 	}
-	data = append(append(append(append(data, '\n'), body...), '\n'), ends...)
+	return s.install(s.SnapshotPath(), append(append(append(head, '\n'), all...), '\n'), "fold-snapshot")
+}
+
+// install writes data to path through a temporary file renamed over it;
+// point names the test points around the rename ("": none).
+func (s *Store) install(path string, data []byte, point string) error {
 	f, err := statefile.CreateTemp(s.TmpDir(), "fold-*.json")
 	if err != nil {
 		return err
@@ -101,24 +360,31 @@ func (s *Store) writeSnapshot(l *journal.Log, st *agents.State) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = testhook.Point("fold-snapshot-written")
+	if err == nil && point != "" {
+		err = testhook.Point(point + "-written")
 	}
 	if err == nil {
-		err = statefile.Rename(f.Name(), s.SnapshotPath())
+		err = statefile.Rename(f.Name(), path)
 	}
 	if err != nil {
 		_ = statefile.Remove(f.Name())
 		return err
 	}
-	return testhook.Point("fold-snapshot-installed")
+	if point != "" {
+		return testhook.Point(point + "-installed")
+	}
+	return nil
 }
 
 // foldFrom folds the log into a State: from the snapshot when there is a
-// usable one, the records after its mark; else from the first record. tail
-// is how many records it folded from the log.
-func (s *Store) foldFrom(agent string, useSnapshot bool, watch func(*journal.Entry)) (l *journal.Log, st *agents.State, tail int64, err error) {
-	opts := journal.ScanOptions{Agent: agent, LazyRepos: true}
+// usable one, the records after its mark; else from the first record.
+// With the snapshot, the agent only (or every agent, "") is whole, and the
+// others are stubs, loaded when read (agents.Stub); without it, filter
+// reads only that agent's records. tail is how many records it folded
+// from the log.
+func (s *Store) foldFrom(only string, filter, useSnapshot bool, watch func(*journal.Entry)) (l *journal.Log, st *agents.State, tail int64, err error) {
+	opts := journal.ScanOptions{LazyRepos: true}
+	s.marks, s.scanned = nil, 0
 	defer func() {
 		if st != nil {
 			st.Here = s.Repo.Top
@@ -134,6 +400,7 @@ func (s *Store) foldFrom(agent string, useSnapshot bool, watch func(*journal.Ent
 	if useSnapshot {
 		var mark *journal.Resume
 		if st, mark = s.loadSnapshot(); st != nil {
+			st.SetLoader(s.loader(st))
 			if watch != nil {
 				// What watchers wait for of the records the snapshot
 				// stands for: each agent's registration.
@@ -144,11 +411,22 @@ func (s *Store) foldFrom(agent string, useSnapshot bool, watch func(*journal.Ent
 				}
 			}
 			l, err = journal.ResumeScan(s.Repo.Log, *mark, opts, each)
+			if err == nil {
+				if only == "" {
+					err = s.loadAll(st)
+				} else {
+					err = st.Load(only)
+				}
+			}
 			if !errors.Is(err, journal.ErrResumeMismatch) {
 				return l, st, tail, err
 			}
 			tail = 0
+			s.marks, s.scanned = nil, 0
 		}
+	}
+	if filter {
+		opts.Agent = only
 	}
 	st = agents.New()
 	l, err = journal.ScanWith(s.Repo.Log, opts, each)
@@ -159,7 +437,7 @@ func (s *Store) foldFrom(agent string, useSnapshot bool, watch func(*journal.Ent
 // work that reads history older than a fold snapshot holds
 // (agents.State.Partial). The log is the lock holder's, appends included.
 func (t *Txn) Whole() error {
-	_, st, _, err := t.Store.fold("", false, nil)
+	_, st, _, err := t.Store.fold("", false, false, nil)
 	if err != nil {
 		return err
 	}
@@ -171,9 +449,10 @@ func (t *Txn) Whole() error {
 // of few records is still a few kilobytes of agents and turn ends.
 const snapshotSlack = 16 << 20
 
-// snapshotCap is the largest snapshot worth reading: a fold holds less than
-// the records it folds, so a bigger file (a planted sparse terabyte would
-// be allocated whole and kill every command) is not one we wrote.
+// snapshotCap is the largest snapshot file worth reading: a fold holds
+// less than the records it folds, so a bigger file (a planted sparse
+// terabyte would be allocated whole and kill every command) is not one we
+// wrote.
 func (s *Store) snapshotCap() int64 {
 	var size int64
 	if fi, err := os.Lstat(s.Repo.Log); err == nil {
@@ -207,5 +486,6 @@ func readWhole(path string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	testhook.Counted("fold-bytes-read", n)
 	return data[:n], nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/config"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gittest"
@@ -175,7 +176,7 @@ func appendLog(t *testing.T, s *Store, text string) {
 // snapshotAt writes the snapshot of the log as it stands, as a lock holder does.
 func snapshotAt(t *testing.T, s *Store) {
 	t.Helper()
-	l, st, _, err := s.fold("", true, nil)
+	l, st, _, err := s.fold("", false, true, nil)
 	require.NoError(t, err)
 	require.NoError(t, s.writeSnapshot(l, st))
 }
@@ -188,9 +189,9 @@ func snapshotAt(t *testing.T, s *Store) {
 func sameAsWhole(t *testing.T, s *Store) int64 {
 	t.Helper()
 	partial := 0
-	lw, whole, _, err := s.fold("", false, nil)
+	lw, whole, _, err := s.fold("", false, false, nil)
 	require.NoError(t, err)
-	ls, got, tail, err := s.fold("", true, nil)
+	ls, got, tail, err := s.fold("", false, true, nil)
 	require.NoError(t, err)
 	assert.Equal(t, lw.LastSeq(), ls.LastSeq(), "last seq")
 	assert.Equal(t, lw.Damage(), ls.Damage(), "damage")
@@ -201,12 +202,38 @@ func sameAsWhole(t *testing.T, s *Store) int64 {
 	rs, err := ls.Resume()
 	require.NoError(t, err)
 	assert.Equal(t, rw, rs, "where the next record goes")
-	a, aEnds, err := whole.MarshalSnapshot(lw.LastSeq())
+	every := func(*agents.Agent) bool { return true }
+	a, aParts, err := whole.MarshalSplit(lw.LastSeq(), every)
 	require.NoError(t, err)
-	b, bEnds, err := got.MarshalSnapshot(ls.LastSeq())
+	b, bParts, err := got.MarshalSplit(ls.LastSeq(), every)
 	require.NoError(t, err)
 	assert.JSONEq(t, string(a), string(b), "fold")
-	assert.Equal(t, aEnds, bEnds, "the turn_end checkpoints of the turns left out")
+	require.Len(t, bParts, len(aParts))
+	for id, p := range aParts {
+		assert.JSONEq(t, string(p.Body), string(bParts[id].Body), "the part of %s", id)
+		assert.Equal(t, p.Ends, bParts[id].Ends, "the turn_end checkpoints of the turns %s left out", id)
+	}
+	// A fold for one agent: that agent as whole as in the whole fold,
+	// the others' stubs as the whole fold has them.
+	for _, id := range whole.Order {
+		_, one, _, err := s.fold(id, false, true, nil)
+		require.NoError(t, err)
+		_, parts, err := one.MarshalSplit(ls.LastSeq(), func(x *agents.Agent) bool { return x.ID == id })
+		require.NoError(t, err)
+		assert.JSONEq(t, string(aParts[id].Body), string(parts[id].Body), "the part of %s, folded alone", id)
+		for _, o := range whole.Order {
+			wa, oa := whole.Agents[o], one.Agents[o]
+			require.NotNil(t, oa, o)
+			assert.Equal(t, wa.State, oa.State, "state of %s beside %s", o, id)
+			assert.Equal(t, wa.LastSeq, oa.LastSeq, "last seq of %s beside %s", o, id)
+			assert.Equal(t, wa.LastCkptN, oa.LastCkptN, "last checkpoint of %s beside %s", o, id)
+			assert.Equal(t, wa.NotePending, oa.NotePending, "note of %s beside %s", o, id)
+			assert.Equal(t, wa.OpenTurn == nil, oa.OpenTurn == nil, "open turn of %s beside %s", o, id)
+			if wa.OpenTurn != nil && oa.OpenTurn != nil {
+				assert.Equal(t, wa.OpenTurn.ID, oa.OpenTurn.ID, "open turn of %s beside %s", o, id)
+			}
+		}
+	}
 	for _, id := range whole.Order {
 		wa, ga := whole.Agents[id], got.Agents[id]
 		require.NotNil(t, ga, id)
@@ -322,7 +349,7 @@ func TestSnapshot_NotUsable(t *testing.T) {
 			snapshotAt(t, s)
 			writeLog(t, s, lines)
 			spoil(t, s)
-			l, _, tail, err := s.fold("", true, nil)
+			l, _, tail, err := s.fold("", false, true, nil)
 			require.NoError(t, err)
 			assert.Equal(t, int64(l.LastSeq()), tail, "the whole log is folded")
 			sameAsWhole(t, s)
@@ -351,7 +378,7 @@ func TestSnapshot_DamageStaysSeen(t *testing.T) {
 	writeLog(t, s, damaged[:400])
 	snapshotAt(t, s)
 	writeLog(t, s, damaged)
-	l, _, _, err := s.fold("", true, nil)
+	l, _, _, err := s.fold("", false, true, nil)
 	require.NoError(t, err)
 	require.Equal(t, 1, l.Damaged())
 	assert.Equal(t, int64(101), l.Damage()[0].Line)
@@ -362,7 +389,7 @@ func TestSnapshot_DamageStaysSeen(t *testing.T) {
 	writeLog(t, s, lines)
 	snapshotAt(t, s)
 	appendLog(t, s, "not a record\n"+strings.Replace(lines[0], `"seq":1,`, fmt.Sprintf(`"seq":%d,`, len(lines)+2), 1)+"\n")
-	l, _, tail, err := s.fold("", true, nil)
+	l, _, tail, err := s.fold("", false, true, nil)
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), tail, "read from the snapshot")
 	require.Equal(t, 1, l.Damaged(), "damage after the mark is found")
@@ -375,7 +402,7 @@ func TestSnapshot_DamageStaysSeen(t *testing.T) {
 	writeLog(t, s, lines)
 	snapshotAt(t, s)
 	appendLog(t, s, `{"seq":601,"ts":"20`)
-	l, _, _, err = s.fold("", true, nil)
+	l, _, _, err = s.fold("", false, true, nil)
 	require.NoError(t, err)
 	assert.True(t, l.Torn())
 	assert.Equal(t, 0, l.Damaged())
@@ -414,3 +441,71 @@ func TestSnapshot_WrittenByLockHolders(t *testing.T) {
 }
 
 func lockHolder() lock.Holder { return lock.Holder{Op: "test"} }
+
+// TestSnapshot_AgentFilesLag: the files of agents a lock holder of another
+// agent did not fold whole stay at their older marks; a file of an
+// agent with records after its mark, one missing, damaged, of another
+// agent or of another log, is folded on from its mark or from the first
+// record, and every read answers as the whole log does.
+func TestSnapshot_AgentFilesLag(t *testing.T) {
+	if !testhook.Enabled {
+		t.Fatal("the hooks are off: run the tests with -tags venomtest")
+	}
+	lines := history(1500, 9)
+	own := func(s *Store, id string) string { return s.ownPath(id) }
+	cases := map[string]func(t *testing.T, s *Store){
+		"older marks": func(t *testing.T, s *Store) {},
+		"missing":     func(t *testing.T, s *Store) { require.NoError(t, os.Remove(own(s, "a2"))) },
+		"all missing": func(t *testing.T, s *Store) { require.NoError(t, os.RemoveAll(s.SnapshotDir())) },
+		"damaged": func(t *testing.T, s *Store) {
+			data, err := os.ReadFile(own(s, "a2"))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(own(s, "a2"), data[:len(data)/2], 0o644))
+		},
+		"another agent's": func(t *testing.T, s *Store) {
+			data, err := os.ReadFile(own(s, "b1"))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(own(s, "a2"), data, 0o644))
+		},
+		"of another log": func(t *testing.T, s *Store) {
+			other := newStore(t)
+			writeLog(t, other, history(1500, 10)[:900])
+			snapshotAt(t, other)
+			data, err := os.ReadFile(own(other, "a2"))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(own(s, "a2"), data, 0o644))
+		},
+	}
+	for name, spoil := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := newStore(t)
+			writeLog(t, s, lines[:400])
+			snapshotAt(t, s) // every agent's file, at line 400
+			writeLog(t, s, lines[:900])
+			t.Setenv("VENOM_TEST_FOLD_EVERY", "1")
+			tx, err := s.BeginFor(context.Background(), lockHolder(), errcode.TimeoutLock, "a1")
+			require.NoError(t, err)
+			tx.End()
+			head := func(id string) snapshotHead {
+				data, err := os.ReadFile(own(s, id))
+				require.NoError(t, err)
+				var h snapshotHead
+				require.NoError(t, json.Unmarshal(bytes.SplitN(data, []byte("\n"), 2)[0], &h))
+				return h
+			}
+			assert.Equal(t, int64(900), head("a1").Log.Last, "the lock holder's agent is written at the new mark")
+			assert.Equal(t, int64(400), head("b1").Log.Last, "another agent's file stays at its mark")
+			writeLog(t, s, lines)
+			spoil(t, s)
+			sameAsWhole(t, s)
+			// A lock holder of every agent writes the lagging files again.
+			tx, err = s.Begin(context.Background(), lockHolder(), errcode.TimeoutLock)
+			require.NoError(t, err)
+			tx.End()
+			for _, id := range []string{"a1", "a2", "b1"} {
+				assert.Equal(t, int64(len(lines)), head(id).Log.Last, "%s written again", id)
+			}
+			assert.Equal(t, int64(0), sameAsWhole(t, s))
+		})
+	}
+}

@@ -32,6 +32,12 @@ type Store struct {
 	// LockWait, when set, is told who holds the lock when Begin has to
 	// wait for it, and its result is called when the wait ends.
 	LockWait func(lock.Holder) (stop func())
+	// marks is, by agent, the last seq of the mark of its snapshot file
+	// when the last fold found it current, 0 when it must be written
+	// again; scanned is the most lines of the log that fold read to fold
+	// an agent on from its file (snapshot.go).
+	marks   map[string]int64
+	scanned int64
 }
 
 // TmpDir holds temporary index files; only lock holders write it.
@@ -44,36 +50,51 @@ func (s *Store) PendingDir() string { return filepath.Join(s.Repo.StateDir, "pen
 // no entries: the fold is made as the records are read.
 func (s *Store) Read() (*journal.Log, *agents.State, error) { return s.ReadWatching(nil) }
 
-// ReadAgent folds only the records of one agent: enough for what is the
-// agent's alone (its checkpoints, turns and state), not for what other
-// agents' records bear on (windows of a shared tree, sharers, guards).
+// ReadAgent folds what a command about one agent reads: that agent whole,
+// the others as stubs (agents.Stub) loaded when read, from a fold
+// snapshot; without one, only the records of that agent, which is enough
+// for what is the agent's alone (its checkpoints, turns and state), not
+// for what other agents' records bear on (windows of a shared tree,
+// sharers, guards).
 func (s *Store) ReadAgent(agent string) (*agents.State, error) {
-	_, st, _, err := s.fold(agent, true, nil)
+	_, st, _, err := s.fold(agent, true, true, nil)
 	return st, err
 }
+
+// ReadStubs folds every agent as a stub when a fold snapshot allows
+// (agents.Stub): enough to choose an agent by its binding or tree.
+func (s *Store) ReadStubs() (*agents.State, error) {
+	_, st, _, err := s.fold(noAgent, false, true, nil)
+	return st, err
+}
+
+// noAgent is no agent's id: a fold in which no agent is made whole.
+const noAgent = "/"
 
 // ReadWatching is Read that also shows watch each record once it is
 // folded, so that a caller can start work as soon as the record it waits
 // for is read.
 func (s *Store) ReadWatching(watch func(*journal.Entry)) (*journal.Log, *agents.State, error) {
-	l, st, _, err := s.fold("", true, watch)
+	l, st, _, err := s.fold("", false, true, watch)
 	return l, st, err
 }
 
 // ReadWhole folds every record of the log, passing over the fold snapshot
 // (doctor: what checks the log reads all of it).
 func (s *Store) ReadWhole() (*journal.Log, *agents.State, error) {
-	l, st, _, err := s.fold("", false, nil)
+	l, st, _, err := s.fold("", false, false, nil)
 	return l, st, err
 }
 
-// fold reads the log (one agent's records, or all) into a State, from the
-// fold snapshot when there is a usable one (snapshot.go). The checkpoints'
-// repos stay text while the log is read and are decoded at the end for the
-// live ones only (journal.ScanOptions.LazyRepos). tail is how many records
-// were folded from the log.
-func (s *Store) fold(agent string, useSnapshot bool, watch func(*journal.Entry)) (*journal.Log, *agents.State, int64, error) {
-	l, st, tail, err := s.foldFrom(agent, useSnapshot, watch)
+// fold reads the log into a State, from the fold snapshot when there is a
+// usable one (snapshot.go): with only "", every agent whole; else that
+// agent whole and the others stubs (or, with filter and no snapshot, that
+// agent's records alone). The checkpoints' repos stay text while the log
+// is read and are decoded at the end for the live ones only
+// (journal.ScanOptions.LazyRepos). tail is how many records were folded
+// from the log after the snapshot's mark.
+func (s *Store) fold(only string, filter, useSnapshot bool, watch func(*journal.Entry)) (*journal.Log, *agents.State, int64, error) {
+	l, st, tail, err := s.foldFrom(only, filter, useSnapshot, watch)
 	if err != nil {
 		return nil, nil, 0, Failed("read", s.Repo.Log, err)
 	}
@@ -97,6 +118,13 @@ type Txn struct {
 // settles what a dead process left: temporary files, and a rollback that
 // started and never ended (docs/rollback.md#failures).
 func (s *Store) Begin(ctx context.Context, who lock.Holder, timeoutCode errcode.Code) (*Txn, error) {
+	return s.BeginFor(ctx, who, timeoutCode, "")
+}
+
+// BeginFor is Begin for work on one agent: that agent is whole in the
+// fold, the others are stubs, loaded when read (ReadAgent). "" is every
+// agent.
+func (s *Store) BeginFor(ctx context.Context, who lock.Holder, timeoutCode errcode.Code, agent string) (*Txn, error) {
 	l, err := lock.AcquireWaiting(ctx, s.Repo.Lock, who, s.LockWait)
 	if err != nil {
 		if why, ok := interrupt.From(err); ok {
@@ -115,13 +143,13 @@ func (s *Store) Begin(ctx context.Context, who lock.Holder, timeoutCode errcode.
 	}
 	t := &Txn{Store: s, lock: l}
 	var tail int64
-	t.Log, t.State, tail, err = s.fold("", true, nil)
+	t.Log, t.State, tail, err = s.fold(agent, false, true, nil)
 	if err != nil {
 		l.Release()
 		return nil, err
 	}
 	_ = statefile.RemoveAll(s.TmpDir())
-	if tail >= foldEvery() {
+	if tail >= foldEvery() || s.scanned >= foldEvery() {
 		// A cache: when it cannot be written, the next command folds more.
 		_ = s.writeSnapshot(t.Log, t.State)
 	}

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -399,4 +400,72 @@ func TestToolCalls_PrunedWithTheirTurnsEnd(t *testing.T) {
 	require.Len(t, l.Tools, 2)
 	assert.Equal(t, "t2.1", l.Tools[1].Call)
 	env.Venom("rollback", "--agent=claude", "t1.1", "--dry-run").Fails(t, 3, "not_found.checkpoint")
+}
+
+// A hook killed between a marked call's ref and its tool.marked record
+// leaves a ref no record names. The write order stays (a record must
+// never name a commit no ref holds: the capture's pack is held only
+// until the command ends): the next mark passes over its number, doctor
+// names it with the command that deletes it, and it goes with its turn:
+// a prune that takes the turn's end deletes it, and so does clean.
+func TestToolCalls_OrphanRefOfAKilledHook(t *testing.T) {
+	t.Parallel()
+	for _, how := range []string{"prune", "clean"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			env := NewEnv(t)
+			if how == "prune" {
+				env.SetGlobal("venom.keep", "2")
+			}
+			env.Hook("claude-code", env.Payload("claude/hooks/SessionStart.startup.json", nil), "--per-tool")
+			perToolTurn(t, env, "p1", t1End, func() {
+				env.Write("a.txt", "a\n")
+				payload := bashTool(env, "p1", "echo a > a.txt")
+				p := env.pauseCmd("tool-ref-made", nil, func(extra []string) *exec.Cmd {
+					c := env.Command(extra, "checkpoint", "hook", "claude-code", "--per-tool")
+					c.Stdin = strings.NewReader(payload)
+					return c
+				})
+				Kill9(t, p.cmd)
+				env.Write("b.txt", "b\n")
+				env.Hook("claude-code", bashTool(env, "p1", "echo b > b.txt"), "--per-tool")
+			})
+			marks := env.Records("tool.marked")
+			require.Len(t, marks, 1)
+			require.Equal(t, "t1.2", marks[0]["mark"], "the killed hook's number is passed over")
+			orphan := "refs/venom/tools/claude/1/1"
+			require.Equal(t, orphan+"\nrefs/venom/tools/claude/1/2",
+				env.Git("for-each-ref", "--format=%(refname)", "refs/venom/tools/"))
+			f := env.GitRaw("fsck", "--no-dangling", "--no-progress")
+			require.Equal(t, 0, f.Code, "git fsck:\n%s%s", f.Stdout, f.Stderr)
+
+			d := env.Venom("checkpoint", "doctor", "--json")
+			var doc struct {
+				Checks []struct{ ID, Status, Message, Fix string } `json:"checks"`
+			}
+			d.JSON(t, &doc)
+			found := false
+			for _, c := range doc.Checks {
+				if c.ID == "checkpoints.refs" {
+					found = true
+					assert.Equal(t, "warn", c.Status, c.Message)
+					assert.Contains(t, c.Message, "1 no log record names: "+orphan)
+					assert.Contains(t, c.Fix, "git update-ref -d "+orphan+" "+env.Git("rev-parse", orphan))
+				}
+			}
+			require.True(t, found)
+
+			if how == "prune" {
+				for _, p := range []string{"p2", "p3"} {
+					perToolTurn(t, env, p, t1End, func() { env.Write("a.txt", p+"\n") })
+				}
+				require.NotEmpty(t, env.Records("checkpoint.pruned"))
+			} else {
+				env.Venom("checkpoint", "clean", "--agent=claude").OK(t)
+			}
+			assert.Empty(t, env.Git("for-each-ref", "--format=%(refname)", "refs/venom/tools/"),
+				"t1's calls, the orphan among them, went with its end")
+			assert.Equal(t, "ok", env.doctorChecks(t)["checkpoints.refs"])
+		})
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/git-venom/git-venom/lib/refs"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/testhook"
 )
 
 // Tool is one tool call a hook reports (docs/checkpoints.md#tool-calls).
@@ -73,6 +74,12 @@ func MarkTool(ctx context.Context, tx *state.Txn, a *agents.Agent, tool Tool) (*
 				continue
 			}
 			return nil, gitErr("update_ref", err)
+		}
+		// Between the ref and its record: a kill here leaves a ref no
+		// record names, which the next mark passes over and prune,
+		// clean and doctor deal with (retention.OrphanToolRefs).
+		if err := testhook.Point("tool-ref-made"); err != nil {
+			return nil, err
 		}
 		rs := journal.RepoState{Repo: ".", Path: tree.Top, Commit: commit.String(), Head: snap.HeadString(),
 			Branch: snap.Branch, Skipped: snap.Skipped, Submodules: snap.Submodules}

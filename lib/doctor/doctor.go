@@ -121,7 +121,8 @@ func gitVersion(ctx context.Context, s *state.Store) Check {
 	return ok(id, "git %d.%d.%d", v[0], v[1], v[2])
 }
 
-// refsCheck compares refs/venom/checkpoints/ with the log: refs no live
+// refsCheck compares refs/venom/checkpoints/ (and the tool calls' refs,
+// refs/venom/tools/) with the log: refs no live
 // record names, refs that moved, refs that went, and agents past
 // venom.keep (docs/checkpoints.md#the-log, docs/checkpoints.md#limits). While the log has damage it advises nothing
 // that deletes or moves a ref (keepRefs).
@@ -140,10 +141,27 @@ func refsCheck(ctx context.Context, s *state.Store, st *agents.State, l *journal
 			have[f[1]] = f[0]
 		}
 	}
+	// A marked tool call's ref (docs/checkpoints.md#tool-calls) is made
+	// before its record as a checkpoint's is: one no record names is a
+	// killed hook's, which prune and clean delete with its turn.
+	tools, err := refs.Under(ctx, s.Repo, "refs/venom/tools/")
+	if err != nil {
+		return bad(id, Warn, "run git for-each-ref refs/venom/tools/ to see why", "cannot list the refs: %v", err)
+	}
+	for name, oid := range tools {
+		have[name] = oid
+	}
 	var orphans, moved, gone, over, fixes []string
 	named := map[string]bool{}
 	for _, aid := range st.Order {
 		a := st.Agents[aid]
+		for _, t := range a.Turns {
+			for _, tc := range t.Tools {
+				if n, i, err := ids.ParseToolCall(tc.Mark); err == nil {
+					named[ids.ToolRefName(a.ID, n, i)] = true
+				}
+			}
+		}
 		counted := 0
 		for _, c := range a.Checkpoints {
 			if !c.Live() || len(c.Repos) == 0 {

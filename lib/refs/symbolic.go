@@ -1,8 +1,10 @@
 package refs
 
 import (
+	"context"
 	"errors"
 	"sort"
+	"strings"
 
 	git "github.com/libgit2/git2go/v34"
 
@@ -84,4 +86,21 @@ func SymbolicNames(m map[string]string) []string {
 // itself, never the ref it names.
 func RemoveSymbolicFix(name string) string {
 	return quote.Shell([]string{"git", "symbolic-ref", "--delete", name})
+}
+
+// Under lists the refs under prefix that hold a commit of their own,
+// name → object id; a symbolic ref there is left out (checkpoints.symrefs
+// names it).
+func Under(ctx context.Context, r *repo.Repo, prefix string) (map[string]string, error) {
+	out, err := r.Git.Run(ctx, "for-each-ref", "--format=%(objectname) %(refname) %(symref)", prefix)
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if f := strings.Fields(line); len(f) == 2 {
+			have[f[1]] = f[0]
+		}
+	}
+	return have, nil
 }

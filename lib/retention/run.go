@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/git-venom/git-venom/lib/agents"
@@ -60,7 +62,10 @@ func Prune(ctx context.Context, tx *state.Txn, agent string) ([]Pruned, error) {
 			// A turn whose end went takes its marked tool calls along:
 			// nothing reads them without it (blame, explain, list --tools).
 			// One that cannot be deleted stays, harmless.
-			_ = refs.DeleteAll(ctx, tx.Store.Repo, endedToolRefs(tx.State.Agents[id], line.Pruned))
+			a := tx.State.Agents[id]
+			dels := endedToolRefs(a, line.Pruned)
+			dels = append(dels, OrphanToolRefs(ctx, tx.Store.Repo, a, endedTurns(a, line.Pruned))...)
+			_ = refs.DeleteAll(ctx, tx.Store.Repo, dels)
 		} else {
 			line.Pruned = []string{}
 		}
@@ -210,7 +215,9 @@ func Clean(ctx context.Context, tx *state.Txn, a *agents.Agent) (*Cleaned, error
 	// are no target, and blame leaves out turns whose checkpoints went.
 	// Only refs still holding their recorded capture are deleted.
 	if a.Isolation != agents.Copy {
-		_ = refs.DeleteAll(ctx, tx.Store.Repo, toolRefs(a))
+		dels := toolRefs(a)
+		dels = append(dels, OrphanToolRefs(ctx, tx.Store.Repo, a, func(int) bool { return true })...)
+		_ = refs.DeleteAll(ctx, tx.Store.Repo, dels)
 	}
 	res := &Cleaned{Agent: a.ID, Checkpoints: []Removed{}}
 	for _, x := range concerned {
@@ -293,6 +300,52 @@ func endedToolRefs(a *agents.Agent, gone []string) []refs.Deletion {
 			out = append(out, toolRefsOf(a.ID, t)...)
 		}
 	}
+	return out
+}
+
+// endedTurns says of a turn number whether its turn_end checkpoint is
+// among gone.
+func endedTurns(a *agents.Agent, gone []string) func(n int) bool {
+	ended := map[int]bool{}
+	for _, t := range a.Turns {
+		if t.EndCheckpoint != "" && slices.Contains(gone, t.EndCheckpoint) {
+			if n, err := ids.ParseTurn(t.ID); err == nil {
+				ended[n] = true
+			}
+		}
+	}
+	return func(n int) bool { return ended[n] }
+}
+
+// OrphanToolRefs are the agent's tool-call refs no tool.marked record
+// names, of the turns numbered as of says (docs/checkpoints.md#tool-calls):
+// a mark makes its ref, then its record, both under the lock, so a ref
+// found without its record while the caller holds the lock is a killed
+// hook's. Each is deleted only while it still holds the commit it holds
+// now. A ref whose name is not <n>/<i> is not git-venom's and is left.
+func OrphanToolRefs(ctx context.Context, r *repo.Repo, a *agents.Agent, of func(n int) bool) []refs.Deletion {
+	prefix := ids.ToolRefPrefix(a.ID)
+	have, err := refs.Under(ctx, r, prefix)
+	if err != nil || len(have) == 0 {
+		return nil
+	}
+	named := map[string]bool{}
+	for _, t := range a.Turns {
+		for _, d := range toolRefsOf(a.ID, t) {
+			named[d.Name] = true
+		}
+	}
+	var out []refs.Deletion
+	for name, oid := range have {
+		turn, call, ok := strings.Cut(strings.TrimPrefix(name, prefix), "/")
+		n, err1 := strconv.Atoi(turn)
+		i, err2 := strconv.Atoi(call)
+		if named[name] || !ok || err1 != nil || err2 != nil || ids.ToolRefName(a.ID, n, i) != name || !of(n) {
+			continue
+		}
+		out = append(out, refs.Deletion{Name: name, Old: oid})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 

@@ -3,9 +3,12 @@
 package checkpointcmd
 
 import (
+	"github.com/alecthomas/kong"
+
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/harness"
+	"github.com/git-venom/git-venom/lib/harness/kind"
 )
 
 // CLI is git-venom-checkpoint's grammar.
@@ -42,7 +45,41 @@ func (c *CLI) ArgValues(name string) []string {
 }
 
 // Vars are the harness lists help shows, from the registry (cli.Varser).
-func (c *CLI) Vars() map[string]string {
+func (c *CLI) Vars() map[string]string { return helpVars() }
+
+// Narrow is the part of the grammar that reads `hook <harness> ...`, the
+// call a harness makes on every event and, with --per-tool, after every
+// tool call: the global flags and that one harness's verb, the very
+// types of the whole grammar (cli.Narrower). Anything else is read by
+// the whole grammar.
+func (c *CLI) Narrow(args []string) any {
+	if len(args) < 2 || args[0] != "hook" {
+		return nil
+	}
+	k := harness.Lookup(args[1])
+	if k == nil {
+		return nil
+	}
+	return &hookCLI{Hook: hookVerb{Harness: kong.Plugins{harnessVerbs([]*kind.Kind{k})}}}
+}
+
+// hookCLI is CLI narrowed to one harness's hook verb; its fields carry
+// CLI's tags (TestNarrow_SameGrammar).
+type hookCLI struct {
+	cli.Globals
+
+	Hook hookVerb `cmd:"" help:"Run as a harness hook, or install the hooks."`
+}
+
+// hookVerb is HookCmd without install and uninstall.
+type hookVerb struct {
+	Harness kong.Plugins `embed:""`
+}
+
+// Vars are CLI's (cli.Varser).
+func (c *hookCLI) Vars() map[string]string { return helpVars() }
+
+func helpVars() map[string]string {
 	return map[string]string{
 		"harnesses":     harness.NameList(),
 		"agents":        harness.Or(harness.Agents()),

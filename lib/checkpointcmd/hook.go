@@ -33,15 +33,15 @@ type HookCmd struct {
 
 // newHookCmd builds hook's grammar with one verb per harness.
 func newHookCmd() HookCmd {
-	return HookCmd{Harnesses: kong.Plugins{harnessVerbs()}}
+	return HookCmd{Harnesses: kong.Plugins{harnessVerbs(harness.Kinds)}}
 }
 
 // harnessVerbs is a struct made at run time with one field per harness,
 // each a HookRunCmd verb named for its harness: kong's grammar is struct
 // fields, and the list of harnesses is data (harness.Kinds).
-func harnessVerbs() any {
+func harnessVerbs(kinds []*kind.Kind) any {
 	var fields []reflect.StructField
-	for i, k := range harness.Kinds {
+	for i, k := range kinds {
 		fields = append(fields, reflect.StructField{
 			Name: fmt.Sprintf("H%d", i),
 			Type: reflect.TypeOf(HookRunCmd{}),

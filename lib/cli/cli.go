@@ -198,18 +198,10 @@ func Run(env *Env, grammar any, args []string) (code int) {
 				Hint("this is a bug in git-venom; please report it with the command you ran"))
 		}
 	}()
-	parser, err := kong.New(grammar,
-		kong.Name(name(env)),
-		kong.Description(description(env.Name)),
-		kong.Exit(func(c int) { panic(exitSignal(c)) }),
-		kong.Writers(env.UI.Out, env.UI.Err),
-		vars(env, grammar),
-		kong.UsageOnError(),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: true}),
-		kong.Help(printHelp),
-		kong.Bind(env),
-		kong.PostBuild(placeholders),
-	)
+	if code, ok := runNarrow(env, grammar, args); ok {
+		return code
+	}
+	parser, err := newParser(env, grammar)
 	if err != nil {
 		return Report(env, errcode.Newf(errcode.FailedInternal, nil, "bad grammar: %v", err))
 	}
@@ -223,12 +215,82 @@ func Run(env *Env, grammar any, args []string) (code int) {
 	if err != nil {
 		return Report(env, usageError(parser, verbTypo(parser, args, err)))
 	}
+	return runParsed(env, grammar, args, kctx)
+}
+
+// Narrower is a grammar that has, for some argument lists, a part of
+// itself that reads them: the same verb types under the same names, the
+// others left out. Building kong's model of a whole grammar (every verb,
+// flag and help text, read by reflection and interpolated) was a fifth
+// of the start-up of each hook call; of one verb, a small part of it.
+// Narrow returns nil when the whole grammar must read args.
+type Narrower interface{ Narrow(args []string) any }
+
+// runNarrow runs args with the grammar's narrow part when it has one for
+// them and it reads them without an error; ok is false otherwise, and
+// then nothing has run or been printed: the whole grammar reads args
+// again, so that an error, its usage and its hints are the same as
+// without a narrow part. Help is never asked of a narrow part (it would
+// show only that part), so neither is an argument that might ask for it.
+func runNarrow(env *Env, grammar any, args []string) (code int, ok bool) {
+	g, isNarrower := grammar.(Narrower)
+	if !isNarrower || mayAskHelp(args) {
+		return 0, false
+	}
+	narrow := g.Narrow(args)
+	if narrow == nil {
+		return 0, false
+	}
+	parser, err := newParser(env, narrow)
+	if err != nil {
+		return 0, false
+	}
+	args = bareColor(args)
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		return 0, false
+	}
+	return runParsed(env, narrow, args, kctx), true
+}
+
+// mayAskHelp reports an argument that is, or might be read as, a request
+// for help: a help verb, --help, or a cluster of short flags (-qh).
+func mayAskHelp(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "help" || a == "--help" || a == completeVerb || (strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && a != "-q") {
+			return true
+		}
+	}
+	return false
+}
+
+// runParsed runs the command kong chose.
+func runParsed(env *Env, grammar any, args []string, kctx *kong.Context) int {
 	env.JSON = env.JSON || jsonFlag(grammar)
 	env.configureOutput(grammar, args)
 	if err := kctx.Run(env); err != nil {
 		return Report(env, err)
 	}
 	return 0
+}
+
+// newParser builds kong's model of grammar, as every command has it.
+func newParser(env *Env, grammar any) (*kong.Kong, error) {
+	return kong.New(grammar,
+		kong.Name(name(env)),
+		kong.Description(description(env.Name)),
+		kong.Exit(func(c int) { panic(exitSignal(c)) }),
+		kong.Writers(env.UI.Out, env.UI.Err),
+		vars(env, grammar),
+		kong.UsageOnError(),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: true}),
+		kong.Help(printHelp),
+		kong.Bind(env),
+		kong.PostBuild(placeholders),
+	)
 }
 
 // name is the command as people type it, git venom-checkpoint: help's

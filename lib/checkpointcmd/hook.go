@@ -136,6 +136,11 @@ func runHook(env *cli.Env, name string, f hookFlags, notify string) error {
 // or anything a payload says, and following it captured that
 // repository's untracked files (its .env) there.
 func hookDir(env *cli.Env, cwd string) (string, error) {
+	if cwd == env.Dir {
+		// Where harnesses run their hooks: the answer is cwd either
+		// way, without opening the repository twice more.
+		return cwd, nil
+	}
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		return env.Dir, nil
 	}

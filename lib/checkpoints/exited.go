@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/git-venom/git-venom/lib/agents"
-	"github.com/git-venom/git-venom/lib/environ"
+	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/state"
 )
 
@@ -23,7 +23,7 @@ func EndExited(ctx context.Context, tx *state.Txn, a *agents.Agent) error {
 	}
 	var anchor, version string
 	if end := agents.RecordOf(a.Harness).End; end != nil && t.Session != "" {
-		anchor, version = end(ctx, environ.Getter(tx.Store.Environ), a.Tree, t)
+		anchor, version = end(ctx, gitcli.Getter(tx.Store.Environ), a.Tree, t)
 	}
 	_, err := TakeIn(ctx, tx, Request{
 		Registration: Registration{Agent: a.ID, Harness: a.Harness},

@@ -21,6 +21,7 @@ import (
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/config"
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/interrupt"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
@@ -128,14 +129,7 @@ func (e *Env) Read() (*state.Store, *agents.State, error) {
 }
 
 // Getenv reads the command's environment.
-func (e *Env) Getenv(name string) string {
-	for i := len(e.Environ) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(e.Environ[i], name+"="); ok {
-			return v
-		}
-	}
-	return ""
-}
+func (e *Env) Getenv(name string) string { return gitcli.Getenv(e.Environ, name) }
 
 type exitSignal int
 

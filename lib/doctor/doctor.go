@@ -23,8 +23,8 @@ import (
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/config"
-	"github.com/git-venom/git-venom/lib/environ"
 	"github.com/git-venom/git-venom/lib/explain"
+	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/harness"
 	"github.com/git-venom/git-venom/lib/harness/kind"
 	"github.com/git-venom/git-venom/lib/ids"
@@ -449,7 +449,7 @@ func legacyRemotes(common string) []legacyRemote {
 func harnessChecks(ctx context.Context, s *state.Store, st *agents.State) []Check {
 	var out []Check
 	in := kind.Doctor{Top: s.Repo.Top, Environ: s.Environ, State: st,
-		Getenv: environ.Getter(s.Environ), ReadSettings: harness.ReadSettings}
+		Getenv: gitcli.Getter(s.Environ), ReadSettings: harness.ReadSettings}
 	for _, k := range harness.Kinds {
 		if k.Checks == nil {
 			continue

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-venom/git-venom/lib/gitfiles"
+	"github.com/git-venom/git-venom/lib/gitcli"
 )
 
 // Watchman's own JSON protocol, over its socket, answers the hook's query
@@ -46,7 +46,7 @@ const watchmanTimeout = 10 * time.Second
 // sockname is watchman's socket: WATCHMAN_SOCK, as its own client takes
 // it, else what the client says, without starting a server.
 func sockname(ctx context.Context, env []string) string {
-	if s := gitfiles.EnvValue(env, "WATCHMAN_SOCK"); s != "" {
+	if s := gitcli.Getenv(env, "WATCHMAN_SOCK"); s != "" {
 		return s
 	}
 	cmd := exec.CommandContext(ctx, "watchman", "--no-spawn", "--no-pretty", "get-sockname")

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/gitconfig"
 )
 
@@ -27,22 +28,11 @@ type Repo struct {
 // and the attributes files core.attributesFile points at.
 func Settings(r Repo) []string {
 	configs, attrs, _ := Outside(r)
-	w := ConfigWalk{Home: EnvValue(r.Env, "HOME"), Top: r.Top}
+	w := ConfigWalk{Home: gitcli.Getenv(r.Env, "HOME"), Top: r.Top}
 	for _, f := range configs {
 		w.Read(f, 0)
 	}
 	return append(append(append(configs, attrs...), w.Included...), w.AttributesFiles...)
-}
-
-// EnvValue is a variable of the environment git runs in (env, the last
-// setting winning).
-func EnvValue(env []string, name string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
-			return v
-		}
-	}
-	return ""
 }
 
 // Kind is what one of git's files says.
@@ -99,14 +89,7 @@ func List(r Repo) (files []File, exact bool) {
 
 // list is List, and whether git's system folder is known.
 func list(r Repo) (files []File, exact, known bool) {
-	env := func(name string) (string, bool) {
-		for i := len(r.Env) - 1; i >= 0; i-- {
-			if v, ok := strings.CutPrefix(r.Env[i], name+"="); ok {
-				return v, true
-			}
-		}
-		return "", false
-	}
+	env := func(name string) (string, bool) { return gitcli.LookupEnv(r.Env, name) }
 	exact = gitconfig.PlainEnvironment(r.Env)
 	add := func(path string, k Kind, s Scope, read bool) {
 		if read && !filepath.IsAbs(path) {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/gitconfig"
 )
 
@@ -25,7 +26,7 @@ func discover(dir string, environ []string) (p Paths, ok bool) {
 		return p, false
 	}
 	// safe.directory: git compares owners with SUDO_UID when root runs it.
-	if os.Geteuid() == 0 && envValue(environ, "SUDO_UID") != "" {
+	if os.Geteuid() == 0 && gitcli.Getenv(environ, "SUDO_UID") != "" {
 		return p, false
 	}
 	// git walks up the physical path (getcwd), not a logical one.

@@ -246,15 +246,15 @@ func checkEnvironment(environ []string) error {
 // core.worktree, GIT_DIR=.git at the top level as git's hooks have it, and an
 // index file outside any other repository.
 func checkSelection(ctx context.Context, user *gitcli.Runner, environ []string, p Paths) error {
-	gitDir, workTree := envValue(environ, "GIT_DIR"), envValue(environ, "GIT_WORK_TREE")
+	gitDir, workTree := gitcli.Getenv(environ, "GIT_DIR"), gitcli.Getenv(environ, "GIT_WORK_TREE")
 	refuse := func(name, format string, args ...any) error {
 		return errcode.Newf(errcode.UnsupportedEnvironment, map[string]string{"variable": name}, format, args...).
 			Hint("unset %s, or set GIT_DIR and GIT_WORK_TREE together, and run the command again", name)
 	}
-	if v := envValue(environ, "GIT_COMMON_DIR"); v != "" && canonical(naturalCommonDir(p.GitDir)) != p.CommonDir {
+	if v := gitcli.Getenv(environ, "GIT_COMMON_DIR"); v != "" && canonical(naturalCommonDir(p.GitDir)) != p.CommonDir {
 		return refuse("GIT_COMMON_DIR", "GIT_COMMON_DIR names %s, which is not the common dir of %s", v, p.GitDir)
 	}
-	if v := envValue(environ, "GIT_INDEX_FILE"); v != "" {
+	if v := gitcli.Getenv(environ, "GIT_INDEX_FILE"); v != "" {
 		if owner := enclosingGitDir(filepath.Dir(p.Index)); owner != "" && owner != p.GitDir && owner != p.CommonDir {
 			return refuse("GIT_INDEX_FILE", "GIT_INDEX_FILE names an index of another repository (%s)", owner)
 		}
@@ -288,16 +288,6 @@ func checkSelection(ctx context.Context, user *gitcli.Runner, environ []string, 
 		return refuse("GIT_DIR", "GIT_DIR names %s, but %s is not the top level of its worktree", gitDir, p.Top)
 	}
 	return nil
-}
-
-func envValue(environ []string, name string) string {
-	v := ""
-	for _, kv := range environ {
-		if rest, ok := strings.CutPrefix(kv, name+"="); ok {
-			v = rest
-		}
-	}
-	return v
 }
 
 func firstSet(v, ifSet, otherwise string) string {

@@ -7,6 +7,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/gitconfig"
 	"github.com/git-venom/git-venom/lib/gitfiles"
 	"github.com/git-venom/git-venom/lib/repo"
@@ -206,7 +207,7 @@ func settingsQuiet(r *repo.Repo, words [][]byte) bool {
 	if !ok {
 		return false
 	}
-	w := gitfiles.ConfigWalk{Home: gitfiles.EnvValue(r.Git.Env, "HOME"), Top: r.Top}
+	w := gitfiles.ConfigWalk{Home: gitcli.Getenv(r.Git.Env, "HOME"), Top: r.Top}
 	for _, c := range configs {
 		if !w.Read(c, 0) {
 			return false

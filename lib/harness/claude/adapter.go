@@ -10,8 +10,8 @@ import (
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/conversation"
-	"github.com/git-venom/git-venom/lib/environ"
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/state"
 )
 
@@ -89,7 +89,7 @@ func (Adapter) Rewind(ctx context.Context, s *state.Store, a *agents.Agent, t *a
 		return nil, errcode.Newf(errcode.NotFoundHarnessSession, map[string]string{"agent": a.ID},
 			"agent %s has no Claude Code session bound; its hooks bind one at SessionStart", a.ID)
 	}
-	getenv := environ.Getter(s.Environ)
+	getenv := gitcli.Getter(s.Environ)
 	path, lerr := Locate(ConfigDir(getenv), a.Tree, src)
 	anchor := t.HarnessEnd
 	if lerr == nil {

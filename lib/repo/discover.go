@@ -74,7 +74,8 @@ func plainRepository(top, gitDir string) (p Paths, ok bool) {
 	if _, err := os.Lstat(filepath.Join(gitDir, "commondir")); !errors.Is(err, fs.ErrNotExist) {
 		return p, false
 	}
-	if !gitDirectory(gitDir, gitDir) || !ownedByUs(top, gitDir) || !plainConfig(filepath.Join(gitDir, "config")) {
+	// Inspect found gitDir a git dir (gitDirectory) already.
+	if !ownedByUs(top, gitDir) || !plainConfig(filepath.Join(gitDir, "config")) {
 		return p, false
 	}
 	return Paths{Top: top, GitDir: gitDir, CommonDir: gitDir, Index: filepath.Join(gitDir, "index")}, true
@@ -104,8 +105,9 @@ func linkedWorktree(top string, l Layout) (p Paths, ok bool) {
 	return Paths{Top: top, GitDir: gitDir, CommonDir: common, Index: filepath.Join(gitDir, "index")}, true
 }
 
-// gitDirectory is is_git_directory: a HEAD git reads in gitDir, and
-// objects and refs in its common dir.
+// gitDirectory is git's is_git_directory, the one test of a git dir here
+// (discovery, Inspect, an index's enclosing git dir): a HEAD git reads in
+// gitDir, and objects and refs in its common dir.
 func gitDirectory(gitDir, common string) bool {
 	if fi, err := os.Lstat(filepath.Join(gitDir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
 		return false

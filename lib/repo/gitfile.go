@@ -61,10 +61,8 @@ func Inspect(dir string) (Layout, error) {
 		return Layout{}, fmt.Errorf("%w: %s is a link or a special file", ErrUnsure, dot)
 	}
 	l.CommonDir, l.Linked = CommonDir(l.GitDir)
-	for _, need := range []string{filepath.Join(l.GitDir, "HEAD"), filepath.Join(l.CommonDir, "objects"), filepath.Join(l.CommonDir, "refs")} {
-		if _, err := os.Stat(need); err != nil {
-			return Layout{}, fmt.Errorf("%w: %v", ErrUnsure, err)
-		}
+	if !gitDirectory(l.GitDir, l.CommonDir) {
+		return Layout{}, fmt.Errorf("%w: %s is not a git dir that git reads plainly", ErrUnsure, l.GitDir)
 	}
 	return l, nil
 }

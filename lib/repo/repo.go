@@ -307,7 +307,7 @@ func naturalCommonDir(gitDir string) string {
 // enclosingGitDir is the git dir that holds dir, or "" when none does.
 func enclosingGitDir(dir string) string {
 	for d := canonical(dir); ; d = filepath.Dir(d) {
-		if isGitDir(d) {
+		if gitDirectory(d, naturalCommonDir(d)) {
 			return d
 		}
 		if d == filepath.Dir(d) {
@@ -316,14 +316,3 @@ func enclosingGitDir(dir string) string {
 	}
 }
 
-func isGitDir(d string) bool {
-	if fi, err := os.Stat(filepath.Join(d, "HEAD")); err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	for _, sub := range []string{"commondir", "objects"} {
-		if _, err := os.Stat(filepath.Join(d, sub)); err == nil {
-			return true
-		}
-	}
-	return false
-}

@@ -195,6 +195,11 @@ func Run(env *Env, grammar any, args []string) (code int) {
 	if code, ok := runNarrow(env, grammar, args); ok {
 		return code
 	}
+	return runWhole(env, grammar, args)
+}
+
+// runWhole reads args with the whole grammar and runs the command.
+func runWhole(env *Env, grammar any, args []string) int {
 	parser, err := newParser(env, grammar)
 	if err != nil {
 		return Report(env, errcode.Newf(errcode.FailedInternal, nil, "bad grammar: %v", err))
@@ -226,12 +231,18 @@ type Narrower interface{ Narrow(args []string) any }
 // again, so that an error, its usage and its hints are the same as
 // without a narrow part. Help is never asked of a narrow part (it would
 // show only that part), so neither is an argument that might ask for it.
+// A lone --version, every grammar's, is read by the global flags alone.
 func runNarrow(env *Env, grammar any, args []string) (code int, ok bool) {
-	g, isNarrower := grammar.(Narrower)
-	if !isNarrower || mayAskHelp(args) {
+	if mayAskHelp(args) {
 		return 0, false
 	}
-	narrow := g.Narrow(args)
+	var narrow any
+	if g, isNarrower := grammar.(Narrower); isNarrower {
+		narrow = g.Narrow(args)
+	}
+	if narrow == nil && len(args) == 1 && args[0] == "--version" {
+		narrow = &struct{ Globals }{}
+	}
 	if narrow == nil {
 		return 0, false
 	}

@@ -52,9 +52,22 @@ func runToy(grammar any, args ...string) (int, string, string) {
 	return code, out.String(), errOut.String()
 }
 
+// runToyWhole is runToy with the whole grammar only, as before narrow parts.
+func runToyWhole(grammar any, args ...string) (code int, out, errOut string) {
+	streams, o, e := ui.Test()
+	defer func() {
+		if r := recover(); r != nil {
+			code = int(r.(exitSignal))
+		}
+		out, errOut = o.String(), e.String()
+	}()
+	return runWhole(&Env{UI: streams, Name: "git-venom-toy"}, grammar, args), "", ""
+}
+
 // The narrow part runs what it reads; anything it cannot read, or might
 // be help, the whole grammar reads, with the output a grammar without a
-// narrow part gives, byte for byte.
+// narrow part gives, byte for byte. So for a lone --version, which any
+// grammar's global flags read.
 func TestRun_NarrowPartOrTheWholeGrammar(t *testing.T) {
 	full := func() any { return &toyFull{Go: toyGo{via: "full"}} }
 	narrowing := func() any { return &toyNarrowing{toyFull{Go: toyGo{via: "full"}}} }
@@ -70,13 +83,19 @@ func TestRun_NarrowPartOrTheWholeGrammar(t *testing.T) {
 		{"go", "-h"}, {"go", "--help"}, {"go", "-qh"}, {"help", "go"}, // help: the whole grammar's
 		{"other", "--level=2"},
 		{"go", "--name", "-h"},
+		{"--version"}, {"go", "--version"}, {"--version", "--bogus"},
 	} {
-		wantCode, wantOut, wantErr := runToy(full(), args...)
-		code, out, errOut := runToy(narrowing(), args...)
-		assert.Equal(t, wantCode, code, "%q", args)
-		assert.Equal(t, wantOut, out, "%q", args)
-		assert.Equal(t, wantErr, errOut, "%q", args)
+		wantCode, wantOut, wantErr := runToyWhole(full(), args...)
+		for _, g := range []any{full(), narrowing()} {
+			code, out, errOut := runToy(g, args...)
+			assert.Equal(t, wantCode, code, "%q", args)
+			assert.Equal(t, wantOut, out, "%q", args)
+			assert.Equal(t, wantErr, errOut, "%q", args)
+		}
 	}
 	_, out, _ = runToy(narrowing(), "go", "--name=x", "--loud")
 	assert.Equal(t, "full x\n", out)
+	code, out, _ = runToy(full(), "--version")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "git-venom-toy "+VersionString()+"\n", out, "a lone --version: the global flags read it")
 }

@@ -8,6 +8,7 @@ package main
 //
 //	go run ./tests/bench -fsmonitor 100000 -runs 7
 //	go run ./tests/bench -fsmonitor 100000 -fsmonitor-base /tmp/before
+//	go run ./tests/bench -fsmonitor 1000000 -fsmonitor-reuse -work /tmp/fsm1m
 //
 // Rows: "clean" (nothing changed) and "10chg+10new" (10 tracked files
 // rewritten and 10 new ones before every capture). Targets: the capture
@@ -38,6 +39,7 @@ func init() {
 	bin := fs.String("fsmonitor-bin", "", "folder with git-venom-checkpoint (default: build it)")
 	base := fs.String("fsmonitor-base", "", "folder with an earlier git-venom-checkpoint, timed beside the other without an fsmonitor")
 	work := fs.String("work", filepath.Join(os.TempDir(), "git-venom-bench-fsmonitor"), "directory for the repositories, binaries and watchman")
+	reuse := fs.Bool("fsmonitor-reuse", false, "keep one working copy of each size in -work, put back before each run, instead of copying the generated tree again")
 	runs := fs.Int("runs", 7, "timed runs per row")
 	verb := fs.Bool("v", false, "log progress on stderr")
 	_ = fs.Parse(os.Args[1:])
@@ -49,13 +51,15 @@ func init() {
 	if err != nil {
 		fatal(err)
 	}
-	f := &fsmBench{work: *work, bin: b, base: *base, runs: *runs}
+	f := &fsmBench{work: *work, bin: b, base: *base, runs: *runs, reuse: *reuse}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 2 {
 			fatal(fmt.Errorf("bad -fsmonitor size %q", s))
 		}
-		borrowCache(*work, filepath.Join(os.TempDir(), "git-venom-bench"), n)
+		if !*reuse {
+			borrowCache(*work, filepath.Join(os.TempDir(), "git-venom-bench"), n)
+		}
 		if err := f.run(n); err != nil {
 			fatal(err)
 		}
@@ -66,6 +70,41 @@ func init() {
 type fsmBench struct {
 	work, bin, base string
 	runs            int
+	reuse           bool
+}
+
+// kept is the working copy -fsmonitor-reuse keeps for n files: made once
+// by moving the generated tree into place (a copy of 1,000,000 files
+// takes longer than the whole run), then put back at every run to the
+// commit, with no untracked file left but ignored ones.
+func (f *fsmBench) kept(p *proc, n int) (string, error) {
+	top := filepath.Join(f.work, fmt.Sprintf("fsmonitor-%d", n))
+	g := &proc{dir: top, git: p.git, env: p.env}
+	if _, err := os.Stat(filepath.Join(top, ".git")); err == nil {
+		logf("putting %s back to its commit", top)
+		// A run cut short leaves core.fsmonitor set, naming a hook that
+		// would reach the person's watchman from here.
+		for _, args := range [][]string{{"reset", "-q", "--hard"}, {"clean", "-fdq"}} {
+			if _, err := g.run(nil, append([]string{"-c", "core.fsmonitor=false"}, args...)...); err != nil {
+				return "", err
+			}
+		}
+		return top, settle(g)
+	}
+	cache := filepath.Join(f.work, fmt.Sprintf("gen-%d-%s", n, genVersion))
+	if _, err := os.Stat(filepath.Join(cache, ".git", "bench-complete")); err != nil {
+		if err := os.RemoveAll(cache); err != nil {
+			return "", err
+		}
+		logf("generating %d files in %s", n, cache)
+		if err := generate(p, cache, n); err != nil {
+			return "", err
+		}
+	}
+	if err := os.Rename(cache, top); err != nil {
+		return "", err
+	}
+	return top, settle(g)
 }
 
 // watchman is the bench's private watchman: a wrapper that names its
@@ -106,7 +145,13 @@ type fsmTimed struct {
 
 func (f *fsmBench) run(n int) error {
 	p := &proc{git: "git", env: baseEnv(), dir: f.work, isolate: true}
-	top, err := prepare(p, f.work, n, "")
+	var top string
+	var err error
+	if f.reuse {
+		top, err = f.kept(p, n)
+	} else {
+		top, err = prepare(p, f.work, n, "")
+	}
 	if err != nil {
 		return err
 	}

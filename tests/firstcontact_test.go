@@ -54,7 +54,8 @@ func TestAgents_InferredFromWorktree(t *testing.T) {
 		assert.Contains(t, e.Error.Message, "a1, b1", "%v", args)
 		human := env.Venom(args[0], args[1:]...)
 		assert.Equal(t, 2, human.Code)
-		assert.Contains(t, human.Stderr, "this worktree has 2 agents (a1, b1)", "%v", args)
+		// 80 columns: the names on a hint line of their own.
+		assert.Contains(t, human.Stderr, "this worktree has 2 agents: name one with --agent\nhint: they are a1, b1\n", "%v", args)
 		assert.Contains(t, human.Stderr, "--agent=a1", "%v", args)
 	}
 
@@ -65,7 +66,7 @@ func TestAgents_InferredFromWorktree(t *testing.T) {
 	r.Fails(t, 2, "invalid_params.agent")
 	assert.JSONEq(t, `{"agents":["a1","b1","w1"]}`, string(ErrorOf(t, r).Error.Data))
 	assert.Contains(t, env.VenomIn(other, nil, "checkpoint", "list").Stderr,
-		"this repository has 3 agents (a1, b1, w1)")
+		"this repository has 3 agents: name one with --agent\nhint: they are a1, b1, w1\n")
 }
 
 // TestFirstCheckpoint_SaysWhatToType: with no agent yet, a bare

@@ -57,7 +57,8 @@ func TestHookInstall_ClaudeKeepsEverythingElse(t *testing.T) {
 
 	env.Venom("checkpoint", "hook", "install", "claude-code").OK(t)
 	once := env.Read(".claude/settings.local.json")
-	assert.Equal(t, "Would change "+path+" to:\n"+once, dry.Stdout, "--dry-run named the file and printed what it becomes")
+	assert.Equal(t, namedLine("Would change "+path+" to:", "Would change this file to what follows:", path)+"\n"+once,
+		dry.Stdout, "--dry-run named the file and printed what it becomes")
 	env.Venom("checkpoint", "hook", "install", "claude-code").OK(t)
 	assert.Equal(t, once, env.Read(".claude/settings.local.json"), "twice in a row gives the same file")
 

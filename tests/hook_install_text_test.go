@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -53,7 +54,9 @@ func TestHookUninstall_NothingInstalledWritesNothing(t *testing.T) {
 		r := env.Venom("checkpoint", append([]string{"hook", "uninstall"}, args...)...).OK(t)
 		assert.Equal(t, before, homeAndTree(t, env), "%v wrote", args)
 		for _, line := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
-			assert.True(t, strings.HasPrefix(line, "Nothing to remove: "), "%v: %s", args, r.Stdout)
+			// A path too long for the line stands on the next one.
+			assert.True(t, strings.HasPrefix(line, "Nothing to remove: ") || strings.HasPrefix(line, "  /"),
+				"%v: %s", args, r.Stdout)
 		}
 		j := env.Venom("checkpoint", append([]string{"hook", "uninstall", "--json"}, args...)...).OK(t).Map(t)
 		for _, f := range j["files"].([]any) {
@@ -62,7 +65,8 @@ func TestHookUninstall_NothingInstalledWritesNothing(t *testing.T) {
 		}
 	}
 	assert.Contains(t, env.Venom("checkpoint", "hook", "uninstall", "claude-code", "--scope=project").OK(t).Stdout,
-		"Nothing to remove: "+env.Path(".claude/settings.json")+" holds no git-venom hooks.")
+		namedLine("Nothing to remove: "+env.Path(".claude/settings.json")+" holds no git-venom hooks.",
+			"Nothing to remove: no git-venom hooks in", env.Path(".claude/settings.json")))
 }
 
 // Files as people and the harnesses write them; each is installed into
@@ -107,7 +111,7 @@ func TestHookInstall_EditsOnlyItsEntries(t *testing.T) {
 			}
 			assert.Contains(t, installed, "git venom-checkpoint hook "+tc.harness)
 			again := env.Venom("checkpoint", "hook", "install", tc.harness).OK(t)
-			assert.Contains(t, again.Stdout, "is already as it should be")
+			assert.Contains(t, again.Stdout, "lready as it should be")
 			assert.Equal(t, installed, env.Read(tc.file), "installing again changes nothing")
 			env.Venom("checkpoint", "hook", "uninstall", tc.harness).OK(t)
 			assert.Equal(t, before, homeAndTree(t, env), "uninstall gave back the bytes:\n%s", env.Read(tc.file))
@@ -162,15 +166,17 @@ func TestHookInstall_DryRunNamesTheFile(t *testing.T) {
 	before := homeAndTree(t, env)
 	path := env.Path(".claude/settings.local.json")
 	r := env.Venom("checkpoint", "hook", "install", "claude-code", "--dry-run").OK(t)
-	assert.True(t, strings.HasPrefix(r.Stdout, "Would create "+path+":\n{\n  \"hooks\": {"), r.Stdout)
+	named := namedLine("Would create "+path+":", "Would create:", path)
+	assert.True(t, strings.HasPrefix(r.Stdout, named+"\n{\n  \"hooks\": {"), r.Stdout)
 	j := env.Venom("checkpoint", "hook", "install", "claude-code", "--dry-run", "--json").OK(t).Map(t)
 	f := j["files"].([]any)[0].(map[string]any)
 	assert.Equal(t, path, f["file"])
 	assert.Equal(t, "create", f["action"])
-	assert.Equal(t, strings.TrimPrefix(r.Stdout, "Would create "+path+":\n"), f["content"])
+	assert.Equal(t, strings.TrimPrefix(r.Stdout, named+"\n"), f["content"])
 
 	r = env.Venom("checkpoint", "hook", "install", "codex", "--dry-run").OK(t)
-	assert.Contains(t, r.Stdout, "Would create "+env.Path(".codex/hooks.json")+":\n")
+	hooks := env.Path(".codex/hooks.json")
+	assert.Contains(t, r.Stdout, namedLine("Would create "+hooks+":", "Would create:", hooks)+"\n")
 	assert.Contains(t, r.Stderr, "note: Codex runs no hook it does not trust")
 	assert.Contains(t, r.Stderr, "trust_level = \"trusted\"")
 	j = env.Venom("checkpoint", "hook", "install", "codex", "--dry-run", "--json").OK(t).Map(t)
@@ -179,6 +185,16 @@ func TestHookInstall_DryRunNamesTheFile(t *testing.T) {
 
 	env.Venom("checkpoint", "hook", "install", "claude-code").OK(t)
 	r = env.Venom("checkpoint", "hook", "uninstall", "claude-code", "--dry-run").OK(t)
-	assert.Equal(t, "Would remove "+path+", which holds only git-venom's hooks.\n", r.Stdout)
+	assert.Equal(t, namedLine("Would remove "+path+", which holds only git-venom's hooks.",
+		"Would remove this file, which holds only git-venom's hooks:", path)+"\n", r.Stdout)
 	assert.FileExists(t, path)
+}
+
+// namedLine is a line naming path as hook install prints it: line where
+// it fits 80 columns, else lead with the path alone on the next line.
+func namedLine(line, lead, path string) string {
+	if utf8.RuneCountInString(line) <= 80 {
+		return line
+	}
+	return lead + "\n  " + path
 }

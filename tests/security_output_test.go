@@ -71,7 +71,8 @@ func TestSecurity_OutputListAgentsEvents(t *testing.T) {
 
 	list := env.Venom("checkpoint", "list", "--agent=a1").OK(t)
 	assertNoControls(t, "list", list.Stdout)
-	assert.Contains(t, list.Stdout, evilLabelShown)
+	// Quoted, and cut to fit 80 columns: never a row of its own.
+	assert.Contains(t, list.Stdout, evilLabelShown[:15])
 	assert.Len(t, strings.Split(strings.TrimSuffix(list.Stdout, "\n"), "\n"), 3, "a header and two rows, none forged:\n%s", list.Stdout)
 	var l ListResult
 	env.Venom("checkpoint", "list", "--agent=a1", "--json").OK(t).JSON(t, &l)
@@ -86,7 +87,7 @@ func TestSecurity_OutputListAgentsEvents(t *testing.T) {
 
 	events := env.Venom("checkpoint", "events").OK(t)
 	assertNoControls(t, "events", events.Stdout)
-	assert.Contains(t, events.Stdout, "a1/k1 turn_start "+evilLabelShown)
+	assert.Contains(t, events.Stdout, "a1/k1 turn_start "+evilLabelShown[:15])
 	assert.Contains(t, events.Stdout, `a1 "turn_end\033[2J" "failed.x\033]0;t\a"`)
 	js := env.Venom("checkpoint", "events", "--json").OK(t).Stdout
 	assert.Contains(t, js, `"label":"L\u001b]0;pwned\u0007\u001b[2J\r\nk9  turn_end  t9  0s  3  forged"`)

@@ -689,9 +689,27 @@ func (s *State) Resolve(given string) (string, error) {
 	for i, a := range candidates {
 		names[i] = a.ID
 	}
-	return "", errcode.Newf(errcode.InvalidParamsAgent, map[string]any{"agents": names},
-		"%s %d agents (%s): name one with --agent", where, len(names), strings.Join(names, ", ")).
-		Hint("for example --agent=%s; git venom-checkpoint agents lists them", names[0])
+	e := errcode.Newf(errcode.InvalidParamsAgent, map[string]any{"agents": names},
+		"%s %d agents (%s): name one with --agent", where, len(names), strings.Join(names, ", "))
+	// Within 80 columns, as "error: invalid_params.agent: " and "hint: "
+	// print it: the names move to hint lines where they do not fit.
+	const room = 80 - len("error: invalid_params.agent: ")
+	if hint := "for example --agent=" + names[0] + "; git venom-checkpoint agents lists them"; len(e.Message) <= room && len(hint) <= 80-len("hint: ") {
+		return "", e.Hint("%s", hint)
+	}
+	e.Shorter("%s %d agents: name one with --agent", where, len(names))
+	line := "they are"
+	for i, n := range names {
+		if i < len(names)-1 {
+			n += ","
+		}
+		if len(line)+1+len(n) > 80-len("hint: ") {
+			e.Hint("%s", line)
+			line = " "
+		}
+		line += " " + n
+	}
+	return "", e.Hint("%s", line).Hint("for example --agent=%s", names[0])
 }
 
 // Known returns the agent or not_found.agent (docs/checkpoints.md#agents-turns-and-states).

@@ -95,12 +95,15 @@ func (c *AgentsCmd) Run(env *cli.Env) error {
 		}
 		in[a.Tree] = append(in[a.Tree], name)
 	}
+	// An id too long for the row loses its middle; TREES below and
+	// --json name it whole.
+	w.Fit(ui.Columns80, 0, ui.CutMiddle)
 	if err := w.Flush(); err != nil {
 		return err
 	}
 	env.UI.Printf("\n%s\n", dim("TREES"))
 	for _, t := range trees {
-		env.UI.Printf("%s\n  %s\n", q(t), strings.Join(in[t], ", "))
+		env.UI.Printf("%s\n%s\n", q(t), ui.Wrap("  "+strings.Join(in[t], ", "), ui.Columns80, ""))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/git-venom/git-venom/lib/events"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // EventsCmd prints the event stream (docs/json.md#events).
@@ -53,7 +54,7 @@ func (c *EventsCmd) Run(env *cli.Env) error {
 				return err
 			}
 		} else {
-			fmt.Fprintln(out, human(ev))
+			fmt.Fprintln(out, human(ev).fit(ui.Columns80))
 		}
 		if c.Follow {
 			return out.Flush()
@@ -75,17 +76,63 @@ func (c *EventsCmd) Run(env *cli.Env) error {
 	return out.Flush()
 }
 
+// eventLine is an event's human line in parts: the agent's part and the
+// label, where it has them, are what fit cuts.
+type eventLine struct {
+	parts []string
+	agent int     // the part naming the agent; 0 for none
+	label *string // the label, last, not yet quoted
+}
+
+// fit is the line within width columns, as git's --oneline keeps a
+// commit to one line: a label too long for the rest of the line is cut
+// ("…"), then an agent id loses its middle; --json has them whole. It
+// stays one line, so no label can pass for an event of its own.
+func (l eventLine) fit(width int) string {
+	line := strings.Join(l.parts, " ")
+	if l.label != nil {
+		full := quote.Always(*l.label)
+		switch room := width - ui.Width(line) - 1; {
+		case ui.Width(full) <= room:
+			line += " " + full
+		case room >= minLabel:
+			line += " " + ui.Cut(quote.Always(ui.Cut(*l.label, room-2)), room)
+		default:
+			line += ` "…"` // there is one
+		}
+	}
+	if over := ui.Width(line) - width; over > 0 && l.agent > 0 {
+		parts := append([]string(nil), l.parts...)
+		parts[l.agent] = ui.CutMiddle(parts[l.agent], minID) // the same for each line of one agent
+		return eventLine{parts: parts, label: l.label}.fit(width)
+	}
+	return line
+}
+
+// minLabel is the least fit cuts a label to (`"A lab…"` still says
+// which); minID is what an agent's part too long is cut to, the same on
+// every line (`gemini-8c4d2e…c3d4e5f/k3`).
+const minLabel, minID = 8, 24
+
+// seconds is an event's time to the second, as a person reads it
+// (2026-12-05T18:34:26Z); --json keeps the milliseconds.
+func seconds(ts string) string {
+	if i := strings.LastIndexByte(ts, '.'); i > 0 && strings.HasSuffix(ts, "Z") {
+		return ts[:i] + "Z"
+	}
+	return ts
+}
+
 // human is one event as a line: seq, time, type, then its main members,
 // each quoted as it comes from the log (a label always, being free text).
-func human(ev events.Event) string {
+func human(ev events.Event) eventLine {
 	q := quote.C
-	parts := []string{fmt.Sprint(ev.Seq), q(ev.Ts), q(ev.Type)}
+	parts := []string{fmt.Sprint(ev.Seq), q(seconds(ev.Ts)), q(ev.Type)}
+	var label *string
 	switch d := ev.Data.(type) {
 	case events.Checkpoint:
 		parts = append(parts, q(d.Agent+"/"+d.Checkpoint), q(d.Reason))
-		if d.Label != nil {
-			parts = append(parts, quote.Always(*d.Label))
-		}
+		label = d.Label
 	case events.CheckpointFailed:
 		parts = append(parts, q(d.Agent), q(d.Reason), q(d.Code))
 	case events.RollbackStarted:
@@ -128,5 +175,9 @@ func human(ev events.Event) string {
 	case events.Archived:
 		parts = append(parts, q(d.Agent))
 	}
-	return strings.Join(parts, " ")
+	agent := 0
+	if len(parts) > 3 {
+		agent = 3 // every type names its agent first
+	}
+	return eventLine{parts: parts, agent: agent, label: label}
 }

@@ -229,7 +229,13 @@ func render(w io.Writer, cm *explain.Commit, st styles) {
 			line += "  " + quote.C(*t.Ended)
 		}
 		if t.Session != nil {
-			line += "  session " + quote.C(*t.Session)
+			// A long id's turn and a session's uuid pass 80 columns:
+			// the session then goes on a line of its own.
+			if s := "  session " + quote.C(*t.Session); ui.Width(line+s) <= ui.Columns80 {
+				line += s
+			} else {
+				line += "\n    " + st.dim("session") + " " + quote.C(*t.Session)
+			}
 		}
 		fmt.Fprintln(w, line)
 		if t.Copy != "" {
@@ -237,7 +243,7 @@ func render(w io.Writer, cm *explain.Commit, st styles) {
 				quote.C(t.Agent), quote.C(t.Machine))
 		}
 		if t.Prompt != nil {
-			fmt.Fprintf(w, "    %s %s\n", st.dim("prompt"), quote.Always(*t.Prompt))
+			fmt.Fprintf(w, "    %s %s\n", st.dim("prompt"), ui.Cut(quote.Always(*t.Prompt), ui.Columns80-len("    prompt ")))
 		}
 		if t.Tool != nil {
 			fmt.Fprintf(w, "    %s %s\n", st.dim("tool"), quote.Text(cut(explain.ToolLine(t), 71)))
@@ -247,7 +253,12 @@ func render(w io.Writer, cm *explain.Commit, st styles) {
 			if !f.whole {
 				what = hunkList(f.hunks, f.of)
 			}
-			fmt.Fprintf(w, "    %s  %s\n", quote.C(f.path), st.dim(what))
+			// A path too long for its line has it alone, as a plan does.
+			if ui.Width(quote.C(f.path)+what) <= ui.Columns80-6 {
+				fmt.Fprintf(w, "    %s  %s\n", quote.C(f.path), st.dim(what))
+			} else {
+				fmt.Fprintf(w, "    %s\n      %s\n", quote.C(f.path), st.dim(what))
+			}
 		}
 	}
 	if len(cm.Files) == 0 {

@@ -227,11 +227,11 @@ func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 			path := quote.C(file.Path)
 			switch action(file) {
 			case actionCreate:
-				env.UI.Printf("Would create %s:\n", path)
+				env.UI.Printf("%s\n", ui.PathLine("Would create "+path+":", "Would create:", path))
 			case actionChange:
-				env.UI.Printf("Would change %s to:\n", path)
+				env.UI.Printf("%s\n", ui.PathLine("Would change "+path+" to:", "Would change this file to what follows:", path))
 			case actionRemove:
-				env.UI.Printf("Would remove %s, which holds only git-venom's hooks.\n", path)
+				env.UI.Printf("%s\n", ui.PathLine("Would remove "+path+", which holds only git-venom's hooks.", "Would remove this file, which holds only git-venom's hooks:", path))
 				continue
 			default:
 				printUnchanged(env, file, uninstall)
@@ -240,7 +240,7 @@ func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 			_, _ = env.UI.Out.Write(file.Content)
 		}
 		if note != "" {
-			fmt.Fprintf(env.UI.Err, "note: %s\n", quote.Text(note))
+			fmt.Fprintf(env.UI.Err, "%s\n", ui.Wrap("note: "+quote.Text(note), ui.Columns80, "  "))
 		}
 		return nil
 	}
@@ -267,25 +267,27 @@ func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 		case actionNone:
 			printUnchanged(env, file, uninstall)
 		case actionRemove:
-			env.UI.Printf("Removed %s: git-venom had created it.\n", bold(path))
+			env.UI.Printf("%s\n", ui.PathLine("Removed "+bold(path)+": git-venom had created it.", "Removed this file, which git-venom had created:", bold(path)))
 		case actionCreate:
-			env.UI.Printf("Installed git-venom's %s hooks in %s (new file).\n", f.Harness, bold(path))
+			env.UI.Printf("%s\n", ui.PathLine("Installed git-venom's "+f.Harness+" hooks in "+bold(path)+" (new file).", "Installed git-venom's "+f.Harness+" hooks in a new file:", bold(path)))
 		case actionChange:
 			if uninstall {
-				env.UI.Printf("Removed git-venom's %s hooks from %s.\n", f.Harness, bold(path))
+				env.UI.Printf("%s\n", ui.PathLine("Removed git-venom's "+f.Harness+" hooks from "+bold(path)+".", "Removed git-venom's "+f.Harness+" hooks from:", bold(path)))
 			} else {
-				env.UI.Printf("Installed git-venom's %s hooks in %s.\n", f.Harness, bold(path))
+				env.UI.Printf("%s\n", ui.PathLine("Installed git-venom's "+f.Harness+" hooks in "+bold(path)+".", "Installed git-venom's "+f.Harness+" hooks in:", bold(path)))
 			}
 		}
 	}
+	// A harness's sentences name files: wrapped to 80 columns between
+	// words, a path standing whole.
 	if done.Warning != "" {
-		fmt.Fprintf(env.UI.Err, "warning: %s\n", quote.Text(done.Warning))
+		fmt.Fprintf(env.UI.Err, "%s\n", ui.Wrap("warning: "+quote.Text(done.Warning), ui.Columns80, "  "))
 	}
 	for _, line := range done.Said {
-		env.UI.Printf("%s\n", line)
+		env.UI.Printf("%s\n", ui.Wrap(line, ui.Columns80, "  "))
 	}
 	for _, line := range done.Warned {
-		fmt.Fprintf(env.UI.Err, "%s\n", line)
+		fmt.Fprintf(env.UI.Err, "%s\n", ui.Wrap(line, ui.Columns80, "  "))
 	}
 	return nil
 }
@@ -315,11 +317,11 @@ func printUnchanged(env *cli.Env, file harness.File, uninstall bool) {
 	path := quote.C(file.Path)
 	switch {
 	case !uninstall:
-		env.UI.Printf("%s is already as it should be.\n", path)
+		env.UI.Printf("%s\n", ui.PathLine(path+" is already as it should be.", "Already as it should be:", path))
 	case !file.Existed:
-		env.UI.Printf("Nothing to remove: there is no %s.\n", path)
+		env.UI.Printf("%s\n", ui.PathLine("Nothing to remove: there is no "+path+".", "Nothing to remove: there is no such file as", path))
 	default:
-		env.UI.Printf("Nothing to remove: %s holds no git-venom hooks.\n", path)
+		env.UI.Printf("%s\n", ui.PathLine("Nothing to remove: "+path+" holds no git-venom hooks.", "Nothing to remove: no git-venom hooks in", path))
 	}
 }
 

@@ -132,6 +132,7 @@ func (c *ListCmd) Run(env *cli.Env) error {
 	for _, t := range calls {
 		w.Row(bold(quote.C(t.Call)), quote.C(t.Tool), quote.C(t.Turn), age(t.At), "-", quote.Text(cut(t.Command, 36)))
 	}
+	w.Fit(ui.Columns80, 5, ui.Cut) // the label: --json has it whole
 	if l.Pending {
 		w.Note("(a capture is pending)")
 	}

@@ -1,6 +1,7 @@
 package checkpointcmd
 
 import (
+	"fmt"
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/share"
@@ -31,9 +32,9 @@ func (c *PushCmd) Run(env *cli.Env) error {
 	if env.JSON {
 		return env.UI.JSON(res)
 	}
-	env.UI.Printf("Pushed %s of %s and its %s to %s, under %s\n",
+	env.UI.Printf("%s\n", ui.Wrap(fmt.Sprintf("Pushed %s of %s and its %s to %s, under %s",
 		ui.Plural(len(res.Checkpoints), "checkpoint", "checkpoints"), quote.C(a.ID),
-		ui.Plural(res.Records, "log record", "log records"), quote.C(res.Remote), quote.C(res.Ref))
+		ui.Plural(res.Records, "log record", "log records"), quote.C(res.Remote), quote.C(res.Ref)), ui.Columns80, "  "))
 	if len(res.Deleted) > 0 {
 		env.UI.Printf("Removed from %s: %s\n", quote.C(res.Remote), quote.Join(res.Deleted, ", "))
 	}
@@ -65,7 +66,7 @@ func (c *FetchCmd) Run(env *cli.Env) error {
 		return env.UI.JSON(res)
 	}
 	for _, cp := range res.Copies {
-		env.UI.Printf("Fetched %s: %s\n", quote.C(cp.Copy), quote.Join(cp.Checkpoints, ", "))
+		env.UI.Printf("%s\n", ui.Wrap("Fetched "+quote.C(cp.Copy)+": "+quote.Join(cp.Checkpoints, ", "), ui.Columns80, "  "))
 	}
 	if len(res.Copies) == 0 {
 		env.UI.Printf("Nothing shared on %s.\n", quote.C(res.Remote))

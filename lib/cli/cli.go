@@ -408,6 +408,9 @@ var enumError = sync.OnceValue(func() *regexp.Regexp {
 func enumUsage(flag string, choices []string, got, verb string) error {
 	choices = slices.DeleteFunc(choices, func(c string) bool { return c == "" })
 	format, args := "--%s=%s: the choices are %s", []any{flag, quote.C(got), strings.Join(choices, ", ")}
+	// "error: invalid_params.isolation: " and the line fit 80 columns,
+	// else the choices go on a hint line of their own.
+	long := len("error: invalid_params.isolation: ")+len(fmt.Sprintf(format, args...)) > 80
 	// --reason and --isolation have codes of their own, with the value
 	// given; each call names its code, so errcode's data check reads it.
 	var e *errcode.Error
@@ -418,6 +421,10 @@ func enumUsage(flag string, choices []string, got, verb string) error {
 		e = errcode.Newf(errcode.InvalidParamsIsolation, map[string]string{"isolation": got}, format, args...)
 	default:
 		e = errcode.Newf(errcode.InvalidParamsUsage, nil, format, args...)
+	}
+	if long {
+		e.Shorter("--%s=%s is not one of its choices", flag, quote.C(got)).
+			Hint("the choices are %s", strings.Join(choices, ", "))
 	}
 	switch close := suggest.Close(got, choices); {
 	case got != "" && len(close) == 1:

@@ -254,7 +254,7 @@ func symrefs(s *state.Store) Check {
 		return bad(id, Warn, "run git for-each-ref refs/venom/ to see why", "cannot list the refs: %v", err)
 	}
 	if len(found) == 0 {
-		return ok(id, "no symbolic ref under refs/venom/ or at %s", explain.NotesRef)
+		return ok(id, "no symbolic ref: refs/venom/, %s", explain.NotesRef)
 	}
 	var list, fixes []string
 	for _, name := range refs.SymbolicNames(found) {

@@ -312,6 +312,15 @@ type Error struct {
 	Data    any
 	Hints   []string
 	cause   error
+	short   string // Message as a person reads it, where Message passes 80 columns
+}
+
+// Shorter sets the sentence the human "error:" line shows in place of a
+// message too long for 80 columns, whose rest the hints then say; --json
+// keeps the message whole.
+func (e *Error) Shorter(format string, args ...any) *Error {
+	e.short = fmt.Sprintf(format, args...)
+	return e
 }
 
 // New makes an error with the code's registry sentence as its message.
@@ -352,6 +361,9 @@ func (e *Error) ExitCode() int { return e.Code.Class().Exit() }
 // colon as git's "fatal:" lines end with the system's reason, unless the
 // message already says it (many messages are built around their cause).
 func (e *Error) Line() string {
+	if e.short != "" {
+		return e.short
+	}
 	// Go's "context deadline exceeded" and "context canceled" say nothing
 	// a person can act on: the message says what ran out or was stopped.
 	if e.cause == nil || errors.Is(e.cause, context.DeadlineExceeded) || errors.Is(e.cause, context.Canceled) {

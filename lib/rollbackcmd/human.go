@@ -43,8 +43,8 @@ func screen(env *cli.Env, p *plan.Plan, undo bool) {
 		env.UI.Printf("Guarded tree: HEAD, branches and the index stay.\n")
 	}
 	if !p.Paths.Empty() {
-		env.UI.Printf("Only %s: every other file, HEAD and the index stay as they are.\n",
-			bold(quote.Join(p.Paths.Shown(), ", ")))
+		env.UI.Printf("%s\n", ui.Wrap("Only "+bold(quote.Join(p.Paths.Shown(), ", "))+
+			": every other file, HEAD and the index stay as they are.", ui.Columns80, "  "))
 	}
 	files := p.Files()
 	outside := outsidePaths(p)
@@ -55,7 +55,7 @@ func screen(env *cli.Env, p *plan.Plan, undo bool) {
 			if f := outsideFate(c); f != "" {
 				fate = " " + dim("("+f+")")
 			}
-			env.UI.Printf("  %s %s%s\n", gold(fmt.Sprintf("%-6s", c.Change)), gold(q(c.Path)), fate)
+			env.UI.Printf("%s\n", pathRow(gold(fmt.Sprintf("%-6s", c.Change)), gold(q(c.Path)), fate))
 		}
 	}
 	// The classes tell the agent's edits from its turns'. An undo puts
@@ -85,7 +85,7 @@ func screen(env *cli.Env, p *plan.Plan, undo bool) {
 		}
 		env.UI.Printf("%s\n", g.title)
 		for _, c := range list {
-			env.UI.Printf("  %-6s %s\n", c.Change, q(c.Path))
+			env.UI.Printf("%s\n", pathRow(fmt.Sprintf("%-6s", c.Change), q(c.Path), ""))
 		}
 	}
 	if len(files) == 0 {
@@ -108,11 +108,11 @@ func screen(env *cli.Env, p *plan.Plan, undo bool) {
 			}
 			// The reason can come from the log (a capture's skipped[].reason),
 			// which another party can shape: quoted as every stored string.
-			env.UI.Printf("  %s %s\n", q(c.Path), dim("("+quote.Text(c.Left)+d+")"))
+			env.UI.Printf("%s\n", pathRow("", q(c.Path), " "+dim("("+quote.Text(c.Left)+d+")")))
 		}
 	}
 	for _, p := range p.IgnoredEdits {
-		env.UI.Printf("  %s %s\n", q(p), dim("(ignored, edited by the agent: cannot be restored)"))
+		env.UI.Printf("%s\n", pathRow("", q(p), " "+dim("(ignored, edited by the agent: cannot be restored)")))
 	}
 	h := p.Head
 	switch {
@@ -148,8 +148,25 @@ func screen(env *cli.Env, p *plan.Plan, undo bool) {
 		env.UI.Printf("Conversation: already matches.\n")
 	}
 	if len(p.SharedWith) > 0 {
-		env.UI.Printf("Shared with %s: they get the rollback note.\n", quote.Join(p.SharedWith, ", "))
+		env.UI.Printf("%s\n", ui.Wrap("Shared with "+quote.Join(p.SharedWith, ", ")+": they get the rollback note.", ui.Columns80, "  "))
 	}
+}
+
+// pathRow is a plan's row: "  modify a/b.txt (kept)" (head, path,
+// tail), or where that passes 80 columns the path on a line of its own
+// below the rest, whole, as a plan must name it:
+//
+//	modify (kept)
+//	  services/payments/internal/…/webhook_signature_test.go
+func pathRow(head, path, tail string) string {
+	row := "  " + strings.TrimPrefix(head+" "+path, " ") + tail
+	if ui.Width(row) <= ui.Columns80 {
+		return row
+	}
+	if head == "" {
+		return "  " + path + "\n    " + strings.TrimPrefix(tail, " ")
+	}
+	return "  " + strings.TrimRight(head, " ") + tail + "\n    " + path
 }
 
 // summary counts the plan by class, for a person who cannot read every

@@ -17,7 +17,18 @@ type Table struct {
 	w    io.Writer
 	rows [][]string // a nil row is a note, printed as it is
 	note []string
+	fit  *fit
 }
+
+// fit is what Fit asked: the table's width, and the column cut to it.
+type fit struct {
+	width, col int
+	cut        func(string, int) string
+}
+
+// minCut is the narrowest Fit cuts a column to: below it a cell says
+// nothing, and the row is let pass the width instead.
+const minCut = 12
 
 // colGap is the blank between columns.
 const colGap = 2
@@ -37,6 +48,14 @@ func (t *Table) Note(line string) {
 	t.note = append(t.note, line)
 }
 
+// Fit keeps each row within width columns, as git's one-line formats
+// do: where the rows are wider, column col's cells are cut (cut is Cut
+// for a label, CutMiddle for an id), never wrapped, so each row stays
+// one line and no cell can pass for a row of its own.
+func (t *Table) Fit(width, col int, cut func(string, int) string) {
+	t.fit = &fit{width, col, cut}
+}
+
 // Flush writes the table: each column as wide as its widest cell, the last
 // cell of a row never padded.
 func (t *Table) Flush() error {
@@ -47,6 +66,20 @@ func (t *Table) Flush() error {
 				widths = append(widths, 0)
 			}
 			widths[i] = max(widths[i], Width(c))
+		}
+	}
+	if f := t.fit; f != nil && f.col < len(widths) {
+		total := (len(widths) - 1) * colGap
+		for _, w := range widths {
+			total += w
+		}
+		if total > f.width && widths[f.col] > minCut {
+			widths[f.col] = max(minCut, widths[f.col]-(total-f.width))
+			for _, r := range t.rows {
+				if f.col < len(r) {
+					r[f.col] = f.cut(r[f.col], widths[f.col])
+				}
+			}
 		}
 	}
 	var b strings.Builder

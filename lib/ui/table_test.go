@@ -1,11 +1,13 @@
 package ui
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
 	"github.com/fatih/color"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestWidth_CountsWhatTheTerminalShows(t *testing.T) {
@@ -29,4 +31,15 @@ func TestTable_ColumnsLineUpWithColourAndWideText(t *testing.T) {
 	assert.NoError(t, tb.Flush())
 	plain := ansi().ReplaceAllString(b.String(), "")
 	assert.Equal(t, "ID   LABEL   N\nk10  日本語  1\nk2   x       22\n(a note)\n", plain)
+}
+
+func TestTable_FitCutsOneColumn(t *testing.T) {
+	var b bytes.Buffer
+	tb := NewTable(&b)
+	tb.Row("ID", "LABEL")
+	tb.Row("k1", "a label much too long for the twenty columns")
+	tb.Note("a note is never cut, however long it is")
+	tb.Fit(20, 1, Cut)
+	require.NoError(t, tb.Flush())
+	assert.Equal(t, "ID  LABEL\nk1  a label much to…\na note is never cut, however long it is\n", b.String())
 }

@@ -50,3 +50,14 @@ func pack(prefix string, parts []string, width int, indent string) string {
 	}
 	return b.String()
 }
+
+// PathLine is line, which names path, where it fits 80 columns; else
+// lead, a sentence saying the same ending in ":", with the path on a
+// line of its own below, indented: a path is never split (it may hold
+// blanks) and is copied whole.
+func PathLine(line, lead, path string) string {
+	if Width(line) <= Columns80 {
+		return line
+	}
+	return lead + "\n  " + path
+}

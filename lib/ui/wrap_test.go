@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,4 +17,10 @@ func TestWrap_WordsMoveLongWordsStandAlone(t *testing.T) {
 
 func TestPack_PartsAreNeverSplit(t *testing.T) {
 	assert.Equal(t, "12 x a/k1\n    \"a label\"", pack("", []string{"12", "x", "a/k1", `"a label"`}, 10, "    "))
+}
+
+func TestPathLine_ALongPathStandsAlone(t *testing.T) {
+	assert.Equal(t, "Would create /a b/c:", PathLine("Would create /a b/c:", "Would create:", "/a b/c"))
+	long := "/home/someone/src/" + strings.Repeat("x", 60) + "/.claude/settings.local.json"
+	assert.Equal(t, "Would create:\n  "+long, PathLine("Would create "+long+":", "Would create:", long))
 }

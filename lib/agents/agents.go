@@ -631,7 +631,7 @@ func (a *Agent) turn(id string) *Turn {
 	// Turns almost always arrive in order. One that does not is put in its
 	// place by Settle, once the fold is read: sorting at each record made
 	// a log of turns in descending order (a fetched copy's, say)
-	// quadratic, 17 s for 60,000 turns (issue 27).
+	// quadratic, 17 s for 60,000 turns.
 	if k := len(a.Turns); k > 1 && a.Turns[k-2].N > n {
 		a.unsorted = true
 	}

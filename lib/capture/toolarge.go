@@ -31,7 +31,7 @@ type excludable struct {
 // tooLargeError is failed.checkpoint_too_large (docs/checkpoints.md#what-a-capture-holds, docs/errors.md#data): the
 // five largest files, and the untracked folders behind the size with the
 // exact venom.exclude setting for each, since an unignored dependency or
-// build folder is the usual cause (issue 15 item 4).
+// build folder is the usual cause.
 func tooLargeError(written []sizedFile, total int64, lim Limits) error {
 	sort.Slice(written, func(i, j int) bool { return written[i].bytes > written[j].bytes })
 	largest := []sizedPath{}

@@ -26,8 +26,8 @@ const BigFolderShare = 4
 
 // untrackedFolders warns about untracked, unignored folders that
 // venom.exclude does not leave out and that hold more than a quarter of
-// venom.maxTotalBytes, with the setting that leaves each out (issue 15
-// item 4). It lists them as git ls-files --directory does (a folder with
+// venom.maxTotalBytes, with the setting that leaves each out. It lists
+// them as git ls-files --directory does (a folder with
 // no tracked file in it, once) and sums the sizes of the regular files in
 // each, links not followed and nested repositories left out.
 func untrackedFolders(ctx context.Context, s *state.Store) Check {

@@ -75,9 +75,9 @@ func TestWritePatched_AsPatch(t *testing.T) {
 // WritePatched smudges (size 0) each entry racy against the index read by
 // git's rule as the installed git applies it (lib/racy): an mtime in the
 // index's second, even one before the index to the nanosecond, which a
-// rule comparing nanoseconds let through (issue 26: git 2.39 without
-// USE_NSEC then trusted the entry once the index was written in a later
-// second). An entry of an earlier second keeps its size; git reads the
+// rule comparing nanoseconds lets through (git 2.39 without USE_NSEC
+// then trusts the entry once the index is written in a later second).
+// An entry of an earlier second keeps its size; git reads the
 // smudged one and finds it clean.
 func TestWritePatched_SmudgesRacyBySeconds(t *testing.T) {
 	dir := t.TempDir()

@@ -23,7 +23,7 @@ func bound(agent, harness, session string, p journal.Process) *agents.State {
 	return st
 }
 
-// docs/harness.md#hook-agents (issue 13 item 8): one agent per harness session.
+// docs/harness.md#hook-agents: one agent per harness session.
 func TestDefaultAgent_OnePerSession(t *testing.T) {
 	const s1, s2 = "11111111-1111-4111-8111-aaaaaaaaaaaa", "22222222-2222-4222-8222-0123456789ab"
 	self := journal.ProcessOf(harnessproc.Of(os.Getpid()))

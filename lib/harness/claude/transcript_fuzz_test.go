@@ -164,8 +164,7 @@ func mkfifo(path string) error { return syscall.Mkfifo(path, 0o600) }
 
 // FuzzEachLine: the streaming reader explain and resolve use gives the
 // file's non-blank lines, trimmed, in order, as splitting it whole does,
-// lines longer than its buffer included (issue 27: tiny lines, and lines
-// past 64 KiB put together).
+// tiny lines and lines past its 64 KiB buffer included.
 func FuzzEachLine(f *testing.F) {
 	f.Add([]byte("{}\n{}\n\n  {}  \r\n{}"))
 	f.Add([]byte(strings.Repeat("{}\n", 5000)))

@@ -43,7 +43,7 @@ func upTo(t *testing.T, dir, marker string) string {
 }
 
 // docs/checkpoints.md#retention-and-clean: harness_end is the uuid of the turn's last assistant line, not
-// a system line written after it (issue 13 item 6).
+// a system line written after it.
 func TestLastEntry_IsTheTurnsLastAssistantLine(t *testing.T) {
 	dir := t.TempDir()
 	// At Stop time of turn 2: the sidechain line written after the last
@@ -232,7 +232,7 @@ func TestProjectDir(t *testing.T) {
 // stop_hook_summary system line follows each turn's last assistant line.
 // Read after that line was written (a turn ended at the next prompt, or
 // by a rollback after its harness exited), harness_end is still the
-// assistant line (issue 13 item 6).
+// assistant line.
 func TestLastEntry_RealTranscriptWithATrailingSystemLine(t *testing.T) {
 	p := filepath.Join(fixtures, "real-2.1.332-stop-hook-summary-faf26d16-676a-48c1-a559-f553e8e47bdb.jsonl")
 	e, err := LastEntry(context.Background(), p, "")

@@ -36,7 +36,7 @@ func (Adapter) CanRewind(a *agents.Agent, t *agents.Turn) bool {
 
 // Ready finds the codex program before a rollback writes anything: the
 // fork needs it, and a rollback that would fail after its safety
-// checkpoint is refused in preflight instead (issue 13).
+// checkpoint is refused in preflight instead.
 func (Adapter) Ready(*agents.Agent) error {
 	if _, err := exec.LookPath(Binary); err != nil {
 		return fmt.Errorf("%s is not on PATH", Binary)

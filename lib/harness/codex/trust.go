@@ -12,7 +12,7 @@ import (
 // Codex runs a command hook only in a trusted project, and only when its
 // definition's hash is trusted: [hooks.state."<key>"] trusted_hash in the
 // user's config.toml, the key and hash being what `hooks/list` reports
-// (Codex 0.171.0, harness.md F2). `codex exec` never asks; it silently runs
+// (as Codex 0.171.0 does). `codex exec` never asks; it silently runs
 // no untrusted hook. Both are Codex's to compute: git-venom asks the
 // program, never recomputes them.
 

@@ -2,7 +2,7 @@
 // Code, Codex) and tells later whether it still runs. A turn or a session
 // whose process has exited can never report its end: Claude Code kills
 // StopFailure hooks about 100 ms after starting them when `claude -p`
-// exits, and Codex has no hook for a failed turn (issue 13).
+// exits, and Codex has no hook for a failed turn.
 package harnessproc
 
 import (

@@ -36,7 +36,7 @@ func TestAgainst_RacyUnderEitherOfGitsRules(t *testing.T) {
 			require.Equal(t, want, Entry(uint32(m.Unix()), ref), "index %v, mtime %v", ref, m)
 		}
 	}
-	// The case of issue 26: the file written, then the index, in one
+	// The file written, then the index, in one
 	// second; git without USE_NSEC reads the file, so it is racy here.
 	written, index := time.Unix(s, 200_936_193), time.Unix(s, 916_936_193)
 	require.False(t, gitNanoseconds(index, written))

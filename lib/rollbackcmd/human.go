@@ -306,7 +306,7 @@ func done(env *cli.Env, r *plan.Result, req rollback.Request) {
 	}
 	inexact(env, r, "rollback")
 	// The rewound conversation is a new session: without this line it
-	// could be found only in --json (issue 13 item 9).
+	// could be found only in --json.
 	if len(r.Conversation.Resume) > 0 {
 		env.UI.Printf("Resume the rewound conversation: %s\n", quote.Shell(r.Conversation.Resume))
 	}

@@ -289,7 +289,7 @@ func isOid(s string) bool {
 	return err == nil && len(s) == 40
 }
 
-// checkCheckpoint is the adoption check (docs/checkpoints.md#refs, issue 12) of a
+// checkCheckpoint is the adoption check (docs/checkpoints.md#refs) of a
 // fetched checkpoint commit: a commit whose trailers name this agent and
 // k<n>, a tree whose every entry git would check out, within the
 // venom.copyMax* budgets, and the very commit the log copy records for

@@ -1,5 +1,5 @@
 // Package share sends an agent's checkpoints to a remote and brings other
-// machines' back, on request only (docs/checkpoints.md#refs, issue 15 item 3).
+// machines' back, on request only (docs/checkpoints.md#refs).
 //
 // On the remote, a push writes under refs/venom/shared/<machine>/<agent>/:
 // one ref a live checkpoint (<n> for k<n>, the local commit) and "log", a
@@ -38,7 +38,7 @@ const LogLeaf = "log"
 const LogFile = "log.jsonl"
 
 // Compiled when first used, not as every command starts: the counted
-// repetitions make the machine's a large program (issue 17: start-up).
+// repetitions make the machine's a large program, slow to compile.
 var (
 	remoteRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 	machineRE = sync.OnceValue(func() *regexp.Regexp {

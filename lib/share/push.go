@@ -193,7 +193,7 @@ var seqPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 // so that the copy reads as a whole log (a seq is checked for gaps). Only
 // whole lines are taken, never a torn tail.
 func agentLog(path, agent string) ([]byte, int, error) {
-	// As every state file: reached without following a link (issue 12).
+	// As every state file: reached without following a link.
 	f, err := statefile.Open(path, os.O_RDONLY, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

@@ -1,6 +1,6 @@
 package main
 
-// The bulk mode (issue 26 item 5): the first capture of a lot of new
+// The bulk mode: the first capture of a lot of new
 // content, held to what git itself pays to store it, git add -A into a
 // temporary index, timed side by side in one run, run by run in turns.
 //

@@ -1,6 +1,6 @@
 package main
 
-// The explain mode (issue 15 item 2): `git venom-checkpoint explain` on a
+// The explain mode: `git venom-checkpoint explain` on a
 // commit touching many files of a history of many agent turns, beside
 // `git show --stat` of the same commit, interleaved run by run:
 //

@@ -1,6 +1,6 @@
 package main
 
-// The fsmonitor mode (issue 30 item 2): captures of a generated tree with
+// The fsmonitor mode: captures of a generated tree with
 // git's fsmonitor-watchman hook as core.fsmonitor, reaching a private
 // watchman (its socket, state, log and pid in -work, never the person's),
 // side by side, run by run, with git status on the same fsmonitor and

@@ -1,6 +1,6 @@
 package main
 
-// The packs mode (issue 17): N captures in a row on a 100-file tree, one
+// The packs mode: N captures in a row on a 100-file tree, one
 // tracked and one untracked file changed each (the tree stays that size),
 // with the binaries of this working copy and, with -packs-before, those of
 // an older revision, side by side. It reports the packs and loose objects

@@ -1,6 +1,6 @@
 package main
 
-// The rollback-delete mode (issue 17): a rollback that deletes many
+// The rollback-delete mode: a rollback that deletes many
 // untracked files, side by side with `git clean -fdq` of the same files on
 // an identical tree, in one run:
 //

@@ -13,7 +13,7 @@ package main
 // step (timed inside the command); a no-change capture; the dry run; the
 // whole real call. Ratios: files step / checkout-index (target <= 1.0),
 // real call / (checkout-index + two no-change captures) (target <= 1.0),
-// and issue 17's: real call / restore (target <= 1.3) and (dry run + real
+// real call / restore (target <= 1.3) and (dry run + real
 // call) / restore (target <= 1.5).
 //
 // -rollback-repo DIR measures a clone of DIR instead of a generated tree;
@@ -272,7 +272,7 @@ func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
 		return nil
 	}
 	// The bare restore of the same paths from the checkpoint, as a person
-	// would without git-venom (issue 17's reference).
+	// would without git-venom: the reference of the last two ratios.
 	restore := func() error {
 		if err := changed(); err != nil {
 			return err

@@ -1,7 +1,7 @@
 package main
 
 // The scale mode: one agent with many checkpoint refs and a long log
-// (issue 6: 1,000 refs and 100,000 records), built by tests/scalefixture
+// (1,000 refs and 100,000 records), built by tests/scalefixture
 // without running a capture for each. It times list, a capture and a
 // rollback dry run there and in the same repository with a one-checkpoint
 // log, so the cost of the history shows as a ratio:

@@ -1,6 +1,6 @@
 package main
 
-// The shapes mode (issue 17): captures of three tree shapes, each timed
+// The shapes mode: captures of three tree shapes, each timed
 // side by side, run by run, with the git commands it is held to:
 //
 //	go run ./tests/bench -shapes skipped,many,untracked -runs 5

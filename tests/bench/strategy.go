@@ -115,7 +115,7 @@ func statusStrategy() strategy {
 }
 
 // hashStrategy stores the scenario's files as blobs and nothing else: the
-// "time to hash those files alone" of issue 2's target for 1,000 changes.
+// floor a capture of 1,000 changes is measured against.
 func hashStrategy() strategy {
 	return strategy{name: "hash", run: func(r *repo, p *proc) (result, error) {
 		if len(r.changed) == 0 {

@@ -384,7 +384,7 @@ func TestCapture_QuickScanAfterTheMemoOrTheCarry(t *testing.T) {
 // status listed, so the next capture reads none of them again; its tree is
 // the recipe's, with the files added beside the many moved. Left stale,
 // the record had a rollback's dry run after such a turn read every folder
-// the turn had touched (issue 17).
+// the turn had touched.
 func TestCapture_ManyChangesKeepTheScanRecord(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

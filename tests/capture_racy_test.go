@@ -36,7 +36,7 @@ const (
 	racyV2   = "package main\n\nfunc main() { println(\"v2\") }\n"
 )
 
-// racySetup makes the state of issue 26 item 1 up to the same-second edit:
+// racySetup makes the racy state up to the same-second edit:
 // src/main.go written by a rollback to k1 and recorded in the private
 // index, then edited in place to racyEdit within the second of that write,
 // the private index written in that second too. It returns k1 and waits
@@ -86,7 +86,7 @@ func (e *Env) gitIndexDebug(idx, path string) string {
 	return r.Stdout
 }
 
-// TestCapture_RacyEntrySmudgedWhenPatched (issue 26 item 1): after a
+// TestCapture_RacyEntrySmudgedWhenPatched: after a
 // same-size edit in the second of a rollback's write, a later rollback
 // that writes the private index again (another path) in a later second,
 // and a capture that falls back to git status (a folder the quick scan's
@@ -117,8 +117,8 @@ func TestCapture_RacyEntrySmudgedWhenPatched(t *testing.T) {
 	require.Equal(t, racyEdit, env.Git("cat-file", "-p", got)+"\n")
 }
 
-// TestRollback_ExactAfterRacyEntry (issue 26 item 1, its second symptom):
-// a rollback whose safety capture saw the same-second edit (the quick
+// TestRollback_ExactAfterRacyEntry, the same edit's second symptom: a
+// rollback whose safety capture saw the same-second edit (the quick
 // scan, which compares nanoseconds) and whose after-capture went to git
 // status (the rollback removed a folder the quick scan's record holds)
 // reported exact: false, and its after checkpoint held the old blob,

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestCapture_BulkNewFilesStreamIntoOnePack (issue 26 item 5): past the
+// TestCapture_BulkNewFilesStreamIntoOnePack: past the
 // blobs a capture holds in memory (VENOM_TEST_MEMORY_BUDGET shrinks the
 // 64 MiB to a few files), new files are stored as they are read, into a
 // held pack of their own, never by one git hash-object each, which had

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestCapture_TimeoutSaysWhatAndHow (issue 26 item 5): a capture that runs
+// TestCapture_TimeoutSaysWhatAndHow: a capture that runs
 // out of venom.timeout while storing what it found ends timeout.checkpoint
 // with a message that names its size, the venom.exclude setting that
 // leaves the folder behind it out and the venom.timeout setting that

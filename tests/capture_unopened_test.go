@@ -38,7 +38,7 @@ func deepFolders(t *testing.T, dir string, levels int, name, content string) str
 	return strings.Join(parts, "/")
 }
 
-// TestCapture_FolderPastPathMaxIsSkippedLoudly (issue 27 item 6): a file
+// TestCapture_FolderPastPathMaxIsSkippedLoudly: a file
 // deeper than PATH_MAX is something git cannot see (git status and git
 // add -A only warn "could not open directory" and list nothing), so no
 // checkpoint can hold it; the capture must say so. It lists the folder as

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 28 item 5: venom.* in the repository's own config is ignored (a
+// venom.* in the repository's own config is ignored (a
 // clone must not weaken it), and now said so: one line on stderr, and a
 // doctor warning whose fix, run as printed, moves the keys to the global
 // config.

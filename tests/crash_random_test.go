@@ -75,7 +75,7 @@ func assertOldOrNew(t *testing.T, dir string, tFiles, sFiles map[string]string) 
 // TestCrash_RollbackKilledAtRandom: the real rollback of 1,000 files in a
 // guarded tree, killed with SIGKILL after a random delay (from its start to
 // past its end). After every kill: the user's index byte for byte, HEAD,
-// the branches and the stash as they were (RFC section 2, invariant 4);
+// the branches and the stash as they were (docs/checkpoints.md#invariants 4);
 // every file its old or its new content, nothing else in the tree
 // (docs/rollback.md#the-real-call: each file is staged and renamed in);
 // nothing written before the safety checkpoint (invariant 2); git fsck
@@ -168,7 +168,7 @@ type captureKill struct {
 // random delay: a plain one over 600 changed files, one whose pack starts
 // a merge of git-venom's packs (threshold 2), and one that writes the
 // fold snapshot (every record). After every kill: nothing the user sees
-// changed (RFC section 2, invariant 1: index byte for byte, HEAD,
+// changed (docs/checkpoints.md#invariants 1: index byte for byte, HEAD,
 // branches, stash, working files); the lock free; git fsck clean; the
 // journal whole but for a torn tail, which doctor reports; no ref but the
 // one at the next free number unlogged; the pack folder holding no
@@ -360,7 +360,8 @@ func TestCrash_UnguardedRollbackKilledAtRandom(t *testing.T) {
 		require.Empty(t, leftovers, "try %d", try)
 		if lock := env.Path(".git/index.lock"); fileHash(lock) != "absent" {
 			// git read-tree killed while it held the index's lock: git's
-			// own leftover, which git-venom never removes (CONTRACT 8.27).
+			// own leftover, which git-venom never removes: only git knows
+			// whether its holder is gone.
 			t.Logf("try %d: git's index.lock left by the killed read-tree", try)
 			require.NoError(t, os.Remove(lock))
 		}

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// Issue 14 item 5: git venom-diff's paths are git's pathspecs, checked
+// git venom-diff's paths are git's pathspecs, checked
 // against plain git diff on the checkpoints' refs.
 
 const (

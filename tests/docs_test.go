@@ -14,7 +14,7 @@ import (
 	"github.com/git-venom/git-venom/lib/errcode"
 )
 
-// The design ships in docs/ (issue 16 item 6): the README links it, its
+// The design ships in docs/: the README links it, its
 // links and anchors resolve, its error table is the registry, and nothing
 // that ships cites sections of documents that do not.
 

@@ -210,8 +210,7 @@ func TestAgents_ListsStateTreeIsolationSharers(t *testing.T) {
 	assert.Empty(t, env.CheckpointRefs("gone"))
 
 	// The table fits 80 columns: trees, long paths, go below it with
-	// their agents; an archived agent is guarded by nothing (issue 28
-	// items 6 and 13).
+	// their agents; an archived agent is guarded by nothing.
 	out := env.Venom("checkpoint", "agents").OK(t).Stdout
 	for _, l := range strings.Split(out, "\n") {
 		if !strings.HasPrefix(l, "/") {

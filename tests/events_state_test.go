@@ -9,7 +9,7 @@ import (
 )
 
 // Turns, reuses, relabels, prunes and clean change an agent's state, and a
-// client following the stream sees each (issue 14 item 12): a turn_start
+// client following the stream sees each: a turn_start
 // that reused a checkpoint publishes its turn and the reuse.
 func TestEvents_TurnsReusesRelabelsPrunesAndCleanArePublished(t *testing.T) {
 	t.Parallel()
@@ -50,7 +50,7 @@ func TestEvents_TurnsReusesRelabelsPrunesAndCleanArePublished(t *testing.T) {
 
 // A label asked of a capture that dedups to k3 is the explicit relabel
 // docs/checkpoints.md#reuse describes: said by the command, recorded in the log with the label
-// it replaced, and published (issue 14 item 10). A label with a newline or
+// it replaced, and published. A label with a newline or
 // a control character is shown quoted, one table row each.
 func TestLabel_ReuseRelabelsExplicitlyAndNewlinesNeverBreakATable(t *testing.T) {
 	t.Parallel()

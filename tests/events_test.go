@@ -74,7 +74,7 @@ func TestEvents_CaptureReuseFailureRollback(t *testing.T) {
 	env := NewEnv(t)
 	env.Write("a.txt", "one\n")
 	require.Equal(t, "k1", env.Checkpoint("--agent=a1", "--isolation=worktree"))
-	env.Checkpoint("--agent=a1") // reused: published too (issue 14 item 12)
+	env.Checkpoint("--agent=a1") // reused: published too
 	env.VenomIn(env.Dir, []string{"VENOM_TEST_FAIL_AT=capture-scan"}, "checkpoint", "--agent=a1", "--json").
 		Fails(t, 1, "failed.checkpoint_git")
 	env.Write("a.txt", "two\n")

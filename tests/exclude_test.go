@@ -32,7 +32,7 @@ func (e *Env) lsTree(rev string) []string {
 	return strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
 }
 
-// TestExclude_NodeModulesOverTheLimit is issue 15 item 4 end to end: an
+// TestExclude_NodeModulesOverTheLimit, end to end: an
 // npm install past venom.maxTotalBytes fails the capture with the folder
 // and the exact setting named; doctor suggests the same; once set, captures
 // leave the folder out (skipped, "excluded") and a rollback leaves it alone
@@ -179,7 +179,7 @@ func TestExclude_OnlyUserScopes(t *testing.T) {
 	}, env.Item(t, "a1", "k2").Repos[0].Skipped)
 }
 
-// Issue 28 item 3: git venom-diff against the current files shows what a
+// git venom-diff against the current files shows what a
 // rollback would restore, so paths venom.exclude matches (which a capture
 // leaves out, and a rollback leaves alone) are not shown as deleted; the
 // human output names them on stderr. Between two checkpoints the diff is

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 14 item 11: filters that name nothing are refused, not taken as
+// Filters that name nothing are refused, not taken as
 // "everything" or "nothing". A mistyped event type printed nothing and
 // exited 0 (with --follow it waited forever); --before a checkpoint the
 // agent never had, and --limit 0 or below, listed everything.

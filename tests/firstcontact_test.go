@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// First contact (issue 14 items 8 and 9): what a person new to git-venom
+// First contact: what a person new to git-venom
 // meets before they know its words.
 
 // TestAgents_InferredFromWorktree: with agents in two worktrees, a command

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The fold snapshot (lib/state/snapshot.go, issue 17): fold.json beside
+// The fold snapshot (lib/state/snapshot.go): fold.json beside
 // log.jsonl holds the fold up to a mark, and commands fold only the records
 // after it. Whatever happens to it, every command answers as a fold of the
 // whole log does.

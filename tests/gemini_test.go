@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// geminiPayload is a Gemini CLI hook payload (../shared/research/harness.md
-// D): the base members and the event's own.
+// geminiPayload is a Gemini CLI hook payload: the base members and the
+// event's own.
 func (e *Env) geminiPayload(event string, set map[string]any) string {
 	e.t.Helper()
 	m := map[string]any{"session_id": "5f1e2d3c-0000-4000-8000-00000000abcd", "hook_event_name": event,
@@ -24,7 +24,7 @@ func (e *Env) geminiPayload(event string, set map[string]any) string {
 }
 
 // Gemini CLI is a third harness, added as one package and one line of the
-// registry (issue 16 item 2): install writes its settings file, its events
+// registry: install writes its settings file, its events
 // become turns and edits, and its agent rolls back its files.
 func TestHookGemini_InstallTurnsEditsAndRollback(t *testing.T) {
 	t.Parallel()

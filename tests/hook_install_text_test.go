@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 28 items 1 and 2: hook install edits the person's settings file as
+// Hook install edits the person's settings file as
 // text, touching only git-venom's entries, and uninstall gives back what
 // was there, byte for byte; with nothing installed, uninstall writes
 // nothing at all.

@@ -178,7 +178,7 @@ func TestRollback_SignalAtRandomMoments(t *testing.T) {
 	k1 := env.CheckpointTree("a1", 1)
 	// How long a whole rollback takes here, to spread the signals over it.
 	// HEAD stays (--keep-head): undoing a rollback that moved it is
-	// another matter (issue 26 item 3).
+	// another matter.
 	args := []string{"--agent=a1", "--checkpoint=k1", "--restore=files", "--keep-head"}
 	plan := env.DryRun(args...).Plan
 	_, span := env.timed(t, nil, "rollback", append(args, "--plan="+plan, "--json")...)
@@ -251,7 +251,7 @@ func TestCheckpoint_SignalDuringCapture(t *testing.T) {
 	}
 }
 
-// TestRollback_ProgressCountsAndCtrlCAtATerminal (issue 28 item 11): at a
+// TestRollback_ProgressCountsAndCtrlCAtATerminal: at a
 // terminal the real call's progress counts files as git's does, "Rolling
 // back: 84% (84/100)"; Ctrl-C then shows the way back, "interrupted;
 // undoing…", and a second Ctrl-C is answered, not obeyed. Before, the

@@ -62,7 +62,7 @@ func TestList_ReadsOnlyTheAgentsRecords(t *testing.T) {
 	}
 }
 
-// Issue 28 item 9: a listing cut by --limit says how many are left and the
+// A listing cut by --limit says how many are left and the
 // command that lists them, which works as printed; a turn the agent never
 // had is not_found.checkpoint, as git venom-diff t9 says, not an empty list.
 func TestList_MoreAndUnknownTurn(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 // A checkpoint whose ref was deleted can be neither diffed nor rolled back
 // to (docs/checkpoints.md#the-log). As git ignores a broken ref with a warning, list leaves it
 // out and says so on stderr; git venom-diff names the gone ref; doctor
-// fails until a prune records it as gone (issue 14 item 13).
+// fails until a prune records it as gone.
 func TestLostRef_ListHidesItDiffNamesItDoctorFails(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

@@ -516,7 +516,7 @@ func libSources(t *testing.T) map[string]string {
 	return out
 }
 
-// TestMan_Structure (issue 28 item 12): every page, git-venom.1 too,
+// TestMan_Structure: every page, git-venom.1 too,
 // renders through man -l and groff -ww without a warning; a .YS closes an
 // open .SY (one elsewhere garbled help's entry); in OPTIONS a flag's line
 // follows .TP (a missing one merged --json into --name-only); and every

@@ -8,7 +8,7 @@ import (
 )
 
 // The JSON of agents, prune and clean, dry runs included, pinned
-// as documented in the man page (issue 14 item 15): a count is never
+// as documented in the man page: a count is never
 // called "checkpoints", arrays are present when empty, and a dry run says
 // so in dry_run.
 func TestOutput_MaintenanceJSONGolden(t *testing.T) {

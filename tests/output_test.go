@@ -93,7 +93,7 @@ func TestOutput_ListEventsAndDiffArePagedAtATerminal(t *testing.T) {
 
 // Tables line up on the screen with colour on: a column starts at the same
 // screen column in every row, whatever colour codes or wide characters the
-// cells before it hold (issue 14 item 4: widths counted colour codes).
+// cells before it hold (a width counts neither).
 func TestOutput_TablesLineUpAtATerminalWithColour(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
@@ -194,7 +194,7 @@ func resumeAfter(t *testing.T, file string, d time.Duration) {
 
 // Work over about a second says so on a terminal's stderr, and clears the
 // line when done: a capture with what it stores, a rollback. -q, and a
-// stderr that is no terminal, get nothing (issue 14 item 14).
+// stderr that is no terminal, get nothing.
 func TestOutput_LongCaptureAndRollbackShowProgressAtATerminal(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

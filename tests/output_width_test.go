@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestOutput_RollbackFitsEightyColumns (issue 28 item 6): the outside-edit
+// TestOutput_RollbackFitsEightyColumns: the outside-edit
 // refusal and its hints, the plan's "To run it", the success line with
 // its undo and the not-a-repository error fit 80 columns, as git's
 // output does, with an agent id of a harness session and nested paths.

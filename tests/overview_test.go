@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// git venom alone, git help venom and shell completion (issue 14 item 8,
-// "Discoverability").
+// git venom alone, git help venom and shell completion: how a person finds
+// the commands.
 
 // scriptPATH puts the source tree's bin/git-venom before the built binaries.
 func scriptPATH() string {

@@ -125,8 +125,7 @@ func (e *Env) gitInput(stdin string, args ...string) string {
 
 // With the default threshold, some hundreds of captures leave a handful
 // of packs, no loose object, and nothing for git gc --auto to do; the
-// user's packs stay as they were and a rollback still works. Before
-// issue 17 every capture left a pack and a loose commit: 200 of each.
+// user's packs stay as they were and a rollback still works.
 func TestPacks_HundredsOfCapturesStayAHandful(t *testing.T) {
 	t.Parallel()
 	w := newPackWorld(t)

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 14 item 6: a reader that stops early (`| head -1`) ends a command
+// A reader that stops early (`| head -1`) ends a command
 // quietly, as git's: no error line, exit 141 (git's, dying of SIGPIPE).
 func TestClosedPipe_Quiet(t *testing.T) {
 	t.Parallel()

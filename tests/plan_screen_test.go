@@ -62,7 +62,7 @@ func TestPlan_OutsideRefusalNamesEveryPathAndTheSwapsFileSide(t *testing.T) {
 
 // The plan's words say what happens, to a person: no "(overwritten)" on a
 // deletion, no "your first turn", and the commits a HEAD move drops are
-// named as git names them, with counts per class (issue 14 item 7).
+// named as git names them, with counts per class.
 func TestPlan_WordingCountsAndDroppedCommits(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
@@ -88,7 +88,7 @@ func TestPlan_WordingCountsAndDroppedCommits(t *testing.T) {
 
 // At a terminal the plan goes through the pager (core.pager, GIT_PAGER,
 // PAGER, LESS=FRX), and its counts and the question come after it, on the
-// terminal (issue 14 item 7).
+// terminal.
 func TestPlan_InteractivePlanIsPagedAndCounted(t *testing.T) {
 	t.Parallel()
 	env := interactiveEnv(t)
@@ -104,7 +104,7 @@ func TestPlan_InteractivePlanIsPagedAndCounted(t *testing.T) {
 }
 
 // A plan gone stale while a person read it says what changed before it
-// exits conflict.rollback_stale, and nothing is written (issue 14 item 7).
+// exits conflict.rollback_stale, and nothing is written.
 func TestPlan_StaleAtThePromptSaysWhatChanged(t *testing.T) {
 	t.Parallel()
 	env := interactiveEnv(t)
@@ -123,7 +123,7 @@ func TestPlan_StaleAtThePromptSaysWhatChanged(t *testing.T) {
 	assert.False(t, strings.Contains(screen, "Rolled back"), screen)
 }
 
-// Issue 28 item 13: one screen writes a count one way. The plan's summary
+// One screen writes a count one way. The plan's summary
 // said "Restores 1,200 files" and the result line "1200 files".
 func TestRollback_CountsReadTheSameEverywhere(t *testing.T) {
 	t.Parallel()

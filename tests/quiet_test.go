@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// Issue 28 item 8: -q is quiet as git's (the summary line goes, warnings
+// -q is quiet as git's (the summary line goes, warnings
 // stay), and a folder venom.exclude leaves out is not news at every
 // capture. Checked on a terminal, as a person sees it.
 func TestQuiet_TakeAtATerminal(t *testing.T) {

@@ -21,7 +21,7 @@ import (
 
 // The real Claude Code program (tests/harnesses/install claude puts it in
 // place; tests/run calls that) driven against a mock of the Anthropic
-// Messages API on 127.0.0.1 (research/harness.md F1).
+// Messages API on 127.0.0.1, offline.
 
 // mockStep is one model response of a scripted turn: tool calls, a final
 // text, or a failed call (HTTP 400, which Claude Code does not retry and
@@ -313,7 +313,7 @@ func NewRealClaude(t *testing.T, e *Env) *RealClaude {
 	return c
 }
 
-// Environ is the program's environment: the Env's, offline (harness.md F1).
+// Environ is the program's environment: the Env's, offline.
 func (c *RealClaude) Environ(extra ...string) []string {
 	env := append(c.e.Environ(),
 		"ANTHROPIC_BASE_URL="+c.Model.URL,

@@ -18,7 +18,7 @@ func sessionAgent(session string) string {
 	return "claude-" + s[len(s)-8:]
 }
 
-// TestRealClaude_TwoSessionsAreTwoAgents (issue 13 item 8, docs/harness.md#hook-agents):
+// TestRealClaude_TwoSessionsAreTwoAgents (docs/harness.md#hook-agents):
 // two real sessions in one worktree, the second starting and finishing a
 // turn while the first's turn runs. Each session is its own agent: the
 // second's SessionStart does not end the first's turn, each turn's edits
@@ -95,7 +95,7 @@ func turnEnd(t *testing.T, e *Env, agent, turn string) ListItem {
 
 // slowStopFailure makes the installed StopFailure hook start a second
 // late, as a capture of a large tree does: Claude Code kills StopFailure
-// hooks about 100 ms after `claude -p` exits (research/harness.md F1), so
+// hooks about 100 ms after `claude -p` exits (2.1.332), so
 // the hook never reaches git-venom, every time instead of 3 times in 10.
 func slowStopFailure(t *testing.T, e *Env) {
 	p := e.Path(".claude/settings.local.json")
@@ -113,7 +113,7 @@ func slowStopFailure(t *testing.T, e *Env) {
 	require.NoError(t, os.WriteFile(p, b, 0o644))
 }
 
-// TestRealClaude_FailedTurnNeverBlocksARollback (issue 13 item 5): a turn
+// TestRealClaude_FailedTurnNeverBlocksARollback: a turn
 // whose model call fails, and whose StopFailure hook Claude Code kills,
 // stays open in the log; a rollback sees that the process that ran it has
 // exited, ends it first (with its turn_end capture and harness_end), and
@@ -171,7 +171,7 @@ func TestRealClaude_FailedTurnNeverBlocksARollback(t *testing.T) {
 }
 
 // resumeLine is the argv a human rollback's output says resumes the
-// rewound conversation (issue 13 item 9); its words need no quoting.
+// rewound conversation; its words need no quoting.
 func resumeLine(t *testing.T, out string) []string {
 	t.Helper()
 	const prefix = "Resume the rewound conversation: "
@@ -216,7 +216,7 @@ func lastRequestFor(t *testing.T, m *MockModel, key string) MockRequest {
 	return MockRequest{}
 }
 
-// TestRealClaude_RewindAndResume (issue 13 items 6, 7, 9) with the real
+// TestRealClaude_RewindAndResume with the real
 // program: a turn whose transcript ends with a system line after its last
 // assistant line (another Stop hook's stop_hook_summary) records that
 // assistant line as harness_end (docs/checkpoints.md#retention-and-clean); a rollback's human output

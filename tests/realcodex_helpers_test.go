@@ -19,7 +19,7 @@ import (
 )
 
 // The real Codex CLI, driven offline against mockResponses, a scripted
-// OpenAI Responses API on 127.0.0.1 (harness.md F2). tests/harnesses/install
+// OpenAI Responses API on 127.0.0.1. tests/harnesses/install
 // puts the pinned npm package under tests/.harness/codex; tests/run exports
 // VENOM_TEST_REAL_CODEX, its static binary.
 
@@ -166,7 +166,7 @@ func (m *mockResponses) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // realCodex is one test's Codex: a scratch CODEX_HOME whose config.toml
-// points at the mock (harness.md F2), and the binary's folder first on
+// points at the mock, and the binary's folder first on
 // PATH so that git-venom's adapter runs the same program.
 type realCodex struct {
 	e    *Env

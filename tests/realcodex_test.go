@@ -50,7 +50,7 @@ func (e *Env) doctorCheck(t *testing.T, id string) map[string]any {
 	return nil
 }
 
-// Issue 13 item 1: after hook install, codex exec takes turn checkpoints:
+// After hook install, codex exec takes turn checkpoints:
 // install records Codex's trust in exactly its hooks (Codex computes their
 // keys and hashes), says what to do about an untrusted project, and
 // doctor reports hooks Codex would skip. Reinstalling with another --agent
@@ -134,7 +134,7 @@ func (e *Env) waitRefs(t *testing.T, agent string, n int) []string {
 	}
 }
 
-// Issue 13 item 2: Codex reads notify only from the user's config.toml.
+// Codex reads notify only from the user's config.toml.
 // Install refuses to write it anywhere else (the repository's
 // .codex/config.toml, where it never ran), and at --scope=user the real
 // program runs it after each turn: a turn_end checkpoint.
@@ -179,7 +179,7 @@ func (c *realCodex) installHooks(t *testing.T, args ...string) {
 	c.trustProject(t)
 }
 
-// Issue 13 item 4: a restore=all rollback that must fork a Codex thread
+// A restore=all rollback that must fork a Codex thread
 // finds a missing codex program in preflight, dry run included, as
 // unsupported.harness_capability with data.fix, before anything is
 // written: no safety checkpoint, no record, no file touched.
@@ -220,7 +220,7 @@ func TestRealCodex_MissingCodexRefusedInPreflight(t *testing.T) {
 	assert.NoFileExists(t, e.Path("b.txt"))
 }
 
-// Issue 13 item 3: a turn whose model call fails ends with no hook at all
+// A turn whose model call fails ends with no hook at all
 // (Codex has no StopFailure). The turn must not block a rollback: codex
 // exec has exited, so nothing runs it.
 func TestRealCodex_FailedTurnDoesNotBlockRollback(t *testing.T) {
@@ -242,7 +242,7 @@ func TestRealCodex_FailedTurnDoesNotBlockRollback(t *testing.T) {
 	assert.Equal(t, "one\n", e.Read("a.txt"))
 }
 
-// Issue 13 item 8, Codex's side: two codex sessions (threads) in one
+// Two codex sessions (threads) in one
 // worktree at once are two agents. The first keeps the default name; the
 // second, started while the first runs, gets codex-<8 of its thread id>.
 // Neither ends the other's turn or takes its edits.
@@ -306,7 +306,7 @@ func TestRealCodex_TwoSessionsAreTwoAgents(t *testing.T) {
 	assert.Equal(t, map[string]string{"a.txt": "left outside", "b.txt": "agent"}, classes(second))
 }
 
-// Issue 13 item 3, the harness still running: in the TUI (here its
+// A failed turn with the harness still running: in the TUI (here its
 // app-server, the same core) a failed model call ends the turn with no
 // hook while the process goes on. The rollout records the turn's end
 // (task_complete with its error), so a rollback does not answer

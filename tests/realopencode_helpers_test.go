@@ -21,7 +21,7 @@ import (
 
 // The real OpenCode, driven offline against mockChat, a scripted OpenAI
 // chat-completions API on 127.0.0.1 that OpenCode's bundled
-// @ai-sdk/openai-compatible provider speaks (harness.md G).
+// @ai-sdk/openai-compatible provider speaks.
 // tests/harnesses/install puts the pinned npm package under
 // tests/.harness/opencode; tests/run exports VENOM_TEST_REAL_OPENCODE.
 
@@ -219,7 +219,7 @@ func (e *Env) UseRealOpenCode(t *testing.T) *realOpenCode {
 // seedOpenCodePlugins writes into a config folder what OpenCode's own
 // npm install of @opencode-ai/plugin leaves there, less the modules our
 // plugin does not import: OpenCode skips the install when node_modules/
-// exists and the lock names every dependency (harness.md G). The install
+// exists and the lock names every dependency. The install
 // costs 25 s a folder online and stalls 70 s offline.
 func seedOpenCodePlugins(t *testing.T, dir string) {
 	t.Helper()

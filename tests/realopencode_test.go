@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The real OpenCode with git-venom's plugin (issue 29): its turns, edits
+// The real OpenCode with git-venom's plugin: its turns, edits
 // and sessions are the agent's, a rollback forks its conversation, and
 // uninstall leaves the tree as it was.
 

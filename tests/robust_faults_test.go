@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 6, faults: each write step of a capture fails in turn, and the disk
+// Faults: each write step of a capture fails in turn, and the disk
 // fills up. Every failure is a registry error (docs/errors.md), changes nothing the user can
 // see, leaves no ref the log does not name and no torn log line, and the
 // next command works.

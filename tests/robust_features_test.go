@@ -10,8 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 6, repository features: every capture equals docs/checkpoints.md#how-a-capture-runs's recipe for
-// the same state, whatever filters, index format or caches the user has.
+// Repository features: every capture equals the recipe of
+// docs/checkpoints.md#how-a-capture-runs for the same state, whatever
+// filters, index format or caches the user has.
 
 func TestRobust_LFSIsCapturedAsItsPointer(t *testing.T) {
 	t.Parallel()

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 6, layouts and environments: the right repository, tree and index,
+// Layouts and environments: the right repository, tree and index,
 // or a clean refusal.
 
 func TestRobust_SeparateGitDirAndLinkedWorktree(t *testing.T) {

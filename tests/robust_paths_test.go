@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 6, paths and file types.
+// Captures and rollbacks across paths and file types.
 
 func TestRobust_ManyFilesDeepPathsAndOddNames(t *testing.T) {
 	t.Parallel()

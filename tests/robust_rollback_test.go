@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 6, rollback: exactly right or a clean refusal, across repository
+// Rollback: exactly right or a clean refusal, across repository
 // features, layouts, file types and faults.
 
 // agentTurn registers a1 with its own worktree (unguarded), takes k1, runs

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestRollback_KeepsTheCurrentFolder (issue 26 item 4): a person in a
+// TestRollback_KeepsTheCurrentFolder: a person in a
 // folder the turn made (cd newdir/sub) rolls back past the turn. The
 // folder stays, emptied, as git never removes the current working
 // directory; the plan and the result say so, exact stays true (git tracks

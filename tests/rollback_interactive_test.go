@@ -142,7 +142,7 @@ func TestRollback_InteractiveNo(t *testing.T) {
 	env.Venom("rollback", "--checkpoint=k1", "--restore=files", "--json").Fails(t, 2, "invalid_params.plan")
 }
 
-// Issue 28 item 13: an answer to [K/o] that is neither is asked again (as
+// An answer to [K/o] that is neither is asked again (as
 // git add -p does), never taken for keep.
 func TestRollback_InteractiveAsksAgainOnAnUnknownAnswer(t *testing.T) {
 	t.Parallel()
@@ -154,7 +154,7 @@ func TestRollback_InteractiveAsksAgainOnAnUnknownAnswer(t *testing.T) {
 	require.Equal(t, "hello\n", env.Read("README.md"))
 }
 
-// Issue 28 item 13: a rollback with nothing to do says so and asks
+// A rollback with nothing to do says so and asks
 // nothing; no safety or after checkpoint is made for it.
 func TestRollback_InteractiveNothingToDo(t *testing.T) {
 	t.Parallel()

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 15 item 1: a rollback of some paths (docs/rollback.md#some-paths), checked with
+// A rollback of some paths (docs/rollback.md#some-paths), checked with
 // plain git.
 
 // scopedEnv: agent a1 in its own worktree (unguarded, so a whole rollback

@@ -12,8 +12,8 @@ import (
 )
 
 // staleAgent: agent wa registered with --isolation=worktree in the linked
-// worktree wt, which then held its change (k2); the worktree is removed
-// (issue 27 item 3). It returns wt's path.
+// worktree wt, which then held its change (k2); the worktree is removed.
+// It returns wt's path.
 func staleAgent(t *testing.T, env *Env) string {
 	t.Helper()
 	env.Git("branch", "-q", "other")

@@ -297,7 +297,7 @@ var _ = assert.Equal
 // TestRollback_ConversationGoesWithTheFiles: restore=all back to before the
 // first turn drops the turns and rewinds the conversation to a new, empty
 // session, named at once and bound, never an empty binding (docs/rollback.md#conversation,
-// invariant 5; issue 13 item 7);
+// docs/checkpoints.md#invariants 5);
 // back to the latest turn there is nothing to rewind.
 // The agent has a harness: one of harness none has no conversation.
 func TestRollback_ConversationGoesWithTheFiles(t *testing.T) {

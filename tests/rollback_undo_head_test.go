@@ -19,7 +19,7 @@ func (e *Env) InWorktree(t *testing.T, name, branch string) *Env {
 }
 
 // committedTurn: agent w1 in its own worktree w runs one turn that commits
-// twice (issue 26 item 3's repro); it returns the commit before the turn
+// twice; it returns the commit before the turn
 // and the turn's last.
 func committedTurn(t *testing.T, w *Env) (base, tip string) {
 	t.Helper()

@@ -10,7 +10,7 @@ import (
 // A rollback that brings in a .gitignore covering the files it writes (and
 // itself): its undo's capture saw neither, so the undo left the copy's
 // notes.txt in place of the person's (ignored_in_the_way) and the
-// .gitignore behind, and reported success, exact: true (issue 27 item 6).
+// .gitignore behind, and reported success, exact: true.
 // Now the rollback names what it wrote and no capture saw (unseen), and
 // the undo puts back exactly the safety checkpoint's tree.
 func TestRollback_UndoPutsBackFilesAGitignoreHid(t *testing.T) {

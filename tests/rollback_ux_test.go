@@ -37,7 +37,7 @@ func twoTurnsNone(t *testing.T) *Env {
 	return env
 }
 
-// Issue 14 item 2: an agent with no harness has no conversation, so a
+// An agent with no harness has no conversation, so a
 // rollback to a checkpoint before its last turn is a plain files rollback
 // (it was unsupported.harness_capability), and nothing is said about a
 // conversation, to k1 included (it said "conversation too").
@@ -87,7 +87,7 @@ func listIDs(l ListResult) []string {
 	return out
 }
 
-// Issue 14 item 3, docs/checkpoints.md#names: every command that names a checkpoint
+// docs/checkpoints.md#names: every command that names a checkpoint
 // takes k<n>, last, ~<n> and t<n>, through one resolver; the rollback
 // takes it as its argument too, and --checkpoint still.
 func TestShorthands_EveryCommand(t *testing.T) {
@@ -96,7 +96,7 @@ func TestShorthands_EveryCommand(t *testing.T) {
 	env.Turn("a1", func() { env.Write("c.txt", "c\n") }) // k4
 	names := map[string]string{"k2": "k2", "last": "k4", "~0": "k4", "~1": "k3", "~3": "k1", "t1": "k2", "t2": "k3",
 		"t3": "k4",
-		// git's steps after last (issue 28 item 4): the form a shell leaves alone.
+		// git's steps after last: the form a shell leaves alone.
 		"last~1": "k3", "last^": "k3", "last~": "k3", "last^^^": "k1", "last~2^": "k1", "last~0": "k4"}
 	for name, want := range names {
 		require.Equal(t, want, env.DryRun(name).Checkpoint, "rollback %s", name)
@@ -147,7 +147,7 @@ func TestShorthands_Errors(t *testing.T) {
 		{[]string{"rollback", "k9", "--dry-run"}, 3, "not_found.checkpoint", "never existed"},
 		{[]string{"rollback", "HEAD", "--dry-run"}, 2, "invalid_params.checkpoint", "k<n>, last, last~<n>"},
 		// What a git user types first, and what bash makes of an unquoted
-		// ~1 after pushd, get a hint that names the way (issue 28 item 4).
+		// ~1 after pushd, get a hint that names the way.
 		{[]string{"rollback", "HEAD~1", "--dry-run"}, 2, "invalid_params.checkpoint", "hint: did you mean last~1?"},
 		{[]string{"rollback", "--checkpoint=@^", "--dry-run"}, 2, "invalid_params.checkpoint", "hint: did you mean last^?"},
 		{[]string{"rollback", "/tmp", "--dry-run"}, 2, "invalid_params.checkpoint", "write last~<n>, or quote it"},
@@ -162,8 +162,7 @@ func TestShorthands_Errors(t *testing.T) {
 		{[]string{"diff", "k1", "t7"}, 3, "not_found.checkpoint", "no turn t7"},
 		{[]string{"diff", "lastt"}, 2, "invalid_params.checkpoint", "names no checkpoint"},
 		{[]string{"checkpoint", "list", "--before=~9"}, 3, "not_found.checkpoint", "goes back 9"},
-		// A plan id that cannot be one is a usage error, not a stale plan
-		// (issue 28 item 13).
+		// A plan id that cannot be one is a usage error, not a stale plan.
 		{[]string{"rollback", "k1", "--plan=xyz"}, 2, "invalid_params.plan", "a plan id is p1- and 16 hex digits"},
 		{[]string{"rollback", "k1", "--plan=p1-5DEB50DB6E89A1F9"}, 2, "invalid_params.plan", "p1- and 16 hex"},
 		{[]string{"rollback", "k1", "--plan=p1-5deb50db6e89a1f"}, 2, "invalid_params.plan", "p1- and 16 hex"},
@@ -208,7 +207,7 @@ func TestRollback_Undo(t *testing.T) {
 	require.NoFileExists(t, env.Path("a.txt"))
 }
 
-// Issue 14 item 3 at a terminal: the interactive undo shows its plan, asks,
+// At a terminal the interactive undo shows its plan, asks,
 // and its success line gives the undo command.
 func TestRollback_UndoAtTerminal(t *testing.T) {
 	t.Parallel()
@@ -227,7 +226,7 @@ func TestRollback_UndoAtTerminal(t *testing.T) {
 	require.Equal(t, "a person's edit\n", env.Read("README.md"))
 }
 
-// Issue 14 item 1: Ctrl-C or Ctrl-D at either prompt of the interactive
+// Ctrl-C or Ctrl-D at either prompt of the interactive
 // rollback ends it at once: exit 130, nothing changed (files, index, HEAD,
 // refs, the log), no further prompt.
 func TestRollback_InteractiveCtrlCAndCtrlD(t *testing.T) {
@@ -264,13 +263,12 @@ func TestRollback_InteractiveCtrlCAndCtrlD(t *testing.T) {
 	}
 }
 
-// Issue 28 item 14 (CONTRACT 9.9): an agent that never had a turn and has
-// no harness is the person's own. With it, in place, every edit used to be
-// "outside the agent's turns", so the first rollback a person tries was
-// conflict.outside_edits until --outside was chosen. Nothing is outside
-// its turns now: the plan says "your edits", the rollback needs no
-// --outside, and the safety checkpoint still holds what it overwrites.
-// Once it has had a turn, or shares its tree, the rule is the RFC's again.
+// TestRollback_PersonsOwnCheckpoints (docs/rollback.md#your-own-checkpoints):
+// an agent that never had a turn and has no harness is the person's own, so
+// nothing is outside its turns: the plan says "your edits", the rollback
+// needs no --outside, and the safety checkpoint still holds what it
+// overwrites. Once it has had a turn, or shares its tree, outside edits
+// count again.
 func TestRollback_PersonsOwnCheckpoints(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
@@ -311,7 +309,7 @@ func TestRollback_PersonsOwnCheckpoints(t *testing.T) {
 	assert.Contains(t, r.Stdout+r.Stderr, "a.txt")
 }
 
-// Issue 28 item 13: an undo puts back what the rollback overwrote. Its
+// An undo puts back what the rollback overwrote. Its
 // plan listed a person's edit, which the rollback had overwritten, under
 // "Changed during the agent's turns"; it now lists every path it puts
 // back under one title that says so, and its summary counts no classes.

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Fetched copies have budgets (issue 27, item 5): what a remote sends is
+// Fetched copies have budgets: what a remote sends is
 // measured before anything expands it, and a copy that fails git's checks
 // costs only itself.
 

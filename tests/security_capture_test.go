@@ -11,12 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Found in review: a capture read a folder's .gitignore, and a nested
-// repository's .git file, with a plain open after an lstat. A FIFO put
-// there (after the scan record saw a regular file) blocked the command
-// forever while it held the lock, deaf to SIGTERM, and every later command
-// waited behind it. Files of the tree are now opened non-blocking and
-// without following links, and only regular ones are read.
+// A capture reads a folder's .gitignore and a nested repository's .git
+// file. A FIFO put there (after the scan record saw a regular file) must
+// not block the command while it holds the lock: files of the tree are
+// opened non-blocking and without following links, and only regular ones
+// are read.
 func TestSecurity_CaptureFIFOInTheTree(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"sub/.gitignore", "nested/.git"} {
@@ -40,11 +39,10 @@ func TestSecurity_CaptureFIFOInTheTree(t *testing.T) {
 	}
 }
 
-// Found in review: git allows ";", "$" and "#" in ref names, and doctor
-// pasted ref names raw into its fix, which a person (or a script with
-// sh -c) runs: `refs/venom/checkpoints/a1/9;touch${IFS}PWNED;#` ran touch.
-// Every word of a fix is shell-quoted: run as it is, the fix deletes that
-// ref and does nothing else.
+// git allows ";", "$" and "#" in ref names, and a person (or a script with
+// sh -c) runs doctor's fix as printed: every word of it is shell-quoted, so
+// for `refs/venom/checkpoints/a1/9;touch${IFS}PWNED;#` it deletes that ref
+// and does nothing else.
 func TestSecurity_DoctorFixIsShellQuoted(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
@@ -74,14 +72,11 @@ func TestSecurity_DoctorFixIsShellQuoted(t *testing.T) {
 		"the fix deletes the ref it names")
 }
 
-// Found in review: to say whether a nested repository of the tree is
-// dirty, a capture ran git status inside it, and git read that
-// repository's own config and .gitattributes, files of the work tree that
-// anyone who writes there shapes: a clean filter named there ran as a
-// command, for each file whose stat had changed, on every capture (a
-// harness hook's too). git status in the outer repository never looks
-// inside an untracked repository. libgit2 now reads it, which runs no
-// command a config names; a real change still makes it dirty.
+// Whether a nested repository of the tree is dirty is read with libgit2,
+// never git status inside it: that would read the repository's own config
+// and .gitattributes, which anyone who writes in the tree shapes, and run
+// a clean filter named there on every capture. A real change still makes
+// it dirty.
 func TestSecurity_CaptureNestedRepositoryRunsNothing(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

@@ -14,7 +14,7 @@ import (
 // repository by the payload's cwd, so a payload naming another repository
 // (an agent that cd'd there, a user-scope hook, anyone's payload)
 // registered an agent there and captured its untracked .env into its
-// object store (issue 27 item 6). The hook works on the worktree its
+// object store. The hook works on the worktree its
 // harness runs it in; a cwd outside it is refused, one inside it (a
 // subfolder) is followed.
 func TestSecurity_HookPayloadCwdNamesAnotherRepository(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 12 item 4: a hook always finishes (docs/harness.md#hooks). Each test bounds
+// A hook always finishes (docs/harness.md#hooks). Each test bounds
 // the hook with a guard far past any deadline, so that a hook that hangs
 // fails the test instead of the suite's timeout.
 const hookGuard = 90 * time.Second

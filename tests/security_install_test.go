@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 12 item 6: hook install and uninstall never write outside the
+// Hook install and uninstall never write outside the
 // repository (or the user scope named), and refuse a link that leads
 // elsewhere.
 
@@ -240,7 +240,7 @@ func TestSecurity_HookInstallFollowsLinkInside(t *testing.T) {
 	assert.Equal(t, "README settings.local.json", strings.Join(got, " "))
 }
 
-// Issue 27 item 6: a committed link that stays beneath the top but leads
+// A committed link that stays beneath the top but leads
 // into .git (".claude -> .git/hooks", ".gemini -> .git") is refused, as one
 // leading out is: install wrote settings files inside git's folder.
 func TestSecurity_HookInstallRefusesLinkIntoGitDir(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 12 item 5: damage inside log.jsonl (not a torn tail) is found with
+// Damage inside log.jsonl (not a torn tail) is found with
 // its line number; reading commands go on with the whole records and warn;
 // doctor fails and advises nothing that deletes a ref; prune and clean
 // refuse; writers go on above every seq a line claims.

@@ -20,7 +20,7 @@ import (
 // rollback replaced or deleted must be in its safety checkpoint as it
 // was. Before the rule, a checkpoint built on a dry run's pack lost its
 // tree, and a rollback deleted a person's file its safety checkpoint did
-// not hold (issue 27 items 1 and 2). A failed command is allowed (it says
+// not hold. A failed command is allowed (it says
 // so and changes nothing); a broken checkpoint or a lost file is not.
 func TestSecurity_ObjectsHeldBesideAGCLoop(t *testing.T) {
 	t.Parallel()

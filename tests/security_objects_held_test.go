@@ -69,8 +69,8 @@ func fsckWhole(t *testing.T, e *Env) {
 // finds its tree and blobs stored by the dry run, in a pack no ref
 // reaches, and a big file git hash-object wrote loose. A gc --prune=now
 // (or repack -a -d) that listed them before the checkpoint's ref existed
-// deletes them after: the capture reported success with its tree gone
-// (issue 27 item 2). Now it writes them again into its own held pack.
+// deletes them after, so the capture writes them again into its own held
+// pack: its checkpoint stays whole.
 func TestSecurity_GCAlreadyRunningBesideACapture(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
@@ -96,7 +96,7 @@ func TestSecurity_GCAlreadyRunningBesideACapture(t *testing.T) {
 // checkpoint S relied on the dry run's pack for a person's untracked
 // file; a repack -a -d that listed that pack before the safety ref and
 // deleted it after the rollback's fresh look left the file deleted, in no
-// checkpoint, the rollback exact and its undo failing (issue 27 item 1).
+// checkpoint, the rollback exact and its undo failing.
 func TestSecurity_GCAlreadyRunningBesideARollback(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 12 item 7: human output escapes control characters in every
+// Human output escapes control characters in every
 // stored string (labels, reasons, agent fields, paths, messages quoting
 // them) as git quotes paths; --json carries the exact strings.
 
@@ -158,10 +158,9 @@ func keysOf(m map[string]string) []string {
 	return out
 }
 
-// Found in review: the dry run's "Left as they are" line printed a left
-// reason raw, and a skipped file's reason comes from the log, which a
-// tarball or a group member can plant. It is quoted like every stored
-// string.
+// The dry run's "Left as they are" line quotes a left reason like every
+// stored string: a skipped file's reason comes from the log, which a
+// tarball or a group member can plant.
 func TestSecurity_OutputLeftReasonFromTheLog(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 12, items 1 and 2: a checkpoint tree, or a folder swapped for a
+// A checkpoint tree, or a folder swapped for a
 // link, never makes a rollback reach outside the work tree or into .git.
 
 // guarded is what no rollback may change: the outside folder and .git/config.
@@ -167,10 +167,9 @@ func TestSecurity_UnsafeCheckpointRefused(t *testing.T) {
 		"hfs_ignorable":   {"100644", []string{".g\u200cit", "config"}, "hfs_dotgit", ""},
 		"gitmodules_link": {"120000", []string{".gitmodules"}, "gitmodules_link", ""},
 		"duplicate_entry": {"", nil, "duplicate_entry", "l"},
-		// Found in review: an entry of mode 0 passed every name check and
-		// read as absent on both sides of the change, which the rollback
-		// took for a deletion: it deleted the ignored .env, which no
-		// safety checkpoint holds.
+		// An entry of mode 0 passes every name check and reads as absent
+		// on both sides of the change; taken for a deletion, it would
+		// delete the ignored .env, which no safety checkpoint holds.
 		"mode_zero": {"0", []string{".env"}, "mode", ""},
 	}
 	for name, a := range attacks {

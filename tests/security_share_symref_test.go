@@ -11,7 +11,7 @@ import (
 // planted in the pusher's namespace on the remote (anyone who can write
 // a shared bare repository's refs) made push force-update the ref it
 // names, the remote's main branch, to a checkpoint commit, or delete it
-// as a stale name (issue 27 item 4): git's receive-pack follows symbolic
+// as a stale name: git's receive-pack follows symbolic
 // refs and a push has no --no-deref. Push now refuses and writes nothing;
 // fetch takes nothing through such a ref.
 func TestSecurity_PushNeverWritesThroughARemoteSymref(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 12 item 3: nothing in the state folder is reached through a link,
+// Nothing in the state folder is reached through a link,
 // a FIFO or a device, and temporary files have names nobody can plant.
 
 // stateDir is the repository's venom state folder, made if missing.
@@ -185,7 +185,7 @@ func TestSecurity_StateOldTempNamesNotWritten(t *testing.T) {
 	}
 }
 
-// Issue 12 item 8: under core.sharedRepository the state files and
+// Under core.sharedRepository the state files and
 // folders, and the refs and objects git-venom writes, get the modes git
 // gives its own files, so that another member of the group can go on.
 func TestSecurity_StateSharedRepositoryModes(t *testing.T) {
@@ -365,7 +365,7 @@ func ownerOf(t *testing.T, p string) string {
 	return strconv.Itoa(int(fi.Sys().(*syscall.Stat_t).Uid))
 }
 
-// Issue 12 item 8: a repository another user owns is opened when git's
+// A repository another user owns is opened when git's
 // safe.directory (global config) allows it, and refused as git refuses it
 // otherwise; the repository's own config cannot allow it.
 func TestSecurity_StateSafeDirectory(t *testing.T) {
@@ -430,11 +430,10 @@ func TestSecurity_StateEventsSourceLinkRefused(t *testing.T) {
 	assertContent(t, target, "0123456789abcdef0123456789abcdef0123\n")
 }
 
-// Found in review: a hard link is a regular file to fstat, so a tarball
-// shipping .git/venom/lock as a second name of a person's file had it
-// emptied by every command, and log.jsonl as a second name of another had
-// its unterminated last line cut and records appended. A state file opened
-// for writing must have one name; the person's files keep their content.
+// A hard link is a regular file to fstat: a tarball may ship
+// .git/venom/lock or log.jsonl as a second name of a person's file, which
+// every command would then empty or append to. A state file opened for
+// writing must have one name; the person's files keep their content.
 func TestSecurity_StateHardLinkRefused(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ state, content string }{

@@ -15,7 +15,7 @@ import (
 // TestSecurity_RootInAnotherUsersRepository: `sudo git venom-checkpoint`
 // in a person's repository is accepted by git (SUDO_UID names the owner),
 // and made the state root's (root:root, 0644): the owner's own commands
-// then failed to take the lock (issue 27 item 6, sudo-lockout.sh). Root is
+// then failed to take the lock. Root is
 // refused there under sudo before anything is written, and the owner's
 // commands work. Root let in by safe.directory (no sudo) is warned.
 func TestSecurity_RootInAnotherUsersRepository(t *testing.T) {

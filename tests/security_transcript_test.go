@@ -15,7 +15,7 @@ import (
 
 // TestSecurity_ExplainTranscriptOfTinyLines: explain read a Claude Code
 // transcript whole, split it into lines and decoded every one: 80 million
-// lines of "{}" (240 MB) took 133 s and 7.1 GB (issue 27, item 6).
+// lines of "{}" (240 MB) took 133 s and 7.1 GB.
 // Anything that can append to the transcript (the agent) can do that. It
 // now streams the file and decodes only lines that can be a chain entry
 // or a prompt, keeping only the prompts the agent's turns name: counted,

@@ -360,8 +360,8 @@ func TestShareCopy_DoctorSeesShortNamesAndRemotesFiles(t *testing.T) {
 }
 
 // TestShareCopy_NamedWithoutTheMachine: a fetched copy's checkpoint is
-// named <remote>/<agent>/k<n> wherever a checkpoint is named (CONTRACT
-// 9.12): rollback, diff, list and explain read it as the copy's full id,
+// named <remote>/<agent>/k<n> wherever a checkpoint is named
+// (docs/checkpoints.md#names): rollback, diff, list and explain read it as the copy's full id,
 // <remote>/<machine>/<agent>, and give the same plan. Two machines'
 // agents of one name make the short form ambiguous: refused, with each
 // full form as a hint.

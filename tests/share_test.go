@@ -277,7 +277,7 @@ func TestShare_HostileRemote(t *testing.T) {
 	b.AssertUntouched(t, snap)
 
 	// A remote whose objects git's fsck refuses (a tree entry "..", made
-	// as issue 12's attacker made it) fails the fetch as a whole, and
+	// as an attacker would) fails the fetch as a whole, and
 	// writes nothing.
 	rawFile, err := hex.DecodeString(file)
 	require.NoError(t, err)

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 28 item 7: the command line reads as git's, with none of the
+// The command line reads as git's, with none of the
 // parser's own words (kong's STRING, "EOL", git-venom-checkpoint).
 
 // Help names the command as it is typed, and each value as a git manual

@@ -15,21 +15,12 @@ import (
 
 // A snapshot is the fold as JSON (lib/state keeps one beside the log), with
 // the history no command reads left out, so that loading it costs what the
-// agents hold now, not what they did in a year:
-//
-//   - a checkpoint that is pruned or removed, older than the oldest live
-//     checkpoint of every agent on its tree (its floor);
-//   - a turn that ended before the floor, unless a capture kept names it,
-//     or it is the agent's last turn or last ended turn;
-//   - capture records and ignored-edit records before the floor.
-//
-// Why nothing reads them: a rollback's windows, spans and ignored edits
-// start at its target's capture, a live checkpoint at or after the floor,
-// and compare the seqs of what runs before only with seqs at or after it
-// (windows.go); retention, list, last, ~n and the dedup look at live
-// checkpoints and the last turns. What is left out is still counted: the
-// numbers of the checkpoints and turns left out (Forgot) keep "was pruned"
-// and "ended long ago" answers apart from "never existed".
+// agents hold now, not what they did in a year: checkpoints pruned or
+// removed before the floor (the oldest live checkpoint on the tree), turns
+// ended before it (but the last ones and those a kept capture names), and
+// capture and ignored-edit records before it. A rollback's windows start at a live checkpoint (windows.go), and
+// retention, names and dedup read live checkpoints and last turns. Forgot
+// counts what is left out, so "was pruned" stays apart from "never existed".
 type snapshot struct {
 	// Complete is, by tree, the seq from which the snapshot holds all
 	// its history (State.Partial).

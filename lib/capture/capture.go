@@ -5,28 +5,10 @@
 // tree. The user's index, HEAD, branches and working files are never
 // written.
 //
-// Every capture gives the tree the recipe gives; the shortcuts below only
-// spare work. A capture tries them in this order, and each falls back to
-// the plain way when it cannot vouch for its answer (takePrivate and scan
-// follow this list step by step):
-//
-//  1. Private index (lib/capture/private): start from git-venom's own
-//     index of the tree, whose stat data earlier captures refreshed.
-//     Fallback: a copy of the user's index (takeCopy).
-//  2. Quick scan (lib/capture/scan): stat the private index's files and the
-//     folders its scan record holds, and read again only the folders that
-//     moved, instead of running git status. Fallback: git status.
-//  3. Memo (lib/capture/private): the same listing, with the same stat data
-//     of every listed path, as the private index's last capture gave: that
-//     capture's tree again. Else the carry (carry.go): that tree with only
-//     the paths whose listing or stat data moved edited. Fallback: store
-//     what was listed.
-//  4. Tree edit (lib/capture/store): edit the private index's tree with the
-//     listed paths, new objects held in memory for one pack. Fallback: the
-//     index way, git update-index and git write-tree on a scratch index.
-//  5. Raw blobs (lib/capture/store): within the tree edit, a file that no
-//     attribute can convert and that holds no CR is hashed here. Fallback:
-//     git hash-object.
+// Its shortcuts (private index, quick scan, memo and carry, tree edit, raw
+// blobs) only spare work, each falling back to the plain way when it cannot
+// vouch for its answer; takePrivate and scan follow them in the order of
+// docs/checkpoints.md#shortcuts.
 package capture
 
 import (

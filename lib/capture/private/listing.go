@@ -26,16 +26,10 @@ import (
 // listed path again: a tree with 300,000 untracked files, one of them
 // edited, hashed all 300,000 at every capture.
 //
-// Layout: "VML", the format byte, then one record per path in byte order
-// of the paths, each: uvarint length of the prefix shared with the path
-// before, uvarint length of the rest and the rest (git's index v4 way:
-// most of a path is its folder's), a kind byte, then for a file its
-// st_mode and size as uvarints, and as signed varints its mtime (ns) less
-// the file before's, its ctime less its mtime, and its inode and device
-// less the file before's: files written together have close times and
-// inodes, and 300,000 of them took 11 MB without that, 37 bytes a file.
-// It is written beside the private index and named by the memo with its
-// digest: a listing that does not match is not used.
+// Layout: "VML", the format byte, then per path in byte order: the prefix
+// shared with the path before and the rest (as index v4), a kind byte, and
+// for a file st_mode, size, and mtime, ctime, inode and device as deltas
+// (files written together have close ones). The memo names it by digest.
 
 const listingFormat = 2
 

@@ -35,22 +35,12 @@ import (
 // without running git: on a small tree, git status is most of a capture,
 // and most of git status is its process and the reading of the index.
 //
-// It rests on two stat caches. The private index holds the stat data of
-// every tracked file as git last saw it content-clean; a file whose stat
-// data moved since (or was taken too close to the index's write to tell)
-// is listed as changed, and the capture hashes it, which is what git status
-// would have done to decide. The scan record (below) holds the stat data of
-// every directory git's untracked scan reads (those not ignored) and the
-// untracked files found in each: a directory's entries cannot change
-// without its stat data changing, so only the directories whose stat data
-// moved are read again, with git's ignore rules (lib/ignore).
-//
-// The record is made by walking the whole tree right after a git status,
-// and kept only when the walk lists exactly the untracked files git listed:
-// the ignore rules are checked against git on this very tree. Anything the
-// quick scan cannot decide as git would (ignore files that changed, a
-// folder gone, more changed files than is worth hashing, flagged entries,
-// a case-insensitive tree) sends the capture back to git status.
+// Tracked files whose stat data moved since the private index (or is racy)
+// are listed as changed. The scan record holds the stat data of every
+// folder git's untracked scan reads and the untracked files in each; only
+// folders whose stat data moved are read again, with lib/ignore. A record
+// is kept only when its first walk lists exactly what git status listed;
+// anything the scan cannot decide as git would goes back to git status.
 
 // recordFormat changes whenever what a scan record means changes.
 const recordFormat = 3

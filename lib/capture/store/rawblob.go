@@ -15,41 +15,12 @@ import (
 	"github.com/git-venom/git-venom/lib/treepath"
 )
 
-// When git stores a file as it is, its blob is the file's bytes, and the
-// capture need not ask git hash-object (a process, ~10 ms here) for an id
-// it can compute itself. git changes a file on its way in only in
-// convert_to_git (convert.c, git 2.39), through four steps:
-//
-//   - apply_filter: the driver named by the `filter` attribute, when the
-//     config defines one (filter.<name>.clean or .process);
-//   - encode_to_git: the `working-tree-encoding` attribute;
-//   - crlf_to_git: driven by `text`, `eol`, `crlf`, core.autocrlf and
-//     core.eol, it turns CRLF into LF and nothing else. It returns before
-//     touching a byte unless gather_stats counted a CRLF ("No CRLF? Nothing
-//     to convert, regardless"); in the auto modes a lone CR makes the file
-//     binary, which is never converted. A file without any CR byte is
-//     therefore never changed by it, whatever those settings say.
-//     core.safecrlf never changes bytes either: it only warns, or dies when
-//     git writes the object; the tree path's hash-object writes nothing, so
-//     it never dies there, and neither does this shortcut (update-index, the
-//     index way, does die under core.safecrlf=true).
-//   - ident_to_git: the `ident` attribute.
-//
-// So a file without a CR byte is stored as it is unless an attribute named
-// filter, working-tree-encoding or ident applies to it. An attribute
-// applies through a line that names it, or through a macro: `binary`, git's
-// only built-in one, unsets text alone; others are defined by `[attr]`
-// lines. NoConversion reads every source of attributes that could apply to
-// a path and trusts it only when none mentions "filter", "ident",
-// "encoding" or "[attr]" anywhere (case folded, comments included: a crude
-// reading errs only on the side of asking git). Those sources are, as
-// hash-object reads them (it reads no index; lib/capture sends a
-// capture the index way whenever git would read a .gitattributes from
-// there): the .gitattributes of the file's folder and of each folder above
-// it in the tree, $GIT_DIR/info/attributes, the global file
-// (core.attributesFile, else the XDG one) and the system one. Anything this
-// reading is unsure of sends the file, or every file, to hash-object, as
-// before.
+// A file git stores as it is has its bytes as its blob, so a capture can
+// compute the id instead of running git hash-object (~10 ms). Without a CR
+// byte, only the filter, working-tree-encoding and ident attributes (or an
+// [attr] macro) can change it; NoConversion trusts a path only when no
+// attribute source that applies mentions them, and otherwise leaves it to
+// git (docs/checkpoints.md#files-stored-as-they-are).
 
 // NoConversion tells the files git would store unconverted.
 type NoConversion struct {

@@ -21,17 +21,10 @@ type Update struct {
 // left as they are, and a path the index lacks is not added. Entries keep
 // their size, so they are rewritten in place.
 //
-// The new file is written later than the old one, whose modification time
-// is mtime: an entry racily clean against that time (lib/racy: its file
-// modified in the same second as the index or after) would pass for clean
-// against the new one. Each such entry not updated is smudged, as git does
-// when it writes an index: its size becomes 0, which makes git and the
-// quick scan read the file. For the same reason the untracked cache (UNTR), whose
-// folders' stat data is judged against the index's time, goes; so do the
-// cache tree (TREE), which no longer holds for the folders above the
-// updated entries, the extensions that describe the file's layout (EOIE,
-// IEOT) and the file system monitor's (FSMN), all optional and made again
-// by git when it needs them. The others stay, and the checksum is made
+// An entry racy against mtime, the old file's time (lib/racy), and not
+// updated is smudged (size 0) as git does, since the new file is written
+// later. The optional extensions that would go stale (UNTR, TREE, EOIE,
+// IEOT, FSMN) are dropped for git to make again; the checksum is made
 // again. A split index is refused (ErrSplit).
 func Patch(data []byte, updates map[string]Update, mtime time.Time) ([]byte, int, error) {
 	if len(data) < 12+20 {

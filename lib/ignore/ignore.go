@@ -4,20 +4,11 @@
 // pattern files, matching, the per-directory exclude stack) and wildmatch.c,
 // case-sensitively (core.ignoreCase=false).
 //
-// A walk from the top: s := Root(infoExclude, excludesFile).Top(topGitignore),
-// then for each entry of s's directory (skipping ".git", as git does)
-// s.Excluded(name, isDir); descend with s.Child(name, itsGitignore) only into
-// directories that are not excluded, since git never looks inside those.
-//
-// What the caller decides, as git does: a .gitignore is read only when it is
-// a regular file (git opens it with O_NOFOLLOW: a symlinked one counts as
-// absent, with a warning); a .gitignore missing from the worktree but
-// skip-worktree in the index is read from the index's blob; core.excludesFile
-// defaults to $XDG_CONFIG_HOME/git/ignore (or ~/.config/git/ignore), and git
-// dies when it (or info/exclude) is readable but cannot be read, a directory
-// say; info/exclude is the common directory's; a directory holding ".git" is
-// a nested repository. git checks exclusion before the index: it does not
-// enter an excluded directory even when files in it are tracked.
+// A walk: s := Root(infoExclude, excludesFile).Top(topGitignore), then
+// s.Excluded(name, isDir) for each entry, descending with s.Child only into
+// directories not excluded, as git does. The caller finds the pattern files
+// as git would: a .gitignore only when a regular file (or, skip-worktree,
+// the index's blob), core.excludesFile defaulting to the XDG one.
 package ignore
 
 import (

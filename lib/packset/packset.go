@@ -3,24 +3,12 @@
 // many packs that git's own `gc --auto` (gc.autoPackLimit, 50) repacks it,
 // nor every object look-up searching hundreds of packs.
 //
-// The record is a folder of empty files, $COMMON/venom/packs/pack-<hex>, one
-// for each pack a capture or a merge installed in objects/pack: a capture
-// adds its name after the pack is installed, by an exclusive create that
-// needs no lock. Only those packs are ever merged or removed; a user's pack
-// (one with no name in the record, one with a .keep or a .promisor) is never
-// touched. A recorded pack that is gone (the user's gc repacked it) leaves
-// the record. A pack a command wrote is kept (hold.go) until that command's
-// refs name its objects.
-//
-// A merge (Maintain, under the repository's lock) works as `git repack
-// --geometric=2 -d` on those packs only: sorted by size, the small ones
-// that break a progression in which each pack is at least twice the size
-// of all smaller ones together are copied, entry by entry, into one new
-// pack, which is fsynced and installed before the old packs are removed,
-// index first, so a git reader always finds every object. Nothing is
-// pruned: every object of the old packs is in the new one. An intent file
-// written before the install lets the next Maintain finish a merge a crash
-// interrupted, or undo it.
+// The record is a folder of empty files, $COMMON/venom/packs/pack-<hex>;
+// only packs named there are merged or removed, never a user's. Maintain
+// merges them as `git repack --geometric=2 -d` would, pruning nothing and
+// installing the new pack before removing the old (docs/checkpoints.md#pack-merges).
+// A pack a command wrote is kept (hold.go) until that command's refs name
+// its objects.
 package packset
 
 import (

@@ -5,17 +5,11 @@
 // quote_c_style): a string that needs it is shown in double quotes with C
 // escapes, \t \n \" \\ and octal \033 for other bytes.
 //
-// Bytes of 0x80 and above: git's default (core.quotePath=true) escapes
-// them all, which turns a label typed as "café" or "修正" into octal. Here
-// a valid UTF-8 rune that prints is kept as it is, as git shows paths with
-// core.quotePath=false; what is escaped is every rune that does not print
-// (unicode.IsGraphic false): C0 controls, DEL, C1 controls (U+0080-U+009F,
-// which some terminals obey as ESC sequences: U+009B is CSI), format
-// characters such as the bidi overrides that reorder a line (U+202E) and
-// zero-width ones, line and paragraph separators, private use, unassigned
-// code points, and every byte that is not valid UTF-8. Each such rune is
-// written as the octal escapes of its bytes, as git writes them, so
-// Unquote gives the exact bytes back.
+// A valid UTF-8 rune that prints is kept, as with core.quotePath=false
+// ("café" stays readable); every rune unicode.IsGraphic rejects (C0 and C1
+// controls, bidi overrides, zero-width and unassigned ones) and every
+// invalid byte is written as the octal escapes of its bytes, so Unquote
+// gives the exact bytes back.
 package quote
 
 import (

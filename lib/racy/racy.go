@@ -4,19 +4,10 @@
 // lib/gitindex, the quick scan's check of tracked files), the quick scan's
 // record of folders, the memo and its listing, the carry.
 //
-// A cache holds a file's stat data as of a reference time: an index file's
-// own mtime, or the wall-clock time its stat data was taken. A file changed
-// again in the same clock tick as its cached stat data keeps that stat data
-// (size aside), so the cache cannot tell the change apart; git therefore
-// reads the file of an entry that is "racily clean" (read-cache.c
-// is_racy_stat, ie_match_stat) and smudges it, size 0, when it writes the
-// index anew (ce_smudge_racily_clean_entry). git built with USE_NSEC takes
-// an entry as racy when its mtime is not older than the index to the
-// nanosecond; git built without it (Debian's git 2.39, the one installed)
-// compares whole seconds, and its stat comparison ignores nanoseconds too.
-// The rule here is the stricter of the two, racy under either: since the
-// nanosecond rule's racy entries are all racy under the seconds rule, that
-// is the seconds rule. docs/checkpoints.md#racy-stat-data says the same.
+// An entry is racy when its file's mtime falls in its reference time's
+// second or later: git without USE_NSEC (Debian's 2.39) compares whole
+// seconds, and that rule catches every entry the nanosecond rule does
+// (docs/checkpoints.md#racy-stat-data). A racy file is read, never trusted.
 package racy
 
 import (

@@ -173,26 +173,14 @@ func (ap *applier) apply(dels []string, writes []entry, point func(string) error
 	return ap.write(root, writes, hook)
 }
 
-// write makes each entry's file, in a fresh staging folder of the state
-// folder, then renames each into the tree through the door. The files
-// whose blob git writes byte for byte are written in process (direct.go);
-// git checkout-index writes the others, with smudge filters, line
-// endings, modes and links, beneath the stage's folder git/ (--prefix).
-// checkout-index on the tree itself would check each leading folder with
-// lstat() and then open the path: a folder swapped for a link between the
-// two would let it write outside the tree. A rename into a folder opened
-// beneath the top without following links cannot.
-//
-// The stage is never resolved by name after it is made: tmp/ is opened
-// link-free and the stage made in it by mkdirat (0700, an unpredictable
-// name) and held open (statefile.MkdirTemp); the files written in process
-// are created beneath its descriptor, git reaches it as its descriptor 3
-// (--prefix=/proc/self/fd/3/git/, beneath which checkout-index makes the
-// folders it needs), the renames start from that descriptor
-// (treepath.Root.RenameFrom, which checks each staged entry is the kind
-// the index says), and the stage is removed through it. tmp/ (group-
-// writable under core.sharedRepository) swapped for a link meanwhile, or
-// the stage renamed away, changes nothing of what is placed.
+// write makes each entry's file in a fresh staging folder, in process
+// (direct.go) or by git checkout-index beneath the stage's git/, then
+// renames each into a tree folder opened beneath the top without following
+// links: checkout-index on the tree itself checks leading folders with
+// lstat() and then opens the path, so a folder swapped for a link between
+// the two would let it write outside the tree. The stage is reached only
+// through its descriptor (git gets it as /proc/self/fd/3), so tmp/ swapped
+// for a link, or the stage renamed away, changes nothing of what is placed.
 func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) error) error {
 	t0 := time.Now()
 	stage, err := statefile.MkdirTemp(ap.tmp, "rollback-write-")

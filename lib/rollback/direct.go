@@ -24,25 +24,13 @@ import (
 	"github.com/git-venom/git-venom/lib/treepath"
 )
 
-// A file whose blob git's checkout writes byte for byte is written here,
-// in process, as git's write_entry (entry.c, git 2.39) writes it: a
-// regular file created O_CREAT|O_EXCL with mode 0777 for 100755 and 0666
-// otherwise, the umask taking its bits off as it does for git; a link
-// made by symlink() holding the blob's bytes, or, under
-// core.symlinks=false, a regular file of mode 0666 holding them (git
-// converts nothing there). A regular file is made unnamed in its folder of
-// the tree (create) and held until it is linked at its path (placeUnnamed);
-// the others are written beneath the stage's descriptor, with O_NOFOLLOW,
-// under names of our own, and placed as checkout-index's files are
-// (placeFile): nothing is resolved by name.
-//
-// Every other file goes through git checkout-index as before: one that an
-// attribute could convert on the way out (store.NewNoSmudge), all of them
-// when core.autocrlf is set or a .gitattributes is among the files
-// written (checkout-index would read it from its index), and anything
-// odd (a mode other than 100644, 100755 and 120000, an object libgit2
-// cannot read, a link git would write differently), and every blob over
-// store.MemoryFileBytes, which git streams instead of reading it whole.
+// A file whose blob git's checkout writes byte for byte is written here as
+// git's write_entry (entry.c, git 2.39) does: mode 0777 or 0666 less the
+// umask, a link holding the blob's bytes (a regular file under
+// core.symlinks=false), nothing resolved by name. git checkout-index
+// writes the rest: what an attribute or core.autocrlf could convert, all
+// files when a .gitattributes is written, odd modes or objects, and blobs
+// over store.MemoryFileBytes, which git streams.
 
 // gitStage is the folder of the stage checkout-index writes beneath
 // (--prefix); the files written here sit beside it as "f<n>", and
@@ -248,28 +236,12 @@ func (d *direct) write(stage int, name string, e entry, folders *folderCache) (s
 // perm less the umask, holding data, for the tree's path p; unnamed says
 // which way it was made.
 //
-// The file is made unnamed in p's folder of the tree when that folder is
-// there (treepath.Folder.CreateUnnamed), written, and then named in the
-// stage: the kernel takes its inode near the folder's, as it does for git's
-// checkout, which creates each file in its folder. Made by name in the
-// stage, every file of a rollback took its inode from the stage's block
-// group, and ext4 without a journal passes over each inode freed in the
-// last seconds to minutes before it reuses one, from the group's first
-// inode on, at every file: a rollback of 1,000 files after one of the same
-// files (whose inodes the edits since had freed) spent most of its kernel
-// time there (recently_deleted). What lands in the tree is the same: a new
-// file of the same bytes and mode, renamed in from the stage.
-//
-// With p's folder missing (the rollback makes it when it places the
-// file), the file is made in the nearest folder above it (folderCache.open).
-// Where that cannot be done (no /proc, the stage on another file system, a
-// file system without unnamed files), the file is made in the stage by
-// name, as before.
-//
-// An unnamed file, written, is held open and returned as held (held >= 0)
-// while heldBudget allows: it is then named only at its path, by a link
-// (placeUnnamed), never in the stage. Otherwise it is named in the stage
-// (held is -1).
+// The file is made unnamed in p's folder (or the nearest one above it), so
+// that its inode lands near the folder's as in git's checkout, and falls
+// back to a named file in the stage (docs/rollback.md#where-new-files-are-made).
+// While heldBudget allows, it stays open and is returned as held (>= 0), to
+// be linked only at its path (placeUnnamed); otherwise it is named in the
+// stage (held is -1).
 func (d *direct) create(stage int, name, p string, perm uint32, data []byte, folders *folderCache) (unnamed bool, held int, err error) {
 	if f := folders.open(treepath.Parent(p)); f != nil && !unnamedRefused.Load() {
 		fd, err := f.CreateUnnamed(perm)

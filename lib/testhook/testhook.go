@@ -1,24 +1,11 @@
 //go:build venomtest
 
 // Package testhook holds the named fault points that only tests use. It is
-// the one file that reads the VENOM_TEST_* variables (see tests/README.md),
-// and only in binaries built with -tags venomtest; a release build gets
-// off.go, where every hook does nothing:
-//
-//	VENOM_TEST_FAIL_AT=name[,name...]  Point(name) returns an error; name#n
-//	                                   fails only the n-th time the process
-//	                                   reaches that point (ref-create#2: the
-//	                                   second ref a rollback makes).
-//	VENOM_TEST_PAUSE_AT=name           Point(name) creates VENOM_TEST_PAUSE_FILE
-//	                                   and blocks, so a test can kill the process there;
-//	                                   name#n pauses only the n-th time; a
-//	                                   comma-separated list pauses at each.
-//	VENOM_TEST_PAUSE_RESUME=1          with a pause file: the pause ends when the
-//	                                   test removes that file.
-//	VENOM_TEST_PACK_THRESHOLD=n        git-venom merges its packs past n of them
-//	                                   instead of the default (Int).
-//	VENOM_TEST_MEMORY_BUDGET=n         a capture holds n bytes of blobs in memory,
-//	                                   not 64 MiB, before it streams them (Int).
+// the one file that reads the VENOM_TEST_* variables, whose table is in
+// tests/README.md (VENOM_TEST_FAIL_AT makes Point(name) fail,
+// VENOM_TEST_PAUSE_AT makes it block), and only in binaries built with
+// -tags venomtest; a release build gets off.go, where every hook does
+// nothing.
 package testhook
 
 import (

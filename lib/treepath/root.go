@@ -121,21 +121,11 @@ func (r *Root) RenameFromStat(stage int, rel, p string, link bool) (Placed, erro
 // LinkUnnamedIn): a folder holding ten of the files is resolved beneath
 // the top once, not ten times. Close it after the run.
 //
-// A descriptor opened beneath the top without following a link stays that
-// folder: it never becomes a link, and whatever is done through it is
-// done in that folder. What holding it changes is when: a folder renamed
-// away meanwhile (to a place outside the tree on the same file system, by
-// someone who may write in its parent) still receives the rest of its run,
-// where each path resolved again would have gone to what the tree holds
-// at that name then. The same rename between one path's resolution and
-// its rename had the same effect; only the window is a run of files long.
-// What reaches such a folder is what the rollback writes into it anyway:
-// the checkpoint's files, never through a link, and each unlink takes out
-// a name of that folder, never a file of another. The rollback capture
-// then finds those paths missing from the tree (exact: false), as for any
-// write meanwhile. The delete path (Folder) holds its folders the same
-// way. A folder removed meanwhile (ENOENT through the held descriptor) is
-// resolved again, its missing folders made, as a path never held is.
+// A held descriptor never becomes a link. A folder renamed away during
+// the run still receives the rest of its files, the checkpoint's own and
+// never through a link; the rollback's capture then reports exact: false,
+// as for any write meanwhile. A folder removed meanwhile (ENOENT) is
+// resolved again, as a path never held is.
 type Held struct {
 	path string
 	fd   int

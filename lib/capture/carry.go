@@ -17,22 +17,14 @@ import (
 	"github.com/git-venom/git-venom/lib/treeedit"
 )
 
-// The carry (shortcut 3's second half): when the memo's key does not
-// match, its listing (lib/capture/private/listing.go) tells which listed
-// paths did not: those whose lstat moved, those listed now and not then,
-// those listed then and not now. The capture is then the memo's tree with
-// only those paths edited; every other listed path has the stat data it
-// had when the memo's capture stored it, and so the same content, as git's
-// own stat cache vouches for a clean tracked file. The files of one
-// turn's change are hashed, not the 300,000 untracked files beside them.
-//
-// It holds only where the memo's tree was made the same way from the same
-// base (the private index's tree), under the same limits and settings, and
-// nothing listed needed the recipe's special cases: nothing skipped,
-// excluded or flagged, no nested repository, no .gitattributes among the
-// paths that changed (it would change how the others are stored). A path
-// listed then and not now is back to the base's version. Anything else,
-// and any doubt, falls back to storing every listed path.
+// The carry (docs/checkpoints.md#shortcuts, the memo's second half): when
+// the memo's key does not match, its listing tells which listed paths
+// moved, appeared or went, and the capture is the memo's tree with only
+// those edited; the rest kept their stat data, so their content, as git's
+// stat cache vouches. A turn's files are hashed, not 300,000 untracked
+// ones beside them. It holds only for the same base, limits and settings,
+// with nothing skipped, excluded, flagged, nested or .gitattributes among
+// the changes; any doubt stores every listed path.
 
 // errNoCarry sends a capture to store every listed path.
 var errNoCarry = errors.New("the memo's listing does not apply")

@@ -19,17 +19,10 @@ import (
 // same held pack, every object of its tree that the snapshot's own held
 // packs do not hold and no anchor (a commit a ref reaches, HEAD's) holds
 // at the same path: docs/checkpoints.md#objects-a-command-relies-on.
-//
-// A capture builds on objects it finds stored: the memo's or the carry's
-// tree, blobs of the same content, a dry run's pack, the private index's
-// trees, git's loose objects. Nothing may reach them yet, and a person's
-// `git repack -a -d` or `gc --prune=now` that listed them before the
-// checkpoint's ref exists deletes them after it: a .keep put on their
-// pack now is not looked at again by a repack already running, nor is a
-// loose object's mtime by a prune with --expire=now. Written again into
-// a pack this command made and holds, they cannot be dropped before the
-// ref reaches them. An object that cannot be read any more fails the
-// capture: its checkpoint would be broken.
+// Objects a capture found stored (a memo's tree, a dry run's pack, loose
+// ones) may be deleted by a repack or prune that listed them before the
+// ref existed; written again into a pack this command holds, they cannot.
+// An object that cannot be read any more fails the capture.
 func (s *Snapshot) StoreCommit(r *repo.Repo, commit Object, anchors []*git.Oid) error {
 	odb, err := r.Odb()
 	if err != nil {

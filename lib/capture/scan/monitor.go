@@ -19,19 +19,11 @@ import (
 
 // With the repository's file system monitor (core.fsmonitor, lib/fsmonitor)
 // a quick scan stats only what the monitor says changed since the last
-// capture's query, instead of every tracked file and every recorded
-// folder (docs/checkpoints.md#the-file-system-monitor).
-//
-// The chain of queries is what makes it exact. A capture asks before it
-// stats anything; every stat judgment it keeps (the record's folders, the
-// tracked files it found clean) was made after that query, so a change
-// that came after any of them is in the next answer. The state below
-// keeps the token with the identity of the record and the private index
-// those judgments are about, and the tracked files that were not clean
-// (changed, or racy under lib/racy's rule): those are looked at again
-// whatever the monitor says. Any break (no state, another record or
-// index, a token too old, a failed or trivial answer, a monitor of
-// another instance) is a full quick scan, whose query starts a new chain.
+// capture's query (docs/checkpoints.md#the-file-system-monitor). Each
+// capture queries before it stats anything, so the state below (the token,
+// the record and private index it is about, and the files not found clean)
+// chains exactly; any break (no state, another record or index, an old
+// token, a trivial answer, another monitor instance) is a full quick scan.
 
 // monitorState is what a capture that used the quick scan keeps for the
 // next one's query.

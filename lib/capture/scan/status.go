@@ -208,18 +208,11 @@ func (d *folderAt) close() {
 const unopenedPrefix = "warning: could not open directory '"
 
 // Unopened reads git status's standard error for the folders git could
-// not open, as their paths relative to the top ending in '/': a folder
-// deeper than PATH_MAX (git opens folders by their whole path and gets
-// ENAMETOOLONG), or one the process may not read. A folder gone since git
-// listed its parent is not among them: nothing is under it. The message
-// runs to the next line that starts another of git's messages, and the
-// path to the last "': " in it, so a name holding a quote or a newline is
-// read whole.
-//
-// git cuts every message at 4096 bytes (usage.c vreportf), so the path of
-// a folder past PATH_MAX, always longer, comes cut short: the folder
-// named is then the last whole one in what is left, an ancestor of the
-// one git could not open.
+// not open (deeper than PATH_MAX, or unreadable), as paths relative to the
+// top ending in '/'. A message runs to the next line that starts another
+// of git's messages and its path to the last "': ", so quotes and newlines
+// in a name are read whole. git cuts messages at 4096 bytes (usage.c), so a
+// path past PATH_MAX comes cut short and names an ancestor of the folder.
 func Unopened(stderr []byte) []string {
 	text := "\n" + string(stderr)
 	var out []string

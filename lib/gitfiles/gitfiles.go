@@ -69,19 +69,12 @@ type File struct {
 }
 
 // List is the one list of git's config, attributes and exclude files that
-// can change how git treats a file of r's tree (a filter, line endings,
-// what is ignored), in git's order within each kind. Without r.GitDir it
-// holds the system and global files alone. The global attributes and
-// exclude files listed are git's defaults: core.attributesFile and
-// core.excludesFile, set in the config, replace them.
-//
-// exact says that the read files are exactly those git reads: the
-// environment holds no git variable that selects files some other way
-// (gitconfig.PlainEnvironment), and the variables it follows have values
-// git reads plainly (no empty GIT_CONFIG_GLOBAL or HOME, no relative
-// path, GIT_CONFIG_NOSYSTEM a boolean). The system folder is that of the
-// git on PATH, the one gitcli runs; when it is unknown the list lacks the
-// system files, and exact is false.
+// can change how git treats a file of r's tree, in git's order within each
+// kind (system and global alone without r.GitDir; core.attributesFile and
+// core.excludesFile replace the default global ones). exact says these are
+// exactly the files git reads: no git variable selects others
+// (gitconfig.PlainEnvironment), those it follows are plain, and the system
+// folder of the git on PATH is known.
 func List(r Repo) (files []File, exact bool) {
 	files, exact, _ = list(r)
 	return files, exact

@@ -24,19 +24,13 @@ import (
 	"github.com/git-venom/git-venom/lib/state"
 )
 
-// Adapter is OpenCode's rewind (docs/harness.md#rewind): a fork. OpenCode
-// copies a session's messages before a user message into a new session
-// (POST /session/{id}/fork), touching no file and leaving the source as it
-// was, so the person keeps the session they had and continues the rewound
-// one with `opencode -s NEW`. Its other way, revert, truncates the
-// person's own session in place (and, unless the person's config sets
-// "snapshot": false, restores files from OpenCode's own snapshot over the
-// rollback's), which a rollback must not do to a session it did not make.
-// The fork is asked of an `opencode serve --pure` the rollback starts for
-// it on 127.0.0.1 (OpenCode has no command that forks at a message):
-// --pure, so that git-venom's plugin does not call back into the rollback
-// holding the lock, and a random password, so that no other local user
-// reaches the server meanwhile.
+// Adapter is OpenCode's rewind (docs/harness.md#rewind): a fork of the
+// session before a user message (POST /session/{id}/fork), touching no file
+// and leaving the person's session as it was; OpenCode's revert would
+// truncate that session in place and restore files of its own. The fork is
+// asked of an `opencode serve --pure` started on 127.0.0.1 with a random
+// password: --pure so git-venom's plugin does not call back into the
+// rollback holding the lock, the password so no other local user reaches it.
 type Adapter struct{}
 
 // CanRewind: a turn the plugin reported, in a session it named.

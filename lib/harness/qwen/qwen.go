@@ -1,17 +1,9 @@
 // Package qwen is git-venom's Qwen Code side. Qwen Code, a Gemini CLI
-// fork, takes Claude Code's hooks: the same event names, the same
-// {"hooks":{event:[{matcher?,hooks:[{type,command,timeout}]}]}} settings
-// (in .qwen/settings.json), the same stdin JSON (session_id,
-// transcript_path, cwd, hook_event_name, prompt_id), so the hook acts on
-// its events as they come.
-//
-// A rollback of a qwen-code agent restores files only. Qwen Code cannot
-// be told to resume a session at a point: --resume continues a session
-// whole and --fork-session copies it whole, and its /rewind works inside
-// the interactive program only. Rewinding from outside would mean writing
-// a truncated copy of its session transcript, a chain of entries under
-// the program's own session-writer locks whose format is internal and
-// changes between releases; git-venom does not forge it.
+// fork, takes Claude Code's hooks: the same event names, settings shape
+// (in .qwen/settings.json) and stdin JSON, so the hook acts on its events
+// as they come. A rollback of a qwen-code agent restores files only: Qwen
+// Code resumes or forks a session only whole, and rewinding from outside
+// would mean forging its internal, changing transcript format.
 package qwen
 
 import (

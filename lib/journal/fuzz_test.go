@@ -10,21 +10,13 @@ import (
 	"testing"
 )
 
-// FuzzScan reads any bytes as a log. Its seed corpus
-// (testdata/fuzz/FuzzScan) is a real log written by the binaries (two
-// agents, turns, a reuse with a label, a rollback, a clean) and damaged
-// copies of it: a record cut in the middle, cut and joined to the next,
-// repeated, dropped, moved back, NUL bytes inside and at the end, a whole
-// last line that is not JSON, a torn tail.
-//
-// Properties: Scan never fails or panics on a file it can read; it agrees
-// with readPlainly, the oracle, on every record taken and on the number of
-// every damaged line, so each whole line is taken, blank, or reported;
-// what follows the last newline changes nothing but Torn; a read of one
-// agent's records on a log without damage finds none and takes a part of
-// the full read's records, in order; and a writer keeps every whole line,
-// cuts only the torn tail, and appends one record above every seq a line
-// claims, which the next read takes.
+// FuzzScan reads any bytes as a log, seeded with a real log and damaged
+// copies of it (records cut, joined, repeated, dropped, moved back, NULs,
+// a torn tail). Scan never fails on a readable file and agrees with the
+// oracle readPlainly on every record and damaged line; bytes after the
+// last newline change only Torn; a one-agent read takes an in-order part
+// of the full read; a writer cuts only the torn tail and appends a record
+// above every seq a line claims, which the next read takes.
 func FuzzScan(f *testing.F) {
 	f.Add([]byte(rec(1) + rec(2) + rec(3)))
 	f.Add([]byte(rec(1) + cut(2) + rec(3)))

@@ -66,21 +66,12 @@ func Load(path string) (*Log, error) {
 }
 
 // Scan reads the journal at path and calls each with every record in seq
-// order, without keeping them: a command that folds the log as it is read
-// holds one record at a time, not the whole log. The record passed to each
-// is reused for the next one, so each copies what it keeps; its strings and
-// slices are its own. A missing file is an empty journal.
-//
-// Every whole line is checked as it is read: one that is not a record, or
-// whose seq repeats, goes back or skips, is damage (Log.Damage), with its
-// line number. The records that are whole and in order are still passed to
-// each, so that a command can go on with everything the damage spares.
-//
-// The file is read through one buffer of scanChunk bytes: reading a long
-// log whole would cost its size in fresh memory, which a short-lived
-// process pays page by page (on a 10,000-record log, 1.8 MB and a fifth of
-// a list's time). The records' strings are copied out of the buffer
-// instead, the repeated ones once (decodeOwned).
+// order, one at a time through one scanChunk buffer, not the whole log (on
+// 10,000 records, 1.8 MB and a fifth of a list's time). The record passed
+// to each is reused for the next, so each copies what it keeps. A missing
+// file is an empty journal. A line that is not a record, or whose seq
+// repeats, goes back or skips, is damage (Log.Damage); the whole records in
+// order are still passed on, so a command can go on with what it spares.
 func Scan(path string, each func(*Entry)) (*Log, error) { return ScanWith(path, ScanOptions{}, each) }
 
 // ScanOptions narrow what Scan decodes.

@@ -1,17 +1,10 @@
 // Package pathspec turns the paths a person or a harness gives into
-// repository paths, as git's pathspecs do (gitglossary(7), "pathspec"):
-// relative to the current folder, ".." allowed while it stays in the tree,
-// absolute paths inside the tree, a folder matching everything under it,
-// the ":(top)" / ":/" prefix, and the "literal", "glob" and "exclude"
-// magic. Every command that takes a path from a person (git venom-diff,
-// git venom-rollback) and every harness path (an edit tool's file) goes
-// through here, so one rule decides what a path means.
-//
-// Matching is git's match_pathspec_item (dir.c): a pattern matches a path
-// equal to it or a folder holding it; a pattern with wildcards also
-// matches as git's wildmatch does, across slashes by default and only
-// within a component under ":(glob)". A pattern's literal part passes
-// treepath.Verify: no ".git", no NUL.
+// repository paths, as git's pathspecs do (gitglossary(7)): relative to the
+// current folder, ".." while in the tree, absolute paths inside it, ":/",
+// and the "literal", "glob" and "exclude" magic. Every path a command or a
+// harness gives goes through here, so one rule decides what a path means.
+// Matching is git's match_pathspec_item (dir.c) and wildmatch; a
+// pattern's literal part passes treepath.Verify.
 package pathspec
 
 import (

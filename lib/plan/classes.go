@@ -110,15 +110,10 @@ func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Age
 	// no turn of the agent made what lies between. For the agent's own
 	// target that capture is the target itself, and nothing lies between.
 	// A fetched copy's target was never this tree's: what the tree held
-	// when the local agent came (a person's edits, untracked files) is
-	// nobody's turn, and was classed turn, so a copy's rollback overwrote
-	// and deleted it in a guarded tree with no refusal.
-	//
-	// Except what the copy's own turns made: its windows, from its
-	// checkpoint to its newest capture, class the paths they changed as
-	// its turns' or gaps, and only the rest, from that newest capture to
-	// the tree the local agent found, is a gap. A tree that holds the
-	// copy's work (its commit pulled here) is then not an outside edit.
+	// when the local agent came is nobody's turn, so it is a gap, except
+	// what the copy's own windows changed (its checkpoint to its newest
+	// capture), classed as its turns' or gaps. A tree holding the copy's
+	// pulled commit is then not an outside edit.
 	if copy != nil && len(copy.History) > 0 {
 		for _, w := range copy.History {
 			if w.Kind == agents.TurnWindow {

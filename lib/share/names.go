@@ -1,18 +1,11 @@
 // Package share sends an agent's checkpoints to a remote and brings other
-// machines' back, on request only (docs/checkpoints.md#refs).
-//
-// On the remote, a push writes under refs/venom/shared/<machine>/<agent>/:
-// one ref a live checkpoint (<n> for k<n>, the local commit) and "log", a
-// commit whose tree holds log.jsonl, the agent's records renumbered from 1.
-// <machine> is this repository's venom source id (a uuid, kept in the
-// state directory), so two machines' agents of the same name never meet.
-//
-// A fetch lists what a remote holds there, brings the objects without
-// writing any ref, checks every name, commit, tree and record, and only then
-// writes what passed under refs/venom/remotes/<remote>/<machine>/<agent>/,
-// in one transaction. Nothing a remote sends reaches refs/venom/checkpoints,
-// the log, or any other ref: git fetch is given object ids, never a
-// refspec with a destination.
+// machines' back, on request only (docs/checkpoints.md#refs). A push
+// writes under refs/venom/shared/<machine>/<agent>/ (a ref a live
+// checkpoint, and "log", the agent's records); a fetch brings objects
+// without writing a ref, checks every name, commit, tree and record, and
+// only then writes what passed under refs/venom/remotes/ in one
+// transaction. Nothing a remote sends reaches refs/venom/checkpoints or
+// the log.
 package share
 
 import (

@@ -16,35 +16,16 @@ import (
 	"github.com/git-venom/git-venom/lib/testhook"
 )
 
-// The fold snapshot is the fold of the log through some record, kept
-// beside log.jsonl with the mark it covers (journal.Resume: the byte
-// offset, the seq, the damage found before it and a fingerprint of the
-// bytes there), so that a command folds only the records after it: on a
-// log of a million records, a list reads a few kilobytes, not 180 MB.
-//
-// It is split so that a command pays for the agents it reads, not for
-// all of them: fold.json holds what every command reads of every agent
-// (agents.Stub: tree, isolation, state, open turn, binding; the captures
-// the windows read), and fold.d/<agent>.json each agent's turns and
-// checkpoints, with a mark of its own. A hook of one agent among two
-// thousand with 200 live checkpoints each reads fold.json, that agent's
-// file and the records after the marks, not the other 400,000
-// checkpoints. An agent's file is current when the agent has no record
-// after its mark (the last seq of its records is in fold.json); one
-// older than that is folded on from its mark (its records only), and
-// rewritten by the next lock holder that had to fold many records so.
-//
-// The log stays the truth (docs/checkpoints.md#the-log): a snapshot file
-// that is missing, not a regular file (a link is never followed),
-// unreadable, of another format, or whose mark does not match the log's
-// bytes (a log rewritten, cut or replaced beneath it) is passed over: the
-// log is folded whole (fold.json), or the agent's records from the first
-// (its own file), and the next command holding the lock writes a new one.
-// Each file is written whole to a temporary file and renamed over the old
-// one, the agents' files first, so a crash at any point leaves old files
-// or new, each true of the log up to its mark. Only lock holders write
-// them (Begin), when the records they had to fold after a mark number
-// foldEvery or more: readers never write.
+// The fold snapshot is the fold of the log through a mark (journal.Resume:
+// offset, seq, damage, a fingerprint of the bytes), so a command folds only
+// the records after it. fold.json holds what every command reads of every
+// agent (agents.Stub), fold.d/<agent>.json one agent's turns and
+// checkpoints with a mark of its own, so a command pays for the agents it
+// reads. The log stays the truth: a file that is missing, a link,
+// unreadable, of another format or whose mark does not match is passed
+// over and the log folded again. Only lock holders write them (Begin),
+// each whole and renamed in, agents' files first, once foldEvery records
+// lie past a mark.
 const snapshotFormat = "git-venom fold 4"
 
 // Each file is a line of JSON, snapshotHead, saying what it is and the

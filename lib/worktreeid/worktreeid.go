@@ -1,17 +1,10 @@
 // Package worktreeid holds a worktree's identity as git links it, so that
 // an agent's tree is known to still be the worktree it registered in, not
 // another one made later at the same path (docs/rollback.md#stale-trees).
-//
-// git ties a linked worktree to its administrative folder,
-// $GIT_COMMON_DIR/worktrees/<id>, by two links: the worktree's .git file
-// ("gitdir: <admin>") and the admin folder's gitdir file (the path of that
-// .git file); git worktree prune and repair judge a worktree by them.
-// Neither says when the worktree was made: git worktree remove deletes the
-// admin folder, and the next git worktree add at the same path makes one
-// of the same name again. So the identity adds a stamp of the admin
-// folder's making: its inode and the modification time of its commondir
-// file, which git writes once when it adds the worktree and never again
-// (move and repair rewrite gitdir and .git only).
+// git's two links (the worktree's .git file and the admin folder's gitdir)
+// do not tell a worktree removed and added again at the same path, so the
+// identity adds the admin folder's inode and the mtime of its commondir
+// file, which git writes only when it adds the worktree.
 package worktreeid
 
 import (

@@ -1,12 +1,7 @@
 // Command modeltest is git-venom's reference model: seeded random
-// sessions of a person and agents (one in place, one in a linked
-// worktree) editing, committing, resetting, merging, taking turns and
-// checkpoints, and rolling back, undoing and interrupting rollbacks, all
-// through the real binaries and plain git. After every step the model's
-// own reading of docs/checkpoints.md and docs/rollback.md says what git
-// must show: each checkpoint's tree, each dry run's classes and
-// refusals, the tree, HEAD and index after each real call. It imports
-// nothing of lib/.
+// sessions of a person and agents, all through the real binaries and plain
+// git, checked after every step against the model's own reading of
+// docs/checkpoints.md and docs/rollback.md. It imports nothing of lib/.
 //
 //	tests/model -seeds 50          # 50 seeds from 1
 //	tests/model -seed 1234 -v      # one seed, printing its steps

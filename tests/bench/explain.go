@@ -1,18 +1,11 @@
 package main
 
-// The explain mode: `git venom-checkpoint explain` on a
-// commit touching many files of a history of many agent turns, beside
-// `git show --stat` of the same commit, interleaved run by run:
+// The explain mode: `git venom-checkpoint explain` on a commit touching
+// many files of a history of many agent turns, beside `git show --stat`
+// of the same commit, interleaved run by run: median wall and CPU, their
+// ratio, and explain --json's size.
 //
 //	go run ./tests/bench -explain 1000 -explain-turns 100 -runs 11
-//
-// The repository has -explain-tree files; each of the -explain-turns turns
-// (turn_start, edits, turn_end, taken by the built binary as a hook
-// would) rewrites some of the commit's files whole and edits one line of
-// others, and also touches files the commit leaves alone, so that every
-// turn's tree diff is real. The person then commits the lot: one commit
-// changing -explain files. It prints median wall and CPU times of both
-// commands, their ratio, and explain --json's size.
 
 import (
 	"flag"

@@ -1,22 +1,13 @@
 package main
 
-// The fsmonitor mode: captures of a generated tree with
-// git's fsmonitor-watchman hook as core.fsmonitor, reaching a private
-// watchman (its socket, state, log and pid in -work, never the person's),
-// side by side, run by run, with git status on the same fsmonitor and
-// untracked cache, and with plain git status:
+// The fsmonitor mode: captures of a generated tree with git's
+// fsmonitor-watchman hook reaching a private watchman, beside git status
+// on the same fsmonitor and plain git status, clean and after 10 changed
+// and 10 new files (targets: tests/README.md, Benchmarks).
 //
 //	go run ./tests/bench -fsmonitor 100000 -runs 7
 //	go run ./tests/bench -fsmonitor 100000 -fsmonitor-base /tmp/before
 //	go run ./tests/bench -fsmonitor 1000000 -fsmonitor-reuse -work /tmp/fsm1m
-//
-// Rows: "clean" (nothing changed) and "10chg+10new" (10 tracked files
-// rewritten and 10 new ones before every capture). Targets: the capture
-// within 1.0x git status with the fsmonitor, within 0.2x plain git
-// status, and its resident set within 1.5x git status's. Then, with
-// core.fsmonitor unset, the same rows beside plain git status, and with
-// -fsmonitor-base an earlier git-venom-checkpoint's capture beside the
-// built one's (without an fsmonitor nothing may get slower).
 
 import (
 	"flag"

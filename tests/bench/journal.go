@@ -1,30 +1,12 @@
 package main
 
-// The journal benchmark: how list, events and a rollback dry run (its
-// preflight) grow with the number of log records.
+// The journal benchmark: how list, events and a rollback dry run grow with
+// the number of log records, nearly all of one long-lived agent, timed as
+// medians with the ratio to the smallest size (target: under 50 ms at
+// 10,000 records, linear at most). -baseline DIR pairs each run with
+// binaries built from another revision, a ratio load disturbs less.
 //
 //	go run ./tests/bench -journal 1000,5000,10000 -runs 11
-//
-// For each size it writes a repository whose log.jsonl holds that many
-// records, nearly all of one agent (a1) as a long-lived agent leaves them
-// (turn.started, checkpoint.reused, edit.recorded, turn.ended,
-// checkpoint.taken, a checkpoint.pruned every tenth turn), with venom.keep
-// (100) live refs, all at real commits; agent a0 has 31 records at the
-// start ("list a0": a command about one agent next to a long history of
-// another). It then times the built binaries, run directly (git's own
-// dispatch adds about a millisecond), median of -runs, and prints the ratio
-// to the smallest size, so growth reads as linear or not. The target is
-// under 50 ms at 10,000 records, growing at most linearly with the
-// records of the agent a command is about.
-//
-// With -baseline DIR (a folder holding git-venom-checkpoint and
-// git-venom-rollback built from another revision), each timed run of ours is
-// paired with one of the baseline's on the same repository, one after the
-// other, and a third table gives ours/baseline: a ratio that the load of a
-// shared machine disturbs much less than either figure.
-//
-//	git worktree add /tmp/base <rev> && (cd /tmp/base && go build -o /tmp/base-bin/ ./git-venom-checkpoint ./git-venom-rollback)
-//	go run ./tests/bench -journal 1000,5000,10000 -baseline /tmp/base-bin
 
 import (
 	"bytes"

@@ -1,29 +1,11 @@
 package main
 
 // The peers mode: the same workloads through git-venom and through
-// replicas of how other agent tools take a checkpoint, side by side in one
-// run (docs/benchmarks.md):
+// replicas of how other agent tools take a checkpoint
+// (docs/benchmarks.md#the-systems): capture and restore times, storage
+// after 100 turns, and fidelity checked with plain git.
 //
 //	go run ./tests/bench -peers -peers-go -peers-files 100000 -runs 5
-//
-// The replicas follow each tool's own code, as read for this bench:
-//   - codex: a ghost commit. A temporary index, `read-tree HEAD`,
-//     `add --all`, `write-tree`, `commit-tree -p HEAD`, no ref; restored
-//     with `restore --source --worktree --staged -- .` and the untracked
-//     files the snapshot did not have deleted.
-//   - cline: `git stash create`, stored under a ref; restored with
-//     `checkout <commit> -- .`.
-//   - gemini: a shadow repository, a second git dir whose work tree is the
-//     project: `add .`, `commit`; restored with `restore --source <c> .`
-//     and `clean -f -d`.
-//   - claude: a copy of each file an edit tool is about to change, put
-//     back on restore; it never sees a shell command's edits.
-//   - venom: `git venom-checkpoint`; restored with a dry run and the real
-//     call quoting its plan (`--outside=keep`, the terminal's default).
-//
-// Reported: capture time (clean, 10 changed + 10 new, 1,000 changed),
-// restore time of 1,000 changed files, storage after 100 turns of 10
-// files, and fidelity, checked with plain git on a small repository.
 
 import (
 	"encoding/json"

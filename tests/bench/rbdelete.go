@@ -1,24 +1,12 @@
 package main
 
-// The rollback-delete mode: a rollback that deletes many
-// untracked files, side by side with `git clean -fdq` of the same files on
-// an identical tree, in one run:
+// The rollback-delete mode: a rollback that deletes many untracked files,
+// beside `git clean -fdq` of the same files on an identical copy (files
+// hard-linked, .git copied; the agent's after-turn capture taken first,
+// untimed, since a hard link moves every ctime). Targets: real / clean
+// and (dry run + real) / clean within 1.5x.
 //
 //	go run ./tests/bench -rollback-delete 300000 -runs 1
-//
-// The tree (one tracked file; the agent's checkpoint k1 taken before the
-// new files appeared, k2 after, so the rollback to k1 removes them all) is
-// made once in -work and copied for every run: the files by hard links
-// (cp -al), the .git folder whole, so nothing a run changes reaches the
-// cache. The copy the rollback runs in has the path the tree was captured
-// at, so its private index and scan record are the agent's own. A hard
-// link changes each file's ctime, which no agent's tree sees between its
-// after-turn capture and a rollback: so the copy gets that capture first,
-// untimed (it dedups to k2 and refreshes the private index and the
-// memo), and the clock passes the racy second before the timed calls.
-// Reported, medians: git clean, the dry run, the real call, wall, CPU
-// (git children included) and the largest resident set of each, and the
-// ratios real / clean and (dry run + real) / clean (targets <= 1.5).
 
 import (
 	"encoding/json"

@@ -1,34 +1,14 @@
 package main
 
 // The rollback mode: git venom-rollback of 10, 1,000 and 10,000 changed
-// paths in one generated tree, side by side with git status and with the
-// docs/rollback.md#the-real-call recipe's own write step (`git checkout-index -f -z --stdin` of the
-// same paths through a temporary index), in one run:
+// paths beside git status, checkout-index of the same paths (the real
+// call's own write step) and a bare git restore, with the ratios to aim
+// at (tests/README.md, Benchmarks). The three writers alternate their
+// order run by run: on ext4 without a journal each pays for the inodes
+// the ones before it freed (rollbackOnce), so give an even -runs.
 //
 //	go run ./tests/bench -rollback 10,1000,10000 -rollback-files 100000 -runs 5
-//
-// Reported per count, medians: status; checkout-index (the reference);
-// a bare `git restore --source <checkpoint> --worktree -- <paths>` of the
-// same paths (no plan, no safety checkpoint); the rollback's file-writing
-// step (timed inside the command); a no-change capture; the dry run; the
-// whole real call. Ratios: files step / checkout-index (target <= 1.0),
-// real call / (checkout-index + two no-change captures) (target <= 1.0),
-// real call / restore (target <= 1.3) and (dry run + real
-// call) / restore (target <= 1.5).
-//
-// -rollback-repo DIR measures a clone of DIR instead of a generated tree;
-// -rollback-go measures the Go source tree (GOROOT/src, copied into a
-// repository of one commit, cached in -work).
-//
 //	go run ./tests/bench -rollback 1000 -rollback-go -runs 6
-//	go run ./tests/bench -rollback 1000 -rollback-files 100000 -runs 6
-//
-// The three writers (reference, restore, rollback) run in an order that
-// alternates between runs, each after the same preparation: on ext4
-// without a journal a writer pays for the inodes the writers before it
-// freed (rollbackOnce). Give an even -runs. -rollback-sync syncs before
-// each writer: the edits' data is then on disk, as for a rollback decided
-// on past the writeback delay, and each unlink frees written blocks.
 
 import (
 	"bufio"

@@ -1,39 +1,12 @@
 package main
 
-// The shapes mode: captures of three tree shapes, each timed
-// side by side, run by run, with the git commands it is held to:
+// The shapes mode: captures of three tree shapes (skipped: one file over
+// venom.maxFileBytes; many: 1,000 tracked files changed; untracked: the
+// first and the steady-state captures of many new files), each timed run
+// by run beside the git commands it is held to, medians of wall and CPU
+// time and their ratios. Targets and floors: tests/README.md, Benchmarks.
 //
 //	go run ./tests/bench -shapes skipped,many,untracked -runs 5
-//
-//   - skipped: 10 changed and 10 new files at every capture of a
-//     -shapes-files tree, first without, then with one untracked 20 MiB
-//     file over venom.maxFileBytes (10 MiB here). Target: the capture
-//     with the file within 1.2x git status.
-//   - many: a line appended to each of 1,000 tracked files spread over the
-//     tree before every capture, as a capture loop sees them. Target: the
-//     capture within 1.1x (git status + git hash-object -w --stdin-paths of
-//     those files); the loose objects hash-object writes are removed before
-//     the capture, so both store every blob.
-//   - untracked: the first capture of -shapes-untracked new files (30 to a
-//     folder) beside one committed file; venom's state, refs and objects
-//     are reset between runs. Target: within 1.5x git status -uall, and a
-//     resident set no larger than git's (max RSS from wait4, which covers
-//     the git processes a capture runs). A capture must read and hash
-//     every new file, which git status never does, so two floors run
-//     beside it: git add -A into a throwaway index plus git write-tree,
-//     and git hash-object -w --stdin-paths of the same files; the capture
-//     is reported against all three.
-//     Then the steady state, every later capture of such a tree: the
-//     same files captured once (private index, scan record and memo
-//     warm), then (a) a capture with nothing changed and (b) one after
-//     10 of the files were modified and 10 new ones written, each beside
-//     git status -uall on the same tree. Same targets. Nothing is copied
-//     between the first capture and these (cp -al would move every
-//     file's ctime and defeat the stat caches).
-//
-// Each run times the git side and the capture one after the other, in
-// turns, and reports medians of wall and CPU (user+sys) time, and the
-// ratios of the medians.
 
 import (
 	"bytes"

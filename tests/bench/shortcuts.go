@@ -1,31 +1,13 @@
 package main
 
 // The shortcuts mode: each of our own readers and writers of git's formats
-// against the plain way to do the same work (libgit2 through git2go, or
-// encoding/json), in this process, on the Go source tree and on a
-// generated tree. A shortcut earns its lines when it saves at least 10%
-// (own/plain at most 0.90) on both trees.
+// (index, tree diff, tree edit, ignore, config, journal, pack write)
+// against the plain way (libgit2 through git2go, or encoding/json), in
+// this process, on the Go source tree and a generated one. A shortcut
+// earns its lines when own/plain is at most 0.90 on both
+// (docs/benchmarks.md#our-own-git-formats).
 //
 //	go run ./tests/bench -shortcuts -shortcuts-files 100000 -runs 11
-//
-// The work each pair does:
-//   - index: read .git/index and digest every entry (gitindex.Read) against
-//     git_repository_index and a loop over the entries.
-//   - tree diff: the paths that differ between HEAD's tree and one with 20
-//     edits (treewalk.Diff) against git_diff_tree_to_tree.
-//   - tree edit: HEAD's tree with 10 files changed and 10 added in a new
-//     folder (treeedit.Apply) against read-tree into an in-memory index,
-//     the 20 entries added, write-tree.
-//   - ignore: every folder's entries tested against the .gitignore files
-//     (ignore.Stack, the lists read as the walk goes) against
-//     git_ignore_path_is_ignored for each path; the folder listing is done
-//     beforehand for both.
-//   - config: .git/config and the global file parsed (gitconfig.ReadFile)
-//     against git_config_open_ondisk for each and a walk of its entries.
-//   - journal: a log of about 10,000 records scanned (journal.Scan) against a line
-//     reader and encoding/json into the same record type.
-//   - pack write: 1,000 blobs of 2 KiB into one pack (packfile) against
-//     1,000 loose objects written by git_odb_write.
 
 import (
 	"bufio"

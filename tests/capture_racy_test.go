@@ -12,23 +12,13 @@ import (
 )
 
 // Racy stat data (lib/racy, docs/checkpoints.md#racy-stat-data): git 2.39
-// as Debian builds it compares whole seconds, so an index entry whose
-// file's mtime falls in the second the index was written is "racily
-// clean" and git reads that file; an index written again in a later second
-// must smudge such an entry (size 0), or git trusts its stat data from
-// then on. The tests below set the times that matter with os.Chtimes
-// instead of racing the clock:
-//   - the rollback's write of src/main.go is followed, in the same second,
-//     by a same-size edit in place: the file keeps its inode and size, and
-//     its mtime is set back to the one the rollback recorded;
-//   - the private index's own mtime is put in that second, after the
-//     file's to the nanosecond: racy for git, which compares seconds, not
-//     for a rule that compares nanoseconds;
-//   - git's ctime check is off (core.trustCtime=false): a file's ctime
-//     cannot be set, and with it on the edit would have to fall in the
-//     same second of the clock as the rollback's rename.
-// Then the test waits past that second, so that the private index is next
-// written in a later one.
+// compares whole seconds, so an index written again in a later second must
+// smudge an entry whose file changed in the old index's second, or git
+// trusts its stat data from then on. The tests set the times with
+// os.Chtimes instead of racing the clock: a same-size edit in place after
+// the rollback's write, its mtime set back; the private index's mtime in
+// that second, after the file's; core.trustCtime=false, since a ctime
+// cannot be set. Then they wait past that second.
 
 const (
 	racyBase = "package main\n\nfunc main() {}\n" // 29 bytes

@@ -12,18 +12,12 @@ import (
 )
 
 // TestRobust_RandomSessions plays seeded, replayable sessions of agent
-// turns (edits by tools and by shell commands, commits), a person's edits
-// between turns, captures, dry runs, rollbacks with each --outside value and
-// undos, and checks after every step, with plain git:
-//
-//   - no byte a person wrote is lost: it is in the tree or in a checkpoint;
-//   - ignored files never change;
-//   - in a guarded tree, venom never moves HEAD or a branch and never
-//     writes the index;
-//   - every capture is docs/checkpoints.md#how-a-capture-runs's recipe, and every rollback leaves each
-//     path of its plan as the target has it.
-//
-// VENOM_TEST_SEED replays one seed; VENOM_TEST_LONG=1 plays many more.
+// turns, a person's edits, captures, dry runs, rollbacks with each
+// --outside value and undos, and checks after every step with plain git
+// the invariants of docs/checkpoints.md#invariants: no byte a person wrote
+// lost, ignored files unchanged, a guarded tree's HEAD, branches and index
+// untouched, every capture the recipe's, every plan's paths as the target
+// has them. VENOM_TEST_SEED replays one seed; VENOM_TEST_LONG=1 plays more.
 func TestRobust_RandomSessions(t *testing.T) {
 	t.Parallel()
 	seed, long := randomSeed(6)

@@ -298,7 +298,7 @@ func (s *steadyBatch) take(c *carried) error {
 // listed whole, nor hashed into the memo's key. A steady capture of a tree
 // of 300,000 untracked files held their changes, their lstat, the
 // listing's text and its digest at once: five times git status's memory.
-// errNoCarry: the capture lists everything as before.
+// errNoCarry: the capture stores every listed path.
 func steady(ctx context.Context, r *repo.Repo, b *base, env string, lim Limits) (*Snapshot, error) {
 	if b.quick == nil {
 		return nil, errNoCarry

@@ -48,7 +48,7 @@ type Written struct {
 // data (or is racy against the index's write) and is read. Anything
 // doubtful (no private index, another process holding it, the user's index
 // changed since it was made, a flagged entry) leaves the index as it was,
-// and the capture hashes those files as before; nothing here is needed
+// and the capture hashes those files; nothing here is needed
 // for a capture to be right.
 func NoteWritten(r *repo.Repo, files []Written, known Known) (noted int) {
 	if len(files) == 0 {

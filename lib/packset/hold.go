@@ -100,7 +100,7 @@ func isHold(p string) bool {
 // only those of recorded packs: a command killed between its pack's
 // install and its record (WritePack) leaves a hold on a pack the record
 // does not name, and git's gc never removes a kept pack. Released, that
-// pack is the user's gc's, as before holds.
+// pack is the user's gc's to repack.
 func releaseStale(packDir string) {
 	keeps, _ := filepath.Glob(filepath.Join(packDir, "pack-*.keep"))
 	for _, p := range keeps {

@@ -84,7 +84,7 @@ func (ap *applier) symlinks() bool {
 	if n, err := config.ParseBytes(e.Value); err == nil {
 		return n != 0
 	}
-	// Anything else git refuses (checkout-index then fails as before).
+	// Anything else git refuses: checkout-index then fails with git's error.
 	return true
 }
 
@@ -424,7 +424,7 @@ func stagedName(n int) string { return "f" + strconv.Itoa(n) }
 // mode and the caller's group where git's checkout in the tree gives the
 // folder's default ACL and, in a setgid folder, its group. Best effort:
 // where a file cannot be made again so (no unnamed files, another file
-// system, no /proc), git's stays as it is, as before.
+// system, no /proc), git's file stays as git wrote it.
 func remakeGitWritten(root *treepath.Root, stage int, writes []entry, st []staged) {
 	folders := &folderCache{root: root}
 	defer folders.close()

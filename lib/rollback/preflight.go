@@ -268,7 +268,7 @@ func preflightCopy(ctx context.Context, s *state.Store, st *agents.State, req *R
 // turns made (plan.Copy.History). Every capture a window names must still
 // be the commit the copy's ref holds (share.Check): a log is as writable
 // as its refs. Anything it cannot vouch for gives none, and the whole
-// stretch is a gap, as before.
+// stretch is a gap.
 func copyHistory(s *state.Store, cst *agents.State, ca *agents.Agent, target *agents.Checkpoint) ([]agents.Window, map[string][]string) {
 	windows := cst.Windows(ca, target.Seq)
 	edits := map[string][]string{}

@@ -584,7 +584,7 @@ type Release struct {
 const releaseWorkers = 8
 
 // NewRelease makes a Release holding at most queue entries waiting to be
-// dropped: past that, an entry is dropped at its unlink, as before.
+// dropped: past that, an entry is dropped at its unlink.
 func NewRelease(queue int) *Release { return &Release{queue: queue} }
 
 // Release has the door hand r the entries its writes replace (nil: none).

@@ -108,7 +108,7 @@ func TestEvents_CaptureReuseFailureRollback(t *testing.T) {
 	assert.Equal(t, env.Git("rev-parse", "refs/venom/checkpoints/a1/1"), k1)
 	assert.Equal(t, map[string]any{"agent": "a1", "checkpoint": "k1", "reason": "manual", "turn": nil,
 		"relabeled": false, "label": nil, "previous_label": nil}, evs[1].Data)
-	evs = append(evs[:1:1], evs[2:]...) // the docs/json.md#events events, as before
+	evs = append(evs[:1:1], evs[2:]...) // the docs/json.md#events events
 	assert.Equal(t, map[string]any{"agent": "a1", "reason": "manual", "code": "failed.checkpoint_git", "repo": "."},
 		evs[1].Data)
 	assert.Equal(t, "mine", evs[2].Data["label"])

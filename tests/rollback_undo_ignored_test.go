@@ -8,11 +8,9 @@ import (
 )
 
 // A rollback that brings in a .gitignore covering the files it writes (and
-// itself): its undo's capture saw neither, so the undo left the copy's
-// notes.txt in place of the person's (ignored_in_the_way) and the
-// .gitignore behind, and reported success, exact: true.
-// Now the rollback names what it wrote and no capture saw (unseen), and
-// the undo puts back exactly the safety checkpoint's tree.
+// itself): its undo's capture sees neither, so the rollback names what it
+// wrote and no capture saw (unseen), and the undo puts back exactly the
+// safety checkpoint's tree, not the copy's notes.txt nor the .gitignore.
 func TestRollback_UndoPutsBackFilesAGitignoreHid(t *testing.T) {
 	t.Parallel()
 	c := newSharedCopy(t, 1)

@@ -238,11 +238,9 @@ func TestSecurity_CopyHugeFileBudgetAndPlanBytes(t *testing.T) {
 	assert.NoFileExists(t, b.Path("big.bin"))
 }
 
-// TestSecurity_CopyBadObjectRefusesItsCopyOnly: fetch asked git for every
-// copy's objects at once with fetch.fsckObjects, so one tree git's fsck
-// refuses (an entry ".GIT") anywhere on the remote failed the fetch of
-// every copy. Now that copy alone is refused (objects), and the others
-// come in.
+// TestSecurity_CopyBadObjectRefusesItsCopyOnly: a tree git's fsck refuses
+// (an entry ".GIT") in one copy on the remote refuses that copy alone
+// (objects); the others come in, though git fsck-checks a fetch whole.
 func TestSecurity_CopyBadObjectRefusesItsCopyOnly(t *testing.T) {
 	t.Parallel()
 	c := newSharedCopy(t, 1)

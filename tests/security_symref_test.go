@@ -87,7 +87,7 @@ func TestSecurity_SymrefFetchLeavesTheBranch(t *testing.T) {
 	assert.Equal(t, "symbolic", refused[stale], "%+v", got)
 	assert.Equal(t, "symbolic", refused[wanted], "%+v", got)
 	assert.NotContains(t, got.Deleted, stale)
-	// The rest of the copy is written as before.
+	// The rest of the copy is written.
 	assert.Equal(t, c.a.Git("rev-parse", "refs/venom/checkpoints/a1/2"), b.Git("rev-parse", base+"2"))
 	b.assertDoctorNamesSymref(t, stale, want)
 }

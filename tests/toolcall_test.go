@@ -74,7 +74,7 @@ func TestToolCalls_MarkedUnderTheirTurn(t *testing.T) {
 	require.Empty(t, strings.TrimSpace(env.Git("fsck", "--no-dangling")))
 }
 
-// Without --per-tool, a Bash call leaves no mark, as before.
+// Without --per-tool, a Bash call leaves no mark.
 func TestToolCalls_NoneWithoutPerTool(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

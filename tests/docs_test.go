@@ -1,6 +1,10 @@
 package tests
 
 import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -92,8 +96,8 @@ func TestDocs_ErrorRegistry(t *testing.T) {
 }
 
 // TestDocs_NoUnshippedCitations: the README, docs/, the man pages and every
-// help text stand on their own: none cites the RFC or CONTRACT, which do
-// not ship (comments in the code are the lead's to repoint).
+// help text stand on their own: none cites the design documents, which do
+// not ship (TestDocs_GoCommentsStandAlone checks the code's comments).
 func TestDocs_NoUnshippedCitations(t *testing.T) {
 	cite := regexp.MustCompile(`\b(RFC|CONTRACT)\b`)
 	files := docFiles(t)
@@ -142,4 +146,104 @@ func TestDocs_GoCitationsResolve(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.Greater(t, found, 50, "the code cites the docs")
+}
+
+// maxCommentLines is the longest comment block the Go code may hold: a
+// longer explanation belongs in docs/<page>.md, cited with its anchor.
+const maxCommentLines = 12
+
+var (
+	// A comment citing what its reader cannot open: an issue or pull
+	// request number, the research notes' numbered findings, the
+	// design documents the project does not ship.
+	citesIssue     = regexp.MustCompile(`(?i)\bissues? #?\d+|(?:^|[\s(])#\d+\b`)
+	citesResearch  = regexp.MustCompile(`\bresearch/|\bharness\.md,? [A-H]\d?\b`)
+	citesUnshipped = regexp.MustCompile(`\bCONTRACT\b|\bRFC\b(?: \d{3,4}\b)?`)
+	publicRFC      = regexp.MustCompile(`^RFC \d{3,4}$`)
+)
+
+// commentOffences lists, as "file:line: why", the comments of one Go
+// source that cite what does not ship or run past maxCommentLines. A cgo
+// preamble (the comment above import "C") is C code and is left out.
+func commentOffences(t *testing.T, name string, src []byte) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, parser.ParseComments|parser.SkipObjectResolution)
+	require.NoError(t, err)
+	preamble := map[*ast.CommentGroup]bool{}
+	for _, imp := range f.Imports {
+		if imp.Path.Value == `"C"` {
+			preamble[imp.Doc] = true
+			for _, d := range f.Decls {
+				if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.IMPORT && len(g.Specs) == 1 && g.Specs[0] == imp {
+					preamble[g.Doc] = true
+				}
+			}
+		}
+	}
+	var out []string
+	for _, g := range f.Comments {
+		if preamble[g] {
+			continue
+		}
+		start, end := fset.Position(g.Pos()).Line, fset.Position(g.End()).Line
+		if n := end - start + 1; n > maxCommentLines {
+			out = append(out, fmt.Sprintf("%s:%d: a comment of %d lines (at most %d: move the essay to docs/)", name, start, n, maxCommentLines))
+		}
+		for _, c := range g.List {
+			for i, line := range strings.Split(c.Text, "\n") {
+				at := fmt.Sprintf("%s:%d", name, fset.Position(c.Pos()).Line+i)
+				for _, m := range citesIssue.FindAllString(line, -1) {
+					out = append(out, fmt.Sprintf("%s: cites an issue (%q): say what and why instead", at, strings.TrimSpace(m)))
+				}
+				for _, m := range citesResearch.FindAllString(line, -1) {
+					out = append(out, fmt.Sprintf("%s: cites the research notes (%q), which do not ship", at, m))
+				}
+				for _, m := range citesUnshipped.FindAllString(line, -1) {
+					if !publicRFC.MatchString(m) {
+						out = append(out, fmt.Sprintf("%s: cites %s, which does not ship", at, m))
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestDocs_GoCommentsStandAlone: every comment in the Go code reads on its
+// own: none cites an issue, the research notes or a document that does not
+// ship, and none runs past maxCommentLines lines.
+func TestDocs_GoCommentsStandAlone(t *testing.T) {
+	sample := "package p\n\n" +
+		strings.Repeat("// A cgo preamble is C: left out.\n", maxCommentLines+1) + "import \"C\"\n\n" +
+		"// Fixed in issue 27 item 6, see #31; fault point log-append#2.\nvar a int\n\n" +
+		"// As harness.md F2 says (CONTRACT 8.27, RFC section 2; RFC 8259 is public).\nvar b int\n\n" +
+		strings.Repeat("// An essay.\n", maxCommentLines+1) + "var c int\n"
+	at := maxCommentLines + 6 // the line of the first comment after the preamble
+	assert.Equal(t, []string{
+		fmt.Sprintf(`sample.go:%d: cites an issue ("issue 27"): say what and why instead`, at),
+		fmt.Sprintf(`sample.go:%d: cites an issue ("#31"): say what and why instead`, at),
+		fmt.Sprintf(`sample.go:%d: cites the research notes ("harness.md F2"), which do not ship`, at+3),
+		fmt.Sprintf(`sample.go:%d: cites CONTRACT, which does not ship`, at+3),
+		fmt.Sprintf(`sample.go:%d: cites RFC, which does not ship`, at+3),
+		fmt.Sprintf("sample.go:%d: a comment of %d lines (at most %d: move the essay to docs/)", at+6, maxCommentLines+1, maxCommentLines),
+	}, commentOffences(t, "sample.go", []byte(sample)))
+
+	var offences []string
+	for _, dir := range []string{"lib", "tests", "bin", "git-venom-checkpoint", "git-venom-rollback", "git-venom-diff"} {
+		err := filepath.WalkDir(filepath.Join(repoRoot(), dir), func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
+				return err
+			}
+			src, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(repoRoot(), p)
+			offences = append(offences, commentOffences(t, rel, src)...)
+			return nil
+		})
+		require.NoError(t, err)
+	}
+	assert.Empty(t, offences, "comments that do not stand on their own:\n%s", strings.Join(offences, "\n"))
 }

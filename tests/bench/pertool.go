@@ -1,23 +1,14 @@
 package main
 
 // The per-tool mode: what `hook install --per-tool` adds to each tool call
-// (docs/checkpoints.md#tool-calls). Without it a Bash call runs no hook;
-// with it, one PostToolUse hook (`hook claude-code --per-tool`), which
-// captures the tree. Timed against git status of the same tree,
-// interleaved run by run, for a call that changed one file (it leaves a
-// mark) and for one that changed nothing (it records nothing):
+// (docs/benchmarks.md#per-tool-call): the PostToolUse hook that captures
+// the tree, after a call that changed one file and one that changed
+// nothing, timed against git status of the same tree, interleaved run by
+// run, medians of wall and CPU time (target <= 1.0 of git status).
+// -pertool-base <folder> times an earlier git-venom-checkpoint beside it.
 //
 //	go run ./tests/bench -pertool 10000 -runs 21
-//
-// With -pertool-base <folder>, an earlier git-venom-checkpoint is timed
-// beside this one in the same runs (which of the two goes first turns
-// each run), on the same tree and log:
-//
 //	go run ./tests/bench -pertool 1000,10000 -pertool-base /tmp/base-bin
-//
-// Reported per size, medians of wall time and of CPU time (user+sys):
-// git status, the hook after a changing call, after a reading call, and
-// each / git status (target <= 1.0).
 
 import (
 	"flag"

@@ -212,7 +212,10 @@ type merger struct {
 	lib   *git.Repository
 	odb   *git.Odb
 	sTree *git.Tree
-	sizes map[git.Oid]int64
+	// endTree is the turn's end's tree: a folder S holds where the turn
+	// deleted a file is the turn's own when the end holds it alike.
+	endTree *git.Tree
+	sizes   map[git.Oid]int64
 	// merged are the merged files' blobs the real call writes, in one
 	// held pack once every path is merged (storeMerged).
 	merged []store.Object
@@ -234,11 +237,17 @@ func newMerger(in Input, rv *Revert) (*merger, error) {
 		odb.Free()
 		return nil, err
 	}
+	endTree, err := lookupTree(lib, in.Target.Repos[0].Commit)
+	if err != nil {
+		sTree.Free()
+		odb.Free()
+		return nil, err
+	}
 	what := "the turn"
 	if rv.Turn != "" {
 		what = rv.Turn
 	}
-	return &merger{in: in, rv: rv, lib: lib, odb: odb, sTree: sTree, sizes: map[git.Oid]int64{},
+	return &merger{in: in, rv: rv, lib: lib, odb: odb, sTree: sTree, endTree: endTree, sizes: map[git.Oid]int64{},
 		labels: [3]string{"current",
 			fmt.Sprintf("%s/%s (after %s)", in.Agent.ID, in.Target.Checkpoint, what),
 			fmt.Sprintf("%s/%s (before %s)", in.Agent.ID, rv.From.Checkpoint, what)}}, nil
@@ -246,11 +255,15 @@ func newMerger(in Input, rv *Revert) (*merger, error) {
 
 func (m *merger) free() {
 	m.sTree.Free()
+	m.endTree.Free()
 	m.odb.Free()
 }
 
 // ours is S's entry at path: absent, a file, a link, a gitlink, or a
-// folder (which no turn's file merges with).
+// folder (which no turn's file merges with). A folder the turn made
+// where it deleted a file, unchanged since (the same tree at the turn's
+// end), is absent to the file's merge: its files are the turn's, taken
+// back with it, and the file comes back in its place.
 func (m *merger) ours(path string) (side, error) {
 	e, err := m.sTree.EntryByPath(path)
 	if git.IsErrorCode(err, git.ErrorCodeNotFound) {
@@ -258,6 +271,12 @@ func (m *merger) ours(path string) (side, error) {
 	}
 	if err != nil {
 		return side{}, err
+	}
+	if e.Filemode == git.FilemodeTree {
+		end, err := m.endTree.EntryByPath(path)
+		if err == nil && end.Filemode == git.FilemodeTree && *end.Id == *e.Id {
+			return side{}, nil
+		}
 	}
 	return side{uint32(e.Filemode), *e.Id}, nil
 }

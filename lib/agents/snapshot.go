@@ -268,6 +268,17 @@ type Part struct{ Body, Ends []byte }
 // windows read), and the own parts of the agents whole for which want
 // says so.
 func (s *State) MarshalSplit(last int64, want func(*Agent) bool) (all []byte, parts map[string]Part, err error) {
+	parts = map[string]Part{}
+	all, err = s.MarshalEach(last, want, func(id string, p Part) error {
+		parts[id] = p
+		return nil
+	})
+	return all, parts, err
+}
+
+// MarshalEach is MarshalSplit giving each own part to emit as it is
+// made, so that only one is held at a time.
+func (s *State) MarshalEach(last int64, want func(*Agent) bool, emit func(id string, p Part) error) (all []byte, err error) {
 	floors := s.floors(last)
 	floorOf := func(agent string) int64 {
 		if a := s.Agents[agent]; a != nil {
@@ -297,7 +308,6 @@ func (s *State) MarshalSplit(last int64, want func(*Agent) bool) (all []byte, pa
 			}
 		}
 	}
-	parts = map[string]Part{}
 	for _, id := range s.Order {
 		a := s.Agents[id]
 		out.Agents = append(out.Agents, snapHead{ID: a.ID, Tree: a.Tree, Worktree: a.Worktree, Isolation: a.Isolation,
@@ -311,12 +321,13 @@ func (s *State) MarshalSplit(last int64, want func(*Agent) bool) (all []byte, pa
 		sa, ends := a.marshalOwn(floors[a.Tree], named[a.ID])
 		body, err := json.Marshal(&snapOne{Complete: floors[a.Tree], Agent: sa})
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		parts[id] = Part{Body: body, Ends: ends}
+		if err := emit(id, Part{Body: body, Ends: ends}); err != nil {
+			return nil, err
+		}
 	}
-	all, err = json.Marshal(&out)
-	return all, parts, err
+	return json.Marshal(&out)
 }
 
 // marshalOwn is the agent whole, with the history before floor left out

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/ids"
@@ -24,8 +23,8 @@ import (
 // reads. The log stays the truth: a file that is missing, a link,
 // unreadable, of another format or whose mark does not match is passed
 // over and the log folded again. Only lock holders write them (Begin),
-// each whole and renamed in, agents' files first, once foldEvery records
-// lie past a mark.
+// each whole and renamed in, fold.json first, once foldEvery records lie
+// past a mark; a lock holder for one agent writes only that agent's file.
 const snapshotFormat = "git-venom fold 4"
 
 // Each file is a line of JSON, snapshotHead, saying what it is and the
@@ -282,37 +281,49 @@ func (s *Store) loadAll(st *agents.State) error {
 }
 
 // writeSnapshot replaces the snapshot with the fold st of l, as l stands
-// (nothing appended since the fold): the files of the agents whole in st
-// whose files lag (s.marks), then fold.json. A failure leaves the old
-// files, or none, which costs the next command a longer fold and nothing
-// else.
+// (nothing appended since the fold): fold.json, then the files of the
+// agents whole in st whose files lag (s.marks) and that the command is
+// about (s.only: a hook writes its own agent's, not two thousand others'
+// it had to fold whole for want of a fold.json). A failure or a crash
+// leaves old files, or none, each true of the log up to its mark, which
+// costs the next command a longer fold and nothing else.
 func (s *Store) writeSnapshot(l *journal.Log, st *agents.State) error {
 	mark, err := l.Resume()
 	if err != nil {
 		return err
 	}
-	all, parts, err := st.MarshalSplit(l.LastSeq(), func(a *agents.Agent) bool {
+	want := func(a *agents.Agent) bool {
+		if s.only != "" && a.ID != s.only {
+			return false
+		}
 		cur, ok := s.marks[a.ID]
 		return !ok || cur == 0 || a.LastSeq > cur
-	})
+	}
+	// fold.json first: the agents' files are then what is left to do,
+	// and a command stopped meanwhile leaves them to be read from the log.
+	none := func(*agents.Agent) bool { return false }
+	all, err := st.MarshalEach(l.LastSeq(), none, nil)
 	if err != nil {
 		return err
 	}
-	names := make([]string, 0, len(parts))
-	for id := range parts {
-		names = append(names, id)
+	head, err := json.Marshal(&snapshotHead{Format: snapshotFormat, Log: mark})
+	if err != nil {
+		return err
 	}
-	sort.Strings(names)
-	if len(names) > 0 {
-		if err := statefile.MkdirAll(s.SnapshotDir()); err != nil {
-			return err
-		}
+	if err := s.install(s.SnapshotPath(), append(append(append(head, '\n'), all...), '\n'), "fold-snapshot"); err != nil {
+		return err
 	}
-	for _, id := range names {
+	made := false
+	_, err = st.MarshalEach(l.LastSeq(), want, func(id string, p agents.Part) error {
 		if !ids.ValidAgent(id) {
-			continue
+			return nil
 		}
-		p := parts[id]
+		if !made {
+			if err := statefile.MkdirAll(s.SnapshotDir()); err != nil {
+				return err
+			}
+			made = true
+		}
 		head, err := json.Marshal(&snapshotHead{Format: snapshotFormat, Agent: id, Log: mark})
 		if err != nil {
 			return err
@@ -322,12 +333,9 @@ func (s *Store) writeSnapshot(l *journal.Log, st *agents.State) error {
 			return err
 		}
 		s.note(id, mark.Last, 0)
-	}
-	head, err := json.Marshal(&snapshotHead{Format: snapshotFormat, Log: mark})
-	if err != nil {
-		return err
-	}
-	return s.install(s.SnapshotPath(), append(append(append(head, '\n'), all...), '\n'), "fold-snapshot")
+		return nil
+	})
+	return err
 }
 
 // install writes data to path through a temporary file renamed over it;
@@ -365,7 +373,7 @@ func (s *Store) install(path string, data []byte, point string) error {
 // from the log.
 func (s *Store) foldFrom(only string, filter, useSnapshot bool, watch func(*journal.Entry)) (l *journal.Log, st *agents.State, tail int64, err error) {
 	opts := journal.ScanOptions{LazyRepos: true}
-	s.marks, s.scanned = nil, 0
+	s.marks, s.scanned, s.only = nil, 0, only
 	defer func() {
 		if st != nil {
 			st.Here = s.Repo.Top

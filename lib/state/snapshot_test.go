@@ -509,3 +509,32 @@ func TestSnapshot_AgentFilesLag(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapshot_OneAgentsLockHolderWritesItsOwn: a lock holder for one
+// agent that found no snapshot folds every agent whole, but writes
+// fold.json and its own agent's file only: a hook's time is its agent's.
+// The others' files are made from the log when read, and written by the
+// lock holders that read them.
+func TestSnapshot_OneAgentsLockHolderWritesItsOwn(t *testing.T) {
+	if !testhook.Enabled {
+		t.Fatal("the hooks are off: run the tests with -tags venomtest")
+	}
+	s := newStore(t)
+	writeLog(t, s, history(900, 11))
+	t.Setenv("VENOM_TEST_FOLD_EVERY", "1")
+	tx, err := s.BeginFor(context.Background(), lockHolder(), errcode.TimeoutLock, "a2")
+	require.NoError(t, err)
+	tx.End()
+	require.FileExists(t, s.SnapshotPath())
+	names, err := os.ReadDir(s.SnapshotDir())
+	require.NoError(t, err)
+	require.Len(t, names, 1)
+	assert.Equal(t, "a2.json", names[0].Name())
+	sameAsWhole(t, s)
+	tx, err = s.BeginFor(context.Background(), lockHolder(), errcode.TimeoutLock, "b1")
+	require.NoError(t, err)
+	tx.End()
+	assert.FileExists(t, s.ownPath("b1"), "made from the log, and written")
+	assert.NoFileExists(t, s.ownPath("a1"))
+	assert.Equal(t, int64(0), sameAsWhole(t, s))
+}

@@ -38,6 +38,8 @@ type Store struct {
 	// an agent on from its file (snapshot.go).
 	marks   map[string]int64
 	scanned int64
+	// only is the agent the last fold was for ("": every agent).
+	only string
 }
 
 // TmpDir holds temporary index files; only lock holders write it.

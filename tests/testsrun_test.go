@@ -1,0 +1,93 @@
+package tests
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeGo stands in for go: it logs each call and fails the go test calls
+// whose arguments contain $FAIL_PART.
+const fakeGo = `#!/bin/sh
+echo "go $*" >>"$CALLS"
+case "$1" in
+env) echo cc ;;
+list) printf '%s\n' github.com/git-venom/git-venom/lib/a github.com/git-venom/git-venom/tests ;;
+test) if [ -n "$FAIL_PART" ]; then case "$*" in *"$FAIL_PART"*) exit 1 ;; esac; fi ;;
+esac
+exit 0
+`
+
+// runTestsRun runs a copy of tests/run in a tree of stubs, with go and the
+// tools tests/run looks for replaced; it returns the exit code, the output
+// and the calls made.
+func runTestsRun(t *testing.T, failPart string) (int, string, []string) {
+	t.Helper()
+	root, stubs := t.TempDir(), t.TempDir()
+	script, err := os.ReadFile(filepath.Join(repoRoot(), "tests", "run"))
+	require.NoError(t, err)
+	calls := filepath.Join(stubs, "calls")
+	write := func(path, text string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o755))
+	}
+	write(filepath.Join(root, "tests", "run"), string(script))
+	write(filepath.Join(root, "tests", "harnesses", "install"), "#!/bin/sh\nexit 0\n")
+	write(filepath.Join(root, "tests", "fuzz"), "#!/bin/sh\necho \"fuzz $FUZZTIME\" >>\"$CALLS\"\n[ \"$FAIL_PART\" != fuzz ]\n")
+	write(filepath.Join(root, "lib", "static", "env.sh"), "")
+	write(filepath.Join(stubs, "go"), fakeGo)
+	for _, tool := range []string{"gofmt", "pkg-config", "cc", "man", "git-lfs", "watchman"} {
+		write(filepath.Join(stubs, tool), "#!/bin/sh\nexit 0\n")
+	}
+	cmd := exec.Command("bash", filepath.Join(root, "tests", "run"))
+	cmd.Env = []string{"PATH=" + stubs + ":/usr/bin:/bin", "CALLS=" + calls, "FAIL_PART=" + failPart,
+		"HOME=" + root, "TMPDIR=" + t.TempDir(), "VENOM_HARNESS_DIR=" + root}
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if err != nil {
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit, "%s", out)
+		code = exit.ExitCode()
+	}
+	logged, err := os.ReadFile(calls)
+	require.NoError(t, err)
+	return code, string(out), strings.Split(strings.TrimSpace(string(logged)), "\n")
+}
+
+// TestTestsRun_ExitsZeroWhenEveryPartPasses: with no arguments tests/run
+// runs the tests package in two parts beside the other packages and the
+// short fuzz pass, and exits 0 when they all pass.
+func TestTestsRun_ExitsZeroWhenEveryPartPasses(t *testing.T) {
+	t.Parallel()
+	code, out, calls := runTestsRun(t, "")
+	require.Equal(t, 0, code, "%s", out)
+	assert.NotContains(t, out, "FAIL")
+	assert.Subset(t, calls, []string{
+		"go vet ./...",
+		"go vet -tags venomtest ./...",
+		"go test -tags venomtest -count=1 -timeout 25m -parallel 4 -run ^TestReal ./tests",
+		"go test -tags venomtest -count=1 -timeout 25m -parallel 4 -skip ^TestReal ./tests",
+		"go test -tags venomtest -count=1 -timeout 25m -parallel 4 github.com/git-venom/git-venom/lib/a",
+		"fuzz 5s",
+	})
+}
+
+// TestTestsRun_FailsWhenAnyPartFails: a failing part fails the run with
+// exit 1, after every other part has run.
+func TestTestsRun_FailsWhenAnyPartFails(t *testing.T) {
+	t.Parallel()
+	for _, part := range []string{"-run ^TestReal", "-skip ^TestReal", "lib/a", "fuzz"} {
+		t.Run(part, func(t *testing.T) {
+			t.Parallel()
+			code, out, calls := runTestsRun(t, part)
+			assert.Equal(t, 1, code, "%s", out)
+			assert.Contains(t, out, "tests/run: FAIL")
+			assert.Contains(t, calls, "fuzz 5s")
+		})
+	}
+}

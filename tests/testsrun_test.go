@@ -60,8 +60,9 @@ func runTestsRun(t *testing.T, failPart string) (int, string, []string) {
 }
 
 // TestTestsRun_ExitsZeroWhenEveryPartPasses: with no arguments tests/run
-// runs the tests package in two parts beside the other packages and the
-// short fuzz pass, and exits 0 when they all pass.
+// runs the tests package in two parts beside the other packages, the unit
+// tests again without the venomtest tag, and the short fuzz pass, and exits
+// 0 when they all pass.
 func TestTestsRun_ExitsZeroWhenEveryPartPasses(t *testing.T) {
 	t.Parallel()
 	code, out, calls := runTestsRun(t, "")
@@ -73,6 +74,7 @@ func TestTestsRun_ExitsZeroWhenEveryPartPasses(t *testing.T) {
 		"go test -tags venomtest -count=1 -timeout 25m -parallel 4 -run ^TestReal ./tests",
 		"go test -tags venomtest -count=1 -timeout 25m -parallel 4 -skip ^TestReal ./tests",
 		"go test -tags venomtest -count=1 -timeout 25m -parallel 4 github.com/git-venom/git-venom/lib/a",
+		"go test -count=1 -timeout 25m ./lib/...",
 		"fuzz 5s",
 	})
 }
@@ -81,13 +83,14 @@ func TestTestsRun_ExitsZeroWhenEveryPartPasses(t *testing.T) {
 // exit 1, after every other part has run.
 func TestTestsRun_FailsWhenAnyPartFails(t *testing.T) {
 	t.Parallel()
-	for _, part := range []string{"-run ^TestReal", "-skip ^TestReal", "lib/a", "fuzz"} {
+	for _, part := range []string{"-run ^TestReal", "-skip ^TestReal", "lib/a", "./lib/...", "fuzz"} {
 		t.Run(part, func(t *testing.T) {
 			t.Parallel()
 			code, out, calls := runTestsRun(t, part)
 			assert.Equal(t, 1, code, "%s", out)
 			assert.Contains(t, out, "tests/run: FAIL")
 			assert.Contains(t, calls, "fuzz 5s")
+			assert.Contains(t, calls, "go test -count=1 -timeout 25m ./lib/...")
 		})
 	}
 }

@@ -1,3 +1,5 @@
+//go:build venomtest
+
 package testhook
 
 import (
@@ -7,9 +9,6 @@ import (
 )
 
 func TestPoint_NthOccurrence(t *testing.T) {
-	if !Enabled {
-		t.Fatal("the hooks are off: run the tests with -tags venomtest (tests/README.md)")
-	}
 	t.Setenv("VENOM_TEST_FAIL_AT", "a#2,b")
 	assert.NoError(t, Point("a"))
 	assert.Error(t, Point("a"))

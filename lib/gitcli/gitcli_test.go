@@ -119,8 +119,21 @@ func TestRunCall_DeadlineStopsTheWholeGroup(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte("*.txt filter=slow\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644))
 
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	// The time runs out once the filter has started, however slow the
+	// machine: a fixed half second could end before git reached it.
+	limited, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	ctx, expire := context.WithCancelCause(limited)
+	defer expire(nil)
+	go func() {
+		for limited.Err() == nil {
+			if b, _ := os.ReadFile(pidFile); strings.HasSuffix(string(b), "\n") {
+				expire(context.DeadlineExceeded)
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
 	_, err := runner(dir).Run(ctx, "hash-object", "--path=a.txt", "a.txt")
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	b, err := os.ReadFile(pidFile)

@@ -378,3 +378,45 @@ func TestRevert_Content(t *testing.T) {
 		require.Equal(t, " M "+b+"\x00", env.GitRaw("status", "--porcelain=v1", "-z").Stdout)
 	})
 }
+
+// TestRevert_BesideAGcLoop: git gc --prune=now and git repack -a -d run
+// in a loop while dry runs, reverts of merged files and their undos run:
+// each revert writes the merged files, each undo gives S back, and git
+// fsck is clean at the end.
+func TestRevert_BesideAGcLoop(t *testing.T) {
+	t.Parallel()
+	env, _ := rewrittenRepo(t)
+	edits := map[int]string{3: "t1 wrote line 3", 15: "t4 rewrote line 15", 27: "t3 wrote line 27",
+		29: "a person wrote line 29"}
+	env.Write("f.txt", revLines(30, edits))
+	s := env.RecipeTree()
+	stop := make(chan struct{})
+	done := make(chan int)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-stop:
+				done <- n
+				return
+			default:
+			}
+			// A gc that finds another running fails; the next one runs.
+			_ = env.GitRaw("gc", "--prune=now", "--quiet")
+			_ = env.GitRaw("repack", "-a", "-d", "-q")
+			n++
+		}
+	}()
+	for i := 0; i < 3; i++ {
+		env.revertDry("--revert=t1")
+		env.revert("--revert=t1")
+		want := map[int]string{15: "t4 rewrote line 15", 27: "t3 wrote line 27", 29: "a person wrote line 29"}
+		require.Equal(t, revLines(30, want), env.Read("f.txt"), "round %d", i)
+		env.Rollback("--undo", "--restore=files")
+		require.Equal(t, s, env.RecipeTree(), "round %d: the undo did not give S back", i)
+	}
+	close(stop)
+	t.Logf("%d gc rounds", <-done)
+	f := env.GitRaw("fsck", "--no-dangling", "--no-progress")
+	require.Equal(t, 0, f.Code, "git fsck:\n%s%s", f.Stdout, f.Stderr)
+}

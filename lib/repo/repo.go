@@ -315,4 +315,3 @@ func enclosingGitDir(dir string) string {
 		}
 	}
 }
-

@@ -52,7 +52,7 @@ func OpenRegular(path string, flag int, perm os.FileMode, nofollow bool) (*os.Fi
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, &NotRegularError{Path: path, Kind: kind(fi.Mode())}
+		return nil, &NotRegularError{Path: path, Kind: KindOf(fi.Sys().(*syscall.Stat_t).Mode)}
 	}
 	if err := unix.SetNonblock(int(f.Fd()), false); err != nil {
 		f.Close()
@@ -64,22 +64,6 @@ func OpenRegular(path string, flag int, perm os.FileMode, nofollow bool) (*os.Fi
 func isLoop(err error) bool {
 	pe, ok := err.(*fs.PathError)
 	return ok && pe.Err == syscall.ELOOP
-}
-
-func kind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		return "FIFO"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeDevice != 0 || m&fs.ModeCharDevice != 0:
-		return "device"
-	case m.IsDir():
-		return "directory"
-	}
-	return "special file"
 }
 
 // ReadRegular reads the whole file at path if it is a regular file (see

@@ -97,13 +97,15 @@ func notFolder(dir int, name, path string, err error) error {
 	if err == unix.ENOTDIR || err == unix.ELOOP {
 		var st unix.Stat_t
 		if unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
-			return &NotRegularError{Path: path, Kind: kindOfStat(st.Mode), Want: "folder"}
+			return &NotRegularError{Path: path, Kind: KindOf(st.Mode), Want: "folder"}
 		}
 	}
 	return &fs.PathError{Op: "open", Path: path, Err: err}
 }
 
-func kindOfStat(mode uint32) string {
+// KindOf names a file type (a stat mode's S_IFMT bits) for messages: "a
+// FIFO", "a symbolic link", ...
+func KindOf(mode uint32) string {
 	switch mode & unix.S_IFMT {
 	case unix.S_IFLNK:
 		return "symbolic link"
@@ -185,7 +187,7 @@ func openIn(dir int, name, path string, flag int, perm os.FileMode) (*os.File, e
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		unix.Close(fd)
-		return nil, &NotRegularError{Path: path, Kind: kindOfStat(st.Mode)}
+		return nil, &NotRegularError{Path: path, Kind: KindOf(st.Mode)}
 	}
 	// A state file opened for writing has one name: a hard link (as a
 	// tarball can ship .git/venom/lock linked to a person's file) would

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/git-venom/git-venom/lib/statefile"
 )
 
 // ErrNotDir says a folder on the way to a path is not a folder of the
@@ -166,7 +168,7 @@ func (r *Root) RenameFromStatIn(h *Held, stage int, rel, p string, link bool) (P
 		return placed, staged(err)
 	}
 	if typ := st.Mode & unix.S_IFMT; (link && typ != unix.S_IFLNK) || (!link && typ != unix.S_IFREG) {
-		return placed, staged(fmt.Errorf("a %s", kindOf(st.Mode)))
+		return placed, staged(fmt.Errorf("a %s", statefile.KindOf(st.Mode)))
 	}
 	err := r.inHeld("rename", p, true, h, func(dir int, name string) error {
 		err := r.swapIn(sdir, sname, dir, name)
@@ -242,7 +244,7 @@ func (r *Root) LinkUnnamedIn(h *Held, fd int, p string) (Placed, error) {
 		return placed, &fs.PathError{Op: "link", Path: p, Err: err}
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return placed, &fs.PathError{Op: "link", Path: p, Err: fmt.Errorf("%w: a %s", ErrStaged, kindOf(st.Mode))}
+		return placed, &fs.PathError{Op: "link", Path: p, Err: fmt.Errorf("%w: a %s", ErrStaged, statefile.KindOf(st.Mode))}
 	}
 	err := r.inHeld("link", p, true, h, func(dir int, name string) error {
 		if err := LinkUnnamed(fd, dir, name); err != nil {
@@ -284,7 +286,7 @@ func copyFrom(fromDir int, from string, link bool, dir int, name string) error {
 		return err
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return fmt.Errorf("%w: a %s", ErrStaged, kindOf(st.Mode))
+		return fmt.Errorf("%w: a %s", ErrStaged, statefile.KindOf(st.Mode))
 	}
 	if err := unix.Unlinkat(dir, name, 0); err != nil && !errors.Is(err, unix.ENOENT) {
 		return err
@@ -316,19 +318,6 @@ func readlinkat(dir int, name string) (string, error) {
 			return string(buf[:n]), nil
 		}
 	}
-}
-
-// kindOf names a file type for messages.
-func kindOf(mode uint32) string {
-	switch mode & unix.S_IFMT {
-	case unix.S_IFREG:
-		return "regular file"
-	case unix.S_IFLNK:
-		return "symbolic link"
-	case unix.S_IFDIR:
-		return "folder"
-	}
-	return "special file"
 }
 
 // at checks p, opens the folder holding it without following links and

@@ -17,7 +17,6 @@ import (
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/capture"
 	"github.com/git-venom/git-venom/lib/errcode"
-	"github.com/git-venom/git-venom/lib/gcpace"
 	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/interrupt"
 	"github.com/git-venom/git-venom/lib/journal"
@@ -25,6 +24,7 @@ import (
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/refs"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/runpace"
 	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/git-venom/git-venom/lib/worktreeid"
@@ -348,7 +348,7 @@ const largeCapture = 20000
 
 func collectOftenWhenLarge(files int) {
 	if files > largeCapture {
-		gcpace.Large()
+		runpace.LargeHeap()
 	}
 }
 

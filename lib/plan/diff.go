@@ -7,9 +7,9 @@ import (
 
 	git "github.com/libgit2/git2go/v34"
 
-	"github.com/git-venom/git-venom/lib/gcpace"
 	"github.com/git-venom/git-venom/lib/pathspec"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/runpace"
 	"github.com/git-venom/git-venom/lib/treewalk"
 )
 
@@ -58,7 +58,7 @@ func diffTrees(_ context.Context, r *repo.Repo, a, b string) ([]Change, error) {
 			return err
 		}
 		if n > largePlan {
-			gcpace.Large()
+			runpace.LargeHeap()
 		}
 		list = make([]Change, 0, n)
 		var block strings.Builder

@@ -1,6 +1,7 @@
 package runpace
 
 import (
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -19,4 +20,17 @@ func TestPace_Every2ms(t *testing.T) {
 	time.Sleep(3 * time.Millisecond)
 	p.Pace()
 	require.True(t, p.last.After(first), "after 2 ms: a pass")
+}
+
+// LargeHeap sets the collector's goal to 1.5x the live heap, unless GOGC
+// says otherwise.
+func TestLargeHeap(t *testing.T) {
+	old := debug.SetGCPercent(400)
+	defer debug.SetGCPercent(old)
+	t.Setenv("GOGC", "")
+	LargeHeap()
+	require.Equal(t, 50, debug.SetGCPercent(400))
+	t.Setenv("GOGC", "100")
+	LargeHeap()
+	require.Equal(t, 400, debug.SetGCPercent(400), "GOGC set: left as it is")
 }

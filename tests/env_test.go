@@ -39,6 +39,12 @@ func NewEnv(t *testing.T) *Env {
 	return env
 }
 
+// worldConfig is the hermetic world's global git config. No command of a
+// test starts git's auto maintenance (a commit would, once a process, and
+// a gc whenever loose objects pile up): a test that wants gc runs it.
+const worldConfig = "[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n" +
+	"[maintenance]\n\tauto = false\n"
+
 // NewBareEnv makes an empty repository with no commit.
 func NewBareEnv(t *testing.T) *Env {
 	t.Helper()
@@ -47,7 +53,7 @@ func NewBareEnv(t *testing.T) *Env {
 	require.NoError(t, os.MkdirAll(env.Home, 0o755))
 	require.NoError(t, os.MkdirAll(env.Dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(env.Home, ".gitconfig"),
-		[]byte("[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644))
+		[]byte(worldConfig), 0o644))
 	env.Git("init", "-q")
 	if fsmonitorMode() {
 		env.UseWatchman(runWatchman(t))
@@ -261,18 +267,22 @@ type Snapshot struct {
 // Snapshot records the user-visible state.
 func (e *Env) Snapshot() Snapshot {
 	e.t.Helper()
-	gitDir := e.Git("rev-parse", "--absolute-git-dir")
-	common := e.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
-	idx := e.Git("rev-parse", "--path-format=absolute", "--git-path", "index")
+	dirs := strings.Split(e.Git("rev-parse", "--absolute-git-dir",
+		"--path-format=absolute", "--git-common-dir", "--git-path", "index"), "\n")
+	require.Len(e.t, dirs, 3)
+	gitDir, common, idx := dirs[0], dirs[1], dirs[2]
 	head, _ := os.ReadFile(filepath.Join(gitDir, "HEAD"))
 	refs := e.Git("for-each-ref", "--format=%(refname) %(objectname) %(symref)")
 	var keep []string
+	stash := ""
 	for _, l := range strings.Split(refs, "\n") {
 		if !strings.HasPrefix(l, "refs/venom/") {
 			keep = append(keep, strings.TrimSpace(l))
 		}
+		if name, oid, _ := strings.Cut(l, " "); name == "refs/stash" {
+			stash, _, _ = strings.Cut(oid, " ")
+		}
 	}
-	stash := e.GitRaw("rev-parse", "-q", "--verify", "refs/stash").Stdout
 	return Snapshot{
 		Index:    fileHash(idx),
 		Head:     string(head),

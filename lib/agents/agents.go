@@ -698,14 +698,19 @@ func (s *State) Resolve(given string) (string, error) {
 		return "", e.Hint("%s", hint)
 	}
 	e.Shorter("%s %d agents: name one with --agent", where, len(names))
-	line := "they are"
+	// At most three lines of names: `agents` lists them all.
+	line, lines := "they are", 0
 	for i, n := range names {
 		if i < len(names)-1 {
 			n += ","
 		}
 		if len(line)+1+len(n) > 80-len("hint: ") {
+			if lines == 2 {
+				return "", e.Hint("%s", line).Hint("  … and %d more: git venom-checkpoint agents lists them", len(names)-i).
+					Hint("for example --agent=%s", names[0])
+			}
 			e.Hint("%s", line)
-			line = " "
+			line, lines = " ", lines+1
 		}
 		line += " " + n
 	}

@@ -207,3 +207,26 @@ func TestEvents_FollowSeesAnotherProcessAcrossATornTail(t *testing.T) {
 	err = cmd.Wait()
 	assert.NoError(t, err, "events --follow did not exit 0 on SIGINT")
 }
+
+// TestEvents_HelpSaysWhatItPrints: without --json, events prints a short
+// line each, not JSON, and its help and man page say so.
+func TestEvents_HelpSaysWhatItPrints(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Take(t, "--agent=a1")
+	plain := env.Venom("checkpoint", "events").OK(t).Stdout
+	require.NotEmpty(t, plain)
+	assert.NotContains(t, plain, "{", "events without --json")
+	help := env.Venom("checkpoint", "help").OK(t).Stdout + env.Venom("checkpoint", "-h").Stdout
+	seen := 0
+	for _, line := range strings.Split(help, "\n") {
+		if strings.Contains(line, "event stream") {
+			seen++
+			assert.Contains(t, line, "--json: JSON lines", line)
+		}
+	}
+	assert.NotZero(t, seen, "the help names the verb:\n%s", help)
+	man, err := os.ReadFile(filepath.Join(repoRoot(), "man", "git-venom-checkpoint.1"))
+	require.NoError(t, err)
+	assert.NotContains(t, string(man), "Prints the log as events, one JSON object a line")
+}

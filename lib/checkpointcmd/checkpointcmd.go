@@ -19,7 +19,7 @@ type CLI struct {
 	List    ListCmd     `cmd:"" help:"List an agent's checkpoints, newest first."`
 	Prune   PruneCmd    `cmd:"" help:"Delete checkpoints past retention (venom.keep, venom.keepFor, venom.keepSafety)."`
 	Clean   CleanCmd    `cmd:"" help:"Archive an agent and remove its checkpoints."`
-	Events  EventsCmd   `cmd:"" help:"Print the event stream, one JSON object a line."`
+	Events  EventsCmd   `cmd:"" help:"Print the event stream, a line an event (--json: JSON lines)."`
 	Doctor  DoctorCmd   `cmd:"" help:"Check the repository's checkpoints and state."`
 	Agents  AgentsCmd   `cmd:"" help:"List the registered agents."`
 	Fork    ForkCmd     `cmd:"" help:"Register a fork sharing an agent's tree, with its own first checkpoint."`

@@ -461,8 +461,6 @@ func (s *State) Apply(e *journal.Entry) {
 		return
 	}
 	switch e.Type {
-	case journal.AgentArchived:
-		a.State = Archived
 	case journal.TurnStarted:
 		t := a.turn(deref(e.Turn))
 		t.Started, t.StartSeq, t.StartTs = true, e.Seq, e.Ts
@@ -552,6 +550,24 @@ func (s *State) Apply(e *journal.Entry) {
 				c.Removed = true
 			}
 		}
+	case journal.RollbackEnded:
+		// The turns it dropped; the rest is applyHead's.
+		for _, id := range e.Drops {
+			if t := a.Turn(id); t != nil {
+				t.Dropped = true
+			}
+		}
+	}
+	s.applyHead(a, e)
+}
+
+// applyHead folds the records whose effect is the same on a stub and on
+// an agent whole (stub.go), on the members both have: the binding, the
+// rollbacks, the note and archiving. It reports whether e was one.
+func (s *State) applyHead(a *Agent, e *journal.Entry) bool {
+	switch e.Type {
+	case journal.AgentArchived:
+		a.State = Archived
 	case journal.AgentBinding:
 		if e.HarnessSession != nil {
 			a.Binding.Session = *e.HarnessSession
@@ -563,11 +579,6 @@ func (s *State) Apply(e *journal.Entry) {
 		a.OpenRollback = &cp
 	case journal.RollbackEnded:
 		a.OpenRollback = nil
-		for _, id := range e.Drops {
-			if t := a.Turn(id); t != nil {
-				t.Dropped = true
-			}
-		}
 		if e.OK != nil && *e.OK {
 			a.LastRollback = &Rollback{Checkpoint: e.Checkpoint, Safety: e.Safety, Copy: e.Copy, Unseen: e.Unseen,
 				Revert: e.Revert}
@@ -579,7 +590,10 @@ func (s *State) Apply(e *journal.Entry) {
 		}
 	case journal.NoteDelivered:
 		a.NotePending = nil
+	default:
+		return false
 	}
+	return true
 }
 
 // turnCapture notes a turn_start or turn_end capture's checkpoint on its

@@ -98,9 +98,10 @@ func (a *Agent) oldestLive() int64 {
 // applyStub is Apply for a stub: what the record makes of the members a
 // stub has, as Apply makes them.
 func (s *State) applyStub(a *Agent, e *journal.Entry) {
+	if s.applyHead(a, e) {
+		return
+	}
 	switch e.Type {
-	case journal.AgentArchived:
-		a.State = Archived
 	case journal.TurnStarted:
 		id := deref(e.Turn)
 		t := a.OpenTurn
@@ -148,27 +149,5 @@ func (s *State) applyStub(a *Agent, e *journal.Entry) {
 			t.StartCheckpoint = e.Checkpoint
 		}
 		a.handOver(e.Reason)
-	case journal.AgentBinding:
-		if e.HarnessSession != nil {
-			a.Binding.Session = *e.HarnessSession
-		}
-		a.Binding.ForkSource, a.Binding.ForkAt = e.ForkSource, e.ForkAt
-		a.Binding.Process = e.Process
-	case journal.RollbackStarted:
-		cp := *e
-		a.OpenRollback = &cp
-	case journal.RollbackEnded:
-		a.OpenRollback = nil
-		if e.OK != nil && *e.OK {
-			a.LastRollback = &Rollback{Checkpoint: e.Checkpoint, Safety: e.Safety, Copy: e.Copy, Unseen: e.Unseen,
-				Revert: e.Revert}
-			if e.Restore == "files" {
-				cp := *e
-				a.NotePending = &cp
-			}
-			s.noteSharers(a, e)
-		}
-	case journal.NoteDelivered:
-		a.NotePending = nil
 	}
 }

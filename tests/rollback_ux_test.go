@@ -154,6 +154,16 @@ func TestShorthands_Errors(t *testing.T) {
 		{[]string{"diff", "2"}, 2, "invalid_params.checkpoint", "hint: did you mean k2?"},
 		{[]string{"checkpoint", "list", "--before=T1"}, 2, "invalid_params.checkpoint", "hint: did you mean t1?"},
 		{[]string{"rollback", "--dry-run"}, 2, "invalid_params.checkpoint", "which checkpoint?"},
+		// The same mistake, bare, is the same error in both commands, at
+		// a terminal or not.
+		{[]string{"rollback"}, 2, "invalid_params.checkpoint", "which checkpoint?"},
+		{[]string{"diff"}, 2, "invalid_params.checkpoint", "which checkpoint?"},
+		// A bad plan id's hint is the dry run of what was asked for.
+		{[]string{"rollback", "--undo", "--plan=x"}, 2, "invalid_params.plan", "hint: the dry run prints it: git venom-rollback --undo --dry-run"},
+		{[]string{"rollback", "--revert=t1", "--plan=x"}, 2, "invalid_params.plan", "prints it: git venom-rollback --revert=t1 --dry-run"},
+		{[]string{"rollback", "k1", "--plan=x"}, 2, "invalid_params.plan", "prints it: git venom-rollback k1 --dry-run"},
+		{[]string{"checkpoint", "hook", "install", "claude"}, 2, "invalid_params.harness", "hint: did you mean claude-code?"},
+		{[]string{"checkpoint", "hook", "uninstall", "qwen"}, 2, "invalid_params.harness", "hint: did you mean qwen-code?"},
 		{[]string{"rollback", "k1", "k2", "--dry-run"}, 2, "invalid_params.usage", "unexpected argument k2"},
 		{[]string{"rollback", "k1", "--checkpoint=k2", "--dry-run"}, 2, "invalid_params.usage", "given twice"},
 		{[]string{"rollback", "--undo", "k1", "--dry-run"}, 2, "invalid_params.usage", "name no checkpoint"},

@@ -190,8 +190,7 @@ func (c *HookUninstallCmd) Run(env *cli.Env) error { return runInstall(env, c.in
 
 func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 	if harness.Lookup(f.Harness) == nil {
-		return errcode.Newf(errcode.InvalidParamsHarness, map[string]string{"harness": f.Harness},
-			"%q is not a harness git-venom knows: %s", f.Harness, harness.NameList())
+		return harness.Unknown(f.Harness)
 	}
 	in := harness.Install{Harness: f.Harness, Agent: f.Agent, Isolation: f.Isolation, Scope: f.Scope, Via: f.Via,
 		PerTool: f.PerTool, Getenv: env.Getenv}

@@ -206,7 +206,7 @@ func (c *CLI) shortForms() error {
 		}
 	}
 	if c.From == "" {
-		return errcode.Newf(errcode.InvalidParamsUsage, nil, "which checkpoint? git venom-diff <from> [<to>], or --from").
+		return errcode.Newf(errcode.InvalidParamsCheckpoint, nil, "which checkpoint? git venom-diff <from> [<to>], or --from").
 			Hint("%s; git venom-checkpoint list shows them", ids.NameForms)
 	}
 	return nil

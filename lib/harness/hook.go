@@ -97,8 +97,7 @@ func DefaultAgent(st *agents.State, harness, session string, proc journal.Proces
 func (h Hook) Handle(ctx context.Context, s *state.Store, p *Payload) ([]byte, error) {
 	k := Lookup(h.Harness)
 	if k == nil {
-		return nil, errcode.Newf(errcode.InvalidParamsHarness, map[string]string{"harness": h.Harness},
-			"%q is not a harness git-venom knows: %s", h.Harness, NameList())
+		return nil, Unknown(h.Harness)
 	}
 	p.Canonical(k)
 	defaulted := h.Agent == ""

@@ -98,8 +98,7 @@ func (in Install) Plan(ctx context.Context, uninstall bool) ([]File, error) {
 	}
 	k := Lookup(in.Harness)
 	if k == nil || (k.Settings == nil && k.Plugin == nil) {
-		return nil, errcode.Newf(errcode.InvalidParamsHarness, map[string]string{"harness": in.Harness},
-			"%q is not a harness git-venom knows: %s", in.Harness, NameList())
+		return nil, Unknown(in.Harness)
 	}
 	if k.Plugin != nil {
 		root, name := k.Plugin(kind.Scope{Name: in.scope(), Top: in.Top, Getenv: in.Getenv})

@@ -10,12 +10,14 @@ import (
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/conversation"
+	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/harness/claude"
 	"github.com/git-venom/git-venom/lib/harness/codex"
 	"github.com/git-venom/git-venom/lib/harness/gemini"
 	"github.com/git-venom/git-venom/lib/harness/kind"
 	"github.com/git-venom/git-venom/lib/harness/opencode"
 	"github.com/git-venom/git-venom/lib/harness/qwen"
+	"github.com/git-venom/git-venom/lib/suggest"
 )
 
 // Kinds are the harnesses git-venom works with: the one list. A harness is
@@ -97,6 +99,20 @@ func Names() []string {
 // NameList is Names as a person reads it: "claude-code, codex, gemini-cli or
 // opencode".
 func NameList() string { return Or(Names()) }
+
+// Unknown is invalid_params.harness for a name no harness has, with git's
+// "did you mean" when the name is close to one (claude: claude-code).
+func Unknown(name string) *errcode.Error {
+	e := errcode.Newf(errcode.InvalidParamsHarness, map[string]string{"harness": name},
+		"%q is not a harness git-venom knows: %s", name, NameList())
+	switch close := suggest.Close(name, Names()); {
+	case name != "" && len(close) == 1:
+		e.Hint("did you mean %s?", close[0])
+	case name != "" && len(close) > 1:
+		e.Hint("did you mean one of %s?", Or(close))
+	}
+	return e
+}
 
 // Or joins items as a person reads a list: "a, b or c".
 func Or(items []string) string {

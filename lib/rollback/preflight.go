@@ -88,15 +88,41 @@ func (c *checked) free(s *state.Store) {
 	}
 }
 
+// NoTarget is invalid_params.checkpoint when req names nothing to roll
+// back to. It comes first, before the choice of --dry-run or --plan, at a
+// terminal or not: without a checkpoint there is nothing to dry-run
+// either, and git venom-diff names this mistake the same way.
+func NoTarget(req *Request) error {
+	if req.Revert != "" || req.Undo || req.Checkpoint != "" {
+		return nil
+	}
+	return errcode.Newf(errcode.InvalidParamsCheckpoint, nil, "which checkpoint? git venom-rollback <checkpoint>, or --undo").
+		Hint("%s; git venom-checkpoint list shows them", ids.NameForms)
+}
+
+// dryRunCommand is the dry run of what req asks for, as a person types it.
+func dryRunCommand(req *Request) string {
+	switch {
+	case req.Revert != "":
+		return quote.Shell([]string{"git", "venom-rollback", "--revert=" + req.Revert, "--dry-run"})
+	case req.Undo:
+		return "git venom-rollback --undo --dry-run"
+	}
+	return quote.Shell([]string{"git", "venom-rollback", req.Checkpoint, "--dry-run"})
+}
+
 // Validate checks the parameters alone (docs/rollback.md#preflight: invalid_params first).
 func Validate(req *Request) error {
+	if err := NoTarget(req); err != nil {
+		return err
+	}
 	if req.DryRun == (req.Plan != "") {
 		return errcode.Newf(errcode.InvalidParamsPlan, nil, "give exactly one of --dry-run and --plan").
 			Hint("run with --dry-run first, then quote its plan with --plan=<id>")
 	}
 	if req.Plan != "" && !plan.WellFormedID(req.Plan) {
 		return errcode.Newf(errcode.InvalidParamsPlan, nil, "--plan=%s is no plan id: a plan id is p1- and 16 hex digits",
-			quote.C(req.Plan)).Hint("the dry run prints it: To run it: git venom-rollback <checkpoint> --plan=p1-...")
+			quote.C(req.Plan)).Hint("the dry run prints it: %s", dryRunCommand(req))
 	}
 	if err := validateRevert(req); err != nil {
 		return err
@@ -108,9 +134,6 @@ func Validate(req *Request) error {
 			"--undo goes back to the last rollback's safety checkpoint; name no checkpoint with it").
 			Hint("git venom-rollback --undo --dry-run shows where it goes")
 	case req.Undo:
-	case req.Checkpoint == "":
-		return errcode.Newf(errcode.InvalidParamsCheckpoint, nil, "which checkpoint? git venom-rollback <checkpoint>, or --undo").
-			Hint("%s; git venom-checkpoint list shows them", ids.NameForms)
 	default:
 		n, err := ids.ParseName(req.Checkpoint)
 		if err != nil {

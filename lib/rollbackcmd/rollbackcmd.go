@@ -162,6 +162,9 @@ func (c *CLI) Run(env *cli.Env) error {
 	}
 	req.Cwd = cwdIn(s.Repo.Top, env.Dir)
 	if !c.DryRun && c.Plan == "" {
+		if err := rollback.NoTarget(&req); err != nil {
+			return err
+		}
 		if env.JSON || !env.UI.InTTY || !env.UI.OutTTY {
 			return errcode.Newf(errcode.InvalidParamsPlan, nil, "give exactly one of --dry-run and --plan").
 				Hint("run with --dry-run first, then quote its plan with --plan=<id>")

@@ -241,6 +241,26 @@ func TestClean_WorktreeRemovedTakesForksRefsToo(t *testing.T) {
 	assert.Equal(t, []string{"a1 2 0 [k1 k2]", "f1 2 0 [k1 k2]"}, removed)
 }
 
+// prune --keep=N keeps N this run, as venom.keep would, and writes no
+// config.
+func TestPrune_KeepCountsThisRunOnly(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	for n := 1; n <= 3; n++ {
+		env.TurnN("a1", n)
+	}
+	require.Equal(t, refsOf("k1", "k2", "k3", "k4"), env.CheckpointRefs("a1"))
+	snap := env.Snapshot()
+	r := env.Venom("checkpoint", "prune", "--keep=2", "--dry-run").OK(t)
+	assert.Equal(t, "Would prune a1: k1, k2\n", r.Stdout)
+	env.Venom("checkpoint", "prune", "--keep=-1").Fails(t, 2, "invalid_params.usage")
+	r = env.Venom("checkpoint", "prune", "--keep=2").OK(t)
+	assert.Equal(t, "Pruned a1: k1, k2\n", r.Stdout)
+	assert.Equal(t, refsOf("k3", "k4"), env.CheckpointRefs("a1"))
+	assert.Equal(t, 1, env.GitRaw("config", "--global", "venom.keep").Code, "venom.keep was written")
+	env.AssertUntouched(t, snap)
+}
+
 func TestClean_CopyKeepsRefsWithTheFolder(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
@@ -249,6 +269,9 @@ func TestClean_CopyKeepsRefsWithTheFolder(t *testing.T) {
 	env.Write("a.txt", "y\n")
 	env.Checkpoint("--agent=c1")
 	var res cleaned
+	r := env.Venom("checkpoint", "clean", "--agent=c1", "--dry-run").OK(t)
+	assert.Contains(t, r.Stdout, "c1: would remove 0 checkpoints, keep 2.\n"+
+		"  k1, k2: the agent's copy holds them; they go when its folder is deleted.\n")
 	env.Venom("checkpoint", "clean", "--agent=c1", "--json").OK(t).JSON(t, &res)
 	require.Len(t, res.Checkpoints, 1)
 	assert.Equal(t, 0, res.Checkpoints[0].Removed)
@@ -267,8 +290,14 @@ func TestClean_InPlaceKeepsYoungSafetyUntilKeepSafety(t *testing.T) {
 	require.Equal(t, []string{"a1/1", "a1/2", "a1/3", "a1/4", "a1/5"}, env.CheckpointRefs("a1"))
 	snap := env.Snapshot()
 
-	r := env.Venom("checkpoint", "clean", "--agent=a1").OK(t)
-	assert.Equal(t, "Archived a1.\na1: removed 4 checkpoints, kept 1.\n", r.Stdout)
+	// clean takes the repository's only agent as every verb does, and
+	// says why what it keeps stays, dry run or not.
+	why := "  k4: younger than venom.keepSafety (30d), a safety checkpoint may hold the only\n" +
+		"  copy of your edits; prune removes it later.\n"
+	r := env.Venom("checkpoint", "clean", "--dry-run").OK(t)
+	assert.Equal(t, "Would archive a1.\na1: would remove 4 checkpoints, keep 1.\n"+why, r.Stdout)
+	r = env.Venom("checkpoint", "clean").OK(t)
+	assert.Equal(t, "Archived a1.\na1: removed 4 checkpoints, kept 1.\n"+why, r.Stdout)
 	assert.Equal(t, []string{"a1/4"}, env.CheckpointRefs("a1"))
 	env.AssertUntouched(t, snap)
 

@@ -1,16 +1,19 @@
 package checkpointcmd
 
 import (
+	"fmt"
+
 	"github.com/fatih/color"
 
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/retention"
+	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // CleanCmd archives an agent and removes its checkpoints (docs/checkpoints.md#retention-and-clean).
 type CleanCmd struct {
-	Agent  string `name:"agent" env:"VENOM_AGENT" required:"" help:"The agent to archive."`
+	Agent  string `name:"agent" env:"VENOM_AGENT" help:"The agent to archive (default: VENOM_AGENT, or the repository's only agent)."`
 	DryRun bool   `name:"dry-run" help:"Say what would be removed and kept; change nothing."`
 }
 
@@ -25,10 +28,7 @@ func (c *CleanCmd) Run(env *cli.Env) error {
 		return err
 	}
 	defer tx.End()
-	if _, err := tx.State.Resolve(c.Agent); err != nil {
-		return err
-	}
-	a, err := tx.State.Known(c.Agent)
+	a, err := tx.State.Named(c.Agent)
 	if err != nil {
 		return err
 	}
@@ -53,6 +53,9 @@ func (c *CleanCmd) Run(env *cli.Env) error {
 			verb = "would remove %d %s, keep %d"
 		}
 		env.UI.Printf("%s: "+verb+".\n", quote.C(l.Agent), l.Removed, plural(l.Removed, "checkpoint"), l.Kept)
+		for _, k := range retention.WhyKept(tx, tx.State.Agents[l.Agent]) {
+			env.UI.Printf("%s\n", ui.Wrap(fmt.Sprintf("  %s: %s.", quote.Join(k.Checkpoints, ", "), k.Why), ui.Columns80, ""))
+		}
 		printFailures(env, l.Agent, l.Failed)
 	}
 	return nil

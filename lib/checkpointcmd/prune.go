@@ -17,6 +17,7 @@ import (
 type PruneCmd struct {
 	Agent  string `name:"agent" env:"VENOM_AGENT" help:"Only this agent's checkpoints."`
 	DryRun bool   `name:"dry-run" help:"Say which checkpoints would be deleted; change nothing."`
+	Keep   *int   `name:"keep" placeholder:"<n>" help:"Keep the newest n turn, fork and rollback checkpoints of each agent this time (default: venom.keep)."`
 }
 
 // PruneResult is prune's result.
@@ -36,6 +37,14 @@ func (c *PruneCmd) Run(env *cli.Env) error {
 		return err
 	}
 	defer tx.End()
+	if c.Keep != nil {
+		if *c.Keep < 0 {
+			return errcode.Newf(errcode.InvalidParamsUsage, map[string]int{"keep": *c.Keep},
+				"--keep=%d: the number of checkpoints to keep is 0 or more", *c.Keep)
+		}
+		// This run's count only: venom.keep itself is not written.
+		s.Config.Keep = *c.Keep
+	}
 	if c.Agent != "" {
 		if _, err := tx.State.Resolve(c.Agent); err != nil {
 			return err

@@ -2,6 +2,7 @@ package retention
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -367,4 +368,63 @@ func toolRefsOf(agent string, t *agents.Turn) []refs.Deletion {
 		}
 	}
 	return out
+}
+
+// Kept is a group of checkpoints clean keeps, and why, for a person.
+type Kept struct {
+	Checkpoints []string
+	Why         string
+}
+
+// WhyKept says why clean keeps those of x's live checkpoints it does not
+// remove (docs/checkpoints.md#retention-and-clean), one group a reason,
+// oldest first. After a clean, what is live is what it kept.
+func WhyKept(tx *state.Txn, x *agents.Agent) []Kept {
+	if x == nil {
+		return nil
+	}
+	p := PolicyOf(tx.Store.Config, journal.Now())
+	removes := map[*agents.Checkpoint]bool{}
+	switch {
+	case x.Isolation == agents.Worktree && treeGone(x.Tree):
+		return nil // all go, with the forks that borrowed the tree
+	case x.Isolation == agents.InPlace:
+		for _, c := range cleanRemoves(x, p) {
+			removes[c] = true
+		}
+	}
+	var out []Kept
+	add := func(id, why string) {
+		if n := len(out); n > 0 && out[n-1].Why == why {
+			out[n-1].Checkpoints = append(out[n-1].Checkpoints, id)
+			return
+		}
+		out = append(out, Kept{Checkpoints: []string{id}, Why: why})
+	}
+	for _, c := range liveOf(x) {
+		switch {
+		case removes[c]:
+		case x.Isolation == agents.Copy:
+			add(c.Checkpoint, "the agent's copy holds them; they go when its folder is deleted")
+		case x.Isolation == agents.Worktree:
+			add(c.Checkpoint, "the agent's worktree is still there; prune removes them once it is gone (git worktree remove)")
+		case p.youngSafety(c):
+			add(c.Checkpoint, fmt.Sprintf("younger than venom.keepSafety (%s), a safety checkpoint may hold the only copy of your edits; prune removes it later", durationText(p.KeepSafety)))
+		}
+	}
+	return out
+}
+
+// durationText is d as git config takes venom.keep* durations: 14d, 3h,
+// 30m, 45s.
+func durationText(d time.Duration) string {
+	for _, u := range []struct {
+		d    time.Duration
+		unit string
+	}{{24 * time.Hour, "d"}, {time.Hour, "h"}, {time.Minute, "m"}} {
+		if d >= u.d && d%u.d == 0 {
+			return fmt.Sprintf("%d%s", d/u.d, u.unit)
+		}
+	}
+	return fmt.Sprintf("%ds", int64(d/time.Second))
 }

@@ -308,6 +308,22 @@ func TestCheckpoint_UnbornHead(t *testing.T) {
 	require.Equal(t, "", env.Git("log", "--format=%P", "-1", "refs/venom/checkpoints/a1/2"))
 }
 
+// In a repository with no commit yet, the plan says so in words, not
+// "stays at no commit"; an agent with no harness has no conversation for
+// a checkpoint to bring back (conversation false in list --json).
+func TestRollback_UnbornHeadPlanSaysNoCommitsYet(t *testing.T) {
+	t.Parallel()
+	env := NewBareEnv(t)
+	env.Write("a.txt", "first\n")
+	env.Take(t, "--agent=a1")
+	env.Write("b.txt", "later\n")
+	out := env.Venom("rollback", "k1", "--dry-run").OK(t).Stdout
+	require.Contains(t, out, "HEAD: stays on main, which has no commits yet.\n")
+	require.NotContains(t, out, "no commit.")
+	require.False(t, env.Item(t, "a1", "k1").Conversation)
+	require.NotEqual(t, 0, env.GitRaw("rev-parse", "-q", "--verify", "HEAD").Code, "HEAD was born")
+}
+
 func TestCheckpoint_DetachedHead(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

@@ -154,6 +154,19 @@ func TestRollback_InteractiveAsksAgainOnAnUnknownAnswer(t *testing.T) {
 	require.Equal(t, "hello\n", env.Read("README.md"))
 }
 
+// An answer to [y/N] that is neither yes nor no is asked again, never
+// taken for No (it was: "sure" changed nothing and said so).
+func TestRollback_InteractiveAsksAgainAtYesNo(t *testing.T) {
+	t.Parallel()
+	env := interactiveEnv(t)
+	screen, code := env.ptyRun(t, []string{"", "sure", "y"}, "rollback", "--checkpoint=k1", "--restore=files")
+	require.Equal(t, 0, code, screen)
+	require.Contains(t, screen, "Answer y to go ahead or n to stop. [y/N]")
+	require.NotContains(t, screen, "Nothing was changed.")
+	require.NoFileExists(t, env.Path("agent.txt"))
+	require.Equal(t, "a person's edit\n", env.Read("README.md"))
+}
+
 // A rollback with nothing to do says so and asks
 // nothing; no safety or after checkpoint is made for it.
 func TestRollback_InteractiveNothingToDo(t *testing.T) {

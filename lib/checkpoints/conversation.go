@@ -44,9 +44,10 @@ func NoConversation(a *agents.Agent, c *agents.Checkpoint) string {
 }
 
 // Conversation is the list's conversation member: whether the checkpoint
-// can bring the conversation back (docs/rollback.md#conversation).
+// can bring the conversation back (docs/rollback.md#conversation). An
+// agent with no harness has none to bring back: false.
 func Conversation(a *agents.Agent, c *agents.Checkpoint) bool {
-	if NoConversation(a, c) != "" {
+	if !a.HasConversation() || NoConversation(a, c) != "" {
 		return false
 	}
 	if c.ThroughTurn == nil {

@@ -134,6 +134,11 @@ func screen(env *cli.Env, p *plan.Plan, undo bool) {
 		if more := h.Commits - len(h.Passed); more > 0 {
 			env.UI.Printf("  %s\n", dim(fmt.Sprintf("and %s more", commits(more))))
 		}
+	case h.From == nil && h.Branch != "":
+		// An unborn branch: there is no commit for HEAD to stay at.
+		env.UI.Printf("HEAD: stays on %s, which has no commits yet.\n", q(h.Branch))
+	case h.From == nil:
+		env.UI.Printf("HEAD: stays where it is, with no commits yet.\n")
 	default:
 		env.UI.Printf("HEAD: stays at %s.\n", short(h.From))
 	}

@@ -63,11 +63,11 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 			env.UI.Printf("  %s (%s)\n", gold(quote.C(c.Path)), quote.Text(why))
 		}
 		env.UI.Printf("Write git's conflict markers there and revert the rest, or stop? [m/N] ")
-		ans, ok := in.answer()
+		markers, ok := in.choose(env, "m", "markers", "Answer m to write the markers or n to stop. [m/N] ")
 		if !ok {
 			return aborted(env)
 		}
-		if ans != "m" && ans != "markers" {
+		if !markers {
 			env.UI.Printf("Nothing was changed.\n")
 			return nil
 		}
@@ -108,11 +108,11 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 		summary(env, p, req.Undo)
 	}
 	env.UI.Printf("Plan %s. %s [y/N] ", quote.C(p.ID), question)
-	a, ok := in.answer()
+	yes, ok := in.choose(env, "y", "yes", "Answer y to go ahead or n to stop. [y/N] ")
 	if !ok {
 		return aborted(env)
 	}
-	if a != "y" && a != "yes" {
+	if !yes {
 		env.UI.Printf("Nothing was changed.\n")
 		return nil
 	}
@@ -172,6 +172,26 @@ func (p *prompter) answer() (string, bool) {
 			return "", false
 		}
 		return strings.ToLower(strings.TrimSpace(l.text)), true
+	}
+}
+
+// choose reads the answer to a question whose default is No: short or
+// long is yes, an empty answer, n or no is no, and anything else is asked
+// again with again, never taken for the default (as git add -p asks again
+// where git clean -i would take "maybe" for no). ok is false when the
+// dialogue was ended (Ctrl-C, Ctrl-D).
+func (p *prompter) choose(env *cli.Env, short, long, again string) (yes, ok bool) {
+	for {
+		ans, ok := p.answer()
+		switch {
+		case !ok:
+			return false, false
+		case ans == short || ans == long:
+			return true, true
+		case ans == "" || ans == "n" || ans == "no":
+			return false, true
+		}
+		env.UI.Printf("%s", again)
 	}
 }
 

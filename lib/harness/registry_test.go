@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-venom/git-venom/lib/caller"
 	"github.com/git-venom/git-venom/lib/ids"
 )
 
@@ -35,17 +34,17 @@ func TestKindsAreWhole(t *testing.T) {
 }
 
 // Each harness's shell is an agent's (docs/checkpoints.md#agents-turns-and-states): the marks it sets in
-// the commands it runs.
+// the commands it runs. VENOM_CALLER's override is rollback.DetectCaller's.
 func TestCallerMarks(t *testing.T) {
 	for _, env := range []map[string]string{
 		{"CLAUDECODE": "1"}, {"CODEX_THREAD_ID": "x"}, {"CODEX_SANDBOX": "seatbelt"},
 		{"CODEX_SANDBOX_NETWORK_DISABLED": "1"}, {"GEMINI_CLI": "1"}, {"OPENCODE": "1", "OPENCODE_PID": "42"}, {"QWEN_CODE": "1"},
 	} {
-		assert.True(t, caller.Detect(func(k string) string { return env[k] }, IsShell).Agent, "%v", env)
+		assert.True(t, IsShell(func(k string) string { return env[k] }), "%v", env)
 	}
-	for _, env := range []map[string]string{{}, {"CLAUDECODE": "0"}, {"GEMINI_CLI": "0"}, {"GEMINI_CLI": "1", "VENOM_CALLER": "person"},
+	for _, env := range []map[string]string{{}, {"CLAUDECODE": "0"}, {"GEMINI_CLI": "0"},
 		{"OPENCODE": "1"}, {"QWEN_CODE": "0"}} {
-		assert.False(t, caller.Detect(func(k string) string { return env[k] }, IsShell).Agent, "%v", env)
+		assert.False(t, IsShell(func(k string) string { return env[k] }), "%v", env)
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 
 	"github.com/git-venom/git-venom/lib/agents"
-	"github.com/git-venom/git-venom/lib/caller"
 	"github.com/git-venom/git-venom/lib/capture"
 	"github.com/git-venom/git-venom/lib/checkpoints"
 	"github.com/git-venom/git-venom/lib/conversation"
@@ -35,7 +34,7 @@ type Request struct {
 	Undo   bool
 	DryRun bool
 	Plan   string
-	Caller caller.Caller
+	Caller Caller
 	// Materialize writes a claude-code rewind's forked session at once
 	// (conversation.Options); it is not part of the plan.
 	Materialize bool
@@ -451,7 +450,7 @@ func preflightAgent(ctx context.Context, s *state.Store, st *agents.State, req *
 
 // grant applies docs/rollback.md#grants to an agent caller's real call: never a guarded
 // tree, and only its own descendants.
-func grant(st *agents.State, a *agents.Agent, guarded bool, who caller.Caller) error {
+func grant(st *agents.State, a *agents.Agent, guarded bool, who Caller) error {
 	if guarded {
 		return errcode.Newf(errcode.DeniedAgentCaller, map[string]string{"agent": a.ID},
 			"an agent may not roll back a guarded tree; a person must run the real call").

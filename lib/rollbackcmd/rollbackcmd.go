@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-venom/git-venom/lib/caller"
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/harness"
@@ -138,7 +137,7 @@ func (c *CLI) request(env *cli.Env) rollback.Request {
 		Options: plan.Options{Checkpoint: c.Checkpoint, Restore: c.Restore, Outside: c.Outside, KeepHead: c.KeepHead,
 			Revert: c.Revert, Conflicts: c.Conflicts},
 		DryRun: c.DryRun, Plan: c.Plan,
-		Caller:      caller.Detect(env.Getenv, harness.IsShell),
+		Caller:      rollback.DetectCaller(env.Getenv, harness.IsShell),
 		Materialize: c.Materialize,
 	}
 }

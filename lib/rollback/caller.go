@@ -1,19 +1,19 @@
-// Package caller tells a person from an agent running a command
-// (docs/checkpoints.md#agents-turns-and-states, docs/harness.md#callers). It is a guard against accidents, not a security boundary.
-package caller
+package rollback
 
-// Caller is who runs the command.
+// Caller is who runs the command: a person, or an agent
+// (docs/checkpoints.md#agents-turns-and-states, docs/harness.md#callers).
+// It is a guard against accidents, not a security boundary.
 type Caller struct {
 	Agent bool   // an agent's shell, or VENOM_CALLER=agent
 	ID    string // VENOM_AGENT, when set
 }
 
-// Detect reads the environment through getenv. VENOM_CALLER=person|agent
+// DetectCaller reads the environment through getenv. VENOM_CALLER=person|agent
 // overrides; otherwise a harness's marks (CLAUDECODE=1, CODEX_THREAD_ID,
 // GEMINI_CLI=1, ...), which isShell recognises (harness.IsShell), mean
 // an agent. isShell is an argument, not a registry, so that no caller can
 // leave a harness out.
-func Detect(getenv func(string) string, isShell func(getenv func(string) string) bool) Caller {
+func DetectCaller(getenv func(string) string, isShell func(getenv func(string) string) bool) Caller {
 	c := Caller{ID: getenv("VENOM_AGENT")}
 	switch getenv("VENOM_CALLER") {
 	case "person":

@@ -1,10 +1,10 @@
-package caller
+package rollback
 
 import "testing"
 
 // The harnesses' own marks are lib/harness's (its registry test checks
 // each); here, one fake harness's.
-func TestDetect(t *testing.T) {
+func TestDetectCaller(t *testing.T) {
 	fake := func(getenv func(string) string) bool { return getenv("FAKE_HARNESS") == "1" }
 	cases := []struct {
 		env   map[string]string
@@ -17,12 +17,12 @@ func TestDetect(t *testing.T) {
 		{map[string]string{"VENOM_CALLER": "agent"}, true},
 	}
 	for _, c := range cases {
-		got := Detect(func(k string) string { return c.env[k] }, fake)
+		got := DetectCaller(func(k string) string { return c.env[k] }, fake)
 		if got.Agent != c.agent {
 			t.Errorf("%v: agent=%v, want %v", c.env, got.Agent, c.agent)
 		}
 	}
-	if got := Detect(func(k string) string { return map[string]string{"VENOM_AGENT": "a1"}[k] }, fake); got.ID != "a1" {
+	if got := DetectCaller(func(k string) string { return map[string]string{"VENOM_AGENT": "a1"}[k] }, fake); got.ID != "a1" {
 		t.Errorf("id %q", got.ID)
 	}
 }

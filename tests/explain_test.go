@@ -209,6 +209,52 @@ func TestExplain_DeletionAndTurnWithoutStart(t *testing.T) {
 	assert.Nil(t, c.Turns[0].Started)
 }
 
+// A turn is credited with a commit only if it can have written it, by the
+// HEAD its captures recorded: a turn_end with no turn_start taken after
+// the commit was made (the commit in its end capture's HEAD) gets none of
+// it, and neither does a turn that began after the commit (the commit in
+// its start capture's HEAD), though both end with the commit's content
+// that their first capture lacked. A turn that began before a commit
+// made mid-turn keeps it.
+func TestExplain_OnlyTurnsThatBeganBeforeTheCommit(t *testing.T) {
+	t.Parallel()
+	e := NewEnv(t)
+	e.Checkpoint("--agent=a1") // k1
+	e.Write("a.txt", "the person's line\n")
+	e.Commit("a person's commit")
+	e.Checkpoint("--agent=a1", "--reason=turn_end") // t1, no start, after the commit
+	c := e.explain(t, "HEAD").Commits[0]
+	require.Len(t, c.Files, 1)
+	assert.Empty(t, c.Files[0].Turns, "a turn that ended after the commit, with no start")
+	assert.Empty(t, c.Files[0].Hunks[0].Turns)
+	assert.Equal(t, 1, c.Files[0].Hunks[0].Unattr)
+	assert.Empty(t, c.Turns)
+	out := e.Venom("checkpoint", "explain", "HEAD").OK(t).Stdout
+	assert.NotContains(t, out, "a1/t1")
+	assert.Contains(t, out, "No agent turn carried these changes.")
+
+	// The same kind of turn, committed after it ended, is credited.
+	e.Write("b.txt", "the turn's line\n")
+	e.Checkpoint("--agent=a1", "--reason=turn_end") // t2, no start
+	e.Commit("after t2")
+	c = e.explain(t, "HEAD").Commits[0]
+	assert.Equal(t, []string{"a1/t2"}, c.Files[0].Turns)
+
+	// t3 began before a commit made in the middle of it: credited. t4
+	// began after it and wrote the same file back: not credited.
+	e.turnOf("a1", func() {
+		e.Write("c.txt", "t3's line\n")
+		e.Commit("mid-turn")
+	})
+	mid := strings.TrimSpace(e.Git("rev-parse", "HEAD"))
+	e.Remove("c.txt")
+	e.turnOf("a1", func() { e.Write("c.txt", "t3's line\n") })
+	c = e.explain(t, mid).Commits[0]
+	require.Len(t, c.Files, 1)
+	assert.Equal(t, []string{"a1/t3"}, c.Files[0].Turns)
+	assert.Equal(t, []string{"a1/t3"}, c.Files[0].Hunks[0].Turns)
+}
+
 func TestExplain_RangeOldestFirst(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)

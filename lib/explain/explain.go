@@ -254,6 +254,7 @@ func Explain(req Request) (*Result, error) {
 	defer odb.Free()
 	lines := &lineCache{repo: req.Repo, odb: odb, sets: map[git.Oid]map[string]bool{}}
 	prompts := map[int]*string{}
+	history := map[[2]git.Oid]bool{}
 	for i, c := range commits {
 		out := Commit{Commit: c.Id().String(), Subject: subject(c.Message()), Files: []File{}, Turns: []Turn{}}
 		if p := c.Parent(0); p != nil {
@@ -262,8 +263,9 @@ func Explain(req Request) (*Result, error) {
 			p.Free()
 		}
 		named := map[int]bool{}
+		could := couldWrite(req.Repo, c.Id(), spans, history)
 		for _, f := range diffs[i].files {
-			out.Files = append(out.Files, attribute(f, byPath[f.path], spans, lines, named))
+			out.Files = append(out.Files, attribute(f, mayHave(byPath[f.path], could), spans, lines, named))
 		}
 		var order []int
 		for s := range named {
@@ -281,6 +283,60 @@ func Explain(req Request) (*Result, error) {
 		res.Commits = append(res.Commits, out)
 	}
 	return res, nil
+}
+
+// couldWrite tells, for each span, whether its turn can have written
+// commit at all, by the HEAD each capture recorded (man
+// git-venom-checkpoint, explain, "How it decides"): a commit already in the
+// history of the HEAD of the turn's first capture existed before the turn
+// began; and a turn with no turn_start, whose beginning no capture marks,
+// gets no commit that was already in the history of the HEAD its
+// turn_end capture recorded, since nothing shows it had begun before the
+// commit was made. history caches the ancestry answers.
+func couldWrite(r *git.Repository, commit *git.Oid, spans []span, history map[[2]git.Oid]bool) []bool {
+	out := make([]bool, len(spans))
+	for i, s := range spans {
+		out[i] = !inHistory(r, commit, s.start, history) &&
+			(s.turn.StartCheckpoint != "" || !inHistory(r, commit, s.end, history))
+	}
+	return out
+}
+
+// inHistory reports commit is the HEAD checkpoint c recorded or one of its
+// ancestors. A HEAD this repository does not have (a fetched copy's) or an
+// unborn one proves nothing: false.
+func inHistory(r *git.Repository, commit *git.Oid, c *agents.Checkpoint, history map[[2]git.Oid]bool) bool {
+	root := rootOf(c.Repos)
+	if root == nil || root.Head == nil {
+		return false
+	}
+	head, err := git.NewOid(*root.Head)
+	if err != nil {
+		return false
+	}
+	if head.Equal(commit) {
+		return true
+	}
+	key := [2]git.Oid{*head, *commit}
+	if v, ok := history[key]; ok {
+		return v
+	}
+	v, err := r.DescendantOf(head, commit)
+	v = v && err == nil
+	history[key] = v
+	return v
+}
+
+// mayHave keeps the changes of the spans that could have written the
+// commit.
+func mayHave(changes []change, could []bool) []change {
+	var out []change
+	for _, ch := range changes {
+		if could[ch.span] {
+			out = append(out, ch)
+		}
+	}
+	return out
 }
 
 func notFound(id string, err error) error {

@@ -1,11 +1,7 @@
 package tests
 
 import (
-	"bytes"
-	"io"
-	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,60 +25,26 @@ func (e *Env) ptyRunLine(t *testing.T, answers []string, line string) (string, i
 // types the i-th answer: a test changes the tree while a person reads.
 func (e *Env) ptyRunThen(t *testing.T, answers []string, before func(i int), line string) (string, int) {
 	t.Helper()
-	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("script(1) is not installed")
-	}
-	c := exec.Command("script", "-qec", line, "/dev/null")
-	c.Dir = e.Dir
-	c.Env = append(e.Environ(), "TERM=xterm")
-	stdin, err := c.StdinPipe()
-	require.NoError(t, err)
-	var mu sync.Mutex
-	var out bytes.Buffer
-	pr, pw := io.Pipe()
-	c.Stdout, c.Stderr = pw, pw
-	require.NoError(t, c.Start())
-	go func() {
-		buf := make([]byte, 4096)
-		for {
-			n, err := pr.Read(buf)
-			mu.Lock()
-			out.Write(buf[:n])
-			mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	done := make(chan error, 1)
-	go func() { done <- c.Wait(); pw.Close() }()
+	s := e.startScreen(t, line)
 	prompts := 0
 	deadline := time.After(60 * time.Second)
-	for {
+	for !s.Ended() {
 		select {
-		case <-done:
-			time.Sleep(50 * time.Millisecond)
-			mu.Lock()
-			defer mu.Unlock()
-			return out.String(), c.ProcessState.ExitCode()
 		case <-deadline:
-			_ = c.Process.Kill()
-			mu.Lock()
-			t.Fatalf("no end; the terminal showed:\n%s", out.String())
+			t.Fatalf("no end; the terminal showed:\n%s", s.Shown())
 		case <-time.After(20 * time.Millisecond):
 		}
-		mu.Lock()
-		seen := strings.Count(out.String(), "[y/N]") + strings.Count(out.String(), "[K/o]") +
-			strings.Count(out.String(), "[m/N]")
-		mu.Unlock()
+		shown := s.Shown()
+		seen := strings.Count(shown, "[y/N]") + strings.Count(shown, "[K/o]") + strings.Count(shown, "[m/N]")
 		if seen > prompts && prompts < len(answers) {
 			if before != nil {
 				before(prompts)
 			}
-			_, _ = io.WriteString(stdin, keys(answers[prompts]))
+			s.Type(keys(answers[prompts]))
 			prompts++
 		}
 	}
+	return s.Wait()
 }
 
 // keys is what the person types for an answer: the line and Enter, or a

@@ -7,12 +7,21 @@
 
 # _git_venom_complete CMD: git's completion has set words, cword, cur and
 # __git_cmd_idx (where CMD is among the words).
+# The command exits 3 where the word is a path (after --, or --path's
+# value): only there may bash fall back to file names. Candidates keep the
+# command's order (k2 before k10).
 _git_venom_complete ()
 {
-	local cmd="$1" c IFS=$'\n'
+	local cmd="$1" c found rc IFS=$'\n'
 	local -a typed=("${words[@]:__git_cmd_idx+1:cword-__git_cmd_idx-1}")
 	COMPREPLY=()
-	for c in $(__git "$cmd" __complete "${typed[@]}" "$cur"); do
+	found=$(__git "$cmd" __complete "${typed[@]}" "$cur")
+	rc=$?
+	if [ $rc != 3 ]; then
+		compopt +o default +o bashdefault 2>/dev/null
+	fi
+	compopt -o nosort 2>/dev/null
+	for c in $found; do
 		case "$cur" in
 		--*=*) c="${c#*=}" ;; # bash replaces only what follows the =
 		esac

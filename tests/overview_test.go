@@ -191,14 +191,14 @@ comp "git venom-checkpoint list --agent=b2 --before="
 		"git venom-rollback --dry":            "[--dry-run ]",
 		"git -C . venom-diff --na":            "[--name-only ]",
 		// A checkpoint's place offers the agent's live checkpoints,
-		// newest first: rollback takes one, diff two.
-		"git venom-rollback --agent=b2 ":                 "[k2 ][k1 ][last ]",
-		"git venom-rollback --agent b2 k":                "[k2 ][k1 ]",
+		// in number order: rollback takes one, diff two.
+		"git venom-rollback --agent=b2 ":                 "[k1 ][k2 ][last ]",
+		"git venom-rollback --agent b2 k":                "[k1 ][k2 ]",
 		"git venom-rollback --agent=a1 --checkpoint=":    "[k1 ][last ]",
 		"git venom-rollback --agent=a1 k1 ":              "[]",
-		"git venom-diff --agent=b2 k2 ":                  "[k2 ][k1 ][last ]",
+		"git venom-diff --agent=b2 k2 ":                  "[k1 ][k2 ][last ]",
 		"git venom-diff --agent=b2 k2 k1 ":               "[]",
-		"git venom-checkpoint list --agent=b2 --before=": "[k2 ][k1 ][last ]",
+		"git venom-checkpoint list --agent=b2 --before=": "[k1 ][k2 ][last ]",
 	} {
 		assert.Equal(t, want, got[line], "%q<TAB>\n%s", line, r.Stderr)
 	}

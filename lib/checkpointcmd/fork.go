@@ -11,8 +11,8 @@ import (
 // ForkCmd registers a fork (docs/rollback.md#forks): git venom-checkpoint fork --agent=NEW --from=SRC [--through-turn=T].
 type ForkCmd struct {
 	Agent       string `name:"agent" required:"" help:"The new agent."`
-	From        string `name:"from" required:"" help:"The source agent."`
-	ThroughTurn string `name:"through-turn" help:"The source's turn the fork's conversation goes through (default: its latest)."`
+	From        string `name:"from" required:"" complete:"agent" help:"The source agent."`
+	ThroughTurn string `name:"through-turn" complete:"turn" help:"The source's turn the fork's conversation goes through (default: its latest)."`
 }
 
 // Run forks.

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/git-venom/git-venom/lib/agents"
 )
 
 // completeVerb is the hidden first argument the shell completions pass:
@@ -21,44 +23,64 @@ type ArgValuer interface {
 	ArgValues(name string) []string
 }
 
-// complete prints the candidates for the last of words.
+// completeFiles is complete's exit code where the word is a path (after
+// --, or --path's value): the shell completes file names itself there,
+// and nowhere else (bash would offer files for --plan= or a checkpoint).
+const completeFiles = 3
+
+// complete prints the candidates for the last of words, in the order
+// they are to be shown (numbers in number order: k2 before k10).
 func complete(env *Env, parser *kong.Kong, grammar any, words []string) int {
 	if len(words) == 0 {
 		words = []string{""}
 	}
 	valuer, _ := grammar.(ArgValuer)
-	for _, c := range candidates(env, parser.Model, valuer, words[:len(words)-1], words[len(words)-1]) {
+	found, files := candidates(env, parser.Model, valuer, words[:len(words)-1], words[len(words)-1])
+	for _, c := range found {
 		env.UI.Printf("%s\n", c)
+	}
+	if files {
+		return completeFiles
 	}
 	return 0
 }
 
 // candidates reads typed as kong would, far enough to know the verb and
-// whether the current word is a verb, a flag or a flag's value.
-func candidates(env *Env, app *kong.Application, valuer ArgValuer, typed []string, cur string) []string {
+// whether the current word is a verb, a flag or a flag's value; files
+// is true where the word is a path.
+func candidates(env *Env, app *kong.Application, valuer ArgValuer, typed []string, cur string) (found []string, files bool) {
 	root := app.Node
 	node := root
 	verbChosen := false
 	flags := append([]*kong.Flag{}, node.Flags...)
 	var pending *kong.Flag // a flag whose value is the next word
 	agent := ""            // --agent as typed, for the checkpoints offered
+	from := ""             // fork's --from, whose turns --through-turn takes
 	positionals := 0       // positional words typed after the verb
 	for _, w := range typed {
 		switch {
 		case pending != nil:
-			if pending.Name == "agent" {
+			switch pending.Name {
+			case "agent":
 				agent = w
+			case "from":
+				from = w
 			}
 			pending = nil
 		case w == "--":
-			return nil // paths follow; the shell completes them itself
+			return nil, true // paths follow
 		case strings.HasPrefix(w, "-"):
 			f := flagNamed(flags, node, verbChosen, w)
 			if f != nil && !strings.Contains(w, "=") && !f.IsBool() && !f.IsCounter() {
 				pending = f
 			}
-			if f != nil && f.Name == "agent" && strings.Contains(w, "=") {
-				_, agent, _ = strings.Cut(w, "=")
+			if f != nil && strings.Contains(w, "=") {
+				switch _, v, _ := strings.Cut(w, "="); f.Name {
+				case "agent":
+					agent = v
+				case "from":
+					from = v
+				}
 			}
 		default:
 			if c := child(node, w); c != nil {
@@ -69,13 +91,22 @@ func candidates(env *Env, app *kong.Application, valuer ArgValuer, typed []strin
 			}
 		}
 	}
+	if from != "" && agent == "" {
+		agent = from
+	}
 	var out []string
 	switch {
 	case pending != nil:
+		if pending.Tag.Get("complete") == "path" {
+			return nil, true
+		}
 		out = values(env, pending, "", agent)
 	case strings.HasPrefix(cur, "--") && strings.Contains(cur, "="):
 		name, _, _ := strings.Cut(cur, "=")
 		if f := flagNamed(flags, node, verbChosen, name); f != nil {
+			if f.Tag.Get("complete") == "path" {
+				return nil, true
+			}
 			out = values(env, f, name+"=", agent)
 		}
 	case strings.HasPrefix(cur, "-"):
@@ -108,13 +139,12 @@ func candidates(env *Env, app *kong.Application, valuer ArgValuer, typed []strin
 			}
 		}
 	}
-	var match []string
 	for _, c := range out {
 		if strings.HasPrefix(c, cur) {
-			match = append(match, c)
+			found = append(found, c)
 		}
 	}
-	return match
+	return found, false
 }
 
 // flagNamed finds --name (or --name=value, or -x) among the flags in scope,
@@ -144,10 +174,12 @@ func values(env *Env, f *kong.Flag, prefix, agent string) []string {
 				vs = append(vs, v)
 			}
 		}
-	case f.Name == "agent" || f.Name == "parent":
+	case f.Name == "agent" || f.Name == "parent" || f.Tag.Get("complete") == "agent":
 		vs = agentIDs(env)
 	case f.Tag.Get("complete") == "checkpoint":
 		vs = checkpointNames(env, agent)
+	case f.Tag.Get("complete") == "turn":
+		vs = turnNames(env, agent)
 	}
 	for i := range vs {
 		vs[i] = prefix + vs[i]
@@ -179,9 +211,52 @@ func maxCheckpointArgs(p *kong.Positional) int {
 }
 
 // checkpointNames are the names a checkpoint can be given by for agent
-// (as typed with --agent; "" for the default one): its live checkpoints,
-// newest first, then last; none when no agent can be told.
+// (as typed with --agent; "" for the default one): its live checkpoints
+// in number order, the turns whose end checkpoint is one of them, then
+// last; none when no agent can be told.
 func checkpointNames(env *Env, agent string) []string {
+	a := namedAgent(env, agent)
+	if a == nil {
+		return nil
+	}
+	var names []string
+	live := map[string]bool{}
+	for _, c := range a.Checkpoints {
+		if c.Live() {
+			names = append(names, c.Checkpoint)
+			live[c.Checkpoint] = true
+		}
+	}
+	for _, t := range a.Turns {
+		if !t.Dropped && t.Ended && live[t.EndCheckpoint] {
+			names = append(names, t.ID)
+		}
+	}
+	if len(names) > 0 {
+		names = append(names, "last")
+	}
+	return names
+}
+
+// turnNames are agent's turns, in number order (those a rollback
+// dropped left out).
+func turnNames(env *Env, agent string) []string {
+	a := namedAgent(env, agent)
+	if a == nil {
+		return nil
+	}
+	var names []string
+	for _, t := range a.Turns {
+		if !t.Dropped {
+			names = append(names, t.ID)
+		}
+	}
+	return names
+}
+
+// namedAgent is agent (as typed; "" for the default one), or nil when
+// no agent can be told.
+func namedAgent(env *Env, agent string) *agents.Agent {
 	_, st, err := env.Read()
 	if err != nil {
 		return nil
@@ -190,14 +265,5 @@ func checkpointNames(env *Env, agent string) []string {
 	if err != nil {
 		return nil
 	}
-	var names []string
-	for i := len(a.Checkpoints) - 1; i >= 0; i-- {
-		if a.Checkpoints[i].Live() {
-			names = append(names, a.Checkpoints[i].Checkpoint)
-		}
-	}
-	if len(names) > 0 {
-		names = append(names, "last")
-	}
-	return names
+	return a
 }

@@ -32,10 +32,10 @@ type CLI struct {
 	From      string   `name:"from" complete:"checkpoint" help:"The checkpoint to compare from: k<n>, last, last~<n> (n back from last) or t<n> (that turn's end)."`
 	To        string   `name:"to" complete:"checkpoint" help:"The checkpoint to compare to, named as --from; the current files when left out."`
 	Repo      string   `name:"repo" default:"." help:"The repository of the agent's scope (always .)."`
-	Path      []string `name:"path" sep:"none" help:"Only this path or folder, as git's pathspecs: relative to the current folder, :/ for the top, b64:<base64> for any bytes (repeatable; also after --)."`
+	Path      []string `name:"path" sep:"none" complete:"path" help:"Only this path or folder, as git's pathspecs: relative to the current folder, :/ for the top, b64:<base64> for any bytes (repeatable; also after --)."`
 	Stat      bool     `name:"stat" help:"Show only the stat, as git diff --stat."`
 	NameOnly  bool     `name:"name-only" help:"Show only the names of the files that changed, as git diff --name-only."`
-	Blame     string   `name:"blame" placeholder:"<path>" help:"Show the file as it is now, each line with the agent turn that last wrote it, or the commit it came from, or the person."`
+	Blame     string   `name:"blame" placeholder:"<path>" complete:"path" help:"Show the file as it is now, each line with the agent turn that last wrote it, or the commit it came from, or the person."`
 	LineRange string   `name:"lines" short:"L" placeholder:"<start>,<end>" help:"With --blame: only these lines, as git blame -L (<start>,<end> or <start>,+<count>)."`
 	Args      []string `arg:"" optional:"" name:"checkpoint" usage:"[<from> [<to>]]" complete:"checkpoint" complete-max:"2" help:"Short forms: <from> [<to>] [-- <path>...]."`
 

@@ -24,10 +24,10 @@ import (
 type CLI struct {
 	cli.Globals
 	Agent      string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree), or a fetched copy, <remote>/<agent> or <remote>/<machine>/<agent> whose files to restore here."`
-	Into       string `name:"into" help:"With a fetched copy: the local agent that records the rollback, its safety checkpoint and log records (default: VENOM_AGENT, or the agent a rollback would infer)."`
+	Into       string `name:"into" complete:"agent" help:"With a fetched copy: the local agent that records the rollback, its safety checkpoint and log records (default: VENOM_AGENT, or the agent a rollback would infer)."`
 	Checkpoint string `name:"checkpoint" complete:"checkpoint" help:"The checkpoint to go back to: k<n>, last, last~<n> (n back from last) or t<n> (that turn's end); also given as the argument."`
 	Undo       bool   `name:"undo" help:"Undo the agent's last rollback: go back to its safety checkpoint."`
-	Revert     string `name:"revert" help:"Take back what a turn changed and keep every later change: t<n>, or what changed between two checkpoints, k<a>..k<b>. Files only."`
+	Revert     string `name:"revert" complete:"turn" help:"Take back what a turn changed and keep every later change: t<n>, or what changed between two checkpoints, k<a>..k<b>. Files only."`
 	Conflicts  string `name:"conflicts" enum:",refuse,markers" default:"" help:"With --revert, where a later change meets the turn's: refuse (the default), or markers (write git's conflict markers there)."`
 	Restore    string `name:"restore" default:"" enum:",all,files" help:"all (the default without paths): files and conversation, or refuse; files: files only."`
 	Outside    string `name:"outside" enum:",refuse,keep,overwrite" default:"" help:"Paths changed outside the agent's turns: refuse (default in a guarded tree), keep or overwrite (default elsewhere)."`
@@ -37,7 +37,7 @@ type CLI struct {
 	// Materialize is for claude-code, whose interactive --resume ignores
 	// --resume-session-at (tests/testdata/hooks/claude).
 	Materialize bool     `name:"materialize" help:"claude-code: write the rewound session now, so that an interactive claude --resume opens it."`
-	Path        []string `name:"path" sep:"none" help:"Roll back only this path or folder, as git's pathspecs: relative to the current folder, :/ for the top (repeatable; also after --). Files only; HEAD stays."`
+	Path        []string `name:"path" sep:"none" complete:"path" help:"Roll back only this path or folder, as git's pathspecs: relative to the current folder, :/ for the top (repeatable; also after --). Files only; HEAD stays."`
 	Args        []string `arg:"" optional:"" name:"checkpoint" usage:"[<checkpoint>]" complete:"checkpoint" help:"The checkpoint, as --checkpoint takes it; paths after --."`
 
 	dashPaths []string

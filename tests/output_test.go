@@ -58,16 +58,18 @@ func TestOutput_ColourFollowsFlagsConfigAndEnvironment(t *testing.T) {
 }
 
 // Long output goes through git's pager at a terminal (list, events without
-// --follow, diff), never when piped or with --no-pager.
+// --follow, diff, the settings files hook install --dry-run shows), never
+// when piped or with --no-pager.
 func TestOutput_ListEventsAndDiffArePagedAtATerminal(t *testing.T) {
 	t.Parallel()
 	env := threeCheckpoints(t)
 	env.Extra = []string{`GIT_PAGER=printf 'LESS=%s\n' "$LESS"; sed s/^/PAGED:/`}
-	for _, args := range [][]string{{"checkpoint", "list"}, {"checkpoint", "events"}, {"diff", "k1"}} {
+	for _, args := range [][]string{{"checkpoint", "list"}, {"checkpoint", "events"}, {"diff", "k1"},
+		{"checkpoint", "hook", "install", "claude-code", "--dry-run"}} {
 		screen, code := env.ptyRun(t, nil, args[0], args[1:]...)
 		require.Equal(t, 0, code, screen)
 		assert.Contains(t, screen, "LESS=FRX", args)
-		assert.Regexp(t, `PAGED:.*(k2|a\.txt)`, screen, args)
+		assert.Regexp(t, `PAGED:.*(k2|a\.txt|"hooks")`, screen, args)
 
 		screen, code = env.ptyRun(t, nil, args[0], append(args[1:], "--no-pager")...)
 		require.Equal(t, 0, code, screen)

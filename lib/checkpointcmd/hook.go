@@ -222,6 +222,9 @@ func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 			res.Warning = note
 			return env.UI.JSON(res)
 		}
+		// Whole settings files: paged at a terminal, as git pages a
+		// diff; the note comes after the pager, where it is read.
+		unpage := env.UI.Page()
 		for _, file := range files {
 			path := quote.C(file.Path)
 			switch action(file) {
@@ -238,6 +241,7 @@ func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 			}
 			_, _ = env.UI.Out.Write(file.Content)
 		}
+		unpage()
 		if note != "" {
 			fmt.Fprintf(env.UI.Err, "%s\n", ui.Wrap("note: "+quote.Text(note), ui.Columns80, "  "))
 		}

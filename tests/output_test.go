@@ -241,3 +241,34 @@ func TestOutput_LongCaptureAndRollbackShowProgressAtATerminal(t *testing.T) {
 	assert.Contains(t, screen, "Rolled back to k1")
 	assert.NoFileExists(t, env.Path("big.bin"))
 }
+
+// Hints are coloured at a terminal as git colours its advice ("hint:"
+// lines in yellow), follow color.advice (then color.venom, color.ui),
+// and stay plain when piped.
+func TestOutput_HintsColouredAsGitAdvice(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Take(t, "--agent=a1")
+	screen, code := env.ptyRun(t, nil, "rollback", "k99", "--dry-run")
+	require.Equal(t, 3, code, screen)
+	assert.Contains(t, screen, "\x1b[33mhint: git venom-checkpoint list shows the checkpoints\x1b[0m")
+
+	env.Git("config", "color.advice", "false")
+	screen, _ = env.ptyRun(t, nil, "rollback", "k99", "--dry-run")
+	assert.Contains(t, screen, "\nhint: git venom-checkpoint list shows the checkpoints")
+	assert.Contains(t, screen, "\x1b[", "the error stays coloured")
+	env.Git("config", "--unset", "color.advice")
+
+	env.Git("config", "color.ui", "never")
+	screen, _ = env.ptyRun(t, nil, "rollback", "k99", "--dry-run")
+	assert.NotContains(t, screen, "\x1b[33m")
+	env.Git("config", "color.advice", "always")
+	r := env.Venom("rollback", "k99", "--dry-run")
+	assert.Contains(t, r.Stderr, "\x1b[33mhint: ", "color.advice=always colours a pipe")
+	env.Git("config", "--unset", "color.advice")
+	env.Git("config", "--unset", "color.ui")
+
+	r = env.Venom("rollback", "k99", "--dry-run")
+	r.Fails(t, 3, "not_found.checkpoint")
+	assert.NotContains(t, r.Stderr, "\x1b[")
+}

@@ -457,8 +457,9 @@ func Report(env *Env, err error) int {
 		// repository: no byte of it may reach the terminal as a control.
 		red := env.UI.ErrStyle(color.FgRed, color.Bold)
 		fmt.Fprintf(env.UI.Err, "%s %s: %s\n", red("error:"), e.Code, quote.Text(e.Line()))
+		hint := env.UI.HintStyle()
 		for _, h := range e.Hints {
-			fmt.Fprintf(env.UI.Err, "hint: %s\n", quote.Text(h))
+			fmt.Fprintf(env.UI.Err, "%s\n", hint("hint: "+quote.Text(h)))
 		}
 		if e.Code == errcode.FailedInternal {
 			// A bug path: the whole chain, layer by layer, for the report.

@@ -30,7 +30,9 @@ type Streams struct {
 	once     sync.Once
 	colorOut bool
 	colorErr bool
-	pager    *Pager
+	// colorHint: hint lines on stderr are coloured, as git's advice.
+	colorHint bool
+	pager     *Pager
 }
 
 // Settings are what decides colour, paging and chatter, set once the
@@ -48,7 +50,8 @@ type Settings struct {
 	// (for the pager's).
 	Getenv  func(string) string
 	Environ []string
-	// Config reads git config keys (core.pager, color.ui, color.venom),
+	// Config reads git config keys (core.pager, color.ui, color.venom,
+	// color.advice),
 	// the last value of each in git's order of scopes; called at most
 	// once, and only when colour or the pager is first needed.
 	Config func(keys ...string) map[string]string
@@ -95,7 +98,7 @@ func (s *Streams) resolve() {
 		}
 		var cfg map[string]string
 		if set.Config != nil {
-			cfg = set.Config("core.pager", "color.ui", "color.venom")
+			cfg = set.Config("core.pager", "color.ui", "color.venom", "color.advice")
 		}
 		mode := ColorMode(set.Color, cfg["color.venom"], cfg["color.ui"])
 		getenv := set.Getenv
@@ -104,6 +107,12 @@ func (s *Streams) resolve() {
 		}
 		s.colorOut = ColorOn(mode, s.OutTTY, getenv)
 		s.colorErr = ColorOn(mode, s.ErrTTY, getenv)
+		// git's color.advice, else the setting the rest follows.
+		hint := mode
+		if set.Color == "" && cfg["color.advice"] != "" {
+			hint = ColorMode(cfg["color.advice"], "", "")
+		}
+		s.colorHint = ColorOn(hint, s.ErrTTY, getenv)
 		if s.OutTTY && !set.NoPager && getenv("GIT_PAGER_IN_USE") == "" {
 			s.pager = &Pager{cmdline: PagerCommand(getenv, cfg["core.pager"])}
 		}
@@ -133,6 +142,13 @@ func (s *Streams) OutStyle(attrs ...color.Attribute) Style {
 func (s *Streams) ErrStyle(attrs ...color.Attribute) Style {
 	s.resolve()
 	return s.style(s.colorErr, attrs...)
+}
+
+// HintStyle styles a hint line on stderr as git colours its advice
+// ("hint: ..." in yellow, color.advice), or leaves it plain.
+func (s *Streams) HintStyle() Style {
+	s.resolve()
+	return s.style(s.colorHint, color.FgYellow)
 }
 
 // ColorOut reports whether stdout gets colour.

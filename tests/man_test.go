@@ -231,6 +231,65 @@ func TestMan_GitHelp(t *testing.T) {
 	}
 }
 
+// TestMan_HelpAfterAVerbOpensTheManual: --help anywhere opens the
+// command's manual, as git venom-checkpoint --help does through git
+// (git help, man): after a verb (list --help), after other flags, at a
+// terminal through man's pager and piped as plain text; -h and the help
+// verb print the short usage. Without man, --help prints that usage.
+func TestMan_HelpAfterAVerbOpensTheManual(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("man"); err != nil {
+		t.Skip("man is not installed (apt-get install man-db, or run tests/run)")
+	}
+	env := NewEnv(t)
+	mandir := filepath.Join(env.Root, "share", "man")
+	require.NoError(t, os.MkdirAll(filepath.Join(mandir, "man1"), 0o755))
+	for _, bin := range manBinaries {
+		b, err := os.ReadFile(filepath.Join(repoRoot(), "man", bin+".1"))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(mandir, "man1", bin+".1"), b, 0o644))
+	}
+	env.Take(t, "--agent=a1")
+	manual := []string{"MANPATH=" + mandir, "MANWIDTH=80"}
+	for _, args := range [][]string{
+		{"checkpoint", "list", "--help"},
+		{"checkpoint", "hook", "install", "--help"},
+		{"checkpoint", "events", "--json", "--help"},
+		{"rollback", "k1", "--help"},
+		{"diff", "--stat", "--help"},
+	} {
+		bin := "git-venom-" + args[0]
+		// Piped: the page as plain text, as git help prints it.
+		r := env.VenomIn(env.Dir, append(manual, "MANPAGER=cat", "PAGER=cat"), args[0], args[1:]...)
+		r.OK(t)
+		assert.Regexp(t, `(?m)^\s+`+regexp.QuoteMeta(bin)+` - `, r.Stdout, "%v piped", args)
+		assert.NotContains(t, r.Stdout, "Flags:", "%v piped", args)
+		// At a terminal: through man's pager.
+		sc := env.startScreen(t, "git venom-"+strings.Join(args, " "),
+			append(manual, "MANPAGER=sed s/^/MANUAL:/")...)
+		screen, code := sc.Wait()
+		require.Equal(t, 0, code, screen)
+		assert.Regexp(t, `MANUAL:\s+`+regexp.QuoteMeta(bin)+` - `, screen, "%v at a terminal", args)
+	}
+	// -h and help: the usage, never the manual.
+	for _, args := range [][]string{{"checkpoint", "list", "-h"}, {"checkpoint", "help", "list"}, {"rollback", "help"}} {
+		r := env.VenomIn(env.Dir, append(manual, "MANPAGER=cat"), args[0], args[1:]...)
+		r.OK(t)
+		assert.Contains(t, r.Stdout, "Usage: git venom-", args)
+		assert.NotContains(t, r.Stdout, "NAME", args)
+	}
+	// No man program: --help is the usage.
+	bare := t.TempDir()
+	for _, prog := range []string{"git", "sh"} {
+		p, err := exec.LookPath(prog)
+		require.NoError(t, err)
+		require.NoError(t, os.Symlink(p, filepath.Join(bare, prog)))
+	}
+	r := env.run(env.Dir, append(manual, "PATH="+binDir+":"+bare), filepath.Join(binDir, "git-venom-checkpoint"), "list", "--help")
+	r.OK(t)
+	assert.Contains(t, r.Stdout, "Usage: git venom-checkpoint list")
+}
+
 // manPage is a page split into its sections, each split into subsections.
 type manPage struct {
 	sections map[string]*manSection

@@ -13,9 +13,10 @@ import (
 	"github.com/git-venom/git-venom/lib/suggest"
 )
 
-// HelpCmd is the help verb, `git venom-checkpoint help [<verb>...]`, as
-// git help is git's: the same text as <verb> -h. (git venom-checkpoint
-// --help never reaches the binary: git turns it into man.)
+// HelpCmd is the help verb, `git venom-checkpoint help [<verb>...]`:
+// the same text as <verb> -h. (--help opens the manual: git turns
+// git venom-checkpoint --help into git help, and Run does the same for
+// --help anywhere else.)
 type HelpCmd struct {
 	Verb []string `arg:"" optional:"" name:"verb" help:"The verb to explain, as list or hook install."`
 }
@@ -33,7 +34,7 @@ func (h *HelpCmd) Run(kctx *kong.Context) error {
 	if len(h.Verb) == 0 {
 		// The whole command's help, as -h: traced as [], the default
 		// verb would be chosen and only its help shown.
-		_, err := kctx.Kong.Parse([]string{"--help"})
+		_, err := kctx.Kong.Parse([]string{"-h"})
 		return err
 	}
 	target, err := kong.Trace(kctx.Kong, h.Verb)
@@ -117,12 +118,12 @@ func verbTypo(parser *kong.Kong, args []string, err error) error {
 	return err
 }
 
-// helpArgs reads `help [...]` as --help in a grammar without a help verb
+// helpArgs reads `help [...]` as -h in a grammar without a help verb
 // (git venom-rollback help, git venom-diff help): no checkpoint is named
 // help, so the word is free.
 func helpArgs(parser *kong.Kong, args []string) []string {
 	if len(args) > 0 && args[0] == "help" && child(parser.Model.Node, "help") == nil {
-		return []string{"--help"}
+		return []string{"-h"}
 	}
 	return args
 }

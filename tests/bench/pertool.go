@@ -5,7 +5,8 @@ package main
 // the tree, after a call that changed one file and one that changed
 // nothing, timed against git status of the same tree, interleaved run by
 // run, medians of wall and CPU time (target <= 1.0 of git status).
-// -pertool-base <folder> times an earlier git-venom-checkpoint beside it.
+// -pertool-base <folder> times an earlier git-venom-checkpoint beside it,
+// and the floors (perToolFloors) run in the same turns.
 //
 //	go run ./tests/bench -pertool 10000 -runs 21
 //	go run ./tests/bench -pertool 1000,10000 -pertool-base /tmp/base-bin
@@ -14,7 +15,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -51,6 +54,60 @@ type perToolSide struct {
 	name, exe                string
 	changed, unchanged       []time.Duration
 	changedCPU, unchangedCPU []time.Duration
+	unchangedFaults          []int64
+}
+
+// perToolFloor is a process that starts and exits, timed in the same
+// runs: its CPU time and minor page faults.
+type perToolFloor struct {
+	name   string
+	argv   []string
+	cpu    []time.Duration
+	faults []int64
+}
+
+// perToolFloors builds into work/floor two programs that do nothing, one
+// in Go alone and one with cgo (as git-venom is), and returns the floors
+// to time: those two, git --version and each side's --version. They are
+// the least any hook costs on the machine: a process start.
+func perToolFloors(work, git string, sides []*perToolSide) ([]*perToolFloor, error) {
+	floors := []*perToolFloor{{name: "git --version", argv: []string{git, "--version"}}}
+	for _, f := range []struct{ name, src, cgo string }{
+		{"Go, no cgo", "package main\n\nfunc main() {}\n", "0"},
+		{"Go with cgo", "package main\n\nimport \"C\"\n\nfunc main() {}\n", "1"},
+	} {
+		dir := filepath.Join(work, "floor", "cgo"+f.cgo)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(f.src), 0o644); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module floor\n\ngo 1.21\n"), 0o644); err != nil {
+			return nil, err
+		}
+		exe := filepath.Join(dir, "floor")
+		c := exec.Command("go", "build", "-o", exe, ".")
+		c.Dir = dir
+		c.Env = append(os.Environ(), "CGO_ENABLED="+f.cgo, "GOFLAGS=", "GOWORK=off")
+		if out, err := c.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("building the %s floor: %v: %s", f.name, err, out)
+		}
+		floors = append(floors, &perToolFloor{name: f.name, argv: []string{exe}})
+	}
+	for _, sd := range sides {
+		floors = append(floors, &perToolFloor{name: sd.name + " --version", argv: []string{sd.exe, "--version"}})
+	}
+	return floors, nil
+}
+
+func medianFaults(n []int64) int64 {
+	s := append([]int64(nil), n...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)/2]
 }
 
 func runPerToolMode(p *proc, work, bin, base string, runs int) error {
@@ -70,26 +127,41 @@ func runPerToolMode(p *proc, work, bin, base string, runs int) error {
 		if base != "" {
 			sides = append(sides, &perToolSide{name: "hook (-pertool-base)", exe: filepath.Join(base, "git-venom-checkpoint")})
 		}
-		status, statusCPU, err := perToolOnce(p, work, sides, n, runs)
+		floors, err := perToolFloors(work, p.git, sides)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%8d %-20s %15s\n", n, "git status", ms(median(status))+" / "+ms(median(statusCPU)))
+		status, statusCPU, statusFaults, err := perToolOnce(p, work, sides, floors, n, runs)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%8d %-20s %15s %15s   page faults %d\n", n, "git status", ms(median(status))+" / "+ms(median(statusCPU)), "",
+			medianFaults(statusFaults))
 		for _, sd := range sides {
 			fmt.Printf("%8s %-20s %15s %15s   %s, %s; %s, %s\n", "", sd.name,
 				ms(median(sd.changed))+" / "+ms(median(sd.changedCPU)),
 				ms(median(sd.unchanged))+" / "+ms(median(sd.unchangedCPU)),
 				ratio(median(sd.changed), median(status)), ratio(median(sd.unchanged), median(status)),
 				ratio(median(sd.changedCPU), median(statusCPU)), ratio(median(sd.unchangedCPU), median(statusCPU)))
+			fmt.Printf("%8s %-20s %15s %15s   page faults %d (unchanged)\n", "", "", "", "", medianFaults(sd.unchangedFaults))
 		}
+		fmt.Printf("%8s floors, CPU ms (page faults):", "")
+		for i, f := range floors {
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			fmt.Printf("%s %s %s (%d)", sep, f.name, ms(median(f.cpu)), medianFaults(f.faults))
+		}
+		fmt.Println()
 	}
 	return nil
 }
 
-func perToolOnce(p *proc, work string, sides []*perToolSide, n, runs int) (status, statusCPU []time.Duration, err error) {
+func perToolOnce(p *proc, work string, sides []*perToolSide, floors []*perToolFloor, n, runs int) (status, statusCPU []time.Duration, statusFaults []int64, err error) {
 	top, err := prepare(p, work, n, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	g := &proc{dir: top, git: p.git, env: p.env}
 	const session = "7ed25220-ebd9-4d8a-a85d-0225263a02da"
@@ -99,7 +171,7 @@ func perToolOnce(p *proc, work string, sides []*perToolSide, n, runs int) (statu
 	}
 	// timed runs one command in the tree: its wall time and its CPU time.
 	timed := func(stdin []byte, name string, args ...string) (wall, cpu time.Duration, out []byte, err error) {
-		g.cpu = 0
+		g.cpu, g.faults = 0, 0
 		start := time.Now()
 		out, err = g.cmd(stdin, name, args...)
 		return time.Since(start), g.cpu, out, err
@@ -114,7 +186,7 @@ func perToolOnce(p *proc, work string, sides []*perToolSide, n, runs int) (statu
 	// Register and open the turn, untimed.
 	for _, ev := range []string{"SessionStart", "UserPromptSubmit"} {
 		if _, _, err := hookRun(sides[0].exe, ev, ""); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	edited := filepath.Join(top, "pertool-bench.txt")
@@ -122,36 +194,44 @@ func perToolOnce(p *proc, work string, sides []*perToolSide, n, runs int) (statu
 		logf("%d files, run %d", n, run+1)
 		wall, cpu, _, err := timed(nil, g.git, "status", "--porcelain")
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		status, statusCPU = append(status, wall), append(statusCPU, cpu)
+		status, statusCPU, statusFaults = append(status, wall), append(statusCPU, cpu), append(statusFaults, g.faults)
 		for i := range sides {
 			sd := sides[(run+i)%len(sides)]
 			if err := os.WriteFile(edited, []byte(fmt.Sprintf("run %d, %s\n", run, sd.name)), 0o644); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			wall, cpu, err := hookRun(sd.exe, "PostToolUse", fmt.Sprintf("echo run %d > pertool-bench.txt", run))
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			sd.changed, sd.changedCPU = append(sd.changed, wall), append(sd.changedCPU, cpu)
 			if wall, cpu, err = hookRun(sd.exe, "PostToolUse", "cat pertool-bench.txt"); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			sd.unchanged, sd.unchangedCPU = append(sd.unchanged, wall), append(sd.unchangedCPU, cpu)
+			sd.unchangedFaults = append(sd.unchangedFaults, g.faults)
+		}
+		for _, f := range floors {
+			_, cpu, _, err := timed(nil, f.argv[0], f.argv[1:]...)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			f.cpu, f.faults = append(f.cpu, cpu), append(f.faults, g.faults)
 		}
 	}
 	if _, _, err := hookRun(sides[0].exe, "Stop", ""); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	// Every changing call, and no reading one, left a mark.
 	log, err := os.ReadFile(filepath.Join(top, ".git", "venom", "log.jsonl"))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if got, want := strings.Count(string(log), `"type":"tool.marked"`), runs*len(sides); got != want {
-		return nil, nil, fmt.Errorf("%d tool calls marked, want %d", got, want)
+		return nil, nil, nil, fmt.Errorf("%d tool calls marked, want %d", got, want)
 	}
 	_ = os.Remove(edited)
-	return status, statusCPU, nil
+	return status, statusCPU, statusFaults, nil
 }

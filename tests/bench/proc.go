@@ -19,6 +19,7 @@ type proc struct {
 	env    []string
 	cpu    time.Duration
 	maxRSS int64 // KiB
+	faults int64 // minor page faults (not counted with isolate)
 	// isolate runs each child under a fresh copy of the bench (rusageHelper),
 	// so that its max RSS is its own: a child forked from the bench starts
 	// with the bench's peak resident set as its own (Linux keeps the
@@ -126,6 +127,7 @@ func (p *proc) cmd(stdin []byte, name string, args ...string) ([]byte, error) {
 		if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			p.cpu += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 			p.maxRSS = max(p.maxRSS, ru.Maxrss)
+			p.faults += ru.Minflt
 		}
 	}
 	if err != nil {

@@ -1,3 +1,5 @@
+//go:build !static
+
 package repo
 
 /*
@@ -6,9 +8,9 @@ package repo
 // about a fifth of the start-up of every git-venom command. git-venom never
 // opens a network connection through libgit2, so this definition takes the
 // place of mbedTLS's in the process: an executable's symbols come first
-// when the dynamic linker binds libgit2's calls, and a static link (see
-// lib/static) takes the first of two definitions, this one. It loads
-// nothing and reports success, which leaves libgit2's chain of trusted CAs
+// when the dynamic linker binds libgit2's calls. (The static link, see
+// lib/static, replaces the whole TLS start-up instead: netinit_static.go.)
+// It loads nothing and reports success, which leaves libgit2's chain of trusted CAs
 // empty: an HTTPS fetch through libgit2 would be refused, never trusted
 // blindly.
 static int venom_ca_parse_skipped;

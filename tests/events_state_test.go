@@ -32,7 +32,7 @@ func TestEvents_TurnsReusesRelabelsPrunesAndCleanArePublished(t *testing.T) {
 	assert.Equal(t, map[string]any{"agent": "a1", "turn": "t2"}, evs[4].Data)
 	assert.Equal(t, map[string]any{"agent": "a1", "checkpoint": "k2", "reason": "turn_start", "turn": "t2",
 		"relabeled": false, "label": nil, "previous_label": nil}, evs[5].Data)
-	assert.Equal(t, map[string]any{"agent": "a1", "turn": "t2", "no_start": false}, evs[6].Data)
+	assert.Equal(t, map[string]any{"agent": "a1", "turn": "t2", "no_start": false, "no_end": false}, evs[6].Data)
 	assert.Equal(t, map[string]any{"agent": "a1", "checkpoints": []any{"k1"}}, evs[8].Data)
 	assert.Equal(t, map[string]any{"agent": "a1"}, evs[9].Data)
 	assert.Equal(t, map[string]any{"agent": "a1", "repo": ".", "removed": float64(1), "kept": float64(0)}, evs[10].Data)

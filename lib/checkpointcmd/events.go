@@ -156,6 +156,9 @@ func human(ev events.Event) eventLine {
 		if d.NoStart {
 			parts = append(parts, "(no turn_start)")
 		}
+		if d.NoEnd {
+			parts = append(parts, "(no turn_end: closed by the next turn_start)")
+		}
 	case events.CheckpointReused:
 		parts = append(parts, q(d.Agent+"/"+d.Checkpoint), q(d.Reason))
 		if d.Turn != nil {

@@ -76,6 +76,13 @@ func (c *TakeCmd) Run(env *cli.Env) error {
 		printSkipped(env, res.Taken)
 		return nil
 	}
+	if res.Unended != nil {
+		// Said, not done silently: the turn's end was never reported (a
+		// harness stopped mid-turn), and no capture marks it.
+		fmt.Fprintf(env.UI.Err, "%s\n", ui.Wrap(fmt.Sprintf("note: turn %s/%s never reported its end: this turn_start closed it, "+
+			"with no turn_end checkpoint; what changed after its last checkpoint counts as outside the agent's turns",
+			quote.C(res.Agent), quote.C(*res.Unended)), ui.Columns80, "  "))
+	}
 	bold := env.UI.OutStyle(color.Bold)
 	switch {
 	case res.Checkpoint == nil:

@@ -98,6 +98,9 @@ type Result struct {
 	// PreviousLabel (nil: it had none).
 	Relabeled     bool    `json:"-"`
 	PreviousLabel *string `json:"-"`
+	// Unended is the open turn a turn_start closed: it never reported
+	// its end, and has no turn_end checkpoint.
+	Unended *string `json:"-"`
 }
 
 // CheckAgent refuses an id the registry does not accept
@@ -144,11 +147,12 @@ func TakeIn(ctx context.Context, tx *state.Txn, req Request) (*Result, error) {
 		return nil, errcode.Newf(errcode.ConflictInvalidTransition, map[string]string{"agent": a.ID},
 			"agent %s is archived", a.ID)
 	}
-	turn, err := openOrCloseTurn(tx, a, req)
+	var unended *string
+	turn, err := openOrCloseTurn(tx, a, req, &unended)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Agent: a.ID, Skipped: []journal.Skipped{}}
+	res := &Result{Agent: a.ID, Skipped: []journal.Skipped{}, Unended: unended}
 	if !s.Config.Enabled && (req.Reason == TurnStart || req.Reason == TurnEnd) {
 		return res, nil // venom.enabled=false stops only automatic captures
 	}
@@ -160,6 +164,9 @@ func TakeIn(ctx context.Context, tx *state.Txn, req Request) (*Result, error) {
 			}
 		}()
 		res, err = capture1(ctx, tx, tree, a, req, turn)
+		if res != nil {
+			res.Unended = unended
+		}
 	}
 	if err != nil {
 		e := errcode.From(err, errcode.FailedCheckpointGit)
@@ -295,15 +302,18 @@ func checkTurn(a *agents.Agent, req Request) error {
 // openOrCloseTurn logs the turn records a turn_start or turn_end implies
 // (docs/checkpoints.md#agents-turns-and-states, docs/checkpoints.md#turns-and-through_turn) and returns the checkpoint's turn. checkTurn has
 // already accepted req.Turn.
-func openOrCloseTurn(tx *state.Txn, a *agents.Agent, req Request) (*string, error) {
+// unended is set to the open turn a turn_start closes.
+func openOrCloseTurn(tx *state.Txn, a *agents.Agent, req Request, unended **string) (*string, error) {
 	switch req.Reason {
 	case TurnStart:
 		if a.OpenTurn != nil {
 			// The open turn never reported its end; it ends here, and the
 			// window up to now is a gap (docs/rollback.md#classes).
-			if _, err := tx.Append(journal.TurnEnded, journal.TurnEnd{Agent: a.ID, Turn: a.OpenTurn.ID}); err != nil {
+			closed := a.OpenTurn.ID // the fold clears OpenTurn as it appends
+			if _, err := tx.Append(journal.TurnEnded, journal.TurnEnd{Agent: a.ID, Turn: closed, NoEnd: true}); err != nil {
 				return nil, err
 			}
+			*unended = &closed
 		}
 		id := req.Turn
 		if id == "" {

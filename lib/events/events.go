@@ -127,10 +127,13 @@ type TurnStarted struct {
 
 // TurnEnded is agent.turn_ended's data; no_start: the turn had no
 // turn_start (a harness-started turn, docs/checkpoints.md#reasons).
+// no_end: it never reported its end, and the next turn_start closed it
+// with no turn_end checkpoint.
 type TurnEnded struct {
 	Agent   string `json:"agent"`
 	Turn    string `json:"turn"`
 	NoStart bool   `json:"no_start"`
+	NoEnd   bool   `json:"no_end"`
 }
 
 // CheckpointReused is agent.checkpoint_reused's data: a capture found the
@@ -204,7 +207,7 @@ func FromRecord(e *journal.Entry, source string) (ev Event, ok bool) {
 	case journal.TurnStarted:
 		ev.Data = TurnStarted{Agent: e.Agent, Turn: deref(e.Turn)}
 	case journal.TurnEnded:
-		ev.Data = TurnEnded{Agent: e.Agent, Turn: deref(e.Turn), NoStart: e.NoStart}
+		ev.Data = TurnEnded{Agent: e.Agent, Turn: deref(e.Turn), NoStart: e.NoStart, NoEnd: e.NoEnd}
 	case journal.CheckpointReused:
 		d := CheckpointReused{Agent: e.Agent, Checkpoint: e.Checkpoint, Reason: e.Reason, Turn: e.Turn,
 			Label: e.Label, Relabeled: e.Label != nil}

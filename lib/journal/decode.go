@@ -449,6 +449,8 @@ func (d *decoder) entry(e *Entry) bool {
 			return d.sym(&e.HarnessVersion)
 		case "no_start":
 			return d.boolean(&e.NoStart)
+		case "no_end":
+			return d.boolean(&e.NoEnd)
 		case "paths":
 			return d.strings(&e.Paths)
 		case "ignored":

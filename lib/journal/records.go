@@ -48,6 +48,7 @@ type Entry struct {
 	HarnessEnd     string   `json:"harness_end"`
 	HarnessVersion string   `json:"harness_version"`
 	NoStart        bool     `json:"no_start"`
+	NoEnd          bool     `json:"no_end"`
 	Paths          []string `json:"paths"`
 	Ignored        []string `json:"ignored"`
 	HarnessSession *string  `json:"harness_session"`
@@ -207,6 +208,9 @@ type TurnEnd struct {
 	Agent          string `json:"agent"`
 	Turn           string `json:"turn"`
 	NoStart        bool   `json:"no_start,omitempty"`
+	// NoEnd: the turn never reported its end; the next turn_start
+	// closed it, with no turn_end checkpoint.
+	NoEnd          bool   `json:"no_end,omitempty"`
 	HarnessTurn    string `json:"harness_turn,omitempty"`
 	HarnessSession string `json:"harness_session,omitempty"`
 	HarnessEnd     string `json:"harness_end,omitempty"`

@@ -7,9 +7,11 @@
 package gitfiles
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/gitconfig"
@@ -208,6 +210,36 @@ func envBool(v string) (b, known bool) {
 // (Debian: /usr/lib/git-core), whose git is the same program with the
 // same prefix: the folder is the same whichever way the command was run.
 func gitSysconfDir() (string, bool) {
+	path := os.Getenv("PATH")
+	for _, dir := range filepath.SplitList(path) {
+		if !filepath.IsAbs(dir) {
+			// The answer also depends on the working folder.
+			return findSysconfDir()
+		}
+	}
+	m := &sysconfMemo
+	m.Lock()
+	defer m.Unlock()
+	if !m.set || m.path != path {
+		m.dir, m.known = findSysconfDir()
+		m.path, m.set = path, true
+	}
+	return m.dir, m.known
+}
+
+// sysconfMemo is gitSysconfDir's last answer and the PATH it was found
+// on: one hook call lists git's files four times (for venom.* settings,
+// for the settings a capture depends on, for the file system monitor's
+// hook, for shared repositories), and each search stats PATH's folders
+// up to git's and each part of git's path, about 1.5% of the call.
+var sysconfMemo struct {
+	sync.Mutex
+	set       bool
+	path, dir string
+	known     bool
+}
+
+func findSysconfDir() (string, bool) {
 	p, err := exec.LookPath("git")
 	if err != nil {
 		return "", false

@@ -237,3 +237,21 @@ func TestList_SameUnderGitsExecPath(t *testing.T) {
 	fill(t, under)
 	assert.Equal(t, gitReads(t, w.repo, env, under), readPaths(under))
 }
+
+// gitSysconfDir keeps its answer for the PATH it was found on only: a
+// process that changes PATH finds the git on the new one.
+func TestSysconfDir_FollowsPATH(t *testing.T) {
+	prefix := func(name string) string {
+		p := filepath.Join(t.TempDir(), name)
+		require.NoError(t, os.MkdirAll(filepath.Join(p, "bin"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(p, "bin", "git"), []byte("#!/bin/sh\n"), 0o755))
+		return p
+	}
+	a, b := prefix("a"), prefix("b")
+	for _, p := range []string{a, b, a} {
+		t.Setenv("PATH", filepath.Join(p, "bin"))
+		dir, known := gitSysconfDir()
+		require.True(t, known)
+		assert.Equal(t, filepath.Join(p, "etc"), dir)
+	}
+}

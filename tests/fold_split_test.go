@@ -49,11 +49,25 @@ func splitViews(t *testing.T, env *Env) []string {
 		{"agents"},
 		{"doctor", "--json"},
 		{"explain", "--json", "HEAD"},
+		{"list"},
 	} {
 		r := env.Venom("checkpoint", args...)
 		out = append(out, fmt.Sprintf("%v -> exit %d\n%s%s", args, r.Code, r.Stdout, r.Stderr))
 	}
-	return out
+	// Last, as it holds the lock and may write the snapshot: what a
+	// prune keeping one checkpoint an agent would take.
+	r := keepOne(t, env).Venom("checkpoint", "prune", "--dry-run", "--json")
+	return append(out, fmt.Sprintf("prune --dry-run -> exit %d\n%s%s", r.Code, r.Stdout, r.Stderr))
+}
+
+// keepOne is env with venom.keep 1, in a global config of its own.
+func keepOne(t *testing.T, env *Env) *Env {
+	t.Helper()
+	cfg := filepath.Join(t.TempDir(), "gitconfig")
+	data, err := os.ReadFile(filepath.Join(env.Home, ".gitconfig"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(cfg, append(data, "[venom]\n\tkeep = 1\n"...), 0o644))
+	return env.With("GIT_CONFIG_GLOBAL=" + cfg)
 }
 
 func TestFoldSplit_CommandsAnswerAsTheWholeLog(t *testing.T) {
@@ -197,6 +211,51 @@ func TestFoldSplit_HookReadsItsAgentOnly(t *testing.T) {
 	env.VenomIn(env.Dir, []string{"VENOM_TEST_TIMINGS=" + timings}, "checkpoint", "list", "--agent=a5", "--json").OK(t)
 	counts = readCounts(t, timings)
 	assert.Equal(t, 1, counts["fold-read-agent"], "list --agent reads its agent's file only")
+}
+
+// TestFoldSplit_EveryAgentsViewReadsNoAgentFile: agents, list without
+// --agent and prune --dry-run read each agent's stub in fold.json (its
+// live checkpoints summed up there) and no agent's own file, and answer
+// as the whole log does. With two thousand agents, reading every file
+// cost each of them 25-35 s.
+func TestFoldSplit_EveryAgentsViewReadsNoAgentFile(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t).With("VENOM_TEST_FOLD_EVERY=1")
+	agents := []string{"a1", "a2", "a3", "a4"}
+	for i := 0; i < 3; i++ {
+		for _, a := range agents {
+			env.Turn(a, func() { env.Write(a+".txt", fmt.Sprintf("%s %d\n", a, i)) }, "--isolation=worktree")
+			env.Tick()
+		}
+	}
+	// One prune of a3 and a4's last capture after fold.json's mark: the
+	// stubs fold them in.
+	one := keepOne(t, env)
+	one.Venom("checkpoint", "prune", "--agent=a3").OK(t)
+	env.Write("a4.txt", "manual\n")
+	env.Take(t, "--agent=a4")
+	views := func(e *Env) []string {
+		var out []string
+		for _, args := range [][]string{{"agents", "--json"}, {"agents"}, {"list"}, {"prune", "--dry-run", "--json"}} {
+			r := e.Venom("checkpoint", args...)
+			out = append(out, fmt.Sprintf("%v -> exit %d\n%s%s", args, r.Code, r.Stdout, r.Stderr))
+		}
+		return out
+	}
+	timings := filepath.Join(t.TempDir(), "timings")
+	got := views(one.With("VENOM_TEST_TIMINGS=" + timings))
+	counts := readCounts(t, timings)
+	assert.Equal(t, 4, counts["fold-read-all"], "fold.json read by each")
+	assert.Zero(t, counts["fold-read-agent"], "no agent's own file read")
+	assert.Contains(t, got[3], `{"agent":"a4","repo":".","pruned":["k1","k2","k3","k4","k5"]`, "a dry run says what goes")
+
+	aside := t.TempDir()
+	require.NoError(t, os.Rename(filepath.Join(env.StateDir(), "fold.json"), filepath.Join(aside, "fold.json")))
+	require.NoError(t, os.Rename(filepath.Join(env.StateDir(), "fold.d"), filepath.Join(aside, "fold.d")))
+	whole := views(one.With("VENOM_TEST_FOLD_EVERY=1000000"))
+	for i := range whole {
+		assert.Equal(t, whole[i], got[i], "as the whole log")
+	}
 }
 
 // readCounts sums the counters of a VENOM_TEST_TIMINGS file by name.

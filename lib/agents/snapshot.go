@@ -50,6 +50,8 @@ type snapHead struct {
 	RegisteredAt int64          `json:"registered_at"`
 	LastSeq      int64          `json:"last_seq"`
 	OldestLive   int64          `json:"oldest_live"`
+	// Kept: null when not known without loading the agent.
+	Kept *Kept `json:"kept"`
 }
 
 // snapOne is an agent's own part: the agent whole, and the seq from
@@ -315,6 +317,7 @@ func (s *State) MarshalEach(last int64, want func(*Agent) bool, emit func(id str
 			NotePending: a.NotePending, OpenRollback: a.OpenRollback, LastRollback: a.LastRollback,
 			LastTurnN: a.LastTurnN, LastCkptN: a.LastCkptN, RegisteredAt: a.RegisteredAt, LastSeq: a.LastSeq,
 			OldestLive: a.oldestLive()})
+		out.Agents[len(out.Agents)-1].Kept, _ = a.Kept()
 		if a.stub != nil || !want(a) {
 			continue
 		}
@@ -406,11 +409,14 @@ func UnmarshalAll(data []byte) (*State, error) {
 		if h.OpenTurn != nil && h.OpenTurn.ID == "" {
 			return nil, fmt.Errorf("agent %s: its open turn has no id", h.ID)
 		}
+		if h.Kept != nil && (!h.Kept.valid() || h.Kept.Newest() > h.LastCkptN) {
+			return nil, fmt.Errorf("agent %s: its live checkpoints are not ranges of its numbers", h.ID)
+		}
 		a := &Agent{ID: h.ID, Tree: h.Tree, Worktree: h.Worktree, Isolation: h.Isolation, Harness: h.Harness,
 			Parent: h.Parent, State: h.State, OpenTurn: h.OpenTurn, Binding: h.Binding, NotePending: h.NotePending,
 			OpenRollback: h.OpenRollback, LastRollback: h.LastRollback, LastTurnN: h.LastTurnN,
 			LastCkptN: h.LastCkptN, RegisteredAt: h.RegisteredAt, LastSeq: h.LastSeq,
-			byID: map[string]*Checkpoint{}, stub: &stub{oldestLive: h.OldestLive, owner: s}}
+			byID: map[string]*Checkpoint{}, stub: &stub{oldestLive: h.OldestLive, owner: s, kept: h.Kept}}
 		s.Agents[a.ID] = a
 		s.Order = append(s.Order, a.ID)
 		s.last = max(s.last, h.LastSeq)

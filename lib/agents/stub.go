@@ -22,6 +22,9 @@ type stub struct {
 	// pruned since only keeps the floor lower, which keeps more history.
 	oldestLive int64
 	owner      *State
+	// kept is what its live checkpoints come to, nil when that is not
+	// known without loading it (kept.go).
+	kept *Kept
 }
 
 // Loader folds one agent whole, through the record of seq upto, whose
@@ -134,6 +137,7 @@ func (s *State) applyStub(a *Agent, e *journal.Entry) {
 			a.State = Settled
 		}
 	case journal.CheckpointTaken:
+		a.stub.keepTaken(a, e)
 		n, _ := ids.ParseCheckpoint(e.Checkpoint)
 		a.LastCkptN = max(a.LastCkptN, n)
 		if a.stub.oldestLive == 0 {
@@ -149,5 +153,7 @@ func (s *State) applyStub(a *Agent, e *journal.Entry) {
 			t.StartCheckpoint = e.Checkpoint
 		}
 		a.handOver(e.Reason)
+	case journal.CheckpointPruned, journal.CheckpointRemoved:
+		a.stub.keepGone(e)
 	}
 }

@@ -61,8 +61,13 @@ func (c *ListCmd) Run(env *cli.Env) error {
 	}
 	if a == nil {
 		if a, err = st.Named(c.Agent); err != nil {
-			if _, full, rerr := s.Read(); rerr == nil && c.Agent != "" && errcode.Is(err, errcode.NotFoundAgent) {
-				_, err = full.Named(c.Agent) // the same error, with the agents it may be a typo of
+			if c.Agent != "" && errcode.Is(err, errcode.NotFoundAgent) {
+				// Read for one agent without a fold snapshot, st holds no
+				// other: the same error, with the agents it may be a typo
+				// of, whose stubs are enough (not every agent whole).
+				if all, rerr := s.ReadStubs(); rerr == nil {
+					_, err = all.Named(c.Agent)
+				}
 			}
 			return err
 		}

@@ -32,7 +32,19 @@ func (c *PruneCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	tx, err := begin(env.Ctx, s, "prune", c.Agent)
+	var tx *state.Txn
+	if c.DryRun {
+		// Every agent but the one named a stub: retention loads only
+		// those of which what their live checkpoints come to
+		// (agents.Kept) does not say what goes.
+		ctx, cancel := context.WithTimeout(env.Ctx, s.Config.Timeout)
+		defer cancel()
+		tx, err = s.BeginStubs(ctx, lock.Holder{Op: "prune", Agent: c.Agent}, errcode.TimeoutLock, c.Agent)
+	} else {
+		// Every agent whole, so that its fold may also write again each
+		// agent's file of the fold snapshot that lags (state.Begin).
+		tx, err = begin(env.Ctx, s, "prune", c.Agent)
+	}
 	if err != nil {
 		return err
 	}
@@ -55,7 +67,9 @@ func (c *PruneCmd) Run(env *cli.Env) error {
 	}
 	var lines []retention.Pruned
 	if c.DryRun {
-		lines = retention.PruneDryRun(tx, c.Agent)
+		if lines, err = retention.PruneDryRun(tx, c.Agent); err != nil {
+			return err
+		}
 	} else if lines, err = retention.Prune(env.Ctx, tx, c.Agent); err != nil {
 		return err
 	}

@@ -34,15 +34,10 @@ func PolicyOf(c config.Config, now time.Time) Policy {
 	return Policy{Keep: c.Keep, KeepFor: c.KeepFor, KeepSafety: c.KeepSafety, Now: now}
 }
 
-// counted are the reasons venom.keep counts (docs/checkpoints.md#retention-and-clean).
-var counted = map[string]bool{
-	"turn_start": true, "turn_end": true, "takeover": true, "takeback": true, "fork": true, "rollback": true,
-}
-
 // Reasons with rules of their own.
 const (
 	manual      = "manual"
-	preRollback = "pre_rollback"
+	preRollback = agents.PreRollback
 )
 
 func (p Policy) olderThan(c *agents.Checkpoint, d time.Duration) bool {
@@ -80,7 +75,7 @@ func Expired(a *agents.Agent, p Policy) []*agents.Checkpoint {
 		c := live[i]
 		var goes bool
 		switch {
-		case counted[c.Reason]:
+		case agents.CountedReason(c.Reason):
 			seen++
 			goes = seen > p.Keep || p.olderThan(c, p.KeepFor)
 		case c.Reason == preRollback:

@@ -187,7 +187,8 @@ func TestPrune_DeletesTheExpiredRefsAndLogsThem(t *testing.T) {
 	for n := 1; n <= 4; n++ {
 		w.take(n, "turn_end")
 	}
-	dry := PruneDryRun(w.tx, "")
+	dry, err := PruneDryRun(w.tx, "")
+	require.NoError(t, err)
 	require.Len(t, dry, 1)
 	assert.Equal(t, []string{"k1", "k2"}, dry[0].Pruned)
 	assert.Len(t, strings.Fields(w.refs()), 4, "a dry run deletes nothing")

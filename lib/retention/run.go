@@ -41,7 +41,10 @@ func Prune(ctx context.Context, tx *state.Txn, agent string) ([]Pruned, error) {
 	if err := state.Intact(tx.Log, "no ref is deleted"); err != nil {
 		return nil, err
 	}
-	order, byAgent := toPrune(tx, agent)
+	order, byAgent, err := toPrune(tx, agent, false)
+	if err != nil {
+		return nil, err
+	}
 	outcomes := Delete(ctx, tx.Store.Repo, byAgent)
 	if why, ok := stopped(outcomes); ok {
 		return nil, interrupt.Coded(why, "no checkpoint was pruned")
@@ -77,35 +80,121 @@ func Prune(ctx context.Context, tx *state.Txn, agent string) ([]Pruned, error) {
 
 // PruneDryRun is what Prune would delete, deleting and logging nothing:
 // the same lines, every ref counted as deleted.
-func PruneDryRun(tx *state.Txn, agent string) []Pruned {
-	order, byAgent := toPrune(tx, agent)
+func PruneDryRun(tx *state.Txn, agent string) ([]Pruned, error) {
+	order, byAgent, err := toPrune(tx, agent, true)
+	if err != nil {
+		return nil, err
+	}
 	res := []Pruned{}
 	for _, id := range order {
 		if list := byAgent[id]; len(list) > 0 {
 			res = append(res, Pruned{Agent: id, Repo: ".", Pruned: idsOf(list), Failed: []Failed{}})
 		}
 	}
-	return res
+	return res, nil
 }
 
 // toPrune is what retention expires, by agent (one agent, or all: ""),
-// with the agents in registration order.
-func toPrune(tx *state.Txn, agent string) ([]string, map[string][]*agents.Checkpoint) {
+// with the agents in registration order. An agent the fold holds as a
+// stub (agents.Stub) is loaded only when what its live checkpoints come
+// to (agents.Kept) does not settle it: with dry, what goes of it is then
+// listed from that alone (checkpoints with a number and id only); else
+// it is loaded when anything goes.
+func toPrune(tx *state.Txn, agent string, dry bool) ([]string, map[string][]*agents.Checkpoint, error) {
 	p := PolicyOf(tx.Store.Config, journal.Now())
 	byAgent := map[string][]*agents.Checkpoint{}
 	var order []string
+	var present map[string]map[int]bool
+	var load []string
+	settled := map[string]bool{}
 	for _, id := range tx.State.Order {
 		if agent != "" && id != agent {
 			continue
 		}
 		order = append(order, id)
-		exp := Expired(tx.State.Agents[id], p)
-		exp = append(exp, lost(tx.Store.Repo, tx.State.Agents[id], exp)...)
+		if !tx.State.Stub(id) {
+			continue
+		}
+		if present == nil {
+			present = checkpointRefs(tx.Store.Repo)
+		}
+		if ns, ok := expiredKept(tx.State.Agents[id], p, present[id]); ok && (dry || len(ns) == 0) {
+			for _, n := range ns {
+				byAgent[id] = append(byAgent[id], &agents.Checkpoint{Taken: journal.Taken{Agent: id,
+					Checkpoint: ids.Checkpoint(n)}, N: n})
+			}
+			settled[id] = true
+			continue
+		}
+		load = append(load, id)
+	}
+	if err := tx.Store.Load(tx.State, load); err != nil {
+		return nil, nil, state.Failed("read", tx.Store.Repo.Log, err)
+	}
+	for _, id := range order {
+		if settled[id] {
+			continue
+		}
+		a := tx.State.Agents[id]
+		exp := Expired(a, p)
+		exp = append(exp, lost(tx.Store.Repo, a, exp)...)
 		if len(exp) > 0 {
 			byAgent[id] = exp
 		}
 	}
-	return order, byAgent
+	return order, byAgent, nil
+}
+
+// expiredKept is the numbers of the checkpoints Expired lists of a stub
+// agent, from what its live checkpoints come to (agents.Kept) and the
+// numbers of the agent's refs: ok is false when that cannot say (an
+// archived agent, a checkpoint old enough that an age may expire it, a
+// live checkpoint with no ref, which lost looks into, or no Kept).
+func expiredKept(a *agents.Agent, p Policy, refs map[int]bool) (ns []int, ok bool) {
+	k, known := a.Kept()
+	if !known || a.State == agents.Archived || refs == nil {
+		return nil, false
+	}
+	if k.Oldest != "" {
+		at, err := time.Parse(journal.TimeFormat, k.Oldest)
+		if err != nil || p.Now.Sub(at) > min(p.KeepFor, p.KeepSafety) {
+			return nil, false
+		}
+	}
+	for _, l := range [][][2]int{k.Counted, k.Safety, k.Other} {
+		for _, r := range l {
+			for n := r[0]; n <= r[1]; n++ {
+				if !refs[n] {
+					return nil, false
+				}
+			}
+		}
+	}
+	// By count only: the counted ones past the newest venom.keep, but
+	// the newest of all.
+	newest, seen := k.Newest(), 0
+	for i := len(k.Counted) - 1; i >= 0; i-- {
+		r := k.Counted[i]
+		for n := r[1]; n >= r[0]; n-- {
+			if seen++; seen > p.Keep && n != newest {
+				ns = append(ns, n)
+			}
+		}
+	}
+	slices.Reverse(ns)
+	return ns, true
+}
+
+// checkpointRefs is, by agent, the numbers of the refs under
+// refs/venom/checkpoints/ (refs.Numbers); none when they cannot be
+// listed. An agent with a live checkpoint whose ref is not listed is
+// loaded, and lost looks at each of its refs again.
+func checkpointRefs(r *repo.Repo) map[string]map[int]bool {
+	got, err := refs.Numbers(r)
+	if err != nil {
+		return map[string]map[int]bool{}
+	}
+	return got
 }
 
 func idsOf(list []*agents.Checkpoint) []string {

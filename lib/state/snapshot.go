@@ -25,7 +25,12 @@ import (
 // over and the log folded again. Only lock holders write them (Begin),
 // each whole and renamed in, fold.json first, once foldEvery records lie
 // past a mark; a lock holder for one agent writes only that agent's file.
-const snapshotFormat = "git-venom fold 4"
+const (
+	// allFormat is fold.json's: 5 added agents.Kept to each agent.
+	allFormat = "git-venom fold 5"
+	// ownFormat is an agent's file's, which 5 left as it was.
+	ownFormat = "git-venom fold 4"
+)
 
 // Each file is a line of JSON, snapshotHead, saying what it is and the
 // mark it covers, then the fold: fold.json's a line of JSON
@@ -68,7 +73,7 @@ func (s *Store) loadSnapshot() (*agents.State, *journal.Resume) {
 	testhook.Counted("fold-read-all", 1)
 	head, body, found := bytes.Cut(data, []byte("\n"))
 	var f snapshotHead
-	if !found || json.Unmarshal(head, &f) != nil || f.Format != snapshotFormat || f.Agent != "" {
+	if !found || json.Unmarshal(head, &f) != nil || f.Format != allFormat || f.Agent != "" {
 		return nil, nil
 	}
 	st, err := agents.UnmarshalAll(bytes.TrimSuffix(body, []byte("\n")))
@@ -98,7 +103,7 @@ func (s *Store) loadOwn(id string) *own {
 	testhook.Counted("fold-read-agent", 1)
 	head, rest, found := bytes.Cut(data, []byte("\n"))
 	var f snapshotHead
-	if !found || json.Unmarshal(head, &f) != nil || f.Format != snapshotFormat || f.Agent != id {
+	if !found || json.Unmarshal(head, &f) != nil || f.Format != ownFormat || f.Agent != id {
 		return nil
 	}
 	body, ends, found := bytes.Cut(rest, []byte("\n"))
@@ -246,10 +251,14 @@ func (s *Store) note(id string, current, lines int64) {
 
 // loadAll makes every stub agent of st whole, with one read of the log
 // for all those whose files lag.
-func (s *Store) loadAll(st *agents.State) error {
+func (s *Store) loadAll(st *agents.State) error { return s.Load(st, st.Order) }
+
+// Load makes the stub agents of st among ids whole, as State.Load does
+// each, with one read of the log for all those whose files lag.
+func (s *Store) Load(st *agents.State, ids []string) error {
 	var list []string
 	lastSeq := map[string]int64{}
-	for _, id := range st.Order {
+	for _, id := range ids {
 		if st.Stub(id) {
 			list = append(list, id)
 			lastSeq[id] = st.Agents[id].LastSeq
@@ -306,7 +315,7 @@ func (s *Store) writeSnapshot(l *journal.Log, st *agents.State) error {
 	if err != nil {
 		return err
 	}
-	head, err := json.Marshal(&snapshotHead{Format: snapshotFormat, Log: mark})
+	head, err := json.Marshal(&snapshotHead{Format: allFormat, Log: mark})
 	if err != nil {
 		return err
 	}
@@ -324,7 +333,7 @@ func (s *Store) writeSnapshot(l *journal.Log, st *agents.State) error {
 			}
 			made = true
 		}
-		head, err := json.Marshal(&snapshotHead{Format: snapshotFormat, Agent: id, Log: mark})
+		head, err := json.Marshal(&snapshotHead{Format: ownFormat, Agent: id, Log: mark})
 		if err != nil {
 			return err
 		}

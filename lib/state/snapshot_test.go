@@ -224,6 +224,21 @@ func sameAsWhole(t *testing.T, s *Store) int64 {
 		for _, o := range whole.Order {
 			wa, oa := whole.Agents[o], one.Agents[o]
 			require.NotNil(t, oa, o)
+			if one.Stub(o) {
+				// What a stub's live checkpoints come to is the whole
+				// agent's, without loading it (the history's numbers
+				// only go up); its time is no later.
+				wk, ok := wa.Kept()
+				require.True(t, ok, o)
+				ok2, known := oa.Kept()
+				require.True(t, known, "%s beside %s: a stub knows its live checkpoints", o, id)
+				assert.Equal(t, [3][][2]int{wk.Counted, wk.Safety, wk.Other}, [3][][2]int{ok2.Counted, ok2.Safety, ok2.Other},
+					"live checkpoints of %s beside %s", o, id)
+				assert.LessOrEqual(t, ok2.Oldest, wk.Oldest, "the time of %s beside %s", o, id)
+				assert.True(t, one.Stub(o), "%s is still a stub", o)
+			}
+			assert.Equal(t, wa.LiveCount(), oa.LiveCount(), "live checkpoints of %s beside %s", o, id)
+			assert.Equal(t, wa.Newest(), oa.Newest(), "the newest checkpoint of %s beside %s", o, id)
 			assert.Equal(t, wa.State, oa.State, "state of %s beside %s", o, id)
 			assert.Equal(t, wa.LastSeq, oa.LastSeq, "last seq of %s beside %s", o, id)
 			assert.Equal(t, wa.LastCkptN, oa.LastCkptN, "last checkpoint of %s beside %s", o, id)
@@ -321,7 +336,7 @@ func TestSnapshot_NotUsable(t *testing.T) {
 		"another format": func(t *testing.T, s *Store) {
 			data, err := os.ReadFile(s.SnapshotPath())
 			require.NoError(t, err)
-			data = bytes.Replace(data, []byte(snapshotFormat), []byte("git-venom fold 0"), 1)
+			data = bytes.Replace(data, []byte(allFormat), []byte("git-venom fold 0"), 1)
 			require.NoError(t, os.WriteFile(s.SnapshotPath(), data, 0o644))
 		},
 		"a link": func(t *testing.T, s *Store) {
@@ -537,4 +552,61 @@ func TestSnapshot_OneAgentsLockHolderWritesItsOwn(t *testing.T) {
 	assert.FileExists(t, s.ownPath("b1"), "made from the log, and written")
 	assert.NoFileExists(t, s.ownPath("a1"))
 	assert.Equal(t, int64(0), sameAsWhole(t, s))
+}
+
+// TestSnapshot_KeptOfAHandMadeLog: what a stub's live checkpoints come to
+// (agents.Kept) is given only while the log's numbers go up and its ids
+// are as captures write them; otherwise the stub says it does not know,
+// and its count and newest are the whole agent's, loaded.
+func TestSnapshot_KeptOfAHandMadeLog(t *testing.T) {
+	var lines []string
+	rec := func(typ string, members map[string]any) {
+		b, _ := json.Marshal(members)
+		lines = append(lines, fmt.Sprintf(`{"seq":%d,"ts":"2026-11-30T12:00:00.000Z","type":%q,%s`,
+			len(lines)+1, typ, b[1:]))
+	}
+	take := func(agent, id, reason string) {
+		rec("checkpoint.taken", map[string]any{"agent": agent, "checkpoint": id, "reason": reason,
+			"at": "2026-11-30T12:00:00.000Z", "mid_turn": false, "overlap": false,
+			"repos": []map[string]any{{"repo": ".", "path": "/t", "commit": fmt.Sprintf("%040x", len(lines)), "head": nil,
+				"skipped": []any{}, "submodules": []any{}}}})
+	}
+	for _, a := range []string{"x", "y", "z", "w"} {
+		rec("agent.registered", map[string]any{"agent": a, "tree": "/t", "isolation": "in_place", "harness": "none", "parent": nil})
+		take(a, "k1", "turn_end")
+		take(a, "k2", "pre_rollback")
+		take(a, "k3", "manual")
+	}
+	s := newStore(t)
+	writeLog(t, s, lines)
+	snapshotAt(t, s)
+	take("x", "k2", "turn_end") // a number taken twice
+	rec("checkpoint.pruned", map[string]any{"agent": "y", "checkpoints": []string{"k01", "k3"}})
+	take("z", "k05", "manual") // an id no capture writes
+	rec("checkpoint.removed", map[string]any{"agent": "w", "checkpoints": []string{"k1", "k9"}})
+	take("w", "k4", "turn_start")
+	writeLog(t, s, lines)
+
+	_, whole, _, err := s.fold("", false, false, nil)
+	require.NoError(t, err)
+	_, st, _, err := s.fold(noAgent, false, true, nil)
+	require.NoError(t, err)
+	known := map[string]bool{}
+	for _, id := range st.Order {
+		require.True(t, st.Stub(id), id)
+		_, known[id] = st.Agents[id].Kept()
+	}
+	assert.Equal(t, map[string]bool{"x": false, "y": true, "z": false, "w": true}, known)
+	k, _ := st.Agents["y"].Kept()
+	assert.Equal(t, [][2]int{{1, 1}}, k.Counted, "y: k01 is none of its checkpoints; k3 went")
+	assert.Equal(t, [][2]int{{2, 2}}, k.Safety)
+	assert.Nil(t, k.Other)
+	k, _ = st.Agents["w"].Kept()
+	assert.Equal(t, [][2]int{{4, 4}}, k.Counted, "w: k1 went, k4 came")
+	for _, id := range whole.Order {
+		assert.Equal(t, whole.Agents[id].LiveCount(), st.Agents[id].LiveCount(), id)
+		assert.Equal(t, whole.Agents[id].Newest(), st.Agents[id].Newest(), id)
+	}
+	assert.False(t, st.Stub("x"), "x was loaded to count")
+	assert.True(t, st.Stub("y"), "y was not")
 }

@@ -162,6 +162,16 @@ func (s *Store) BeginFor(ctx context.Context, who lock.Holder, timeoutCode errco
 	return t, nil
 }
 
+// BeginStubs is BeginFor with every agent but agent ("": none) a stub,
+// for work that reads every agent's stub (agents.Kept above all) to
+// choose those it loads whole (Load).
+func (s *Store) BeginStubs(ctx context.Context, who lock.Holder, timeoutCode errcode.Code, agent string) (*Txn, error) {
+	if agent == "" {
+		agent = noAgent
+	}
+	return s.BeginFor(ctx, who, timeoutCode, agent)
+}
+
 // settleInterrupted logs rollback.ended {ok: false, failed.rollback_interrupted}
 // for every rollback whose process died, and writes nothing to any tree.
 func (t *Txn) settleInterrupted() error {

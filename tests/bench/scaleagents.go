@@ -3,7 +3,9 @@ package main
 // The scale-agents mode: many agents with many live checkpoints each
 // against one agent with the same history of its own. A command of one
 // agent should cost what that agent holds (a ratio near 1 for a turn and
-// list --agent); agents and doctor read every agent. The log and
+// list --agent), and so should agents, list without --agent and prune
+// --dry-run, which read each agent's stub in fold.json; doctor reads
+// every agent. The log and
 // packed-refs are written directly, as the security repro
 // scale-many-live-checkpoints.sh does (docs/benchmarks.md#many-agents):
 //
@@ -67,7 +69,8 @@ func runScaleAgents(work, bin string, n, turns, runs int) error {
 	version, _ := (&proc{git: "git", env: env, dir: work}).line("version")
 	fmt.Printf("%s, %d runs, medians; one: 1 agent, %d records; many: %d agents, %d records; %d live checkpoints an agent\n",
 		version, runs, records[0], n, records[1], 2*turns)
-	fmt.Printf("%-34s %10s %10s %8s\n", "command", "one ms", "many ms", "many/one")
+	fmt.Printf("%-34s %10s %10s %8s %12s %12s %9s\n", "command", "one ms", "many ms", "many/one",
+		"one cpu ms", "many cpu ms", "many MiB")
 	for _, c := range []struct {
 		name string
 		cmds [][]string
@@ -78,12 +81,15 @@ func runScaleAgents(work, bin string, n, turns, runs int) error {
 			{"venom-checkpoint", "--agent=a0000", "--reason=turn_end", "--json"}}, true},
 		{"checkpoint list --agent", [][]string{{"venom-checkpoint", "list", "--agent=a0000", "--json"}}, false},
 		{"checkpoint agents", [][]string{{"venom-checkpoint", "agents", "--json"}}, false},
+		{"checkpoint list (no --agent)", [][]string{{"venom-checkpoint", "list", "--json"}}, false},
+		{"checkpoint prune --dry-run", [][]string{{"venom-checkpoint", "prune", "--dry-run", "--json"}}, false},
 		{"checkpoint doctor", [][]string{{"venom-checkpoint", "doctor", "--json"}}, false},
 	} {
-		var ts [2][]time.Duration
+		var ts, cpu [2][]time.Duration
+		var rss [2]int64
 		for r := 0; r < runs; r++ {
 			for j, dir := range dirs {
-				p := &proc{git: "git", env: env, dir: dir}
+				p := &proc{git: "git", env: env, dir: dir, isolate: true}
 				var took time.Duration
 				for i, args := range c.cmds {
 					if c.edit {
@@ -92,17 +98,22 @@ func runScaleAgents(work, bin string, n, turns, runs int) error {
 						}
 					}
 					start := time.Now()
-					// doctor exits 1 when a check fails; its time counts all the same.
-					if _, err := p.run(nil, args...); err != nil && args[1] != "doctor" {
+					// doctor exits 1 when a check fails, list without
+					// --agent 2 among many agents; their times count all
+					// the same.
+					if _, err := p.run(nil, args...); err != nil && args[1] != "doctor" && args[1] != "list" {
 						return fmt.Errorf("%s: %w", c.name, err)
 					}
 					took += time.Since(start)
 				}
 				ts[j] = append(ts[j], took)
+				cpu[j] = append(cpu[j], p.cpu)
+				rss[j] = max(rss[j], p.maxRSS)
 			}
 		}
 		one, many := median(ts[0]), median(ts[1])
-		fmt.Printf("%-34s %10s %10s %8s\n", c.name, ms(one), ms(many), ratio(many, one))
+		fmt.Printf("%-34s %10s %10s %8s %12s %12s %9d\n", c.name, ms(one), ms(many), ratio(many, one),
+			ms(median(cpu[0])), ms(median(cpu[1])), rss[1]/1024)
 	}
 	return nil
 }

@@ -205,9 +205,9 @@ func (p Process) Alive() bool { return harnessproc.ID{PID: int(p.PID), Start: ui
 
 // TurnEnd is turn.ended.
 type TurnEnd struct {
-	Agent          string `json:"agent"`
-	Turn           string `json:"turn"`
-	NoStart        bool   `json:"no_start,omitempty"`
+	Agent   string `json:"agent"`
+	Turn    string `json:"turn"`
+	NoStart bool   `json:"no_start,omitempty"`
 	// NoEnd: the turn never reported its end; the next turn_start
 	// closed it, with no turn_end checkpoint.
 	NoEnd          bool   `json:"no_end,omitempty"`

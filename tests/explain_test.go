@@ -344,7 +344,7 @@ func TestExplain_PrunedTurnsAreCounted(t *testing.T) {
 	assert.Empty(t, c.Files[0].Turns, "a.txt: its turn is gone")
 	assert.Equal(t, []string{"a1/t2"}, c.Files[1].Turns)
 	out := e.Venom("checkpoint", "explain", "HEAD").OK(t).Stdout
-	assert.Contains(t, out, "1 turn(s) could not be looked at")
+	assert.Contains(t, out, "(1 turn was not looked at: unfinished, or a checkpoint pruned.)")
 }
 
 func TestExplain_ClaudeCodeTurnsAndPrompts(t *testing.T) {

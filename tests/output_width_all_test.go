@@ -152,7 +152,35 @@ func TestOutput_EveryVerbFitsEightyColumns(t *testing.T) {
 	run("rollback", "--agent=codex-0197a3b2", "k1", "--restore=files", "--dry-run", "--outside=keep")
 	run("checkpoint", "clean", "--agent=me")
 
+	// A plan gone stale between the dry run and the real call.
+	env.Write(long[2], "changed after the dry run\n")
+	dry = run("rollback", claude, "k5", "--outside=keep", "--dry-run").Stdout
+	m = regexp.MustCompile(`--plan=p1-[0-9a-f]{16}`).FindString(dry)
+	require.NotEmpty(t, m, dry)
+	env.Write(long[2], "changed again, after the dry run\n")
+	run("rollback", claude, "k5", "--outside=keep", m)
+	// At a terminal: the plan, its summary, the outside-edit question,
+	// the answers.
+	extra := env.Extra
+	env.Extra = append(append([]string(nil), extra...), "GIT_PAGER=cat")
+	for _, answers := range [][]string{{"", "n"}, {"o", "n"}} {
+		screen, _ := env.ptyRunLine(t, answers, "git venom-rollback "+claude+" k3")
+		wide = append(wide, overEighty("git venom-rollback "+claude+" k3 (at a terminal)", strings.ReplaceAll(screen, "\r", ""))...)
+	}
+	env.Extra = extra
+	// Every kind of event so far: rollbacks, relabels, prunes, cleans.
+	env.Venom("checkpoint", "--agent=codex-0197a3b2", "--label=A second label for the same tree, just as long as the first one was").OK(t)
+	env.Venom("checkpoint", "--agent=codex-0197a3b2", "--label="+widthLabel).OK(t)
+	run("checkpoint", "prune", "--agent=gemini-8c4d2e6f-1a3b-4c5d-9e7f-0a1b2c3d4e5f", "--keep=1")
+	run("checkpoint", "events")
+	run("checkpoint", "explain", "HEAD~1")
+	run("checkpoint", "explain", "HEAD~2..HEAD")
+
 	// Errors: usage, unknown names, no repository.
+	run("diff", claude, "HEAD")
+	first := NewEnv(t)
+	r := first.Venom("checkpoint")
+	wide = append(wide, overEighty("git venom-checkpoint (no agent yet)", r.Stdout+r.Stderr)...)
 	run("checkpoint", "--reason=turnstart", claude)
 	run("checkpoint", "list", "--agent=claude-5f2a9c1f")
 	run("checkpoint", "lisst")

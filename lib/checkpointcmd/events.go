@@ -82,6 +82,12 @@ type eventLine struct {
 	parts []string
 	agent int     // the part naming the agent; 0 for none
 	label *string // the label, last, not yet quoted
+	// was is a relabel's earlier label ("" for none), after the label;
+	// list a list of ids, last (a prune's checkpoints), n of them. Both
+	// are cut, or left out where even a cut one would not fit.
+	was  *string
+	list string
+	n    int
 }
 
 // fit is the line within width columns, as git's --oneline keeps a
@@ -90,6 +96,20 @@ type eventLine struct {
 // stays one line, so no label can pass for an event of its own.
 func (l eventLine) fit(width int) string {
 	line := strings.Join(l.parts, " ")
+	if l.list != "" {
+		count := fmt.Sprintf(" (%d)", l.n)
+		switch room := width - ui.Width(line) - 1; {
+		case ui.Width(l.list) <= room:
+			line += " " + l.list
+		case room >= minLabel+len(count):
+			line += " " + ui.Cut(l.list, room-len(count)) + count
+		default:
+			line += count
+		}
+	}
+	if l.label != nil && l.was != nil && width-ui.Width(line)-1 < len(`"…"`) {
+		return line // relabeled: the labels are in --json
+	}
 	if l.label != nil {
 		full := quote.Always(*l.label)
 		switch room := width - ui.Width(line) - 1; {
@@ -101,10 +121,22 @@ func (l eventLine) fit(width int) string {
 			line += ` "…"` // there is one
 		}
 	}
+	if l.was != nil {
+		was := "none"
+		if *l.was != "" {
+			was = quote.Always(*l.was)
+		}
+		switch room := width - ui.Width(line) - 1; {
+		case ui.Width("(was "+was+")") <= room:
+			line += " (was " + was + ")"
+		case room >= minLabel+len("(was )"):
+			line += " (was " + ui.Cut(quote.Always(ui.Cut(*l.was, room-len("(was )")-2)), room-len("(was )")) + ")"
+		}
+	}
 	if over := ui.Width(line) - width; over > 0 && l.agent > 0 {
 		parts := append([]string(nil), l.parts...)
 		parts[l.agent] = ui.CutMiddle(parts[l.agent], minID) // the same for each line of one agent
-		return eventLine{parts: parts, label: l.label}.fit(width)
+		return eventLine{parts: parts, label: l.label, was: l.was, list: l.list, n: l.n}.fit(width)
 	}
 	return line
 }
@@ -160,19 +192,24 @@ func human(ev events.Event) eventLine {
 			parts = append(parts, "(no turn_end: closed by the next turn_start)")
 		}
 	case events.CheckpointReused:
-		parts = append(parts, q(d.Agent+"/"+d.Checkpoint), q(d.Reason))
+		parts = append(parts, q(d.Agent+"/"+d.Checkpoint))
+		if d.Relabeled {
+			// The new label, then the one it replaced, each cut to fit;
+			// the reason and turn are --json's.
+			parts = append(parts, "relabeled")
+			label, was := d.Label, ""
+			if d.PreviousLabel != nil {
+				was = *d.PreviousLabel
+			}
+			return eventLine{parts: parts, agent: 3, label: label, was: &was}
+		}
+		parts = append(parts, q(d.Reason))
 		if d.Turn != nil {
 			parts = append(parts, q(*d.Turn))
 		}
-		if d.Relabeled {
-			was := "none"
-			if d.PreviousLabel != nil {
-				was = quote.Always(*d.PreviousLabel)
-			}
-			parts = append(parts, "relabeled "+quote.Always(*d.Label)+" (was "+was+")")
-		}
 	case events.CheckpointsPruned:
-		parts = append(parts, q(d.Agent), quote.Join(d.Checkpoints, ","))
+		parts = append(parts, q(d.Agent))
+		return eventLine{parts: parts, agent: 3, list: quote.Join(d.Checkpoints, ","), n: len(d.Checkpoints)}
 	case events.CheckpointsRemoved:
 		parts = append(parts, q(d.Agent), fmt.Sprintf("removed %d kept %d", d.Removed, d.Kept))
 	case events.Archived:

@@ -156,7 +156,11 @@ func (c *ExplainCmd) Run(env *cli.Env) error {
 		}
 	}
 	if res.Unavailable > 0 {
-		fmt.Fprintf(out, "%s\n", st2.dim(fmt.Sprintf("(%d turn(s) could not be looked at: unfinished, or a checkpoint of theirs was pruned.)", res.Unavailable)))
+		turns := "turns were"
+		if res.Unavailable == 1 {
+			turns = "turn was"
+		}
+		fmt.Fprintf(out, "%s\n", st2.dim(fmt.Sprintf("(%d %s not looked at: unfinished, or a checkpoint pruned.)", res.Unavailable, turns)))
 	}
 	return out.Flush()
 }

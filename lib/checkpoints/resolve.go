@@ -4,6 +4,7 @@ import (
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/ids"
+	"strings"
 )
 
 // Resolve turns a checkpoint as a person names it (docs/checkpoints.md#names: k<n>,
@@ -62,6 +63,10 @@ func Resolve(a *agents.Agent, name string) (string, error) {
 // see the checkpoints.
 func BadName(name string, err error) *errcode.Error {
 	e := errcode.Newf(errcode.InvalidParamsCheckpoint, map[string]string{"checkpoint": name}, "%v", err)
+	if strings.Contains(err.Error(), ids.NameForms) {
+		// The forms on a line of their own: within 80 columns.
+		e.Shorter("%s", strings.TrimSuffix(strings.TrimSuffix(err.Error(), ids.NameForms), ": give ")).Hint(ids.FormsHint)
+	}
 	if s := ids.Suggest(name); s != "" {
 		e.Hint("%s", s)
 	}

@@ -207,7 +207,9 @@ func (c *CLI) shortForms() error {
 	}
 	if c.From == "" {
 		return errcode.Newf(errcode.InvalidParamsCheckpoint, nil, "which checkpoint? git venom-diff <from> [<to>], or --from").
-			Hint("%s; git venom-checkpoint list shows them", ids.NameForms)
+			Shorter("which checkpoint? git venom-diff <from> [<to>]").
+			Hint("%s", ids.FormsHint).
+			Hint("git venom-checkpoint list shows them")
 	}
 	return nil
 }

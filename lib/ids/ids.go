@@ -105,6 +105,9 @@ const (
 // NameForms says how a checkpoint can be named, for errors and hints.
 const NameForms = "k<n>, last, last~<n> (n back from last), t<n> (that turn's end) or t<n>.<i> (just before that tool call)"
 
+// FormsHint is NameForms as a hint line within 80 columns.
+const FormsHint = "give k<n>, last, last~<n> (n back), t<n> (a turn's end) or t<n>.<i>"
+
 // Name is a checkpoint as a person names it: its kind and its number.
 type Name struct {
 	Kind int

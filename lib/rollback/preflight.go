@@ -96,7 +96,9 @@ func NoTarget(req *Request) error {
 		return nil
 	}
 	return errcode.Newf(errcode.InvalidParamsCheckpoint, nil, "which checkpoint? git venom-rollback <checkpoint>, or --undo").
-		Hint("%s; git venom-checkpoint list shows them", ids.NameForms)
+		Shorter("which checkpoint? name one, or --undo").
+		Hint("%s", ids.FormsHint).
+		Hint("git venom-checkpoint list shows them")
 }
 
 // dryRunCommand is the dry run of what req asks for, as a person types it.

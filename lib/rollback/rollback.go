@@ -213,7 +213,8 @@ func Run(ctx context.Context, s *state.Store, req Request) (_ *plan.Result, err 
 	if p.ID != req.Plan {
 		return nil, errcode.Newf(errcode.ConflictRollbackStale, map[string]string{"checkpoint": req.Checkpoint},
 			"the tree, HEAD or a choice differs from plan %s; run the dry run again", req.Plan).
-			Hint("the new dry run shows the current plan; quote it only after a person has seen it")
+			Shorter("the tree, HEAD or a choice differs from the plan").
+			Hint("run the dry run again; quote its plan only after a person has seen it")
 	}
 	if c.tree == s.Repo {
 		p.Kept = emptied(p, req.Cwd)

@@ -28,7 +28,7 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 	req.DryRun, req.Plan = true, ""
 	p, err := rollback.DryRun(env.Ctx, s, req)
 	if e, ok := errcode.As(err); ok && e.Code == errcode.ConflictOutsideEdits {
-		env.UI.Printf("%s\n", gold("These paths changed outside the agent's turns, or restoring them would replace such a path:"))
+		env.UI.Printf("%s\n", gold("These paths changed outside the agent's turns, or restoring them would\nreplace such a path:"))
 		for _, r := range e.Data.(map[string]any)["repos"].([]errcode.RepoPaths) {
 			for _, path := range r.Paths {
 				env.UI.Printf("  %s\n", gold(quote.C(path)))

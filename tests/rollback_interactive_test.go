@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -141,4 +142,33 @@ func TestRollback_InteractiveNothingToDo(t *testing.T) {
 	require.Contains(t, screen, "Nothing to roll back: the files, HEAD and the conversation are as k1 has them.")
 	require.NotContains(t, screen, "[y/N]")
 	require.Equal(t, refs, env.Git("for-each-ref", "refs/venom/"), "checkpoints made for nothing")
+}
+
+// A dry run that outside edits refuse shows, where the interactive call
+// would ask, the plan that keeps them (marked) and the whole commands
+// that go on; it still exits 5, and --json is the refusal alone.
+func TestRollback_RefusedDryRunShowsTheKeepPlanAndCommands(t *testing.T) {
+	t.Parallel()
+	env := interactiveEnv(t)
+	snap := env.Snapshot()
+	r := env.Venom("rollback", "k1", "--restore=files", "--dry-run").Fails(t, 5, "conflict.outside_edits")
+	require.Contains(t, r.Stdout, "  modify README.md (kept)\n")
+	m := regexp.MustCompile(`keeps them as they are\. To run it:\n  git venom-rollback (k1 --restore=files --outside=keep --plan=p1-[0-9a-f]{16})\n`).FindStringSubmatch(r.Stdout)
+	require.NotNil(t, m, r.Stdout)
+	require.Contains(t, r.Stdout, "see its plan:\n  git venom-rollback k1 --restore=files --outside=overwrite --dry-run\n")
+	require.NotContains(t, r.Stderr, "--outside=keep leaves")
+	require.Contains(t, r.Stderr, "hint:   README.md: changed outside the agent's turns")
+	for _, l := range strings.Split(r.Stdout+r.Stderr, "\n") {
+		if !strings.HasPrefix(l, "  git venom-rollback ") { // a command alone on its line may be longer
+			require.LessOrEqual(t, len(l), 80, l)
+		}
+	}
+	j := env.Venom("rollback", "k1", "--restore=files", "--dry-run", "--json").Fails(t, 5, "conflict.outside_edits")
+	require.Equal(t, []string{"error"}, Keys(t, j.Stdout))
+	env.AssertUntouched(t, snap)
+
+	// The command shown runs as printed.
+	env.Venom("rollback", strings.Fields(m[1])...).OK(t)
+	require.Equal(t, "a person's edit\n", env.Read("README.md"))
+	require.NoFileExists(t, env.Path("agent.txt"))
 }

@@ -172,6 +172,9 @@ func (c *CLI) Run(env *cli.Env) error {
 	}
 	if c.DryRun {
 		p, err := rollback.DryRun(env.Ctx, s, req)
+		if e, ok := errcode.As(err); ok && e.Code == errcode.ConflictOutsideEdits && !env.JSON {
+			return refusedDryRun(env, s, req, e)
+		}
 		if err != nil {
 			return err
 		}
@@ -207,6 +210,37 @@ func (c *CLI) Run(env *cli.Env) error {
 	}
 	done(env, res, req)
 	return nil
+}
+
+// refusedDryRun is a human dry run that outside edits refused: where the
+// interactive call would ask, it shows the plan that keeps them (their
+// paths marked, as every kept path is) and the whole commands that go on,
+// to keep them or to overwrite them; it still fails with the refusal, as
+// --json does, so that a script sees the same exit status.
+func refusedDryRun(env *cli.Env, s *state.Store, req rollback.Request, refusal *errcode.Error) error {
+	keep := req
+	keep.Outside = "keep"
+	p, err := rollback.DryRun(env.Ctx, s, keep)
+	if err != nil || p.Revert != nil {
+		return refusal
+	}
+	over := req
+	over.Outside = "overwrite"
+	unpage := env.UI.Page()
+	undoing(env, p, keep)
+	screen(env, p, keep.Undo)
+	summary(env, p, keep.Undo)
+	env.UI.Printf("Plan %s keeps them as they are. To run it:\n"+
+		"  git venom-rollback %s--plan=%s%s\n", p.ID, argsOfPlan(keep, p), p.ID, pathsOf(keep))
+	env.UI.Printf("To overwrite them instead (the safety checkpoint keeps them), see its plan:\n"+
+		"  git venom-rollback %s--dry-run%s\n", argsOfPlan(over, p), pathsOf(over))
+	unpage()
+	// The paths stay in the hints; the bare --outside flags give way to
+	// the commands printed above.
+	if n := len(refusal.Hints); n >= 2 && strings.HasPrefix(refusal.Hints[n-2], "--outside=keep") {
+		refusal.Hints = refusal.Hints[:n-2]
+	}
+	return refusal.Hint("a dry run refuses them as --outside=refuse does; the commands above go on")
 }
 
 // run is the real call, with a progress line on a terminal's stderr when

@@ -80,8 +80,8 @@ func assertOldOrNew(t *testing.T, dir string, tFiles, sFiles map[string]string) 
 // (docs/rollback.md#the-real-call: each file is staged and renamed in);
 // nothing written before the safety checkpoint (invariant 2); git fsck
 // clean; doctor naming the interrupted rollback; the next capture settling
-// it without writing; and the rollback to the safety checkpoint giving S
-// back exactly.
+// it without writing; and --undo, to the safety checkpoint, giving S back
+// exactly.
 func TestCrash_RollbackKilledAtRandom(t *testing.T) {
 	t.Parallel()
 	rnd, tries := crashRand(t, 2)
@@ -143,7 +143,9 @@ func TestCrash_RollbackKilledAtRandom(t *testing.T) {
 			}
 		}
 		require.Len(t, env.Records("rollback.ended"), len(env.Records("rollback.started")))
-		env.Rollback("--agent=a1", "--checkpoint="+safety, "--restore=files", "--outside=overwrite")
+		require.Equal(t, safety, env.DryRun("--agent=a1", "--undo", "--restore=files", "--outside=overwrite").Checkpoint,
+			"try %d: --undo does not go back to the rollback's safety checkpoint", try)
+		env.Rollback("--agent=a1", "--undo", "--restore=files", "--outside=overwrite")
 		require.Equal(t, sTree, env.RecipeTree(), "try %d: the safety checkpoint did not give S back", try)
 		require.Equal(t, sFiles, worktreeFiles(t, env.Dir))
 		env.AssertSeqGapless(t)

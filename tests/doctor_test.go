@@ -159,7 +159,7 @@ func TestDoctor_StateHealthAndKeepAndClaudeVersion(t *testing.T) {
 	msg, _ = rep.check(t, "harness.claude-code.rewind")
 	assert.Contains(t, msg, "cc runs 99.0.0")
 	_, fix = rep.check(t, "state.rollback")
-	assert.Contains(t, fix, "git venom-rollback --agent=a1 --checkpoint=k3")
+	assert.Contains(t, fix, "git venom-rollback --agent=a1 --undo --restore=files --dry-run (back to k3)")
 
 	// Human output: the same, with the fixes, and still exit 1.
 	h := env.Venom("checkpoint", "doctor")

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"os/exec"
+	"strings"
 	"sync"
 	"testing"
 
@@ -45,6 +46,9 @@ func TestRollback_GitFailureIsUndone(t *testing.T) {
 			require.Equal(t, false, ended[0]["ok"])
 			require.Equal(t, "failed.rollback_undone", ended[0]["code"])
 			require.Equal(t, "k3", ended[0]["safety"])
+			// Undone, it left S: --undo passes over it, and there is no
+			// rollback before it.
+			env.Venom("rollback", "--undo", "--restore=files", "--dry-run", "--json").Fails(t, 3, "not_found.checkpoint")
 		})
 	}
 }
@@ -60,15 +64,20 @@ func TestRollback_WayBackFailsIsPartial(t *testing.T) {
 	require.Equal(t, ".", data["repos"].([]any)[0].(map[string]any)["repo"])
 	require.Regexp(t, `"repos":\[\{"repo":".","state":"partial","reason":"`, r.Stdout, "docs/errors.md's member order")
 	require.Equal(t, "failed.rollback_partial", env.Records("rollback.ended")[0]["code"])
-	// A person can roll back to the safety checkpoint.
+	// The safety checkpoint is whole, and --undo goes back to it.
 	require.Equal(t, tree, env.CheckpointTree("a1", 3))
-	env.Rollback("--checkpoint=k3", "--restore=files", "--outside=overwrite")
+	require.Contains(t, r.Stderr+r.Stdout, "--undo")
+	screen := env.Venom("rollback", "--undo", "--restore=files", "--outside=overwrite", "--dry-run").OK(t).Stdout
+	require.Contains(t, strings.Join(strings.Fields(screen), " "), "which did not end (failed.rollback_partial, its way back failed)")
+	env.Rollback("--undo", "--restore=files", "--outside=overwrite")
 	require.Equal(t, tree, env.RecipeTree())
 }
 
 // TestRollback_CrashAtEachStep: kill -9 at each step of docs/rollback.md#the-real-call. The next
 // command that takes the lock logs failed.rollback_interrupted and writes
-// nothing to the tree; the safety checkpoint holds S.
+// nothing to the tree; the safety checkpoint holds S, and --undo goes
+// back there, before and after the crash is settled, as git rebase
+// --abort does: the files, HEAD and the branch as before the rollback.
 func TestRollback_CrashAtEachStep(t *testing.T) {
 	t.Parallel()
 	for _, point := range []string{"rollback-after-safety", "rollback-apply-unlink", "rollback-apply-write",
@@ -77,6 +86,7 @@ func TestRollback_CrashAtEachStep(t *testing.T) {
 			t.Parallel()
 			env := failEnv(t)
 			s := env.RecipeTree()
+			before := env.Snapshot()
 			plan := env.DryRun("--checkpoint=k1", "--restore=files").Plan
 			c := env.StartPaused(point, nil, "rollback", "--checkpoint=k1", "--restore=files", "--plan="+plan, "--json")
 			Kill9(t, c)
@@ -85,6 +95,11 @@ func TestRollback_CrashAtEachStep(t *testing.T) {
 			// A dry run does not settle it (it takes no lock and logs nothing).
 			env.Venom("rollback", "--checkpoint=k1", "--restore=files", "--keep-head", "--dry-run", "--json").OK(t)
 			require.Len(t, env.Records("rollback.ended"), 0)
+			// --undo names the crashed rollback before it is settled.
+			require.Equal(t, "k3", env.DryRun("--undo", "--restore=files").Checkpoint)
+			screen := env.Venom("rollback", "--undo", "--restore=files", "--dry-run").OK(t).Stdout
+			require.Contains(t, strings.Join(strings.Fields(screen), " "), "Undo the rollback of a1 to k1, which did "+
+				"not end (failed.rollback_interrupted, its process died): back to its safety checkpoint k3")
 			crashed := env.Snapshot()
 			env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
 			after := env.Snapshot()
@@ -95,10 +110,13 @@ func TestRollback_CrashAtEachStep(t *testing.T) {
 			require.Equal(t, false, ended[0]["ok"])
 			require.Equal(t, "failed.rollback_interrupted", ended[0]["code"])
 			require.Equal(t, "k3", ended[0]["safety"])
-			// Nothing lost: the safety checkpoint is S, and the tree comes back from it.
+			// Nothing lost: the safety checkpoint is S, and --undo brings
+			// the tree back from it, with HEAD where it was.
 			require.Equal(t, s, env.CheckpointTree("a1", 3))
-			env.Rollback("--checkpoint=k3", "--restore=files", "--outside=overwrite", "--keep-head")
+			env.Rollback("--undo", "--restore=files", "--outside=overwrite")
 			require.Equal(t, s, env.RecipeTree())
+			require.Equal(t, before.Head, env.Snapshot().Head)
+			require.Equal(t, before.Refs, env.Snapshot().Refs, "the branch is not back")
 		})
 	}
 }

@@ -127,8 +127,9 @@ type Agent struct {
 	NotePending *journal.Entry
 	// OpenRollback is a rollback.started with no rollback.ended.
 	OpenRollback *journal.Entry
-	// LastRollback is the last rollback that ended well: what --undo
-	// goes back from, to its safety checkpoint (docs/rollback.md#undo).
+	// LastRollback is the last rollback that ended well, or that ended
+	// with the tree neither S nor T (Ended says which): what --undo goes
+	// back from, to its safety checkpoint (docs/rollback.md#undo).
 	LastRollback *Rollback
 	LastTurnN    int
 	LastCkptN    int
@@ -147,9 +148,9 @@ type Agent struct {
 	sorts    int
 }
 
-// Rollback is a rollback that ended well: the checkpoint it went back to,
-// and the safety checkpoint it took first; Copy is the fetched copy the
-// checkpoint is of, "" for the agent's own.
+// Rollback is a rollback --undo can take back: the checkpoint it went
+// back to, and the safety checkpoint it took first; Copy is the fetched
+// copy the checkpoint is of, "" for the agent's own.
 type Rollback struct {
 	Checkpoint, Safety, Copy string
 	// Unseen: rollback.ended's unseen, the files it wrote that no
@@ -158,6 +159,38 @@ type Rollback struct {
 	// Revert is what it took back, when it was a revert (t<n> or
 	// k<a>..k<b>).
 	Revert string `json:",omitempty"`
+	// Ended is the code of a rollback that did not end well and may have
+	// written part of its files: failed.rollback_interrupted (its process
+	// died) or failed.rollback_partial (its way back failed). "" when it
+	// ended well.
+	Ended string `json:",omitempty"`
+}
+
+// ended folds a rollback.ended into a: the open rollback closes; one that
+// ended well is the last rollback, with the note it leaves; one that may
+// have left part of its files is the last rollback too, whose safety
+// checkpoint --undo restores, as git rebase --abort restores the branch
+// (docs/rollback.md#undo). One undone (failed.rollback_undone) left S:
+// there is nothing of it to undo. Part of applyHead.
+func (s *State) ended(a *Agent, e *journal.Entry) {
+	a.OpenRollback = nil
+	ok := e.OK != nil && *e.OK
+	switch {
+	case ok:
+	case e.Code == string(errcode.FailedRollbackInterrupted), e.Code == string(errcode.FailedRollbackPartial):
+		a.LastRollback = &Rollback{Checkpoint: e.Checkpoint, Safety: e.Safety, Copy: e.Copy, Revert: e.Revert,
+			Ended: e.Code}
+		return
+	default:
+		return
+	}
+	a.LastRollback = &Rollback{Checkpoint: e.Checkpoint, Safety: e.Safety, Copy: e.Copy, Unseen: e.Unseen,
+		Revert: e.Revert}
+	if e.Restore == "files" {
+		cp := *e
+		a.NotePending = &cp
+	}
+	s.noteSharers(a, e)
 }
 
 // ignoredEdit is an edit.recorded's ignored paths, at its seq.
@@ -578,16 +611,7 @@ func (s *State) applyHead(a *Agent, e *journal.Entry) bool {
 		cp := *e
 		a.OpenRollback = &cp
 	case journal.RollbackEnded:
-		a.OpenRollback = nil
-		if e.OK != nil && *e.OK {
-			a.LastRollback = &Rollback{Checkpoint: e.Checkpoint, Safety: e.Safety, Copy: e.Copy, Unseen: e.Unseen,
-				Revert: e.Revert}
-			if e.Restore == "files" {
-				cp := *e
-				a.NotePending = &cp
-			}
-			s.noteSharers(a, e)
-		}
+		s.ended(a, e)
 	case journal.NoteDelivered:
 		a.NotePending = nil
 	default:

@@ -74,8 +74,14 @@ func BadName(name string, err error) *errcode.Error {
 }
 
 // UndoTarget is the checkpoint --undo goes back to: the safety checkpoint
-// of the agent's last rollback that ended well (docs/rollback.md#undo).
+// of the agent's last rollback, one that ended well or one that may have
+// written part of its files (docs/rollback.md#undo). A rollback whose
+// process died and that no command has settled yet is that one too: the
+// real call settles it first (state.Begin).
 func UndoTarget(a *agents.Agent) (string, error) {
+	if o := a.OpenRollback; o != nil {
+		return o.Safety, nil
+	}
 	if a.LastRollback == nil {
 		return "", errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"agent": a.ID},
 			"agent %s has no rollback to undo", a.ID).

@@ -547,7 +547,7 @@ func rollbackCheck(s *state.Store, st *agents.State) Check {
 	var names, fixes []string
 	for _, a := range open {
 		names = append(names, fmt.Sprintf("%s to %s (safety %s)", a.ID, a.OpenRollback.Checkpoint, a.OpenRollback.Safety))
-		fixes = append(fixes, fmt.Sprintf("git venom-diff --agent=%s %s, then if needed git venom-rollback --agent=%s --checkpoint=%s --restore=files --dry-run",
+		fixes = append(fixes, fmt.Sprintf("git venom-diff --agent=%s %s, then if needed git venom-rollback --agent=%s --undo --restore=files --dry-run (back to %s)",
 			a.ID, a.OpenRollback.Safety, a.ID, a.OpenRollback.Safety))
 	}
 	return bad(id, Fail, "git venom-checkpoint prune records it as failed.rollback_interrupted; then "+strings.Join(fixes, "; "),

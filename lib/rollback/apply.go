@@ -816,9 +816,9 @@ func (r *runner) undo(ap *applier, cause error) *errcode.Error {
 		return errcode.Newf(errcode.FailedRollbackPartial,
 			map[string]any{"repos": []errcode.RepoFailure{{Repo: ".", State: "partial", Reason: err.Error()}},
 				"safety": r.safety},
-			"the rollback failed (%s) and could not be undone; roll back to %s to recover", reason, r.safety).
-			Wrap(cause).Hint("git venom-rollback --agent=%s --checkpoint=%s --restore=files --outside=overwrite --dry-run",
-			p.Agent.ID, r.safety)
+			"the rollback failed (%s) and could not be undone; --undo goes back to its safety checkpoint %s", reason, r.safety).
+			Wrap(cause).Hint("git venom-rollback --agent=%s --undo --restore=files --outside=overwrite --dry-run "+
+			"goes back to %s", p.Agent.ID, r.safety)
 	}
 	if why != "failed" {
 		return errcode.Newf(errcode.FailedRollbackUndone, errcode.RepoReason{Repo: ".", Reason: reason},

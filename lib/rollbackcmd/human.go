@@ -8,6 +8,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/cli"
+	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/rollback"
@@ -254,18 +255,39 @@ func stateAt(through *string) string {
 
 func commits(n int) string { return ui.Plural(n, "commit", "commits") }
 
-// undoing says which rollback an --undo plan takes back, before the plan.
+// undoing says which rollback an --undo plan takes back, before the plan;
+// of one that did not end (killed, or its way back failed), that it may
+// have written part of its files and the undo puts back the files as
+// they were before it, as git rebase --abort does.
 func undoing(env *cli.Env, p *plan.Plan, req rollback.Request) {
-	if req.Undo && p.Agent.LastRollback != nil && p.Agent.LastRollback.Revert != "" {
-		env.UI.Printf("Undo the revert of %s of %s: back to its safety checkpoint.\n",
-			quote.C(p.Agent.LastRollback.Revert), quote.C(p.Agent.ID))
-	} else if req.Undo && p.Agent.LastRollback != nil {
-		to := quote.C(p.Agent.LastRollback.Checkpoint)
-		if cp := p.Agent.LastRollback.Copy; cp != "" {
-			to += " of the fetched copy " + quote.C(cp)
-		}
-		env.UI.Printf("Undo the rollback of %s to %s: back to its safety checkpoint.\n", quote.C(p.Agent.ID), to)
+	last, ended := p.Agent.LastRollback, ""
+	if o := p.Agent.OpenRollback; o != nil {
+		// Died and not settled yet: the real call settles it first.
+		last = &agents.Rollback{Checkpoint: o.Checkpoint, Safety: o.Safety, Copy: o.Copy, Revert: o.Revert,
+			Ended: string(errcode.FailedRollbackInterrupted)}
 	}
+	if !req.Undo || last == nil {
+		return
+	}
+	what := "the rollback of " + quote.C(p.Agent.ID) + " to " + quote.C(last.Checkpoint)
+	if cp := last.Copy; cp != "" {
+		what += " of the fetched copy " + quote.C(cp)
+	}
+	if last.Revert != "" {
+		what = "the revert of " + quote.C(last.Revert) + " of " + quote.C(p.Agent.ID)
+	}
+	switch last.Ended {
+	case string(errcode.FailedRollbackInterrupted):
+		ended = "its process died"
+	case string(errcode.FailedRollbackPartial):
+		ended = "its way back failed"
+	}
+	if ended == "" {
+		env.UI.Printf("Undo %s: back to its safety checkpoint.\n", what)
+		return
+	}
+	env.UI.Printf("%s\n", ui.Wrap(fmt.Sprintf("Undo %s, which did not end (%s, %s): back to its safety checkpoint %s, "+
+		"every file as it was before that rollback.", what, last.Ended, ended, quote.C(last.Safety)), ui.Columns80, ""))
 }
 
 // done is docs/rollback.md#the-plan's transcript row, with the command that undoes it:

@@ -26,10 +26,12 @@ import (
 // each whole and renamed in, fold.json first, once foldEvery records lie
 // past a mark; a lock holder for one agent writes only that agent's file.
 const (
-	// allFormat is fold.json's: 5 added agents.Kept to each agent.
-	allFormat = "git-venom fold 5"
-	// ownFormat is an agent's file's, which 5 left as it was.
-	ownFormat = "git-venom fold 4"
+	// allFormat is fold.json's: 5 added agents.Kept to each agent; 6 the
+	// rollbacks that did not end to LastRollback (--undo's).
+	allFormat = "git-venom fold 6"
+	// ownFormat is an agent's file's, which 5 left as it was; 6 as
+	// allFormat's.
+	ownFormat = "git-venom fold 6"
 )
 
 // Each file is a line of JSON, snapshotHead, saying what it is and the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -48,7 +49,18 @@ type killed struct {
 // group is gone.
 func (e *Env) runKilled(t *testing.T, d time.Duration, extra []string, cmd string, args ...string) killed {
 	t.Helper()
-	c := e.Command(extra, cmd, args...)
+	res, finished := signalGroup(t, e.Command(extra, cmd, args...), d, syscall.SIGKILL)
+	if finished {
+		require.NotContains(t, res.Stderr, "panic:", "%s", res.Stderr)
+	}
+	return killed{after: d, finished: finished, res: res}
+}
+
+// signalGroup starts c in a process group of its own, sends the whole
+// group sig after d unless c ended first (finished), and waits until
+// every process of the group is gone.
+func signalGroup(t *testing.T, c *exec.Cmd, d time.Duration, sig syscall.Signal) (res Result, finished bool) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -57,24 +69,19 @@ func (e *Env) runKilled(t *testing.T, d time.Duration, extra []string, cmd strin
 	t.Cleanup(func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
 	done := make(chan struct{})
 	go func() { _ = c.Wait(); close(done) }()
-	k := killed{after: d}
 	select {
 	case <-done:
-		k.finished = true
+		finished = true
 	case <-time.After(d):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		_ = syscall.Kill(-pgid, sig)
 		<-done
 	}
 	// The group's other members (git's children) die with it: wait for them.
 	for i := 0; i < 500 && syscall.Kill(-pgid, 0) == nil; i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
-	require.Error(t, syscall.Kill(-pgid, 0), "a process of the killed command is still running")
-	k.res = Result{Args: c.Args, Stdout: out.String(), Stderr: errb.String(), Code: c.ProcessState.ExitCode()}
-	if k.finished {
-		require.NotContains(t, k.res.Stderr, "panic:", "%s", k.res.Stderr)
-	}
-	return k
+	require.Error(t, syscall.Kill(-pgid, 0), "a process of the signalled command is still running")
+	return Result{Args: c.Args, Stdout: out.String(), Stderr: errb.String(), Code: c.ProcessState.ExitCode()}, finished
 }
 
 // timed runs a venom command to its end and returns how long it took.

@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -66,13 +65,28 @@ func signalPaused(t *testing.T, p *paused, sig syscall.Signal) Result {
 	// The signal is handled on its own goroutine: the command goes on
 	// once it has been, as a person's Ctrl-C lands between two files.
 	time.Sleep(100 * time.Millisecond)
-	require.NoError(t, os.Remove(p.file))
-	select {
-	case <-p.done:
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("the command did not end after %s:\n%s%s", sig, p.out, p.errb)
-	}
-	return Result{Args: p.cmd.Args, Stdout: p.out.String(), Stderr: p.errb.String(), Code: p.cmd.ProcessState.ExitCode()}
+	return p.resume(t)
+}
+
+// signalAfter runs git-venom-<cmd> itself and sends its process group
+// sig after d (as a terminal's Ctrl-C reaches the whole foreground job):
+// signalGroup. Code is -1 when the signal ended it unhandled.
+func (e *Env) signalAfter(t *testing.T, d time.Duration, sig syscall.Signal, cmd string, args ...string) Result {
+	t.Helper()
+	r, _ := signalGroup(t, e.direct(nil, cmd, args...), d, sig)
+	require.NotContains(t, r.Stderr, "panic:")
+	require.NotContains(t, r.Stderr, "failed.rollback_partial")
+	require.True(t, lockFree(e), "the lock is still held")
+	return r
+}
+
+// runPrintedUndo runs the undo a finished rollback printed, as printed.
+func runPrintedUndo(t *testing.T, env *Env, out string) {
+	t.Helper()
+	printed := out[strings.Index(out, "undo: ")+len("undo: "):]
+	undo := strings.Fields(strings.TrimSpace(printed))
+	require.Equal(t, []string{"git", "venom-rollback", "--undo"}, undo[:3], "%s", out)
+	env.Rollback(undo[2:]...)
 }
 
 // assertUndone checks with plain git that an interrupted rollback left
@@ -189,38 +203,24 @@ func TestRollback_SignalAtRandomMoments(t *testing.T) {
 		d := delay(rnd, try, tries, span)
 		plan := env.DryRun(args...).Plan
 		started := len(env.Records("rollback.started"))
-		c := env.direct(nil, "rollback", append(args, "--plan="+plan)...)
-		var out, errb bytes.Buffer
-		c.Stdout, c.Stderr = &out, &errb
-		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		require.NoError(t, c.Start())
-		time.Sleep(d)
-		_ = syscall.Kill(-c.Process.Pid, sig)
-		_ = c.Wait()
-		code := c.ProcessState.ExitCode()
-		t.Logf("try %d: %s after %s: exit %d: %s%s", try, sigName(sig), d, code, out.String(), errb.String())
-		require.NotContains(t, errb.String(), "panic:")
-		require.NotContains(t, errb.String(), "failed.rollback_partial")
-		require.True(t, lockFree(env), "the lock is still held")
+		r := env.signalAfter(t, d, sig, "rollback", append(args, "--plan="+plan)...)
+		t.Logf("try %d: %s after %s: exit %d: %s%s", try, sigName(sig), d, r.Code, r.Stdout, r.Stderr)
 		f := env.GitRaw("fsck", "--no-dangling", "--no-progress")
 		require.Equal(t, 0, f.Code, "git fsck:\n%s%s", f.Stdout, f.Stderr)
 		switch {
-		case code == 0:
+		case r.Code == 0:
 			require.Equal(t, k1, env.RecipeTree(), "done, but the tree is not k1's")
 			// The undo it printed works as printed.
-			printed := out.String()[strings.Index(out.String(), "undo: ")+len("undo: "):]
-			undo := strings.Fields(strings.TrimSpace(printed))
-			require.Equal(t, []string{"git", "venom-rollback", "--undo"}, undo[:3], "%s", out.String())
-			env.Rollback(undo[2:]...)
-		case code == -1:
+			runPrintedUndo(t, env, r.Stdout)
+		case r.Code == -1:
 			// Killed by the signal before its handler was installed, at
 			// the start: nothing was begun.
 			require.Len(t, env.Records("rollback.started"), started)
-		case strings.Contains(errb.String(), "failed.interrupted"):
-			require.Equal(t, 1, code)
+		case strings.Contains(r.Stderr, "failed.interrupted"):
+			require.Equal(t, 1, r.Code)
 		default:
-			require.Equal(t, 1, code, "%s", errb.String())
-			require.Contains(t, errb.String(), "failed.rollback_undone")
+			require.Equal(t, 1, r.Code, "%s", r.Stderr)
+			require.Contains(t, r.Stderr, "failed.rollback_undone")
 		}
 		require.Equal(t, s, env.RecipeTree(), "the tree is not S again")
 	}

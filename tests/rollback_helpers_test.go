@@ -226,6 +226,19 @@ func (e *Env) pauseCmd(point string, extra []string, mk func(env []string) *exec
 	}
 }
 
+// resume lets a command paused with VENOM_TEST_PAUSE_RESUME=1 go on and
+// waits for its end.
+func (p *paused) resume(t *testing.T) Result {
+	t.Helper()
+	require.NoError(t, os.Remove(p.file))
+	select {
+	case <-p.done:
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("the command did not end:\n%s%s", p.out, p.errb)
+	}
+	return Result{Args: p.cmd.Args, Stdout: p.out.String(), Stderr: p.errb.String(), Code: p.cmd.ProcessState.ExitCode()}
+}
+
 // Kill9 kills a paused command the hard way.
 func Kill9(t *testing.T, c *exec.Cmd) {
 	t.Helper()

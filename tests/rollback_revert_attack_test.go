@@ -1,30 +1,14 @@
 package tests
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
-
-// resumePaused lets a command paused with VENOM_TEST_PAUSE_RESUME=1 go
-// on and waits for its end.
-func resumePaused(t *testing.T, env *Env, p *paused) Result {
-	t.Helper()
-	require.NoError(t, os.Remove(p.file))
-	select {
-	case <-p.done:
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("the command did not end:\n%s%s", p.out, p.errb)
-	}
-	return Result{Args: p.cmd.Args, Stdout: p.out.String(), Stderr: p.errb.String(), Code: p.cmd.ProcessState.ExitCode()}
-}
 
 // TestRevert_GcPruneNowMidRevert: a person's git gc --prune=now (and a
 // repack -a -d) while a real revert holds its merged files' blobs and
@@ -47,7 +31,7 @@ func TestRevert_GcPruneNowMidRevert(t *testing.T) {
 			env.Git("gc", "--prune=now", "--quiet")
 			env.Git("repack", "-a", "-d", "-q")
 			env.Git("prune", "--expire=now")
-			r := resumePaused(t, env, p)
+			r := p.resume(t)
 			r.OK(t)
 			delete(edits, 3)
 			require.Equal(t, revLines(30, edits), env.Read("f.txt"))
@@ -66,12 +50,11 @@ func TestRevert_GcPruneNowMidRevert(t *testing.T) {
 // deletes 20. It returns S's files.
 func revertSignalWorld(t *testing.T) (*Env, map[string]string) {
 	t.Helper()
-	env := NewEnv(t)
+	files := map[string]string{}
 	for i := 0; i < 140; i++ {
-		env.Write(fmt.Sprintf("d%d/f%03d.txt", i%4, i), revLines(24, nil))
+		files[fmt.Sprintf("d%d/f%03d.txt", i%4, i)] = revLines(24, nil)
 	}
-	env.Commit("base")
-	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--json").OK(t)
+	env := revertBase(t, files)
 	env.Turn("a1", func() {
 		for i := 0; i < 120; i++ {
 			env.Write(fmt.Sprintf("d%d/f%03d.txt", i%4, i), revLines(24, map[int]string{3: fmt.Sprintf("t1 %d", i)}))
@@ -118,22 +101,9 @@ func TestRevert_SignalAtRandomMoments(t *testing.T) {
 		d := delay(rnd, try, tries, span)
 		plan := env.revertDry(args...).Plan
 		started := len(env.Records("rollback.started"))
-		c := env.direct(nil, "rollback", append(args, "--plan="+plan)...)
-		var out, errb bytes.Buffer
-		c.Stdout, c.Stderr = &out, &errb
-		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		require.NoError(t, c.Start())
-		time.Sleep(d)
-		_ = syscall.Kill(-c.Process.Pid, sig)
-		_ = c.Wait()
-		for i := 0; i < 500 && syscall.Kill(-c.Process.Pid, 0) == nil; i++ {
-			time.Sleep(10 * time.Millisecond)
-		}
-		code := c.ProcessState.ExitCode()
-		t.Logf("try %d: %s after %s of %s: exit %d: %s%s", try, sig, d, span, code, out.String(), errb.String())
-		require.NotContains(t, errb.String(), "panic:")
-		require.NotContains(t, errb.String(), "failed.rollback_partial")
-		require.True(t, lockFree(env), "the lock is still held")
+		r := env.signalAfter(t, d, sig, "rollback", append(args, "--plan="+plan)...)
+		code := r.Code
+		t.Logf("try %d: %s after %s of %s: exit %d: %s%s", try, sig, d, span, code, r.Stdout, r.Stderr)
 		restored, kept := assertOldOrNew(t, env.Dir, rFiles, sFiles)
 		f := env.GitRaw("fsck", "--no-dangling", "--no-progress")
 		require.Equal(t, 0, f.Code, "git fsck:\n%s%s", f.Stdout, f.Stderr)
@@ -145,10 +115,7 @@ func TestRevert_SignalAtRandomMoments(t *testing.T) {
 		switch {
 		case code == 0:
 			require.Equal(t, rFiles, worktreeFiles(t, env.Dir), "done, but the tree is not the revert's")
-			printed := out.String()[strings.Index(out.String(), "undo: ")+len("undo: "):]
-			undo := strings.Fields(strings.TrimSpace(printed))
-			require.Equal(t, []string{"git", "venom-rollback", "--undo"}, undo[:3], "%s", out.String())
-			env.Rollback(undo[2:]...)
+			runPrintedUndo(t, env, r.Stdout)
 		case sig == syscall.SIGKILL || code == -1:
 			t.Logf("try %d: %d paths reverted, %d not yet", try, restored, kept)
 			if len(recs) == started {
@@ -167,41 +134,26 @@ func TestRevert_SignalAtRandomMoments(t *testing.T) {
 			} else if ended[len(ended)-1]["ok"] == true {
 				require.Equal(t, rFiles, worktreeFiles(t, env.Dir), "logged done, but the tree is not the revert's")
 			}
-			// The safety checkpoint gives S back, whatever the tree
-			// (docs/rollback.md#failures). --undo would not: it goes back
-			// from the last rollback that ended well.
+			// --undo goes back to the killed revert's safety checkpoint,
+			// whatever the tree (docs/rollback.md#undo).
 			safety := recs[len(recs)-1]["safety"].(string)
-			if ended[len(ended)-1]["ok"] == true {
-				env.Rollback("--undo", "--agent=a1", "--restore=files")
-			} else {
-				env.Rollback("--agent=a1", "--checkpoint="+safety, "--restore=files")
+			require.Equal(t, safety, env.revertDry("--undo", "--agent=a1", "--restore=files").Checkpoint)
+			if ended[len(ended)-1]["ok"] == false {
+				screen := env.Venom("rollback", "--undo", "--agent=a1", "--restore=files", "--dry-run").OK(t).Stdout
+				require.Contains(t, strings.Join(strings.Fields(screen), " "), "Undo the revert of t1 of a1, which did not end")
 			}
-		case strings.Contains(errb.String(), "failed.interrupted"):
+			env.Rollback("--undo", "--agent=a1", "--restore=files")
+		case strings.Contains(r.Stderr, "failed.interrupted"):
 			require.Equal(t, 1, code)
 		default:
-			require.Equal(t, 1, code, "%s", errb.String())
-			require.Contains(t, errb.String(), "failed.rollback_undone")
+			require.Equal(t, 1, code, "%s", r.Stderr)
+			require.Contains(t, r.Stderr, "failed.rollback_undone")
 		}
 		require.Equal(t, s, env.RecipeTree(), "try %d: the tree is not S again", try)
 		require.Equal(t, sFiles, worktreeFiles(t, env.Dir))
 		env.AssertSeqGapless(t)
 	}
 	require.Empty(t, env.TmpFiles())
-}
-
-// mergeFile is git merge-file -p --diff3 of the three contents with a
-// revert's labels for the pair from..to of turn: what a revert with
-// --conflicts=markers must write, byte for byte.
-func mergeFile(t *testing.T, env *Env, ours, base, theirs, from, to, turn string) Result {
-	t.Helper()
-	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
-		return p
-	}
-	return env.GitRaw("merge-file", "-p", "--diff3", "-L", "current", "-L", "a1/"+to+" (after "+turn+")",
-		"-L", "a1/"+from+" (before "+turn+")", write("ours", ours), write("base", base), write("theirs", theirs))
 }
 
 // TestRevert_Content: what the files hold, as git would have it: CRLF
@@ -215,11 +167,8 @@ func TestRevert_Content(t *testing.T) {
 	crlf := func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
 	t.Run("crlf", func(t *testing.T) {
 		t.Parallel()
-		env := NewEnv(t)
-		env.Write(".gitattributes", "*.txt text=auto eol=crlf\n")
-		env.Write("w.txt", crlf(revLines(24, nil)))
-		env.Commit("crlf")
-		env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--json").OK(t)
+		env := revertBase(t, map[string]string{".gitattributes": "*.txt text=auto eol=crlf\n",
+			"w.txt": crlf(revLines(24, nil))})
 		env.Turn("a1", func() { env.Write("w.txt", crlf(revLines(24, map[int]string{3: "t1"}))) })
 		env.Turn("a1", func() { env.Write("w.txt", crlf(revLines(24, map[int]string{3: "t1", 20: "t2"}))) })
 		env.revert("--revert=t1")
@@ -231,11 +180,8 @@ func TestRevert_Content(t *testing.T) {
 	})
 	t.Run("no trailing newline", func(t *testing.T) {
 		t.Parallel()
-		env := NewEnv(t)
 		base := strings.TrimSuffix(revLines(12, nil), "\n")
-		env.Write("n.txt", base)
-		env.Commit("no newline")
-		env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--json").OK(t)
+		env := revertBase(t, map[string]string{"n.txt": base})
 		env.Turn("a1", func() { env.Write("n.txt", strings.Replace(base, "line 12", "t1 line 12\n", 1)) })
 		env.Turn("a1", func() {
 			env.Write("n.txt", strings.Replace(strings.Replace(base, "line 12", "t1 line 12\n", 1), "line 1\n", "t2\n", 1))
@@ -281,7 +227,7 @@ func TestRevert_Content(t *testing.T) {
 			27: "t3 wrote line 27"})
 		env.Write("f.txt", ours)
 		r := env.Venom("rollback", "--revert=t2", "--dry-run", "--json").Fails(t, 5, "conflict.revert_conflicts")
-		c := r.Map(t)["error"].(map[string]any)["data"].(map[string]any)["conflicts"].([]any)[0].(map[string]any)
+		c := refusedConflicts(t, r)[0]
 		require.Equal(t, "person", c["by"])
 		require.Equal(t, ours, env.Read("f.txt"), "refused: nothing written")
 		res := env.revert("--revert=t2", "--conflicts=markers")
@@ -292,11 +238,7 @@ func TestRevert_Content(t *testing.T) {
 	})
 	t.Run("file and folder swapped", func(t *testing.T) {
 		t.Parallel()
-		env := NewEnv(t)
-		env.Write("p", "p is a file\n")
-		env.Write("q/r.txt", "q is a folder\n")
-		env.Commit("p and q")
-		env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--json").OK(t)
+		env := revertBase(t, map[string]string{"p": "p is a file\n", "q/r.txt": "q is a folder\n"})
 		env.Turn("a1", func() {
 			env.Remove("p")
 			env.Write("p/inside.txt", "p is a folder now\n")
@@ -317,17 +259,14 @@ func TestRevert_Content(t *testing.T) {
 		t.Parallel()
 		// A later turn's file in the folder the turn made: the file the
 		// turn deleted cannot come back without it, a conflict.
-		env := NewEnv(t)
-		env.Write("p", "p is a file\n")
-		env.Commit("p")
-		env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--json").OK(t)
+		env := revertBase(t, map[string]string{"p": "p is a file\n"})
 		env.Turn("a1", func() {
 			env.Remove("p")
 			env.Write("p/inside.txt", "p is a folder now\n")
 		})
 		env.Turn("a1", func() { env.Write("p/later.txt", "t2\n") })
 		r := env.Venom("rollback", "--revert=t1", "--dry-run", "--json").Fails(t, 5, "conflict.revert_conflicts")
-		c := r.Map(t)["error"].(map[string]any)["data"].(map[string]any)["conflicts"].([]any)[0].(map[string]any)
+		c := refusedConflicts(t, r)[0]
 		require.Equal(t, "p", c["path"])
 		env.revert("--revert=t1", "--conflicts=markers")
 		require.Equal(t, "t2\n", env.Read("p/later.txt"))
@@ -344,7 +283,7 @@ func TestRevert_Content(t *testing.T) {
 		})
 		tree := env.RecipeTree()
 		r := env.Venom("rollback", "--revert=t2", "--dry-run", "--json").Fails(t, 5, "conflict.revert_conflicts")
-		c := r.Map(t)["error"].(map[string]any)["data"].(map[string]any)["conflicts"].([]any)[0].(map[string]any)
+		c := refusedConflicts(t, r)[0]
 		require.Equal(t, "f.txt", c["path"])
 		require.Equal(t, []any{"t3", "t4"}, c["turns"], "the later turns that changed f.txt")
 		require.Equal(t, "deleted since the turn", c["detail"])
@@ -355,12 +294,8 @@ func TestRevert_Content(t *testing.T) {
 	})
 	t.Run("spaces and unicode, -- paths", func(t *testing.T) {
 		t.Parallel()
-		env := NewEnv(t)
 		a, b := "dir with space/naïve file.txt", "日本/ファイル.txt"
-		env.Write(a, "a\n")
-		env.Write(b, "b\n")
-		env.Commit("names")
-		env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--json").OK(t)
+		env := revertBase(t, map[string]string{a: "a\n", b: "b\n"})
 		env.Turn("a1", func() {
 			env.Write(a, "a from t1\n")
 			env.Write(b, "b from t1\n")

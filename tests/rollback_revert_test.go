@@ -84,6 +84,41 @@ func (e *Env) revert(args ...string) RevertResult {
 	return res
 }
 
+// refusedConflicts is the conflicts a conflict.revert_conflicts refusal
+// names, each as JSON has it.
+func refusedConflicts(t *testing.T, r Result) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, c := range r.Map(t)["error"].(map[string]any)["data"].(map[string]any)["conflicts"].([]any) {
+		out = append(out, c.(map[string]any))
+	}
+	return out
+}
+
+// gitMergeFile is git merge-file -p with opts, of the three contents
+// written to files of their own.
+func gitMergeFile(t *testing.T, env *Env, opts []string, ours, base, theirs string) Result {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		return p
+	}
+	args := append(append([]string{"merge-file", "-p"}, opts...), write("ours", ours), write("base", base),
+		write("theirs", theirs))
+	return env.GitRaw(args...)
+}
+
+// mergeFile is git merge-file -p --diff3 of the three contents with a
+// revert's labels for the pair from..to of turn: what a revert with
+// --conflicts=markers must write, byte for byte.
+func mergeFile(t *testing.T, env *Env, ours, base, theirs, from, to, turn string) Result {
+	t.Helper()
+	return gitMergeFile(t, env, []string{"--diff3", "-L", "current", "-L", "a1/" + to + " (after " + turn + ")",
+		"-L", "a1/" + from + " (before " + turn + ")"}, ours, base, theirs)
+}
+
 // revLines is a file of n numbered lines, with line i replaced where edits
 // say.
 func revLines(n int, edits map[int]string) string {
@@ -98,14 +133,25 @@ func revLines(n int, edits map[int]string) string {
 	return b.String()
 }
 
+// revertBase is a repository whose first commit holds files, and an
+// agent a1 in its own tree (unguarded), registered with a checkpoint of
+// them: where a revert test's turns start.
+func revertBase(t *testing.T, files map[string]string) *Env {
+	t.Helper()
+	env := NewEnv(t)
+	for p, content := range files {
+		env.Write(p, content)
+	}
+	env.Commit("base")
+	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--json").OK(t)
+	return env
+}
+
 // revertRepo is a committed 30-line file f.txt and an agent a1 in its
 // own tree (unguarded), with three turns: t1 edits line 3, t2 line 15,
 // t3 line 27.
 func revertRepo(t *testing.T) *Env {
-	env := NewEnv(t)
-	env.Write("f.txt", revLines(30, nil))
-	env.Commit("thirty lines")
-	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--json").OK(t)
+	env := revertBase(t, map[string]string{"f.txt": revLines(30, nil)})
 	edits := map[int]string{}
 	for i, n := range []int{3, 15, 27} {
 		env.Turn("a1", func() {
@@ -207,17 +253,9 @@ func TestRevert_SameLinesConflict(t *testing.T) {
 
 	// The same merge by git: ours the current file, base the turn's end,
 	// theirs its start, with the same labels.
-	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
-		return p
-	}
 	base := env.Git("show", env.CheckpointTreeOf("a1", dry.Revert.To)+":f.txt") + "\n"
 	theirs := env.Git("show", env.CheckpointTreeOf("a1", dry.Revert.From)+":f.txt") + "\n"
-	want := env.GitRaw("merge-file", "-p", "--diff3",
-		"-L", "current", "-L", "a1/"+dry.Revert.To+" (after t2)", "-L", "a1/"+dry.Revert.From+" (before t2)",
-		write("ours", ours), write("base", base), write("theirs", theirs))
+	want := mergeFile(t, env, ours, base, theirs, dry.Revert.From, dry.Revert.To, "t2")
 	require.Equal(t, 1, want.Code, want.Stderr) // one conflict
 	require.Equal(t, want.Stdout, got)
 	m := f.Markers[0]
@@ -244,7 +282,7 @@ func TestRevert_PersonsEdit(t *testing.T) {
 	env.Write("f.txt", revLines(30, map[int]string{3: "a person rewrote line 3", 27: "t3 wrote line 27",
 		22: "a person wrote line 22"}))
 	r := env.Venom("rollback", "--revert=t1", "--dry-run", "--json").Fails(t, 5, "conflict.revert_conflicts")
-	c := r.Map(t)["error"].(map[string]any)["data"].(map[string]any)["conflicts"].([]any)[0].(map[string]any)
+	c := refusedConflicts(t, r)[0]
 	require.Equal(t, "person", c["by"])
 	require.Equal(t, []any{}, c["turns"], "no later turn changed line 3")
 	require.Equal(t, []any{map[string]any{"start": 3.0, "end": 3.0}}, c["lines"])
@@ -256,13 +294,8 @@ func TestRevert_PersonsEdit(t *testing.T) {
 // a created file changed since, are whole-file conflicts.
 func TestRevert_Shapes(t *testing.T) {
 	t.Parallel()
-	env := NewEnv(t)
-	env.Write("gone.txt", "the turn deletes me\n")
-	env.Write("run.sh", revLines(10, nil))
-	env.Write("back.txt", "before\n")
-	env.Write("img.bin", "\x00\x01before")
-	env.Commit("shapes")
-	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--json").OK(t)
+	env := revertBase(t, map[string]string{"gone.txt": "the turn deletes me\n", "run.sh": revLines(10, nil),
+		"back.txt": "before\n", "img.bin": "\x00\x01before"})
 	env.Turn("a1", func() {
 		env.Remove("gone.txt")
 		env.Write("new.txt", "the turn made me\n")
@@ -281,8 +314,8 @@ func TestRevert_Shapes(t *testing.T) {
 
 	r := env.Venom("rollback", "--revert=t1", "--dry-run", "--json").Fails(t, 5, "conflict.revert_conflicts")
 	var conflicted []string
-	for _, c := range r.Map(t)["error"].(map[string]any)["data"].(map[string]any)["conflicts"].([]any) {
-		conflicted = append(conflicted, c.(map[string]any)["path"].(string))
+	for _, c := range refusedConflicts(t, r) {
+		conflicted = append(conflicted, c["path"].(string))
 	}
 	require.Equal(t, []string{"img.bin", "made.txt"}, conflicted)
 
@@ -312,11 +345,7 @@ func TestRevert_Shapes(t *testing.T) {
 // between two checkpoints; -- paths limits it; the plan quotes both.
 func TestRevert_PairAndPaths(t *testing.T) {
 	t.Parallel()
-	env := NewEnv(t)
-	env.Write("a.txt", "a\n")
-	env.Write("b.txt", "b\n")
-	env.Commit("two")
-	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--json").OK(t)
+	env := revertBase(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	env.Turn("a1", func() {
 		env.Write("a.txt", "a from t1\n")
 		env.Write("b.txt", "b from t1\n")
@@ -387,13 +416,8 @@ func TestRevert_Interactive(t *testing.T) {
 // merge-file --union does, and a driver a revert does not run conflicts.
 func TestRevert_MergeAttributes(t *testing.T) {
 	t.Parallel()
-	env := NewEnv(t)
-	env.Write(".gitattributes", "*.dat -merge\n*.log merge=union\n*.cfg merge=mine\n")
-	for _, f := range []string{"a.dat", "x.log", "c.cfg"} {
-		env.Write(f, revLines(10, nil))
-	}
-	env.Commit("attributes")
-	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--json").OK(t)
+	env := revertBase(t, map[string]string{".gitattributes": "*.dat -merge\n*.log merge=union\n*.cfg merge=mine\n",
+		"a.dat": revLines(10, nil), "x.log": revLines(10, nil), "c.cfg": revLines(10, nil)})
 	for _, n := range []int{3, 4} {
 		env.Turn("a1", func() {
 			for _, f := range []string{"a.dat", "x.log", "c.cfg"} {
@@ -410,9 +434,8 @@ func TestRevert_MergeAttributes(t *testing.T) {
 	ours := env.Read("x.log")
 	r := env.Venom("rollback", "--revert=t1", "--dry-run", "--json").Fails(t, 5, "conflict.revert_conflicts")
 	details := map[string]string{}
-	for _, c := range r.Map(t)["error"].(map[string]any)["data"].(map[string]any)["conflicts"].([]any) {
-		m := c.(map[string]any)
-		details[m["path"].(string)] = fmt.Sprint(m["detail"])
+	for _, c := range refusedConflicts(t, r) {
+		details[c["path"].(string)] = fmt.Sprint(c["detail"])
 	}
 	require.Len(t, details, 2, r.Stdout)
 	assert.Contains(t, details["a.dat"], "merge attribute")
@@ -421,14 +444,8 @@ func TestRevert_MergeAttributes(t *testing.T) {
 	dry := env.revertDry("--revert=t1", "--conflicts=markers")
 	require.Equal(t, "modify:reverted", dry.classes()["x.log"])
 	env.revert("--revert=t1", "--conflicts=markers")
-	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
-		return p
-	}
-	want := env.GitRaw("merge-file", "-p", "--union", write("ours", ours),
-		write("base", revLines(10, map[int]string{3: "t1 wrote line 3"})), write("theirs", revLines(10, nil)))
+	want := gitMergeFile(t, env, []string{"--union"}, ours, revLines(10, map[int]string{3: "t1 wrote line 3"}),
+		revLines(10, nil))
 	require.Equal(t, 0, want.Code, want.Stderr)
 	require.Equal(t, want.Stdout, env.Read("x.log"))
 	require.Equal(t, ours, env.Read("a.dat"))
@@ -439,10 +456,7 @@ func TestRevert_MergeAttributes(t *testing.T) {
 // taken back), a later turn's are not, and none is touched.
 func TestRevert_IgnoredEdits(t *testing.T) {
 	t.Parallel()
-	env := NewEnv(t)
-	env.Write(".gitignore", "*.log\n")
-	env.Commit("ignore")
-	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--json").OK(t)
+	env := revertBase(t, map[string]string{".gitignore": "*.log\n"})
 	env.Turn("a1", func() {
 		env.Write("a.txt", "t1\n")
 		env.Write("x.log", "t1\n")
@@ -551,10 +565,7 @@ func TestRevert_FailureIsUndone(t *testing.T) {
 // as a rollback leaves a write a kept path blocks.
 func TestRevert_BlockedByAConflict(t *testing.T) {
 	t.Parallel()
-	env := NewEnv(t)
-	env.Write("p/q.txt", "q\n")
-	env.Commit("folder p")
-	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--json").OK(t)
+	env := revertBase(t, map[string]string{"p/q.txt": "q\n"})
 	env.Turn("a1", func() {
 		env.Remove("p")
 		env.Write("p", "p is a file now\n")
@@ -583,7 +594,7 @@ func TestRevert_NamesTheTurnThatWroteTheLines(t *testing.T) {
 	edits[16] = "a person wrote line 16"
 	env.Write("f.txt", revLines(30, edits))
 	r := env.Venom("rollback", "--revert=t2", "--dry-run", "--json").Fails(t, 5, "conflict.revert_conflicts")
-	c := r.Map(t)["error"].(map[string]any)["data"].(map[string]any)["conflicts"].([]any)[0].(map[string]any)
+	c := refusedConflicts(t, r)[0]
 	require.Equal(t, []any{"t4"}, c["turns"], "t3 changed the file, not these lines")
 	require.Equal(t, "person", c["by"])
 	require.Equal(t, []any{map[string]any{"start": 15.0, "end": 16.0}}, c["lines"])

@@ -97,16 +97,24 @@ func TestDiff_BlameByTurn(t *testing.T) {
 	env.Venom("diff", "--blame", "src/f.txt", "--json").OK(t).JSON(t, &got)
 	assert.Equal(t, []string{"person", "commit:the first four", "a1/t1", "a2/t2", "a2/t1", "a1/t2", "person"}, got.who())
 
-	// The text: one line each, as git blame, then the turns and commits.
+	// The text: one line each, as git blame's "<id> (<who> <time>
+	// <line>) <text>", a commit abbreviated as git abbreviates it; then
+	// the turns and commits.
 	text := env.Venom("diff", "--blame", "src/f.txt").OK(t).Stdout
 	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	assert.Equal(t, "person   1) zero by me", lines[0])
-	assert.Regexp(t, `^[0-9a-f]{8} 2\) one$`, lines[1])
-	assert.Equal(t, "a1/t1    3) TWO by a1", lines[2])
+	short := env.Git("rev-parse", "--short", "HEAD~1")
+	assert.Regexp(t, `^00000000 \(Not Committed Yet +1\) zero by me$`, lines[0])
+	assert.Regexp(t, `^`+short+` +\(\S.* +\d{4}-\d\d-\d\d \d\d:\d\d 2\) one$`, lines[1])
+	assert.Regexp(t, `^a1/t1 +\(agent +\d{4}-\d\d-\d\d \d\d:\d\d 3\) TWO by a1$`, lines[2])
+	assert.Equal(t, strings.Index(lines[0], "("), strings.Index(lines[2], "("), "the columns line up")
+	assert.Equal(t, strings.Index(lines[0], ")"), strings.Index(lines[2], ")"), "the columns line up")
 	assert.Contains(t, text, "the first four")
 	for _, l := range lines {
 		assert.LessOrEqual(t, len(l), 80, l)
 	}
+	env.Git("config", "core.abbrev", "12")
+	text = env.Venom("diff", "--blame", "src/f.txt").OK(t).Stdout
+	assert.Regexp(t, `(?m)^`+env.Git("rev-parse", "--short=12", "HEAD~1")+` \(`, text, "core.abbrev")
 
 	// Refusals.
 	env.Venom("diff", "--blame", "src/none.txt", "--json").Fails(t, 2, "invalid_params.path")

@@ -140,6 +140,13 @@ func TestOutput_EveryVerbFitsEightyColumns(t *testing.T) {
 	run("diff", claude, "k1", "--stat")
 	run("diff", claude, "k1", "--name-only")
 	run("diff", claude, "k1", "k8", "--stat")
+	// --blame: the file's own lines are as long as they are (git blame
+	// cuts none); what comes before each leaves the text 20 columns.
+	for _, l := range strings.Split(env.Venom("diff", "--blame", long[0]).OK(t).Stdout, "\n") {
+		if i := strings.Index(l, ") "); i >= 0 {
+			assert.LessOrEqual(t, utf8.RuneCountInString(l[:i+2]), 60, l)
+		}
+	}
 
 	// Rollback: refusal, plan, real, undo.
 	run("rollback", claude, "k3", "--dry-run")

@@ -21,6 +21,7 @@ import (
 	"github.com/git-venom/git-venom/lib/pathspec"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // BlameResult is --blame's result (docs/json.md).
@@ -32,6 +33,7 @@ type BlameResult struct {
 	Commits []BlameCommit  `json:"commits"`
 	turnOf  map[string]int // index in Turns
 	commit  map[string]int // index in Commits
+	abbrev  map[string]string
 }
 
 // BlameLine is one line of the file now and what last wrote it.
@@ -118,7 +120,34 @@ func (c *CLI) blame(env *cli.Env) error {
 	if env.JSON {
 		return env.UI.JSON(res)
 	}
+	res.abbrev = abbreviate(env, s, res.Commits)
 	return c.printBlame(env, res)
+}
+
+// abbreviate is each commit's name as git abbreviates it (core.abbrev,
+// else as long as the repository needs), or its first 8 digits when git
+// cannot say.
+func abbreviate(env *cli.Env, s *state.Store, commits []BlameCommit) map[string]string {
+	out := map[string]string{}
+	args := []string{"rev-parse", "--short"}
+	for _, ci := range commits {
+		out[ci.Commit] = ci.Commit[:min(8, len(ci.Commit))]
+		args = append(args, ci.Commit)
+	}
+	if len(commits) == 0 {
+		return out
+	}
+	short, err := s.Repo.Git.Run(env.Ctx, args...)
+	if err != nil {
+		return out
+	}
+	names := strings.Fields(string(short))
+	for i, ci := range commits {
+		if i < len(names) && strings.HasPrefix(ci.Commit, names[i]) {
+			out[ci.Commit] = names[i]
+		}
+	}
+	return out
 }
 
 // blamedFile reads the file --blame names, relative to the current
@@ -236,57 +265,75 @@ func gitBlame(env *cli.Env, s *state.Store, rel string) ([]string, map[string]Bl
 	return byLine, infos
 }
 
-// printBlame prints each line as git blame does, its author a turn, a
-// commit or the person, then what each turn and commit was.
+// printBlame prints each line as git blame does, "<id> (<who> <time>
+// <line>) <text>": a turn's id, harness and end; a commit's abbreviated
+// name, author and date; a line not committed that no turn wrote as git
+// shows it, 00000000 (Not Committed Yet). Then what each turn and commit
+// was: a turn's prompt or tool call, a commit's subject.
 func (c *CLI) printBlame(env *cli.Env, res *BlameResult) error {
 	turnStyle := env.UI.OutStyle(color.FgYellow)
 	dim := env.UI.OutStyle(color.Faint)
-	label := func(l BlameLine) (string, func(a ...any) string) {
+	plain := func(a ...any) string { return fmt.Sprint(a...) }
+	type row struct {
+		id, who, when string
+		style         func(a ...any) string
+	}
+	turnWhen := func(t explain.Turn) string {
+		switch {
+		case t.Ended != nil:
+			return shortTime(*t.Ended)
+		case t.Started != nil:
+			return shortTime(*t.Started)
+		}
+		return ""
+	}
+	rowOf := func(l BlameLine) row {
 		switch l.By {
 		case "turn":
-			return *l.Turn, turnStyle
+			t := res.Turns[res.turnOf[*l.Turn]]
+			who := t.Harness
+			if who == "" || who == "none" {
+				who = "agent"
+			}
+			return row{ui.CutMiddle(*l.Turn, 24), who, turnWhen(t), turnStyle}
 		case "commit":
-			return (*l.Commit)[:8], dim
+			ci := res.Commits[res.commit[*l.Commit]]
+			return row{res.abbrev[ci.Commit], quote.Text(ci.Author), shortTime(ci.Date), dim}
 		}
-		return "person", func(a ...any) string { return fmt.Sprint(a...) }
+		return row{"00000000", "Not Committed Yet", "", plain}
 	}
-	width, digits := len("person"), len(strconv.Itoa(len(res.Lines)+res.first()))
+	// Within 80 columns before the text, as git blame's own prefix: an
+	// author is cut, never the id.
+	idW, whoW, digits := 8, 0, len(strconv.Itoa(len(res.Lines)+res.first()))
 	for _, l := range res.Lines {
-		s, _ := label(l)
-		width = max(width, len(s))
+		r := rowOf(l)
+		idW, whoW = max(idW, ui.Width(r.id)), max(whoW, ui.Width(r.who))
 	}
+	whoW = min(whoW, 18)
 	done := env.UI.Page()
 	defer done()
 	w := bufio.NewWriter(env.UI.Out)
 	for _, l := range res.Lines {
-		s, style := label(l)
-		fmt.Fprintf(w, "%s %*d) %s\n", style(fmt.Sprintf("%-*s", width, s)), digits, l.Line, l.Text)
+		r := rowOf(l)
+		who := cut(r.who, whoW)
+		fmt.Fprintf(w, "%s (%s%*s %-16s %*d) %s\n", r.style(fmt.Sprintf("%-*s", idW, r.id)), who,
+			whoW-ui.Width(who), "", r.when, digits, l.Line, l.Text)
 	}
 	if len(res.Turns)+len(res.Commits) > 0 {
 		fmt.Fprintln(w)
 	}
 	for _, t := range res.Turns {
-		when := ""
-		if t.Ended != nil {
-			when = shortTime(*t.Ended)
-		} else if t.Started != nil {
-			when = shortTime(*t.Started) + ", running"
-		}
-		if t.Harness != "none" {
-			when += " " + t.Harness
-		}
-		fmt.Fprintf(w, "%s  %s\n", turnStyle(fmt.Sprintf("%-*s", width, t.ID)), when)
+		fmt.Fprintf(w, "%s  %s\n", turnStyle(fmt.Sprintf("%-*s", idW, ui.CutMiddle(t.ID, 24))), turnWhen(t))
 		if t.Tool != nil {
-			fmt.Fprintf(w, "%*s  %s\n", width, "", quote.Text(cut(explain.ToolLine(t), 76-width)))
+			fmt.Fprintf(w, "%*s  %s\n", idW, "", quote.Text(cut(explain.ToolLine(t), 76-idW)))
 		}
 		if t.Prompt != nil {
-			fmt.Fprintf(w, "%*s  %s\n", width, "", quote.Always(cut(*t.Prompt, 76-width)))
+			fmt.Fprintf(w, "%*s  %s\n", idW, "", quote.Always(cut(*t.Prompt, 76-idW)))
 		}
 	}
 	sort.SliceStable(res.Commits, func(i, j int) bool { return res.Commits[i].Date > res.Commits[j].Date })
 	for _, ci := range res.Commits {
-		fmt.Fprintf(w, "%s  %s %s\n", dim(fmt.Sprintf("%-*s", width, ci.Commit[:8])), shortTime(ci.Date), cut(ci.Author, 30))
-		fmt.Fprintf(w, "%*s  %s\n", width, "", cut(ci.Subject, 76-width))
+		fmt.Fprintf(w, "%s  %s\n", dim(fmt.Sprintf("%-*s", idW, res.abbrev[ci.Commit])), cut(ci.Subject, 76-idW))
 	}
 	err := w.Flush()
 	if env.UI.PagerQuit(err) {

@@ -27,7 +27,7 @@ import (
 // kinds names the step kinds that can be switched off (-off), for known
 // defects being fixed elsewhere; defaultOff is what the fixed seeds leave
 // out until those fixes land (see tests/README.md).
-var kinds = []string{"racy", "merge", "interrupt", "sigint"}
+var kinds = []string{"racy", "merge", "interrupt", "sigint", "revert"}
 
 var defaultOff = []string{}
 
@@ -237,6 +237,11 @@ func (w *world) step() {
 		w.gitStep(w.trees[w.rng.Intn(len(w.trees))], "person")
 	case k < 63:
 		w.pruneStep()
+	case k < 75 && !w.opt.off["revert"]:
+		if a.turn != 0 && w.rng.Intn(5) != 0 {
+			w.captureStep(a, "turn_end")
+		}
+		w.revertStep(a)
 	case k < 90:
 		if a.turn != 0 && w.rng.Intn(5) != 0 {
 			w.captureStep(a, "turn_end")

@@ -194,12 +194,6 @@ func (w *world) predict(a *agent, target *checkpoint, undo bool, outside string,
 			}
 		}
 	}
-	deleted := func(q string) bool {
-		_, inS := s[q]
-		_, inT := target.view[q]
-		_, planned := pr.changes[q]
-		return planned && inS && !inT && pr.left[q] == ""
-	}
 	// Blocked by a kept path: a write under a kept file, or a file write
 	// where a kept path lies beneath.
 	blocked := map[string]string{}
@@ -221,51 +215,8 @@ func (w *world) predict(a *agent, target *checkpoint, undo bool, outside string,
 	// (an ignored one), or anything under its path that the rollback does
 	// not delete (ignored files; in a path-scoped rollback, the paths not
 	// chosen).
-	for _, p := range paths {
-		if _, writes := target.view[p]; !writes || pr.left[p] != "" {
-			continue
-		}
-		for q := range t.files {
-			switch {
-			case strings.HasPrefix(p, q+"/"):
-				if !deleted(q) {
-					pr.left[p] = "ignored_in_the_way"
-				}
-			case q == p:
-				if _, inS := s[q]; !inS {
-					pr.left[p] = "ignored_in_the_way"
-				}
-			case strings.HasPrefix(q, p+"/"):
-				if !deleted(q) {
-					pr.left[p] = "ignored_in_the_way"
-				}
-			}
-		}
-	}
-	// The tree afterwards: deletions, then writes, of every path not left.
-	after := t.files.clone()
-	for _, p := range paths {
-		if pr.left[p] != "" {
-			continue
-		}
-		if _, writes := target.view[p]; !writes {
-			delete(after, p)
-		}
-	}
-	for _, p := range paths {
-		if pr.left[p] != "" {
-			continue
-		}
-		if e, writes := target.view[p]; writes {
-			for q := range after {
-				if strings.HasPrefix(p, q+"/") || strings.HasPrefix(q, p+"/") {
-					delete(after, q)
-				}
-			}
-			after[p] = e
-		}
-	}
-	pr.after = after
+	w.inTheWay(t, &pr, paths, s, target.view)
+	pr.after = afterWrites(t.files, paths, pr.left, target.view)
 	return pr
 }
 

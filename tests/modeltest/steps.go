@@ -38,7 +38,11 @@ func (w *world) setup() {
 	w.git(main.dir, "init", "-q")
 	w.writeFile(main, ".gitignore", []byte("*.log\nbuild/\n"), false)
 	for _, p := range []string{"a.txt", "b.txt", "src/c.go", "src/d.go", "docs/f.md"} {
-		w.writeFile(main, p, []byte(w.content("i", 24)), false)
+		var b strings.Builder
+		for i := 1; i <= 12; i++ {
+			b.WriteString(w.content(fmt.Sprintf("i%d.", i), 16))
+		}
+		w.writeFile(main, p, []byte(b.String()), false)
 	}
 	w.git(main.dir, "add", "-A")
 	w.git(main.dir, "commit", "-q", "-m", "base")
@@ -167,6 +171,9 @@ func (w *world) captureStep(a *agent, reason string, extra ...string) {
 		w.checkCheckpoint(a, ck, "the capture")
 	}
 	t.captures = append(t.captures, c)
+	if reason == "turn_start" || reason == "turn_end" {
+		a.noteTurn(c)
+	}
 	if reason == "turn_end" {
 		w.prune(a)
 	}
@@ -278,6 +285,8 @@ func (w *world) decode(r result, v any) {
 func (w *world) edit(t *tree, who string) {
 	p := pool[w.rng.Intn(len(pool))]
 	switch k := w.rng.Intn(20); {
+	case k < 9 && w.rng.Intn(3) != 0 && w.lineEdit(t, p):
+		w.note("%s rewrites a line of %s:%s", who, t.name, p)
 	case k < 9:
 		n := 24
 		if w.rng.Intn(4) == 0 {
@@ -333,6 +342,27 @@ func (w *world) edit(t *tree, who string) {
 			w.note("%s same-size edit of %s:%s, mtime kept", who, t.name, p)
 		}
 	}
+}
+
+// lineEdit rewrites one line of p, a regular file of several lines, in
+// place: the edits a revert merges line by line.
+func (w *world) lineEdit(t *tree, p string) bool {
+	e, ok := t.files[p]
+	if !ok || e.mode == "120000" || p == ".gitignore" {
+		return false
+	}
+	b, err := os.ReadFile(w.abs(t, p))
+	if err != nil {
+		w.failf("read %s: %v", p, err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	if len(lines) < 3 {
+		return false
+	}
+	i := w.rng.Intn(len(lines) - 1)
+	lines[i] = w.content(fmt.Sprintf("line%d.", i+1), 12+w.rng.Intn(12))
+	w.writeFile(t, p, []byte(strings.Join(lines, "")), e.mode == "100755")
+	return true
 }
 
 // racyEdit rewrites, in the same second, a file a rollback or capture
@@ -694,7 +724,10 @@ func (w *world) interruptedRollback(a *agent, target *checkpoint, pr prediction,
 	}
 	w.sync(t)
 	safety := w.learnFromLog(a, logBefore, pr.s)
-	if !sameFiles(before, disk) && !safety {
+	if safety != nil && w.undoable(t, a, logBefore) {
+		a.safety = safety.n
+	}
+	if !sameFiles(before, disk) && safety == nil {
 		w.failf("the interrupted rollback (%v, %s) changed the tree with no safety checkpoint logged\n%s", sig, code,
 			diffFiles("S and the tree now", before, disk))
 	}
@@ -706,7 +739,7 @@ func (w *world) interruptedRollback(a *agent, target *checkpoint, pr prediction,
 		if d := diffFiles("S and the tree now", before, disk); d != "" {
 			w.failf("the interrupted rollback reported %s but the tree is not S\n%s", code, d)
 		}
-		if code == "failed.interrupted" && safety {
+		if code == "failed.interrupted" && safety != nil {
 			w.failf("the interrupted rollback reported failed.interrupted (before the safety checkpoint) "+
 				"but logged its safety checkpoint\n%s", r)
 		}
@@ -753,7 +786,7 @@ func (w *world) readLog(t *tree) []map[string]any {
 // (the safety checkpoint, perhaps the rollback one) and adds them to the
 // model as its tree's captures: their trees are checked against S for the
 // safety one, and read from git for the other.
-func (w *world) learnFromLog(a *agent, from int, s files) (safety bool) {
+func (w *world) learnFromLog(a *agent, from int, s files) (safety *checkpoint) {
 	t := a.tree
 	// A command that takes the lock writes the interrupted end first.
 	recs := w.readLog(t)
@@ -776,12 +809,27 @@ func (w *world) learnFromLog(a *agent, from int, s files) (safety bool) {
 			if d := diffFiles("the safety checkpoint", s, view); d != "" {
 				w.failf("the interrupted rollback's safety checkpoint is not S\n%s", d)
 			}
-			safety = true // not an undo target: the rollback did not end well
+			safety = ck
 		}
 		a.ckpts = append(a.ckpts, ck)
 		t.captures = append(t.captures, capture{agent: a, reason: reason, ck: ck, view: view, open: w.openTurns(t)})
 	}
 	return safety
+}
+
+// undoable says whether the rollback an interrupted call logged after
+// the log's first from records is the one --undo now takes back
+// (docs/rollback.md#undo): it ended well, or did not end (killed, settled
+// or not yet), or its way back failed; not when it was undone.
+func (w *world) undoable(t *tree, a *agent, from int) bool {
+	for _, m := range w.readLog(t)[from:] {
+		if m["type"] != "rollback.ended" || m["agent"] != a.id {
+			continue
+		}
+		code, _ := m["code"].(string)
+		return m["ok"] == true || code == "failed.rollback_interrupted" || code == "failed.rollback_partial"
+	}
+	return true
 }
 
 func (w *world) fsck(t *tree) {

@@ -55,6 +55,8 @@ type agent struct {
 	session string
 	edits   map[int]map[string]bool // turn -> paths its edit calls named
 	ignEdit []ignoredEdit
+	// turnRecs: the agent's turns by number, with their checkpoints.
+	turnRecs map[int]*turnRec
 }
 
 // ignoredEdit is an edit call that named an ignored path, after the

@@ -2,8 +2,12 @@ package refs
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -186,4 +190,52 @@ func TestSymbolic_NeverFollowed(t *testing.T) {
 	found, err = Symbolic(w.r, "refs/venom/*")
 	require.NoError(t, err)
 	assert.Empty(t, found)
+}
+
+// TestCreate_BesidePackRefs: refs made while git pack-refs --all --prune
+// runs in a loop (a person's gc) are all there afterwards, each holding
+// its commit, packed or loose; one already packed is refused and kept;
+// no lock file is left. A symbolic ref at the name is refused, not
+// written through.
+func TestCreate_BesidePackRefs(t *testing.T) {
+	w := newWorld(t)
+	stop := make(chan struct{})
+	done := make(chan int)
+	go func() {
+		runs := 0
+		for {
+			select {
+			case <-stop:
+				done <- runs
+				return
+			default:
+			}
+			// A pack-refs that finds a ref locked leaves it loose: not
+			// a failure of ours.
+			_ = exec.Command("git", "-C", w.dir, "pack-refs", "--all", "--prune").Run()
+			runs++
+		}
+	}()
+	const n = 60
+	for k := 1; k <= n; k++ {
+		require.NoError(t, Create(w.r, "a1", k, w.commits[k%3]))
+	}
+	close(stop)
+	assert.Positive(t, <-done, "pack-refs ran beside the creations")
+	var want []string
+	for k := 1; k <= n; k++ {
+		want = append(want, fmt.Sprintf("refs/venom/checkpoints/a1/%d %s", k, w.commits[k%3]))
+	}
+	sort.Strings(want)
+	assert.Equal(t, strings.Join(want, "\n"), w.refs())
+
+	w.git("pack-refs", "--all", "--prune")
+	assert.ErrorIs(t, Create(w.r, "a1", 7, w.commits[0]), ErrExists, "a packed ref is there")
+	assert.Equal(t, w.commits[7%3].String(), w.git("rev-parse", "refs/venom/checkpoints/a1/7"), "and keeps its commit")
+	w.git("symbolic-ref", "refs/venom/checkpoints/a1/99", "refs/heads/elsewhere")
+	assert.ErrorIs(t, Create(w.r, "a1", 99, w.commits[0]), ErrExists)
+	assert.Empty(t, w.git("for-each-ref", "refs/heads/"), "nothing written through the link")
+	locks, err := filepath.Glob(filepath.Join(w.dir, ".git", "refs", "venom", "checkpoints", "a1", "*.lock"))
+	require.NoError(t, err)
+	assert.Empty(t, locks)
 }

@@ -176,6 +176,11 @@ func TestExplain_WholeFileAndHunks(t *testing.T) {
 
 	// The human form says the same by turn.
 	out := e.Venom("checkpoint", "explain", "HEAD").OK(t).Stdout
+	// The commit abbreviated as git abbreviates it (core.abbrev).
+	assert.True(t, strings.HasPrefix(out, e.Git("rev-parse", "--short", "HEAD")+" "), out)
+	e.Git("config", "core.abbrev", "9")
+	assert.True(t, strings.HasPrefix(e.Venom("checkpoint", "explain", "HEAD").OK(t).Stdout, e.Git("rev-parse", "--short=9", "HEAD")+" "))
+	e.Git("config", "--unset", "core.abbrev")
 	assert.Regexp(t, `(?s)a1/t1 .*f\.txt  hunk 2 of 3\n    g\.txt  whole file\n    m\.txt  hunk 1 of 1\n  a1/t2 .*f\.txt  hunk 3 of 3\n  Not from a turn:\n    f\.txt hunk 1 of 3\n    h\.txt\n    m\.txt hunk 1 of 1 \(1 of 3 lines\)\n    p\.txt\n`, out)
 	assert.NotContains(t, out, "\x1b[", "plain when piped")
 	e.AssertUntouched(t, snap)

@@ -144,12 +144,13 @@ func (c *ExplainCmd) Run(env *cli.Env) error {
 		fmt.Fprintf(out, "No commits in %s.\n", quote.C(c.Revision))
 	}
 	st2 := styles{bold: env.UI.OutStyle(color.Bold), dim: env.UI.OutStyle(color.Faint), yellow: env.UI.OutStyle(color.FgYellow)}
+	abbrev := abbreviations(env, s, res.Commits)
 	for i := range res.Commits {
 		if i > 0 {
 			fmt.Fprintln(out)
 		}
 		cm := &res.Commits[i]
-		fmt.Fprintf(out, "%s %s\n", st2.yellow(short(cm.Commit)), quote.C(cm.Subject))
+		fmt.Fprintf(out, "%s %s\n", st2.yellow(abbrev(cm.Commit)), quote.C(cm.Subject))
 		render(out, cm, st2)
 		if cm.Note != nil {
 			fmt.Fprintf(out, "%s\n", st2.dim("Stored as a note under "+*cm.Note+"."))
@@ -176,6 +177,32 @@ func short(id string) string {
 		return id[:12]
 	}
 	return id
+}
+
+// abbreviations names each commit as git abbreviates it (core.abbrev,
+// else as long as the repository needs), as git log --oneline does; the
+// first 12 digits where git cannot say.
+func abbreviations(env *cli.Env, s *state.Store, commits []explain.Commit) func(string) string {
+	names := map[string]string{}
+	if len(commits) > 0 {
+		args := []string{"rev-parse", "--short"}
+		for _, c := range commits {
+			args = append(args, c.Commit)
+		}
+		if out, err := s.Repo.Git.Run(env.Ctx, args...); err == nil {
+			for i, n := range strings.Fields(string(out)) {
+				if i < len(commits) && strings.HasPrefix(commits[i].Commit, n) {
+					names[commits[i].Commit] = n
+				}
+			}
+		}
+	}
+	return func(id string) string {
+		if n, ok := names[id]; ok {
+			return n
+		}
+		return short(id)
+	}
 }
 
 // render writes one commit's explanation by turn: each turn with its

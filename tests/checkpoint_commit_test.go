@@ -111,10 +111,16 @@ func TestCheckpoint_LinkedWorktree(t *testing.T) {
 	require.Equal(t, wt, it.Repos[0].Path)
 	require.Equal(t, "feature", *it.Repos[0].Branch)
 
-	// From the main worktree, the agent's capture is still of its own tree.
+	// From the main worktree, the agent's capture is refused: a command
+	// acts on the worktree it runs in, and w1's is the linked one. With
+	// git -C, as the refusal says, it captures its own tree.
 	w.Write("feature.txt", "more work\n")
 	want = w.RecipeTree()
-	r := env.Venom("checkpoint", "--agent=w1", "--json").OK(t)
+	r := env.Venom("checkpoint", "--agent=w1", "--json").Fails(t, 2, "invalid_params.agent")
+	assert.JSONEq(t, `{"agent":"w1","tree":"`+wt+`"}`, string(ErrorOf(t, r).Error.Data))
+	r = env.Venom("checkpoint", "--agent=w1")
+	assert.Contains(t, r.Stderr, "hint: its worktree:\nhint:   "+wt+"\nhint: run the command there (git -C <that path> ...)")
+	r = env.run(env.Root, nil, "git", "-C", wt, "venom-checkpoint", "--agent=w1", "--json").OK(t)
 	var res2 TakeResult
 	r.JSON(t, &res2)
 	require.Equal(t, "k2", *res2.Checkpoint)

@@ -59,14 +59,15 @@ func TestAgents_InferredFromWorktree(t *testing.T) {
 		assert.Contains(t, human.Stderr, "--agent=a1", "%v", args)
 	}
 
-	// In a folder of no agent's worktree, all three are candidates.
+	// In a worktree of no agent, none is a candidate: each works in
+	// another worktree, which the hints name.
 	other := filepath.Join(env.Root, "other")
 	env.Git("worktree", "add", "-q", "--detach", other)
 	r := env.VenomIn(other, nil, "checkpoint", "list", "--json")
 	r.Fails(t, 2, "invalid_params.agent")
-	assert.JSONEq(t, `{"agents":["a1","b1","w1"]}`, string(ErrorOf(t, r).Error.Data))
+	assert.JSONEq(t, `{"agents":[],"elsewhere":["a1","b1","w1"]}`, string(ErrorOf(t, r).Error.Data))
 	assert.Contains(t, env.VenomIn(other, nil, "checkpoint", "list").Stderr,
-		"this repository has 3 agents: name one with --agent\nhint: they are a1, b1, w1\n")
+		"no agent works in this worktree: name one with --agent\nhint: agent a1 works in another worktree:\nhint:   "+env.Dir+"\n")
 }
 
 // TestFirstCheckpoint_SaysWhatToType: with no agent yet, a bare

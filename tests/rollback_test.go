@@ -115,7 +115,7 @@ func TestRollback_HumanLine(t *testing.T) {
 	plan := env.DryRun("--checkpoint=k2", "--restore=files").Plan
 	r := env.Venom("rollback", "--checkpoint=k2", "--restore=files", "--plan="+plan).OK(t)
 	// Harness none: no word about a conversation; the undo is a command.
-	require.Equal(t, "↺ Rolled back to k2 (after t1) · 1 file · safety k4\n  undo: git venom-rollback --undo\n", r.Stdout)
+	require.Equal(t, "Worktree:\n  "+env.Dir+"\n↺ Rolled back to k2 (after t1) · 1 file · safety k4\n  undo: git venom-rollback --undo\n", r.Stdout)
 	r = env.Venom("rollback", "--checkpoint=k2", "--restore=files", "--dry-run").OK(t)
 	require.Contains(t, r.Stdout, "Plan p1-")
 }

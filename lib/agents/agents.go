@@ -289,6 +289,9 @@ type State struct {
 	// Here is the worktree the command runs in (canonical, as an agent's
 	// Tree): an agent left unnamed is the one agent of this worktree.
 	Here string
+	// HereWorktree is that worktree's identity (worktreeid.Of), which
+	// tells a linked worktree moved since an agent registered in it.
+	HereWorktree *worktreeid.ID
 	// captures are the capture records (checkpoint.taken, .reused and
 	// .failed) in log order, for the window walk: the fold keeps these
 	// rather than every record, so that it holds the state, not the log.
@@ -687,8 +690,10 @@ func deref(p *string) string {
 }
 
 // Resolve picks the agent a command means: the id given (by --agent or
-// VENOM_AGENT), else the repository's only agent that is not archived
-// (docs/checkpoints.md#names).
+// VENOM_AGENT), else the one agent of the worktree the command runs in
+// that is not archived (docs/checkpoints.md#names). An agent of another
+// worktree is never picked: a capture or a rollback would read or write
+// that worktree's files, not the one the person is in.
 func (s *State) Resolve(given string) (string, error) {
 	if given != "" {
 		if !ids.ValidAgent(given) {
@@ -698,7 +703,7 @@ func (s *State) Resolve(given string) (string, error) {
 		return given, nil
 	}
 	active := s.Active()
-	if len(active) == 1 {
+	if len(active) == 1 && (s.Here == "" || s.OfHere(active[0])) {
 		return active[0].ID, nil
 	}
 	if len(active) == 0 {
@@ -714,12 +719,15 @@ func (s *State) Resolve(given string) (string, error) {
 	}
 	var here []*Agent
 	for _, a := range active {
-		if s.Here != "" && a.Tree == s.Here {
+		if s.Here != "" && s.OfHere(a) {
 			here = append(here, a)
 		}
 	}
 	if len(here) == 1 {
 		return here[0].ID, nil
+	}
+	if len(here) == 0 && s.Here != "" {
+		return "", s.noneHere(active)
 	}
 	candidates, where := here, "this worktree has"
 	if len(here) == 0 {
@@ -755,6 +763,39 @@ func (s *State) Resolve(given string) (string, error) {
 		line += " " + n
 	}
 	return "", e.Hint("%s", line).Hint("for example --agent=%s", names[0])
+}
+
+// OfHere reports whether a's tree is the worktree the command runs in:
+// its path, or the linked worktree it registered in, moved since (git
+// worktree move keeps the admin folder, so its identity).
+func (s *State) OfHere(a *Agent) bool {
+	if a.Tree == s.Here {
+		return true
+	}
+	w, h := a.Worktree, s.HereWorktree
+	return w != nil && h != nil && w.Made != "" && *w == *h
+}
+
+// noneHere is the error for an unnamed agent where only other worktrees
+// have agents: those are never picked, and the hints say where they work
+// and how this worktree gets its own.
+func (s *State) noneHere(active []*Agent) error {
+	names := make([]string, len(active))
+	for i, a := range active {
+		names[i] = a.ID
+	}
+	e := errcode.Newf(errcode.InvalidParamsAgent, map[string]any{"agents": []string{}, "elsewhere": names},
+		"no agent works in this worktree: name one with --agent")
+	for i, a := range active {
+		if i == 3 {
+			e.Hint("… and %d more: git venom-checkpoint agents lists them", len(active)-i)
+			break
+		}
+		// The path on its own line, as long paths go (80 columns).
+		e.Hint("agent %s works in another worktree:", a.ID).Hint("  %s", a.Tree)
+	}
+	return e.Hint("git venom-checkpoint list --agent=%s reads its checkpoints from here;", active[0].ID).
+		Hint("git venom-checkpoint --agent=<new id> registers this worktree's own agent")
 }
 
 // Known returns the agent or not_found.agent (docs/checkpoints.md#agents-turns-and-states).

@@ -13,7 +13,7 @@ import (
 
 // CleanCmd archives an agent and removes its checkpoints (docs/checkpoints.md#retention-and-clean).
 type CleanCmd struct {
-	Agent  string `name:"agent" env:"VENOM_AGENT" help:"The agent to archive (default: VENOM_AGENT, or the repository's only agent)."`
+	Agent  string `name:"agent" env:"VENOM_AGENT" help:"The agent to archive (default: VENOM_AGENT, or this worktree's only agent)."`
 	DryRun bool   `name:"dry-run" help:"Say what would be removed and kept; change nothing."`
 }
 

@@ -21,7 +21,7 @@ import (
 
 // ListCmd lists checkpoints: git venom-checkpoint list [--agent] [--turn] [--before] [--limit].
 type ListCmd struct {
-	Agent  string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree), or a fetched copy, <remote>/<agent> or <remote>/<machine>/<agent>."`
+	Agent  string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, or this worktree's only agent), or a fetched copy, <remote>/<agent> or <remote>/<machine>/<agent>."`
 	Turn   string `name:"turn" complete:"turn" help:"Only checkpoints of this turn (t<n>)."`
 	Before string `name:"before" complete:"checkpoint" help:"Only checkpoints older than this one, exclusive: k<n>, last, last~<n> (n back from last) or t<n> (that turn's end)."`
 	Limit  int    `name:"limit" short:"n" aliases:"max-count" default:"50" help:"At most this many (also -n, --max-count, as git log)."`

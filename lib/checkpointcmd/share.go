@@ -12,7 +12,7 @@ import (
 // (docs/checkpoints.md#refs): git venom-checkpoint push [<remote>] [--agent=A].
 type PushCmd struct {
 	Remote string `arg:"" optional:"" default:"origin" help:"A configured remote (default: origin)."`
-	Agent  string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree)."`
+	Agent  string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, or this worktree's only agent)."`
 }
 
 // Run pushes.

@@ -20,7 +20,7 @@ import (
 
 // TakeCmd takes a checkpoint: git venom-checkpoint [--agent] [--reason] [--turn] [--label].
 type TakeCmd struct {
-	Agent     string  `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree)."`
+	Agent     string  `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, or this worktree's only agent)."`
 	Reason    string  `name:"reason" default:"manual" enum:"manual,turn_start,turn_end,takeover,takeback" help:"Why: manual, turn_start, turn_end, takeover or takeback."`
 	Turn      string  `name:"turn" help:"The turn a turn_start opens or a turn_end closes (t<n>)."`
 	Label     *string `name:"label" help:"A label for the checkpoint."`

@@ -83,9 +83,25 @@ func refState(r *repo.Repo, agent string, n int, commit string) refStatus {
 	return refHolds
 }
 
-// TreeOf opens the agent's tree (the caller frees it unless it is s.Repo).
+// TreeOf opens the agent's tree for a command that reads or writes its
+// files: only the worktree the command runs in (treeOf). The caller frees
+// it unless it is s.Repo.
 func TreeOf(ctx context.Context, s *state.Store, a *agents.Agent) (*repo.Repo, error) {
 	return treeOf(ctx, s, a)
+}
+
+// InThisWorktree refuses an agent whose tree is not the worktree the
+// command runs in (treeOf's errors), so that a capture or a hook records
+// nothing for it: no turn opened, no edit, no binding.
+func InThisWorktree(ctx context.Context, s *state.Store, a *agents.Agent) error {
+	tree, err := treeOf(ctx, s, a)
+	if err != nil {
+		return err
+	}
+	if tree != s.Repo {
+		tree.Free()
+	}
+	return nil
 }
 
 // StillItsTree checks that tree, opened at the agent's path, is still the

@@ -147,6 +147,12 @@ func TakeIn(ctx context.Context, tx *state.Txn, req Request) (*Result, error) {
 		return nil, errcode.Newf(errcode.ConflictInvalidTransition, map[string]string{"agent": a.ID},
 			"agent %s is archived", a.ID)
 	}
+	// An agent of another worktree, or of one moved or replaced, is
+	// refused before its turn moves; a tree that is gone is a failed
+	// capture, logged below.
+	if err := InThisWorktree(ctx, s, a); err != nil && !errcode.Is(err, errcode.FailedCheckpointGit) {
+		return nil, err
+	}
 	var unended *string
 	turn, err := openOrCloseTurn(tx, a, req, &unended)
 	if err != nil {
@@ -178,9 +184,63 @@ func TakeIn(ctx context.Context, tx *state.Txn, req Request) (*Result, error) {
 	return res, nil
 }
 
-// treeOf opens the agent's tree: the current worktree when it is the same,
-// another worktree of this repository otherwise.
+// treeOf opens the agent's tree for a command that reads or writes its
+// files (a capture, a dry run, a rollback, a diff with the files, a fork):
+// only the worktree the command runs in (docs/checkpoints.md#worktrees).
+// A command run in one worktree never captures or writes another's files,
+// as no git command does: an agent of another worktree is refused
+// (invalid_params.agent, with where to run it), one whose worktree was
+// moved, replaced or linked over is conflict.tree_stale, and one whose
+// worktree is gone failed.checkpoint_git (tree_missing).
 func treeOf(ctx context.Context, s *state.Store, a *agents.Agent) (*repo.Repo, error) {
+	if a.Tree == s.Repo.Top {
+		return s.Repo, nil
+	}
+	if id, stale := worktreeid.Of(s.Repo.Top, s.Repo.GitDir, s.Repo.CommonDir); stale == nil &&
+		a.Worktree != nil && a.Worktree.Made != "" && *a.Worktree == id {
+		return nil, errcode.Newf(errcode.ConflictTreeStale, map[string]string{"agent": a.ID, "tree": a.Tree, "reason": worktreeid.Moved},
+			"agent %s's worktree was moved here (git worktree move); it registered at %s", a.ID, a.Tree).
+			Shorter("agent %s's worktree was moved here (git worktree move)", a.ID).
+			Hint("it registered at:").Hint("  %s", a.Tree).
+			Hint("git-venom keeps an agent's path; move the worktree back to go on with it,").
+			Hint("or archive it (its checkpoints stay): git venom-checkpoint clean --agent=%s", a.ID)
+	}
+	r, err := OpenTreeOf(ctx, s, a)
+	if err != nil {
+		if errcode.Is(err, errcode.FailedCheckpointGit) && a.Worktree != nil && a.Worktree.Made != "" {
+			if to, moved := worktreeid.MovedTo(a.Worktree); moved {
+				return nil, errcode.Newf(errcode.ConflictTreeStale, map[string]string{"agent": a.ID, "tree": a.Tree, "reason": worktreeid.Moved},
+					"agent %s's worktree was moved (git worktree move) from %s to %s", a.ID, a.Tree, to).
+					Shorter("agent %s's worktree was moved (git worktree move)", a.ID).
+					Hint("it registered at:").Hint("  %s", a.Tree).Hint("it is now at:").Hint("  %s", to).
+					Hint("git-venom keeps an agent's path; move the worktree back to go on with it,").
+					Hint("or archive it (its checkpoints stay): git venom-checkpoint clean --agent=%s", a.ID)
+			}
+			if e, ok := errcode.As(err); ok && e.Hints == nil {
+				e.Hint("its linked worktree was removed (git worktree remove or prune);").
+					Hint("its checkpoints stay readable: git venom-checkpoint list --agent=%s", a.ID).
+					Hint("git venom-checkpoint clean --agent=%s archives it", a.ID)
+			}
+		}
+		return nil, err
+	}
+	if stale := StillItsTree(a, r); stale != nil {
+		r.Free()
+		return nil, stale
+	}
+	r.Free()
+	return nil, errcode.Newf(errcode.InvalidParamsAgent, map[string]string{"agent": a.ID, "tree": a.Tree},
+		"agent %s works in another worktree; a command acts on the worktree it runs in", a.ID).
+		Shorter("agent %s works in another worktree", a.ID).
+		Hint("its worktree:").Hint("  %s", a.Tree).
+		Hint("run the command there (git -C <that path> ...), or name this worktree's").
+		Hint("own agent: --agent=<id> registers one with its first checkpoint")
+}
+
+// OpenTreeOf opens the agent's tree wherever it is, for the checks that
+// look at every agent's tree (doctor); the caller frees it unless it is
+// s.Repo. Commands use treeOf.
+func OpenTreeOf(ctx context.Context, s *state.Store, a *agents.Agent) (*repo.Repo, error) {
 	if a.Tree == s.Repo.Top {
 		return s.Repo, nil
 	}

@@ -28,7 +28,7 @@ import (
 // CLI is git-venom-diff's grammar.
 type CLI struct {
 	cli.Globals
-	Agent     string   `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree), or a fetched copy, <remote>/<agent> or <remote>/<machine>/<agent>."`
+	Agent     string   `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, or this worktree's only agent), or a fetched copy, <remote>/<agent> or <remote>/<machine>/<agent>."`
 	From      string   `name:"from" complete:"checkpoint" help:"The checkpoint to compare from: k<n>, last, last~<n> (n back from last) or t<n> (that turn's end)."`
 	To        string   `name:"to" complete:"checkpoint" help:"The checkpoint to compare to, named as --from; the current files when left out."`
 	Repo      string   `name:"repo" default:"." help:"The repository of the agent's scope (always .)."`

@@ -10,14 +10,15 @@ import (
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/worktreeid"
 )
 
 // treesCheck warns about agents whose worktree is no longer theirs
 // (docs/rollback.md#stale-trees): a link at its path, another worktree made
 // there after it was removed, or links git worktree prune would judge
-// broken. A rollback refuses them (conflict.tree_stale); archiving them is
-// the way to tidy up. An agent whose tree is simply gone is not listed:
-// nothing can be rolled back there, and clean removes its refs.
+// broken; or whose linked worktree was moved or removed (a main
+// worktree's path that is gone is the whole repository moved, not
+// listed). A rollback refuses them; archiving them is the way to tidy up.
 func treesCheck(ctx context.Context, s *state.Store, st *agents.State) Check {
 	const id = "agents.trees"
 	var stale, fixes []string
@@ -26,9 +27,20 @@ func treesCheck(ctx context.Context, s *state.Store, st *agents.State) Check {
 		if a.State == agents.Archived {
 			continue
 		}
-		tree, err := checkpoints.TreeOf(ctx, s, a)
+		tree, err := checkpoints.OpenTreeOf(ctx, s, a)
+		if errcode.Is(err, errcode.FailedCheckpointGit) && a.Worktree != nil && a.Worktree.Made != "" {
+			// A linked worktree moved (git worktree move) or removed
+			// (git worktree remove, prune) with its agent still there.
+			what := "gone"
+			if to, ok := worktreeid.MovedTo(a.Worktree); ok {
+				what = "moved to " + quote.C(to)
+			}
+			stale = append(stale, fmt.Sprintf("%s at %s (%s)", a.ID, quote.C(a.Tree), what))
+			fixes = append(fixes, "git venom-checkpoint clean --agent="+a.ID)
+			continue
+		}
 		if err != nil {
-			continue // gone, or another repository's: a rollback fails on it
+			continue // another repository's: a rollback fails on it
 		}
 		err = checkpoints.StillItsTree(a, tree)
 		if tree != s.Repo {

@@ -137,7 +137,7 @@ var Registry = map[Code]string{
 	NotFoundCommit:         "the revision or range names no commit",
 
 	InvalidParamsPlan:       "both or neither of --dry-run and --plan, or a plan id not of the form p1-<16 hex>",
-	InvalidParamsAgent:      "an agent id must match [a-z0-9][a-z0-9_-]{0,63}, and must be given when the repository has several agents",
+	InvalidParamsAgent:      "an agent id must match [a-z0-9][a-z0-9_-]{0,63}, must be given when the worktree has several agents, and must work in this worktree",
 	InvalidParamsTurn:       "a turn id is t<n>, and a turn_end names the open turn",
 	InvalidParamsReason:     "a reason a caller may ask for: manual, turn_start, turn_end, takeover, takeback",
 	InvalidParamsIsolation:  "isolation is in_place, worktree or copy, fixed at registration",
@@ -242,7 +242,7 @@ var Data = map[Code]Shape{
 	NotFoundCommit:         Members("commit"),
 
 	InvalidParamsPlan:       NoData,
-	InvalidParamsAgent:      Members("agent?", "agents?"),
+	InvalidParamsAgent:      Members("agent?", "agents?", "tree?", "elsewhere?"),
 	InvalidParamsTurn:       Members("turn", "open?"),
 	InvalidParamsReason:     Members("reason"),
 	InvalidParamsIsolation:  Members("isolation", "agent?"),

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
@@ -62,14 +63,17 @@ func DefaultAgent(st *agents.State, harness, session string, proc journal.Proces
 	if st == nil || session == "" {
 		return name
 	}
+	// An agent of another worktree is never this session's: its captures
+	// and rollbacks are that worktree's files (docs/checkpoints.md#worktrees).
+	here := func(a *agents.Agent) bool { return st.Here == "" || st.OfHere(a) }
 	for _, a := range st.Agents {
-		if a.Harness == harness && a.Binding.Session == session && a.State != agents.Archived {
+		if a.Harness == harness && a.Binding.Session == session && a.State != agents.Archived && here(a) {
 			return a.ID
 		}
 	}
 	a := st.Agent(name)
-	if a == nil || a.State == agents.Archived || a.Binding.Session == "" || a.Binding.Process == proc ||
-		!a.Binding.Process.Alive() {
+	if a == nil || a.State == agents.Archived || (here(a) && (a.Binding.Session == "" || a.Binding.Process == proc ||
+		!a.Binding.Process.Alive())) {
 		return name
 	}
 	// The session id comes in a payload: only its letters and digits make
@@ -84,7 +88,15 @@ func DefaultAgent(st *agents.State, harness, session string, proc journal.Proces
 		}
 	}
 	slices.Reverse(tail)
-	return name + "-" + string(tail)
+	id := name + "-" + string(tail)
+	// That name taken in another worktree (a session resumed in this
+	// one): the next free number after it.
+	for n := 2; ; n++ {
+		if o := st.Agent(id); o == nil || o.State == agents.Archived || here(o) {
+			return id
+		}
+		id = fmt.Sprintf("%s-%s-%d", name, tail, n)
+	}
 }
 
 // Handle applies one event to the journal, under the lock, and returns what
@@ -139,6 +151,12 @@ func (h Hook) Handle(ctx context.Context, s *state.Store, p *Payload) ([]byte, e
 	a, err := checkpoints.Register(tx, checkpoints.Registration{Agent: h.Agent, Isolation: h.Isolation,
 		Parent: h.Parent, Harness: h.Harness})
 	if err != nil {
+		h.logFailed(tx, p, err)
+		return nil, err
+	}
+	// A session's agent works in the session's worktree: one of another
+	// worktree (--agent, VENOM_AGENT) records nothing for this session.
+	if err := checkpoints.InThisWorktree(ctx, s, a); err != nil {
 		h.logFailed(tx, p, err)
 		return nil, err
 	}

@@ -401,18 +401,21 @@ func preflightAgent(ctx context.Context, s *state.Store, st *agents.State, req *
 	if quick {
 		return &checked{agent: a, target: target, guarded: guarded}, nil
 	}
+	stale := func(err error) error {
+		e := errcode.From(err, errcode.FailedInternal)
+		if e.Code == errcode.ConflictTreeStale && !req.Copy() {
+			e.Hint("its checkpoint stays readable with git: git show --stat %s", ids.RefName(a.ID, target.N))
+		}
+		return e
+	}
 	tree, err := checkpoints.TreeOf(ctx, s, a)
 	if err != nil {
-		return nil, err
+		return nil, stale(err)
 	}
 	c := &checked{agent: a, target: target, tree: tree, guarded: guarded}
 	if err := checkpoints.StillItsTree(a, tree); err != nil {
 		c.free(s)
-		e := errcode.From(err, errcode.FailedInternal)
-		if !req.Copy() {
-			e.Hint("its checkpoint stays readable with git: git show --stat %s", ids.RefName(a.ID, target.N))
-		}
-		return nil, e
+		return nil, stale(err)
 	}
 	head, branch, offBranch, err := capture.ReadHead(tree)
 	if err != nil {

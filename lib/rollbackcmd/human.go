@@ -40,6 +40,7 @@ func screen(env *cli.Env, p *plan.Plan, undo bool) {
 		env.UI.Printf("Roll %s back to %s, %s.\n", q(p.Agent.ID), bold(q(p.Target.Checkpoint)),
 			stateAt(p.Target.ThroughTurn))
 	}
+	worktree(env, p.Agent.Tree)
 	if p.Guarded && p.Copy == nil {
 		env.UI.Printf("Guarded tree: HEAD, branches and the index stay.\n")
 	}
@@ -290,13 +291,20 @@ func undoing(env *cli.Env, p *plan.Plan, req rollback.Request) {
 		"every file as it was before that rollback.", what, last.Ended, ended, quote.C(last.Safety)), ui.Columns80, ""))
 }
 
+// worktree names the tree a plan writes, or a rollback wrote: the
+// worktree the command runs in, the agent's (docs/checkpoints.md#worktrees),
+// its path alone on a line to fit 80 columns and copy whole.
+func worktree(env *cli.Env, tree string) {
+	env.UI.Printf("Worktree:\n  %s\n", quote.C(tree))
+}
+
 // done is docs/rollback.md#the-plan's transcript row, with the command that undoes it:
 // ↺ Rolled back to k2 (after t1) · 1 file · conversation too · safety k4
 //
 //	undo: git venom-rollback --undo
 //
 // An agent with no harness has no conversation to mention.
-func done(env *cli.Env, r *plan.Result, req rollback.Request) {
+func done(env *cli.Env, r *plan.Result, req rollback.Request, tree string) {
 	q := quote.C
 	when := "before the first turn"
 	if r.Conversation.ThroughTurn != nil {
@@ -327,6 +335,7 @@ func done(env *cli.Env, r *plan.Result, req rollback.Request) {
 		plan.Count(n), conv, q(*r.Safety))
 	// Even the shortest, with its undo, is past 80 columns: the undo has
 	// a line of its own, to copy whole.
+	worktree(env, tree)
 	env.UI.Printf("%s\n  undo: %s\n", line, undoCommand(r, req))
 	if r.Kept != nil {
 		keptLine(env, *r.Kept)

@@ -125,10 +125,10 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 		return err
 	}
 	if res.Revert != nil {
-		revertDone(env, res, req)
+		revertDone(env, res, req, s.Repo.Top)
 		return nil
 	}
-	done(env, res, req)
+	done(env, res, req, s.Repo.Top)
 	return nil
 }
 

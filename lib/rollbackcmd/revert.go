@@ -34,6 +34,7 @@ func revertScreen(env *cli.Env, p *plan.Plan) {
 	// Two lines, each within 80 columns with a harness session's agent id.
 	env.UI.Printf("Revert %s of %s.\n", bold(what(r.Turn, r.From, r.To)), q(p.Agent.ID))
 	env.UI.Printf("What it changed goes back; every later change stays.\n")
+	worktree(env, p.Agent.Tree)
 	if p.Conversation.None {
 		// No harness, no conversation: nothing to say of one.
 		env.UI.Printf("Files only: HEAD, the branch and the index stay as they are.\n")
@@ -132,7 +133,7 @@ func linesOf(ls []plan.Lines) string {
 
 // revertDone is a revert's transcript row, with the command that undoes
 // it, and where conflict markers were written.
-func revertDone(env *cli.Env, r *plan.Result, req rollback.Request) {
+func revertDone(env *cli.Env, r *plan.Result, req rollback.Request, tree string) {
 	q := quote.C
 	n, marked := 0, 0
 	for _, rp := range r.Repos {
@@ -143,6 +144,7 @@ func revertDone(env *cli.Env, r *plan.Result, req rollback.Request) {
 			}
 		}
 	}
+	worktree(env, tree)
 	env.UI.Printf("%s\n  undo: %s\n", ui.Wrap(fmt.Sprintf("↺ Reverted %s · %s · files only · safety %s",
 		what(r.Revert.Turn, r.Revert.From, r.Revert.To), plan.Count(n), q(*r.Safety)), ui.Columns80, "  "),
 		undoCommand(r, req))

@@ -23,7 +23,7 @@ import (
 // CLI is git-venom-rollback's grammar.
 type CLI struct {
 	cli.Globals
-	Agent      string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, the repository's only agent, or the only one of this worktree), or a fetched copy, <remote>/<agent> or <remote>/<machine>/<agent> whose files to restore here."`
+	Agent      string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, or this worktree's only agent), or a fetched copy, <remote>/<agent> or <remote>/<machine>/<agent> whose files to restore here."`
 	Into       string `name:"into" complete:"agent" help:"With a fetched copy: the local agent that records the rollback, its safety checkpoint and log records (default: VENOM_AGENT, or the agent a rollback would infer)."`
 	Checkpoint string `name:"checkpoint" complete:"checkpoint" help:"The checkpoint to go back to: k<n>, last, last~<n> (n back from last) or t<n> (that turn's end); also given as the argument."`
 	Undo       bool   `name:"undo" help:"Undo the agent's last rollback: go back to its safety checkpoint."`
@@ -205,10 +205,10 @@ func (c *CLI) Run(env *cli.Env) error {
 		return res.WriteJSON(env.UI.Out)
 	}
 	if res.Revert != nil {
-		revertDone(env, res, req)
+		revertDone(env, res, req, s.Repo.Top)
 		return nil
 	}
-	done(env, res, req)
+	done(env, res, req, s.Repo.Top)
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/testhook"
+	"github.com/git-venom/git-venom/lib/worktreeid"
 )
 
 // The fold snapshot is the fold of the log through a mark (journal.Resume:
@@ -388,6 +389,9 @@ func (s *Store) foldFrom(only string, filter, useSnapshot bool, watch func(*jour
 	defer func() {
 		if st != nil {
 			st.Here = s.Repo.Top
+			if id, stale := worktreeid.Of(s.Repo.Top, s.Repo.GitDir, s.Repo.CommonDir); stale == nil {
+				st.HereWorktree = &id
+			}
 		}
 	}()
 	each := func(e *journal.Entry) {

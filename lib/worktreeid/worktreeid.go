@@ -40,6 +40,10 @@ const (
 	// Replaced: the same admin folder name, made anew: the worktree was
 	// removed and another added at the same path.
 	Replaced = "replaced"
+	// Moved: the worktree the command runs in is the agent's, moved
+	// (git worktree move keeps the admin folder) from the path it
+	// registered at.
+	Moved = "moved"
 )
 
 // Stale says why a tree is not the registered worktree.
@@ -108,6 +112,33 @@ func Check(registered, top, gitDir, commonDir string, want *ID) *Stale {
 		return &Stale{Replaced, fmt.Sprintf("%s was made again since", id.GitDir)}
 	}
 	return nil
+}
+
+// MovedTo is where the linked worktree of identity id is now, when its
+// admin folder is still the one made for it and its gitdir file names a
+// worktree that is there (git worktree move rewrites that file and keeps
+// the folder); ok is false for a main worktree, or one removed or pruned.
+func MovedTo(id *ID) (top string, ok bool) {
+	if id == nil || id.Made == "" {
+		return "", false
+	}
+	if made, err := stamp(id.GitDir); err != nil || made != id.Made {
+		return "", false
+	}
+	b, err := os.ReadFile(filepath.Join(id.GitDir, "gitdir"))
+	if err != nil {
+		return "", false
+	}
+	back := strings.TrimSpace(string(b))
+	if back == "" {
+		return "", false
+	}
+	dotgit := resolve(back, id.GitDir)
+	named, err := gitfile(dotgit)
+	if err != nil || resolve(named, filepath.Dir(dotgit)) != id.GitDir {
+		return "", false
+	}
+	return filepath.Dir(dotgit), true
 }
 
 // gitfile reads a .git file's "gitdir: <path>" as git's

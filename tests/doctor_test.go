@@ -45,7 +45,8 @@ func (r doctorReport) check(t *testing.T, id string) (string, string) {
 
 var allChecks = []string{"checkpoints.git", "checkpoints.refs", "checkpoints.mirror", "harness.claude-code.rewind",
 	"state.log", "state.lock", "state.rollback", "agents.trees", "checkpoints.paths", "checkpoints.symrefs", "harness.codex.hooks",
-	"capture.untracked_folders", "config.repository", "harness.opencode.plugin", "harness.qwen-code.hooks"}
+	"capture.untracked_folders", "config.repository", "harness.opencode.plugin", "harness.qwen-code.hooks",
+	"harness.claude-code.hooks", "harness.gemini-cli.hooks"}
 
 func TestDoctor_HealthyRepositoryIsAllOK(t *testing.T) {
 	t.Parallel()

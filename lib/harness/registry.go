@@ -152,3 +152,63 @@ func Where(scope string) []string {
 	}
 	return out
 }
+
+// HookFile is a file of a worktree where `hook install` writes
+// git-venom's hooks for a harness (its local or project settings file,
+// or its plugin), and how to tell that a file's bytes hold them.
+type HookFile struct {
+	Path    string // slash-separated, relative to the worktree's top
+	Harness string
+	Ours    func(data []byte) bool
+}
+
+// HookFiles are the files of the worktree at top that `hook install`
+// writes, for every harness of Kinds: a rollback leaves one that holds
+// git-venom's hooks alone rather than take them away
+// (docs/rollback.md#hook-settings).
+func HookFiles(top string) []HookFile {
+	none := func(string) string { return "" }
+	var out []HookFile
+	seen := map[string]bool{}
+	for _, k := range Kinds {
+		cmd := []byte(kind.HookCommand(k.Name))
+		settings := func(data []byte) bool { return bytesContainsWord(data, cmd) }
+		for _, scope := range []string{"local", "project"} {
+			s := kind.Scope{Name: scope, Top: top, Getenv: none}
+			if k.Settings != nil {
+				if root, name := k.Settings(s); root == top && !seen[name] {
+					seen[name] = true
+					out = append(out, HookFile{Path: name, Harness: k.Name, Ours: settings})
+				}
+			}
+			if k.Plugin != nil && k.PluginOurs != nil {
+				if root, name := k.Plugin(s); root == top && !seen[name] {
+					seen[name] = true
+					out = append(out, HookFile{Path: name, Harness: k.Name, Ours: k.PluginOurs})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// bytesContainsWord reports cmd in data, not followed by a letter, digit
+// or '-' (the hook of "codex" is not that of a "codex-x").
+func bytesContainsWord(data, cmd []byte) bool {
+	for {
+		i := strings.Index(string(data), string(cmd))
+		if i < 0 {
+			return false
+		}
+		rest := data[i+len(cmd):]
+		if len(rest) == 0 {
+			return true
+		}
+		switch c := rest[0]; {
+		case c == '-', c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+			data = rest
+			continue
+		}
+		return true
+	}
+}

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	git "github.com/libgit2/git2go/v34"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -22,8 +23,71 @@ const (
 	LeftGitlink         = "gitlink"
 	LeftIgnoredInTheWay = "ignored_in_the_way"
 	LeftUnreadable      = "unreadable"
-	LeftExcluded        = "excluded" // venom.exclude (docs/checkpoints.md#what-a-capture-holds)
+	LeftExcluded        = "excluded"      // venom.exclude (docs/checkpoints.md#what-a-capture-holds)
+	LeftHookSettings    = "hook_settings" // git-venom's own hooks (docs/rollback.md#hook-settings)
 )
+
+// HookFile is a file where `hook install` writes git-venom's hooks for a
+// harness, with the test of whether a file's bytes hold them.
+type HookFile struct {
+	Harness string
+	Ours    func(data []byte) bool
+}
+
+// hookSettings finds the changes that would take git-venom's hooks away:
+// a hook file (files, by path) whose version now (S) holds them and
+// whose target version (T) does not, or which T lacks. Our own settings
+// are not a person's edit to restore over (docs/rollback.md#hook-settings):
+// the path is left, its detail naming the harness. A target that holds
+// the hooks too is restored as any file.
+func hookSettings(r *repo.Repo, files map[string]HookFile, changes []Change) (map[string]string, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	var out map[string]string
+	for i := range changes {
+		c := &changes[i]
+		f, ok := files[c.Path]
+		if !ok || !regular(c.SMode) {
+			continue
+		}
+		now, err := blob(r, c.SOid)
+		if err != nil {
+			return nil, err
+		}
+		if !f.Ours(now) {
+			continue
+		}
+		if regular(c.TMode) {
+			then, err := blob(r, c.TOid)
+			if err != nil {
+				return nil, err
+			}
+			if f.Ours(then) {
+				continue
+			}
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[c.Path] = "git-venom's " + f.Harness + " hooks"
+	}
+	return out, nil
+}
+
+// blob reads a blob's bytes.
+func blob(r *repo.Repo, id git.Oid) ([]byte, error) {
+	lib, err := r.Lib()
+	if err != nil {
+		return nil, err
+	}
+	b, err := lib.LookupBlob(&id)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Free()
+	return append([]byte(nil), b.Contents()...), nil
+}
 
 // skippedSet is the skipped paths of S and T; a sparse directory covers
 // everything under it.
@@ -60,9 +124,10 @@ func (s skippedSet) reason(p string) string {
 }
 
 // decideLeft fills each change's left reason, in this order: gitlink,
-// skipped in S or T, matched by venom.exclude, outside kept, blocked by a path left, and something in
+// skipped in S or T, matched by venom.exclude, git-venom's hook settings, outside kept, blocked by a path left, and something in
 // the way of a write that S does not hold.
-func decideLeft(top string, changes []Change, outside string, exclude *ignore.Excluder, sSkipped, tSkipped []journal.Skipped) {
+func decideLeft(top string, changes []Change, outside string, exclude *ignore.Excluder, hooks map[string]string,
+	sSkipped, tSkipped []journal.Skipped) {
 	skipped := newSkipped(sSkipped, tSkipped)
 	for i := range changes {
 		c := &changes[i]
@@ -77,6 +142,10 @@ func decideLeft(top string, changes []Change, outside string, exclude *ignore.Ex
 			c.Left = skipped.reason(c.Path)
 		case excludedPath(exclude, c.Path):
 			c.Left = LeftExcluded
+		case hooks[c.Path] != "":
+			c.Left = LeftHookSettings
+			d := hooks[c.Path]
+			c.Detail = &d
 		case c.Class == Outside && outside == "keep":
 			c.Left = LeftOutside
 		}

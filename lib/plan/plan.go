@@ -116,6 +116,10 @@ type Input struct {
 	// Exclude is venom.exclude's patterns: a rollback leaves what they
 	// match alone (docs/checkpoints.md#what-a-capture-holds), whatever S or T holds there.
 	Exclude []string
+	// HookFiles are the files, by path, where `hook install` writes
+	// git-venom's hooks: a rollback does not take the hooks away
+	// (docs/rollback.md#hook-settings).
+	HookFiles map[string]HookFile
 	// Copy is set when Target is a fetched copy's checkpoint, not
 	// Agent's: Agent is then the local agent that records the rollback,
 	// and the windows that class each path are its tree's from Since
@@ -248,7 +252,11 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 	}
 	testhook.Timed("plan-classify", t0)
 	t0 = time.Now()
-	decideLeft(in.Repo.Top, changes, p.Outside, ignore.NewExcluder(in.Exclude), in.Snapshot.Skipped, t.Skipped)
+	hooks, err := hookSettings(in.Repo, in.HookFiles, changes)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	decideLeft(in.Repo.Top, changes, p.Outside, ignore.NewExcluder(in.Exclude), hooks, in.Snapshot.Skipped, t.Skipped)
 	testhook.Timed("plan-left", t0)
 	changes = addSkipped(changes, in.Paths, in.Snapshot.Skipped, t.Skipped)
 	p.Changes = changes

@@ -180,7 +180,11 @@ func buildRevert(ctx context.Context, in Input) (*Plan, error) {
 	// skipped, an excluded path, a gitlink, or one a path that stays
 	// blocks (a conflict left as it is, a file already as the turn found
 	// it) is left, the blocked one naming what blocks it.
-	decideLeft(in.Repo.Top, changes, "overwrite", ignore.NewExcluder(in.Exclude), in.Snapshot.Skipped,
+	hooks, err := hookSettings(in.Repo, in.HookFiles, changes)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	decideLeft(in.Repo.Top, changes, "overwrite", ignore.NewExcluder(in.Exclude), hooks, in.Snapshot.Skipped,
 		append(append([]journal.Skipped{}, end.Skipped...), start.Skipped...))
 	if err := m.attribute(ctx, changes); err != nil {
 		return nil, gitErr(err)

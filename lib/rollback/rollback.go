@@ -2,6 +2,7 @@ package rollback
 
 import (
 	"context"
+	"github.com/git-venom/git-venom/lib/harness"
 	"os"
 	"time"
 
@@ -85,7 +86,8 @@ func DryRun(ctx context.Context, s *state.Store, req Request) (*plan.Plan, error
 	defer testhook.Timed("dry-build", time.Now())
 	p, err := plan.Build(ctx, plan.Input{Repo: c.tree, State: st, Agent: c.agent, Target: c.target, Snapshot: snap,
 		Options: req.Options, Guarded: c.guarded, Head: c.head, Exclude: s.Config.Exclude,
-		Copy: c.copy, Since: c.since, Revert: c.revert})
+		HookFiles: hookFiles(c.tree.Top),
+		Copy:      c.copy, Since: c.since, Revert: c.revert})
 	if err == nil && c.tree == s.Repo {
 		p.Kept = emptied(p, req.Cwd)
 	}
@@ -205,7 +207,8 @@ func Run(ctx context.Context, s *state.Store, req Request) (_ *plan.Result, err 
 	}
 	p, err := plan.Build(ctx, plan.Input{Repo: c.tree, State: tx.State, Agent: c.agent, Target: c.target,
 		Snapshot: snap, Options: req.Options, Guarded: c.guarded, Head: c.head, Exclude: s.Config.Exclude,
-		Copy: c.copy, Since: c.since, Revert: c.revert})
+		HookFiles: hookFiles(c.tree.Top),
+		Copy:      c.copy, Since: c.since, Revert: c.revert})
 	if err != nil {
 		return nil, err
 	}
@@ -449,4 +452,14 @@ func targetCommit(p *plan.Plan) []*git.Oid {
 		return nil
 	}
 	return []*git.Oid{id}
+}
+
+// hookFiles are the tree's files where `hook install` writes git-venom's
+// hooks, by path, for the plan (plan.Input.HookFiles).
+func hookFiles(top string) map[string]plan.HookFile {
+	out := map[string]plan.HookFile{}
+	for _, f := range harness.HookFiles(top) {
+		out[f.Path] = plan.HookFile{Harness: f.Harness, Ours: f.Ours}
+	}
+	return out
 }

@@ -108,6 +108,11 @@ func screen(env *cli.Env, p *plan.Plan, undo bool) {
 			if c.Detail != nil {
 				d = " " + quote.Text(*c.Detail)
 			}
+			if c.Left == plan.LeftHookSettings && c.Detail != nil {
+				// One line says why: the hooks hook install wrote stay.
+				env.UI.Printf("%s\n", pathRow("", q(c.Path), " "+dim("("+quote.Text(*c.Detail)+", kept: hook install wrote them)")))
+				continue
+			}
 			// The reason can come from the log (a capture's skipped[].reason),
 			// which another party can shape: quoted as every stored string.
 			env.UI.Printf("%s\n", pathRow("", q(c.Path), " "+dim("("+quote.Text(c.Left)+d+")")))

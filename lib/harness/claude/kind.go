@@ -30,7 +30,6 @@ var Kind = kind.Kind{
 		return Locate(ConfigDir(getenv), tree, session)
 	},
 	Rewind: Adapter{},
-	Checks: checks,
 	Tested: TestedVersion,
 }
 
@@ -77,6 +76,17 @@ func EditedPaths(tool string, input json.RawMessage) []string {
 // newer than the version whose rewind was tested (docs/harness.md#rewind), from the
 // version the hooks record on each turn.
 func checks(_ context.Context, in kind.Doctor) []kind.Finding {
+	return []kind.Finding{rewindCheck(in), kind.CheckSettingsHooks(in, &Kind, HooksCheckID)}
+}
+
+// Set here: checks reads Kind, which cannot name it in its literal.
+func init() { Kind.Checks = checks }
+
+// HooksCheckID is doctor's check of git-venom's hooks in Claude Code's
+// settings files (kind.CheckSettingsHooks).
+const HooksCheckID = "harness.claude-code.hooks"
+
+func rewindCheck(in kind.Doctor) kind.Finding {
 	const id = "harness.claude-code.rewind"
 	var seen, newer []string
 	for _, a := range in.State.Active() {
@@ -94,12 +104,12 @@ func checks(_ context.Context, in kind.Doctor) []kind.Finding {
 	}
 	switch {
 	case len(seen) == 0:
-		return []kind.Finding{{ID: id, Status: "ok", Message: "no claude-code agent"}}
+		return kind.Finding{ID: id, Status: "ok", Message: "no claude-code agent"}
 	case len(newer) == 0:
-		return []kind.Finding{{ID: id, Status: "ok", Message: fmt.Sprintf("rewind declared for %s (tested up to %s)",
-			strings.Join(seen, ", "), TestedVersion)}}
+		return kind.Finding{ID: id, Status: "ok", Message: fmt.Sprintf("rewind declared for %s (tested up to %s)",
+			strings.Join(seen, ", "), TestedVersion)}
 	}
-	return []kind.Finding{{ID: id, Status: "warn",
+	return kind.Finding{ID: id, Status: "warn",
 		Message: fmt.Sprintf("rewind is withheld: %s, newer than the tested %s", strings.Join(newer, ", "), TestedVersion),
-		Fix:     "update git-venom, whose newer release may have tested this version; meanwhile roll back with --restore=files"}}
+		Fix:     "update git-venom, whose newer release may have tested this version; meanwhile roll back with --restore=files"}
 }

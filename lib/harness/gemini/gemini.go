@@ -6,6 +6,7 @@
 package gemini
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 
@@ -37,6 +38,17 @@ var Kind = kind.Kind{
 	SettingsComments: true,
 	Tested:           "0.61.0",
 }
+
+// Set here: the check reads Kind, which cannot name it in its literal.
+func init() {
+	Kind.Checks = func(_ context.Context, in kind.Doctor) []kind.Finding {
+		return []kind.Finding{kind.CheckSettingsHooks(in, &Kind, HooksCheckID)}
+	}
+}
+
+// HooksCheckID is doctor's check of git-venom's hooks in Gemini CLI's
+// settings files (kind.CheckSettingsHooks).
+const HooksCheckID = "harness.gemini-cli.hooks"
 
 // settings: Gemini CLI reads one settings file per project,
 // .gemini/settings.json (local and project alike), and the user's

@@ -225,18 +225,19 @@ func TestExplain_OnlyTurnsThatBeganBeforeTheCommit(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.Checkpoint("--agent=a1") // k1
-	e.Write("a.txt", "the person's line\n")
-	e.Commit("a person's commit")
-	e.Checkpoint("--agent=a1", "--reason=turn_end") // t1, no start, after the commit
+	e.Write("a.txt", "the line\n")
+	e.Commit("a commit before the turn's end")
+	e.Checkpoint("--agent=a1", "--reason=turn_end") // t1, no start
+	// t1 has no start: the commit may be its own or a person's. It is
+	// credited, and the output says the turn counts from k1.
 	c := e.explain(t, "HEAD").Commits[0]
 	require.Len(t, c.Files, 1)
-	assert.Empty(t, c.Files[0].Turns, "a turn that ended after the commit, with no start")
-	assert.Empty(t, c.Files[0].Hunks[0].Turns)
-	assert.Equal(t, 1, c.Files[0].Hunks[0].Unattr)
-	assert.Empty(t, c.Turns)
+	assert.Equal(t, []string{"a1/t1"}, c.Files[0].Turns)
+	require.Len(t, c.Turns, 1)
+	assert.Nil(t, c.Turns[0].Started, "no turn_start: started is null")
 	out := e.Venom("checkpoint", "explain", "HEAD").OK(t).Stdout
-	assert.NotContains(t, out, "a1/t1")
-	assert.Contains(t, out, "No agent turn carried these changes.")
+	assert.Contains(t, out, "a1/t1")
+	assert.Contains(t, out, "no turn_start: counted from k1, a person's edits too")
 
 	// The same kind of turn, committed after it ended, is credited.
 	e.Write("b.txt", "the turn's line\n")

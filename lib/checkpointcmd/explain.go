@@ -273,6 +273,11 @@ func render(w io.Writer, cm *explain.Commit, st styles) {
 			fmt.Fprintf(w, "    %s %s: agent %s of machine %s\n", st.dim("fetched copy"), quote.C(t.Copy),
 				quote.C(t.Agent), quote.C(t.Machine))
 		}
+		if t.Started == nil {
+			// Its changes run from the agent's previous checkpoint: a
+			// person's edits in between count as the turn's.
+			fmt.Fprintf(w, "    %s\n", st.dim(cut("no turn_start: counted from "+t.Start+", a person's edits too", 76)))
+		}
 		if t.Prompt != nil {
 			fmt.Fprintf(w, "    %s %s\n", st.dim("prompt"), ui.Cut(quote.Always(*t.Prompt), ui.Columns80-len("    prompt ")))
 		}

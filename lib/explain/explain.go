@@ -288,16 +288,14 @@ func Explain(req Request) (*Result, error) {
 // couldWrite tells, for each span, whether its turn can have written
 // commit at all, by the HEAD each capture recorded (man
 // git-venom-checkpoint, explain, "How it decides"): a commit already in the
-// history of the HEAD of the turn's first capture existed before the turn
-// began; and a turn with no turn_start, whose beginning no capture marks,
-// gets no commit that was already in the history of the HEAD its
-// turn_end capture recorded, since nothing shows it had begun before the
-// commit was made. history caches the ancestry answers.
+// history of the HEAD of the span's first capture existed before the turn
+// began. A turn with no turn_start runs from the agent's previous capture:
+// a commit made after that one may be its or a person's, so it is looked
+// at, and its Started is null to say so. history caches the answers.
 func couldWrite(r *git.Repository, commit *git.Oid, spans []span, history map[[2]git.Oid]bool) []bool {
 	out := make([]bool, len(spans))
 	for i, s := range spans {
-		out[i] = !inHistory(r, commit, s.start, history) &&
-			(s.turn.StartCheckpoint != "" || !inHistory(r, commit, s.end, history))
+		out[i] = !inHistory(r, commit, s.start, history)
 	}
 	return out
 }

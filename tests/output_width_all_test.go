@@ -128,6 +128,8 @@ func TestOutput_EveryVerbFitsEightyColumns(t *testing.T) {
 	run("checkpoint", "hook", "uninstall", "claude-code", "--dry-run")
 	run("checkpoint", "hook", "uninstall", "claude-code")
 	run("checkpoint", "prune", "--dry-run")
+	run("checkpoint", "prune", "--keep=-1")
+	run("checkpoint", "hook", "install", "claude")
 	run("checkpoint", "clean", "--agent=me", "--dry-run")
 	run("checkpoint", "fork", "--agent=claude-5f2a9c1e-fork-for-the-webhook-tests", "--parent=claude-5f2a9c1e")
 	remote := env.Root + "/remote-with-a-rather-long-name-for-the-team-shared-checkpoints.git"

@@ -236,7 +236,9 @@ func TestToolCalls_BlameExplainAndList(t *testing.T) {
 
 	text := env.Venom("diff", "--blame", "a.go").OK(t).Stdout
 	assert.Contains(t, text, "t1 · Bash: sed -i 's/x/y/' a.go")
-	assert.Contains(t, text, "claude/t1.1 4) var y = 1")
+	assert.Regexp(t, `claude/t1.1 \(claude-code +\d{4}-\d\d-\d\d \d\d:\d\d 4\) var y = 1`, text)
+	// t2 has not ended: its line says so, where an ended turn has its end.
+	assert.Regexp(t, `claude/t2.1 \(claude-code +running +5\) var z = 3`, text)
 
 	// The turn's second call's line, committed: explain names that call.
 	env.Hook("claude-code", env.Payload("claude/hooks/Stop.json", map[string]any{"prompt_id": "p2"}), "--per-tool")

@@ -52,7 +52,7 @@ func (c *PruneCmd) Run(env *cli.Env) error {
 	if c.Keep != nil {
 		if *c.Keep < 0 {
 			return errcode.Newf(errcode.InvalidParamsUsage, map[string]int{"keep": *c.Keep},
-				"--keep=%d: the number of checkpoints to keep is 0 or more", *c.Keep)
+				"--keep=%d: keep 0 checkpoints or more", *c.Keep)
 		}
 		// This run's count only: venom.keep itself is not written.
 		s.Config.Keep = *c.Keep

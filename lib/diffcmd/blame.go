@@ -282,10 +282,8 @@ func (c *CLI) printBlame(env *cli.Env, res *BlameResult) error {
 		switch {
 		case t.Ended != nil:
 			return shortTime(*t.Ended)
-		case t.Started != nil:
-			return shortTime(*t.Started)
 		}
-		return ""
+		return "running"
 	}
 	rowOf := func(l BlameLine) row {
 		switch l.By {

@@ -104,7 +104,8 @@ func NameList() string { return Or(Names()) }
 // "did you mean" when the name is close to one (claude: claude-code).
 func Unknown(name string) *errcode.Error {
 	e := errcode.Newf(errcode.InvalidParamsHarness, map[string]string{"harness": name},
-		"%q is not a harness git-venom knows: %s", name, NameList())
+		"%q is not a harness git-venom knows", name)
+	e.Hint("the harnesses: %s", NameList())
 	switch close := suggest.Close(name, Names()); {
 	case name != "" && len(close) == 1:
 		e.Hint("did you mean %s?", close[0])

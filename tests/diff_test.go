@@ -185,7 +185,7 @@ func TestDiff_UnknownPrunedOrMovedIsNotFound(t *testing.T) {
 	env.Venom("diff", "k9", "--json").Fails(t, 3, "not_found.checkpoint")
 	env.Venom("diff", "k1", "k9", "--json").Fails(t, 3, "not_found.checkpoint")
 	env.Venom("diff", "x1", "--json").Fails(t, 2, "invalid_params.checkpoint")
-	env.Venom("diff", "--json").Fails(t, 2, "invalid_params.usage")
+	env.Venom("diff", "--json").Fails(t, 2, "invalid_params.checkpoint") // as a bare rollback
 	env.Venom("diff", "k1", "--repo=other", "--json").Fails(t, 3, "not_found.checkpoint")
 	env.Venom("diff", "--agent=nobody", "k1", "--json").Fails(t, 3, "not_found.agent")
 

@@ -51,7 +51,7 @@ func (c *PruneCmd) Run(env *cli.Env) error {
 	defer tx.End()
 	if c.Keep != nil {
 		if *c.Keep < 0 {
-			return errcode.Newf(errcode.InvalidParamsUsage, map[string]int{"keep": *c.Keep},
+			return errcode.Newf(errcode.InvalidParamsUsage, nil,
 				"--keep=%d: keep 0 checkpoints or more", *c.Keep)
 		}
 		// This run's count only: venom.keep itself is not written.

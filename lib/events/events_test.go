@@ -59,7 +59,7 @@ func TestStream_RecordsToEvents(t *testing.T) {
 	assert.Equal(t, []string{
 		`{"seq":2,"ts":"2026-11-30T12:00:01.000Z","source":"venom/s","type":"agent.turn_started","data":{"agent":"a1","turn":"t1"}}`,
 		`{"seq":3,"ts":"2026-11-30T12:00:02.000Z","source":"venom/s","type":"agent.checkpoint","data":{"agent":"a1","checkpoint":"k1","reason":"turn_start","turn":"t1","through_turn":null,"repos":[{"repo":".","commit":"1111111111111111111111111111111111111111"}]}}`,
-		`{"seq":5,"ts":"2026-11-30T12:00:04.000Z","source":"venom/s","type":"agent.turn_ended","data":{"agent":"a1","turn":"t1","no_start":false}}`,
+		`{"seq":5,"ts":"2026-11-30T12:00:04.000Z","source":"venom/s","type":"agent.turn_ended","data":{"agent":"a1","turn":"t1","no_start":false,"no_end":false}}`,
 		`{"seq":6,"ts":"2026-11-30T12:00:05.000Z","source":"venom/s","type":"agent.rollback_started","data":{"agent":"b1","checkpoint":"k1","safety":"k2","restore":"files"}}`,
 		`{"seq":7,"ts":"2026-11-30T12:00:06.000Z","source":"venom/s","type":"agent.rollback_ended","data":{"agent":"b1","checkpoint":"k1","safety":"k2","restore":"files","ok":false,"code":"failed.rollback_undone"}}`,
 	}, lines(t, evs))

@@ -153,14 +153,10 @@ func (e *Env) venomRollbackPlan(args ...string) string {
 }
 
 // TestRollback_NotedFileRewrittenInItsSecond: a file the rollback placed,
-// rewritten by someone else in place, same size, in the second of its
-// write (mtime set back as the clock's tick would leave it), before the
-// rollback notes what it wrote in the private index, which it then writes
-// in a later second. The rollback says exact: false, and no later
-// checkpoint holds the rollback's blob for it: the note checks the file's
-// stat data again, to the nanosecond, and leaves a file that moved to be
-// read. Before, the private index took the placed file's stat data, which
-// git (whole seconds, core.trustCtime off) took for the rewritten file's.
+// rewritten in place by someone else, same size, in its write's second,
+// before the rollback notes it in the private index. The rollback says
+// exact: false, and no later checkpoint holds the rollback's blob for it:
+// the note checks stat data again to the nanosecond.
 func TestRollback_NotedFileRewrittenInItsSecond(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

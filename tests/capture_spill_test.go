@@ -11,15 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestCapture_BulkNewFilesStreamIntoOnePack: past the
-// blobs a capture holds in memory (VENOM_TEST_MEMORY_BUDGET shrinks the
-// 64 MiB to a few files), new files are stored as they are read, into a
-// held pack of their own, never by one git hash-object each, which had
-// 477 MiB of new files run past venom.timeout. Armed, the fault point
-// capture-hash-object fails a capture that asks git; it failed before.
-// The checkpoint holds git add -A's tree, git fsck finds every object,
-// each object is in one pack only (the commit's pack does not write the
-// spilled blobs again), and a rollback to it brings the files back.
+// TestCapture_BulkNewFilesStreamIntoOnePack: past the blobs a capture
+// holds in memory (VENOM_TEST_MEMORY_BUDGET shrinks it), new files stream
+// into a held pack of their own, never one git hash-object each (armed,
+// capture-hash-object fails a capture that asks git). The checkpoint holds
+// git add -A's tree, fsck is clean, each object in one pack, and a
+// rollback to it brings the files back.
 func TestCapture_BulkNewFilesStreamIntoOnePack(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

@@ -12,15 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestCapture_TimeoutSaysWhatAndHow: a capture that runs
-// out of venom.timeout while storing what it found ends timeout.checkpoint
-// with a message that names its size, the venom.exclude setting that
-// leaves the folder behind it out and the venom.timeout setting that
-// allows more time, in --json (which carries the message) and in the
-// human line, never Go's "context deadline exceeded". Before, both said
-// only "the capture passed venom.timeout: context deadline exceeded".
-// The capture is held at its object writes (a pause point) until its
-// time is up, so the test needs no large tree.
+// TestCapture_TimeoutSaysWhatAndHow: a capture out of venom.timeout while
+// storing ends timeout.checkpoint with a message naming its size, the
+// venom.exclude and venom.timeout settings that help, in --json and the
+// human line, never "context deadline exceeded". A pause point holds the
+// capture at its object writes, so no large tree is needed.
 func TestCapture_TimeoutSaysWhatAndHow(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

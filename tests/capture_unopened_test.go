@@ -38,16 +38,11 @@ func deepFolders(t *testing.T, dir string, levels int, name, content string) str
 	return strings.Join(parts, "/")
 }
 
-// TestCapture_FolderPastPathMaxIsSkippedLoudly: a file
-// deeper than PATH_MAX is something git cannot see (git status and git
-// add -A only warn "could not open directory" and list nothing), so no
-// checkpoint can hold it; the capture must say so. It lists the folder as
-// skipped (unreadable, a path ending in '/' above the file) in --json and
-// in the log, is not a reuse of the checkpoint before (same tree, but a
-// change it does not hold), keeps saying so at later captures once the
-// private index's untracked cache would trust the folder as empty, and
-// stops once the folder is gone. Before, the capture said "reused" with
-// nothing skipped.
+// TestCapture_FolderPastPathMaxIsSkippedLoudly: a file deeper than
+// PATH_MAX is one git cannot see, so the capture lists its folder as
+// skipped (unreadable, ending in '/') in --json and the log, is no reuse,
+// keeps saying so once the untracked cache would trust the folder as
+// empty, and stops once it is gone.
 func TestCapture_FolderPastPathMaxIsSkippedLoudly(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

@@ -221,17 +221,11 @@ func TestCrash_RollbackWhileTheUserFetches(t *testing.T) {
 	env.Venom("rollback", append(args, "--dry-run", "--json")...).Fails(t, 5, "conflict.commits_pushed")
 }
 
-// TestCrash_LockHeldByAStoppedProcess: a capture stopped with SIGSTOP while
-// it holds the lock (between its ref and its log record) is not dead: the
-// kernel keeps its lock. Every other command meets the deadline
-// (venom.timeout) with its documented code and writes nothing: a capture of
-// the same agent or another times out (exit 7), a rollback of the same
-// agent is refused at once (conflict.checkpoint_pending), a rollback of
-// another agent times out on the lock (exit 7), a hook exits 0 and leaves
-// the harness going; list and doctor read on, doctor calling neither the
-// lock stale nor the capture's ref (made, not yet logged) an orphan to
-// delete. Once the
-// process goes on (SIGCONT), it finishes its capture whole.
+// TestCrash_LockHeldByAStoppedProcess: a capture stopped (SIGSTOP) while
+// holding the lock keeps it. Others meet venom.timeout with their code and
+// write nothing: captures time out (7), a rollback of the same agent is
+// conflict.checkpoint_pending, of another times out, a hook exits 0; list
+// and doctor read on, calling nothing stale. After SIGCONT it finishes.
 func TestCrash_LockHeldByAStoppedProcess(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

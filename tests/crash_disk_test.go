@@ -10,15 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestCrash_DiskFullRollback: a guarded rollback of 200 files (1.6 MiB of
-// new content) on a small tmpfs filled up to a little free room, from none
-// to nearly enough. Each real call either succeeds whole or fails with a
-// failed.* code (exit 1), undone (docs/rollback.md#failures: the recipe
-// run back from the current state to S) when it began; the user's index, HEAD and
-// branches are as they were, every file is its old or its new content,
-// the journal has no torn or half record, and once the disk has room the
-// next command settles what was left and the rollback to the safety
-// checkpoint (the undo) gives S back exactly.
+// TestCrash_DiskFullRollback: a guarded rollback of 200 files on a small
+// tmpfs filled to a little free room. Each real call succeeds whole or
+// fails with a failed.* code, undone when it began (docs/rollback.md#failures);
+// index, HEAD and branches as they were, every file old or new, no torn
+// record; with room again, the next command settles it and undo gives S back.
 func TestCrash_DiskFullRollback(t *testing.T) {
 	t.Parallel()
 	env := newEnvOn(t, "12m")

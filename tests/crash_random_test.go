@@ -72,16 +72,12 @@ func assertOldOrNew(t *testing.T, dir string, tFiles, sFiles map[string]string) 
 	return restored, kept
 }
 
-// TestCrash_RollbackKilledAtRandom: the real rollback of 1,000 files in a
-// guarded tree, killed with SIGKILL after a random delay (from its start to
-// past its end). After every kill: the user's index byte for byte, HEAD,
-// the branches and the stash as they were (docs/checkpoints.md#invariants 4);
-// every file its old or its new content, nothing else in the tree
-// (docs/rollback.md#the-real-call: each file is staged and renamed in);
-// nothing written before the safety checkpoint (invariant 2); git fsck
-// clean; doctor naming the interrupted rollback; the next capture settling
-// it without writing; and --undo, to the safety checkpoint, giving S back
-// exactly.
+// TestCrash_RollbackKilledAtRandom: a real rollback of 1,000 files in a
+// guarded tree SIGKILLed at a random moment. After each kill: index,
+// HEAD, branches and stash as they were (docs/checkpoints.md#invariants);
+// every file old or new, nothing else (docs/rollback.md#the-real-call);
+// nothing written before the safety checkpoint; fsck clean; doctor names
+// the rollback; the next capture settles it; undo gives S back exactly.
 func TestCrash_RollbackKilledAtRandom(t *testing.T) {
 	t.Parallel()
 	rnd, tries := crashRand(t, 2)
@@ -166,16 +162,12 @@ type captureKill struct {
 	tries  int // kills in a short run; 3 when 0
 }
 
-// TestCrash_CaptureKilledAtRandom: captures killed with SIGKILL after a
-// random delay: a plain one over 600 changed files, one whose pack starts
-// a merge of git-venom's packs (threshold 2), and one that writes the
-// fold snapshot (every record). After every kill: nothing the user sees
-// changed (docs/checkpoints.md#invariants 1: index byte for byte, HEAD,
-// branches, stash, working files); the lock free; git fsck clean; the
-// journal whole but for a torn tail, which doctor reports; no ref but the
-// one at the next free number unlogged; the pack folder holding no
-// temporary pack and no pack without its index; the next capture whole
-// (the recipe's tree) and, at the end, a rollback to the first checkpoint.
+// TestCrash_CaptureKilledAtRandom: captures (600 changed files, one that
+// starts a pack merge, one that writes the fold snapshot) SIGKILLed after
+// a random delay. After each: nothing the user sees changed, the lock
+// free, fsck clean, the journal whole but a torn tail, no unlogged ref but
+// the next, no temporary or index-less pack; the next capture whole, and
+// at the end a rollback to the first checkpoint.
 func TestCrash_CaptureKilledAtRandom(t *testing.T) {
 	t.Parallel()
 	cases := map[string]captureKill{

@@ -12,18 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The fold snapshot (fold.json) checks the first and last 4 KiB of the log
-// before its mark, not the whole of it: hashing a year's log (1e6 records,
-// about 200 MB) on every command would cost over a second. So a log
-// rewritten in its middle to the same length keeps a stale fold. That
-// never makes a rollback target a tree its checkpoint's ref does not
-// hold: every target is re-checked against its ref (checkpoints.Find), and
-// the stale fold and the ref must agree on the commit. Here k1's record is
-// rewritten in the middle of the log to name k2's commit: while the ref
-// still holds k1's own commit, the rollback restores exactly that ref's
-// tree; once the ref is moved to match the rewritten record, the rollback
-// is refused (not_found.checkpoint), neither tree being taken on the
-// stale fold's word alone.
+// fold.json checks only the log's first and last 4 KiB before its mark,
+// so a log rewritten in its middle to the same length keeps a stale fold.
+// A rollback still targets only what the checkpoint's ref holds: k1's
+// record is rewritten to name k2's commit; while the ref holds k1's commit
+// that tree is restored, and once the ref matches the rewrite the
+// rollback is refused (not_found.checkpoint).
 func TestFold_StaleAfterAMiddleRewriteTargetsOnlyTheRef(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

@@ -29,16 +29,11 @@ var (
 	isoRE  = regexp.MustCompile(`\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b`)
 )
 
-// Normalize replaces what varies from run to run in a command's output
-// (STYLE.md §3), the one normaliser of every golden file: each distinct
-// 40-hex oid becomes <oid1>, <oid2>, ... in order of appearance, each uuid
-// <uuid1>, ..., ts and at values and any other clock time (events' human
-// lines) become <ts>, and the test's temp paths
-// become $REPO (the repository) and $ROOT (the temp dir around it).
-// Everything else is the same in every run, and stays: the commits of
-// the test's fixed clock and the blobs of its files (abbreviated in human
-// text and diffs), plan ids (a hash of the tree and the choices), the
-// checkpoint and turn ids, counts.
+// Normalize replaces what varies between runs in a command's output, the
+// one normaliser of every golden file: distinct oids become <oid1>, ...,
+// uuids <uuid1>, ..., ts, at and other clock times <ts>, and the temp
+// paths $REPO and $ROOT. The rest (fixed-clock commits, blobs, plan ids,
+// checkpoint and turn ids, counts) is the same every run, and stays.
 func (e *Env) Normalize(out string) string {
 	out = numbered(out, oidRE, "oid")
 	out = numbered(out, uuidRE, "uuid")

@@ -73,15 +73,11 @@ func revertSignalWorld(t *testing.T) (*Env, map[string]string) {
 	return env, worktreeFiles(t, env.Dir)
 }
 
-// TestRevert_SignalAtRandomMoments (seeded: VENOM_TEST_SEED replays):
-// SIGINT, SIGTERM, SIGHUP or SIGKILL at a random moment of a real revert
-// of 160 paths, 120 of them merged. Whatever the moment: every file is
-// S's or the revert's, nothing else in the tree; the report matches the
-// tree (done: the revert's files, and the undo it printed gives S back;
-// failed.interrupted or failed.rollback_undone: S); once rollback.started
-// is logged its safety checkpoint holds S, every file the revert replaces;
-// a killed revert is settled by the next capture without writing; the
-// lock free, git fsck clean, the log gapless.
+// TestRevert_SignalAtRandomMoments (VENOM_TEST_SEED replays): SIGINT,
+// SIGTERM, SIGHUP or SIGKILL at a random moment of a real revert of 160
+// paths. Whatever the moment: every file S's or the revert's; the report
+// matches the tree; once logged, the safety checkpoint holds S; a killed
+// revert is settled by the next capture; lock free, fsck clean, log gapless.
 func TestRevert_SignalAtRandomMoments(t *testing.T) {
 	t.Parallel()
 	rnd, tries := crashRand(t, 6)

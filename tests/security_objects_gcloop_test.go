@@ -14,14 +14,10 @@ import (
 )
 
 // TestSecurity_ObjectsHeldBesideAGCLoop: captures, dry runs and real
-// calls beside a person's `git gc --prune=now` and `git repack -a -d`
-// running in a loop (docs/checkpoints.md#objects-a-command-relies-on).
-// Every checkpoint must come out whole (git fsck), and every file a
-// rollback replaced or deleted must be in its safety checkpoint as it
-// was. Before the rule, a checkpoint built on a dry run's pack lost its
-// tree, and a rollback deleted a person's file its safety checkpoint did
-// not hold. A failed command is allowed (it says
-// so and changes nothing); a broken checkpoint or a lost file is not.
+// calls beside `git gc --prune=now` and `git repack -a -d` in a loop
+// (docs/checkpoints.md#objects-a-command-relies-on): every checkpoint
+// whole (fsck), every file a rollback replaced or deleted in its safety
+// checkpoint. A command may fail, saying so and changing nothing.
 func TestSecurity_ObjectsHeldBesideAGCLoop(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

@@ -209,15 +209,11 @@ func TestSecurity_ShareBigLogCopyKeepsNoRecords(t *testing.T) {
 	assert.Len(t, l.Checkpoints, 2)
 }
 
-// TestSecurity_ShareCopyRollbackKeepsThePersonsWork: in my guarded tree I
-// had work of my own before my local agent came (an edit of base.txt, an
-// untracked notes.txt). A rollback of a fetched copy's checkpoint,
-// recorded under that agent, classed those paths as its turns' (the
-// window walk starts at the agent's registration, and what lay between
-// the copy's commit and the tree it found was no window at all): no
-// outside-edit refusal, and the real call overwrote base.txt and deleted
-// notes.txt. That stretch is a gap, as any stretch no turn of the agent
-// covers: what the copy changes there is outside.
+// TestSecurity_ShareCopyRollbackKeepsThePersonsWork: my own work in my
+// guarded tree from before my agent came (an edit of base.txt, an
+// untracked notes.txt) lies in a gap no turn of the agent covers, so a
+// rollback of a fetched copy's checkpoint recorded under that agent
+// classes it outside: refused, not overwritten and deleted.
 func TestSecurity_ShareCopyRollbackKeepsThePersonsWork(t *testing.T) {
 	t.Parallel()
 	p := newSharedPair(t)

@@ -61,16 +61,11 @@ func TestSecurity_CheckoutIndexOutOfReach(t *testing.T) {
 	require.Equal(t, env.Git("rev-parse", "refs/venom/checkpoints/a1/2:a.crlf"), env.Git("hash-object", "a.crlf"))
 }
 
-// TestSecurity_IndexRestoredWithItsMode: a rollback that fails after
-// moving HEAD puts the user's index back from its copy (the undo). Under
-// core.sharedRepository=group and umask 077 the index it puts back has the
-// mode git gave it (0660), and that mode is set on the new file's
-// descriptor: a group member who replaces the new file's name in .git
-// (group-writable) with a link to the person's private file, between its
-// write and its rename, does not get that file's mode opened to the group.
-//
-// Not parallel: it sets the process's umask, which every command it starts
-// inherits; the parallel tests wait until it ends.
+// TestSecurity_IndexRestoredWithItsMode: a rollback's undo puts the
+// user's index back with git's mode (0660 under sharedRepository=group,
+// umask 077) set on the descriptor, so a group member who swaps the name
+// for a link to a private file meanwhile does not open that file to the
+// group. Not parallel: it sets the process's umask.
 func TestSecurity_IndexRestoredWithItsMode(t *testing.T) {
 	old := unix.Umask(0o077)
 	defer unix.Umask(old)

@@ -11,15 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestSecurity_RollbackHugeBlobStreamed: a checkpoint (a fetched copy, an
-// agent's commit) may hold a blob of any size, which compresses to little
-// when it is zeros. git checkout-index streams such a blob to its file;
-// the rollback's in-process writes, and its note of what it wrote
-// (capture.NoteWritten), must not read it whole into the process either:
-// two of them at once on the two writing threads, a few GiB each, and the
-// rollback is killed half done. The rollback's own peak memory (VmHWM, git's
-// children apart) stays far below the blob's size. core.bigFileThreshold
-// keeps git's own processes streaming too, so the tree is all that is read.
+// TestSecurity_RollbackHugeBlobStreamed: a checkpoint may hold a blob of
+// any size (zeros compress to little). The rollback's writes and its note
+// of them (capture.NoteWritten) stream it, as git checkout-index does,
+// never read it whole: its own peak memory (VmHWM) stays far below the
+// blob's size. core.bigFileThreshold keeps git's processes streaming too.
 func TestSecurity_RollbackHugeBlobStreamed(t *testing.T) {
 	t.Parallel()
 	const size = 64 << 20

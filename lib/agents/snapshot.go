@@ -13,14 +13,11 @@ import (
 	"github.com/git-venom/git-venom/lib/worktreeid"
 )
 
-// A snapshot is the fold as JSON (lib/state keeps one beside the log), with
-// the history no command reads left out, so that loading it costs what the
-// agents hold now, not what they did in a year: checkpoints pruned or
-// removed before the floor (the oldest live checkpoint on the tree), turns
-// ended before it (but the last ones and those a kept capture names), and
-// capture and ignored-edit records before it. A rollback's windows start at a live checkpoint (windows.go), and
-// retention, names and dedup read live checkpoints and last turns. Forgot
-// counts what is left out, so "was pruned" stays apart from "never existed".
+// A snapshot is the fold as JSON without the history no command reads
+// (checkpoints and turns ended before the floor, the oldest live
+// checkpoint, but the last turns and those a kept capture names), so
+// loading it costs what agents hold now. Forgot counts what is left out:
+// "was pruned" stays apart from "never existed".
 type snapshot struct {
 	// Complete is, by tree, the seq from which the snapshot holds all
 	// its history (State.Partial).

@@ -6,14 +6,11 @@ import (
 )
 
 // A fold loaded from a split snapshot (lib/state) holds every agent, but
-// only the agents a command names have their turns and checkpoints: the
-// others are stubs, with what other agents' work reads of them (tree,
-// isolation, state, open turn, binding, notes, rollbacks), so that a hook
-// of one agent among thousands costs that agent's history, not theirs.
-// A stub folds the records read after the snapshot into those members
-// only (applyStub), and is loaded whole (Load) when something reads its
-// turns or checkpoints: by the State's Loader, from its own part of the
-// snapshot and its records in the log.
+// only those a command names have turns and checkpoints; the others are
+// stubs holding what other agents' work reads (tree, isolation, state,
+// open turn, binding, notes, rollbacks), so a hook costs its own agent's
+// history. A stub folds later records into those members (applyStub) and
+// is loaded whole by the State's Loader when its history is read.
 
 // stub is what a stub agent keeps of its checkpoints.
 type stub struct {

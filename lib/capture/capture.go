@@ -1,14 +1,9 @@
-// Package capture turns the state of one tree into git objects: the
-// recipe of docs/checkpoints.md#how-a-capture-runs, done as one scan. It
-// starts from an index whose stat cache spares hashing the tree, lets git's
-// own status find what changed, stores only those paths and writes the
-// tree. The user's index, HEAD, branches and working files are never
-// written.
-//
-// Its shortcuts (private index, quick scan, memo and carry, tree edit, raw
-// blobs) only spare work, each falling back to the plain way when it cannot
-// vouch for its answer; takePrivate and scan follow them in the order of
-// docs/checkpoints.md#shortcuts.
+// Package capture turns one tree's state into git objects, the recipe of
+// docs/checkpoints.md#how-a-capture-runs: an index whose stat cache spares
+// hashing, git's own status for what changed, only those paths stored,
+// the tree written; the user's index, HEAD, branches and files untouched.
+// Its shortcuts (docs/checkpoints.md#shortcuts) only spare work, each
+// falling back to the plain way when it cannot vouch for its answer.
 package capture
 
 import (
@@ -64,15 +59,11 @@ func (l Limits) key() string {
 	return fmt.Sprintf("%d:%d\x00%q\x00", l.MaxFileBytes, l.MaxTotalBytes, l.Exclude)
 }
 
-// memoKey is what, besides the files and git's settings files, the memo's
-// key and its listing's hold: the limits, and the variables by which git
-// takes settings from the environment (git -c is GIT_CONFIG_PARAMETERS;
-// GIT_CONFIG_COUNT, GIT_ATTR_SOURCE): a capture under git -c
-// core.autocrlf=input stores other blobs for the same files. They are
-// taken by name, each at the value git gets (the last: os/exec keeps the
-// last of a name), not in the environment's order, which git changes
-// when it runs git venom-checkpoint: the key is the same whether the
-// command was run through git or not.
+// memoKey is what the memo's key holds besides files and git's settings
+// files: the limits, and the variables git takes settings from
+// (GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT, GIT_ATTR_SOURCE: git -c
+// core.autocrlf=input stores other blobs), each by name at the value git
+// gets, so the key is the same whether git ran the command or not.
 func memoKey(r *repo.Repo, lim Limits) string {
 	vars := map[string]string{}
 	for _, kv := range r.Git.Env {

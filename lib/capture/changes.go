@@ -36,16 +36,11 @@ func bytesReader(b []byte) io.Reader {
 }
 
 // listChanges lists what differs from the index: the quick scan's answer
-// when it stood for git status (shortcut 2), else git status's. status is
-// the listing as the memo's key takes it. unopened are the folders git
-// status could not open (scan.Unopened), listed in snap.Skipped as
-// unreadable: git lists nothing under them, and a checkpoint that says
-// nothing of them would miss their files silently. The quick scan never
-// stands for git status where a folder cannot be opened (it gives way).
-//
-// Submodules: only their commits. Asking status whether they are dirty
-// would run git status in each, which rewrites their own index, the
-// user's; listGitlinks asks without optional locks instead.
+// when it stood for git status, else git status's (status, as the memo's
+// key takes it). unopened counts folders git status could not open, listed
+// in snap.Skipped as unreadable rather than missed silently. Submodules
+// give only their commits: listGitlinks asks without optional locks, as
+// git status in each would rewrite the user's own index.
 func listChanges(ctx context.Context, r *repo.Repo, b base, snap *Snapshot) (status []byte, changes []scan.Change, unopened int, err error) {
 	if b.quick != nil {
 		status, changes := b.quick.List()

@@ -120,14 +120,10 @@ func listGitlinks(ctx context.Context, r *repo.Repo, snap *Snapshot, links map[s
 }
 
 // nestedHasChanges reports changes to tracked files inside a nested
-// repository that status did not already report on (docs/checkpoints.md#what-a-capture-holds).
-// libgit2 reads it, never git(1): a nested repository's config and
-// .gitattributes are files of the work tree, anyone's to write, and git
-// status there ran the filter commands they name (a clean filter for
-// every file whose stat changed) on every capture, hooks' included, where
-// git in this repository never looks inside an untracked repository.
-// libgit2 runs no command a config names, and its status writes nothing
-// (no refresh of the nested index, which is its user's).
+// repository that status did not report (docs/checkpoints.md#what-a-capture-holds),
+// read with libgit2, never git(1): the nested config and .gitattributes
+// are anyone's to write, and git status there ran the filters they name.
+// libgit2 runs no command a config names, and writes nothing.
 func nestedHasChanges(r *repo.Repo, p string) bool {
 	dir := treepath.Abs(r.Top, p)
 	if !repo.Holds(dir) {

@@ -1,11 +1,8 @@
 // Package events maps journal records to the published event stream
-// (docs/json.md#events, docs/json.md#conventions): {seq, ts, source, type, data}, one a line.
-// docs/json.md#events's four types, and the suite's own for the other changes of an
-// agent's state a client following the stream would otherwise miss (issue
-// 14 item 12; man git-venom-checkpoint, events): turns starting and ending,
-// a capture reusing (or relabeling) a checkpoint, prunes, clean's removals
-// and the archiving. Edits, bindings, notes and registrations stay
-// internal.
+// (docs/json.md#events): {seq, ts, source, type, data}, one a line. Beside
+// the four types there, the suite's own tell what a client following the
+// stream would otherwise miss: turns, reuses, prunes, removals, archiving.
+// Edits, bindings, notes and registrations stay internal.
 package events
 
 import (

@@ -42,13 +42,9 @@ func (s *Stream) Next() ([]Event, error) {
 }
 
 // Follow calls emit for every event from now on, until ctx ends or emit
-// fails. It sleeps in inotify on the state directory, so a new record wakes
-// it at once and an idle stream costs nothing; because inotify can be
-// missing (an old kernel, a network file system, a full watch table) or can
-// drop events on overflow, it also looks at the file every second whatever
-// happens. Reading is by whole lines from where it stopped (journal.Tail),
-// so a record is never missed or repeated, even across a torn tail that a
-// writer cuts.
+// fails. It sleeps in inotify on the state folder and also looks every
+// second (inotify can be missing or overflow), reading whole lines from
+// where it stopped (journal.Tail): no record missed or repeated.
 func (s *Stream) Follow(ctx context.Context, emit func(Event) error) error {
 	w := newWatcher(s.Dir)
 	defer w.close()

@@ -1,15 +1,9 @@
-// Package fsmonitor asks the repository's file system monitor what changed
-// in a tree since a token, as git does for core.fsmonitor set to a hook
-// (fsmonitor.c refresh_fsmonitor, protocol version 2): the hook is run
-// through the shell in the tree's top folder with "2" and the token, and
-// prints a new token, a NUL, then the changed paths, NUL-separated,
-// relative to the top ("dir/" for a whole folder). A response of "/" says
-// the monitor knows nothing (trivial). docs/checkpoints.md#the-file-system-monitor
-// says how a capture uses it and why the hook, not watchman's socket.
-//
-// Anything this package cannot read exactly as git would (a setting it
-// cannot resolve without running git, an answer it cannot parse, a
-// watchman clock of another instance) is no answer: the caller scans.
+// Package fsmonitor asks a core.fsmonitor hook what changed in a tree
+// since a token, as git does (fsmonitor.c, protocol version 2): run in the
+// top with "2" and the token, it prints a new token, a NUL, then changed
+// paths ("/": it knows nothing). docs/checkpoints.md#the-file-system-monitor
+// says how a capture uses it. Anything not read exactly as git would is
+// no answer: the caller scans.
 package fsmonitor
 
 import (

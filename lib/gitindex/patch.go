@@ -14,18 +14,12 @@ type Update struct {
 	Stat Stat
 }
 
-// Patch returns a copy of the index bytes data in which each entry that
-// updates names takes its new object id, mode and stat data, and how many
-// entries changed. Only plain entries change: unmerged, assume-unchanged,
-// skip-worktree and intent-to-add entries, gitlinks and sparse folders are
-// left as they are, and a path the index lacks is not added. Entries keep
-// their size, so they are rewritten in place.
-//
-// An entry racy against mtime, the old file's time (lib/racy), and not
-// updated is smudged (size 0) as git does, since the new file is written
-// later. The optional extensions that would go stale (UNTR, TREE, EOIE,
-// IEOT, FSMN) are dropped for git to make again; the checksum is made
-// again. A split index is refused (ErrSplit).
+// Patch returns a copy of the index bytes data with each plain entry that
+// updates names given its new id, mode and stat data (rewritten in place),
+// and how many changed; other entries and missing paths are left alone.
+// An entry racy against mtime and not updated is smudged, as git does;
+// extensions that would go stale (UNTR, TREE, EOIE, IEOT, FSMN) are
+// dropped and the checksum remade. A split index is ErrSplit.
 func Patch(data []byte, updates map[string]Update, mtime time.Time) ([]byte, int, error) {
 	if len(data) < 12+20 {
 		return nil, 0, fmt.Errorf("not a git index")

@@ -45,16 +45,11 @@ type Hook struct {
 }
 
 // DefaultAgent is the hook's agent when neither --agent nor VENOM_AGENT
-// names one (docs/harness.md#hook-agents): one agent per harness session, so that two
-// sessions in one worktree (two terminals) are two agents. The agent of
-// this harness already bound to the session keeps it (a resumed session, a
-// rewound one); otherwise the harness's name (claude, codex) while no other
-// live session holds it, else the name and the session id's last 8
-// characters (claude-1a2b3c4d: random in Claude Code's and Codex's ids
-// alike, where the first 8 of a time-ordered id are not). A session is
-// live while the harness process of its latest start runs; one that the
-// hook's own process ran (Claude Code's /clear starts a new session in the
-// same process) is this session's predecessor, not another live one.
+// names one: one agent per harness session (docs/harness.md#hook-agents).
+// The agent already bound to the session keeps it; else the harness's
+// name while no other live session holds it, else the name and the
+// session id's last 8 characters. A session the hook's own process ran
+// (Claude Code's /clear) is this one's predecessor, not another live one.
 func DefaultAgent(st *agents.State, harness, session string, proc journal.Process) string {
 	name := "agent"
 	if k := Lookup(harness); k != nil {

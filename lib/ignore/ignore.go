@@ -1,14 +1,10 @@
-// Package ignore decides which paths of a worktree git 2.39 ignores, without
-// running git, so that a capture can list untracked, not-ignored files as
-// `git status --untracked-files=all` does. It ports git's dir.c (reading
-// pattern files, matching, the per-directory exclude stack) and wildmatch.c,
-// case-sensitively (core.ignoreCase=false).
-//
-// A walk: s := Root(infoExclude, excludesFile).Top(topGitignore), then
-// s.Excluded(name, isDir) for each entry, descending with s.Child only into
-// directories not excluded, as git does. The caller finds the pattern files
-// as git would: a .gitignore only when a regular file (or, skip-worktree,
-// the index's blob), core.excludesFile defaulting to the XDG one.
+// Package ignore decides which paths of a worktree git 2.39 ignores,
+// without running git, so a capture lists untracked files as `git status
+// --untracked-files=all` does: a port of dir.c's exclude stack and of
+// wildmatch.c, case-sensitive. Walk: s := Root(infoExclude,
+// excludesFile).Top(topGitignore), s.Excluded(name, isDir) per entry, and
+// s.Child only into folders not excluded; the caller finds pattern files
+// as git would.
 package ignore
 
 import (

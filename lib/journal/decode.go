@@ -11,14 +11,10 @@ import (
 	"github.com/git-venom/git-venom/lib/worktreeid"
 )
 
-// decode reads one record into e. It is a decoder for the members this
-// package knows, about five times faster than encoding/json's reflection
-// on a long log (docs/checkpoints.md#the-log: list, events and a rollback preflight read the
-// whole journal each run). Anything it does not know for certain (an
-// unknown member, a number that is not a plain integer, a string that is
-// not valid UTF-8, a value of an unexpected kind) falls back to
-// encoding/json, so both always agree; TestDecode_AgreesWithEncodingJSON
-// keeps the member list complete.
+// decode reads one record into e, about five times faster than
+// encoding/json on a long log (read whole by list, events and preflight).
+// Anything it does not know for certain falls back to encoding/json, so
+// both agree; TestDecode_AgreesWithEncodingJSON keeps the member list whole.
 func decode(line []byte, e *Entry) error {
 	return decodeString(string(line), e)
 }

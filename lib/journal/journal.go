@@ -76,14 +76,10 @@ func Scan(path string, each func(*Entry)) (*Log, error) { return ScanWith(path, 
 
 // ScanOptions narrow what Scan decodes.
 type ScanOptions struct {
-	// Agent, when set, skips before decoding every line that does not hold
-	// "agent":"<Agent>", so reading the log costs, beyond the bytes, what
-	// that agent's records cost. Every record names its agent, as
-	// encoding/json writes it, and agent ids need no escape; a line that
-	// holds the text otherwise (in a label, escaped) is only decoded for
-	// nothing. The lines skipped are checked by their head and their end
-	// only (seq, ts, type, a closing brace): damage inside another agent's
-	// record shows in a full read, as doctor's.
+	// Agent, when set, skips undecoded every line without "agent":"<Agent>"
+	// (every record names its agent; ids need no escape), so a read costs
+	// that agent's records. Skipped lines are checked by head and end only:
+	// damage inside another agent's record shows in a full read (doctor's).
 	Agent string
 	// LazyRepos keeps each checkpoint.taken's repos as text in ReposJSON,
 	// for DecodeRepos: a fold needs them only for the checkpoints still

@@ -40,17 +40,11 @@ type Resume struct {
 // the ones it was made from.
 var ErrResumeMismatch = errors.New("the log does not match the mark it is resumed from")
 
-// fingerprintBytes is how much of the log before a mark Head and Tail cover.
-// Not the whole of it, on purpose: a log rewritten in its middle to the
-// same length keeps its mark, but hashing all the bytes before the mark
-// costs every command reading a fold snapshot about 1.2 s on a year's log
-// (1e6 records, 205 MB; head and tail take 9 µs), against a target of
-// 1.2x the time at 1,000 records; a running hash would spare the writer,
-// not the reader, who must read the bytes to check them. The log is only
-// ever appended to or cut at a torn tail, which the tail catches; a stale
-// fold never makes a rollback target a tree its ref does not hold, since
-// every target's ref is checked against the commit the fold recorded
-// (checkpoints.Find; tests/fold_stale_test.go).
+// fingerprintBytes is how much of the log before a mark Head and Tail
+// cover: not all of it, since hashing a year's log (205 MB) cost every
+// reader 1.2 s, against 9 µs. The log is only appended to or cut at a
+// torn tail, which the tail catches; a stale fold never targets a tree
+// its ref does not hold (checkpoints.Find; tests/fold_stale_test.go).
 const fingerprintBytes = 4096
 
 // Resume marks the end of what l has read or appended: the point a later

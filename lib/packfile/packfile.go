@@ -1,12 +1,8 @@
 // Package packfile writes a git pack (version 2, no deltas) and its index
-// (version 2) into a repository's objects/pack folder, as git's
-// Documentation/gitformat-pack.txt describes them.
-//
-// A capture's new objects are a few blobs and the trees on their paths.
-// libgit2's packbuilder spent most of a small capture's write on them (it
-// hashes every object again and writes through its indexer); here each
-// object is compressed once as it comes and the index is built from what
-// was written.
+// (version 2) into objects/pack, as gitformat-pack.txt describes them:
+// each of a capture's few new objects compressed once as it comes, the
+// index built from what was written (libgit2's packbuilder hashed each
+// again and went through its indexer).
 package packfile
 
 import (

@@ -94,13 +94,9 @@ func isHold(p string) bool {
 }
 
 // releaseStale removes the holds a killed command left: Maintain runs
-// under the repository's lock, which every command that makes a
-// checkpoint's ref holds from its pack to its ref, so a hold that is not
-// this process's has no ref left to wait for. Every hold in packDir, not
-// only those of recorded packs: a command killed between its pack's
-// install and its record (WritePack) leaves a hold on a pack the record
-// does not name, and git's gc never removes a kept pack. Released, that
-// pack is the user's gc's to repack.
+// under the lock every pack writer holds until its ref, so another
+// process's hold waits for nothing. Every hold in packDir goes, recorded
+// pack or not, as gc never repacks a kept pack.
 func releaseStale(packDir string) {
 	keeps, _ := filepath.Glob(filepath.Join(packDir, "pack-*.keep"))
 	for _, p := range keeps {

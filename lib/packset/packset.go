@@ -1,14 +1,9 @@
-// Package packset keeps the record of the packs git-venom wrote, and merges
-// them geometrically, so that captures never leave the repository with so
-// many packs that git's own `gc --auto` (gc.autoPackLimit, 50) repacks it,
-// nor every object look-up searching hundreds of packs.
-//
-// The record is a folder of empty files, $COMMON/venom/packs/pack-<hex>;
-// only packs named there are merged or removed, never a user's. Maintain
-// merges them as `git repack --geometric=2 -d` would, pruning nothing and
-// installing the new pack before removing the old (docs/checkpoints.md#pack-merges).
-// A pack a command wrote is kept (hold.go) until that command's refs name
-// its objects.
+// Package packset records the packs git-venom wrote and merges them
+// geometrically, so captures never leave enough packs to trigger git's
+// gc --auto nor slow every look-up. The record is a folder of empty files,
+// $COMMON/venom/packs/pack-<hex>: only those packs are merged or removed,
+// as `git repack --geometric=2 -d` would (docs/checkpoints.md#pack-merges).
+// A pack a command wrote is held (hold.go) until its refs name its objects.
 package packset
 
 import (

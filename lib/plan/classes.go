@@ -106,14 +106,10 @@ func classify(ctx context.Context, r *repo.Repo, st *agents.State, a *agents.Age
 		}
 		return out
 	}
-	// From start to the first capture the walk starts at is a gap too:
-	// no turn of the agent made what lies between. For the agent's own
-	// target that capture is the target itself, and nothing lies between.
-	// A fetched copy's target was never this tree's: what the tree held
-	// when the local agent came is nobody's turn, so it is a gap, except
-	// what the copy's own windows changed (its checkpoint to its newest
-	// capture), classed as its turns' or gaps. A tree holding the copy's
-	// pulled commit is then not an outside edit.
+	// From start to the walk's first capture is a gap too. A fetched copy's
+	// target was never this tree's: what the tree held when the local agent
+	// came is a gap, but what the copy's own windows changed, classed as its
+	// turns' or gaps, so a tree holding the copy's commit is no outside edit.
 	if copy != nil && len(copy.History) > 0 {
 		for _, w := range copy.History {
 			if w.Kind == agents.TurnWindow {

@@ -43,15 +43,11 @@ func (c *Change) Writes() bool { return c.TMode != 0 }
 func diffTrees(_ context.Context, r *repo.Repo, a, b string) ([]Change, error) {
 	var list []Change
 	err := withTrees(r, a, b, func(odb *git.Odb, ta, tb *git.Oid) error {
-		// Counted first, then listed into a list of that length: the
-		// second walk reads no folder again (the walker keeps what it
-		// parsed, less than the changes made of it). A list grown by
-		// append, or gathered in blocks and copied, allocated and copied
-		// its 300,000 changes at least twice in a plan that deletes that
-		// many files. The paths go into one block, of the length counted,
-		// and each change's path is a slice of it: one object where
-		// 300,000 strings were, each allocated, and each marked by every
-		// collection while the plan lives.
+		// Counted first, then listed into a list of that length (the second walk
+		// reads no folder again), the paths in one block of the counted length,
+		// each change's path a slice of it: a plan deleting 300,000 files grew
+		// and copied its list twice and held 300,000 strings for every
+		// collection to mark.
 		w := treewalk.NewWalker(odb)
 		n, size, err := w.Count(ta, tb)
 		if err != nil {

@@ -1,15 +1,9 @@
-// Package quote shows stored strings (labels, reasons, agent ids, session
-// ids, paths) in human output without letting them drive the terminal: a
-// label such as "\033]0;pwned\007" must not set the window title, clear
-// the screen or forge a row. It quotes as git quotes paths (quote.c,
-// quote_c_style): a string that needs it is shown in double quotes with C
-// escapes, \t \n \" \\ and octal \033 for other bytes.
-//
-// A valid UTF-8 rune that prints is kept, as with core.quotePath=false
-// ("café" stays readable); every rune unicode.IsGraphic rejects (C0 and C1
-// controls, bidi overrides, zero-width and unassigned ones) and every
-// invalid byte is written as the octal escapes of its bytes, so Unquote
-// gives the exact bytes back.
+// Package quote shows stored strings (labels, ids, paths) in human output
+// without letting them drive the terminal, as git quotes paths (quote.c,
+// quote_c_style): a string that needs it goes in double quotes with C
+// escapes. Printable UTF-8 stays (core.quotePath=false); every rune
+// unicode.IsGraphic rejects and every invalid byte becomes octal escapes
+// of its bytes, so Unquote gives the exact bytes back.
 package quote
 
 import (

@@ -1,13 +1,9 @@
 // Package racy is git-venom's one rule for when stat data may stand for a
-// file's content: git's racy-git rule, as the installed git applies it.
-// Every stat cache calls it: the private index (index patching in
-// lib/gitindex, the quick scan's check of tracked files), the quick scan's
-// record of folders, the memo and its listing, the carry.
-//
-// An entry is racy when its file's mtime falls in its reference time's
-// second or later: git without USE_NSEC (Debian's 2.39) compares whole
-// seconds, and that rule catches every entry the nanosecond rule does
-// (docs/checkpoints.md#racy-stat-data). A racy file is read, never trusted.
+// file's content: git's racy-git rule as the installed git applies it,
+// called by every stat cache (private index, quick scan, memo, carry). An
+// entry is racy when its mtime falls in its reference time's second or
+// later: whole seconds, as git without USE_NSEC compares, which catches
+// all the nanosecond rule does (docs/checkpoints.md#racy-stat-data).
 package racy
 
 import (
@@ -36,15 +32,11 @@ func Entry(mtimeSec uint32, ref time.Time) bool { return Against(int64(mtimeSec)
 // second or a later one.
 const Margin = time.Second
 
-// Taken says whether stat data taken at wall-clock time taken, of a file
-// whose mtime and ctime are those (unix ns), is racy: Against taken
-// less Margin, for either time. It is the rule of the caches git-venom
-// keeps itself (the quick scan's record, the memo and its listing).
-//
-// VENOM_TEST_RACY_MS=n (tests only) trusts instead a file changed more
-// than n ms before, to the nanosecond: tests carry files they have just
-// written. This file system's times have nanoseconds, and those caches
-// compare them.
+// Taken says whether stat data taken at wall time taken, of a file with
+// these mtime and ctime (unix ns), is racy: Against taken less Margin,
+// for either time; the rule of git-venom's own caches. VENOM_TEST_RACY_MS=n
+// (tests only) trusts instead a file changed more than n ms before, to
+// the nanosecond.
 func Taken(mtime, ctime int64, taken time.Time) bool {
 	if ms := testhook.Int("VENOM_TEST_RACY_MS"); ms > 0 {
 		recent := taken.Add(-time.Duration(ms) * time.Millisecond).UnixNano()

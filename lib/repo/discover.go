@@ -12,15 +12,12 @@ import (
 	"github.com/git-venom/git-venom/lib/gitconfig"
 )
 
-// discover finds the repository of dir without running git, in the plain
-// case only: a worktree whose .git is a directory, or a file naming a linked
-// worktree's git dir, found by walking up from dir within one file system, owned by the current user, with a config that
-// neither makes it bare, names another worktree, asks for an extension nor
-// includes another file, and an environment that selects nothing (no GIT_*
-// variable but the few that select nothing). ok is false for anything
-// else, and Open then asks git, whose answer is the truth this one must
-// equal (TestDiscover_AgreesWithGit); a plain case costs a few stat calls
-// instead of a git process.
+// discover finds dir's repository without running git, in the plain case
+// only (a .git folder, or a file naming a linked worktree's git dir, owned
+// by us on one file system, a config with nothing unusual, no GIT_*
+// variable that selects anything): a few stats for a git process. ok is
+// false otherwise, and Open asks git, whose answer this one must equal
+// (TestDiscover_AgreesWithGit).
 func discover(dir string, environ []string) (p Paths, ok bool) {
 	if !gitconfig.PlainEnvironment(environ) {
 		return p, false

@@ -20,16 +20,11 @@ import (
 )
 
 func init() {
-	// safe.directory is git's rule, and git(1) applies it: Open takes a
-	// repository without asking git only when the current user owns every
-	// path git's ensure_valid_ownership checks (discover's ownedByUs), and
-	// asks git rev-parse otherwise, which refuses a repository that
-	// safe.directory (system, global or command-line config) does not
-	// allow. libgit2 1.5 has a rule of its own that refuses
-	// safe.directory=*, which git accepts; checked twice, a repository git
-	// works in would be refused. So libgit2 checks no owner. The other
-	// repositories libgit2 opens are nested ones whose HEAD a capture
-	// reads, as git's own resolve_gitlink_ref does without the check.
+	// safe.directory is git's rule, applied by git(1): Open skips asking git
+	// only when the user owns every path git checks (ownedByUs), else git
+	// rev-parse refuses what safe.directory does not allow. libgit2's own
+	// check (which refuses safe.directory=*) is off, so the two never
+	// disagree; its other opens are nested repositories' HEADs.
 	C.venom_owner_validation(0)
 }
 
@@ -53,15 +48,12 @@ func unsafeRepository(err error) error {
 		Hint("git config --global --add safe.directory %s", at)
 }
 
-// RootInOthers judges root in a repository another user owns: every
-// state file, lock, pack and ref git-venom makes there is root's, and the
-// owner's own commands can then neither take the lock nor write the log.
-// Under sudo (sudoUID set: git lets root into the repository SUDO_UID's
-// user owns, ensure_valid_ownership) it is a person's own repository
-// reached by mistake: refused before anything is written. Without sudo,
-// root came in through safe.directory, an administrator's explicit
-// choice (docs/checkpoints.md#the-log): it goes on, with a warning that
-// says how to give the state back.
+// RootInOthers judges root in a repository another user owns, whose
+// state it would leave root's. Under sudo (sudoUID set) it is a person's
+// repository reached by mistake: refused before anything is written.
+// Without sudo root came through safe.directory, an administrator's
+// choice (docs/checkpoints.md#the-log): a warning says how to give the
+// state back.
 func (r *Repo) RootInOthers(sudoUID string) (warning string, err error) {
 	if os.Geteuid() != 0 {
 		return "", nil

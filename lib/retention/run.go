@@ -273,15 +273,11 @@ type Cleaned struct {
 	Checkpoints []Removed `json:"checkpoints"`
 }
 
-// Clean archives the agent and removes its checkpoints by isolation
-// (docs/checkpoints.md#retention-and-clean), logs checkpoint.removed for each agent concerned, then prunes.
-//
-//   - worktree, tree gone or removed: every checkpoint of the agent and of
-//     the forks that borrowed its tree goes; tree kept: all stay.
-//   - copy: they go with the folder, so clean removes none.
-//   - in_place: all go except pre_rollback ones younger than keep_safety.
-//
-// A failed deletion is reported, not an error.
+// Clean archives the agent, removes its checkpoints by isolation
+// (docs/checkpoints.md#retention-and-clean), logs checkpoint.removed for
+// each agent concerned, then prunes: worktree (tree gone or removed) its
+// and its forks' all go; copy none; in_place all but pre_rollback ones
+// younger than keep_safety. A failed deletion is reported, not an error.
 func Clean(ctx context.Context, tx *state.Txn, a *agents.Agent) (*Cleaned, error) {
 	if err := state.Intact(tx.Log, "no ref is deleted"); err != nil {
 		return nil, err

@@ -367,15 +367,11 @@ func placeUnnamed(root *treepath.Root, held *treepath.Held, stage int, s *staged
 	return placeFile(root, held, stage, s.name, false, e)
 }
 
-// removeFiles deletes S's files at dels, folder by folder, each folder
-// opened once beneath the top (treepath.Folder) for the run of dels in it
-// (dels in path order keep a folder's files together but where a
-// subfolder's name falls between them), then each folder that empties,
-// deepest first, up to the top: nothing is reached through a link. A
-// folder on the way that is no longer a folder of the tree (swapped for a
-// link or a file) means its files are gone as far as the tree goes; a
-// folder where S held a file means someone wrote during the rollback: both
-// are left, and step 6's capture shows what the tree holds (exact:false).
+// removeFiles deletes S's files at dels, each folder opened once beneath
+// the top (treepath.Folder) for its run of dels, then each folder that
+// empties, deepest first: nothing is reached through a link. A folder no
+// longer a folder of the tree, or one where S held a file, is left; step
+// 6's capture shows what the tree holds (exact: false).
 func removeFiles(root *treepath.Root, dels []string, hook func(string) error, prog *Progress, keep string) error {
 	// The folders files were deleted from: each is removed if that
 	// emptied it, and then its parent is tried.
@@ -733,16 +729,11 @@ func (ap *applier) stillToUndo(p *plan.Plan, s *git.Oid, lim capture.Limits) []e
 	return want
 }
 
-// undo runs the recipe back to S after a failure (docs/rollback.md#failures) and checks S's
-// capture matches again: failed.rollback_undone, or failed.rollback_partial
-// when the way back fails too.
-//
-// A signal that stopped the way forward (docs/rollback.md#interrupts) has
-// ended r.ctx: the way back runs on a context of its own, which no signal
-// ends, with a deadline of its own (backTimeout), and a further signal is
-// only answered (Progress.Told). Its git commands run in process groups of
-// their own (gitcli, for a context with a deadline), where a second Ctrl-C
-// at the terminal does not reach them.
+// undo runs the recipe back to S after a failure and checks S's capture
+// matches again: failed.rollback_undone, or failed.rollback_partial when
+// the way back fails too (docs/rollback.md#failures). It runs on a context
+// of its own that no signal ends (docs/rollback.md#interrupts), with its
+// own deadline, its git commands in process groups of their own.
 func (r *runner) undo(ap *applier, cause error) *errcode.Error {
 	p := r.p
 	reason := cause.Error()

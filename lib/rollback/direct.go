@@ -232,16 +232,11 @@ func (d *direct) write(stage int, name string, e entry, folders *folderCache) (s
 	return s, err
 }
 
-// create makes the regular file name in the folder open at stage, of mode
-// perm less the umask, holding data, for the tree's path p; unnamed says
-// which way it was made.
-//
-// The file is made unnamed in p's folder (or the nearest one above it), so
-// that its inode lands near the folder's as in git's checkout, and falls
-// back to a named file in the stage (docs/rollback.md#where-new-files-are-made).
-// While heldBudget allows, it stays open and is returned as held (>= 0), to
-// be linked only at its path (placeUnnamed); otherwise it is named in the
-// stage (held is -1).
+// create makes the regular file name, mode perm less the umask, holding
+// data, for the tree's path p: unnamed in p's folder (or the nearest above)
+// so its inode lands near the folder's, else named in the stage
+// (docs/rollback.md#where-new-files-are-made). While heldBudget allows, an
+// unnamed file stays open as held (>= 0) for placeUnnamed; else held is -1.
 func (d *direct) create(stage int, name, p string, perm uint32, data []byte, folders *folderCache) (unnamed bool, held int, err error) {
 	if f := folders.open(treepath.Parent(p)); f != nil && !unnamedRefused.Load() {
 		fd, err := f.CreateUnnamed(perm)

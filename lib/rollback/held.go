@@ -9,14 +9,11 @@ import (
 )
 
 // safetyHeld checks, once the safety checkpoint's ref is made, that the
-// object store holds the blob of every file of S the rollback replaces or
-// deletes: the one copy left of a person's file once it is written over.
-//
-// The safety checkpoint's commit pack holds every object of S no ref
-// reached (capture.StoreCommit, docs/checkpoints.md#objects-a-command-relies-on),
-// so this look is the last guard, not the hold. The lookup is in a fresh
-// handle on the repository: the command's own handle keeps a dropped
-// pack open and would still find it.
+// store holds the blob of every file of S the rollback replaces or
+// deletes. The safety checkpoint's pack holds them already
+// (docs/checkpoints.md#objects-a-command-relies-on): this is the last
+// guard, looked up in a fresh handle, as the command's own keeps a
+// dropped pack open.
 func safetyHeld(r *repo.Repo, changes []plan.Change) error {
 	lib, err := git.OpenRepositoryExtended(r.GitDir, git.RepositoryOpenNoSearch, "")
 	if err != nil {

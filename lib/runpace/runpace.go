@@ -10,14 +10,10 @@ import (
 	"time"
 )
 
-// Pacer passes through the scheduler every few milliseconds of a long
-// run of system calls (one Pacer a goroutine). A goroutine that never
-// does is preempted by the runtime's monitor every 10 ms, and each
-// preemption sets the monitor polling every 20 µs again: through the
-// 10,000 rmdirs of a rollback deleting 300,000 files, each waiting on the
-// disk, its wake-ups cost a third as much CPU as the rmdirs themselves
-// (perf). A pass through the scheduler wakes a spare thread, so it is
-// made only every 2 ms, well within the 10.
+// Pacer passes through the scheduler every 2 ms of a long run of system
+// calls (one Pacer a goroutine): a goroutine preempted by the runtime's
+// monitor instead sets it polling every 20 µs, which cost a rollback's
+// 10,000 rmdirs a third of their CPU again.
 type Pacer struct{ last time.Time }
 
 // Pace passes through the scheduler when 2 ms have gone by since it last

@@ -224,15 +224,11 @@ func Fetch(ctx context.Context, s *state.Store, remote string) (*Fetched, error)
 	return res, nil
 }
 
-// fetchObjects asks git for the objects of every copy (lists: each
-// copy's object ids) at once. Object ids only: git writes no ref and no
-// FETCH_HEAD, and checks every object it receives (fsck: no .git or ..
-// entry, well-formed commits and trees) before keeping any. One refused
-// object fails git's whole fetch, so a failed fetch is tried again half by
-// half, down to the copies that hold a refused object (a few fetches per
-// bad copy, not one per copy): those are refused, the others fetched.
-// When every copy fails, the remote as a whole is: failed.remote with
-// git's first error.
+// fetchObjects asks git for the objects of every copy (lists: each copy's
+// ids) at once: no ref, no FETCH_HEAD, every object fsck-checked. One
+// refused object fails git's whole fetch, so a failed fetch is tried again
+// half by half down to the copies that hold one, which are refused. When
+// every copy fails, the remote does: failed.remote with git's first error.
 func fetchObjects(ctx context.Context, s *state.Store, remote string, lists [][]string) (map[int]bool, error) {
 	refused := map[int]bool{}
 	q, err := newQuarantine(filepath.Join(s.Repo.CommonDir, "objects"))

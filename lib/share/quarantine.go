@@ -57,15 +57,10 @@ func (q *quarantine) discard() error {
 // remove drops the quarantine.
 func (q *quarantine) remove() error { return os.RemoveAll(q.dir) }
 
-// migrate moves what the quarantine holds into the store, as git's
-// tmp_objdir_migrate does: loose objects and packs; of a pack, the .pack
-// before its .rev and .idx, since git finds packs by their index and must
-// never find an index without its pack. An object the store already has
-// is kept as it is there. tmp_* files (an unfinished object or pack) are
-// not moved, nor a pack's .keep: that is fetch-pack's lock, which git
-// removes itself once the fetch ends, and one left would pin the pack.
-// (With fsckObjects git 2.39 keeps every fetch as a pack; a git that
-// unpacks a small one writes loose objects, moved as well.)
+// migrate moves the quarantine's loose objects and packs into the store,
+// as git's tmp_objdir_migrate does: a pack's .pack before its .rev and
+// .idx, so no index is found without its pack; an object already there
+// stays; tmp_* files and a pack's .keep (fetch-pack's lock) are left.
 func (q *quarantine) migrate() error {
 	ents, err := os.ReadDir(q.dir)
 	if err != nil {

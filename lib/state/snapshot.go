@@ -16,16 +16,12 @@ import (
 	"github.com/git-venom/git-venom/lib/worktreeid"
 )
 
-// The fold snapshot is the fold of the log through a mark (journal.Resume:
-// offset, seq, damage, a fingerprint of the bytes), so a command folds only
-// the records after it. fold.json holds what every command reads of every
-// agent (agents.Stub), fold.d/<agent>.json one agent's turns and
-// checkpoints with a mark of its own, so a command pays for the agents it
-// reads. The log stays the truth: a file that is missing, a link,
-// unreadable, of another format or whose mark does not match is passed
-// over and the log folded again. Only lock holders write them (Begin),
-// each whole and renamed in, fold.json first, once foldEvery records lie
-// past a mark; a lock holder for one agent writes only that agent's file.
+// The fold snapshot is the log folded through a mark (journal.Resume), so
+// a command folds only what follows: fold.json holds every agent's stub,
+// fold.d/<agent>.json one agent's turns and checkpoints. The log stays the
+// truth: a snapshot missing, a link, unreadable, of another format or off
+// its mark is passed over. Only lock holders write them (Begin), whole and
+// renamed in, once foldEvery records lie past a mark.
 const (
 	// allFormat is fold.json's: 5 added agents.Kept to each agent; 6 the
 	// rollbacks that did not end to LastRollback (--undo's).

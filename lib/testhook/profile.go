@@ -10,16 +10,10 @@ import (
 )
 
 // Profile starts the profiles the environment asks for and returns what
-// stops them and writes them out (tests/README.md, "Knobs"):
-//
-//	VENOM_TEST_CPUPROFILE=file  a CPU profile of the whole command
-//	VENOM_TEST_MEMPROFILE=file  a heap profile taken as the command ends
-//	                       (go tool pprof -sample_index=alloc_space for
-//	                       what it allocated, inuse_space for what the last
-//	                       collection found live)
-//
-// A profile that cannot be written is reported on stderr and skipped: a
-// knob for measuring never fails a command.
+// stops and writes them (tests/README.md, "Knobs"): VENOM_TEST_CPUPROFILE
+// for the whole command, VENOM_TEST_MEMPROFILE for the heap at its end.
+// One that cannot be written is reported on stderr: a knob for measuring
+// never fails a command.
 func Profile() (stop func()) {
 	cpu, mem := os.Getenv("VENOM_TEST_CPUPROFILE"), os.Getenv("VENOM_TEST_MEMPROFILE")
 	if cpu == "" && mem == "" {

@@ -118,16 +118,11 @@ func (r *Root) RenameFromStat(stage int, rel, p string, link bool) (Placed, erro
 	return r.RenameFromStatIn(nil, stage, rel, p, link)
 }
 
-// Held is the folder of the tree a run of placements in path order keeps
-// open from one path to the next of the same folder (RenameFromStatIn,
-// LinkUnnamedIn): a folder holding ten of the files is resolved beneath
-// the top once, not ten times. Close it after the run.
-//
-// A held descriptor never becomes a link. A folder renamed away during
-// the run still receives the rest of its files, the checkpoint's own and
-// never through a link; the rollback's capture then reports exact: false,
-// as for any write meanwhile. A folder removed meanwhile (ENOENT) is
-// resolved again, as a path never held is.
+// Held keeps the tree's folder of the last placement open for the next
+// path in the same folder (RenameFromStatIn, LinkUnnamedIn): one lookup a
+// folder, not one a file. A held descriptor never becomes a link; a folder
+// renamed away meanwhile still gets its files (the capture then says
+// exact: false), and one removed is resolved again. Close it after the run.
 type Held struct {
 	path string
 	fd   int
@@ -228,15 +223,11 @@ func (p *Placed) look(dir int, name string) bool {
 		at.Ino == st.Ino && at.Dev == st.Dev && at.Size == st.Size && at.Mtim == st.Mtim && at.Mode == st.Mode
 }
 
-// LinkUnnamedIn names p beneath the top the unnamed regular file open at
-// fd (made by Folder.CreateUnnamed in p's folder or one above it, and
-// written), as RenameFromStatIn places a staged file, p's folder held in h
-// for the next path (nil: not held): p's missing folders are made and the
-// file is linked at p (LinkUnnamed). A link never replaces anything: an
-// entry at p is EEXIST, and the caller decides (a rename from a stage
-// replaces it, swapIn). Placed.Staged is the file's stat data just
-// before, through fd. One rename and one name in a stage fewer than
-// naming the file in a stage and renaming it in.
+// LinkUnnamedIn names p the unnamed regular file open at fd (made by
+// Folder.CreateUnnamed in p's folder or above, and written), making p's
+// missing folders, p's folder held in h (nil: not held): one rename and
+// one stage name fewer than a staged file. A link never replaces: an entry
+// at p is EEXIST for the caller to decide. Placed.Staged is fd's stat data.
 func (r *Root) LinkUnnamedIn(h *Held, fd int, p string) (Placed, error) {
 	var placed Placed
 	st := &placed.Staged
@@ -548,16 +539,11 @@ func (f *Folder) at(op, name string, do func(name string) error) error {
 	return &fs.PathError{Op: op, Path: p, Err: err}
 }
 
-// Release takes the entries the door replaces (the file or link at a path
-// a write unlinks first, RenameFromStatIn and LinkUnnamedIn) off the
-// caller's thread. Each is opened (O_PATH, no link followed, nothing read)
-// just before its unlink, so the unlink only takes its name away; the
-// last reference, which frees its blocks, is dropped by closing that
-// descriptor on threads of its own. The freeing is what an unlink of a
-// file costs most, and on a file system mounted with discard it waits for
-// the disk to discard each freed extent (about 2 ms a file here, once the
-// file's data was written back): git's checkout waits for it file by file,
-// a rollback now beside its capture. The entries are gone from the tree
+// Release drops the entries writes replace (RenameFromStatIn,
+// LinkUnnamedIn) off the caller's thread: each is opened (O_PATH) just
+// before its unlink, and the descriptor closed by workers of its own, so
+// the freeing of its blocks (on a discard mount, ~2 ms a file) no longer
+// waits in line with the rollback. The entries are gone from the tree
 // either way; only when their space comes back moves.
 type Release struct {
 	queue  int

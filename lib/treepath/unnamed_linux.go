@@ -6,17 +6,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// CreateUnnamed opens, for reading and writing, a new regular file of the folder's file
-// system that has no name yet (O_TMPFILE): its mode is perm less the umask
-// (or the folder's default ACL), and its group the folder's when the
-// folder is setgid, as for a file created in the folder by name. Nothing
-// appears in the folder; LinkUnnamed names the file elsewhere. A file
-// system or kernel without unnamed files refuses (EOPNOTSUPP, EISDIR or
-// EINVAL).
-//
-// The kernel takes a new file's inode near its folder's: a file made here
-// and renamed into the folder later sits where one made in the folder
-// itself would.
+// CreateUnnamed opens, read-write, a new regular file with no name yet
+// (O_TMPFILE) on the folder's file system, its mode and group as a file
+// created in the folder by name would have; LinkUnnamed names it. A file
+// system or kernel without them refuses (EOPNOTSUPP, EISDIR or EINVAL).
+// The kernel places its inode near the folder's, as for one made there.
 func (f *Folder) CreateUnnamed(perm uint32) (int, error) {
 	return unix.Openat(f.fd, ".", unix.O_RDWR|unix.O_TMPFILE|unix.O_CLOEXEC, perm)
 }

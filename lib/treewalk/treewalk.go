@@ -102,15 +102,11 @@ func (w *Walker) read(id *git.Oid, prefix []byte) ([]rawEntry, error) {
 	return l, err
 }
 
-// walk merges the two folders' entries, each list in git's tree order
-// (names compared as if a folder's ended in "/"): that order is the
-// paths', so what it emits comes sorted. A file on one side and a folder
-// of the same name on the other are two entries of that order, the file
-// first: a change of its own beside everything in the folder. A folder
-// only one side has is one list read to its end: nothing to compare.
-// prefix is the folder's path and "/" ("" at the top), in a buffer the
-// walk appends each name to: a path is made as a string only where the
-// caller asks for one.
+// walk merges the two folders' entries in git's tree order, which is the
+// paths' order, so what it emits comes sorted; a file and a folder of one
+// name are two entries, the file first. A folder only one side has is one
+// list read to its end. prefix is the folder's path and "/" ("" at the
+// top), a buffer names are appended to; paths become strings on demand.
 func (w *Walker) walk(a, b *git.Oid, prefix []byte, descend func(string) bool, emit func(path []byte, s, t Side)) error {
 	ea, err := w.read(a, prefix)
 	if err != nil {

@@ -6,17 +6,11 @@ import (
 	git "github.com/libgit2/git2go/v34"
 )
 
-// Unshared calls need with the id of every object tree names, itself
-// included, that none of anchors holds at the same path, each once; a
-// gitlink (a nested repository's commit) is not an object of this
-// repository and is skipped. A folder an anchor holds whole is not
-// read. held gives the content of a tree not on disk yet (a capture's,
-// held in memory), or nil; the others are read from odb, and one that
-// cannot be read is an error.
-//
-// What an anchor holds is reachable while the anchor is, so the objects
-// need gets are the ones a commit of tree relies on beyond its anchors
-// (docs/checkpoints.md#objects-a-command-relies-on).
+// Unshared calls need once with the id of every object tree names, itself
+// included, that no anchor holds at the same path: what a commit of tree
+// relies on beyond its anchors (docs/checkpoints.md#objects-a-command-relies-on).
+// A gitlink is skipped and a folder an anchor holds whole is not read.
+// held gives a tree not on disk yet (nil: none); the rest come from odb.
 func Unshared(odb *git.Odb, held func(id *git.Oid) []byte, tree *git.Oid, anchors []*git.Oid, need func(id git.Oid)) error {
 	u := &unshared{odb: odb, held: held, need: need, seen: map[git.Oid]bool{}}
 	return u.walk(tree, anchors)

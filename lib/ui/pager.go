@@ -38,16 +38,11 @@ type Pager struct {
 }
 
 // Page sends stdout through the pager, as git does for log and diff, until
-// the returned function is called; that function waits for the person to
-// quit the pager, and may be called more than once. Without a pager (stdout
-// not a terminal, --no-pager, --json, GIT_PAGER=cat, or git already paging
-// us) it does nothing, and the text goes to stdout as it would.
+// done is called (it waits for the pager; callable more than once). No
+// pager (not a terminal, --no-pager, --json, GIT_PAGER=cat, git paging us
+// already): nothing happens. LESS defaults to FRX, as in git.
 //
 //	defer env.UI.Page()()
-//
-// LESS defaults to FRX, as in git: less quits when the text fits one
-// screen, keeps colours and leaves the screen alone, so a short output
-// reads as if no pager ran. A pager that cannot start leaves stdout as it is.
 func (s *Streams) Page() (done func()) {
 	s.resolve()
 	p := s.pager

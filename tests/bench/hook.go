@@ -1,16 +1,11 @@
 package main
 
-// The hook mode: the latency of a Claude Code UserPromptSubmit hook
-// (`git venom-checkpoint hook claude-code`, payload on stdin: it opens a
-// turn and takes its turn_start capture) against a bare capture
-// (`git venom-checkpoint --agent=...`) on the same clean generated tree,
-// interleaved run by run:
+// The hook mode: a Claude Code UserPromptSubmit hook (a turn opened and
+// its turn_start capture) against a bare capture on the same clean tree,
+// interleaved; medians per size, target hook / capture <= 1.3. A Stop
+// hook, untimed, closes each turn.
 //
 //	go run ./tests/bench -hook 10000 -runs 21
-//
-// Reported per size, medians: git status, the bare capture, the hook, and
-// hook / bare capture (target <= 1.3). A Stop hook, not timed, closes each
-// turn so that every timed hook opens a turn and captures once.
 
 import (
 	"flag"

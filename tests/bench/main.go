@@ -1,13 +1,9 @@
 // Command bench measures ways of capturing a working tree as a git tree
-// (docs/checkpoints.md#how-a-capture-runs) against plain git status, on generated or real repositories.
+// (docs/checkpoints.md#how-a-capture-runs) against git status, interleaved
+// run by run: median wall and child CPU time, ratios to git status.
 //
 //	go run ./tests/bench -files 1000,10000,100000 -runs 11
 //	go run ./tests/bench -repo ~/src/linux -venom ./git-venom-checkpoint
-//
-// Each strategy is timed in the same process, interleaved run by run, and
-// reported as the median wall time and median user+sys CPU time of its child
-// processes, with ratios to git status. Loose objects a run writes are
-// counted and removed, so every run pays the same writes.
 package main
 
 import (

@@ -1,13 +1,9 @@
 package main
 
-// The packs mode: N captures in a row on a 100-file tree, one
-// tracked and one untracked file changed each (the tree stays that size),
-// with the binaries of this working copy and, with -packs-before, those of
-// an older revision, side by side. It reports the packs and loose objects
-// git count-objects -v sees after them, whether git gc --auto then
-// repacks, a capture's median time around the 10th capture and around the
-// Nth, with the ratio, and the same for the steps a capture times
-// (VENOM_TEST_TIMINGS: capture, record, pack-maintain):
+// The packs mode: N captures in a row on a 100-file tree (one tracked and
+// one untracked file changed each), this working copy's binaries beside
+// -packs-before's: packs and loose objects after, whether gc --auto then
+// repacks, and median capture times near the 10th and the Nth.
 //
 //	go run ./tests/bench -packs 1000 -packs-before 35e0d23
 

@@ -1,15 +1,12 @@
 package main
 
 // The per-tool mode: what `hook install --per-tool` adds to each tool call
-// (docs/benchmarks.md#per-tool-call): the PostToolUse hook that captures
-// the tree, after a call that changed one file and one that changed
-// nothing, timed against git status of the same tree, interleaved run by
-// run, medians of wall and CPU time (target <= 1.0 of git status).
-// -pertool-base <folder> times an earlier git-venom-checkpoint beside it,
-// and the floors (perToolFloors) run in the same turns.
+// (docs/benchmarks.md#per-tool-call), after a call that changed one file
+// and one that changed none, against git status, interleaved, target <=
+// 1.0; -pertool-base <folder> times an earlier binary beside it, and the
+// floors (perToolFloors) run in the same turns.
 //
-//	go run ./tests/bench -pertool 10000 -runs 21
-//	go run ./tests/bench -pertool 1000,10000 -pertool-base /tmp/base-bin
+//	go run ./tests/bench -pertool 1000,10000 -runs 21
 
 import (
 	"flag"

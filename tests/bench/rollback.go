@@ -1,14 +1,11 @@
 package main
 
 // The rollback mode: git venom-rollback of 10, 1,000 and 10,000 changed
-// paths beside git status, checkout-index of the same paths (the real
-// call's own write step) and a bare git restore, with the ratios to aim
-// at (tests/README.md, Benchmarks). The three writers alternate their
-// order run by run: on ext4 without a journal each pays for the inodes
-// the ones before it freed (rollbackOnce), so give an even -runs.
+// paths beside git status, checkout-index and git restore of the same
+// paths, with the target ratios (tests/README.md, Benchmarks). Give an
+// even -runs: the writers alternate their order (rollbackOnce).
 //
 //	go run ./tests/bench -rollback 10,1000,10000 -rollback-files 100000 -runs 5
-//	go run ./tests/bench -rollback 1000 -rollback-go -runs 6
 
 import (
 	"bufio"
@@ -209,18 +206,11 @@ func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
 	for _, rel := range m.chg {
 		list = append(append(list, rel...), 0)
 	}
-	// changed makes the change again (same bytes, new stat data) and
-	// runs git status, so that each timed step starts from the same warm
-	// index and the same changed files.
-	//
-	// With -rollback-sync it also syncs: the edits' data is then on disk,
-	// as it is once an agent's edits are older than the kernel's
-	// writeback delay (30 s), which a rollback a person decides on
-	// usually comes after. Each writer's unlinks then free written
-	// blocks, which on a file system mounted with discard (this VM's)
-	// waits for the disk, file by file; without the sync, the data of
-	// the edits made a second before is still in memory only and its
-	// unlink frees none, or some, as writeback happens to run.
+	// changed makes the change again (same bytes, new stat data) and runs
+	// git status, so each timed step starts from the same warm index. With
+	// -rollback-sync it also syncs, as edits older than the writeback delay
+	// are: their unlinks then free written blocks, which with discard waits
+	// on the disk file by file.
 	changed := func() error {
 		if err := m.apply(); err != nil {
 			return err
@@ -276,16 +266,10 @@ func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
 		// the 1,000 files again, which no rollback after a turn does.
 		time.Sleep(carryRacySleep)
 		if *rollbackSettled {
-			// The change was made again (the restore and the reference
-			// put T back): same bytes, new stat data. An agent's turn
-			// ends with a capture, some time after its last edit, and a
-			// rollback comes after it: without that capture the dry run
-			// finds every changed file's stat data moved and hashes
-			// them all again (past the quick scan's bound, through git
-			// status), which no agent's dry run does. Taken after the
-			// sleep: a capture within the racy window of the edits
-			// would leave them for the next capture to hash again.
-			// Untimed, as the status above.
+			// The change was made again: same bytes, new stat data. A capture
+			// follows, as an agent's turn ends with one before any rollback; without
+			// it the dry run hashes every changed file again. Taken after the sleep,
+			// out of the edits' racy window; untimed.
 			if _, _, err := venom("checkpoint", nil, "--agent=b", "--json"); err != nil {
 				return err
 			}
@@ -344,18 +328,11 @@ func rollbackOnce(p *proc, work, bin string, n, runs int) (*rbTimes, error) {
 			return nil, err
 		}
 		t.status = append(t.status, time.Since(start))
-		// The order of the three writers alternates between runs. Each
-		// of them unlinks the 1,000 files and creates them again, and on
-		// ext4 without a journal (this bench's VM) a create passes over
-		// every inode of its block group freed in the last one to six
-		// minutes (recently_deleted) before it takes one: each writer
-		// pays for the inodes all the writers before it freed, so the
-		// last of a run paid most, and the ratios swung (1.24 to 1.86
-		// between two runs of the same binaries). Alternated (the
-		// restore always second, the rollback third and then first),
-		// both come second on average over two runs: give an even
-		// -runs. Each starts from the change made again and a git
-		// status (changed).
+		// The order of the three writers alternates between runs: on ext4
+		// without a journal a create skips inodes freed in the last minutes, so
+		// each writer pays for those the writers before it freed, and a fixed
+		// order skewed the ratios (1.24 to 1.86). Give an even -runs. Each starts
+		// from the change made again and a git status.
 		steps := []func() error{reference, restore, func() error { return rollback(run) }}
 		if run%2 == 1 {
 			steps[0], steps[2] = steps[2], steps[0]

@@ -1,13 +1,9 @@
 // Command codexdouble stands in for `codex` in tests: `codex app-server`
-// speaks the JSON-RPC that Codex 0.171.0's app-server speaks on stdio, as
-// recorded in tests/testdata/hooks/codex/app-server (no "jsonrpc" member,
-// -32600 errors with Codex's messages), over threads kept in
-// $CODEX_HOME/double.json ({"threads": {"<id>": ["<turn id>", ...]}}).
-// Every request it reads is appended to $CODEX_HOME/double.log.
-//
-//	codex --version            prints "codex-cli 0.171.0"
-//	CODEX_DOUBLE_HANG=1        never answers thread/fork
-//	CODEX_DOUBLE_REFUSE=msg    answers thread/fork with error msg
+// speaks Codex 0.171.0's JSON-RPC as recorded in
+// tests/testdata/hooks/codex/app-server, over threads kept in
+// $CODEX_HOME/double.json, each request logged to $CODEX_HOME/double.log.
+// `codex --version` prints "codex-cli 0.171.0"; CODEX_DOUBLE_HANG=1 never
+// answers thread/fork, CODEX_DOUBLE_REFUSE=msg answers it with error msg.
 package main
 
 import (

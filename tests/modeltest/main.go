@@ -1,13 +1,10 @@
 // Command modeltest is git-venom's reference model: seeded random
-// sessions of a person and agents, all through the real binaries and plain
-// git, checked after every step against the model's own reading of
-// docs/checkpoints.md and docs/rollback.md. It imports nothing of lib/.
+// sessions of a person and agents through the real binaries and plain
+// git, checked after each step against the model's own reading of
+// docs/checkpoints.md and docs/rollback.md; it imports nothing of lib/.
+// A failure prints its seed; -seed N -v replays it, printing its steps.
 //
-//	tests/model -seeds 50          # 50 seeds from 1
-//	tests/model -seed 1234 -v      # one seed, printing its steps
-//
-// A failure prints the seed and its steps; `go test ./tests/modeltest`
-// plays the fixed seeds of model_test.go.
+//	tests/model -seeds 50
 package main
 
 import (

@@ -19,17 +19,12 @@ import (
 	"github.com/git-venom/git-venom/lib/treepath"
 )
 
-// A listing is what one scan listed, path by path, with each path's lstat:
-// the memo's key taken apart. A later scan whose listing differs in a few
-// paths has the memo's tree with only those paths edited (the capture's
-// carry, lib/capture/carry.go), where the memo alone would store every
-// listed path again: a tree with 300,000 untracked files, one of them
-// edited, hashed all 300,000 at every capture.
-//
-// Layout: "VML", the format byte, then per path in byte order: the prefix
-// shared with the path before and the rest (as index v4), a kind byte, and
-// for a file st_mode, size, and mtime, ctime, inode and device as deltas
-// (files written together have close ones). The memo names it by digest.
+// A listing is what one scan listed, each path with its lstat: the memo's
+// key taken apart, so a later scan differing in a few paths edits only
+// those into the memo's tree (lib/capture/carry.go) rather than store
+// every path again. Layout: "VML", a format byte, then per path in byte
+// order its prefix shared with the one before (as index v4), a kind byte,
+// and for a file mode, size, and times, inode and device as deltas.
 
 const listingFormat = 2
 

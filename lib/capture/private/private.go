@@ -28,16 +28,12 @@ import (
 	"github.com/git-venom/git-venom/lib/statefile"
 )
 
-// The private index is git-venom's own stat cache of one tree, kept in the
-// state directory between captures. It starts as a copy of the user's index
-// (re-made whenever that index changes) and is then refreshed by every
-// capture's git status, which also keeps git's untracked cache in it: safe
-// here because the index is ours, and it spares reading every directory
-// again. Its entries are always the user's index's (only their stat data
-// moves on), so ignore rules apply afresh at every capture exactly as for the
-// user's git status, and its tree, written once when it is made, is the base
-// that a capture edits with what status lists (lib/capture/store). When anything
-// about it is doubtful it is thrown away and the capture starts from a copy.
+// The private index is git-venom's own stat cache of one tree, in the
+// state folder: a copy of the user's index (made again when that changes)
+// refreshed by each capture's git status, untracked cache included. Its
+// entries stay the user's index's (only stat data moves), so ignore rules
+// apply as for the user's git status; its tree is the base a capture
+// edits. When anything about it is doubtful, it is thrown away.
 
 // Pins turn on the untracked cache for -uall scans of the private
 // index only (git 2.39 keeps it for "all" when the config asks for it).
@@ -206,15 +202,10 @@ func (p *Index) Remember(rd *Ready, m Memo, listing *ListingWriter) {
 }
 
 // MoveOn brings the private index's tracked files up to the tree just
-// captured, when that is cheaper than what they cost every capture now:
-// git status reads again each file whose content differs from the index,
-// and the capture hashes it again. Moving on costs two reads and writes of
-// the index (update-index, then write-tree for the new base), so it is done
-// once those files come to more bytes than twice the index. Membership
-// stays the user's: only content moves. A failure throws the index away.
-//
-// moved are the tracked files whose content differs from the index's,
-// movedBytes their size; store writes the capture's held objects.
+// captured once the files that differ from it (moved, movedBytes), read
+// and hashed again at every capture, come to more than twice the index,
+// which moving on reads and writes twice. Membership stays the user's; a
+// failure throws the index away. store writes the capture's held objects.
 func (p *Index) MoveOn(ctx context.Context, r *repo.Repo, rd *Ready, moved []string, movedBytes int64, store func() error) {
 	m := rd.meta
 	fi, err := os.Stat(p.index)

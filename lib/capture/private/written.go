@@ -39,17 +39,12 @@ type Written struct {
 	Direct bool
 }
 
-// NoteWritten tells the tree's private index that files was just written
-// from known objects, as git checkout records what it writes: each
-// tracked file's entry takes the object id and the stat data, and the
-// index's tree moves with them. The next capture then finds them clean by
-// their stat data instead of hashing them again, and git status judges
-// them as it would after a checkout: a file touched since has other stat
-// data (or is racy against the index's write) and is read. Anything
-// doubtful (no private index, another process holding it, the user's index
-// changed since it was made, a flagged entry) leaves the index as it was,
-// and the capture hashes those files; nothing here is needed
-// for a capture to be right.
+// NoteWritten tells the tree's private index that files were just written
+// from known objects, as git checkout records what it writes, so the next
+// capture finds them clean by stat data rather than hashing them; a file
+// touched since has other stat data, or is racy, and is read. Anything
+// doubtful (no private index, another holder, the user's index changed, a
+// flagged entry) leaves the index be: a capture is right without it.
 func NoteWritten(r *repo.Repo, files []Written, known Known) (noted int) {
 	if len(files) == 0 {
 		return 0
@@ -261,15 +256,10 @@ func stillPlaced(path string, st *gitindex.Stat) bool {
 }
 
 // readsBack reports whether git, reading f's file again, would store f's
-// own blob. A file written Direct does (see Written). checkout-index wrote
-// the others through the smudge side of the conversions (filter,
-// working-tree-encoding, ident, line endings), and their clean side need
-// not undo it (a filter that is not its own inverse, a CRLF blob under the
-// text attribute). Trusted are only files no attribute could filter,
-// encode or expand (store.NoConversion) whose blob holds no CR byte (then
-// neither side touches line endings) and has the file's size (nothing was
-// added on the way out), and is at most store.MemoryFileBytes. The others
-// are read by the capture, as any file is.
+// own blob. A Direct file does; one checkout-index wrote through the
+// conversions does only when nothing could filter it (store.NoConversion),
+// its blob has no CR and the file's size, and it is at most
+// store.MemoryFileBytes. Others are read by the capture as any file is.
 func readsBack(odb *git.Odb, nc *store.NoConversion, f Written) bool {
 	if f.Direct {
 		return true

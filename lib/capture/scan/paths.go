@@ -9,15 +9,11 @@ import (
 	"github.com/git-venom/git-venom/lib/treepath"
 )
 
-// Paths is a list of paths in byte order held as one buffer, each path
-// as the length of the prefix it shares with the path before and the rest
-// (the listing's way, lib/capture/private/listing.go): the untracked
-// files of a tree of 300,000 took 12 MB as strings and their headers,
-// where most of each path is its folder's, and take 2.5 MB so.
-//
-// A quick scan that read a few folders again has the record's list less
-// those folders' paths (drop) with the ones it found merged in (add): the
-// list is read so, never made again whole in memory.
+// Paths is a list of paths in byte order in one buffer, each path stored
+// as the prefix length it shares with the one before and the rest (as
+// listing.go): 300,000 untracked files took 12 MB as strings, 2.5 MB so.
+// A quick scan that read folders again reads the record's list less their
+// paths (drop) merged with the ones found (add), never made whole again.
 type Paths struct {
 	data []byte
 	drop map[string]bool // folders whose paths in data are left out

@@ -32,15 +32,10 @@ import (
 )
 
 // The quick scan finds what git status would list for the private index
-// without running git: on a small tree, git status is most of a capture,
-// and most of git status is its process and the reading of the index.
-//
-// Tracked files whose stat data moved since the private index (or is racy)
-// are listed as changed. The scan record holds the stat data of every
-// folder git's untracked scan reads and the untracked files in each; only
-// folders whose stat data moved are read again, with lib/ignore. A record
-// is kept only when its first walk lists exactly what git status listed;
-// anything the scan cannot decide as git would goes back to git status.
+// without running git: tracked files whose stat data moved (or is racy),
+// and the untracked files of folders whose stat data moved, read again
+// with lib/ignore against the scan record. A record is kept only when its
+// first walk matched git status; anything undecided goes to git status.
 
 // recordFormat changes whenever what a scan record means changes.
 const recordFormat = 3

@@ -83,15 +83,11 @@ func (s *Stat) IsRegular() bool { return s.Mode&syscall.S_IFMT == syscall.S_IFRE
 func (s *Stat) IsLink() bool    { return s.Mode&syscall.S_IFMT == syscall.S_IFLNK }
 func (s *Stat) IsDir() bool     { return s.Mode&syscall.S_IFMT == syscall.S_IFDIR }
 
-// LstatAll lstats each listed path, in changes' order. A steady capture
-// of 300,000 untracked files is mostly these calls, so each is made
-// relative to its folder, opened once for the run of paths in it (a
-// listing is sorted, files of one folder together), which spares the
-// kernel walking the whole path every time; and a few workers make them
-// at once, since they wait on the kernel. The folder is reached as git
-// reaches it, following no link on the way: a tracked file under a
-// folder replaced by a link (to that folder moved away, or to one
-// outside the tree) is gone for git, and must not be read through it.
+// LstatAll lstats each listed path, in changes' order, relative to its
+// folder, opened once for the run of its files, and a few at a time: a
+// steady capture of 300,000 untracked files is mostly these calls. The
+// folder is reached following no link, as git reaches it: a file under a
+// folder replaced by a link is gone for git, and not read through it.
 func LstatAll(top string, changes []Change) []Stat {
 	return LstatInto(top, changes, nil)
 }

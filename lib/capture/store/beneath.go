@@ -12,16 +12,11 @@ import (
 	"github.com/git-venom/git-venom/lib/treepath"
 )
 
-// beneath opens the folders of the tree a capture reads files from,
-// beneath its top and following no link on the way (treepath.
-// OpenDirBeneath), the last one held: the files come in path order, a
-// folder's together. A file is then opened from its folder's descriptor
-// with O_NOFOLLOW, so a folder swapped for a link to one outside the tree
-// between the scan and the read (a process racing the capture) is not
-// read through: the path is gone as far as the tree goes, as git's
-// has_symlink_leading_path takes it. By name from the top, only the last
-// name was kept from being a link, and a file outside the tree went into
-// the checkpoint.
+// beneath opens the folders a capture reads files from beneath the top,
+// following no link (treepath.OpenDirBeneath), the last one held as files
+// come in path order; each file is opened from it with O_NOFOLLOW. A
+// folder swapped for a link between scan and read is not read through:
+// the path is gone, as git's has_symlink_leading_path takes it.
 type beneath struct {
 	top    int
 	path   string // the folder held, "" the top

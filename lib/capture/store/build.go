@@ -30,16 +30,12 @@ import (
 	"github.com/git-venom/git-venom/lib/treeedit"
 )
 
-// The tree path builds a capture's tree without touching an index: the
-// private index's content never moves from the user's, so its tree (base,
-// written once when the private index is made) plus the paths status listed
-// is the capture. git decides each file's blob id (hash-object applies the
-// clean filters, LFS and line endings, that libgit2 cannot run), unless
-// nothing could convert the file (rawblob.go); a file's bytes are packed
-// only when they hash to that very id, so what is stored is always what git
-// would have stored. New blobs and the trees on their paths go to disk as
-// one pack instead of one loose file each, which is most of a large
-// capture's cost.
+// The tree path builds a capture's tree without an index: the private
+// index's tree (base) plus the paths status listed. git decides each
+// blob id (hash-object runs the clean filters libgit2 cannot), unless
+// nothing could convert the file (rawblob.go); bytes are packed only when
+// they hash to that id, so what is stored is what git would store. New
+// blobs and trees go to disk as one pack, not one loose file each.
 
 // ErrNoTreePath sends a capture the index way.
 var ErrNoTreePath = errors.New("the tree path does not apply")
@@ -319,15 +315,12 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 	return ids, spilled, nil
 }
 
-// storeBeneath has git store the file at path as its blob, filters
-// applied as for path: the file is opened here beneath the top, no link
-// followed (beneath), and handed to git as its standard input (hash-object
-// -w --stdin --path), which git reads as the file it is, a big one
-// streamed. By name (--stdin-paths), git followed a folder swapped for a
-// link to one outside the tree, and stored the file there as the tree's.
-// One git a file: only big files and those a filter or line endings
-// change come here. A file gone, or not a regular file now, is
-// ErrNoTreePath.
+// storeBeneath has git store the file at path as its blob, filters applied
+// as for path: opened here beneath the top, no link followed, and handed to
+// git as its stdin (hash-object -w --stdin --path), streamed; by name, git
+// followed a folder swapped for a link out of the tree. One git a file:
+// only big or converted files come here. A file gone or not regular now
+// is ErrNoTreePath.
 func storeBeneath(ctx context.Context, r *repo.Repo, tree *beneath, path string) (git.Oid, error) {
 	if err := testhook.Point("capture-hash-object"); err != nil {
 		return git.Oid{}, failure.Git("hash-object", err)

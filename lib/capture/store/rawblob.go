@@ -51,15 +51,11 @@ func NewNoConversion(r *repo.Repo) *NoConversion {
 }
 
 // The way out is convert_to_working_tree (convert.c, git 2.39): ident,
-// line endings, working-tree-encoding, then the filter's smudge side. Its
-// line-ending step (crlf_to_worktree) may turn LF into CRLF in a file
-// with no CR at all, so a blob without CR is no proof there: the
-// attributes that decide it (text, eol, crlf) count too. Without any of
-// them, convert_attrs leaves the file CRLF_UNDEFINED, which core.autocrlf
-// unset or false makes CRLF_BINARY (never converted); core.eol is only
-// read for a file under text or text=auto, so it cannot touch one here.
-// The built-in macro binary (-diff -merge -text) only unsets text, which
-// converts nothing either; any other macro is an [attr] line.
+// line endings, working-tree-encoding, smudge. Its line-ending step may
+// add CRs to a file with none, so the attributes text, eol and crlf count
+// too; without them, and core.autocrlf unset or false, a file is never
+// converted (core.eol applies only under text). The macro binary only
+// unsets text; any other macro is an [attr] line.
 
 // smudgeWords are attrWords and the attributes that decide line endings
 // on the way out.

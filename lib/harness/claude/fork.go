@@ -26,14 +26,11 @@ func NewSessionID() string {
 // conversation, in this order (sdk.mjs _j).
 var metaTypes = []string{"content-replacement", "atis-latch", "tools-used", "data-flow", "derived-from", "relocated"}
 
-// Fork writes a new session holding the source session's conversation up to
-// and including anchor, as the Agent SDK's forkSession(sessionId,
-// {upToMessageId}) does (sdk.mjs _j, 0.3.332), so that `claude --resume
-// newID` opens it: the non-sidechain chain lines up to the anchor in file
-// order, progress lines dropped, each with a new uuid, the parents remapped,
-// the new session id, and forkedFrom naming the line it was copied from;
-// then the kept meta lines and a "(fork)" title. The source file is only
-// read. It returns the new file's path, next to the source.
+// Fork writes a new session holding the source's conversation through
+// anchor, as the Agent SDK's forkSession does (sdk.mjs, 0.3.332), for
+// `claude --resume newID`: the chain lines up to the anchor with new
+// uuids, parents remapped and forkedFrom set, then the kept meta lines and
+// a "(fork)" title. The source is only read; the path returned is beside it.
 func Fork(src, anchor, newID string, now time.Time) (string, error) {
 	if !ValidSessionID(newID) {
 		return "", fmt.Errorf("not a session id: %s", newID)

@@ -1,11 +1,8 @@
-// Package claude is git-venom's Claude Code side: reading its session
-// transcripts (the rewind anchor of a turn), forking a session file as the
-// Agent SDK's forkSession does, and the rewind adapter (docs/rollback.md#conversation).
-//
-// The transcript format has no official schema. Everything here follows
-// Claude Code 2.1.332 and @anthropic-ai/claude-agent-sdk 0.3.332, whose
-// sdk.mjs parser keeps "user, assistant, attachment, system, progress" lines
-// with a string uuid as the conversation chain (tests/testdata/hooks).
+// Package claude is git-venom's Claude Code side: transcripts (a turn's
+// rewind anchor), forking a session as the Agent SDK does, and the rewind
+// adapter (docs/rollback.md#conversation). The transcript has no official
+// schema: this follows Claude Code 2.1.332 and the SDK 0.3.332's parser
+// (tests/testdata/hooks).
 package claude
 
 import (
@@ -100,17 +97,12 @@ const maxForwardBytes = 256 << 20
 // over its cap; nothing was decided from what was read.
 var ErrTooLarge = errors.New("the transcript is too large to read")
 
-// LastEntry finds a turn's end in the transcript (docs/checkpoints.md#retention-and-clean harness_end):
-// the uuid of the turn's last assistant line, skipping sidechain lines and
-// lines without a uuid. Claude Code may write system lines after it (a
-// stop_hook_summary, written once the Stop hooks have run), which are not
-// the turn's answer. A turn with no assistant line at all (its first model
-// call failed) ends at its last chain entry, so that it still has an
-// anchor. The turn is the one the file ends with; with before set (the
-// prompt_id of a prompt that has just been submitted), the one before that
-// prompt's first line, so an interrupted turn ends where it stopped. It
-// opens only a regular file (a FIFO cannot block it), reads within
-// hookLimits and stops when ctx ends.
+// LastEntry finds a turn's end in the transcript (harness_end,
+// docs/checkpoints.md#retention-and-clean): the uuid of its last assistant
+// line, skipping sidechain, uuid-less and later system lines; with no
+// assistant line, its last chain entry. The turn is the file's last, or
+// with before (a prompt_id just submitted) the one before that prompt.
+// It opens only a regular file, reads within hookLimits, and heeds ctx.
 func LastEntry(ctx context.Context, path, before string) (End, error) {
 	f, err := statefile.OpenRegular(path, os.O_RDONLY, 0, false)
 	if err != nil {

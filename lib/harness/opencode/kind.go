@@ -1,11 +1,8 @@
 // Package opencode is git-venom's OpenCode side. OpenCode has no hook
-// commands: it loads JavaScript plugins from .opencode/plugins/, so hook
-// install writes one plugin file (plugin.js) that sends OpenCode's events
-// to `git venom-checkpoint hook opencode` as JSON: chat.message (a turn
-// starts; the user message id is the turn's), tool.execute.after (an
-// edit), session.idle (the turn ends) and session.created (the session
-// binds). A sub-agent's session (one with a parentID) reports under its
-// parent's, so its edits are the parent's turn's.
+// commands: hook install writes a plugin (plugin.js) that sends its events
+// to `git venom-checkpoint hook opencode`: chat.message (a turn starts),
+// tool.execute.after (an edit), session.idle (it ends), session.created.
+// A sub-agent's session reports under its parent's.
 package opencode
 
 import (

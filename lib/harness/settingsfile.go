@@ -8,7 +8,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -18,9 +17,9 @@ import (
 
 // A repository is content other people shape (a clone, a tarball, an
 // agent's edits), so hook install reads and writes a harness's settings
-// only beneath one folder, through os.Root: every step of every path is
-// opened relative to the folder before it, and a link that leads out of
-// the root fails the call instead of carrying a write elsewhere.
+// only beneath one folder: every folder on the way is opened with
+// statefile.OpenDir, following no link, once resolve has vetted the links
+// the name goes through (docs/harness.md#install-beneath-the-top).
 
 // place is where one settings file lives: name, slash-separated, beneath
 // root. root itself is opened following links: it is the repository's top
@@ -45,28 +44,59 @@ func ReadSettings(root, name string) ([]byte, error) {
 // kilobytes, and a huge file planted in its place must not eat memory.
 const maxSettingsBytes = 16 << 20
 
+// openRoot opens the root, following links (ENOENT: a user scope's
+// folder not made yet); the caller closes it.
+func (p place) openRoot() (int, error) {
+	fd, err := unix.Open(p.root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, &fs.PathError{Op: "open", Path: p.root, Err: err}
+	}
+	return fd, nil
+}
+
+// folder opens the folder real names beneath root, link-free, making the
+// missing ones when mkdir is set.
+func folder(root int, real string, mkdir bool) (int, error) {
+	var mk statefile.Mkdir
+	if mkdir {
+		mk = statefile.MkdirMode(0o755, unix.O_PATH)
+	}
+	return statefile.OpenDir(root, real, unix.O_PATH, mk)
+}
+
 // read returns the file's bytes and mode, or existed=false. Only a regular
 // file is read, opened with O_NONBLOCK so that a FIFO planted there is
 // refused instead of hanging install.
 func (p place) read() (data []byte, existed bool, mode os.FileMode, err error) {
-	r, err := os.OpenRoot(p.root)
+	root, err := p.openRoot()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, 0o644, nil // a user scope's folder not made yet
 	}
 	if err != nil {
 		return nil, false, 0, p.failed("read", err)
 	}
-	defer r.Close()
-	if err := p.checkLinks(r); err != nil {
+	defer unix.Close(root)
+	real, err := p.resolve(root)
+	if err != nil {
 		return nil, false, 0, err
 	}
-	f, err := r.OpenFile(p.name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	at := real[len(real)-1]
+	dir, err := folder(root, path.Dir(at), false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, 0o644, nil
 	}
 	if err != nil {
 		return nil, false, 0, p.failed("read", err)
 	}
+	fd, err := unix.Openat(dir, path.Base(at), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	unix.Close(dir)
+	if err == unix.ENOENT {
+		return nil, false, 0o644, nil
+	}
+	if err != nil {
+		return nil, false, 0, p.failed("read", &fs.PathError{Op: "open", Path: p.path(), Err: err})
+	}
+	f := os.NewFile(uintptr(fd), p.path())
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
@@ -99,23 +129,27 @@ func (p place) write(data []byte, mode os.FileMode) error {
 	if err := os.MkdirAll(p.root, 0o755); err != nil {
 		return p.failed("write", err)
 	}
-	r, err := os.OpenRoot(p.root)
+	root, err := p.openRoot()
 	if err != nil {
 		return p.failed("write", err)
 	}
-	defer r.Close()
-	if err := p.checkLinks(r); err != nil {
+	defer unix.Close(root)
+	real, err := p.resolve(root)
+	if err != nil {
 		return err
 	}
-	dir := path.Dir(p.name)
-	if err := r.MkdirAll(dir, 0o755); err != nil {
-		return p.failed("write", err)
-	}
-	tmp, f, err := createTemp(r, path.Join(dir, "."+path.Base(p.name)+".venom-"))
+	at := real[len(real)-1]
+	dir, err := folder(root, path.Dir(at), true)
 	if err != nil {
 		return p.failed("write", err)
 	}
-	defer r.Remove(tmp) // a no-op once renamed
+	defer unix.Close(dir)
+	name := path.Base(at)
+	tmp, f, err := createTemp(dir, "."+name+".venom-*")
+	if err != nil {
+		return p.failed("write", err)
+	}
+	defer unix.Unlinkat(dir, tmp, 0) // a no-op once renamed
 	_, err = f.Write(data)
 	if err == nil {
 		err = f.Chmod(mode)
@@ -124,7 +158,9 @@ func (p place) write(data []byte, mode os.FileMode) error {
 		err = cerr
 	}
 	if err == nil {
-		err = r.Rename(tmp, p.name)
+		if err = unix.Renameat(dir, tmp, dir, name); err != nil {
+			err = &os.LinkError{Op: "rename", Old: tmp, New: p.path(), Err: err}
+		}
 	}
 	if err != nil {
 		return p.failed("write", err)
@@ -132,53 +168,72 @@ func (p place) write(data []byte, mode os.FileMode) error {
 	return nil
 }
 
-// createTemp is os.CreateTemp beneath a root: O_CREATE|O_EXCL (which
-// os.Root never lets follow a link) under a random name.
-func createTemp(r *os.Root, prefix string) (string, *os.File, error) {
+// createTemp is os.CreateTemp in the folder open at dir: O_CREAT|O_EXCL
+// (which never follows a link) under a random name.
+func createTemp(dir int, pattern string) (string, *os.File, error) {
 	for try := 0; ; try++ {
-		name, err := statefile.RandomName(prefix + "*")
+		name, err := statefile.RandomName(pattern)
 		if err != nil {
 			return "", nil, err
 		}
-		f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, fs.ErrExist) && try < 100 {
+		fd, err := unix.Openat(dir, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if err == unix.EEXIST && try < 100 {
 			continue
 		}
-		return name, f, err
+		if err != nil {
+			return "", nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+		return name, os.NewFile(uintptr(fd), name), nil
 	}
 }
 
 // remove deletes the file install had created, and its folder when that
 // is left empty.
 func (p place) remove() error {
-	r, err := os.OpenRoot(p.root)
+	root, err := p.openRoot()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return p.failed("remove", err)
 	}
-	defer r.Close()
-	if err := p.checkLinks(r); err != nil {
+	defer unix.Close(root)
+	real, err := p.resolve(root)
+	if err != nil {
 		return err
 	}
-	if err := r.Remove(p.name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	at := real[len(real)-1]
+	if dir, err := folder(root, path.Dir(at), false); err == nil {
+		err = unix.Unlinkat(dir, path.Base(at), 0)
+		if err == unix.EISDIR {
+			err = unix.Unlinkat(dir, path.Base(at), unix.AT_REMOVEDIR)
+		}
+		unix.Close(dir)
+		if err != nil && err != unix.ENOENT {
+			return p.failed("remove", &fs.PathError{Op: "remove", Path: p.path(), Err: err})
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		return p.failed("remove", err)
 	}
 	// rmdir, never unlink: a folder swapped for a link meanwhile stays.
 	// Each folder of the name that is left empty goes (.opencode/plugins,
-	// then .opencode), up to the root.
-	if path.Dir(p.name) == "." {
+	// then .opencode), up to the root; a link on the way stays too.
+	if len(real) == 1 {
 		_ = unix.Rmdir(p.root) // the user scope's folder, only when empty
 		return nil
 	}
-	for dir := path.Dir(p.name); dir != "."; dir = path.Dir(dir) {
-		parent, err := r.Open(path.Dir(dir))
+	parts := strings.Split(p.name, "/")
+	for i := len(parts) - 2; i >= 0; i-- {
+		parent := "."
+		if i > 0 {
+			parent = real[i-1]
+		}
+		dir, err := folder(root, parent, false)
 		if err != nil {
 			return nil
 		}
-		err = unix.Unlinkat(int(parent.Fd()), path.Base(dir), unix.AT_REMOVEDIR)
-		parent.Close()
+		err = unix.Unlinkat(dir, parts[i], unix.AT_REMOVEDIR)
+		unix.Close(dir)
 		if err != nil {
 			return nil
 		}
@@ -186,72 +241,118 @@ func (p place) remove() error {
 	return nil
 }
 
-// checkLinks names the link a refused path goes through, before anything
-// is read or written (os.Root would refuse it too, but only as "path
-// escapes from parent", and at any later step). Refused: a link to a
-// folder that leads out of the root, or is absolute (os.Root follows
-// none), or into a .git folder, or nowhere, and any link at the settings
-// file itself. A relative link to a
-// folder that stays beneath the root is followed: the file it leads to is
-// one the repository's owner could have put there, under the same fixed
-// name, and os.Root holds every later step beneath the root even if the
-// link is swapped meanwhile. The file itself must not be a link, inside or
-// out: the rename that writes it would replace the link rather than write
-// where it points.
-func (p place) checkLinks(r *os.Root) error {
+// resolve vets the links the name goes through (docs/harness.md#install-beneath-the-top)
+// and returns, for each of its names, the link-free path beneath the root
+// it stands for. A link at the file itself is refused (the rename would
+// replace it), and one to a folder unless followBeneath keeps it beneath
+// the root, out of .git.
+func (p place) resolve(root int) ([]string, error) {
 	parts := strings.Split(p.name, "/")
-	for i := range parts {
+	real := make([]string, len(parts))
+	at, missing := "", false
+	for i, part := range parts {
+		at = path.Join(at, part)
+		real[i] = at
+		if missing {
+			continue // nothing further exists: install makes it as a folder
+		}
 		rel := strings.Join(parts[:i+1], "/")
-		fi, err := r.Lstat(rel)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil // nothing further exists: install makes it as a folder
+		var st unix.Stat_t
+		if err := unix.Fstatat(root, at, &st, unix.AT_SYMLINK_NOFOLLOW); err == unix.ENOENT {
+			missing = true
+			continue
+		} else if err != nil {
+			return nil, p.failed("read", &fs.PathError{Op: "lstat", Path: rel, Err: err})
 		}
-		if err != nil {
-			return p.failed("read", err)
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
+		if st.Mode&unix.S_IFMT != unix.S_IFLNK {
 			continue
 		}
-		target, _ := r.Readlink(rel)
+		target, _ := readlinkAt(root, at)
 		if i == len(parts)-1 {
-			return p.refused(rel, "it is a symbolic link (to "+target+")")
+			return nil, p.refused(rel, "it is a symbolic link (to "+target+")")
 		}
-		if _, err := r.Stat(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return p.refused(rel, "it is a symbolic link to "+target+", which leads out of "+p.root)
-		}
-		switch to := p.linkEnd(rel); {
-		case to == "":
-			return p.refused(rel, "it is a symbolic link to "+target+", which leads nowhere")
+		to, err := followBeneath(root, at)
+		switch {
+		case err == unix.ENOENT:
+			return nil, p.refused(rel, "it is a symbolic link to "+target+", which leads nowhere")
+		case err != nil:
+			return nil, p.refused(rel, "it is a symbolic link to "+target+", which leads out of "+p.root)
 		case inGitDir(to):
-			return p.refused(rel, "it is a symbolic link to "+target+", which leads into .git")
+			return nil, p.refused(rel, "it is a symbolic link to "+target+", which leads into .git")
 		}
+		at, real[i] = to, to
 	}
-	return nil
+	return real, nil
 }
 
-// linkEnd is where the link at rel leads, followed to its end, relative
-// to the root; "" when it leads nowhere (a dangling link, which a later
-// mkdir could follow to make its target).
-func (p place) linkEnd(rel string) string {
-	root, err := filepath.EvalSymlinks(p.root)
-	if err != nil {
-		return ""
+// errEscapes: a link leads out of the root (absolute, or by "..").
+var errEscapes = errors.New("path escapes from parent")
+
+// followBeneath is where the link at name leads, beneath the folder open
+// at root, as os.Root resolves it: every link on the way followed, a ".."
+// going up a name already resolved, and errEscapes for an absolute link or
+// a ".." above the root; "." for the root itself.
+func followBeneath(root int, name string) (string, error) {
+	var done []string
+	todo := strings.Split(name, "/")
+	for links := 0; len(todo) > 0; {
+		part := todo[0]
+		todo = todo[1:]
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			if len(done) == 0 {
+				return "", errEscapes
+			}
+			done = done[:len(done)-1]
+			continue
+		}
+		next := strings.Join(append(done, part), "/")
+		var st unix.Stat_t
+		if err := unix.Fstatat(root, next, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return "", err
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFLNK {
+			done = append(done, part)
+			continue
+		}
+		if links++; links > 40 {
+			return "", unix.ELOOP
+		}
+		target, err := readlinkAt(root, next)
+		if err != nil {
+			return "", err
+		}
+		if strings.HasPrefix(target, "/") {
+			return "", errEscapes
+		}
+		todo = append(strings.Split(target, "/"), todo...)
 	}
-	to, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
-	if err != nil {
-		return ""
+	if len(done) == 0 {
+		return ".", nil
 	}
-	inside, err := filepath.Rel(root, to)
-	if err != nil {
-		return ""
+	return strings.Join(done, "/"), nil
+}
+
+// readlinkAt reads the link name beneath the folder open at dir.
+func readlinkAt(dir int, name string) (string, error) {
+	for size := 256; ; size *= 2 {
+		buf := make([]byte, size)
+		n, err := unix.Readlinkat(dir, name, buf)
+		if err != nil {
+			return "", err
+		}
+		if n < size {
+			return string(buf[:n]), nil
+		}
 	}
-	return filepath.ToSlash(inside)
 }
 
 // inGitDir: a path beneath the root lies in a .git folder (a committed
 // ".claude -> .git/hooks"). git's own folder is never the place of a
-// settings file, and a clone must not steer a write there; os.Root alone
-// allows it, the folder being beneath the top.
+// settings file, and a clone must not steer a write there, though it is
+// beneath the top.
 func inGitDir(rel string) bool {
 	for _, part := range strings.Split(rel, "/") {
 		if strings.EqualFold(part, ".git") {

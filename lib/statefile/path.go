@@ -13,13 +13,10 @@ import (
 )
 
 // The state folder ($COMMON/venom) and everything in it are reached from
-// "/" one component at a time, each folder opened relative to the one
-// before with O_NOFOLLOW|O_DIRECTORY, so that no link anywhere on the way
-// (a planted venom/, index/ or tmp/, or a file swapped for a link) can send
-// a read or a write elsewhere, and no check-then-use race can either. The
-// paths git-venom gives are canonical (repo resolves every link when it
-// finds the repository), so a link met on the way is one planted since:
-// it is refused, never followed.
+// "/" by OpenDir, following no link, so that no link anywhere on the way
+// (a planted venom/, index/ or tmp/) can send a read or a write elsewhere.
+// The paths git-venom gives are canonical (repo resolves every link when
+// it finds the repository): a link met on the way was planted since.
 
 // dirFlags open a folder to resolve names in, without reading it.
 const dirFlags = unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
@@ -40,36 +37,32 @@ func openParent(path string, create bool) (dir int, name string, err error) {
 	return dir, name, err
 }
 
-// openDir opens the folder at the absolute, clean path abs, link-free.
+// openDir opens the folder at the absolute, clean path abs, link-free
+// (OpenDir from "/"), making what is missing when create is set.
 func openDir(abs string, create bool) (int, error) {
-	fd, err := unix.Open("/", dirFlags, 0)
+	root, err := unix.Open("/", dirFlags, 0)
 	if err != nil {
 		return -1, &fs.PathError{Op: "open", Path: "/", Err: err}
 	}
-	at := "/"
-	for _, comp := range strings.Split(strings.TrimPrefix(abs, "/"), "/") {
-		if comp == "" {
-			continue
-		}
-		at = filepath.Join(at, comp)
-		next, err := unix.Openat(fd, comp, dirFlags, 0)
-		if err == unix.ENOENT && create {
-			next, err = makeDir(fd, comp, at)
-		}
-		if err != nil {
-			err = notFolder(fd, comp, at, err)
-			unix.Close(fd)
-			return -1, err
-		}
-		unix.Close(fd)
-		fd = next
+	defer unix.Close(root)
+	var mkdir Mkdir
+	if create {
+		mkdir = makeDir
 	}
-	return fd, nil
+	fd, err := OpenDir(root, strings.TrimPrefix(abs, "/"), unix.O_PATH, mkdir)
+	switch e := err.(type) {
+	case *NotRegularError:
+		e.Path = "/" + e.Path
+	case *fs.PathError:
+		e.Path = "/" + e.Path
+	}
+	return fd, err
 }
 
-// makeDir makes folder name in dir and opens it; one another process made
-// first is opened as it is.
-func makeDir(dir int, name, path string) (int, error) {
+// makeDir makes the state folder name in dir and opens it, with
+// core.sharedRepository's mode as git gives its own; one another process
+// made first is opened as it is.
+func makeDir(dir int, name, at string) (int, error) {
 	err := unix.Mkdirat(dir, name, 0o777)
 	if err != nil && err != unix.EEXIST {
 		return -1, err
@@ -84,23 +77,11 @@ func makeDir(dir int, name, path string) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	if err := adjustShared(fd, path, true); err != nil {
+	if err := adjustShared(fd, "/"+at, true); err != nil {
 		unix.Close(fd)
 		return -1, err
 	}
 	return fd, nil
-}
-
-// notFolder turns a failed open of a folder into a NotRegularError when
-// the name is there but is not a folder (a link, a file, a FIFO).
-func notFolder(dir int, name, path string, err error) error {
-	if err == unix.ENOTDIR || err == unix.ELOOP {
-		var st unix.Stat_t
-		if unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
-			return &NotRegularError{Path: path, Kind: KindOf(st.Mode), Want: "folder"}
-		}
-	}
-	return &fs.PathError{Op: "open", Path: path, Err: err}
 }
 
 // KindOf names a file type (a stat mode's S_IFMT bits) for messages: "a

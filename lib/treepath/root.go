@@ -149,7 +149,7 @@ func (r *Root) RenameFromStatIn(h *Held, stage int, rel, p string, link bool) (P
 	}
 	sdir, sname := stage, rel
 	if parent, name := path.Split(rel); parent != "" {
-		fd, err := openDirBeneath(stage, strings.TrimSuffix(parent, "/"))
+		fd, err := openDirBeneath(stage, strings.TrimSuffix(parent, "/"), nil)
 		if err != nil {
 			return placed, staged(err)
 		}
@@ -344,11 +344,12 @@ func (r *Root) inHeld(op, p string, mkdirs bool, h *Held, do func(dir int, name 
 			// resolved again below, as a path never held.
 		}
 		h.Close()
-		var err error
-		dir, err = r.openDir(parent)
-		if mkdirs && errors.Is(err, unix.ENOENT) {
-			dir, err = r.walk(parent, true)
+		var mkdir statefile.Mkdir
+		if mkdirs {
+			mkdir = statefile.MkdirMode(0o777, unix.O_RDONLY)
 		}
+		var err error
+		dir, err = openDirBeneath(r.fd, parent, mkdir)
 		if err != nil {
 			return &fs.PathError{Op: op, Path: p, Err: err}
 		}
@@ -364,71 +365,42 @@ func (r *Root) inHeld(op, p string, mkdirs bool, h *Held, do func(dir int, name 
 	return nil
 }
 
-// noOpenat2 is set once openat2 is known to be missing (an old kernel, or a
-// seccomp filter that refuses it): the walk does the same, one open a folder.
-var noOpenat2 atomic.Bool
+// walkOnly has the tree's folders opened one name at a time, as on a
+// kernel without openat2 (statefile.WalkDir); tests set it to cover both.
+var walkOnly atomic.Bool
 
 // openDir opens the folder dir (a verified path) beneath the top.
-func (r *Root) openDir(dir string) (int, error) { return openDirBeneath(r.fd, dir) }
+func (r *Root) openDir(dir string) (int, error) { return openDirBeneath(r.fd, dir, nil) }
 
 // OpenDirBeneath opens the folder dir (a path from git) beneath the
 // folder open at base as git walks a tree, following no link on the way:
 // a link or a file on the way is ErrNotDir, as a path git takes for gone
 // (has_symlink_leading_path). Reads may use it; writes go through Root.
-func OpenDirBeneath(base int, dir string) (int, error) { return openDirBeneath(base, dir) }
+func OpenDirBeneath(base int, dir string) (int, error) { return openDirBeneath(base, dir, nil) }
 
 // openDirBeneath opens the folder dir (a verified path) beneath the folder
-// open at base, following no link.
-func openDirBeneath(base int, dir string) (int, error) {
-	if !noOpenat2.Load() {
-		fd, err := openat2Beneath(base, dir)
-		switch {
-		case err == nil:
-			return fd, nil
-		case errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM) || errors.Is(err, unix.E2BIG) ||
-			errors.Is(err, unix.EINVAL):
-			noOpenat2.Store(true)
-		case errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EXDEV):
-			// A rename raced the lookup: the walk below decides.
-		default:
-			return -1, notDir(err)
-		}
+// open at base with statefile.OpenDir, making the missing folders on the
+// way with mkdir (nil: none).
+func openDirBeneath(base int, dir string, mkdir statefile.Mkdir) (int, error) {
+	open := statefile.OpenDir
+	if walkOnly.Load() {
+		open = statefile.WalkDir
 	}
-	return walk(base, dir, false)
+	fd, err := open(base, dir, unix.O_RDONLY, mkdir)
+	return fd, notDir(err)
 }
 
-// walk opens the folder dir beneath the top one name at a time, never
-// following a link; with mkdirs it makes each missing folder on the way.
-// An existing link or file on the way is ErrNotDir.
-func (r *Root) walk(dir string, mkdirs bool) (int, error) { return walk(r.fd, dir, mkdirs) }
-
-// walk is Root.walk beneath the folder open at base.
-func walk(base int, dir string, mkdirs bool) (int, error) {
-	fd := base
-	for _, name := range strings.Split(dir, "/") {
-		var err error
-		if mkdirs {
-			if err = unix.Mkdirat(fd, name, 0o777); errors.Is(err, unix.EEXIST) {
-				err = nil
-			}
-		}
-		next := -1
-		if err == nil {
-			next, err = unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		}
-		if fd != base {
-			unix.Close(fd)
-		}
-		if err != nil {
-			return -1, notDir(err)
-		}
-		fd = next
-	}
-	return fd, nil
-}
-
-// notDir turns "a link or a file on the way" into ErrNotDir; ENOENT stays.
+// notDir turns "a link or a file on the way" into ErrNotDir, and the path
+// of the name that failed into the error alone: the caller names the path.
 func notDir(err error) error {
+	var nr *statefile.NotRegularError
+	if errors.As(err, &nr) {
+		return ErrNotDir
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
 	if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.EXDEV) {
 		return ErrNotDir
 	}

@@ -31,8 +31,8 @@ func tree(t *testing.T) (top, outside string) {
 func eachResolver(t *testing.T, run func(t *testing.T)) {
 	t.Run("openat2", run)
 	t.Run("walk", func(t *testing.T) {
-		noOpenat2.Store(true)
-		defer noOpenat2.Store(false)
+		walkOnly.Store(true)
+		defer walkOnly.Store(false)
 		run(t)
 	})
 }

@@ -150,7 +150,7 @@ func TestDocs_GoCitationsResolve(t *testing.T) {
 
 // maxCommentLines is the longest comment block the Go code may hold: a
 // longer explanation belongs in docs/<page>.md, cited with its anchor.
-const maxCommentLines = 12
+const maxCommentLines = 8
 
 var (
 	// A comment citing what its reader cannot open: an issue or pull

@@ -16,15 +16,11 @@ import (
 const checkpointsNS = "refs/venom/checkpoints/"
 
 // Numbers lists, by agent, the numbers n of the refs
-// refs/venom/checkpoints/<agent>/<n> there are, loose or packed, read as
-// files: the loose refs first, then packed-refs, as git's own listing
-// does, so a ref that git pack-refs moves meanwhile is seen in one of
-// them. It says only that a ref of that name exists, not what it holds
-// (a loose file that is not a ref counts too): a caller that finds a
-// number missing looks again through Resolve. It costs a scan of
-// packed-refs, where git for-each-ref sorts every ref (0.9 s and 125 MB
-// for 400,000). A repository whose refs are in neither form (reftable)
-// lists none.
+// refs/venom/checkpoints/<agent>/<n> there are, read as files: loose refs,
+// then packed-refs, as git lists them, so one pack-refs moves meanwhile is
+// seen. It says a name exists, not what it holds: a caller missing a
+// number looks again through Resolve. for-each-ref sorted every ref (0.9 s
+// and 125 MB for 400,000). A reftable repository lists none.
 func Numbers(r *repo.Repo) (map[string]map[int]bool, error) {
 	out := map[string]map[int]bool{}
 	add := func(name string) {

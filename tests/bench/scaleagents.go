@@ -1,13 +1,10 @@
 package main
 
 // The scale-agents mode: many agents with many live checkpoints each
-// against one agent with the same history of its own. A command of one
-// agent should cost what that agent holds (a ratio near 1 for a turn and
-// list --agent), and so should agents, list without --agent and prune
-// --dry-run, which read each agent's stub in fold.json; doctor reads
-// every agent. The log and
-// packed-refs are written directly, as the security repro
-// scale-many-live-checkpoints.sh does (docs/benchmarks.md#many-agents):
+// against one agent with the same history. A command of one agent (a turn,
+// list --agent), and agents, list and prune --dry-run, which read stubs,
+// should cost what that agent holds (ratio near 1); doctor reads all. The
+// log and packed-refs are written directly (docs/benchmarks.md#many-agents):
 //
 //	go run ./tests/bench -scale-agents 2000 -scale-turns 100 -runs 3
 

@@ -77,7 +77,7 @@ func TestFirstCheckpoint_SaysWhatToType(t *testing.T) {
 	env := NewEnv(t)
 	r := env.Venom("checkpoint")
 	assert.Equal(t, 2, r.Code)
-	assert.Contains(t, r.Stderr, "invalid_params.agent: no agent is registered in this repository yet")
+	assert.Contains(t, r.Stderr, "invalid_params.agent: no agent registered yet: name one with --agent")
 	assert.Contains(t, r.Stderr, "hint: git venom-checkpoint --agent=a1 ")
 	assert.Contains(t, r.Stderr, "hook install claude-code")
 	assert.Empty(t, env.LogRecords())

@@ -267,7 +267,7 @@ func (p place) resolve(root int) ([]string, error) {
 		if st.Mode&unix.S_IFMT != unix.S_IFLNK {
 			continue
 		}
-		target, _ := readlinkAt(root, at)
+		target, _ := statefile.Readlinkat(root, at)
 		if i == len(parts)-1 {
 			return nil, p.refused(rel, "it is a symbolic link (to "+target+")")
 		}
@@ -320,7 +320,7 @@ func followBeneath(root int, name string) (string, error) {
 		if links++; links > 40 {
 			return "", unix.ELOOP
 		}
-		target, err := readlinkAt(root, next)
+		target, err := statefile.Readlinkat(root, next)
 		if err != nil {
 			return "", err
 		}
@@ -333,20 +333,6 @@ func followBeneath(root int, name string) (string, error) {
 		return ".", nil
 	}
 	return strings.Join(done, "/"), nil
-}
-
-// readlinkAt reads the link name beneath the folder open at dir.
-func readlinkAt(dir int, name string) (string, error) {
-	for size := 256; ; size *= 2 {
-		buf := make([]byte, size)
-		n, err := unix.Readlinkat(dir, name, buf)
-		if err != nil {
-			return "", err
-		}
-		if n < size {
-			return string(buf[:n]), nil
-		}
-	}
 }
 
 // inGitDir: a path beneath the root lies in a .git folder (a committed

@@ -97,3 +97,18 @@ func notFolder(dir int, name, at string, err error) error {
 	}
 	return &fs.PathError{Op: "open", Path: at, Err: err}
 }
+
+// Readlinkat reads the name of the link name in the folder open at dir,
+// whatever its length.
+func Readlinkat(dir int, name string) (string, error) {
+	for size := 256; ; size *= 2 {
+		buf := make([]byte, size)
+		n, err := unix.Readlinkat(dir, name, buf)
+		if err != nil {
+			return "", err
+		}
+		if n < size {
+			return string(buf[:n]), nil
+		}
+	}
+}

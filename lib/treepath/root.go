@@ -254,7 +254,7 @@ func (r *Root) LinkUnnamedIn(h *Held, fd int, p string) (Placed, error) {
 // read as the link it is), so nothing is opened through a link.
 func copyFrom(fromDir int, from string, link bool, dir int, name string) error {
 	if link {
-		target, err := readlinkat(fromDir, from)
+		target, err := statefile.Readlinkat(fromDir, from)
 		if err != nil {
 			return err
 		}
@@ -295,20 +295,6 @@ func copyFrom(fromDir int, from string, link bool, dir int, name string) error {
 		return err
 	}
 	return unix.Unlinkat(fromDir, from, 0)
-}
-
-// readlinkat reads the link name in dir, whatever its length.
-func readlinkat(dir int, name string) (string, error) {
-	for size := 256; ; size *= 2 {
-		buf := make([]byte, size)
-		n, err := unix.Readlinkat(dir, name, buf)
-		if err != nil {
-			return "", err
-		}
-		if n < size {
-			return string(buf[:n]), nil
-		}
-	}
 }
 
 // at checks p, opens the folder holding it without following links and

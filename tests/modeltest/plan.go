@@ -48,6 +48,24 @@ func inScope(scope, p string) bool {
 	return scope == "" || p == scope || strings.HasPrefix(p, scope+"/")
 }
 
+// busy is the refusal of a rollback or revert of a's tree for what runs
+// in it, in docs/rollback.md's order: a's turn, another agent's turn in
+// the same tree, a git operation; "" when none.
+func (w *world) busy(a *agent) string {
+	if a.turn != 0 {
+		return "conflict.turn_running"
+	}
+	for _, b := range w.agents {
+		if b != a && b.tree == a.tree && b.turn != 0 {
+			return "conflict.tree_shared"
+		}
+	}
+	if a.tree.merging {
+		return "conflict.git_operation"
+	}
+	return ""
+}
+
 func (w *world) predict(a *agent, target *checkpoint, undo bool, outside string, keepHead bool, scope string) prediction {
 	t := a.tree
 	pr := prediction{changes: map[string]string{}, classes: map[string]string{}, left: map[string]string{}}
@@ -56,18 +74,7 @@ func (w *world) predict(a *agent, target *checkpoint, undo bool, outside string,
 		pr.refuse = "not_found.checkpoint"
 		return pr
 	}
-	if a.turn != 0 {
-		pr.refuse = "conflict.turn_running"
-		return pr
-	}
-	for _, b := range w.agents {
-		if b != a && b.tree == t && b.turn != 0 {
-			pr.refuse = "conflict.tree_shared"
-			return pr
-		}
-	}
-	if t.merging {
-		pr.refuse = "conflict.git_operation"
+	if pr.refuse = w.busy(a); pr.refuse != "" {
 		return pr
 	}
 	pr.headTo = t.head

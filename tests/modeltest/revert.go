@@ -153,22 +153,11 @@ func (s side) regular() bool {
 func (w *world) predictRevert(a *agent, from, to *checkpoint, what string, markers bool, scope string) prediction {
 	t := a.tree
 	pr := prediction{changes: map[string]string{}, classes: map[string]string{}, left: map[string]string{}}
-	switch {
-	case from == nil || to == nil || from.pruned || to.pruned:
+	if from == nil || to == nil || from.pruned || to.pruned {
 		pr.refuse = "not_found.checkpoint"
 		return pr
-	case a.turn != 0:
-		pr.refuse = "conflict.turn_running"
-		return pr
 	}
-	for _, b := range w.agents {
-		if b != a && b.tree == t && b.turn != 0 {
-			pr.refuse = "conflict.tree_shared"
-			return pr
-		}
-	}
-	if t.merging {
-		pr.refuse = "conflict.git_operation"
+	if pr.refuse = w.busy(a); pr.refuse != "" {
 		return pr
 	}
 	pr.headTo = t.head

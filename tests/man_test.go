@@ -209,13 +209,10 @@ func TestMan_Renders(t *testing.T) {
 	}
 }
 
-// TestMan_GitHelp runs `git venom-<cmd> --help` as a user does: git turns it
-// into `git help`, which runs man on git-venom-<cmd>.
-func TestMan_GitHelp(t *testing.T) {
-	if _, err := exec.LookPath("man"); err != nil {
-		t.Skip("man is not installed (apt-get install man-db, or run tests/run)")
-	}
-	env := NewBareEnv(t)
+// installManPages copies the man pages into the world's share/man, for a
+// MANPATH, and returns that folder.
+func installManPages(t *testing.T, env *Env) string {
+	t.Helper()
 	mandir := filepath.Join(env.Root, "share", "man")
 	require.NoError(t, os.MkdirAll(filepath.Join(mandir, "man1"), 0o755))
 	for _, bin := range manBinaries {
@@ -223,6 +220,17 @@ func TestMan_GitHelp(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(mandir, "man1", bin+".1"), b, 0o644))
 	}
+	return mandir
+}
+
+// TestMan_GitHelp runs `git venom-<cmd> --help` as a user does: git turns it
+// into `git help`, which runs man on git-venom-<cmd>.
+func TestMan_GitHelp(t *testing.T) {
+	if _, err := exec.LookPath("man"); err != nil {
+		t.Skip("man is not installed (apt-get install man-db, or run tests/run)")
+	}
+	env := NewBareEnv(t)
+	mandir := installManPages(t, env)
 	env.Extra = append(env.Extra, "MANPATH="+mandir, "MANPAGER=cat", "PAGER=cat", "MANWIDTH=80")
 	for _, bin := range manBinaries {
 		r := env.Venom(strings.TrimPrefix(bin, "git-venom-"), "--help")
@@ -242,13 +250,7 @@ func TestMan_HelpAfterAVerbOpensTheManual(t *testing.T) {
 		t.Skip("man is not installed (apt-get install man-db, or run tests/run)")
 	}
 	env := NewEnv(t)
-	mandir := filepath.Join(env.Root, "share", "man")
-	require.NoError(t, os.MkdirAll(filepath.Join(mandir, "man1"), 0o755))
-	for _, bin := range manBinaries {
-		b, err := os.ReadFile(filepath.Join(repoRoot(), "man", bin+".1"))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(mandir, "man1", bin+".1"), b, 0o644))
-	}
+	mandir := installManPages(t, env)
 	env.Take(t, "--agent=a1")
 	manual := []string{"MANPATH=" + mandir, "MANWIDTH=80"}
 	for _, args := range [][]string{

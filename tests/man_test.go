@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -290,6 +291,40 @@ func TestMan_HelpAfterAVerbOpensTheManual(t *testing.T) {
 	r := env.run(env.Dir, append(manual, "PATH="+binDir+":"+bare), filepath.Join(binDir, "git-venom-checkpoint"), "list", "--help")
 	r.OK(t)
 	assert.Contains(t, r.Stdout, "Usage: git venom-checkpoint list")
+}
+
+// TestMan_HelpAsAFlagsValueIsTheValue: a flag that needs a value takes
+// the next word whatever it is, as git's parse-options does (git commit
+// -m --help commits with the message "--help"): --label --help labels a
+// checkpoint "--help" and opens no manual; --help elsewhere still does.
+func TestMan_HelpAsAFlagsValueIsTheValue(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("man"); err != nil {
+		t.Skip("man is not installed (apt-get install man-db, or run tests/run)")
+	}
+	env := NewEnv(t)
+	manual := []string{"MANPATH=" + installManPages(t, env), "MANPAGER=cat", "PAGER=cat"}
+	env.Git("commit", "--allow-empty", "-m", "--help")
+	assert.Equal(t, "--help", env.Git("log", "-1", "--format=%s"), "git itself")
+
+	for i, value := range []string{"--help", "-h", "--json"} {
+		env.Write("a.txt", value+"\n")
+		r := env.VenomIn(env.Dir, manual, "checkpoint", "--agent", "a1", "--label", value).OK(t)
+		assert.Equal(t, fmt.Sprintf("Checkpoint a1/k%d\n", i+1), r.Stdout, "--label %s", value)
+		assert.NotContains(t, r.Stdout+r.Stderr, "NAME", "--label %s", value)
+		got := env.Item(t, "a1", fmt.Sprintf("k%d", i+1)).Label
+		require.NotNil(t, got, "--label %s", value)
+		assert.Equal(t, value, *got)
+	}
+	// The same after a verb, with a short flag.
+	r := env.VenomIn(env.Dir, manual, "checkpoint", "list", "-n", "--help")
+	r.Fails(t, 2, "invalid_params.usage")
+	assert.NotContains(t, r.Stdout, "NAME")
+	// --help that is no flag's value still opens the manual.
+	r = env.VenomIn(env.Dir, manual, "checkpoint", "--label=x", "--help").OK(t)
+	assert.Regexp(t, `(?m)^\s+git-venom-checkpoint - `, r.Stdout)
+	r = env.VenomIn(env.Dir, manual, "checkpoint", "list", "--agent", "a1", "--help").OK(t)
+	assert.Regexp(t, `(?m)^\s+git-venom-checkpoint - `, r.Stdout)
 }
 
 // manPage is a page split into its sections, each split into subsections.

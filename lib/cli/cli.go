@@ -207,12 +207,14 @@ func runWhole(env *Env, grammar any, args []string) int {
 	if len(args) > 0 && args[0] == completeVerb {
 		return complete(env, parser, grammar, args[1:])
 	}
-	if wantsManual(args) {
+	if wantsManual(parser, args) {
 		if showManual(env) {
 			return 0
 		}
-		args = shortHelp(args)
+		args = shortHelp(parser, args)
 	}
+	args = glueValues(parser, args)
+	env.JSON = WantsJSON(args) // --label --json labels "--json"
 	args = splitPaths(grammar, args)
 	args = helpArgs(parser, args)
 	args = bareColor(args)

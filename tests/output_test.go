@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -249,26 +250,56 @@ func TestOutput_HintsColouredAsGitAdvice(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
 	env.Take(t, "--agent=a1")
-	screen, code := env.ptyRun(t, nil, "rollback", "k99", "--dry-run")
-	require.Equal(t, 3, code, screen)
-	assert.Contains(t, screen, "\x1b[33mhint: git venom-checkpoint list shows the checkpoints\x1b[0m")
+	// git's own advice at a terminal, to compare with: git add of an
+	// ignored file prints two hint lines.
+	env.Write(".gitignore", "x.log\n")
+	env.Write("x.log", "x\n")
+	gitHint := func() string {
+		t.Helper()
+		screen, _ := env.startScreen(t, "git add x.log").Wait()
+		m := regexp.MustCompile(`(\x1b\[[0-9;]*m)?hint: Use -f if you really want to add them\.(\x1b\[[0-9;]*m)?`).FindStringSubmatch(screen)
+		require.NotNil(t, m, "git's hint:\n%q", screen)
+		return m[1] + "hint: " + "%s" + m[2]
+	}
+	ours := func() string {
+		t.Helper()
+		screen, code := env.ptyRun(t, nil, "rollback", "k99", "--dry-run")
+		require.Equal(t, 3, code, screen)
+		return screen
+	}
+	const text = "git venom-checkpoint list shows the checkpoints"
+	want := gitHint()
+	assert.Equal(t, "\x1b[33mhint: %s\x1b[m", want, "git's default")
+	assert.Contains(t, ours(), fmt.Sprintf(want, text))
 
-	env.Git("config", "color.advice", "false")
-	screen, _ = env.ptyRun(t, nil, "rollback", "k99", "--dry-run")
-	assert.Contains(t, screen, "\nhint: git venom-checkpoint list shows the checkpoints")
-	assert.Contains(t, screen, "\x1b[", "the error stays coloured")
+	// color.advice.hint as git reads it: the same escape as git's.
+	for _, c := range []string{"red bold", "#ff0ab3 ul", "214 reverse", "brightblue nobold"} {
+		env.Git("config", "color.advice.hint", c)
+		want := gitHint()
+		assert.Contains(t, want, env.Git("config", "--get-color", "color.advice.hint"), c)
+		assert.Contains(t, ours(), fmt.Sprintf(want, text), "color.advice.hint=%s", c)
+	}
+	env.Git("config", "--unset", "color.advice.hint")
+
+	for _, off := range []string{"false", "never"} {
+		env.Git("config", "color.advice", off)
+		assert.Equal(t, "hint: %s", gitHint(), "git, color.advice=%s", off)
+		screen := ours()
+		assert.Contains(t, screen, "\nhint: "+text+"\r\n", "color.advice=%s", off)
+		assert.Contains(t, screen, "\x1b[", "the error stays coloured")
+	}
 	env.Git("config", "--unset", "color.advice")
 
 	env.Git("config", "color.ui", "never")
-	screen, _ = env.ptyRun(t, nil, "rollback", "k99", "--dry-run")
-	assert.NotContains(t, screen, "\x1b[33m")
+	assert.NotContains(t, ours(), "\x1b[33m")
 	env.Git("config", "color.advice", "always")
 	r := env.Venom("rollback", "k99", "--dry-run")
 	assert.Contains(t, r.Stderr, "\x1b[33mhint: ", "color.advice=always colours a pipe")
 	env.Git("config", "--unset", "color.advice")
 	env.Git("config", "--unset", "color.ui")
 
+	env.Git("config", "color.advice.hint", "red")
 	r = env.Venom("rollback", "k99", "--dry-run")
 	r.Fails(t, 3, "not_found.checkpoint")
-	assert.NotContains(t, r.Stderr, "\x1b[")
+	assert.NotContains(t, r.Stderr, "\x1b[", "piped: plain")
 }

@@ -13,7 +13,7 @@ import (
 // chatter: the global flags, the environment, and git config read from the
 // repository only when colour or the pager is first needed.
 func (e *Env) configureOutput(grammar any, args []string) {
-	set := ui.Settings{JSON: e.JSON, Getenv: e.Getenv, Environ: e.Environ, Config: e.gitConfig}
+	set := ui.Settings{JSON: e.JSON, Getenv: e.Getenv, Environ: e.Environ, Config: e.gitConfig, GitColor: e.gitColor}
 	type hasGlobals interface{ GlobalFlags() *Globals }
 	if g, ok := grammar.(hasGlobals); ok {
 		f := g.GlobalFlags()
@@ -45,6 +45,22 @@ func (e *Env) gitConfig(keys ...string) map[string]string {
 		out[k] = v.Value
 	}
 	return out
+}
+
+// gitColor is the escape sequence git makes of a colour key's value
+// (git config --get-color), so that every colour git takes (names,
+// 256-colour numbers, #rrggbb, attributes) is written as git writes it;
+// "" when git cannot say.
+func (e *Env) gitColor(key string) string {
+	s, err := e.Store()
+	if err != nil {
+		return ""
+	}
+	out, err := s.Repo.Git.Run(e.Ctx, "config", "--get-color", key)
+	if err != nil {
+		return ""
+	}
+	return string(out)
 }
 
 // waitingForLock tells a person at a terminal who holds the lock they wait

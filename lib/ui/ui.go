@@ -30,9 +30,11 @@ type Streams struct {
 	once     sync.Once
 	colorOut bool
 	colorErr bool
-	// colorHint: hint lines on stderr are coloured, as git's advice.
-	colorHint bool
-	pager     *Pager
+	// colorHint: hint lines on stderr are coloured, as git's advice,
+	// with hintColor and hintReset (color.advice.hint and .reset).
+	colorHint            bool
+	hintColor, hintReset string
+	pager                *Pager
 }
 
 // Settings are what decides colour, paging and chatter, set once the
@@ -51,10 +53,13 @@ type Settings struct {
 	Getenv  func(string) string
 	Environ []string
 	// Config reads git config keys (core.pager, color.ui, color.venom,
-	// color.advice),
-	// the last value of each in git's order of scopes; called at most
-	// once, and only when colour or the pager is first needed.
+	// color.advice, color.advice.hint, color.advice.reset), the last
+	// value of each in git's order of scopes; called at most once, and
+	// only when colour or the pager is first needed.
 	Config func(keys ...string) map[string]string
+	// GitColor is the escape sequence git gives a colour key (git config
+	// --get-color), asked only for a color.advice slot that is set.
+	GitColor func(key string) string
 }
 
 // System probes the process's own streams once.
@@ -98,7 +103,8 @@ func (s *Streams) resolve() {
 		}
 		var cfg map[string]string
 		if set.Config != nil {
-			cfg = set.Config("core.pager", "color.ui", "color.venom", "color.advice")
+			cfg = set.Config("core.pager", "color.ui", "color.venom", "color.advice",
+				"color.advice.hint", "color.advice.reset")
 		}
 		mode := ColorMode(set.Color, cfg["color.venom"], cfg["color.ui"])
 		getenv := set.Getenv
@@ -113,6 +119,17 @@ func (s *Streams) resolve() {
 			hint = ColorMode(cfg["color.advice"], "", "")
 		}
 		s.colorHint = ColorOn(hint, s.ErrTTY, getenv)
+		// git's advice.c: the hint slot (yellow unless set), then the
+		// reset slot, around the whole line.
+		s.hintColor, s.hintReset = "\x1b[33m", "\x1b[m"
+		if s.colorHint && set.GitColor != nil {
+			if _, ok := cfg["color.advice.hint"]; ok {
+				s.hintColor = set.GitColor("color.advice.hint")
+			}
+			if _, ok := cfg["color.advice.reset"]; ok {
+				s.hintReset = set.GitColor("color.advice.reset")
+			}
+		}
 		if s.OutTTY && !set.NoPager && getenv("GIT_PAGER_IN_USE") == "" {
 			s.pager = &Pager{cmdline: PagerCommand(getenv, cfg["core.pager"])}
 		}
@@ -145,10 +162,14 @@ func (s *Streams) ErrStyle(attrs ...color.Attribute) Style {
 }
 
 // HintStyle styles a hint line on stderr as git colours its advice
-// ("hint: ..." in yellow, color.advice), or leaves it plain.
+// ("hint: ..." in color.advice.hint, yellow by default, when
+// color.advice says so), or leaves it plain.
 func (s *Streams) HintStyle() Style {
 	s.resolve()
-	return s.style(s.colorHint, color.FgYellow)
+	if !s.colorHint {
+		return fmt.Sprint
+	}
+	return func(a ...any) string { return s.hintColor + fmt.Sprint(a...) + s.hintReset }
 }
 
 // ColorOut reports whether stdout gets colour.

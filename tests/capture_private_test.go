@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -236,4 +237,36 @@ func TestCapture_PrivateIndexMovesOn(t *testing.T) {
 	want = env.RecipeTree()
 	require.Equal(t, "k5", env.Checkpoint("--agent=a1"))
 	require.Equal(t, want, env.CheckpointTree("a1", 5))
+}
+
+// TestCapture_PrivateIndexKilledMovingOn: a capture killed after the
+// private index took the tracked files' new content, before its base tree
+// was written down beside it. The next capture must not build on the old
+// base with the new index: it would put the old content back in the tree.
+func TestCapture_PrivateIndexKilledMovingOn(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("a.txt", "one\n")
+	env.Write("d/b.txt", "two\n")
+	env.Commit("base")
+	require.Equal(t, "k1", env.Checkpoint("--agent=a1"))
+
+	// Written an hour ago: the index the killed capture moved on then
+	// vouches for it by its stat data alone, as it would a minute later.
+	env.Write("d/b.txt", strings.Repeat("large line\n", 2000))
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(env.Path("d/b.txt"), old, old))
+	Kill9(t, env.StartPaused("private-moved-on", nil, "checkpoint", "--agent=a1", "--json"))
+
+	env.Write("a.txt", "after\n")
+	require.NoError(t, os.Chtimes(env.Path("a.txt"), old, old))
+	want := env.RecipeTree()
+	require.Equal(t, "k2", env.Checkpoint("--agent=a1"))
+	require.Equal(t, want, env.CheckpointTree("a1", 2), "d/b.txt: %s",
+		env.Git("rev-parse", env.CheckpointTree("a1", 2)+":d/b.txt"))
+	require.Equal(t, "k2", env.Checkpoint("--agent=a1"))
+	env.Write("d/new.txt", "new\n")
+	want = env.RecipeTree()
+	require.Equal(t, "k3", env.Checkpoint("--agent=a1"))
+	require.Equal(t, want, env.CheckpointTree("a1", 3))
 }

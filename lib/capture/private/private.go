@@ -26,6 +26,7 @@ import (
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/statefile"
+	"github.com/git-venom/git-venom/lib/testhook"
 )
 
 // The private index is git-venom's own stat cache of one tree, in the
@@ -218,9 +219,21 @@ func (p *Index) MoveOn(ctx context.Context, r *repo.Repo, rd *Ready, moved []str
 		return
 	}
 	moves++
+	// The metadata goes first: killed between update-index and its save,
+	// it would name the old tree as the base of the new content, and the
+	// next capture would put the old content back in every file that no
+	// longer differs from the index. Without it the index is made again.
+	if statefile.Remove(p.meta) != nil {
+		p.Discard()
+		return
+	}
 	env := []string{"GIT_INDEX_FILE=" + p.index}
 	c := gitcli.Call{Env: env, Pins: Pins, Stdin: bytes.NewReader(gitcli.NulList(moved))}
 	if _, err := r.Git.RunCall(ctx, c, "update-index", "-z", "--add", "--replace", "--stdin"); err != nil {
+		p.Discard()
+		return
+	}
+	if testhook.Point("private-moved-on") != nil {
 		p.Discard()
 		return
 	}

@@ -70,10 +70,12 @@ func TestCheckpoint_LabelOnReuse(t *testing.T) {
 	require.Len(t, reused, 1)
 	require.Equal(t, "before the risky part", reused[0]["label"])
 
-	// A later label replaces it; a reuse without --label keeps it.
+	// A later label is the newest, the earlier one stays; a reuse
+	// without --label changes neither.
 	env.Take(t, "--agent=a1", "--label=renamed")
 	env.Take(t, "--agent=a1")
 	require.Equal(t, "renamed", *env.Item(t, "a1", "k1").Label)
+	require.Equal(t, []string{"before the risky part", "renamed"}, env.Item(t, "a1", "k1").Labels)
 
 	// A new checkpoint carries its own label in its record.
 	env.Write("a.txt", "new\n")

@@ -31,7 +31,7 @@ type ListResult struct {
 }
 
 // ListItem is one checkpoint of a listing: the docs/checkpoints.md#the-log record plus
-// conversation and label.
+// conversation, label and labels.
 type ListItem struct {
 	Checkpoint   string      `json:"checkpoint"`
 	Reason       string      `json:"reason"`
@@ -42,6 +42,7 @@ type ListItem struct {
 	Overlap      bool        `json:"overlap"`
 	Conversation bool        `json:"conversation"`
 	Label        *string     `json:"label"`
+	Labels       []string    `json:"labels"`
 	Repos        []RepoState `json:"repos"`
 }
 

@@ -58,8 +58,9 @@ func TestLabel_ReuseRelabelsExplicitlyAndNewlinesNeverBreakATable(t *testing.T) 
 	env.Write("a.txt", "1\n")
 	env.Checkpoint("--agent=a1", "--label=first") // k1
 	out := env.Venom("checkpoint", "--label=again").OK(t).Stdout
-	assert.Equal(t, "Nothing changed since a1/k1: relabeled it \"again\" (was \"first\")\n", out)
+	assert.Equal(t, "Nothing changed since a1/k1: relabeled it \"again\" (was \"first\", which stays)\n", out)
 	assert.Equal(t, "again", *env.Item(t, "a1", "k1").Label)
+	assert.Equal(t, []string{"first", "again"}, env.Item(t, "a1", "k1").Labels)
 
 	reused := env.Records("checkpoint.reused")
 	require.Len(t, reused, 1)
@@ -69,9 +70,9 @@ func TestLabel_ReuseRelabelsExplicitlyAndNewlinesNeverBreakATable(t *testing.T) 
 	require.Len(t, evs, 1)
 	assert.Equal(t, map[string]any{"agent": "a1", "checkpoint": "k1", "reason": "manual", "turn": nil,
 		"relabeled": true, "label": "again", "previous_label": "first"}, evs[0].Data)
-	// The old label would pass 80 columns: it is left to --json.
+	// Both labels, the old one first, within 80 columns.
 	assert.Contains(t, env.Venom("checkpoint", "events").OK(t).Stdout,
-		" agent.checkpoint_reused a1/k1 relabeled \"again\"\n")
+		" agent.checkpoint_reused a1/k1 relabeled \"first\" → \"again\"\n")
 
 	// A reuse without a label leaves the label alone, and says nothing of it.
 	assert.Equal(t, "Nothing changed since a1/k1\n", env.Venom("checkpoint").OK(t).Stdout)

@@ -4,6 +4,7 @@ package agents
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -82,16 +83,34 @@ type ToolCall struct {
 // record type's members, four times the size.
 type Checkpoint struct {
 	journal.Taken
-	Seq     int64
-	Ts      string
-	N       int
+	Seq int64
+	Ts  string
+	N   int
+	// Label is the newest label given; Labels every label given, oldest
+	// first, each once: a reuse that sets a label adds it, and the
+	// earlier ones still name the checkpoint (docs/checkpoints.md#labels).
 	Label   *string
+	Labels  []string
 	Pruned  bool
 	Removed bool
 	// reposJSON is Repos still as the log's text, from a scan with
 	// LazyRepos, until DecodeRepos.
 	reposJSON string
 }
+
+// addLabel gives the checkpoint label l (nil: none), the newest.
+func (c *Checkpoint) addLabel(l *string) {
+	if l == nil {
+		return
+	}
+	c.Label = l
+	if !slices.Contains(c.Labels, *l) {
+		c.Labels = append(c.Labels, *l)
+	}
+}
+
+// HasLabel reports whether the checkpoint was ever given label l.
+func (c *Checkpoint) HasLabel(l string) bool { return slices.Contains(c.Labels, l) }
 
 // Live reports whether the checkpoint still counts (not pruned or removed).
 func (c *Checkpoint) Live() bool { return !c.Pruned && !c.Removed }
@@ -229,6 +248,19 @@ func (s *State) IgnoredEditsBetween(agent string, seq, through int64) []string {
 func (a *Agent) Checkpoint(id string) *Checkpoint {
 	a.need()
 	return a.byID[id]
+}
+
+// Labeled returns the checkpoints the agent gave label l, live or not,
+// newest first (docs/checkpoints.md#labels).
+func (a *Agent) Labeled(l string) []*Checkpoint {
+	a.need()
+	var out []*Checkpoint
+	for i := len(a.Checkpoints) - 1; i >= 0; i-- {
+		if c := a.Checkpoints[i]; c.HasLabel(l) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Latest returns the newest live checkpoint, or nil.
@@ -556,8 +588,9 @@ func (s *State) Apply(e *journal.Entry) {
 		n, _ := ids.ParseCheckpoint(e.Checkpoint)
 		c := &Checkpoint{Taken: journal.Taken{Agent: e.Agent, Checkpoint: e.Checkpoint, Reason: e.Reason,
 			Turn: e.Turn, ThroughTurn: e.ThroughTurn, At: e.At, MidTurn: e.MidTurn, Overlap: e.Overlap,
-			Label: e.Label, Source: e.Source, Repos: e.Repos}, Seq: e.Seq, Ts: e.Ts, N: n, Label: e.Label,
+			Label: e.Label, Source: e.Source, Repos: e.Repos}, Seq: e.Seq, Ts: e.Ts, N: n,
 			reposJSON: e.ReposJSON}
+		c.addLabel(e.Label)
 		a.Checkpoints = append(a.Checkpoints, c)
 		a.byID[e.Checkpoint] = c
 		if n > a.LastCkptN {
@@ -566,8 +599,8 @@ func (s *State) Apply(e *journal.Entry) {
 		a.turnCapture(e)
 		a.handOver(e.Reason)
 	case journal.CheckpointReused:
-		if c := a.byID[e.Checkpoint]; c != nil && e.Label != nil {
-			c.Label = e.Label
+		if c := a.byID[e.Checkpoint]; c != nil {
+			c.addLabel(e.Label)
 		}
 		a.turnCapture(e)
 		a.handOver(e.Reason)

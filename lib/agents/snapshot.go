@@ -82,12 +82,13 @@ type snapAgent struct {
 
 type snapCheckpoint struct {
 	journal.Taken
-	Seq     int64   `json:"seq"`
-	Ts      string  `json:"ts"`
-	N       int     `json:"n"`
-	Label   *string `json:"label_now"`
-	Pruned  bool    `json:"pruned"`
-	Removed bool    `json:"removed"`
+	Seq     int64    `json:"seq"`
+	Ts      string   `json:"ts"`
+	N       int      `json:"n"`
+	Label   *string  `json:"label_now"`
+	Labels  []string `json:"labels"`
+	Pruned  bool     `json:"pruned"`
+	Removed bool     `json:"removed"`
 }
 
 type snapCapture struct {
@@ -380,7 +381,7 @@ func (a *Agent) marshalOwn(floor int64, named map[string]bool) (snapAgent, []byt
 	for _, c := range a.Checkpoints {
 		if c.Live() || c.Seq >= floor {
 			sa.Checkpoints = append(sa.Checkpoints, snapCheckpoint{Taken: c.Taken, Seq: c.Seq, Ts: c.Ts,
-				N: c.N, Label: c.Label, Pruned: c.Pruned, Removed: c.Removed})
+				N: c.N, Label: c.Label, Labels: c.Labels, Pruned: c.Pruned, Removed: c.Removed})
 		} else {
 			dropped = append(dropped, c.N)
 		}
@@ -467,7 +468,7 @@ func UnmarshalOwn(id string, p Part) (st *State, complete int64, err error) {
 			return nil, 0, fmt.Errorf("agent %s: checkpoint %s twice", a.ID, sc.Checkpoint)
 		}
 		c := &Checkpoint{Taken: sc.Taken, Seq: sc.Seq, Ts: sc.Ts, N: sc.N, Label: sc.Label,
-			Pruned: sc.Pruned, Removed: sc.Removed}
+			Labels: sc.Labels, Pruned: sc.Pruned, Removed: sc.Removed}
 		a.Checkpoints = append(a.Checkpoints, c)
 		a.byID[c.Checkpoint] = c
 	}

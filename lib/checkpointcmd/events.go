@@ -82,9 +82,9 @@ type eventLine struct {
 	parts []string
 	agent int     // the part naming the agent; 0 for none
 	label *string // the label, last, not yet quoted
-	// was is a relabel's earlier label ("" for none), after the label;
-	// list a list of ids, last (a prune's checkpoints), n of them. Both
-	// are cut, or left out where even a cut one would not fit.
+	// was is a relabel's earlier label ("" for none), before the new
+	// one, each cut to fit (fitRelabel); list a list of ids, last (a prune's
+	// checkpoints), n of them, cut or left out to fit.
 	was  *string
 	list string
 	n    int
@@ -107,8 +107,8 @@ func (l eventLine) fit(width int) string {
 			line += count
 		}
 	}
-	if l.label != nil && l.was != nil && width-ui.Width(line)-1 < len(`"…"`) {
-		return line // relabeled: the labels are in --json
+	if l.label != nil && l.was != nil {
+		return l.fitRelabel(line, width)
 	}
 	if l.label != nil {
 		full := quote.Always(*l.label)
@@ -121,18 +121,6 @@ func (l eventLine) fit(width int) string {
 			line += ` "…"` // there is one
 		}
 	}
-	if l.was != nil {
-		was := "none"
-		if *l.was != "" {
-			was = quote.Always(*l.was)
-		}
-		switch room := width - ui.Width(line) - 1; {
-		case ui.Width("(was "+was+")") <= room:
-			line += " (was " + was + ")"
-		case room >= minLabel+len("(was )"):
-			line += " (was " + ui.Cut(quote.Always(ui.Cut(*l.was, room-len("(was )")-2)), room-len("(was )")) + ")"
-		}
-	}
 	if over := ui.Width(line) - width; over > 0 && l.agent > 0 {
 		parts := append([]string(nil), l.parts...)
 		parts[l.agent] = ui.CutMiddle(parts[l.agent], minID) // the same for each line of one agent
@@ -141,10 +129,60 @@ func (l eventLine) fit(width int) string {
 	return line
 }
 
+// fitRelabel ends a relabel's line with the label it replaced, then the
+// new one ("before" → "after"), each cut to its share of the room: the
+// old label is never left out, since it still names the checkpoint.
+// Where even short cuts would not fit, the agent's id loses its middle
+// first. A checkpoint that had no label shows the new one alone.
+func (l eventLine) fitRelabel(line string, width int) string {
+	if *l.was == "" {
+		return eventLine{parts: l.parts, agent: l.agent, label: l.label}.fit(width)
+	}
+	was, now := quote.Always(*l.was), quote.Always(*l.label)
+	room := width - ui.Width(line) - len(" ") - ui.Width(" → ")
+	if short := 2*minLabel - room; short > 0 && l.agent > 0 {
+		// To minID, as on the agent's other lines; shorter only where
+		// the labels need it.
+		id := ui.Width(l.parts[l.agent])
+		to := max(id-short, minRelabelID)
+		if id > minID {
+			to = min(to, minID)
+		}
+		if to < id {
+			parts := append([]string(nil), l.parts...)
+			parts[l.agent] = ui.CutMiddle(parts[l.agent], to)
+			return eventLine{parts: parts, agent: l.agent, label: l.label, was: l.was}.fit(width)
+		}
+	}
+	if a, b := ui.Width(was), ui.Width(now); a+b > room {
+		half := room / 2
+		switch {
+		case a <= half:
+			b = room - a
+		case b <= half:
+			a = room - b
+		default:
+			a, b = half, room-half
+		}
+		was, now = cutQuoted(*l.was, a), cutQuoted(*l.label, b)
+	}
+	return line + " " + was + " → " + now
+}
+
+// cutQuoted is s quoted, cut to width columns but never below `"…"`.
+func cutQuoted(s string, width int) string {
+	width = max(width, ui.Width(`"…"`))
+	return ui.Cut(quote.Always(ui.Cut(s, width-2)), width)
+}
+
 // minLabel is the least fit cuts a label to (`"A lab…"` still says
 // which); minID is what an agent's part too long is cut to, the same on
 // every line (`gemini-8c4d2e…c3d4e5f/k3`).
 const minLabel, minID = 8, 24
+
+// minRelabelID is the least a relabel's line cuts the agent's part to,
+// to make room for its two labels.
+const minRelabelID = 12
 
 // seconds is an event's time to the second, as a person reads it
 // (2026-12-05T18:34:26Z); --json keeps the milliseconds.
@@ -194,8 +232,8 @@ func human(ev events.Event) eventLine {
 	case events.CheckpointReused:
 		parts = append(parts, q(d.Agent+"/"+d.Checkpoint))
 		if d.Relabeled {
-			// The new label, then the one it replaced, each cut to fit;
-			// the reason and turn are --json's.
+			// The label it replaced, then the new one, each cut to
+			// fit; the reason and turn are --json's.
 			parts = append(parts, "relabeled")
 			label, was := d.Label, ""
 			if d.PreviousLabel != nil {

@@ -128,16 +128,14 @@ func (c *ListCmd) Run(env *cli.Env) error {
 		if it.Turn != nil {
 			turn = *it.Turn
 		}
-		label := ""
-		if it.Label != nil {
-			label = *it.Label
-		}
-		w.Row(bold(quote.C(it.Checkpoint)), quote.C(it.Reason), quote.C(turn), age(it.At), changed, quote.C(label))
+		// Every label it was given, as --json's labels: a reuse with a
+		// new label keeps the earlier ones, which still name it.
+		w.Row(bold(quote.C(it.Checkpoint)), quote.C(it.Reason), quote.C(turn), age(it.At), changed, quote.Join(it.Labels, ", "))
 	}
 	for _, t := range calls {
 		w.Row(bold(quote.C(t.Call)), quote.C(t.Tool), quote.C(t.Turn), age(t.At), "-", quote.Text(cut(t.Command, 36)))
 	}
-	w.Fit(ui.Columns80, 5, ui.Cut) // the label: --json has it whole
+	w.Fit(ui.Columns80, 5, ui.Cut) // the labels: --json has them whole
 	if l.Pending {
 		w.Note("(a capture is pending)")
 	}

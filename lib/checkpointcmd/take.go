@@ -88,14 +88,19 @@ func (c *TakeCmd) Run(env *cli.Env) error {
 	case res.Checkpoint == nil:
 		env.UI.Printf("No checkpoint: venom.enabled is false.\n")
 	case res.Reused && res.Relabeled:
-		// The label moves to the reused checkpoint (docs/checkpoints.md#reuse): said, not
-		// done silently; the log and the events record the old one.
+		// The reused checkpoint takes the label (docs/checkpoints.md#labels): said, not
+		// done silently; its earlier labels still name it.
 		was := "it had none"
-		if res.PreviousLabel != nil {
-			was = "was " + quote.Always(*res.PreviousLabel)
+		switch {
+		case res.PreviousLabel != nil && *res.PreviousLabel == *c.Label:
+			env.UI.Printf("Nothing changed since %s/%s: it is labeled %s already\n", quote.C(res.Agent),
+				bold(quote.C(*res.Checkpoint)), quote.Always(*c.Label))
+			return nil
+		case res.PreviousLabel != nil:
+			was = "was " + quote.Always(*res.PreviousLabel) + ", which stays"
 		}
-		env.UI.Printf("Nothing changed since %s/%s: relabeled it %s (%s)\n", quote.C(res.Agent),
-			bold(quote.C(*res.Checkpoint)), quote.Always(*c.Label), was)
+		env.UI.Printf("%s\n", ui.Wrap(fmt.Sprintf("Nothing changed since %s/%s: relabeled it %s (%s)", quote.C(res.Agent),
+			bold(quote.C(*res.Checkpoint)), quote.Always(*c.Label), was), ui.Columns80, "  "))
 	case res.Reused:
 		env.UI.Printf("Nothing changed since %s/%s\n", quote.C(res.Agent), bold(quote.C(*res.Checkpoint)))
 	default:

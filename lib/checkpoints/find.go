@@ -32,8 +32,8 @@ func Find(r *repo.Repo, a *agents.Agent, id string) (*agents.Checkpoint, error) 
 		if c != nil || a.ForgotCheckpoint(id) {
 			why = "was pruned or removed"
 		}
-		return nil, errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"checkpoint": id},
-			"checkpoint %s/%s %s", a.ID, id, why).Hint("git venom-checkpoint list shows the checkpoints")
+		e := errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"checkpoint": id}, "checkpoint %s/%s %s", a.ID, id, why)
+		return nil, LabelHint(e, a, id).Hint("git venom-checkpoint list shows the checkpoints")
 	}
 	for _, rs := range c.Repos {
 		switch refState(r, a.ID, n, rs.Commit) {

@@ -14,16 +14,19 @@ import (
 // Item is one checkpoint of agent.checkpoints: the docs/checkpoints.md#the-log record without
 // type and agent, plus conversation and label (docs/json.md).
 type Item struct {
-	Checkpoint   string              `json:"checkpoint"`
-	Reason       string              `json:"reason"`
-	Turn         *string             `json:"turn"`
-	ThroughTurn  *string             `json:"through_turn"`
-	At           string              `json:"at"`
-	MidTurn      bool                `json:"mid_turn"`
-	Overlap      bool                `json:"overlap"`
-	Conversation bool                `json:"conversation"`
-	Label        *string             `json:"label,omitempty"`
-	Repos        []journal.RepoState `json:"repos"`
+	Checkpoint   string  `json:"checkpoint"`
+	Reason       string  `json:"reason"`
+	Turn         *string `json:"turn"`
+	ThroughTurn  *string `json:"through_turn"`
+	At           string  `json:"at"`
+	MidTurn      bool    `json:"mid_turn"`
+	Overlap      bool    `json:"overlap"`
+	Conversation bool    `json:"conversation"`
+	Label        *string `json:"label,omitempty"`
+	// Labels is every label the checkpoint was given, oldest first, each
+	// once; Label is the newest given (docs/checkpoints.md#labels).
+	Labels []string            `json:"labels"`
+	Repos  []journal.RepoState `json:"repos"`
 	// FilesChanged is how many paths differ from the agent's previous
 	// live checkpoint, as list's FILES column (git diff-tree -r's count);
 	// null for the first, or when a tree cannot be read. After docs/json.md#list's
@@ -125,8 +128,12 @@ func List(r *repo.Repo, a *agents.Agent, f Filter) (*Listing, error) {
 
 // ItemOf renders one checkpoint.
 func ItemOf(a *agents.Agent, c *agents.Checkpoint) Item {
-	return Item{Checkpoint: c.Checkpoint, Reason: c.Reason, Turn: c.Turn, ThroughTurn: c.ThroughTurn, At: c.At,
-		MidTurn: c.MidTurn, Overlap: c.Overlap, Conversation: Conversation(a, c), Label: c.Label, Repos: c.Repos}
+	it := Item{Checkpoint: c.Checkpoint, Reason: c.Reason, Turn: c.Turn, ThroughTurn: c.ThroughTurn, At: c.At,
+		MidTurn: c.MidTurn, Overlap: c.Overlap, Conversation: Conversation(a, c), Label: c.Label, Labels: c.Labels, Repos: c.Repos}
+	if it.Labels == nil {
+		it.Labels = []string{}
+	}
+	return it
 }
 
 // previousLive is the agent's live checkpoint before its i-th, or nil.

@@ -1,26 +1,33 @@
 package checkpoints
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/ids"
-	"strings"
+	"github.com/git-venom/git-venom/lib/quote"
+	"github.com/git-venom/git-venom/lib/suggest"
+	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // Resolve turns a checkpoint as a person names it (docs/checkpoints.md#names: k<n>,
-// last, last~<n>, t<n>) into the agent's k<n>, the one resolver every command
-// uses. k<n> comes back as given (Find says whether it still counts); last
+// last, last~<n>, t<n>, or a label) into the agent's k<n>, the one resolver every
+// command uses. k<n> comes back as given (Find says whether it still counts); last
 // and last~<n> count the agent's live checkpoints from the newest; t<n> is the
-// checkpoint that turn's turn_end took or reused. A malformed name is
-// invalid_params.checkpoint; one that names nothing, not_found.checkpoint.
+// checkpoint that turn's turn_end took or reused; any other name is a label, the
+// newest live checkpoint the agent ever gave it (docs/checkpoints.md#labels). A
+// name that is neither is invalid_params.checkpoint; one that names nothing,
+// not_found.checkpoint.
 func Resolve(a *agents.Agent, name string) (string, error) {
 	n, err := ids.ParseName(name)
 	if err != nil {
-		return "", BadName(name, err)
+		return byLabel(a, name, err)
 	}
 	notFound := func(format string, args ...any) error {
-		return errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"checkpoint": name}, format, args...).
-			Hint("git venom-checkpoint list shows the checkpoints")
+		e := errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"checkpoint": name}, format, args...)
+		return LabelHint(e, a, name).Hint("git venom-checkpoint list shows the checkpoints")
 	}
 	switch n.Kind {
 	case ids.Last, ids.Back:
@@ -58,16 +65,118 @@ func Resolve(a *agents.Agent, name string) (string, error) {
 	return name, nil
 }
 
-// BadName is the error for a name ids.ParseName refused: what the person
-// most likely meant where that can be told (ids.Suggest), and where to
-// see the checkpoints.
-func BadName(name string, err error) *errcode.Error {
+// byLabel resolves a name of no other form as a label: the newest live
+// checkpoint the agent gave it. A label only pruned or removed checkpoints
+// had says so; a name that is no label at all is BadName, with the labels
+// it is close to.
+func byLabel(a *agents.Agent, name string, err error) (string, error) {
+	had := a.Labeled(name)
+	for _, c := range had {
+		if c.Live() {
+			return c.Checkpoint, nil
+		}
+	}
+	if len(had) > 0 {
+		return "", errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"checkpoint": name},
+			"label %s was on %s/%s, which was pruned or removed", quote.Always(name), a.ID, had[0].Checkpoint).
+			Shorter("label %s was on %s/%s, which was pruned or removed", cutLabel(name, 24), a.ID, had[0].Checkpoint).
+			Hint("git venom-checkpoint list shows the checkpoints")
+	}
 	e := errcode.Newf(errcode.InvalidParamsCheckpoint, map[string]string{"checkpoint": name}, "%v", err)
+	near := closeLabels(a, name)
+	for _, c := range near {
+		room := ui.Columns80 - ui.Width(fmt.Sprintf("hint: did you mean , the label of %s/%s?", a.ID, c.id))
+		e.Hint("did you mean %s, the label of %s/%s?", cutLabel(c.label, room), a.ID, c.id)
+	}
+	return "", badName(e, name, err, len(near) > 0)
+}
+
+// LabelHint adds to e, an error saying that name names no checkpoint
+// although it has a checkpoint's shape (k9, t9), the checkpoint name is
+// a label of: a label is read as one only when it has no other form, so
+// the hint gives the id to type.
+func LabelHint(e *errcode.Error, a *agents.Agent, name string) *errcode.Error {
+	for _, c := range a.Labeled(name) {
+		if c.Live() {
+			return e.Hint("%s is also a label, of %s/%s: name it %s", quote.Always(name), a.ID, c.Checkpoint, c.Checkpoint)
+		}
+	}
+	return e
+}
+
+// LabelNote says which checkpoint name was when it is a label the agent
+// gave more than one live checkpoint, for a note on stderr; "" otherwise.
+func LabelNote(a *agents.Agent, name string) string {
+	if _, err := ids.ParseName(name); err == nil || name == "" {
+		return ""
+	}
+	var live []string
+	for _, c := range a.Labeled(name) {
+		if c.Live() {
+			live = append(live, c.Checkpoint)
+		}
+	}
+	if len(live) < 2 {
+		return ""
+	}
+	return fmt.Sprintf("label %s is on %s of %s: %s is the newest (name another by its id)",
+		quote.Always(name), quote.Join(live, ", "), a.ID, live[0])
+}
+
+type labeled struct{ label, id string }
+
+// cutLabel is label l quoted, cut to width columns (at least `"A lab…"`),
+// for a line that must fit 80 columns; --json has it whole.
+func cutLabel(l string, width int) string {
+	q := quote.Always(l)
+	if ui.Width(q) <= width {
+		return q
+	}
+	width = max(width, 8)
+	return ui.Cut(quote.Always(ui.Cut(l, width-2)), width)
+}
+
+// closeLabels are the labels of the agent's live checkpoints that name is
+// likely a typo of (suggest.Close, or the same but for case), each with
+// the checkpoint it names, newest first; three at most.
+func closeLabels(a *agents.Agent, name string) []labeled {
+	var out []labeled
+	seen := map[string]bool{}
+	a.Latest() // loads a stub agent
+	for i := len(a.Checkpoints) - 1; i >= 0 && len(out) < 3; i-- {
+		c := a.Checkpoints[i]
+		if !c.Live() {
+			continue
+		}
+		for j := len(c.Labels) - 1; j >= 0 && len(out) < 3; j-- {
+			l := c.Labels[j]
+			if seen[l] {
+				continue
+			}
+			seen[l] = true
+			if strings.EqualFold(l, name) || len(suggest.Close(name, []string{l})) > 0 {
+				out = append(out, labeled{l, c.Checkpoint})
+			}
+		}
+	}
+	return out
+}
+
+// BadName is the error for a name ids.ParseName refused, where there is
+// no agent whose labels it could be: what the person most likely meant
+// where that can be told (ids.Suggest), and where to see the checkpoints.
+func BadName(name string, err error) *errcode.Error {
+	return badName(errcode.Newf(errcode.InvalidParamsCheckpoint, map[string]string{"checkpoint": name}, "%v", err), name, err, false)
+}
+
+// badName adds BadName's hints to e; suggested: e has a did-you-mean
+// already (a label).
+func badName(e *errcode.Error, name string, err error, suggested bool) *errcode.Error {
 	if strings.Contains(err.Error(), ids.NameForms) {
 		// The forms on a line of their own: within 80 columns.
 		e.Shorter("%s", strings.TrimSuffix(strings.TrimSuffix(err.Error(), ids.NameForms), ": give ")).Hint(ids.FormsHint)
 	}
-	if s := ids.Suggest(name); s != "" {
+	if s := ids.Suggest(name); s != "" && !suggested {
 		e.Hint("%s", s)
 	}
 	return e.Hint("git venom-checkpoint list shows the checkpoints")

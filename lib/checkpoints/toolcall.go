@@ -122,7 +122,7 @@ func findTool(r *repo.Repo, a *agents.Agent, id string, n, i int) (*agents.Check
 			return nil, notFound("the start of turn %s of agent %s, just before %s, is gone", t.ID, a.ID, id)
 		}
 		c := *start
-		c.Checkpoint, c.Reason, c.Turn, c.MidTurn, c.Label = id, agents.ToolCallReason, &turn, true, nil
+		c.Checkpoint, c.Reason, c.Turn, c.MidTurn, c.Label, c.Labels = id, agents.ToolCallReason, &turn, true, nil, nil
 		return &c, nil
 	}
 	prev := t.Tools[j-1]

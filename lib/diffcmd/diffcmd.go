@@ -5,6 +5,7 @@ package diffcmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/git-venom/git-venom/lib/agents"
@@ -23,13 +24,14 @@ import (
 	"github.com/git-venom/git-venom/lib/share"
 	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/treediff"
+	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // CLI is git-venom-diff's grammar.
 type CLI struct {
 	cli.Globals
 	Agent     string   `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, or this worktree's only agent), or a fetched copy, <remote>/<agent> or <remote>/<machine>/<agent>."`
-	From      string   `name:"from" complete:"checkpoint" help:"The checkpoint to compare from: k<n>, last, last~<n> (n back from last) or t<n> (that turn's end)."`
+	From      string   `name:"from" complete:"checkpoint" help:"The checkpoint to compare from: k<n>, last, last~<n> (n back from last), t<n> (that turn's end) or a label."`
 	To        string   `name:"to" complete:"checkpoint" help:"The checkpoint to compare to, named as --from; the current files when left out."`
 	Repo      string   `name:"repo" default:"." help:"The repository of the agent's scope (always .)."`
 	Path      []string `name:"path" sep:"none" complete:"path" help:"Only this path or folder, as git's pathspecs: relative to the current folder, :/ for the top, b64:<base64> for any bytes (repeatable; also after --)."`
@@ -90,6 +92,11 @@ func (c *CLI) Run(env *cli.Env) error {
 	spec, err := c.pathspec(env, s.Repo)
 	if err != nil {
 		return err
+	}
+	for _, name := range []string{c.From, c.To} {
+		if note := checkpoints.LabelNote(a, name); note != "" && !env.JSON {
+			fmt.Fprintf(env.UI.Err, "%s\n", ui.Wrap("note: "+note, ui.Columns80, "  "))
+		}
 	}
 	if c.From, err = checkpoints.Resolve(a, c.From); err != nil {
 		return err

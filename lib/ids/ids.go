@@ -103,10 +103,10 @@ const (
 )
 
 // NameForms says how a checkpoint can be named, for errors and hints.
-const NameForms = "k<n>, last, last~<n> (n back from last), t<n> (that turn's end) or t<n>.<i> (just before that tool call)"
+const NameForms = "k<n>, last, last~<n> (n back from last), t<n> (that turn's end), t<n>.<i> (just before that tool call) or a label"
 
 // FormsHint is NameForms as a hint line within 80 columns.
-const FormsHint = "give k<n>, last, last~<n> (n back), t<n> (a turn's end) or t<n>.<i>"
+const FormsHint = "give k<n>, last, last~<n> (n back), t<n> (turn end), t<n>.<i> or a label"
 
 // Name is a checkpoint as a person names it: its kind and its number.
 type Name struct {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/capture"
@@ -136,11 +137,8 @@ func Validate(req *Request) error {
 			Hint("git venom-rollback --undo --dry-run shows where it goes")
 	case req.Undo:
 	default:
-		n, err := ids.ParseName(req.Checkpoint)
-		if err != nil {
-			return checkpoints.BadName(req.Checkpoint, err)
-		}
-		if n.Kind == ids.ToolOf {
+		// A name of no other form is a label, which the agent decides.
+		if n, err := ids.ParseName(req.Checkpoint); err == nil && n.Kind == ids.ToolOf {
 			// Just before a tool call, mid-turn: no point of the
 			// conversation matches those files (docs/rollback.md#tool-calls).
 			if req.Restore == "all" {
@@ -205,6 +203,22 @@ func Validate(req *Request) error {
 	return nil
 }
 
+// unshaped is BadName of the first checkpoint req names that has no
+// name's form (a label's, when there is an agent), or nil.
+func unshaped(req *Request) error {
+	names := []string{req.Checkpoint}
+	if req.Revert != "" {
+		from, to, _ := strings.Cut(req.Revert, "..")
+		names = []string{from, to}
+	}
+	for _, name := range names {
+		if _, err := ids.ParseName(name); err != nil && name != "" {
+			return checkpoints.BadName(name, err)
+		}
+	}
+	return nil
+}
+
 // preflight runs docs/rollback.md#preflight's checks in docs/rollback.md#preflight's order, up to HEAD;
 // outside edits come with the plan, after the capture. held says the caller
 // holds the lock (a rollback left open is then settled already); quick
@@ -216,6 +230,9 @@ func preflight(ctx context.Context, s *state.Store, st *agents.State, req *Reque
 	}
 	a, err := st.Named(req.Agent)
 	if err != nil {
+		if e := unshaped(req); e != nil && errcode.Is(err, errcode.NotFoundAgent) {
+			return nil, e // no agent, so no label: invalid_params first
+		}
 		return nil, err
 	}
 	if req.Revert != "" {

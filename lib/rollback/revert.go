@@ -56,21 +56,36 @@ func validateRevert(req *Request) error {
 			continue
 		}
 		n, err := ids.ParseName(name)
-		if err != nil {
+		switch {
+		case err != nil && name == "":
 			return checkpoints.BadName(name, err)
-		}
-		if n.Kind == ids.ToolOf {
+		case err != nil:
+			continue // a label, which the agent decides (resolveRevert)
+		case n.Kind == ids.ToolOf:
 			return usage("%s is a point inside a turn; a revert takes back a turn or the changes between two checkpoints",
 				quote.C(name)).Hint("--revert=t<n>, or --revert=k<a>..k<b>")
-		}
-		if !pair && n.Kind != ids.TurnOf {
-			return usage("--revert=%s: name a turn, t<n>, or a pair of checkpoints, k<a>..k<b>", quote.C(name)).
-				Hint("--revert=%s..<checkpoint> takes back what changed from %s to that checkpoint", name, name)
+		case !pair && n.Kind != ids.TurnOf:
+			return notATurn(name, nil, "")
 		}
 	}
 	// Files only, and HEAD, the branch and the index stay.
 	req.Restore, req.KeepHead = "files", true
 	return nil
+}
+
+// notATurn refuses --revert=<name> of one checkpoint, which takes back
+// nothing by itself; when name is a label, a names the agent and id the
+// checkpoint it labels, which the hint names instead of the label.
+func notATurn(name string, a *agents.Agent, id string) *errcode.Error {
+	data := map[string]string{"revert": name}
+	if a == nil {
+		return errcode.Newf(errcode.InvalidParamsUsage, data, "--revert=%s: name a turn, t<n>, or a pair of checkpoints, k<a>..k<b>",
+			quote.C(name)).Hint("--revert=%s..<checkpoint> takes back what changed from %s to that checkpoint", name, name)
+	}
+	return errcode.Newf(errcode.InvalidParamsUsage, data,
+		"--revert=%s names one checkpoint, %s/%s: name a turn, t<n>, or a pair of checkpoints", quote.C(name), a.ID, id).
+		Shorter("--revert names one checkpoint, %s/%s", a.ID, id).
+		Hint("name a turn, t<n>, or a pair, such as --revert=%s..<checkpoint>", id)
 }
 
 // resolveRevert finds what a revert takes back: for t<n>, that turn's
@@ -91,6 +106,9 @@ func resolveRevert(s *state.Store, a *agents.Agent, req *Request) (*plan.Revert,
 	} else {
 		if toID, err = checkpoints.Resolve(a, req.Revert); err != nil {
 			return nil, nil, err
+		}
+		if _, err := ids.ParseName(req.Revert); err != nil {
+			return nil, nil, notATurn(req.Revert, a, toID)
 		}
 		rv.Turn = req.Revert
 		t := a.Turn(req.Revert)

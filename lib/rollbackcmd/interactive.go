@@ -80,6 +80,7 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 	if err != nil {
 		return err
 	}
+	labelNotes(env, p, req)
 	// The plan goes through the pager, which with LESS=FRX is no pager at
 	// all when it fits the screen; its counts and the question come after,
 	// on the terminal, where a person who quit the pager sees them.

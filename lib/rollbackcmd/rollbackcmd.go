@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-venom/git-venom/lib/checkpoints"
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/harness"
@@ -18,6 +19,7 @@ import (
 	"github.com/git-venom/git-venom/lib/rollback"
 	"github.com/git-venom/git-venom/lib/share"
 	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // CLI is git-venom-rollback's grammar.
@@ -25,7 +27,7 @@ type CLI struct {
 	cli.Globals
 	Agent      string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, or this worktree's only agent), or a fetched copy, <remote>/<agent> or <remote>/<machine>/<agent> whose files to restore here."`
 	Into       string `name:"into" complete:"agent" help:"With a fetched copy: the local agent that records the rollback, its safety checkpoint and log records (default: VENOM_AGENT, or the agent a rollback would infer)."`
-	Checkpoint string `name:"checkpoint" complete:"checkpoint" help:"The checkpoint to go back to: k<n>, last, last~<n> (n back from last) or t<n> (that turn's end); also given as the argument."`
+	Checkpoint string `name:"checkpoint" complete:"checkpoint" help:"The checkpoint to go back to: k<n>, last, last~<n> (n back from last), t<n> (that turn's end) or a label; also given as the argument."`
 	Undo       bool   `name:"undo" help:"Undo the agent's last rollback: go back to its safety checkpoint."`
 	Revert     string `name:"revert" complete:"turn" help:"Take back what a turn changed and keep every later change: t<n>, or what changed between two checkpoints, k<a>..k<b>. Files only."`
 	Conflicts  string `name:"conflicts" enum:",refuse,markers" default:"" help:"With --revert, where a later change meets the turn's: refuse (the default), or markers (write git's conflict markers there)."`
@@ -181,6 +183,7 @@ func (c *CLI) Run(env *cli.Env) error {
 		if env.JSON {
 			return p.Result().WriteJSON(env.UI.Out)
 		}
+		labelNotes(env, p, req)
 		// A plan can run to thousands of paths: paged, as git pages a log.
 		unpage := env.UI.Page()
 		defer unpage()
@@ -210,6 +213,25 @@ func (c *CLI) Run(env *cli.Env) error {
 	}
 	done(env, res, req, s.Repo.Top)
 	return nil
+}
+
+// labelNotes says on stderr which checkpoint a label named, where the
+// agent gave it to more than one (checkpoints.LabelNote); the plan names
+// the checkpoint it goes to.
+func labelNotes(env *cli.Env, p *plan.Plan, req rollback.Request) {
+	if p.Copy != nil {
+		return
+	}
+	names := []string{req.Checkpoint}
+	if req.Revert != "" {
+		from, to, _ := strings.Cut(req.Revert, "..")
+		names = []string{from, to}
+	}
+	for _, name := range names {
+		if note := checkpoints.LabelNote(p.Agent, name); note != "" {
+			fmt.Fprintf(env.UI.Err, "%s\n", ui.Wrap("note: "+note, ui.Columns80, "  "))
+		}
+	}
 }
 
 // refusedDryRun is a human dry run that outside edits refused: where the

@@ -27,8 +27,8 @@ const (
 	// rollbacks that did not end to LastRollback (--undo's).
 	allFormat = "git-venom fold 6"
 	// ownFormat is an agent's file's, which 5 left as it was; 6 as
-	// allFormat's.
-	ownFormat = "git-venom fold 6"
+	// allFormat's; 7 added every label a checkpoint was given.
+	ownFormat = "git-venom fold 7"
 )
 
 // Each file is a line of JSON, snapshotHead, saying what it is and the

@@ -155,3 +155,22 @@ func TestLabels_RelabelEventShowsBothLabels(t *testing.T) {
 	assert.Equal(t, "turn_start", evs[1].Data["previous_label"])
 	assert.Equal(t, []string{"before-refactor", "turn_start", long}, env.Item(t, "a1", "k1").Labels)
 }
+
+// Completion offers a checkpoint's labels after its other names, each
+// once, where a shell takes them as one word: not one with a space, nor
+// one spelled as another name (k9), which would not name it.
+func TestLabels_CompletionOffersThem(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("a.txt", "1\n")
+	env.Checkpoint("--agent=a1", "--label=before-refactor")                   // k1
+	env.Checkpoint("--agent=a1", "--reason=turn_start", "--label=turn_start") // reuses k1
+	env.Write("a.txt", "2\n")
+	env.Checkpoint("--agent=a1", "--label=two words") // k2
+	env.Checkpoint("--agent=a1", "--label=k9")
+	env.Checkpoint("--agent=a1", "--label=before-refactor")
+
+	out := env.Venom("rollback", "__complete", "").OK(t).Stdout
+	assert.Equal(t, "k1\nk2\nlast\nbefore-refactor\nturn_start\n", out)
+	assert.Equal(t, "before-refactor\n", env.Venom("diff", "__complete", "k1", "be").OK(t).Stdout)
+}

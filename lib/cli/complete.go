@@ -7,6 +7,8 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/ids"
+	"github.com/git-venom/git-venom/lib/quote"
 )
 
 // completeVerb is the hidden first argument the shell completions pass:
@@ -212,8 +214,9 @@ func maxCheckpointArgs(p *kong.Positional) int {
 
 // checkpointNames are the names a checkpoint can be given by for agent
 // (as typed with --agent; "" for the default one): its live checkpoints
-// in number order, the turns whose end checkpoint is one of them, then
-// last; none when no agent can be told.
+// in number order, the turns whose end checkpoint is one of them, last,
+// then the labels of its live checkpoints that a shell can take as one
+// word (docs/checkpoints.md#labels); none when no agent can be told.
 func checkpointNames(env *Env, agent string) []string {
 	a := namedAgent(env, agent)
 	if a == nil {
@@ -235,7 +238,25 @@ func checkpointNames(env *Env, agent string) []string {
 	if len(names) > 0 {
 		names = append(names, "last")
 	}
+	seen := map[string]bool{}
+	for _, c := range a.Checkpoints {
+		if !c.Live() {
+			continue
+		}
+		for _, l := range c.Labels {
+			if _, err := ids.ParseName(l); err != nil && !seen[l] && oneWord(l) {
+				seen[l] = true
+				names = append(names, l)
+			}
+		}
+	}
 	return names
+}
+
+// oneWord reports whether a label goes through a shell's completion as
+// it is: no space, quote, backslash or control character.
+func oneWord(l string) bool {
+	return l != "" && !quote.Needs(l) && !strings.ContainsAny(l, " \t'\"$`;&|<>()*?[]{}!#~=:")
 }
 
 // turnNames are agent's turns, in number order (those a rollback

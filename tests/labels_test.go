@@ -149,8 +149,17 @@ func TestLabels_RelabelEventShowsBothLabels(t *testing.T) {
 	assert.Regexp(t, `^\d+ \S+ agent\.checkpoint_reused a1/k1 relabeled "be[^"]*" → "tu[^"]*"$`, lines[0])
 	assert.Regexp(t, `^\d+ \S+ agent\.checkpoint_reused a1/k1 relabeled "tu[^"]*" → "Re[^"]*…"$`, lines[1])
 
+	// The label it has as its newest again: a plain reuse, said so.
+	assert.Equal(t, "Nothing changed since a1/k1: it is labeled \""+long+"\" already\n",
+		env.Venom("checkpoint", "--agent=a1", "--label="+long).OK(t).Stdout)
+	reused := env.Records("checkpoint.reused")
+	require.Len(t, reused, 3)
+	assert.NotContains(t, reused[2], "label")
+	assert.Len(t, strings.Split(strings.TrimSuffix(env.Venom("checkpoint", "events").OK(t).Stdout, "\n"), "relabeled"), 3)
+
 	evs := eventLines(t, env.Venom("checkpoint", "events", "--json", "--types=agent.checkpoint_reused").OK(t).Stdout)
-	require.Len(t, evs, 2)
+	require.Len(t, evs, 3)
+	assert.Equal(t, false, evs[2].Data["relabeled"])
 	assert.Equal(t, long, evs[1].Data["label"])
 	assert.Equal(t, "turn_start", evs[1].Data["previous_label"])
 	assert.Equal(t, []string{"before-refactor", "turn_start", long}, env.Item(t, "a1", "k1").Labels)

@@ -461,8 +461,12 @@ func capture1(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Age
 			rec := journal.Reused{Agent: a.ID, Checkpoint: latest.Checkpoint,
 				Reason: req.Reason, Turn: turn, At: journal.Stamp(journal.Now()), Label: req.Label}
 			if req.Label != nil {
-				rec.PreviousLabel = latest.Label
 				res.Relabeled, res.PreviousLabel = true, latest.Label
+				if latest.Label != nil && *latest.Label == *req.Label {
+					rec.Label = nil // its newest label already: no relabel to log
+				} else {
+					rec.PreviousLabel = latest.Label
+				}
 			}
 			if _, err := tx.Append(journal.CheckpointReused, rec); err != nil {
 				return nil, err

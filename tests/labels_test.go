@@ -183,3 +183,32 @@ func TestLabels_CompletionOffersThem(t *testing.T) {
 	assert.Equal(t, "k1\nk2\nlast\nbefore-refactor\nturn_start\n", out)
 	assert.Equal(t, "before-refactor\n", env.Venom("diff", "__complete", "k1", "be").OK(t).Stdout)
 }
+
+// A fetched copy's checkpoints are named by their labels too, with the
+// copy in front (origin/a1/ship-it) or with --agent=<copy>; a local
+// label with slashes stays a local label.
+func TestLabels_OfAFetchedCopy(t *testing.T) {
+	t.Parallel()
+	p := newSharedPair(t)
+	a, b := p.a, p.b
+	a.Venom("checkpoint", "--agent=a1", "--label=ship-it").OK(t) // reuses k3
+	a.Venom("checkpoint", "push", "--agent=a1", "--json").OK(t)
+	b.Venom("checkpoint", "fetch", "--json").OK(t)
+	b.Turn("me", func() { b.Write("mine.txt", "mine\n") })
+	b.Venom("checkpoint", "--agent=me", "--label=feature/x/wip").OK(t)
+
+	want := b.Venom("diff", "origin/a1/k1", "origin/a1/k3", "--name-only").OK(t).Stdout
+	assert.Equal(t, want, b.Venom("diff", "origin/a1/k1", "origin/a1/ship-it", "--name-only").OK(t).Stdout)
+	assert.Equal(t, want, b.Venom("diff", "--agent="+p.copyID, "k1", "ship-it", "--name-only").OK(t).Stdout)
+	var dry copyRollback
+	b.Venom("rollback", "origin/a1/ship-it", "--outside=overwrite", "--dry-run", "--json").OK(t).JSON(t, &dry)
+	assert.Equal(t, p.copyID, dry.Copy)
+	assert.Equal(t, "k3", dry.Checkpoint)
+
+	var own struct {
+		Checkpoint string `json:"checkpoint"`
+	}
+	b.Venom("rollback", "--agent=me", "feature/x/wip", "--dry-run", "--json").OK(t).JSON(t, &own)
+	assert.Equal(t, "k2", own.Checkpoint) // the turn's end, reused
+	b.Venom("rollback", "origin/a1/ship-itt", "--dry-run").Fails(t, 2, "invalid_params.checkpoint")
+}

@@ -2,6 +2,7 @@ package share
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/git-venom/git-venom/lib/errcode"
@@ -56,23 +57,34 @@ func Named(ctx context.Context, s *state.Store, given string) (string, error) {
 }
 
 // Qualified splits a checkpoint named with its copy, <copy>/<checkpoint>
-// (origin/a1/k3, origin/<machine>/a1/last~1), into the copy's full id
-// and the checkpoint's own name. ok is false for a name of no copy's
-// shape (k3, or /tmp that the shell made of ~1): the caller reads it as
-// a checkpoint of the agent --agent names.
+// (origin/a1/k3, origin/<machine>/a1/last~1, origin/a1/<label>), into
+// the copy's full id and the checkpoint's own name. ok is false for a
+// name of no copy's shape (k3, or /tmp that the shell made of ~1): the
+// caller reads it as a checkpoint of the agent --agent names. After a
+// copy's id, a name of no other form is the copy's label when that copy
+// was fetched, else the whole is a local label (feature/x/wip).
 func Qualified(ctx context.Context, s *state.Store, given string) (copyID, name string, ok bool, err error) {
 	i := strings.LastIndexByte(given, '/')
 	if i < 0 {
 		return "", "", false, nil
 	}
 	name = given[i+1:]
-	if _, perr := ids.ParseName(name); perr != nil || !strings.Contains(given[:i], "/") || strings.HasPrefix(given, "/") {
+	if !strings.Contains(given[:i], "/") || strings.HasPrefix(given, "/") {
 		// Not a copy's name: a path the shell made of ~1, say; the
 		// caller's own error says what it is.
 		return "", "", false, nil
 	}
 	copyID, err = Named(ctx, s, given[:i])
+	if _, perr := ids.ParseName(name); perr != nil && (err != nil || name == "" || !fetched(ctx, s, copyID)) {
+		return "", "", false, nil
+	}
 	return copyID, name, true, err
+}
+
+// fetched reports whether copyID is a copy fetch brought here.
+func fetched(ctx context.Context, s *state.Store, copyID string) bool {
+	all, err := Copies(ctx, s)
+	return err == nil && slices.Contains(all, copyID)
 }
 
 // SameCopy reports whether an --agent value leaves a checkpoint named with

@@ -65,6 +65,10 @@ type Options struct {
 	// InstallPoint names the fault point (testhook) between the pack's
 	// rename and its index's, if any.
 	InstallPoint string
+	// Salt ends the first object's zlib stream with that many empty
+	// stored blocks: the same objects make other bytes, so a pack of
+	// them gets a name of its own (Exists).
+	Salt int
 }
 
 type entry struct {
@@ -156,6 +160,12 @@ func NewCompressor() *Compressor {
 // (its header and zlib stream) and the entry's CRC-32, as the index
 // records it. The bytes are valid until the next call.
 func (c *Compressor) Entry(typ int, data []byte) ([]byte, uint32, error) {
+	return c.entry(typ, data, 0)
+}
+
+// entry is Entry with salt empty stored blocks (zlib's sync flush) before
+// the stream's end: the data read back is the same.
+func (c *Compressor) entry(typ int, data []byte, salt int) ([]byte, uint32, error) {
 	c.zbuf.Reset()
 	// The entry header: type and size, the size 4 bits first, then 7 bits
 	// a byte, each byte but the last with its top bit set.
@@ -180,6 +190,11 @@ func (c *Compressor) Entry(typ int, data []byte) ([]byte, uint32, error) {
 	z.Reset(&c.zbuf)
 	if _, err := z.Write(data); err != nil {
 		return nil, 0, err
+	}
+	for range salt {
+		if err := z.Flush(); err != nil {
+			return nil, 0, err
+		}
 	}
 	if err := z.Close(); err != nil {
 		return nil, 0, err
@@ -222,7 +237,11 @@ func (w *Writer) Add(id [20]byte, typ int, data []byte) error {
 	if w.count == w.want {
 		return errors.New("more objects than the pack was made for")
 	}
-	raw, crc, err := w.comp.Entry(typ, data)
+	salt := 0
+	if w.count == 0 {
+		salt = w.opts.Salt
+	}
+	raw, crc, err := w.comp.entry(typ, data, salt)
 	if err != nil {
 		return err
 	}
@@ -370,6 +389,19 @@ func (w *Writer) Dir() string { return w.dir }
 
 // Name is the sealed pack's name, pack-<hex>.
 func (w *Writer) Name() string { return w.name }
+
+// Exists says whether a pack of the sealed pack's name is in its folder
+// already, as its pack or its index. A pack is named by its bytes: an
+// earlier one of the same objects has this name, and Install would keep
+// it instead, whatever deletes it next.
+func (w *Writer) Exists() bool {
+	for _, ext := range []string{".pack", ".idx"} {
+		if _, err := os.Lstat(filepath.Join(w.dir, w.name+ext)); !errors.Is(err, os.ErrNotExist) {
+			return true
+		}
+	}
+	return false
+}
 
 // Discard removes a sealed pack's temporary files.
 func (w *Writer) Discard() {

@@ -166,3 +166,38 @@ func TestIncompressible(t *testing.T) {
 	require.False(t, Incompressible(text))
 	require.False(t, Incompressible(noise[:100]), "too short to judge: deflated")
 }
+
+// TestWriter_SaltMakesANewName: a pack is named by its bytes, so one of
+// the same objects has the name of the earlier one; salted, it has one
+// of its own (Exists says which), and git reads each of them.
+func TestWriter_SaltMakesANewName(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, exec.Command("git", "init", "-q", dir).Run())
+	packDir := filepath.Join(dir, ".git", "objects", "pack")
+	data := []byte("one small blob\n")
+	id := objectID("blob", data)
+	names := map[string]bool{}
+	for salt := 0; salt < 4; salt++ {
+		for again := 0; again < 2; again++ {
+			w, err := CreateWith(packDir, 1, Options{Salt: salt})
+			require.NoError(t, err)
+			require.NoError(t, w.Add(id, Blob, data))
+			name, err := w.Seal()
+			require.NoError(t, err)
+			if again == 1 {
+				require.True(t, w.Exists(), "the same bytes, the same name")
+				w.Discard()
+				continue
+			}
+			require.False(t, names[name], "salt %d gave a name already made", salt)
+			require.False(t, w.Exists())
+			names[name] = true
+			require.NoError(t, w.Install())
+			out, err := exec.Command("git", "-C", dir, "verify-pack", filepath.Join(packDir, name+".idx")).CombinedOutput()
+			require.NoError(t, err, "%s", out)
+		}
+	}
+	out, err := exec.Command("git", "-C", dir, "cat-file", "-p", fmt.Sprintf("%x", id)).Output()
+	require.NoError(t, err)
+	require.Equal(t, string(data), string(out))
+}

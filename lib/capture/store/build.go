@@ -591,34 +591,48 @@ func WritePack(r *repo.Repo, objs []Object, again ...git.Oid) error {
 	if n == 0 {
 		return nil
 	}
-	w, err := packfile.Create(filepath.Join(r.CommonDir, "objects", "pack"), n)
-	if err != nil {
-		return err
-	}
-	for _, o := range objs {
-		if o.Stored {
-			continue
+	// A pack is named by its bytes. One of these objects written before
+	// (an earlier dry run's hold of the same S) has this name, and a
+	// person's git repack -a -d that listed it unkept when it started
+	// deletes it when it ends, the .keep added since notwithstanding: the
+	// pack is written again, salted, until its name is new.
+	for salt := 0; ; salt++ {
+		w, err := packfile.CreateWith(filepath.Join(r.CommonDir, "objects", "pack"), n, packfile.Options{Salt: salt})
+		if err != nil {
+			return err
 		}
-		if err := w.Add(o.ID, o.Type, o.Data); err != nil {
+		for _, o := range objs {
+			if o.Stored {
+				continue
+			}
+			if err := w.Add(o.ID, o.Type, o.Data); err != nil {
+				w.Abort()
+				return err
+			}
+		}
+		if err := addAgain(r, w, again); err != nil {
 			w.Abort()
 			return err
 		}
+		if _, err := w.Seal(); err != nil {
+			return err
+		}
+		if w.Exists() && salt < maxSalt {
+			w.Discard()
+			continue
+		}
+		return installPack(r, w)
 	}
-	if err := addAgain(r, w, again); err != nil {
-		w.Abort()
-		return err
-	}
-	return installPack(r, w)
 }
 
-// installPack seals w and installs it as a capture's pack: held until
+// maxSalt bounds the packs of the same objects WritePack tells apart.
+const maxSalt = 64
+
+// installPack installs the sealed w as a capture's pack: held until
 // the command's refs are made (packset.Hold), then recorded as
 // git-venom's (packset.Mark).
 func installPack(r *repo.Repo, w *packfile.Writer) error {
-	name, err := w.Seal()
-	if err != nil {
-		return err
-	}
+	name := w.Name()
 	// Kept until the command's refs are made (packset.Hold).
 	if err := packset.Hold(w.Dir(), name); err != nil {
 		w.Discard()

@@ -85,6 +85,9 @@ func (s *sink) finish(r *repo.Repo) ([]git.Oid, error) {
 	if w == nil {
 		return nil, nil
 	}
+	if _, err := w.Seal(); err != nil {
+		return nil, err
+	}
 	if err := installPack(r, w); err != nil {
 		return nil, err
 	}

@@ -24,6 +24,28 @@ import (
 // ref existed; written again into a pack this command holds, they cannot.
 // An object that cannot be read any more fails the capture.
 func (s *Snapshot) StoreCommit(r *repo.Repo, commit Object, anchors []*git.Oid) error {
+	return s.storeUnshared(r, []Object{commit}, anchors)
+}
+
+// Keep is StoreCommit without a commit, for a command that reads the
+// snapshot's tree and makes no ref of it (a dry run, a diff with the
+// current files) or reads it before its ref (a rollback's plan): every
+// object of the tree that no anchor holds is in a pack this command holds
+// until it ends, so a person's gc --prune=now cannot delete one under
+// it. An object gone already fails it (Gone); a capture taken again
+// then stores it anew.
+func (s *Snapshot) Keep(r *repo.Repo, anchors []*git.Oid) error {
+	return s.storeUnshared(r, nil, anchors)
+}
+
+// Gone says whether err is a capture's failure to read an object that
+// is no longer in the repository: a person's gc deleted it before the
+// command held it, and a capture taken again does not rely on it.
+func Gone(err error) bool { return objectGone(err) }
+
+// storeUnshared writes extra and the objects of the tree no anchor holds
+// that this command's held packs do not hold yet, as one held pack.
+func (s *Snapshot) storeUnshared(r *repo.Repo, extra []Object, anchors []*git.Oid) error {
 	odb, err := r.Odb()
 	if err != nil {
 		return failure.Git("write-pack", err)
@@ -64,7 +86,7 @@ func (s *Snapshot) StoreCommit(r *repo.Repo, commit Object, anchors []*git.Oid) 
 		return failure.Git("write-pack", err)
 	}
 	trees, have = nil, nil
-	err = s.store(r, []Object{commit}, again)
+	err = s.store(r, extra, again)
 	s.held = nil
 	return err
 }

@@ -75,7 +75,14 @@ func DryRun(ctx context.Context, s *state.Store, req Request) (*plan.Plan, error
 	} else {
 		snap, err = captureInto(ctx, s, c.tree)
 	}
+	if err == nil {
+		snap, err = holdS(c, snap, func() (*capture.Snapshot, error) { return captureInto(ctx, s, c.tree) })
+	}
 	if err != nil {
+		return nil, err
+	}
+	// A person's gc here deletes whatever S relies on that nothing holds.
+	if err := testhook.Point("dry-run-captured"); err != nil {
 		return nil, err
 	}
 	if req.Undo {
@@ -190,9 +197,17 @@ func Run(ctx context.Context, s *state.Store, req Request) (_ *plan.Result, err 
 	testhook.Timed("real-preflight", t0)
 	t0 = time.Now()
 	snap, err := capture.Take(ctx, c.tree, s.TmpDir(), limits(s))
+	if err == nil {
+		snap, err = holdS(c, snap, func() (*capture.Snapshot, error) {
+			return capture.Take(ctx, c.tree, s.TmpDir(), limits(s))
+		})
+	}
 	testhook.Timed("real-capture-s", t0)
 	t0 = time.Now()
 	if err != nil {
+		return nil, err
+	}
+	if err := testhook.Point("rollback-captured"); err != nil {
 		return nil, err
 	}
 	if req.Undo {

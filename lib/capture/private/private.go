@@ -55,6 +55,9 @@ type Index struct {
 	index string
 	meta  string
 	lockf *os.File
+	// saved is the metadata file's content as last read or written, nil
+	// when there is none: a save of the same bytes writes nothing.
+	saved []byte
 }
 
 // metadata says which user index the private index was made from, and
@@ -108,6 +111,7 @@ func (p *Index) Close() {
 func (p *Index) Discard() {
 	_ = statefile.Remove(p.index)
 	_ = statefile.Remove(p.meta)
+	p.saved = nil
 	_ = statefile.Remove(p.listingFile())
 	p.Quick().Drop()
 }
@@ -159,15 +163,16 @@ func (p *Index) Ready(ctx context.Context, r *repo.Repo, tmpDir string) (*Ready,
 			return nil, ErrUnusable
 		}
 	}
-	// The memo holds only until the index's content moves on.
-	known := m.Memo
-	m.Memo = Memo{}
+	// The memo stays on disk through the scan: it is keyed by all that
+	// decides its tree but the index's content, which only MoveOn changes,
+	// and MoveOn takes the metadata away first. A capture killed before
+	// Remember leaves a memo that still holds.
 	m.GitDir = r.GitDir
 	if err := p.save(m); err != nil {
 		p.Discard()
 		return nil, ErrUnusable
 	}
-	rd := &Ready{Index: p.index, Flagged: m.Flagged, Memo: known, meta: m}
+	rd := &Ready{Index: p.index, Flagged: m.Flagged, Memo: m.Memo, meta: m}
 	if m.Tree != "" {
 		if rd.Tree, err = git.NewOid(m.Tree); err != nil {
 			p.Discard()
@@ -227,6 +232,7 @@ func (p *Index) MoveOn(ctx context.Context, r *repo.Repo, rd *Ready, moved []str
 		p.Discard()
 		return
 	}
+	p.saved = nil
 	env := []string{"GIT_INDEX_FILE=" + p.index}
 	c := gitcli.Call{Env: env, Pins: Pins, Stdin: bytes.NewReader(gitcli.NulList(moved))}
 	if _, err := r.Git.RunCall(ctx, c, "update-index", "-z", "--add", "--replace", "--stdin"); err != nil {
@@ -305,15 +311,26 @@ func (p *Index) load() (metadata, bool) {
 	if _, err := os.Stat(p.index); err != nil {
 		return m, false
 	}
+	p.saved = b
 	return m, true
 }
 
+// save writes m as the metadata, unless the file holds it already: a
+// capture that changed nothing about the index writes nothing.
 func (p *Index) save(m metadata) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
-	return statefile.WriteAtomic(p.meta, b, 0o666)
+	if p.saved != nil && bytes.Equal(b, p.saved) {
+		return nil
+	}
+	p.saved = nil
+	if err := statefile.WriteAtomic(p.meta, b, 0o666); err != nil {
+		return err
+	}
+	p.saved = b
+	return nil
 }
 
 // ForgetGone removes the private indexes of worktrees whose git dir is

@@ -26,8 +26,12 @@ type Env struct {
 	Home string
 	mu   sync.Mutex
 	tick int
+	busy bool // a command runs in this process (inprocess_helpers_test.go)
 	// Extra environment for every command, like VENOM_AGENT=a1.
 	Extra []string
+	// Binary: every command runs the built binary, where it is the point
+	// (most run in this process: inprocess_helpers_test.go).
+	Binary bool
 }
 
 // NewEnv makes a repository with one initial commit.
@@ -151,19 +155,19 @@ type Result struct {
 // Venom runs `git venom-<cmd> args...` in the repository: Venom("checkpoint", "list").
 func (e *Env) Venom(cmd string, args ...string) Result {
 	e.t.Helper()
-	return e.run(e.Dir, nil, "git", append([]string{"venom-" + cmd}, args...)...)
+	return e.venom(e.Dir, nil, "", cmd, args...)
 }
 
 // VenomIn runs a venom command in dir with extra environment.
 func (e *Env) VenomIn(dir string, extraEnv []string, cmd string, args ...string) Result {
 	e.t.Helper()
-	return e.run(dir, extraEnv, "git", append([]string{"venom-" + cmd}, args...)...)
+	return e.venom(dir, extraEnv, "", cmd, args...)
 }
 
 // VenomInput runs a venom command with stdin.
 func (e *Env) VenomInput(stdin string, cmd string, args ...string) Result {
 	e.t.Helper()
-	return e.runInput(e.Dir, nil, stdin, "git", append([]string{"venom-" + cmd}, args...)...)
+	return e.venom(e.Dir, nil, stdin, cmd, args...)
 }
 
 func (e *Env) run(dir string, extra []string, name string, args ...string) Result {

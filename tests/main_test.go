@@ -42,6 +42,10 @@ func run(m *testing.M) int {
 		return 1
 	}
 	gitDir = filepath.Dir(g)
+	if err := inProcessSetup(filepath.Join(dir, "no-global-config")); err != nil {
+		fmt.Fprintln(os.Stderr, "setting up in-process commands:", err)
+		return 1
+	}
 	defer stopRunWatchman()
 	return m.Run()
 }

@@ -42,8 +42,8 @@ type hookDeadline struct {
 // read, and if it cannot be, the default holds.
 func startHookDeadline(env *cli.Env) *hookDeadline {
 	d := &hookDeadline{start: time.Now(), parent: env.Ctx}
-	d.backstop = &cli.Backstop{Grace: hookGrace, Code: 0, Last: func(cause string) {
-		lock.ReleaseAll()
+	d.backstop = &cli.Backstop{Grace: hookGrace, Code: 0, Exit: env.Exit, Last: func(cause string) {
+		lock.ReleaseAll(d.parent)
 		if cause == "deadline" {
 			fmt.Fprintf(env.UI.Err, "git-venom hook: %s: still running %s past venom.timeout; "+
 				"stopped, the lock left free\n", errcode.TimeoutCheckpoint, hookGrace)

@@ -160,8 +160,9 @@ const captureGrace = 5 * time.Second
 // a kill leaves, which every step is made to survive. The returned func
 // disarms it.
 func captureBackstop(env *cli.Env, timeout time.Duration, quiet func()) func() {
-	b := &cli.Backstop{Grace: captureGrace, Code: errcode.TimeoutCheckpoint.Class().Exit(), Last: func(cause string) {
-		lock.ReleaseAll()
+	ctx := env.Ctx
+	b := &cli.Backstop{Grace: captureGrace, Code: errcode.TimeoutCheckpoint.Class().Exit(), Exit: env.Exit, Last: func(cause string) {
+		lock.ReleaseAll(ctx)
 		quiet()
 		msg := "the capture passed venom.timeout and did not end; stopped"
 		if cause != "deadline" {

@@ -20,6 +20,11 @@ type Backstop struct {
 	// Last runs just before the exit, told what ended the command:
 	// "deadline", or the signal ("terminated", "interrupt", "hangup").
 	Last func(cause string)
+	// Exit ends the command with Code after Last: os.Exit when nil. A
+	// command that shares its process (Env.Exit) sets it, and the backstop
+	// then watches the deadline only: the process's signals are not the
+	// command's.
+	Exit func(code int)
 
 	timer *time.Timer
 	sigs  chan os.Signal
@@ -32,7 +37,9 @@ func (b *Backstop) Start(deadline time.Time) {
 	b.timer = time.NewTimer(time.Until(deadline) + b.Grace)
 	b.sigs = make(chan os.Signal, 1)
 	b.done = make(chan struct{})
-	signal.Notify(b.sigs, StopSignals...)
+	if b.Exit == nil {
+		signal.Notify(b.sigs, StopSignals...)
+	}
 	go b.watch()
 }
 
@@ -64,5 +71,9 @@ func (b *Backstop) watch() {
 		}
 	}
 	b.Last(cause)
+	if b.Exit != nil {
+		b.Exit(b.Code)
+		return
+	}
 	os.Exit(b.Code)
 }

@@ -64,6 +64,10 @@ type Env struct {
 	Name    string
 	// Hook: the command runs as a harness hook (no notes on stderr).
 	Hook bool
+	// Exit ends a command past its backstop (Backstop.Exit): nil, the
+	// process with it, as the binaries do; a caller that runs commands in
+	// a process of its own sets it.
+	Exit func(code int)
 
 	store *state.Store
 }

@@ -38,14 +38,31 @@ func (h Holder) String() string {
 
 // Lock is a held lock.
 type Lock struct {
-	f *os.File
+	f   *os.File
+	set *heldSet
 }
 
-// held are the locks this process holds, for ReleaseAll.
-var (
-	heldMu sync.Mutex
-	held   = map[*Lock]bool{}
-)
+// heldSet is the locks a process holds, for ReleaseAll; a context may
+// carry a set of its own (heldKey), for a command that shares its process.
+type heldSet struct {
+	mu    sync.Mutex
+	locks map[*Lock]bool
+	// ended: ReleaseAll ran, and the command is about to end; from then on
+	// nothing is taken or released.
+	ended bool
+}
+
+// processHeld is the set of a command that has the process to itself.
+var processHeld = &heldSet{locks: map[*Lock]bool{}}
+
+type heldKey struct{}
+
+func heldIn(ctx context.Context) *heldSet {
+	if s, ok := ctx.Value(heldKey{}).(*heldSet); ok {
+		return s
+	}
+	return processHeld
+}
 
 // pollInterval is how often a waiting process retries; flock has no timeout.
 var pollInterval = 10 * time.Millisecond
@@ -117,14 +134,20 @@ func AcquireWaiting(ctx context.Context, path string, who Holder, waiting func(H
 		case <-time.After(pollInterval):
 		}
 	}
-	l := &Lock{f: f}
-	heldMu.Lock() // after ReleaseAll, this waits for the exit
-	held[l] = true
-	heldMu.Unlock()
 	who.PID = os.Getpid()
 	who.Hostname, _ = os.Hostname()
 	who.Time = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
 	b, _ := json.Marshal(who)
+	l := &Lock{f: f, set: heldIn(ctx)}
+	l.set.mu.Lock()
+	defer l.set.mu.Unlock()
+	if l.set.ended {
+		// Nobody else here holds it: drop it, and wait for the end.
+		f.Close()
+		l.set.mu.Unlock()
+		select {}
+	}
+	l.set.locks[l] = true
 	// The holder record is advisory: a failure to write it changes nothing.
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt(append(b, '\n'), 0)
@@ -134,28 +157,40 @@ func AcquireWaiting(ctx context.Context, path string, who Holder, waiting func(H
 
 // Release clears the holder record and drops the lock.
 func (l *Lock) Release() {
-	heldMu.Lock()
-	defer heldMu.Unlock()
-	if l == nil || l.f == nil {
+	if l == nil {
 		return
 	}
-	delete(held, l)
+	l.set.mu.Lock()
+	defer l.set.mu.Unlock()
+	if l.set.ended {
+		// The lock goes with the command, not before (ReleaseAll).
+		l.set.mu.Unlock()
+		select {}
+	}
+	if l.f == nil {
+		return
+	}
+	delete(l.set.locks, l)
 	_ = l.f.Truncate(0)
 	_ = syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
 	_ = l.f.Close()
 	l.f = nil
 }
 
-// ReleaseAll is for a process about to exit before its work is done (a
+// ReleaseAll is for a command about to exit before its work is done (a
 // hook past its deadline, or told to stop): it clears the holder record of
-// every lock the process holds, and from then on keeps its other goroutines
-// from taking or releasing one. The flocks themselves go with the process a
-// moment later, when the kernel closes its files, so nothing the process
-// may still be writing lands after another process has taken the lock. The
-// caller must exit next.
-func ReleaseAll() {
-	heldMu.Lock() // never unlocked: the process is ending
-	for l := range held {
+// every lock the command holds (those taken under ctx), and from then on
+// keeps its other goroutines from taking or releasing one: they wait for
+// the end. The flocks themselves go with the process a moment later, when
+// the kernel closes its files, so nothing the process may still be
+// writing lands after another process has taken the lock. The caller must
+// exit next.
+func ReleaseAll(ctx context.Context) {
+	s := heldIn(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ended = true
+	for l := range s.locks {
 		_ = l.f.Truncate(0)
 	}
 }

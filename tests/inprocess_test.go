@@ -1,0 +1,127 @@
+package tests
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+var ageRE = regexp.MustCompile(`\b\d+[smhd]\b`)
+
+// TestInProcess_SameAsTheBinary runs one session twice, on twin worlds:
+// each command in this process, and each as the built binary through git.
+// Every command's exit code, stdout and stderr, and what git then shows of
+// the repository, are the same.
+func TestInProcess_SameAsTheBinary(t *testing.T) {
+	t.Parallel()
+	session := func(env *Env) []string {
+		var got []string
+		// A list's ages count from the clock on the wall.
+		norm := func(s string) string { return ageRE.ReplaceAllString(env.Normalize(s), "<age>") }
+		venom := func(cmd string, args ...string) {
+			env.Tick()
+			r := env.Venom(cmd, args...)
+			got = append(got, fmt.Sprintf("$ git venom-%s %s\nexit %d\nstdout:\n%s\nstderr:\n%s",
+				cmd, strings.Join(args, " "), r.Code, norm(r.Stdout), norm(r.Stderr)))
+		}
+		venom("checkpoint", "--agent=a1", "--reason=turn_start", "--json")
+		env.Write("a.txt", "one\n")
+		env.Write("dir/b.txt", "two\n")
+		env.Remove("README.md")
+		venom("checkpoint", "--agent=a1", "--reason=turn_end")
+		venom("checkpoint", "--agent=a1", "--label=again", "--json")
+		venom("checkpoint", "list", "--agent=a1")
+		venom("checkpoint", "list", "--json")
+		venom("checkpoint", "agents")
+		venom("diff", "--agent=a1", "--from=k1")
+		venom("diff", "--agent=a1", "--from=k1", "--to=k2", "--json")
+		venom("rollback", "--agent=a1", "--checkpoint=k1", "--dry-run")
+		venom("rollback", "--agent=a1", "--checkpoint=k99", "--dry-run", "--json")
+		venom("rollback", "--agent=a1", "--checkpoint=k1", "--restore=bogus", "--dry-run")
+		venom("rollback", "--agent=a1", "--checkpoint=k1")
+		venom("checkpoint", "events", "--json")
+		venom("checkpoint", "doctor")
+		venom("checkpoint", "--agent=Bad!")
+		venom("checkpoint", "nosuchverb")
+		got = append(got, env.Normalize(env.Git("for-each-ref", "--format=%(refname) %(objectname) %(tree)")),
+			env.Normalize(env.Git("status", "--porcelain=v1")))
+		return got
+	}
+	inProcess, binary := NewEnv(t), NewEnv(t)
+	binary.Binary = true
+	require.Empty(t, inProcess.binaryOnly(inProcess.Dir, inProcess.Environ(), "checkpoint", nil),
+		"the session would not run in this process")
+	want, got := session(binary), session(inProcess)
+	require.Equal(t, len(want), len(got))
+	for i := range want {
+		require.Equal(t, want[i], got[i])
+	}
+}
+
+// TestInProcess_FlagEnvironment: the variables flags default from are
+// found, and a command given one runs as the binary, which reads it.
+func TestInProcess_FlagEnvironment(t *testing.T) {
+	t.Parallel()
+	require.True(t, flagEnv()["VENOM_AGENT"], "%v", flagEnv())
+	env := NewEnv(t)
+	require.NotEmpty(t, env.binaryOnly(env.Dir, append(env.Environ(), "VENOM_AGENT=a1"), "checkpoint", nil))
+	var res TakeResult
+	env.VenomIn(env.Dir, []string{"VENOM_AGENT=a1"}, "checkpoint", "--json").OK(t).JSON(t, &res)
+	require.Equal(t, "a1", env.Git("for-each-ref", "--format=%(refname:lstrip=3)", "refs/venom/checkpoints")[:2])
+}
+
+// TestInProcess_BackstopEndsOnlyTheCommand: a take that outlives
+// venom.timeout by its grace (libgit2 waits on a FIFO planted as a pack
+// index) ends with timeout.checkpoint's exit code in this process as the
+// binary does, with its holder record cleared and its lock dropped, and
+// the test process goes on.
+func TestInProcess_BackstopEndsOnlyTheCommand(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.SetGlobal("venom.timeout", "1s")
+	env.Git("repack", "-adq") // libgit2 finds HEAD's objects in packs only
+	idx := env.Path(".git/objects/pack/pack-" + strings.Repeat("ab", 20) + ".idx")
+	require.NoError(t, os.MkdirAll(filepath.Dir(idx), 0o755))
+	require.NoError(t, os.WriteFile(strings.TrimSuffix(idx, ".idx")+".pack", []byte("PACK"), 0o444))
+	require.NoError(t, syscall.Mkfifo(idx, 0o644))
+	env.Write("a.txt", "one\n")
+	require.Empty(t, env.binaryOnly(env.Dir, env.Environ(), "checkpoint", []string{"--agent=a1"}))
+
+	start := time.Now()
+	r, ended := runInProcess(env.Dir, env.Environ(), "", "checkpoint", []string{"--agent=a1"})
+	require.Equal(t, 7, r.Code, "stdout: %s\nstderr: %s", r.Stdout, r.Stderr)
+	require.Contains(t, r.Stderr, "timeout.checkpoint: the capture passed venom.timeout and did not end; stopped")
+	require.GreaterOrEqual(t, time.Since(start), time.Second+5*time.Second, "ended before the grace")
+	select {
+	case <-ended:
+		t.Fatal("the capture returned: it was not stuck, nothing to show")
+	default:
+	}
+	t.Cleanup(func() {
+		// Let the abandoned capture read an empty index and go.
+		if f, err := os.OpenFile(idx, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	// Another world's command in this process takes its lock and ends.
+	other := NewEnv(t)
+	other.Write("b.txt", "two\n")
+	r, _ = runInProcess(other.Dir, other.Environ(), "", "checkpoint", []string{"--agent=a1"})
+	r.OK(t)
+	holder, err := os.ReadFile(filepath.Join(env.StateDir(), "lock"))
+	require.NoError(t, err)
+	require.Empty(t, holder, "the holder record was not cleared")
+
+	// The lock is free: a binary takes the checkpoint once the FIFO is gone.
+	require.NoError(t, os.Remove(idx))
+	env.Binary = true
+	env.Venom("checkpoint", "--agent=a1").OK(t)
+	require.Len(t, strings.Fields(env.Git("for-each-ref", "--format=%(refname)", "refs/venom/checkpoints/")), 1)
+}

@@ -27,6 +27,7 @@ type Env struct {
 	mu   sync.Mutex
 	tick int
 	busy bool // a command runs in this process (inprocess_helpers_test.go)
+	here int  // commands that ran in this process
 	// Extra environment for every command, like VENOM_AGENT=a1.
 	Extra []string
 	// Binary: every command runs the built binary, where it is the point

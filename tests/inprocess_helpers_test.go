@@ -1,3 +1,5 @@
+//go:build venomtest
+
 package tests
 
 import (
@@ -59,6 +61,11 @@ func inProcessSetup(empty string) error {
 			toolsDiffer = name
 		}
 	}
+	// A Codex turn's end is looked for in the process's Codex home.
+	home, _ := os.UserHomeDir()
+	if _, err := os.Lstat(filepath.Join(home, ".codex")); err == nil || os.Getenv("CODEX_HOME") != "" {
+		toolsDiffer = "Codex home"
+	}
 	return nil
 }
 
@@ -103,15 +110,12 @@ var grammars = map[string]func() any{
 }
 
 // binaryOnly says why a command must run as the binary, or "" when it can
-// run in this process with the same outcome. The binary runs for what a
-// command reads from its process, not its Env: a VENOM_TEST_* knob,
-// CODEX_HOME or ~/.codex, programs on PATH (another PATH, or a program
-// found elsewhere), libgit2's global config (worldConfigPlain) and
-// core.sharedRepository (read once a process); for help and --version (git
-// sends --help to man; the version is the build's); for hooks (one past its
-// deadline exits its process) and events --follow (runs until stopped);
-// and for a second command of one world at once (a lock holder and a
-// mark name the process id).
+// run in this process with the same outcome: not for what a command reads
+// from its process, not its Env (a VENOM_TEST_* knob, a Codex home, PATH's
+// programs, TZ, libgit2's global config, core.sharedRepository, read once a
+// process), nor for help and --version (man; the build's version), hooks
+// (they notify SIGPIPE), events --follow (runs until stopped), or a second
+// command of one world at once (lock holders and marks name the pid).
 func (e *Env) binaryOnly(dir string, environ []string, cmd string, args []string) string {
 	if e.Binary || os.Getenv("VENOM_TEST_BINARIES") == "1" {
 		return "binaries asked for"
@@ -130,6 +134,11 @@ func (e *Env) binaryOnly(dir string, environ []string, cmd string, args []string
 		if strings.HasPrefix(name, "VENOM_TEST_") || name == "CODEX_HOME" || flagEnv()[name] {
 			return "variable " + name
 		}
+	}
+	// Times are shown in the zone of the process (time.Local).
+	worldTZ, worldHas := lookupEnv(environ, "TZ")
+	if tz, has := os.LookupEnv("TZ"); tz != worldTZ || has != worldHas {
+		return "variable TZ"
 	}
 	for name := range flagEnv() {
 		if _, ok := os.LookupEnv(name); ok {
@@ -164,13 +173,18 @@ func (e *Env) binaryOnly(dir string, environ []string, cmd string, args []string
 
 // gitEnv is the last value of name in environ.
 func gitEnv(environ []string, name string) string {
-	v := ""
+	v, _ := lookupEnv(environ, name)
+	return v
+}
+
+// lookupEnv is the last value of name in environ, and whether it is set.
+func lookupEnv(environ []string, name string) (v string, set bool) {
 	for _, kv := range environ {
 		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
-			v = val
+			v, set = val, true
 		}
 	}
-	return v
+	return v, set
 }
 
 // plainSections are the config sections libgit2 does nothing with in a
@@ -215,6 +229,7 @@ func (e *Env) venom(dir string, extra []string, stdin string, cmd string, args .
 			why = "busy"
 		} else {
 			e.busy = true
+			e.here++
 		}
 		e.mu.Unlock()
 	}
@@ -222,14 +237,22 @@ func (e *Env) venom(dir string, extra []string, stdin string, cmd string, args .
 		return e.runInput(dir, extra, stdin, "git", append([]string{"venom-" + cmd}, args...)...)
 	}
 	r, ended := runInProcess(dir, environ, stdin, cmd, args)
-	go func() {
-		// A command its backstop ended may still be running: until it
-		// returns, the world's commands run as binaries.
-		<-ended
+	free := func() {
 		e.mu.Lock()
 		e.busy = false
 		e.mu.Unlock()
-	}()
+	}
+	select {
+	case <-ended:
+		free()
+	default:
+		// Its backstop ended the command, which may still be running:
+		// until it returns, the world's commands run as binaries.
+		go func() {
+			<-ended
+			free()
+		}()
+	}
 	return r
 }
 
@@ -270,8 +293,9 @@ func runInProcess(dir string, environ []string, stdin string, cmd string, args [
 		}}
 	returned := make(chan int, 1)
 	go func() {
-		defer close(done)
-		returned <- cli.Run(cenv, grammars[cmd](), args)
+		code := cli.Run(cenv, grammars[cmd](), args)
+		close(done)
+		returned <- code
 	}()
 	var code int
 	select {

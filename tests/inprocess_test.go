@@ -1,6 +1,9 @@
+//go:build venomtest
+
 package tests
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,23 +16,47 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var ageRE = regexp.MustCompile(`\b\d+[smhd]\b`)
+var ageRE = regexp.MustCompile(`\b\d+[smhd]\b *`)
+
+// madeRE is a linked worktree's folder as the log records it, which
+// differs between twin worlds.
+var madeRE = regexp.MustCompile(`"made":"[^"]*"`)
 
 // TestInProcess_SameAsTheBinary runs one session twice, on twin worlds:
 // each command in this process, and each as the built binary through git.
 // Every command's exit code, stdout and stderr, and what git then shows of
-// the repository, are the same.
+// the repository, its linked worktree, its remote and the log, are the
+// same: every verb but hook, from subfolders and a worktree, with GIT_DIR,
+// TMPDIR, colour, stdin, errors and hints.
 func TestInProcess_SameAsTheBinary(t *testing.T) {
 	t.Parallel()
+	calls := 0
 	session := func(env *Env) []string {
 		var got []string
-		// A list's ages count from the clock on the wall.
-		norm := func(s string) string { return ageRE.ReplaceAllString(env.Normalize(s), "<age>") }
-		venom := func(cmd string, args ...string) {
+		calls = 0
+		// A list's ages count from the clock on the wall, and set its
+		// columns' width.
+		norm := func(s string) string { return ageRE.ReplaceAllString(env.Normalize(s), "<age> ") }
+		run := func(dir string, extra []string, stdin string, cmd string, args ...string) {
 			env.Tick()
-			r := env.Venom(cmd, args...)
-			got = append(got, fmt.Sprintf("$ git venom-%s %s\nexit %d\nstdout:\n%s\nstderr:\n%s",
-				cmd, strings.Join(args, " "), r.Code, norm(r.Stdout), norm(r.Stderr)))
+			calls++
+			var r Result
+			if stdin != "" {
+				r = env.VenomInput(stdin, cmd, args...)
+			} else {
+				r = env.VenomIn(dir, extra, cmd, args...)
+			}
+			got = append(got, fmt.Sprintf("$ (in %s) %s git venom-%s %s\nexit %d\nstdout:\n%s\nstderr:\n%s",
+				norm(dir), norm(strings.Join(extra, " ")), cmd, strings.Join(args, " "), r.Code, norm(r.Stdout), norm(r.Stderr)))
+		}
+		venom := func(cmd string, args ...string) { run(env.Dir, nil, "", cmd, args...) }
+		// rollback runs the dry run, then the real call with its plan.
+		rollback := func(dir string, args ...string) {
+			r := env.VenomIn(dir, nil, "rollback", append(args, "--dry-run", "--json")...)
+			calls++
+			var plan struct{ Plan string }
+			require.NoError(t, json.Unmarshal([]byte(r.Stdout), &plan), r.Stdout)
+			run(dir, nil, "", "rollback", append(args, "--plan="+plan.Plan)...)
 		}
 		venom("checkpoint", "--agent=a1", "--reason=turn_start", "--json")
 		env.Write("a.txt", "one\n")
@@ -45,14 +72,72 @@ func TestInProcess_SameAsTheBinary(t *testing.T) {
 		venom("rollback", "--agent=a1", "--checkpoint=k1", "--dry-run")
 		venom("rollback", "--agent=a1", "--checkpoint=k99", "--dry-run", "--json")
 		venom("rollback", "--agent=a1", "--checkpoint=k1", "--restore=bogus", "--dry-run")
-		venom("rollback", "--agent=a1", "--checkpoint=k1")
+		rollback(env.Dir, "--agent=a1", "--checkpoint=k1")
 		venom("checkpoint", "events", "--json")
 		venom("checkpoint", "doctor")
 		venom("checkpoint", "--agent=Bad!")
 		venom("checkpoint", "nosuchverb")
-		got = append(got, env.Normalize(env.Git("for-each-ref", "--format=%(refname) %(objectname) %(tree)")),
-			env.Normalize(env.Git("status", "--porcelain=v1")))
-		return got
+
+		// From a subfolder, with paths relative to it.
+		sub := env.Path("dir")
+		env.Write("dir/c.txt", "three\n")
+		run(sub, nil, "", "checkpoint", "--agent=a1", "--reason=turn_start")
+		env.Write("dir/c.txt", "four\n")
+		env.Write("dir/d.txt", "five\n")
+		run(sub, nil, "", "checkpoint", "--agent=a1", "--reason=turn_end", "--json")
+		run(sub, nil, "", "diff", "--agent=a1", "--from=last~1", "--path=c.txt")
+		run(sub, nil, "", "diff", "--agent=a1", "--blame=c.txt")
+		run(sub, nil, "", "rollback", "--agent=a1", "--checkpoint=last~1", "--path=c.txt", "--dry-run")
+		run(sub, nil, "", "rollback", "--agent=a1", "--revert=t2", "--dry-run", "--json")
+		// The dry run's index goes in the command's TMPDIR.
+		run(env.Dir, []string{"TMPDIR=" + filepath.Join(env.Root, "missing")}, "", "rollback", "--agent=a1",
+			"--checkpoint=k1", "--dry-run")
+		rollback(sub, "--agent=a1", "--checkpoint=last~1", "--path=c.txt")
+		rollback(env.Dir, "--agent=a1", "--undo")
+		// Colour, asked for and refused; an error's hints.
+		venom("checkpoint", "list", "--agent=a1", "--color=always")
+		venom("diff", "--agent=a1", "--from=k1", "--color=always")
+		venom("rollback", "--agent=a1", "--checkpoint=k99", "--color=always")
+		run(env.Dir, []string{"NO_COLOR=1"}, "", "diff", "--agent=a1", "--from=k1", "--color=auto")
+		// git's variables naming the repository; standard input.
+		run(env.Dir, []string{"GIT_DIR=" + env.Path(".git"), "GIT_WORK_TREE=" + env.Dir}, "",
+			"checkpoint", "list", "--agent=a1")
+		run(env.Dir, []string{"GIT_DIR=" + env.Path(".git")}, "", "checkpoint", "list", "--agent=a1")
+		run(env.Dir, nil, "not read\n", "checkpoint", "--agent=a1", "--label=stdin")
+		// A linked worktree and its own agent.
+		wt := filepath.Join(env.Root, "wt")
+		env.Git("worktree", "add", "-q", "-b", "side", wt)
+		run(wt, nil, "", "checkpoint", "--agent=b1", "--json")
+		require.NoError(t, os.WriteFile(filepath.Join(wt, "side.txt"), []byte("side\n"), 0o644))
+		run(wt, nil, "", "checkpoint", "--agent=b1")
+		run(wt, nil, "", "diff", "--agent=b1", "--from=k1", "--stat")
+		rollback(wt, "--agent=b1", "--checkpoint=k1")
+		run(wt, nil, "", "checkpoint", "list")
+		venom("checkpoint", "agents", "--json")
+		// Forks, retention, archive, explain, sharing.
+		venom("checkpoint", "fork", "--agent=a2", "--from=a1", "--json")
+		venom("checkpoint", "prune", "--keep=1", "--dry-run")
+		venom("checkpoint", "prune", "--keep=1", "--json")
+		venom("checkpoint", "clean", "--agent=a2", "--dry-run")
+		venom("checkpoint", "clean", "--agent=a2", "--json")
+		env.Git("add", "-A")
+		env.Git("commit", "-q", "-m", "work")
+		venom("checkpoint", "explain", "HEAD")
+		venom("checkpoint", "explain", "HEAD~1..HEAD", "--json")
+		env.Git("init", "-q", "--bare", filepath.Join(env.Root, "remote.git"))
+		env.Git("remote", "add", "origin", filepath.Join(env.Root, "remote.git"))
+		venom("checkpoint", "push", "--agent=a1")
+		venom("checkpoint", "fetch", "--json")
+		venom("checkpoint", "events")
+		venom("checkpoint", "doctor", "--json")
+
+		log, err := os.ReadFile(filepath.Join(env.StateDir(), "log.jsonl"))
+		require.NoError(t, err)
+		return append(got, env.Normalize(env.Git("for-each-ref", "--format=%(refname) %(objectname) %(tree)")),
+			env.Normalize(env.Git("status", "--porcelain=v1")),
+			env.Normalize(env.Git("-C", wt, "status", "--porcelain=v1")),
+			env.Normalize(env.Git("--git-dir="+filepath.Join(env.Root, "remote.git"), "for-each-ref")),
+			madeRE.ReplaceAllString(norm(string(log)), `"made":"<id>"`))
 	}
 	inProcess, binary := NewEnv(t), NewEnv(t)
 	binary.Binary = true
@@ -60,6 +145,7 @@ func TestInProcess_SameAsTheBinary(t *testing.T) {
 		"the session would not run in this process")
 	want, got := session(binary), session(inProcess)
 	require.Equal(t, len(want), len(got))
+	require.Equal(t, calls, inProcess.here, "commands that ran as binaries")
 	for i := range want {
 		require.Equal(t, want[i], got[i])
 	}

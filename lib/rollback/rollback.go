@@ -12,6 +12,7 @@ import (
 	"github.com/git-venom/git-venom/lib/checkpoints"
 	"github.com/git-venom/git-venom/lib/conversation"
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/interrupt"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
@@ -129,9 +130,9 @@ func (e *earlyCapture) wait() (*capture.Snapshot, error) {
 func (e *earlyCapture) free() { e.tree.Free() }
 
 // captureInto captures tree as a dry run does: its temporary index lives
-// outside the repository.
+// outside the repository, in the command's TMPDIR.
 func captureInto(ctx context.Context, s *state.Store, tree *repo.Repo) (*capture.Snapshot, error) {
-	tmp, err := os.MkdirTemp("", "venom-dry-run-")
+	tmp, err := os.MkdirTemp(gitcli.Getenv(s.Environ, "TMPDIR"), "venom-dry-run-")
 	if err != nil {
 		return nil, errcode.Newf(errcode.FailedState, nil, "cannot make a temporary folder").Wrap(err)
 	}

@@ -90,3 +90,29 @@ func TestObjects_GcPruneNowBetweenCaptureAndPlan(t *testing.T) {
 		})
 	}
 }
+
+// TestObjects_GcPruneNowBeforeADiffReads: git venom-diff against the
+// current files captures them under the lock, lets go of the lock, then
+// reads the capture's tree. A person's gc --prune=now in between (the
+// capture's objects found stored by an earlier dry run, its own pack's
+// .keep gone with the lock) failed the diff: its capture is held until
+// the diff is read, and the diff is the one it gives without the gc.
+func TestObjects_GcPruneNowBeforeADiffReads(t *testing.T) {
+	t.Parallel()
+	env := gcWorld(t)
+	// A file no capture has seen yet: its blob is the diff's own pack's.
+	env.Write("notes/later.txt", "written after the dry run\n")
+	args := []string{"--agent=a1", "--from=k1", "--json"}
+	want := env.Venom("diff", args...).OK(t).Stdout
+	env.Write("notes/latest.txt", "written after the first diff\n")
+	want2 := env.Venom("diff", args...).OK(t).Stdout
+	require.NotEqual(t, want, want2)
+	p := env.pause("diff-captured", []string{"VENOM_TEST_PAUSE_RESUME=1"}, "diff", args...)
+	gcNow(env)
+	got := p.resume(t).OK(t).Stdout
+	require.Equal(t, want2, got)
+	for _, path := range []string{"f.txt", "notes/new.txt", "notes/later.txt", "notes/latest.txt"} {
+		require.Contains(t, got, path)
+	}
+	fsckClean(t, env)
+}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 
+	git "github.com/libgit2/git2go/v34"
+
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/capture"
 	"github.com/git-venom/git-venom/lib/checkpoints"
@@ -16,6 +18,7 @@ import (
 	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/ignore"
 	"github.com/git-venom/git-venom/lib/lock"
+	"github.com/git-venom/git-venom/lib/packset"
 	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/pathspec"
 	"github.com/git-venom/git-venom/lib/plan"
@@ -23,6 +26,7 @@ import (
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/share"
 	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/git-venom/git-venom/lib/treediff"
 	"github.com/git-venom/git-venom/lib/ui"
 )
@@ -123,8 +127,15 @@ func (c *CLI) Run(env *cli.Env) error {
 			return err
 		}
 		d.To = to.Repos[0].Commit
-	} else if d.To, err = currentTree(env.Ctx, s, a); err != nil {
-		return err
+	} else {
+		// The capture's packs stay held until the diff is read.
+		defer packset.Release()
+		if d.To, err = currentTree(env.Ctx, s, a); err != nil {
+			return err
+		}
+		if err := testhook.Point("diff-captured"); err != nil {
+			return err
+		}
 	}
 	var left []string
 	if c.To == "" {
@@ -280,6 +291,7 @@ func currentTree(ctx context.Context, s *state.Store, a *agents.Agent) (string, 
 	if err != nil {
 		return "", err
 	}
+	tx.KeepPacks()
 	defer tx.End()
 	tree, err := checkpoints.TreeOf(ctx, s, a)
 	if err != nil {
@@ -288,11 +300,35 @@ func currentTree(ctx context.Context, s *state.Store, a *agents.Agent) (string, 
 	if tree != s.Repo {
 		defer tree.Free()
 	}
-	snap, err := capture.Take(ctx, tree, s.TmpDir(), capture.LimitsOf(s.Config))
-	if err != nil {
-		return "", err
+	// Its objects no ref reaches (an earlier capture's, found stored) are
+	// written again into a pack this command holds until its end
+	// (docs/checkpoints.md#objects-a-command-relies-on): a person's gc
+	// --prune=now before the diff reads them deletes nothing it shows.
+	for try := 1; ; try++ {
+		snap, err := capture.Take(ctx, tree, s.TmpDir(), capture.LimitsOf(s.Config))
+		if err != nil {
+			return "", err
+		}
+		err = snap.Keep(tree, currentAnchors(tree, a, snap))
+		if err == nil {
+			return snap.Tree.String(), nil
+		}
+		if !capture.Gone(err) || try == 3 {
+			return "", err
+		}
 	}
-	return snap.Tree.String(), nil
+}
+
+// currentAnchors are the commits a ref keeps whose trees the current one
+// shares most with: HEAD's and the agent's latest checkpoint's.
+func currentAnchors(r *repo.Repo, a *agents.Agent, snap *capture.Snapshot) []*git.Oid {
+	list := []*git.Oid{snap.Head}
+	if k := a.Latest(); k != nil && len(k.Repos) == 1 && checkpoints.Usable(r, a, k) {
+		if id, err := git.NewOid(k.Repos[0].Commit); err == nil {
+			list = append(list, id)
+		}
+	}
+	return list
 }
 
 func (c *CLI) printJSON(env *cli.Env, s *state.Store, d treediff.Diff) error {

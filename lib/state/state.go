@@ -114,7 +114,15 @@ type Txn struct {
 	Log   *journal.Log
 	State *agents.State
 	lock  *lock.Lock
+	// readsOn: the command reads the packs it wrote after End (KeepPacks).
+	readsOn bool
 }
+
+// KeepPacks leaves the packs the transaction writes held past End, for
+// a command that reads what it captured after it lets go of the lock
+// and makes no ref of it (a diff with the current files): it lets go of
+// them itself (packset.Release) after its last read.
+func (t *Txn) KeepPacks() { t.readsOn = true }
 
 // Begin takes the lock (waiting until ctx ends), loads the journal and
 // settles what a dead process left: temporary files, and a rollback that
@@ -213,7 +221,9 @@ func (t *Txn) Append(typ string, payload any) (journal.Entry, error) {
 func (t *Txn) End() {
 	if t != nil {
 		_ = statefile.RemoveAll(t.Store.TmpDir())
-		packset.Release()
+		if !t.readsOn {
+			packset.Release()
+		}
 		t.lock.Release()
 	}
 }

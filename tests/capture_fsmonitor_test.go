@@ -72,6 +72,7 @@ func narrowedBy(counts string) int {
 // only at what the monitor names, and still holds the recipe's tree
 // after each kind of change.
 func TestFsmonitor_EditsBetweenCapturesSeen(t *testing.T) {
+	t.Parallel()
 	env, _ := monitored(t)
 	steps := []struct {
 		name string
@@ -127,6 +128,7 @@ func TestFsmonitor_EditsBetweenCapturesSeen(t *testing.T) {
 // the capture before, its mtime put back, is seen: the monitor names it,
 // whatever its stat data says.
 func TestFsmonitor_SameSecondAsTheCapture(t *testing.T) {
+	t.Parallel()
 	env, _ := monitored(t)
 	for i := 0; i < 3; i++ {
 		fsmCapture(t, env)
@@ -146,6 +148,7 @@ func TestFsmonitor_SameSecondAsTheCapture(t *testing.T) {
 // every file there is, deletions missing: the capture scans everything
 // and sees the file deleted meanwhile; the next one uses the new chain.
 func TestFsmonitor_WatchmanRestartFallsBack(t *testing.T) {
+	t.Parallel()
 	env, w := monitored(t)
 	fsmCapture(t, env)
 	_, counts := fsmCapture(t, env)
@@ -195,6 +198,7 @@ func TestFsmonitor_WatchmanRestartFallsBack(t *testing.T) {
 // TestFsmonitor_TokenLostOrStale: without the kept token, or with a
 // hook that fails, the capture scans everything, and is right.
 func TestFsmonitor_TokenLostOrStale(t *testing.T) {
+	t.Parallel()
 	env, _ := monitored(t)
 	fsmCapture(t, env)
 	kept, err := filepath.Glob(filepath.Join(env.StateDir(), "index", "*.fsmonitor"))

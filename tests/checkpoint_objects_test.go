@@ -13,6 +13,7 @@ import (
 // are one blob, and two folders of the same files are one tree: each must be
 // written once, or git refuses the pack ("appears twice in the pack").
 func TestCheckpoint_ObjectsPassGitsChecks(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t)
 	env.Write("a.txt", "a\n")
 	env.Write("b.txt", "b\n")

@@ -48,6 +48,7 @@ func anchors(text string) map[string]bool {
 }
 
 func TestDocs_LinksResolve(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile(filepath.Join(repoRoot(), "README.md"))
 	require.NoError(t, err)
 	for _, page := range []string{"docs/README.md", "docs/checkpoints.md", "docs/rollback.md", "docs/harness.md", "docs/errors.md", "docs/json.md"} {
@@ -79,6 +80,7 @@ func TestDocs_LinksResolve(t *testing.T) {
 }
 
 func TestDocs_ErrorRegistry(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join(repoRoot(), "docs", "errors.md"))
 	require.NoError(t, err)
 	for code := range errcode.Registry {
@@ -99,6 +101,7 @@ func TestDocs_ErrorRegistry(t *testing.T) {
 // help text stand on their own: none cites the design documents, which do
 // not ship (TestDocs_GoCommentsStandAlone checks the code's comments).
 func TestDocs_NoUnshippedCitations(t *testing.T) {
+	t.Parallel()
 	cite := regexp.MustCompile(`\b(RFC|CONTRACT)\b`)
 	files := docFiles(t)
 	pages, err := filepath.Glob(filepath.Join(repoRoot(), "man", "*.1"))
@@ -122,6 +125,7 @@ func TestDocs_NoUnshippedCitations(t *testing.T) {
 // sends its reader to docs/<page>.md#<anchor> names a page that ships and
 // a heading it has.
 func TestDocs_GoCitationsResolve(t *testing.T) {
+	t.Parallel()
 	cite := regexp.MustCompile(`docs/([a-z0-9_-]+\.md)#([a-z0-9_-]+)`)
 	found := 0
 	for _, dir := range []string{"lib", "tests", "git-venom-checkpoint", "git-venom-rollback", "git-venom-diff"} {
@@ -214,6 +218,7 @@ func commentOffences(t *testing.T, name string, src []byte) []string {
 // own: none cites an issue, the research notes or a document that does not
 // ship, and none runs past maxCommentLines lines.
 func TestDocs_GoCommentsStandAlone(t *testing.T) {
+	t.Parallel()
 	sample := "package p\n\n" +
 		strings.Repeat("// A cgo preamble is C: left out.\n", maxCommentLines+1) + "import \"C\"\n\n" +
 		"// Fixed in issue 27 item 6, see #31; fault point log-append#2.\nvar a int\n\n" +

@@ -83,6 +83,7 @@ var notReturned = map[errcode.Code]string{
 var exitNumbers = []int{0, 1, 2, 3, 4, 5, 7, 10}
 
 func TestMan_FlagsDocumented(t *testing.T) {
+	t.Parallel()
 	for _, bin := range manBinaries {
 		t.Run(bin, func(t *testing.T) {
 			page := readManPage(t, bin)
@@ -112,6 +113,7 @@ func TestMan_FlagsDocumented(t *testing.T) {
 }
 
 func TestMan_ExitStatus(t *testing.T) {
+	t.Parallel()
 	onSomePage := map[errcode.Code]string{}
 	for _, bin := range manBinaries {
 		t.Run(bin, func(t *testing.T) {
@@ -151,6 +153,7 @@ func TestMan_ExitStatus(t *testing.T) {
 }
 
 func TestMan_Renders(t *testing.T) {
+	t.Parallel()
 	groff, err := exec.LookPath("groff")
 	if err != nil {
 		t.Skip("groff is not installed (apt-get install groff-base, or run tests/run)")
@@ -227,6 +230,7 @@ func installManPages(t *testing.T, env *Env) string {
 // TestMan_GitHelp runs `git venom-<cmd> --help` as a user does: git turns it
 // into `git help`, which runs man on git-venom-<cmd>.
 func TestMan_GitHelp(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("man"); err != nil {
 		t.Skip("man is not installed (apt-get install man-db, or run tests/run)")
 	}
@@ -619,6 +623,7 @@ func libSources(t *testing.T) map[string]string {
 // flag a verb's subsection documents is one the parser's grammar has (its
 // -h), so a page cannot keep a flag that is gone.
 func TestMan_Structure(t *testing.T) {
+	t.Parallel()
 	pages := append([]string{"git-venom"}, manBinaries...)
 	groff, gerr := exec.LookPath("groff")
 	_, merr := exec.LookPath("man")

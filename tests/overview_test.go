@@ -49,6 +49,7 @@ func TestOverview_GitVenomAlone(t *testing.T) {
 // and every verb -h lists, has README's tour, and `git help venom` (which
 // git maps to man git-venom because git-venom is on PATH) opens it.
 func TestOverview_ManPage(t *testing.T) {
+	t.Parallel()
 	page := readManPage(t, "git-venom")
 	for _, s := range []string{"NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "A FIVE-LINE TOUR", "EXIT STATUS", "SEE ALSO"} {
 		assert.Contains(t, page.sections, s, "git-venom.1 has no %s section", s)

@@ -20,6 +20,7 @@ import (
 // verbs that are not there yet, which must be exactly those that answer
 // unsupported.not_yet.
 func TestReadme(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join(repoRoot(), "README.md"))
 	require.NoError(t, err)
 	readme := string(b)
@@ -111,6 +112,7 @@ func requiredArgs(t *testing.T, verb []string) ([]string, bool) {
 // and tests read (the user-facing ones are in git-venom-checkpoint.1) and
 // every fault point of lib/testhook.
 func TestReadme_TestKnobs(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join(repoRoot(), "tests", "README.md"))
 	require.NoError(t, err)
 	readme := string(b)

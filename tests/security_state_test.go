@@ -72,6 +72,7 @@ func failsNaming(t *testing.T, r Result, name, is string) {
 }
 
 func TestSecurity_StateLockLinkRefused(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t)
 	target := env.OutsideFile("victim", "precious\n")
 	lock := filepath.Join(stateDir(t, env), "lock")
@@ -87,6 +88,7 @@ func TestSecurity_StateLockLinkRefused(t *testing.T) {
 }
 
 func TestSecurity_StateLogLinkRefused(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t)
 	// One line without its newline: read through the link, it would be a
 	// torn tail to cut, and the record would be appended after it.
@@ -101,6 +103,7 @@ func TestSecurity_StateLogLinkRefused(t *testing.T) {
 }
 
 func TestSecurity_StateFIFORefused(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"lock", "log.jsonl"} {
 		t.Run(name, func(t *testing.T) {
 			env := NewEnv(t)
@@ -112,6 +115,7 @@ func TestSecurity_StateFIFORefused(t *testing.T) {
 }
 
 func TestSecurity_StateFolderLinkRefused(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t)
 	outside := filepath.Join(env.Root, "outside")
 	// What a cleanup of venom/tmp would remove, were venom/ followed.
@@ -137,6 +141,7 @@ func TestSecurity_StateFolderLinkRefused(t *testing.T) {
 // pending check of list were the link followed. (A link for tmp/ is
 // removed as a link, with or without statefile: no test can tell.)
 func TestSecurity_StateSubfolderLinkNotFollowed(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"index", "pending"} {
 		t.Run(name, func(t *testing.T) {
 			env := NewEnv(t)
@@ -161,6 +166,7 @@ func TestSecurity_StateSubfolderLinkNotFollowed(t *testing.T) {
 // Links at the names the private index's cache files were once written
 // to before their rename (<key>.json.tmp, <key>.scan.tmp) receive nothing.
 func TestSecurity_StateOldTempNamesNotWritten(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t)
 	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
 	metas, err := filepath.Glob(filepath.Join(stateDir(t, env), "index", "*.json"))
@@ -189,6 +195,7 @@ func TestSecurity_StateOldTempNamesNotWritten(t *testing.T) {
 // folders, and the refs and objects git-venom writes, get the modes git
 // gives its own files, so that another member of the group can go on.
 func TestSecurity_StateSharedRepositoryModes(t *testing.T) {
+	t.Parallel()
 	for _, value := range []string{"group", "true", "everybody", "0640"} {
 		t.Run(value, func(t *testing.T) {
 			env := NewEnv(t)
@@ -307,6 +314,7 @@ func reachable(t *testing.T, path string) {
 // A second member of the group captures in a repository that the first
 // one's captures set up, and the first goes on after it.
 func TestSecurity_StateSharedRepositorySecondUser(t *testing.T) {
+	t.Parallel()
 	needRootAndSetpriv(t)
 	env := NewEnv(t)
 	reachable(t, env.Root)
@@ -369,6 +377,7 @@ func ownerOf(t *testing.T, p string) string {
 // safe.directory (global config) allows it, and refused as git refuses it
 // otherwise; the repository's own config cannot allow it.
 func TestSecurity_StateSafeDirectory(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root, to give the repository to another user")
 	}
@@ -422,6 +431,7 @@ func TestSecurity_StateSafeDirectory(t *testing.T) {
 // The events source file (venom/source) read through a link would hand the
 // stream an id from any file; it is refused like every state file.
 func TestSecurity_StateEventsSourceLinkRefused(t *testing.T) {
+	t.Parallel()
 	env := NewEnv(t)
 	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
 	target := env.OutsideFile("victim", "0123456789abcdef0123456789abcdef0123\n")

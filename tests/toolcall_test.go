@@ -108,6 +108,7 @@ func TestToolCalls_InstallPerTool(t *testing.T) {
 // reads: each call that changed the tree is marked under the turn, with
 // its command as Claude Code ran it.
 func TestRealClaude_PerToolMarksEachBashCall(t *testing.T) {
+	t.Parallel()
 	e := NewEnv(t)
 	e.Write("a.txt", "x one\n")
 	e.Commit("a")

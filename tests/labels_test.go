@@ -119,6 +119,10 @@ func TestLabels_HintsNameTheCheckpoint(t *testing.T) {
 		}
 	}
 
+	before := env.List(t, "--agent=a1", "--before=before-refactor")
+	require.Len(t, before.Checkpoints, 1)
+	assert.Equal(t, "k1", before.Checkpoints[0].Checkpoint)
+
 	env.Venom("checkpoint", "prune", "--agent=a1", "--keep=1").OK(t) // k1 goes
 	require.Empty(t, env.Git("for-each-ref", "refs/venom/checkpoints/a1/1"))
 	r = env.Venom("diff", "old").Fails(t, 3, "not_found.checkpoint")

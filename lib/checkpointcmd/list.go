@@ -23,7 +23,7 @@ import (
 type ListCmd struct {
 	Agent  string `name:"agent" env:"VENOM_AGENT" help:"The agent (default: VENOM_AGENT, or this worktree's only agent), or a fetched copy, <remote>/<agent> or <remote>/<machine>/<agent>."`
 	Turn   string `name:"turn" complete:"turn" help:"Only checkpoints of this turn (t<n>)."`
-	Before string `name:"before" complete:"checkpoint" help:"Only checkpoints older than this one, exclusive: k<n>, last, last~<n> (n back from last) or t<n> (that turn's end)."`
+	Before string `name:"before" complete:"checkpoint" help:"Only checkpoints older than this one, exclusive: k<n>, last, last~<n> (n back from last), t<n> (that turn's end) or a label."`
 	Limit  int    `name:"limit" short:"n" aliases:"max-count" default:"50" help:"At most this many (also -n, --max-count, as git log)."`
 	Tools  bool   `name:"tools" help:"Also the tool calls hook --per-tool marked (t<n>.<i>), among the checkpoints listed."`
 }

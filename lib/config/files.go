@@ -1,9 +1,6 @@
 package config
 
 import (
-	"errors"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -30,19 +27,13 @@ func fromFiles(environ []string) (out [][2]string, ok bool) {
 	return out, ok
 }
 
-// Entries reads the entries of the config files (a missing one is empty)
-// whose names keep accepts, in order; ok is false when a file includes
-// another or is one this reader is not certain to read as git does.
+// Entries reads the entries of the config files (a missing one is empty,
+// as for git) whose names keep accepts, in order; ok is false when a file
+// includes another or is one this reader is not certain to read as git
+// does.
 func Entries(files []string, keep func(name string) bool) (out []gitconfig.Entry, ok bool) {
 	for _, path := range files {
-		text, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, false
-		}
-		entries, err := gitconfig.Parse(text)
+		entries, err := gitconfig.ReadFile(path)
 		if err != nil {
 			return nil, false
 		}

@@ -10,8 +10,14 @@ package gitconfig
 import (
 	"errors"
 	"os"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
 
+	"github.com/git-venom/git-venom/lib/racy"
 	"github.com/git-venom/git-venom/lib/treepath"
 )
 
@@ -45,8 +51,45 @@ func (e Entry) Bool() (b, known bool) {
 var ErrSyntax = errors.New("not a config file git reads")
 
 // ReadFile reads and parses the config file at path. A file that is not
-// there has no entries, as for git: nil, nil.
+// there has no entries, as for git: nil, nil. A file read already by this
+// process, whose stat data has not moved since, is not read again: one
+// command reads the same few files from several places (settings, the
+// scope files, discovery, the file system monitor).
 func ReadFile(path string) ([]Entry, error) {
+	taken := time.Now()
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		if treepath.Gone(err) {
+			return nil, nil
+		}
+		// The read says what is wrong, as it would have.
+		return readFile(path)
+	}
+	key := statKey(&st)
+	read.Lock()
+	c, ok := read.files[path]
+	read.Unlock()
+	if ok && c.key == key {
+		return slices.Clone(c.entries), nil
+	}
+	entries, err := readFile(path)
+	// Kept only when the stat data tells a later change apart: not changed
+	// in the last second (lib/racy), and the same after the read as before.
+	if err == nil && !racy.Taken(key.mtime, key.ctime, taken) && syscall.Stat(path, &st) == nil && statKey(&st) == key {
+		read.Lock()
+		if read.files == nil {
+			read.files = map[string]readOnce{}
+		}
+		read.files[path] = readOnce{key: key, entries: slices.Clone(entries)}
+		read.Unlock()
+	}
+	return entries, err
+}
+
+// parses counts the files read and parsed, for tests.
+var parses atomic.Int64
+
+func readFile(path string) ([]Entry, error) {
 	text, err := os.ReadFile(path)
 	if treepath.Gone(err) {
 		return nil, nil
@@ -54,7 +97,30 @@ func ReadFile(path string) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
+	parses.Add(1)
 	return Parse(text)
+}
+
+// read holds the files ReadFile parsed, by path.
+var read struct {
+	sync.Mutex
+	files map[string]readOnce
+}
+
+type readOnce struct {
+	key     fileKey
+	entries []Entry
+}
+
+// fileKey is the stat data that moves when a file is written or replaced.
+type fileKey struct {
+	dev, ino           uint64
+	size, mtime, ctime int64
+	mode               uint32
+}
+
+func statKey(st *syscall.Stat_t) fileKey {
+	return fileKey{dev: uint64(st.Dev), ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), mode: st.Mode}
 }
 
 // Parse reads a config file's text into its entries, in file order.

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/git-venom/git-venom/lib/testhook"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -141,4 +143,48 @@ func TestReadFile_AbsentReadableAndBroken(t *testing.T) {
 	require.Error(t, err)
 	_, err = ReadFile(dir) // a folder
 	require.Error(t, err)
+}
+
+// TestReadFile_OnceWhileTheFileStays: a file is parsed once while its
+// stat data stays, and read again once it moves, even to the same size;
+// a file changed in the last second is never kept, so a change in the
+// same tick of the clock is not missed.
+func TestReadFile_OnceWhileTheFileStays(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config")
+	write := func(text string) {
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	}
+	write("[a]\n\tb = 1\n")
+	read := func() []Entry {
+		e, err := ReadFile(path)
+		require.NoError(t, err)
+		return e
+	}
+	n := parses.Load()
+	require.Equal(t, []Entry{{Name: "a.b", Value: "1", HasValue: true}}, read())
+	require.Equal(t, "1", read()[0].Value)
+	require.Equal(t, n+2, parses.Load(), "a file changed in the last second is read each time")
+
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(path, old, old))
+	// Its change time is still now: only a test build can move the margin.
+	if !testhook.Enabled {
+		t.Skip("needs -tags venomtest (VENOM_TEST_RACY_MS)")
+	}
+	t.Setenv("VENOM_TEST_RACY_MS", "1")
+	time.Sleep(5 * time.Millisecond)
+	n = parses.Load()
+	require.Equal(t, "1", read()[0].Value)
+	e := read()
+	require.Equal(t, "1", e[0].Value)
+	require.Equal(t, n+1, parses.Load(), "a file that stayed is read once")
+	e[0].Value = "changed by a caller"
+	require.Equal(t, "1", read()[0].Value, "callers get their own copy")
+
+	write("[a]\n\tb = 2\n") // same size
+	require.NoError(t, os.Chtimes(path, old, old))
+	time.Sleep(5 * time.Millisecond)
+	require.Equal(t, "2", read()[0].Value)
+	require.NoError(t, os.Remove(path))
+	require.Empty(t, read())
 }

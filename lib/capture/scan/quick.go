@@ -1023,13 +1023,13 @@ func FilesDigest(w io.Writer, files []string) {
 			fmt.Fprintf(w, "%s:absent\x00", f)
 			continue
 		}
+		sys, ok := st.Sys().(*syscall.Stat_t)
 		if st.Mode().IsRegular() && st.Size() <= maxSettingsRead {
-			if b, err := os.ReadFile(f); err == nil {
-				fmt.Fprintf(w, "%s:%d:%x\x00", f, len(b), sha256.Sum256(b))
+			if line, ok := digestOnce(f, sys, taken); ok {
+				io.WriteString(w, line)
 				continue
 			}
 		}
-		sys, ok := st.Sys().(*syscall.Stat_t)
 		if !ok || racy.Taken(sys.Mtim.Nano(), sys.Ctim.Nano(), taken) {
 			fmt.Fprintf(w, "%s:racy:%d\x00", f, taken.UnixNano())
 			continue
@@ -1040,3 +1040,54 @@ func FilesDigest(w io.Writer, files []string) {
 
 // maxSettingsRead bounds the settings file FilesDigest reads.
 const maxSettingsRead = 1 << 20
+
+// digested holds the content lines FilesDigest made in this process, by
+// path, with the stat data the file had: a capture digests the same files
+// three times (the scan record, the memo's key, the listing's key).
+var digested struct {
+	sync.Mutex
+	lines map[string]digestedLine
+}
+
+// digestReads counts the files digestOnce read, for tests.
+var digestReads atomic.Int64
+
+type digestedLine struct {
+	st   [5]int64
+	line string
+}
+
+// digestOnce is the content line of the regular file f, whose stat data
+// (taken at taken) is st: read and kept, or kept already while its stat
+// data stays. A line is kept only when the stat data tells a later change
+// apart: not changed in the last second (lib/racy), the same after the
+// read. ok is false when the file could not be read.
+func digestOnce(f string, st *syscall.Stat_t, taken time.Time) (line string, ok bool) {
+	var key [5]int64
+	if st != nil {
+		key = [5]int64{int64(st.Dev), int64(st.Ino), st.Size, st.Mtim.Nano(), st.Ctim.Nano()}
+		digested.Lock()
+		d, kept := digested.lines[f]
+		digested.Unlock()
+		if kept && d.st == key {
+			return d.line, true
+		}
+	}
+	b, err := os.ReadFile(f)
+	if err != nil {
+		return "", false
+	}
+	digestReads.Add(1)
+	line = fmt.Sprintf("%s:%d:%x\x00", f, len(b), sha256.Sum256(b))
+	var after syscall.Stat_t
+	if st != nil && !racy.Taken(st.Mtim.Nano(), st.Ctim.Nano(), taken) && syscall.Stat(f, &after) == nil &&
+		[5]int64{int64(after.Dev), int64(after.Ino), after.Size, after.Mtim.Nano(), after.Ctim.Nano()} == key {
+		digested.Lock()
+		if digested.lines == nil {
+			digested.lines = map[string]digestedLine{}
+		}
+		digested.lines[f] = digestedLine{st: key, line: line}
+		digested.Unlock()
+	}
+	return line, true
+}

@@ -3,6 +3,7 @@ package scan
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/gittest"
+	"github.com/git-venom/git-venom/lib/testhook"
 )
 
 // The quick scan's check of tracked files takes an entry as racy by git's
@@ -106,4 +108,36 @@ func TestFilesDigest_ReadsRatherThanTrustsStat(t *testing.T) {
 	// Past the margin from the ctimes just set.
 	time.Sleep(time.Until(time.Unix(time.Now().Unix()+2, 10e6)))
 	require.Equal(t, digest(big, fifo), digest(big, fifo), "past racy, the stat data vouches")
+}
+
+// A settings file is read once a process while its stat data stays past
+// racy, and read again, to the same digest as a fresh read, once it
+// moves, a same-size edit included.
+func TestFilesDigest_ReadOnceWhileTheFileStays(t *testing.T) {
+	if !testhook.Enabled {
+		t.Skip("needs -tags venomtest (VENOM_TEST_RACY_MS)")
+	}
+	t.Setenv("VENOM_TEST_RACY_MS", "1")
+	config := filepath.Join(t.TempDir(), "config")
+	digest := func() string {
+		h := sha256.New()
+		FilesDigest(h, []string{config})
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	fresh := func(text string) string {
+		h := sha256.New()
+		fmt.Fprintf(h, "%s:%d:%x\x00", config, len(text), sha256.Sum256([]byte(text)))
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	require.NoError(t, os.WriteFile(config, []byte("[core]\n\tbare = 0\n"), 0o644))
+	time.Sleep(5 * time.Millisecond)
+	n := digestReads.Load()
+	for i := 0; i < 3; i++ {
+		require.Equal(t, fresh("[core]\n\tbare = 0\n"), digest())
+	}
+	require.Equal(t, n+1, digestReads.Load(), "read once")
+	require.NoError(t, os.WriteFile(config, []byte("[core]\n\tbare = 1\n"), 0o644))
+	time.Sleep(5 * time.Millisecond)
+	require.Equal(t, fresh("[core]\n\tbare = 1\n"), digest())
+	require.Equal(t, n+2, digestReads.Load())
 }

@@ -454,6 +454,7 @@ func harnessChecks(ctx context.Context, s *state.Store, st *agents.State) []Chec
 		if k.Checks == nil {
 			continue
 		}
+		in.Kind = k
 		for _, f := range k.Checks(ctx, in) {
 			if f.Status == OK {
 				out = append(out, ok(f.ID, "%s", f.Message))

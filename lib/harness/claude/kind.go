@@ -30,6 +30,7 @@ var Kind = kind.Kind{
 		return Locate(ConfigDir(getenv), tree, session)
 	},
 	Rewind: Adapter{},
+	Checks: checks,
 	Tested: TestedVersion,
 }
 
@@ -74,13 +75,11 @@ func EditedPaths(tool string, input json.RawMessage) []string {
 
 // checks warns when rewind is withheld because an agent's Claude Code is
 // newer than the version whose rewind was tested (docs/harness.md#rewind), from the
-// version the hooks record on each turn.
+// version the hooks record on each turn, and checks the hooks in the
+// settings files.
 func checks(_ context.Context, in kind.Doctor) []kind.Finding {
-	return []kind.Finding{rewindCheck(in), kind.CheckSettingsHooks(in, &Kind, HooksCheckID)}
+	return []kind.Finding{rewindCheck(in), kind.CheckSettingsHooks(in, HooksCheckID)}
 }
-
-// Set here: checks reads Kind, which cannot name it in its literal.
-func init() { Kind.Checks = checks }
 
 // HooksCheckID is doctor's check of git-venom's hooks in Claude Code's
 // settings files (kind.CheckSettingsHooks).

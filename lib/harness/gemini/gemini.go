@@ -33,17 +33,16 @@ var Kind = kind.Kind{
 	PromptContext: "BeforeAgent",
 	Edits:         EditedPaths,
 	Settings:      settings,
+	Checks:        checks,
 	TimeoutMillis: true,
 	// Gemini CLI strips comments before JSON.parse (strip-json-comments).
 	SettingsComments: true,
 	Tested:           "0.61.0",
 }
 
-// Set here: the check reads Kind, which cannot name it in its literal.
-func init() {
-	Kind.Checks = func(_ context.Context, in kind.Doctor) []kind.Finding {
-		return []kind.Finding{kind.CheckSettingsHooks(in, &Kind, HooksCheckID)}
-	}
+// checks is doctor's check of the hooks in Gemini CLI's settings files.
+func checks(_ context.Context, in kind.Doctor) []kind.Finding {
+	return []kind.Finding{kind.CheckSettingsHooks(in, HooksCheckID)}
 }
 
 // HooksCheckID is doctor's check of git-venom's hooks in Gemini CLI's

@@ -138,6 +138,7 @@ type Kind struct {
 
 // Doctor is what a harness's doctor checks may read.
 type Doctor struct {
+	Kind    *Kind // the harness checked
 	Top     string
 	Getenv  func(string) string
 	Environ []string

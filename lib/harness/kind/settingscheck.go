@@ -18,8 +18,10 @@ import (
 // SettingsComments); git-venom's hooks are there for every event of
 // Kind.Events in one scope at least, when the repository has agents of
 // that harness or any hook is there; and the hook's program, git and
-// git-venom-checkpoint, is found on PATH, as the harness runs it.
-func CheckSettingsHooks(in Doctor, k *Kind, id string) Finding {
+// git-venom-checkpoint, is found on PATH, as the harness runs it. The
+// harness is in.Kind.
+func CheckSettingsHooks(in Doctor, id string) Finding {
+	k := in.Kind
 	type file struct{ path, flag string }
 	var found []file
 	var seen []string

@@ -59,7 +59,7 @@ func TestRewindGoesWithTheFiles(t *testing.T) {
 	conversation.Register("fake-ok", &fakeHarness{})
 	s, file := twoTurns(t, "fake-ok")
 	ctx := context.Background()
-	req := Request{Agent: "a1", Options: plan.Options{Checkpoint: "k2", Restore: "all"}, DryRun: true}
+	req := Request{Agent: "a1", Options: plan.Options{Checkpoint: "k2", Restore: "all"}, DryRun: true, HookFiles: noHookFiles}
 	p, err := DryRun(ctx, s, req)
 	require.NoError(t, err)
 	require.True(t, p.Conversation.Rewinds)
@@ -82,7 +82,7 @@ func TestRewindFailureChangesNoFile(t *testing.T) {
 	conversation.Register("fake-fail", &fakeHarness{fail: errcode.Newf(errcode.TimeoutHarnessRequest, nil, "no answer")})
 	s, file := twoTurns(t, "fake-fail")
 	ctx := context.Background()
-	req := Request{Agent: "a1", Options: plan.Options{Checkpoint: "k2", Restore: "all"}, DryRun: true}
+	req := Request{Agent: "a1", Options: plan.Options{Checkpoint: "k2", Restore: "all"}, DryRun: true, HookFiles: noHookFiles}
 	p, err := DryRun(ctx, s, req)
 	require.NoError(t, err)
 	req.DryRun, req.Plan = false, p.ID
@@ -97,3 +97,6 @@ func TestRewindFailureChangesNoFile(t *testing.T) {
 	require.Equal(t, "timeout.harness_request", last.Code)
 	require.False(t, *last.OK)
 }
+
+// noHookFiles: these trees have no harness's hook settings.
+func noHookFiles(string) map[string]plan.HookFile { return nil }

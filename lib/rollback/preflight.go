@@ -5,6 +5,7 @@ package rollback
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,6 +37,11 @@ type Request struct {
 	DryRun bool
 	Plan   string
 	Caller Caller
+	// HookFiles are the files of the tree at top where `hook install`
+	// writes git-venom's hooks, by path (harness.HookFiles): a rollback
+	// leaves ours alone (docs/rollback.md#hook-settings). It is required,
+	// as DetectCaller's isShell, so that no caller can leave a harness out.
+	HookFiles func(top string) map[string]plan.HookFile
 	// Materialize writes a claude-code rewind's forked session at once
 	// (conversation.Options); it is not part of the plan.
 	Materialize bool
@@ -115,6 +121,9 @@ func dryRunCommand(req *Request) string {
 
 // Validate checks the parameters alone (docs/rollback.md#preflight: invalid_params first).
 func Validate(req *Request) error {
+	if req.HookFiles == nil {
+		return errors.New("rollback: the request names no hook files (Request.HookFiles)")
+	}
 	if err := NoTarget(req); err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package rollback
 
 import (
 	"context"
-	"github.com/git-venom/git-venom/lib/harness"
 	"os"
 	"time"
 
@@ -94,7 +93,7 @@ func DryRun(ctx context.Context, s *state.Store, req Request) (*plan.Plan, error
 	defer testhook.Timed("dry-build", time.Now())
 	p, err := plan.Build(ctx, plan.Input{Repo: c.tree, State: st, Agent: c.agent, Target: c.target, Snapshot: snap,
 		Options: req.Options, Guarded: c.guarded, Head: c.head, Exclude: s.Config.Exclude,
-		HookFiles: hookFiles(c.tree.Top),
+		HookFiles: req.HookFiles(c.tree.Top),
 		Copy:      c.copy, Since: c.since, Revert: c.revert})
 	if err == nil && c.tree == s.Repo {
 		p.Kept = emptied(p, req.Cwd)
@@ -223,7 +222,7 @@ func Run(ctx context.Context, s *state.Store, req Request) (_ *plan.Result, err 
 	}
 	p, err := plan.Build(ctx, plan.Input{Repo: c.tree, State: tx.State, Agent: c.agent, Target: c.target,
 		Snapshot: snap, Options: req.Options, Guarded: c.guarded, Head: c.head, Exclude: s.Config.Exclude,
-		HookFiles: hookFiles(c.tree.Top),
+		HookFiles: req.HookFiles(c.tree.Top),
 		Copy:      c.copy, Since: c.since, Revert: c.revert})
 	if err != nil {
 		return nil, err
@@ -468,14 +467,4 @@ func targetCommit(p *plan.Plan) []*git.Oid {
 		return nil
 	}
 	return []*git.Oid{id}
-}
-
-// hookFiles are the tree's files where `hook install` writes git-venom's
-// hooks, by path, for the plan (plan.Input.HookFiles).
-func hookFiles(top string) map[string]plan.HookFile {
-	out := map[string]plan.HookFile{}
-	for _, f := range harness.HookFiles(top) {
-		out[f.Path] = plan.HookFile{Harness: f.Harness, Ours: f.Ours}
-	}
-	return out
 }

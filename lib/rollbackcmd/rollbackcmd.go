@@ -140,8 +140,19 @@ func (c *CLI) request(env *cli.Env) rollback.Request {
 			Revert: c.Revert, Conflicts: c.Conflicts},
 		DryRun: c.DryRun, Plan: c.Plan,
 		Caller:      rollback.DetectCaller(env.Getenv, harness.IsShell),
+		HookFiles:   hookFiles,
 		Materialize: c.Materialize,
 	}
+}
+
+// hookFiles are the files of the tree at top where `hook install` writes
+// git-venom's hooks for any harness, by path.
+func hookFiles(top string) map[string]plan.HookFile {
+	out := map[string]plan.HookFile{}
+	for _, f := range harness.HookFiles(top) {
+		out[f.Path] = plan.HookFile{Harness: f.Harness, Ours: f.Ours}
+	}
+	return out
 }
 
 // Run runs the dry run, the real call, or on a terminal with neither flag

@@ -225,3 +225,58 @@ func TestAgents_ListsStateTreeIsolationSharers(t *testing.T) {
 	assert.Contains(t, out, "\n"+wt+"\n  w1, f1\n")
 	assert.Contains(t, out, "  a1, gone (archived)\n")
 }
+
+// TestAgents_GuardedAsRollbackGuards: the agents listing and a rollback's
+// guard read one rule of sharers and guarded trees. Two agents on one
+// worktree of their own are both guarded and refuse an agent caller's
+// rollback; once one is cleaned, the other is neither, and the same caller
+// (its parent) rolls it back.
+func TestAgents_GuardedAsRollbackGuards(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Venom("checkpoint", "--agent=p1", "--json").OK(t)
+	wt := filepath.Join(env.Root, "child")
+	env.Git("worktree", "add", "-q", "-b", "child", wt)
+	for _, id := range []string{"c1", "c2"} {
+		env.VenomIn(wt, nil, "checkpoint", "--agent="+id, "--parent=p1", "--isolation=worktree", "--json").OK(t)
+	}
+	listed := func() map[string]AgentsItem {
+		var res struct {
+			Agents []AgentsItem `json:"agents"`
+		}
+		env.Venom("checkpoint", "agents", "--json").OK(t).JSON(t, &res)
+		out := map[string]AgentsItem{}
+		for _, a := range res.Agents {
+			out[a.Agent] = a
+		}
+		return out
+	}
+	parent := []string{"VENOM_CALLER=agent", "VENOM_AGENT=p1"}
+	rollback := func() Result {
+		require.NoError(t, os.WriteFile(filepath.Join(wt, "new.txt"), []byte("x\n"), 0o644))
+		var dry RollbackResult
+		args := []string{"rollback", "--agent=c1", "--checkpoint=k1", "--outside=overwrite", "--json"}
+		env.VenomIn(wt, parent, args[0], append(args[1:], "--dry-run")...).OK(t).JSON(t, &dry)
+		return env.VenomIn(wt, parent, args[0], append(args[1:], "--plan="+dry.Plan)...)
+	}
+
+	l := listed()
+	assert.Equal(t, AgentsItem{Agent: "c1", Guarded: true, Sharers: []string{"c2"}}, l["c1"])
+	assert.Equal(t, AgentsItem{Agent: "c2", Guarded: true, Sharers: []string{"c1"}}, l["c2"])
+	r := rollback().Fails(t, 4, "denied.agent_caller")
+	assert.Contains(t, r.Stdout, "guarded tree")
+	assert.Equal(t, "?? new.txt", gitIn(t, env, wt, "status", "--porcelain"))
+
+	env.Venom("checkpoint", "clean", "--agent=c2", "--json").OK(t)
+	l = listed()
+	assert.Equal(t, AgentsItem{Agent: "c1", Guarded: false, Sharers: []string{}}, l["c1"])
+	rollback().OK(t)
+	assert.Empty(t, gitIn(t, env, wt, "status", "--porcelain"))
+}
+
+// AgentsItem is a row of agents --json, the fields the guard reads.
+type AgentsItem struct {
+	Agent   string   `json:"agent"`
+	Guarded bool     `json:"guarded"`
+	Sharers []string `json:"sharers"`
+}

@@ -413,9 +413,35 @@ func (s *State) Active() []*Agent {
 }
 
 // Sharers lists the other non-archived agents using a's tree (docs/rollback.md#guarded-trees).
-func (s *State) Sharers(a *Agent) []*Agent {
+func (s *State) Sharers(a *Agent) []*Agent { return sharers(a, s.Active()) }
+
+// Guarded reports whether a's tree is guarded: in place, or shared (docs/rollback.md#guarded-trees).
+func (s *State) Guarded(a *Agent) bool { return guarded(a, s.Sharers(a)) }
+
+// Sharing is the agents not archived by tree, in registration order: the
+// sharers of every agent at the cost of one pass (a listing of two
+// thousand agents on one tree would make four million comparisons).
+type Sharing map[string][]*Agent
+
+// Sharing indexes the agents not archived by tree.
+func (s *State) Sharing() Sharing {
+	sh := Sharing{}
+	for _, a := range s.Active() {
+		sh[a.Tree] = append(sh[a.Tree], a)
+	}
+	return sh
+}
+
+// Sharers is State.Sharers.
+func (sh Sharing) Sharers(a *Agent) []*Agent { return sharers(a, sh[a.Tree]) }
+
+// Guarded is State.Guarded.
+func (sh Sharing) Guarded(a *Agent) bool { return guarded(a, sh.Sharers(a)) }
+
+// sharers are the agents of active, not archived, on a's tree but a.
+func sharers(a *Agent, active []*Agent) []*Agent {
 	var out []*Agent
-	for _, o := range s.Active() {
+	for _, o := range active {
 		if o.ID != a.ID && o.Tree == a.Tree {
 			out = append(out, o)
 		}
@@ -423,10 +449,8 @@ func (s *State) Sharers(a *Agent) []*Agent {
 	return out
 }
 
-// Guarded reports whether a's tree is guarded: in place, or shared (docs/rollback.md#guarded-trees).
-func (s *State) Guarded(a *Agent) bool {
-	return a.Isolation == InPlace || len(s.Sharers(a)) > 0
-}
+// guarded is whether a's tree is guarded, shared with sharers.
+func guarded(a *Agent, sharers []*Agent) bool { return a.Isolation == InPlace || len(sharers) > 0 }
 
 // Descendants lists a's children, their children, and so on.
 func (s *State) Descendants(a *Agent) []*Agent {

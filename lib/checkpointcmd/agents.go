@@ -48,15 +48,10 @@ func (c *AgentsCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	// The sharers of each tree, once: asked of each agent, two thousand
-	// agents on one tree made four million comparisons.
-	onTree := map[string][]string{}
-	for _, a := range st.Active() {
-		onTree[a.Tree] = append(onTree[a.Tree], a.ID)
-	}
+	sh := st.Sharing()
 	res := AgentsResult{Agents: []AgentItem{}}
 	for _, id := range st.Order {
-		res.Agents = append(res.Agents, agentItem(st.Agents[id], onTree[st.Agents[id].Tree]))
+		res.Agents = append(res.Agents, agentItem(st.Agents[id], sh))
 	}
 	if env.JSON {
 		return env.UI.JSON(res)
@@ -121,18 +116,14 @@ func (c *AgentsCmd) Run(env *cli.Env) error {
 	return nil
 }
 
-// agentItem is a's row; onTree are the agents not archived on its tree,
-// in registration order: its sharers, but itself (agents.State.Sharers),
-// and whether it is guarded follows (agents.State.Guarded).
-func agentItem(a *agents.Agent, onTree []string) AgentItem {
+// agentItem is a's row, its sharers and whether it is guarded read from
+// sh, as a rollback's guard reads them.
+func agentItem(a *agents.Agent, sh agents.Sharing) AgentItem {
 	it := AgentItem{Agent: a.ID, State: a.State, Tree: a.Tree, Isolation: a.Isolation, Harness: a.Harness,
-		Sharers: make([]string, 0, len(onTree))}
-	for _, o := range onTree {
-		if o != a.ID {
-			it.Sharers = append(it.Sharers, o)
-		}
+		Sharers: []string{}, Guarded: sh.Guarded(a)}
+	for _, o := range sh.Sharers(a) {
+		it.Sharers = append(it.Sharers, o.ID)
 	}
-	it.Guarded = a.Isolation == agents.InPlace || len(it.Sharers) > 0
 	if a.Parent != "" {
 		p := a.Parent
 		it.Parent = &p

@@ -390,6 +390,18 @@ func (w *Writer) Dir() string { return w.dir }
 // Name is the sealed pack's name, pack-<hex>.
 func (w *Writer) Name() string { return w.name }
 
+// TempGone says whether a temporary file of the sealed pack is gone
+// before Install gave it its name: git prune deletes objects/pack/tmp_*
+// files it finds old enough, all of them with --expire=now.
+func (w *Writer) TempGone() bool {
+	for _, p := range []string{w.packTmp, w.idxTmp} {
+		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+			return true
+		}
+	}
+	return false
+}
+
 // Exists says whether a pack of the sealed pack's name is in its folder
 // already, as its pack or its index. A pack is named by its bytes: an
 // earlier one of the same objects has this name, and Install would keep

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -596,6 +597,7 @@ func WritePack(r *repo.Repo, objs []Object, again ...git.Oid) error {
 	// person's git repack -a -d that listed it unkept when it started
 	// deletes it when it ends, the .keep added since notwithstanding: the
 	// pack is written again, salted, until its name is new.
+	lost := 0
 	for salt := 0; ; salt++ {
 		w, err := packfile.CreateWith(filepath.Join(r.CommonDir, "objects", "pack"), n, packfile.Options{Salt: salt})
 		if err != nil {
@@ -621,9 +623,23 @@ func WritePack(r *repo.Repo, objs []Object, again ...git.Oid) error {
 			w.Discard()
 			continue
 		}
-		return installPack(r, w)
+		if testSealed != nil {
+			testSealed()
+		}
+		err = installPack(r, w)
+		if errors.Is(err, fs.ErrNotExist) && w.TempGone() && lost < 3 {
+			// git gc --prune=now (git prune) deletes every tmp_* file in
+			// objects/pack, ours while we write it: written again.
+			lost++
+			continue
+		}
+		return err
 	}
 }
+
+// testSealed, set by this package's tests only, runs between a pack's
+// seal and its install: where a person's git prune deletes its files.
+var testSealed func()
 
 // maxSalt bounds the packs of the same objects WritePack tells apart.
 const maxSalt = 64

@@ -105,3 +105,37 @@ func TestTrees_EntryAtAgreesWithGit(t *testing.T) {
 	require.Equal(t, uint32(0o100644), mode)
 	require.Equal(t, b.ID, id)
 }
+
+// WritePack's pack is written again, and every object is in the
+// repository, when a person's git gc --prune=now (git prune deletes each
+// objects/pack/tmp_* file) took the temporary files before the install;
+// it also never takes the name of the pack of the same objects already
+// there (salted), which a running repack may delete.
+func TestWritePack_AgainAfterGitPruneTookItsFiles(t *testing.T) {
+	r, w := testRepo(t)
+	objs := []Object{blob("one\n"), blob("two\n")}
+	packDir := filepath.Join(r.CommonDir, "objects", "pack")
+	pruned := 0
+	testSealed = func() {
+		if pruned > 0 {
+			return
+		}
+		tmps, _ := filepath.Glob(filepath.Join(packDir, "tmp_*"))
+		for _, p := range tmps {
+			require.NoError(t, os.Remove(p))
+		}
+		pruned = len(tmps)
+	}
+	defer func() { testSealed = nil }()
+	require.NoError(t, WritePack(r, objs))
+	require.Equal(t, 2, pruned, "the pack and its index, taken before the install")
+	for _, o := range objs {
+		require.Equal(t, string(o.Data), w.Git("cat-file", "blob", o.ID.String())+"\n")
+	}
+	first, _ := filepath.Glob(filepath.Join(packDir, "*.idx"))
+	require.Len(t, first, 1)
+	require.NoError(t, WritePack(r, objs))
+	both, _ := filepath.Glob(filepath.Join(packDir, "*.idx"))
+	require.Len(t, both, 2, "the same objects again: a pack of another name")
+	w.Git("fsck", "--no-dangling")
+}

@@ -96,6 +96,31 @@ func ID(o Options, tree string, head *string, copy *Copy) string {
 	return "p1-" + hex.EncodeToString(sum[:])[:16]
 }
 
+// MadeWith tells a stale plan id apart: where id is this plan's with
+// other choices (--outside, --restore, --keep-head, --conflicts) on the
+// same tree and HEAD, it returns those choices. A plan id is a hash, so
+// trying the few other choices is all that can be known of it; a tree or
+// HEAD that changed leaves ok false.
+func (p *Plan) MadeWith(id string) (o Options, ok bool) {
+	for _, outside := range []string{"", "refuse", "keep", "overwrite"} {
+		for _, restore := range []string{"all", "files"} {
+			for _, keepHead := range []bool{false, true} {
+				for _, conflicts := range []string{"", "refuse", "markers"} {
+					o = p.idOpts
+					o.Outside, o.Restore, o.KeepHead, o.Conflicts = outside, restore, keepHead, conflicts
+					if o.Revert == "" && conflicts != "" {
+						continue
+					}
+					if ID(o, p.STree, p.idHead, p.idCopy) == id {
+						return o, true
+					}
+				}
+			}
+		}
+	}
+	return Options{}, false
+}
+
 // WellFormedID reports whether id has the form ID gives: p1- and 16
 // lower-case hex digits.
 func WellFormedID(id string) bool {
@@ -154,6 +179,10 @@ type Plan struct {
 	Input
 	ID      string
 	Outside string // the effective choice
+	// idOpts, idHead and idCopy are what ID hashed, for MadeWith.
+	idOpts Options
+	idHead *string
+	idCopy *Copy
 	// Own: the agent is the person's own (agents.Agent.PersonsOwn) and
 	// shares its tree with no other agent, so every change is of its
 	// turns and none is outside them.
@@ -201,6 +230,7 @@ func Build(ctx context.Context, in Input) (*Plan, error) {
 	}
 	idOpts.Paths = paths
 	p.ID = ID(idOpts, p.STree, in.Snapshot.HeadString(), in.Copy)
+	p.idOpts, p.idHead, p.idCopy = idOpts, in.Snapshot.HeadString(), in.Copy
 	p.Own = in.Copy == nil && in.Agent.PersonsOwn() && len(in.State.Sharers(in.Agent)) == 0
 	p.Outside = in.Options.Outside
 	if p.Outside == "" {

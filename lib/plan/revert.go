@@ -119,6 +119,7 @@ func buildRevert(ctx context.Context, in Input) (*Plan, error) {
 	idOpts.Paths = cp
 	idOpts.Revert = rv.Range(in.Target)
 	p.ID = ID(idOpts, p.STree, in.Snapshot.HeadString(), nil)
+	p.idOpts, p.idHead = idOpts, in.Snapshot.HeadString()
 	p.Own = in.Agent.PersonsOwn() && len(in.State.Sharers(in.Agent)) == 0
 	for _, o := range in.State.Sharers(in.Agent) {
 		p.SharedWith = append(p.SharedWith, o.ID)

@@ -2,7 +2,9 @@ package rollback
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	git "github.com/libgit2/git2go/v34"
@@ -229,10 +231,7 @@ func Run(ctx context.Context, s *state.Store, req Request) (_ *plan.Result, err 
 	}
 	testhook.Timed("real-build", t0)
 	if p.ID != req.Plan {
-		return nil, errcode.Newf(errcode.ConflictRollbackStale, map[string]string{"checkpoint": req.Checkpoint},
-			"the tree, HEAD or a choice differs from plan %s; run the dry run again", req.Plan).
-			Shorter("the tree, HEAD or a choice differs from the plan").
-			Hint("run the dry run again; quote its plan only after a person has seen it")
+		return nil, staleError(req, p)
 	}
 	if c.tree == s.Repo {
 		p.Kept = emptied(p, req.Cwd)
@@ -240,6 +239,51 @@ func Run(ctx context.Context, s *state.Store, req Request) (_ *plan.Result, err 
 	r := &runner{ctx: ctx, tx: tx, p: p, snap: snap, conv: conversation.Options{Materialize: req.Materialize},
 		prog: req.Progress}
 	return r.run()
+}
+
+// staleError is conflict.rollback_stale: it says which choices differ
+// where the plan id is this plan's with other choices on the same tree
+// and HEAD (plan.MadeWith); else the tree, HEAD or another choice does.
+func staleError(req Request, p *plan.Plan) error {
+	data := map[string]string{"checkpoint": req.Checkpoint}
+	if was, ok := p.MadeWith(req.Plan); ok {
+		var then, now []string
+		add := func(a, b string) {
+			if a != b {
+				then, now = append(then, a), append(now, b)
+			}
+		}
+		add(choice("outside", was.Outside), choice("outside", p.Options.Outside))
+		add(choice("restore", was.Restore), choice("restore", p.Options.Restore))
+		add(choice("keep-head", fmt.Sprint(was.KeepHead)), choice("keep-head", fmt.Sprint(p.Options.KeepHead)))
+		add(choice("conflicts", was.Conflicts), choice("conflicts", p.Options.Conflicts))
+		if len(then) > 0 {
+			return errcode.Newf(errcode.ConflictRollbackStale, data,
+				"plan %s was made %s; this call is %s; the tree and HEAD are as it found them",
+				req.Plan, strings.Join(then, ", "), strings.Join(now, ", ")).
+				Shorter("the plan was made with other choices").
+				Hint("plan %s was made %s;", req.Plan, strings.Join(then, ", ")).
+				Hint("this call is %s", strings.Join(now, ", ")).
+				Hint("the tree and HEAD are as it found them").
+				Hint("run the dry run again with the choices you want, then quote its plan")
+		}
+	}
+	return errcode.Newf(errcode.ConflictRollbackStale, data,
+		"the tree, HEAD or a choice differs from plan %s; run the dry run again", req.Plan).
+		Shorter("the tree, HEAD or a choice differs from the plan").
+		Hint("run the dry run again; quote its plan only after a person has seen it")
+}
+
+// choice is a flag as a person reads it: "with --outside=keep", or
+// "without --outside" where the default was taken.
+func choice(flag, value string) string {
+	switch value {
+	case "", "false":
+		return "without --" + flag
+	case "true":
+		return "with --" + flag
+	}
+	return "with --" + flag + "=" + value
 }
 
 // runner holds one real call from the safety checkpoint on.

@@ -212,6 +212,9 @@ func (c *CLI) Run(env *cli.Env) error {
 		return nil
 	}
 	res, err := run(env, s, req)
+	if e, ok := errcode.As(err); ok && e.Code == errcode.ConflictOutsideEdits && !env.JSON {
+		return refusedPlan(req, e)
+	}
 	if err != nil {
 		return err
 	}
@@ -274,6 +277,22 @@ func refusedDryRun(env *cli.Env, s *state.Store, req rollback.Request, refusal *
 		refusal.Hints = refusal.Hints[:n-2]
 	}
 	return refusal.Hint("a dry run refuses them as --outside=refuse does; the commands above go on")
+}
+
+// refusedPlan is a real call that outside edits refused: its plan id
+// holds the choice, so --outside added to the same line is a stale plan.
+// The bare --outside hints give way to the dry runs that make a plan
+// with each choice.
+func refusedPlan(req rollback.Request, refusal *errcode.Error) error {
+	if n := len(refusal.Hints); n >= 2 && strings.HasPrefix(refusal.Hints[n-2], "--outside=keep") {
+		refusal.Hints = refusal.Hints[:n-2]
+	}
+	keep, over := req, req
+	keep.Outside, over.Outside = "keep", "overwrite"
+	return refusal.Hint("to keep them as they are, see the plan that does, then quote it:").
+		Hint("  git venom-rollback %s--dry-run%s", argsOf(keep, req.Checkpoint), pathsOf(keep)).
+		Hint("to overwrite them (the safety checkpoint keeps them):").
+		Hint("  git venom-rollback %s--dry-run%s", argsOf(over, req.Checkpoint), pathsOf(over))
 }
 
 // run is the real call, with a progress line on a terminal's stderr when

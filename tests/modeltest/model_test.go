@@ -14,8 +14,10 @@ var fixedSeeds = []int64{1, 2, 3, 4, 5, 6}
 // regressions are seeds (with their step counts) that once failed, kept
 // once the cause was fixed: 3002 at 50 steps, a sharer's turn with no
 // start across a rollback window, which stays a rollback window (a model
-// error; docs/rollback.md#classes).
-var regressions = [][2]int64{{3002, 50}}
+// error; docs/rollback.md#classes); 5023 at 40 steps, a rollback killed
+// after its safety checkpoint's ref, which the next capture adopts
+// (CONTRACT 8.30; a model error).
+var regressions = [][2]int64{{3002, 50}, {5023, 40}}
 
 // TestModel plays the fixed seeds against the real binaries. Each failure
 // names its seed and lists its steps; tests/model replays one.

@@ -98,8 +98,7 @@ func (w *world) captureStep(a *agent, reason string, extra ...string) {
 	}
 	w.note("%s: capture %s", a.id, reason)
 	view := t.view()
-	last := a.latest()
-	reuse := reason != "pre_rollback" && last != nil && sameFiles(last.view, view) && last.head == t.head
+	from := w.logRecords(t)
 	var res takeResult
 	if a.harness && (reason == "turn_start" || reason == "turn_end") {
 		// Claude Code's hooks: no JSON result; the refs and the log say.
@@ -107,7 +106,6 @@ func (w *world) captureStep(a *agent, reason string, extra ...string) {
 		if reason == "turn_end" {
 			ev, turn = "Stop", a.turn
 		}
-		from := w.logRecords(t)
 		w.hook(a, ev, turn, "")
 		for _, m := range w.readLog(t)[from:] {
 			typ, _ := m["type"].(string)
@@ -132,6 +130,11 @@ func (w *world) captureStep(a *agent, reason string, extra ...string) {
 		}
 		w.decode(r, &res)
 	}
+	// A killed call's ref that no record named is adopted by the next
+	// capture (CONTRACT 8.30), logged before the capture's own record.
+	w.learnAdopted(a, from)
+	last := a.latest()
+	reuse := reason != "pre_rollback" && last != nil && sameFiles(last.view, view) && last.head == t.head
 	c := capture{agent: a, reason: reason, view: view}
 	switch reason {
 	case "turn_start":
@@ -815,6 +818,30 @@ func (w *world) learnFromLog(a *agent, from int, s files) (safety *checkpoint) {
 		t.captures = append(t.captures, capture{agent: a, reason: reason, ck: ck, view: view, open: w.openTurns(t)})
 	}
 	return safety
+}
+
+// learnAdopted adds to the model the checkpoints a capture adopted,
+// records of the tool's own reasons logged since record from.
+func (w *world) learnAdopted(a *agent, from int) {
+	t := a.tree
+	for _, m := range w.readLog(t)[from:] {
+		reason, _ := m["reason"].(string)
+		if m["agent"] != a.id || m["type"] != "checkpoint.taken" || (reason != "pre_rollback" && reason != "rollback") {
+			continue
+		}
+		id, _ := m["checkpoint"].(string)
+		n, _ := strconv.Atoi(strings.TrimPrefix(id, "k"))
+		if n != len(a.ckpts)+1 {
+			w.failf("capture: adopted %s; the model expects k%d", id, len(a.ckpts)+1)
+		}
+		ref := fmt.Sprintf("refs/venom/checkpoints/%s/%d", a.id, n)
+		view := w.lsTree(t.dir, ref+"^{tree}")
+		head := strings.TrimSpace(w.gitRaw(t.dir, "rev-parse", "-q", "--verify", ref+"^1").out)
+		ck := &checkpoint{n: n, reason: reason, view: view, head: head, branch: t.branch, first: len(t.captures)}
+		a.ckpts = append(a.ckpts, ck)
+		t.captures = append(t.captures, capture{agent: a, reason: reason, ck: ck, view: view, open: w.openTurns(t)})
+		w.note("%s: the capture adopted %s (%s), left by a killed call", a.id, id, reason)
+	}
 }
 
 // undoable says whether the rollback an interrupted call logged after

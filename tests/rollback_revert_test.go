@@ -665,3 +665,32 @@ func TestRevert_TurnNamesInAPair(t *testing.T) {
 	ended := env.Records("rollback.ended")
 	require.Equal(t, res.Revert.From+".."+res.Revert.To, ended[len(ended)-1]["revert"])
 }
+
+// TestRevert_AlreadyReverted: a turn reverted once, reverted again,
+// merges to the file as it is: already as the turn found it, left, not a
+// write, and at a terminal nothing to revert, as git revert says. Plain
+// git sees the file byte for byte as before and no other change.
+func TestRevert_AlreadyReverted(t *testing.T) {
+	t.Parallel()
+	env := revertRepo(t) // t3 changed f.txt after t2: the second revert merges
+	env.revert("--revert=t2")
+	hash := env.Git("hash-object", "f.txt")
+	status := env.Git("status", "--porcelain")
+
+	dry := env.revertDry("--revert=t2")
+	require.Equal(t, map[string]string{"f.txt": "left:already_reverted"}, dry.classes())
+	out := env.Venom("rollback", "--revert=t2", "--dry-run").OK(t).Stdout
+	require.Contains(t, out, "f.txt (already as the turn found it)")
+	require.NotContains(t, out, "Taken back:")
+	require.NotContains(t, out, "writes")
+
+	screen, code := env.ptyRun(t, nil, "rollback", "--revert=t2")
+	require.Equal(t, 0, code, screen)
+	require.Contains(t, screen, "Nothing to revert:")
+	require.NotContains(t, screen, "Revert?")
+
+	res := env.revert("--revert=t2")
+	require.Empty(t, res.Repos[0].Files)
+	require.Equal(t, hash, env.Git("hash-object", "f.txt"))
+	require.Equal(t, status, env.Git("status", "--porcelain"))
+}

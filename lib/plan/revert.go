@@ -172,7 +172,7 @@ func buildRevert(ctx context.Context, in Input) (*Plan, error) {
 		if err != nil {
 			return nil, gitErr(err)
 		}
-		changes = append(changes, c)
+		changes = append(changes, alreadyReverted(c))
 	}
 	if err := unsafePath(in.Target.Checkpoint, changes); err != nil {
 		return nil, err
@@ -417,6 +417,18 @@ func mergeAttrs(ctx context.Context, r *repo.Repo, paths []string) (map[string]s
 		out[string(f[i])] = string(f[i+2])
 	}
 	return out, nil
+}
+
+// alreadyReverted is c left as already_reverted when its merge comes to
+// the file S holds, mode and bytes: as git revert's "nothing to commit",
+// a file the merge would write unchanged is as the turn found it (its
+// change was taken back already, by a revert or by hand), not a write.
+func alreadyReverted(c Change) Change {
+	if c.Left != "" || c.Class == Conflict || c.SMode == 0 || c.SMode != c.TMode || c.SOid != c.TOid {
+		return c
+	}
+	c.Change, c.Class, c.Left, c.Rev = "modify", "", LeftAlready, nil
+	return c
 }
 
 func revertedTo(c Change) Change {

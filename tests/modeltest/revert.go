@@ -196,6 +196,17 @@ func (w *world) predictRevert(a *agent, from, to *checkpoint, what string, marke
 				pr.changes[p] = "modify"
 			}
 		}
+		// A merge that comes to S's file, mode and bytes, writes
+		// nothing: already as the turn found it, as git revert finds
+		// nothing to commit.
+		reverted := func(r side) {
+			write(r)
+			if ours.ok && !ours.folder && r.ok && r.e.mode == ours.e.mode && r.e.oid == ours.e.oid {
+				pr.left[p] = "already_reverted"
+				return
+			}
+			pr.classes[p] = "reverted"
+		}
 		whole := func() {
 			write(ours)
 			pr.classes[p], pr.left[p] = "conflict", "conflict"
@@ -220,19 +231,19 @@ func (w *world) predictRevert(a *agent, from, to *checkpoint, what string, marke
 		}
 		switch {
 		case ours.e.oid == base.e.oid:
-			write(side{e: entry{mode: mode, oid: theirs.e.oid}, ok: true})
-			pr.classes[p] = "reverted"
+			reverted(side{e: entry{mode: mode, oid: theirs.e.oid}, ok: true})
 			continue
 		case theirs.e.oid == base.e.oid || ours.e.oid == theirs.e.oid:
-			write(side{e: entry{mode: mode, oid: ours.e.oid}, ok: true})
-			pr.classes[p] = "reverted"
+			reverted(side{e: entry{mode: mode, oid: ours.e.oid}, ok: true})
 			continue
 		}
 		merged, conflicts := w.mergeFile(t, p, base.e.oid, theirs.e.oid, labels)
-		write(side{e: entry{mode: mode, oid: blobID(merged), size: len(merged)}, ok: true})
-		pr.classes[p] = "reverted"
+		merge := side{e: entry{mode: mode, oid: blobID(merged), size: len(merged)}, ok: true}
 		if conflicts {
+			write(merge)
 			pr.classes[p] = "conflict"
+		} else {
+			reverted(merge)
 		}
 		w.stats["revert line merge conflicts="+fmt.Sprint(conflicts)]++
 	}

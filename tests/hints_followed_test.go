@@ -94,3 +94,40 @@ func TestHints_StalePlanSaysTheChoice(t *testing.T) {
 	assert.Contains(t, r.Stderr, "hint: plan "+m[1]+" was made without --outside;\nhint: this call is with --outside=keep\n")
 	assert.Equal(t, "agent\n", env.Read("agent.txt"), "a stale plan changed the tree")
 }
+
+// After clean archived the only agent, keeping its young safety
+// checkpoint, every command without --agent said "no agent registered
+// yet" and hinted registering a1, which would adopt the old safety
+// checkpoint. It now says a1 was cleaned, and its hint, run as printed,
+// lists the kept checkpoint without registering a1 again.
+func TestHints_CleanedAgentHintListsKept(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Turn("a1", func() { env.Write("agent.txt", "agent\n") }) // k1, k2
+	env.Write("README.md", "a person's edit\n")
+	res := env.Rollback("--agent=a1", "--outside=overwrite", "k1") // safety k3
+	require.NotEmpty(t, res.Safety)
+	env.Venom("checkpoint", "clean", "--agent=a1").OK(t)
+	refs := env.Git("for-each-ref", "--format=%(refname)", "refs/venom/checkpoints/")
+	require.Contains(t, refs, "refs/venom/checkpoints/a1/3", "clean kept no safety checkpoint")
+
+	r := env.Venom("checkpoint", "list")
+	require.Equal(t, 2, r.Code, "%s%s", r.Stdout, r.Stderr)
+	assert.Contains(t, r.Stderr, "invalid_params.agent: a1 was cleaned (archived)")
+	assert.NotContains(t, r.Stderr, "registers agent a1")
+	var list string
+	for _, c := range printedCommands(r.Stderr) {
+		if strings.Contains(c, " list ") {
+			list, _, _ = strings.Cut(c, "   ")
+		}
+	}
+	require.NotEmpty(t, list, "%s", r.Stderr)
+	out := runPrinted(t, env, list)
+	require.Equal(t, 0, out.Code, "%s%s", out.Stdout, out.Stderr)
+	assert.Regexp(t, `(?m)^k3\s+pre_rollback`, out.Stdout)
+	assert.Equal(t, refs, env.Git("for-each-ref", "--format=%(refname)", "refs/venom/checkpoints/"))
+
+	// The same from the rollback's undo, which also names no agent.
+	u := env.Venom("rollback", "--undo", "--dry-run")
+	assert.Contains(t, u.Stderr, "a1 was cleaned (archived)")
+}

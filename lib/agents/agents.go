@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/git-venom/git-venom/lib/errcode"
@@ -763,6 +764,9 @@ func (s *State) Resolve(given string) (string, error) {
 	if len(active) == 1 && (s.Here == "" || s.OfHere(active[0])) {
 		return active[0].ID, nil
 	}
+	if len(active) == 0 && len(s.Order) > 0 {
+		return "", s.allCleaned()
+	}
 	if len(active) == 0 {
 		// docs/checkpoints.md#names lets --agent be left out only for an agent that
 		// exists: an id is part of every ref and record for good, so
@@ -831,6 +835,37 @@ func (s *State) OfHere(a *Agent) bool {
 	}
 	w, h := a.Worktree, s.HereWorktree
 	return w != nil && h != nil && w.Made != "" && *w == *h
+}
+
+// allCleaned is the error for an unnamed agent where every agent was
+// cleaned (archived): clean keeps young safety checkpoints, which
+// --agent still reaches, so the hints list them rather than register
+// the id again, which would adopt the old safety checkpoint as its first.
+func (s *State) allCleaned() error {
+	var archived []string
+	for _, id := range s.Order {
+		if a := s.Agents[id]; a.State == Archived && (s.Here == "" || s.OfHere(a)) {
+			archived = append(archived, id)
+		}
+	}
+	if len(archived) == 0 {
+		archived = s.Order
+	}
+	msg := "every agent was cleaned (archived)"
+	if len(archived) == 1 {
+		msg = archived[0] + " was cleaned (archived)"
+	}
+	e := errcode.Newf(errcode.InvalidParamsAgent, map[string]any{"agents": []string{}},
+		"%s; none is registered in this repository now: name one with --agent", msg).
+		Shorter("%s: name one with --agent", msg)
+	for i := len(archived) - 1; i >= 0 && i >= len(archived)-3; i-- {
+		e.Hint("git venom-checkpoint list --agent=%s   lists the checkpoints clean kept", archived[i])
+	}
+	fresh := "a1"
+	for n := 2; s.Agents[fresh] != nil; n++ {
+		fresh = "a" + strconv.Itoa(n)
+	}
+	return e.Hint("git venom-checkpoint --agent=%s   registers a new agent %s", fresh, fresh)
 }
 
 // noneHere is the error for an unnamed agent where only other worktrees

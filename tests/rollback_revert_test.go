@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -693,4 +694,41 @@ func TestRevert_AlreadyReverted(t *testing.T) {
 	require.Empty(t, res.Repos[0].Files)
 	require.Equal(t, hash, env.Git("hash-object", "f.txt"))
 	require.Equal(t, status, env.Git("status", "--porcelain"))
+}
+
+// TestRevert_WholeConflictIsNotNothing: t1 created c.txt and t2 changed
+// it. Under --conflicts=markers the file is a conflict no marker can
+// show, left; at a terminal that is said, with the path and why, and the
+// exit status is a conflict's, as git revert's modify/delete: never
+// "nothing to revert". The answer m to the conflict question ends alike.
+func TestRevert_WholeConflictIsNotNothing(t *testing.T) {
+	t.Parallel()
+	env := revertBase(t, map[string]string{"a.txt": "a\n"})
+	env.Turn("a1", func() { env.Write("c.txt", "made by t1\n") })
+	env.Turn("a1", func() { env.Write("c.txt", "made by t1\nchanged by t2\n") })
+	hash := env.Git("hash-object", "c.txt")
+	status := env.Git("status", "--porcelain")
+
+	dry := env.revertDry("--revert=t1", "--conflicts=markers")
+	require.Equal(t, map[string]string{"c.txt": "left:conflict"}, dry.classes())
+
+	for _, run := range []struct {
+		answers []string
+		args    []string
+	}{
+		{nil, []string{"--revert=t1", "--conflicts=markers"}},
+		{[]string{"m"}, []string{"--revert=t1"}},
+	} {
+		screen, code := env.ptyRun(t, run.answers, "rollback", run.args...)
+		require.Equal(t, 5, code, screen)
+		// As read: without the terminal's escapes, whatever the wrapping.
+		flat := regexp.MustCompile("\x1b(\\[[0-9;?]*[A-Za-z]|[=>])").ReplaceAllString(screen, "")
+		flat = strings.Join(strings.Fields(flat), " ")
+		require.NotContains(t, flat, "Nothing to revert", screen)
+		require.Contains(t, flat, "c.txt the turn created it, and it changed since; changed by turn t2: left as it is.", screen)
+		require.Contains(t, flat, "Not reverted: 1 file meets later changes that conflict markers cannot show", screen)
+		require.NotContains(t, screen, "Revert?")
+		require.Equal(t, hash, env.Git("hash-object", "c.txt"))
+		require.Equal(t, status, env.Git("status", "--porcelain"))
+	}
 }

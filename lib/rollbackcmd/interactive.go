@@ -12,6 +12,7 @@ import (
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/rollback"
 	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/ui"
 )
 
 // abortCode is the exit status of a dialogue ended by Ctrl-C or end of input:
@@ -85,8 +86,7 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 	// all when it fits the screen; its counts and the question come after,
 	// on the terminal, where a person who quit the pager sees them.
 	if p.Empty() && p.Revert != nil {
-		env.UI.Printf("Nothing to revert: every file it changed is as it found it, or left.\n")
-		return nil
+		return nothingToRevert(env, p)
 	}
 	if p.Empty() {
 		// Nothing to write, move or rewind: no question, and no safety
@@ -131,6 +131,43 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 	}
 	done(env, res, req, s.Repo.Top)
 	return nil
+}
+
+// nothingToRevert ends a revert whose plan writes no file. Only when
+// every path the turn changed is as the turn found it is there nothing
+// to revert; a path left for any other reason is shown with why, as the
+// dry run shows it. A conflict no marker can show (a deletion, a binary
+// file, a link) stays a conflict, as git revert's modify/delete does:
+// nothing is written and the exit status is a conflict's, so that no one
+// reads the turn as taken back.
+func nothingToRevert(env *cli.Env, p *plan.Plan) error {
+	conflicts, other := 0, 0
+	for _, c := range p.Left() {
+		switch c.Left {
+		case plan.LeftAlready:
+		case plan.LeftConflict:
+			conflicts++
+		default:
+			other++
+		}
+	}
+	if conflicts+other == 0 {
+		env.UI.Printf("Nothing to revert: every file it changed is as the turn found it.\n")
+		return nil
+	}
+	unpage := env.UI.Page()
+	revertScreen(env, p)
+	unpage()
+	if conflicts == 0 {
+		env.UI.Printf("%s\n", ui.Wrap("Nothing to revert: every file it changed is as the turn found it, "+
+			"or left for the reason shown.", ui.Columns80, ""))
+		return nil
+	}
+	gold := env.UI.OutStyle(color.FgYellow, color.Bold)
+	env.UI.Printf("%s\n", gold(ui.Wrap("Not reverted: "+ui.Plural(conflicts, "file meets", "files meet")+
+		" later changes that conflict markers cannot show, left as shown above. Nothing was changed.",
+		ui.Columns80, "")))
+	return cli.Silent{Code: errcode.ConflictRevertConflicts.Class().Exit()}
 }
 
 // aborted ends the dialogue on a fresh line: the terminal has echoed ^C,

@@ -16,7 +16,7 @@ var fixedSeeds = []int64{1, 2, 3, 4, 5, 6}
 // start across a rollback window, which stays a rollback window (a model
 // error; docs/rollback.md#classes); 5023 at 40 steps, a rollback killed
 // after its safety checkpoint's ref, which the next capture adopts
-// (CONTRACT 8.30; a model error).
+// (a model error).
 var regressions = [][2]int64{{3002, 50}, {5023, 40}}
 
 // TestModel plays the fixed seeds against the real binaries. Each failure

@@ -131,7 +131,7 @@ func (w *world) captureStep(a *agent, reason string, extra ...string) {
 		w.decode(r, &res)
 	}
 	// A killed call's ref that no record named is adopted by the next
-	// capture (CONTRACT 8.30), logged before the capture's own record.
+	// capture, logged before the capture's own record.
 	w.learnAdopted(a, from)
 	last := a.latest()
 	reuse := reason != "pre_rollback" && last != nil && sameFiles(last.view, view) && last.head == t.head

@@ -114,14 +114,9 @@ func TestRollback_UndoForwardRefusedOverNewCommits(t *testing.T) {
 
 	human := w.Venom("rollback", "--agent=w1", "--undo", "--dry-run").Fails(t, 5, "conflict.head_moved")
 	require.Contains(t, human.Stderr, "the person's work")
-	var cmd string
-	for _, line := range strings.Split(human.Stderr, "\n") {
-		if i := strings.Index(line, ": git venom-rollback "); strings.HasPrefix(line, "hint: ") && i > 0 {
-			cmd = line[i+len(": git "):]
-		}
-	}
-	require.NotEmpty(t, cmd, human.Stderr)
-	args := strings.Fields(cmd)
+	cmds := hintCommands(human.Stderr)
+	require.Len(t, cmds, 1, human.Stderr)
+	args := strings.Fields(strings.TrimPrefix(cmds[0], "git "))
 	require.Equal(t, "venom-rollback", args[0])
 	var res RollbackResult
 	w.Venom("rollback", append(args[1:], "--json")...).OK(t).JSON(t, &res)

@@ -313,6 +313,15 @@ type Error struct {
 	Hints   []string
 	cause   error
 	short   string // Message as a person reads it, where Message passes 80 columns
+	retries []retry
+}
+
+// retry is a hint that the same command goes on with some flags set
+// (Retry): Hints[at] stands for it until the command writes it whole.
+type retry struct {
+	at    int
+	why   string
+	flags []string
 }
 
 // Shorter sets the sentence the human "error:" line shows in place of a
@@ -343,6 +352,50 @@ func (e *Error) Wrap(cause error) *Error {
 func (e *Error) Hint(format string, args ...any) *Error {
 	e.Hints = append(e.Hints, fmt.Sprintf(format, args...))
 	return e
+}
+
+// Retry adds a hint that the command goes on with flags set: why says
+// what that does ("to leave them as they are"), flags are --name=value
+// (--name= leaves the flag out, --name=false a boolean one). Only the
+// command's own layer knows what was typed, so it writes the whole
+// command in the hint's place (Retries); until then the hint is the
+// flags and why.
+func (e *Error) Retry(why string, flags ...string) *Error {
+	e.retries = append(e.retries, retry{at: len(e.Hints), why: why, flags: flags})
+	e.Hints = append(e.Hints, strings.Join(flags, " ")+": "+why)
+	return e
+}
+
+// Retries writes each Retry hint as two: its why, and below it the whole
+// command that command(flags) makes of the flags, to copy and run.
+func (e *Error) Retries(command func(flags []string) string) {
+	e.rewrite(func(r retry) []string { return []string{r.why + ":", "  " + command(r.flags)} })
+}
+
+// HasRetry reports a Retry hint not yet written whole.
+func (e *Error) HasRetry() bool { return len(e.retries) > 0 }
+
+// DropRetries leaves the Retry hints out, where the command has already
+// printed the commands they would be.
+func (e *Error) DropRetries() {
+	e.rewrite(func(retry) []string { return nil })
+}
+
+func (e *Error) rewrite(as func(retry) []string) {
+	if len(e.retries) == 0 {
+		return
+	}
+	var out []string
+	next := 0
+	for i, h := range e.Hints {
+		if next < len(e.retries) && e.retries[next].at == i {
+			out = append(out, as(e.retries[next])...)
+			next++
+			continue
+		}
+		out = append(out, h)
+	}
+	e.Hints, e.retries = out, nil
 }
 
 func (e *Error) Error() string {

@@ -67,7 +67,7 @@ func PlanHead(ctx context.Context, r *repo.Repo, guarded, keepHead, undo bool, c
 			data["branch"] = t.Branch
 		}
 		return errcode.Newf(errcode.ConflictHeadMoved, data, "HEAD %s; use --keep-head to restore the files only", why).
-			Hint("--keep-head restores the files and leaves HEAD where it is")
+			Retry("to restore the files and leave HEAD where it is", "--keep-head")
 	}
 	switch {
 	case cur.OffBranch != "":

@@ -415,8 +415,8 @@ func refuseOutside(changes []Change) error {
 	for _, h := range hints {
 		e.Hint("%s", h)
 	}
-	return e.Hint("--outside=keep leaves them as they are").
-		Hint("--outside=overwrite restores them (the safety checkpoint keeps them)")
+	return e.Retry("to leave them as they are", "--outside=keep").
+		Retry("to restore them (the safety checkpoint keeps them)", "--outside=overwrite")
 }
 
 // unsafePath refuses a target whose tree holds a path git would never

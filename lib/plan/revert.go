@@ -203,7 +203,7 @@ func buildRevert(ctx context.Context, in Input) (*Plan, error) {
 	// so the revert cannot take them back.
 	p.IgnoredEdits = in.State.IgnoredEditsBetween(in.Agent.ID, rv.From.Seq, in.Target.Seq)
 	if rv.Conflicts != "markers" {
-		if err := refuseConflicts(rv, in.Target, changes); err != nil {
+		if err := refuseConflicts(rv, in.Agent.ID, in.Target, changes); err != nil {
 			return nil, err
 		}
 	}
@@ -750,7 +750,7 @@ type RevertConflict struct {
 // refuseConflicts is conflict.revert_conflicts when a revert meets later
 // changes and --conflicts=markers was not given: its data names each path
 // with its lines and who made the later change.
-func refuseConflicts(rv *Revert, end *agents.Checkpoint, changes []Change) error {
+func refuseConflicts(rv *Revert, agent string, end *agents.Checkpoint, changes []Change) error {
 	var list []RevertConflict
 	var hints []string
 	for i := range changes {
@@ -786,8 +786,9 @@ func refuseConflicts(rv *Revert, end *agents.Checkpoint, changes []Change) error
 	for _, h := range hints {
 		e.Hint("%s", h)
 	}
-	return e.Hint("--conflicts=markers writes git's conflict markers where they meet").
-		Hint("git venom-diff --from=%s shows what changed since the turn", end.Checkpoint)
+	return e.Retry("to write git's conflict markers where they meet", "--conflicts=markers").
+		Hint("to see what changed since the turn:").
+		Hint("  git venom-diff --agent=%s --from=%s", agent, end.Checkpoint)
 }
 
 // Describe says, in a sentence's words, what a conflict meets: the

@@ -153,7 +153,8 @@ func Validate(req *Request) error {
 			if req.Restore == "all" {
 				return errcode.Newf(errcode.InvalidParamsUsage, map[string]string{"checkpoint": req.Checkpoint},
 					"a rollback to just before a tool call restores files only; leave out --restore=all").
-					Hint("the conversation has no point between two tool calls; t<n> names a turn's end")
+					Hint("the conversation has no point between two tool calls; t<n> names a turn's end").
+					Retry("to restore the files", "--restore=")
 			}
 			req.Restore = "files"
 		}
@@ -180,7 +181,8 @@ func Validate(req *Request) error {
 		if req.Restore == "all" {
 			return errcode.Newf(errcode.InvalidParamsUsage, map[string]string{"checkpoint": req.Agent},
 				"a rollback of a fetched copy restores files only; leave out --restore=all").
-				Hint("the copy's conversation, HEAD and branch are another machine's")
+				Hint("the copy's conversation, HEAD and branch are another machine's").
+				Retry("to restore its files", "--restore=")
 		}
 		req.Restore, req.KeepHead = "files", true
 	}
@@ -192,7 +194,8 @@ func Validate(req *Request) error {
 		if req.Restore == "all" {
 			return errcode.Newf(errcode.InvalidParamsUsage, map[string]any{"paths": req.Paths.Shown()},
 				"a rollback of some paths restores files only; leave out --restore=all").
-				Hint("without paths, --restore=all brings the conversation back too")
+				Hint("without paths, --restore=all brings the conversation back too").
+				Retry("to restore those paths", "--restore=")
 		}
 		req.Restore, req.KeepHead = "files", true
 	}
@@ -467,8 +470,8 @@ func preflightAgent(ctx context.Context, s *state.Store, st *agents.State, req *
 	c.head, err = plan.PlanHead(ctx, tree, guarded, req.KeepHead, req.Undo, cur, target.Repos[0])
 	if err != nil {
 		c.free(s)
-		if e, ok := errcode.As(err); ok && req.Undo && e.Code == errcode.ConflictHeadMoved {
-			e.Hint("to restore the files and leave HEAD as it is: git venom-rollback --undo --agent=%s --keep-head --dry-run", a.ID)
+		if e, ok := errcode.As(err); ok && req.Undo && e.Code == errcode.ConflictHeadMoved && !e.HasRetry() {
+			e.Retry("to restore the files and leave HEAD as it is", "--keep-head")
 		}
 		if _, ok := errcode.As(err); !ok {
 			err = errcode.Newf(errcode.FailedCheckpointGit, errcode.RepoReason{Repo: ".", Reason: "head"},
@@ -533,7 +536,7 @@ func conversationCheck(a *agents.Agent, c *agents.Checkpoint) error {
 	filesOnly := func(why string) error {
 		return errcode.Newf(errcode.ConflictCheckpointFilesOnly, map[string]string{"why": why},
 			"checkpoint %s cannot bring the conversation back (%s); use --restore=files", c.Checkpoint, why).
-			Hint("--restore=files restores the files and tells the agent with the rollback note")
+			Retry("to restore the files and tell the agent with the rollback note", "--restore=files")
 	}
 	if noRewind {
 		switch {
@@ -547,13 +550,13 @@ func conversationCheck(a *agents.Agent, c *agents.Checkpoint) error {
 	if !conversation.CanRewind(a, a.Turn(*c.ThroughTurn)) {
 		return errcode.Newf(errcode.UnsupportedHarnessCapability, map[string]string{"fix": "--restore=files"},
 			"the %s harness cannot rewind the conversation; use --restore=files", a.Harness).
-			Hint("--restore=files restores the files and tells the agent with the rollback note")
+			Retry("to restore the files and tell the agent with the rollback note", "--restore=files")
 	}
 	if err := conversation.Ready(a); err != nil {
 		return errcode.Newf(errcode.UnsupportedHarnessCapability,
 			map[string]string{"fix": "--restore=files", "harness": a.Harness, "reason": err.Error()},
 			"%v, so the %s conversation cannot be rewound; install it, or use --restore=files", err, a.Harness).
-			Hint("--restore=files restores the files and tells the agent with the rollback note")
+			Retry("to restore the files and tell the agent with the rollback note", "--restore=files")
 	}
 	if why := checkpoints.NoConversation(a, c); why != "" {
 		return filesOnly(why)

@@ -22,24 +22,30 @@ func validateRevert(req *Request) error {
 	}
 	if req.Revert == "" {
 		if req.Conflicts != "" {
-			return usage("--conflicts goes with --revert").Hint("git venom-rollback --revert=t<n> --dry-run")
+			return usage("--conflicts goes with --revert").Retry("to roll back without it", "--conflicts=")
 		}
 		return nil
 	}
 	switch {
 	case req.Undo:
-		return usage("--undo undoes the last rollback or revert; give it alone")
+		return usage("--undo undoes the last rollback or revert; give it alone").
+			Retry("to undo the last rollback or revert", "--revert=", "--conflicts=").
+			Retry("to take back "+req.Revert, "--undo=false")
 	case req.Checkpoint != "":
 		return usage("--revert names what to take back; name no checkpoint with it").
-			Hint("git venom-rollback --revert=t<n> or --revert=k<a>..k<b>")
+			Retry("to take back "+req.Revert, "--checkpoint=").
+			Retry("to go back to "+req.Checkpoint, "--revert=", "--conflicts=")
 	case req.Restore == "all":
 		return usage("a revert restores files only; leave out --restore=all").
-			Hint("the conversation keeps the reverted turn; the agent's note tells it the turn was reverted")
+			Hint("the conversation keeps the reverted turn; the agent's note tells it the turn was reverted").
+			Retry("to take back "+req.Revert, "--restore=")
 	case req.Outside != "":
 		return usage("a revert keeps every later change, the agent's or a person's; --outside does not apply").
-			Hint("where a later change meets the turn's, --conflicts says what to do")
+			Hint("where a later change meets the turn's, --conflicts says what to do").
+			Retry("to take back "+req.Revert, "--outside=")
 	case req.KeepHead:
-		return usage("a revert never moves HEAD; leave out --keep-head")
+		return usage("a revert never moves HEAD; leave out --keep-head").
+			Retry("to take back "+req.Revert, "--keep-head=false")
 	case req.Copy():
 		return usage("a revert takes back a local agent's turn; a fetched copy's files come back with a rollback")
 	}
@@ -80,7 +86,7 @@ func notATurn(name string, a *agents.Agent, id string) *errcode.Error {
 	data := map[string]string{"revert": name}
 	if a == nil {
 		return errcode.Newf(errcode.InvalidParamsUsage, data, "--revert=%s: name a turn, t<n>, or a pair of checkpoints, k<a>..k<b>",
-			quote.C(name)).Hint("--revert=%s..<checkpoint> takes back what changed from %s to that checkpoint", name, name)
+			quote.C(name)).Retry("to take back what changed from "+name+" to the agent's last checkpoint", "--revert="+name+"..last")
 	}
 	return errcode.Newf(errcode.InvalidParamsUsage, data,
 		"--revert=%s names one checkpoint, %s/%s: name a turn, t<n>, or a pair of checkpoints", quote.C(name), a.ID, id).
@@ -134,7 +140,7 @@ func resolveRevert(s *state.Store, a *agents.Agent, req *Request) (*plan.Revert,
 	if pair && start.Seq > end.Seq {
 		return nil, nil, errcode.Newf(errcode.InvalidParamsUsage, map[string]string{"revert": req.Revert},
 			"--revert=%s: %s is not before %s; the pair is the older checkpoint, then the newer", quote.C(req.Revert),
-			start.Checkpoint, end.Checkpoint).Hint("--revert=%s..%s", end.Checkpoint, start.Checkpoint)
+			start.Checkpoint, end.Checkpoint).Retry("the older one first", "--revert="+end.Checkpoint+".."+start.Checkpoint)
 	}
 	if pair {
 		rv.Name = start.Checkpoint + ".." + end.Checkpoint

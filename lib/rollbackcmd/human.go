@@ -418,3 +418,57 @@ func pathsOf(req rollback.Request) string {
 	}
 	return " -- " + quote.Shell(req.Paths.Args())
 }
+
+// retryCommand is the dry run of req with flags set (errcode.Retry:
+// --name=value, --name= to leave a flag out, --name=false for a boolean),
+// written whole as a person types it, to run as printed.
+func retryCommand(req rollback.Request, flags []string) string {
+	for _, f := range flags {
+		name, value, _ := strings.Cut(strings.TrimPrefix(f, "--"), "=")
+		switch name {
+		case "outside":
+			req.Outside = value
+		case "restore":
+			req.Restore = value
+		case "conflicts":
+			req.Conflicts = value
+		case "revert":
+			req.Revert = value
+		case "checkpoint":
+			req.Checkpoint = value
+		case "keep-head":
+			req.KeepHead = value != "false"
+		case "undo":
+			req.Undo = value != "false"
+		}
+	}
+	argv := []string{"git", "venom-rollback"}
+	if req.Agent != "" {
+		argv = append(argv, "--agent="+req.Agent)
+	}
+	if req.Into != "" {
+		argv = append(argv, "--into="+req.Into)
+	}
+	if req.Undo {
+		argv = append(argv, "--undo")
+	}
+	if req.Revert != "" {
+		argv = append(argv, "--revert="+req.Revert)
+	}
+	if req.Checkpoint != "" {
+		argv = append(argv, req.Checkpoint)
+	}
+	for _, f := range [][2]string{{"restore", req.Restore}, {"outside", req.Outside}, {"conflicts", req.Conflicts}} {
+		if f[1] != "" {
+			argv = append(argv, "--"+f[0]+"="+f[1])
+		}
+	}
+	if req.KeepHead {
+		argv = append(argv, "--keep-head")
+	}
+	argv = append(argv, "--dry-run")
+	if !req.Paths.Empty() {
+		argv = append(append(argv, "--"), req.Paths.Args()...)
+	}
+	return quote.Shell(argv)
+}

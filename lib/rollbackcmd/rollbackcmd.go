@@ -43,6 +43,8 @@ type CLI struct {
 	Args        []string `arg:"" optional:"" name:"checkpoint" usage:"[<checkpoint>]" complete:"checkpoint" help:"The checkpoint, as --checkpoint takes it; paths after --."`
 
 	dashPaths []string
+	// shownPaths are the paths read, for the commands hints print.
+	shownPaths pathspec.Set
 }
 
 // TakePaths takes the paths after "--" (cli.PathTaker).
@@ -156,8 +158,20 @@ func hookFiles(top string) map[string]plan.HookFile {
 }
 
 // Run runs the dry run, the real call, or on a terminal with neither flag
-// the interactive flow.
-func (c *CLI) Run(env *cli.Env) error {
+// the interactive flow. A refusal's hints that name flags to go on with
+// (errcode.Retry) become the whole dry run to run, as typed but for them.
+func (c *CLI) Run(env *cli.Env) (err error) {
+	defer func() {
+		if e, ok := errcode.As(err); ok {
+			req := c.request(env)
+			req.Paths = c.shownPaths
+			e.Retries(func(flags []string) string { return retryCommand(req, flags) })
+		}
+	}()
+	return c.run(env)
+}
+
+func (c *CLI) run(env *cli.Env) error {
 	if err := c.positional(); err != nil {
 		return err
 	}
@@ -172,6 +186,7 @@ func (c *CLI) Run(env *cli.Env) error {
 	if req.Paths, err = c.pathspec(env, s.Repo.Top); err != nil {
 		return err
 	}
+	c.shownPaths = req.Paths
 	req.Cwd = cwdIn(s.Repo.Top, env.Dir)
 	if !c.DryRun && c.Plan == "" {
 		if err := rollback.NoTarget(&req); err != nil {
@@ -271,11 +286,8 @@ func refusedDryRun(env *cli.Env, s *state.Store, req rollback.Request, refusal *
 	env.UI.Printf("To overwrite them instead (the safety checkpoint keeps them), see its plan:\n"+
 		"  git venom-rollback %s--dry-run%s\n", argsOfPlan(over, p), pathsOf(over))
 	unpage()
-	// The paths stay in the hints; the bare --outside flags give way to
-	// the commands printed above.
-	if n := len(refusal.Hints); n >= 2 && strings.HasPrefix(refusal.Hints[n-2], "--outside=keep") {
-		refusal.Hints = refusal.Hints[:n-2]
-	}
+	// The paths stay in the hints; the --outside commands are above.
+	refusal.DropRetries()
 	return refusal.Hint("a dry run refuses them as --outside=refuse does; the commands above go on")
 }
 

@@ -51,12 +51,13 @@ func TestOutput_RollbackFitsEightyColumns(t *testing.T) {
 }
 
 // fitsEighty fails when a line of out is wider than 80 columns, but for
-// what cannot be cut: a command on a line of its own, to copy whole, and
-// a path or id alone on its line.
+// what cannot be cut: a command on a line of its own (a hint's too), to
+// copy whole, and a path or id alone on its line.
 func fitsEighty(t *testing.T, what, out string) {
 	t.Helper()
 	for _, l := range strings.Split(out, "\n") {
-		rest := strings.TrimPrefix(strings.TrimPrefix(strings.TrimLeft(l, " "), "undo: "), "fix: ")
+		rest := strings.TrimLeft(strings.TrimPrefix(strings.TrimLeft(l, " "), "hint:"), " ")
+		rest = strings.TrimPrefix(strings.TrimPrefix(rest, "undo: "), "fix: ")
 		if strings.HasPrefix(rest, "git venom-") || !strings.Contains(rest, " ") {
 			continue
 		}

@@ -171,6 +171,9 @@ func (r *Runner) RunCall(ctx context.Context, c Call, args ...string) ([]byte, e
 	}
 	err := cmd.Run()
 	if err != nil {
+		if stoppedBySignal(err) {
+			awaitSignalled(ctx)
+		}
 		if ctx.Err() != nil {
 			// The cause: a signal's name, which a report needs, or the
 			// deadline (errors.Is still finds context.Canceled).
@@ -185,6 +188,36 @@ func (r *Runner) RunCall(ctx context.Context, c Call, args ...string) ([]byte, e
 	}
 	return out.Bytes(), nil
 }
+
+// stoppedBySignal reports whether git died of a stop signal (Ctrl-C,
+// SIGTERM, SIGHUP), as it does when one is sent to our process group.
+func stoppedBySignal(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		return false
+	}
+	sig := ws.Signal()
+	return sig == syscall.SIGINT || sig == syscall.SIGTERM || sig == syscall.SIGHUP
+}
+
+// awaitSignalled gives our own signal handler a moment to end ctx: the
+// same signal that killed git reaches us too, but Go delivers it a little
+// later, and the report must name the signal, not git's death by it.
+func awaitSignalled(ctx context.Context) {
+	t := time.NewTimer(signalGrace)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// signalGrace bounds that wait when someone else killed git.
+const signalGrace = 500 * time.Millisecond
 
 // ExitCode returns the exit code of a failed git command, or -1.
 func ExitCode(err error) int {

@@ -153,3 +153,23 @@ func TestRunCall_DeadlineStopsTheWholeGroup(t *testing.T) {
 	}
 	assert.True(t, gone, "the filter's sleep outlived the call")
 }
+
+// A stop signal sent to our process group kills git a moment before our
+// handler ends the command's context: the call reports the signal (the
+// context's cause), not "git: signal: terminated".
+func TestRunCall_GitKilledBySignalReportsTheSignal(t *testing.T) {
+	dir := newRepo(t)
+	ctx, stop := context.WithCancelCause(context.Background())
+	defer stop(nil)
+	sent := errors.New("terminated signal received")
+	// The alias's shell kills git itself ($PPID), as a group signal would;
+	// our handler's cancel comes a little later.
+	r := runner(dir)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		stop(sent)
+	}()
+	_, err := r.RunCall(ctx, Call{}, "-c", "alias.die=!kill -TERM $PPID", "die")
+	require.Error(t, err)
+	assert.ErrorIs(t, err, sent, "%v", err)
+}

@@ -72,16 +72,26 @@ func (s *Snapshot) storeUnshared(r *repo.Repo, extra []Object, anchors []*git.Oi
 	have := slices.Clone(s.stored)
 	slices.SortFunc(have, compareOid)
 	var again []git.Oid
-	err = treewalk.Unshared(odb, func(id *git.Oid) []byte { return trees[*id] }, s.Tree, anchorTrees, func(id git.Oid) {
-		if _, mine := slices.BinarySearchFunc(have, id, compareOid); mine {
-			return
-		}
-		if i, ok := slices.BinarySearchFunc(s.held, id, func(o Object, id git.Oid) int { return compareOid(o.ID, id) }); ok {
-			s.held[i].Stored = false // in memory: written from there
-			return
-		}
-		again = append(again, id)
-	})
+	walk := func(anchorTrees []*git.Oid) error {
+		again = again[:0]
+		return treewalk.Unshared(odb, func(id *git.Oid) []byte { return trees[*id] }, s.Tree, anchorTrees, func(id git.Oid) {
+			if _, mine := slices.BinarySearchFunc(have, id, compareOid); mine {
+				return
+			}
+			if i, ok := slices.BinarySearchFunc(s.held, id, func(o Object, id git.Oid) int { return compareOid(o.ID, id) }); ok {
+				s.held[i].Stored = false // in memory: written from there
+				return
+			}
+			again = append(again, id)
+		})
+	}
+	err = walk(anchorTrees)
+	if err != nil && len(anchorTrees) > 0 && !objectGone(err) {
+		// An anchor's tree git would not write (a checkpoint with a
+		// duplicate entry, refused later by its own check) holds nothing
+		// we can count on: hold all of ours.
+		err = walk(nil)
+	}
 	if err != nil {
 		return failure.Git("write-pack", err)
 	}

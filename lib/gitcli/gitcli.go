@@ -10,9 +10,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/git-venom/git-venom/lib/interrupt"
 )
 
 // Pins are prepended to every git command (docs/checkpoints.md#how-a-capture-runs).
@@ -189,8 +192,8 @@ func (r *Runner) RunCall(ctx context.Context, c Call, args ...string) ([]byte, e
 	return out.Bytes(), nil
 }
 
-// stoppedBySignal reports whether git died of a stop signal (Ctrl-C,
-// SIGTERM, SIGHUP), as it does when one is sent to our process group.
+// stoppedBySignal reports whether git died of one of interrupt.Signals,
+// as it does when one is sent to our process group.
 func stoppedBySignal(err error) bool {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) {
@@ -200,8 +203,7 @@ func stoppedBySignal(err error) bool {
 	if !ok || !ws.Signaled() {
 		return false
 	}
-	sig := ws.Signal()
-	return sig == syscall.SIGINT || sig == syscall.SIGTERM || sig == syscall.SIGHUP
+	return slices.Contains(interrupt.Signals, os.Signal(ws.Signal()))
 }
 
 // awaitSignalled gives our own signal handler a moment to end ctx: the

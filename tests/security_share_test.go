@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -191,14 +190,15 @@ func TestSecurity_ShareBigLogCopyKeepsNoRecords(t *testing.T) {
 
 	b := NewEnv(t)
 	b.Git("remote", "add", "origin", c.remote)
-	// The largest resident set of the command (git's wait4), run as itself.
+	// The largest resident set of the command itself (peakRSS).
 	maxRSS := func(args ...string) int64 {
 		t.Helper()
+		peak := newPeakRSS(t)
 		cmd := exec.Command(filepath.Join(binDir, "git-venom-checkpoint"), args...)
-		cmd.Dir, cmd.Env = b.Dir, b.Environ()
+		cmd.Dir, cmd.Env = b.Dir, append(b.Environ(), peak.Env())
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "%s", out)
-		return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+		return peak.Bytes()
 	}
 	const limit = 320 << 20 // the blob twice (libgit2's and Go's) and the binary: about 100 MiB
 	assert.Less(t, maxRSS("fetch", "--json"), int64(limit), "fetch")

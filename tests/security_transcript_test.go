@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -26,19 +25,20 @@ func TestSecurity_ExplainTranscriptOfTinyLines(t *testing.T) {
 	e.Hook("claude-code", e.Payload("claude/hooks/SessionStart.startup.json", nil))
 	claudeTurn(t, e, "p2", t2End, func() { e.Write("hello.txt", "hello world\n") })
 	e.Commit("hello")
-	// The largest resident set of explain, its git children included,
+	// The largest resident set of explain itself (peakRSS),
 	// and how many transcript lines it decoded.
 	timings := filepath.Join(e.Root, "timings")
 	explain := func() (ExplainResult, int64) {
 		t.Helper()
 		_ = os.Remove(timings)
+		peak := newPeakRSS(t)
 		cmd := exec.Command(filepath.Join(binDir, "git-venom-checkpoint"), "explain", "HEAD", "--json")
-		cmd.Dir, cmd.Env = e.Dir, append(e.Environ(), "VENOM_TEST_TIMINGS="+timings)
+		cmd.Dir, cmd.Env = e.Dir, append(e.Environ(), "VENOM_TEST_TIMINGS="+timings, peak.Env())
 		out, err := cmd.Output()
 		require.NoError(t, err, "%s", out)
 		var res ExplainResult
 		require.NoError(t, json.Unmarshal(out, &res))
-		return res, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+		return res, peak.Bytes()
 	}
 	_, base := explain()
 	path := filepath.Join(e.claudeProjectDir(), claudeSession+".jsonl")

@@ -285,7 +285,9 @@ func TestRevert_Content(t *testing.T) {
 		require.Equal(t, "deleted since the turn", c["detail"])
 		dry := env.revertDry("--revert=t2", "--conflicts=markers")
 		require.Equal(t, map[string]string{"f.txt": "left:conflict"}, dry.classes())
-		env.revert("--revert=t2", "--conflicts=markers")
+		// Nothing to write: the conflict stays one, as at a terminal.
+		env.Venom("rollback", "--revert=t2", "--conflicts=markers", "--plan="+dry.Plan, "--json").
+			Fails(t, 5, "conflict.revert_conflicts")
 		require.Equal(t, tree, env.RecipeTree(), "nothing to write: the tree is as it was")
 	})
 	t.Run("spaces and unicode, -- paths", func(t *testing.T) {

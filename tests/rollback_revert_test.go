@@ -578,11 +578,77 @@ func TestRevert_BlockedByAConflict(t *testing.T) {
 	screen := env.Venom("rollback", "--revert=t1", "--conflicts=markers", "--dry-run").OK(t).Stdout
 	require.Contains(t, screen, "p/q.txt (conflict: p stays)")
 	plan := env.revertDry("--revert=t1", "--conflicts=markers").Plan
-	done := env.Venom("rollback", "--revert=t1", "--conflicts=markers", "--plan="+plan).OK(t).Stdout
+	// Nothing can be written: the conflict stays one (exit 5), as at a
+	// terminal, naming p and why.
+	done := env.Venom("rollback", "--revert=t1", "--conflicts=markers", "--plan="+plan).
+		Fails(t, 5, "conflict.revert_conflicts").Stderr
 	done = strings.Join(strings.Fields(done), " ") // as read, whatever the wrapping
-	require.Contains(t, done, "Left as it is: p (conflict: the turn created it, and it changed since; changed by turn t2).")
-	require.Contains(t, done, "Left as it is: p/q.txt (conflict: p).")
+	require.Contains(t, done, "hint: p: hint: the turn created it, and it changed since; changed by turn t2")
 	require.Equal(t, "p is a file, changed by t2\n", env.Read("p"))
+}
+
+// TestRevert_NothingWrittenIsSaidSo: the real call of a revert plan that
+// writes no file, quoted as a script quotes it, says what is true: at
+// most nothing to revert (exit 0), or the conflicts that stay (exit 5),
+// never "Reverted · 0 files"; it makes no checkpoint and records no
+// rollback, and --json says the same. Plain git sees nothing changed.
+func TestRevert_NothingWrittenIsSaidSo(t *testing.T) {
+	t.Parallel()
+	refs := func(env *Env) string {
+		return env.Git("for-each-ref", "--format=%(refname) %(objectname)", "refs/venom")
+	}
+
+	t.Run("already reverted", func(t *testing.T) {
+		t.Parallel()
+		env := revertRepo(t)
+		env.revert("--revert=t2")
+		before, hash, status := refs(env), env.Git("hash-object", "f.txt"), env.Git("status", "--porcelain")
+		rollbacks := len(env.Records("rollback.ended"))
+		plan := env.revertDry("--revert=t2").Plan
+		out := env.Venom("rollback", "--revert=t2", "--plan="+plan).OK(t).Stdout
+		require.Contains(t, out, "Nothing to revert: every file it changed is as the turn found it.")
+		require.NotContains(t, out, "Reverted")
+		require.NotContains(t, out, "undo:")
+		r := env.Venom("rollback", "--revert=t2", "--plan="+plan, "--json").OK(t)
+		var res map[string]any
+		r.JSON(t, &res)
+		require.Equal(t, false, res["dry_run"])
+		require.NotContains(t, res, "safety", "no safety checkpoint for nothing")
+		require.NotContains(t, res, "after")
+		repo := res["repos"].([]any)[0].(map[string]any)
+		require.Empty(t, repo["files"])
+		require.Equal(t, "already_reverted", repo["left"].([]any)[0].(map[string]any)["reason"])
+		require.Equal(t, before, refs(env), "a checkpoint was made")
+		require.Len(t, env.Records("rollback.ended"), rollbacks)
+		require.Equal(t, hash, env.Git("hash-object", "f.txt"))
+		require.Equal(t, status, env.Git("status", "--porcelain"))
+	})
+
+	t.Run("whole-file conflict", func(t *testing.T) {
+		t.Parallel()
+		env := revertBase(t, map[string]string{"a.txt": "a\n"})
+		env.Turn("a1", func() { env.Write("c.txt", "made by t1\n") })
+		env.Turn("a1", func() { env.Write("c.txt", "made by t1\nchanged by t2\n") })
+		before, hash, status := refs(env), env.Git("hash-object", "c.txt"), env.Git("status", "--porcelain")
+		plan := env.revertDry("--revert=t1", "--conflicts=markers").Plan
+		r := env.Venom("rollback", "--revert=t1", "--conflicts=markers", "--plan="+plan)
+		r.Fails(t, 5, "conflict.revert_conflicts")
+		require.NotContains(t, r.Stdout+r.Stderr, "Reverted")
+		require.NotContains(t, r.Stdout+r.Stderr, "Nothing to revert")
+		flat := strings.Join(strings.Fields(r.Stderr), " ")
+		require.Contains(t, flat, "hint: c.txt: hint: the turn created it, and it changed since; changed by turn t2")
+		fitsEighty(t, "refusal", r.Stderr)
+		r = env.Venom("rollback", "--revert=t1", "--conflicts=markers", "--plan="+plan, "--json")
+		r.Fails(t, 5, "conflict.revert_conflicts")
+		c := refusedConflicts(t, r)
+		require.Len(t, c, 1)
+		require.Equal(t, "c.txt", c[0]["path"])
+		require.Equal(t, "later_turn", c[0]["by"])
+		require.Equal(t, before, refs(env), "a checkpoint was made")
+		require.Empty(t, env.Records("rollback.ended"))
+		require.Equal(t, hash, env.Git("hash-object", "c.txt"))
+		require.Equal(t, status, env.Git("status", "--porcelain"))
+	})
 }
 
 // TestRevert_NamesTheTurnThatWroteTheLines: of two later turns that

@@ -751,11 +751,62 @@ type RevertConflict struct {
 // changes and --conflicts=markers was not given: its data names each path
 // with its lines and who made the later change.
 func refuseConflicts(rv *Revert, agent string, end *agents.Checkpoint, changes []Change) error {
-	var list []RevertConflict
+	list, hints := conflictsOf(changes, func(c *Change) bool {
+		return c.Class == Conflict && (c.Left == "" || c.Left == LeftConflict)
+	})
+	if len(list) == 0 {
+		return nil
+	}
+	e := errcode.Newf(errcode.ConflictRevertConflicts,
+		map[string]any{"revert": rv.Name, "conflicts": list},
+		"reverting %s meets later changes in %s", rv.Name, countPaths(len(list)))
+	for _, h := range hints {
+		e.Hint("%s", h)
+	}
+	return e.Retry("to write git's conflict markers where they meet", "--conflicts=markers").
+		Hint("to see what changed since the turn:").
+		Hint("  git venom-diff --agent=%s --from=%s", agent, end.Checkpoint)
+}
+
+// NothingReverted answers the real call of a revert plan that writes no
+// file: nil when every path is left for a reason that is no conflict (as
+// the turn found it, excluded, too large), there being nothing to revert;
+// else conflict.revert_conflicts naming the whole-file conflicts no
+// marker can show, which stay conflicts, as after git revert's
+// modify/delete. Either way nothing is written.
+func (p *Plan) NothingReverted() error {
+	if p.Revert == nil {
+		return nil
+	}
+	blocked := false
+	for i := range p.Changes {
+		blocked = blocked || p.Changes[i].Left == LeftConflict
+	}
+	if !blocked {
+		return nil
+	}
+	list, hints := conflictsOf(p.Changes, func(c *Change) bool { return c.Left == LeftConflict && c.Rev != nil })
+	e := errcode.Newf(errcode.ConflictRevertConflicts,
+		map[string]any{"revert": p.Revert.Name, "conflicts": list},
+		"reverting %s meets later changes in %s that conflict markers cannot show; nothing was changed",
+		p.Revert.Name, countPaths(len(list))).
+		Shorter("nothing reverted: conflicts no marker can show").
+		Hint("reverting %s meets later changes no conflict marker can show:", p.Revert.Name)
+	for _, h := range hints {
+		e.Hint("%s", h)
+	}
+	return e.Hint("the files are as they were; to see what changed since the turn:").
+		Hint("  git venom-diff --agent=%s --from=%s", p.Agent.ID, p.Target.Checkpoint)
+}
+
+// conflictsOf lists the conflicts among changes that keep picks, by
+// path, as data.conflicts and as hint lines.
+func conflictsOf(changes []Change, keep func(*Change) bool) ([]RevertConflict, []string) {
+	list := []RevertConflict{}
 	var hints []string
 	for i := range changes {
 		c := &changes[i]
-		if c.Class != Conflict || (c.Left != "" && c.Left != LeftConflict) {
+		if !keep(c) {
 			continue
 		}
 		shown, b64 := paths.Display(c.Path)
@@ -776,19 +827,8 @@ func refuseConflicts(rv *Revert, agent string, end *agents.Checkpoint, changes [
 		hints = append(hints, "  "+quote.C(shown)+":")
 		hints = append(hints, strings.Split(ui.Wrap("    "+c.Rev.Describe(), ui.Columns80-len("hint: "), ""), "\n")...)
 	}
-	if len(list) == 0 {
-		return nil
-	}
 	sort.SliceStable(list, func(i, j int) bool { return list[i].Path < list[j].Path })
-	e := errcode.Newf(errcode.ConflictRevertConflicts,
-		map[string]any{"revert": rv.Name, "conflicts": list},
-		"reverting %s meets later changes in %s", rv.Name, countPaths(len(list)))
-	for _, h := range hints {
-		e.Hint("%s", h)
-	}
-	return e.Retry("to write git's conflict markers where they meet", "--conflicts=markers").
-		Hint("to see what changed since the turn:").
-		Hint("  git venom-diff --agent=%s --from=%s", agent, end.Checkpoint)
+	return list, hints
 }
 
 // Describe says, in a sentence's words, what a conflict meets: the

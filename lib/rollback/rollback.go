@@ -233,6 +233,18 @@ func Run(ctx context.Context, s *state.Store, req Request) (_ *plan.Result, err 
 	if p.ID != req.Plan {
 		return nil, staleError(req, p)
 	}
+	if p.Revert != nil && p.Empty() {
+		// A revert that writes no file changes nothing: no safety
+		// checkpoint, no rollback records, nothing for --undo. Whole-file
+		// conflicts stay conflicts (exit 5), as the dry run at a terminal
+		// decides.
+		if err := p.NothingReverted(); err != nil {
+			return nil, err
+		}
+		res := p.Result()
+		res.DryRun, res.Plan, res.Guarded = false, nil, nil
+		return res, nil
+	}
 	if c.tree == s.Repo {
 		p.Kept = emptied(p, req.Cwd)
 	}

@@ -145,6 +145,10 @@ func revertDone(env *cli.Env, r *plan.Result, req rollback.Request, tree string)
 		}
 	}
 	worktree(env, tree)
+	if r.Safety == nil {
+		nothingReverted(env, r)
+		return
+	}
 	env.UI.Printf("%s\n  undo: %s\n", ui.Wrap(fmt.Sprintf("↺ Reverted %s · %s · files only · safety %s",
 		what(r.Revert.Turn, r.Revert.From, r.Revert.To), plan.Count(n), q(*r.Safety)), ui.Columns80, "  "),
 		undoCommand(r, req))
@@ -167,6 +171,38 @@ func revertDone(env *cli.Env, r *plan.Result, req rollback.Request, tree string)
 		}
 	}
 	inexact(env, r, "revert")
+}
+
+// nothingReverted is the transcript of a revert's real call that wrote
+// nothing and made no checkpoint (rollback.Run): said as the dry run at
+// a terminal says it, never "Reverted · 0 files".
+func nothingReverted(env *cli.Env, r *plan.Result) {
+	dim := env.UI.OutStyle(color.Faint)
+	other := false
+	for _, rp := range r.Repos {
+		for _, l := range rp.Left {
+			other = other || l.Reason != plan.LeftAlready
+		}
+	}
+	if !other {
+		env.UI.Printf("Nothing to revert: every file it changed is as the turn found it.\n")
+		return
+	}
+	env.UI.Printf("Left as they are:\n")
+	for _, rp := range r.Repos {
+		for _, l := range rp.Left {
+			why := "already as the turn found it"
+			if l.Reason != plan.LeftAlready {
+				why = quote.Text(l.Reason)
+				if l.Detail != nil {
+					why += " " + quote.Text(*l.Detail)
+				}
+			}
+			env.UI.Printf("  %s %s\n", quote.C(l.Path), dim("("+why+")"))
+		}
+	}
+	env.UI.Printf("%s\n", ui.Wrap("Nothing to revert: every file it changed is as the turn found it, "+
+		"or left for the reason shown. Nothing was changed.", ui.Columns80, ""))
 }
 
 // argsOfPlan repeats the choices a real call must quote with the plan:

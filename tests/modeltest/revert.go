@@ -120,6 +120,10 @@ func (w *world) revertStep(a *agent) {
 	w.decode(r, &dry)
 	real := append(append(append([]string{}, args...), "--plan="+dry.Plan), tail...)
 	w.note("%s: revert real call %s --plan", a.id, name)
+	if pr.writesNothing() {
+		w.nothingReverted(a, pr, w.venom(t.dir, "rollback", real...))
+		return
+	}
 	if w.rng.Intn(4) == 0 && !w.opt.off["interrupt"] {
 		w.interruptedRollback(a, to, pr, real)
 		return
@@ -128,6 +132,43 @@ func (w *world) revertStep(a *agent) {
 	w.checkPlan(r, pr, a, "the revert's real call")
 	w.applyRollback(a, pr, r)
 	w.stats["revert done"]++
+}
+
+// writesNothing reports a plan every path of which is left.
+func (pr prediction) writesNothing() bool {
+	for p := range pr.changes {
+		if pr.left[p] == "" {
+			return false
+		}
+	}
+	return !pr.moves
+}
+
+// nothingReverted checks the real call of a revert plan that writes no
+// file (docs/rollback.md#revert): a whole-file conflict left makes it
+// conflict.revert_conflicts, else it is the plan with no checkpoint; the
+// tree, the log's checkpoints and the model stay as they were.
+func (w *world) nothingReverted(a *agent, pr prediction, r result) {
+	conflict := false
+	for _, why := range pr.left {
+		conflict = conflict || why == "conflict"
+	}
+	var res rbResult
+	w.decode(r, &res)
+	if conflict {
+		if r.code != 5 || res.Error == nil || res.Error.Code != "conflict.revert_conflicts" {
+			w.failf("the revert's real call leaves only whole-file conflicts: the model expects "+
+				"conflict.revert_conflicts\n%s\n%s", r, pr.describe())
+		}
+		w.stats["revert nothing: conflict"]++
+	} else {
+		w.checkPlan(r, pr, a, "the revert's real call that writes nothing")
+		if res.Safety != "" || res.After != "" || res.Exact != nil {
+			w.failf("the revert's real call writes nothing, yet reports checkpoints %q, %q\n%s", res.Safety, res.After, r)
+		}
+		w.stats["revert nothing to revert"]++
+	}
+	w.checkTree(a.tree, "the revert's real call that writes nothing")
 }
 
 // side is one of a revert's three entries of a path: absent, a file or

@@ -89,6 +89,29 @@ func TestFirstCheckpoint_SaysWhatToType(t *testing.T) {
 	env.Venom("checkpoint", "--agent=a1").OK(t)
 }
 
+// TestList_NoAgentIsEmpty: list in a repository where no agent was
+// ever registered lists nothing and succeeds, as git stash list with no
+// stash: text prints nothing on stdout and one note on stderr, --json the
+// listing's shape with no agent, -q not even the note. Naming an agent
+// that does not exist is still not_found.agent.
+func TestList_NoAgentIsEmpty(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	snap := env.Snapshot()
+	r := env.Venom("checkpoint", "list").OK(t)
+	assert.Empty(t, r.Stdout)
+	assert.Equal(t, "No checkpoints: no agent is registered in this repository yet.\n", r.Stderr)
+	j := env.Venom("checkpoint", "list", "--json").OK(t)
+	assert.JSONEq(t, `{"agent":null,"pending":false,"checkpoints":[],"more_count":0}`, j.Stdout)
+	assert.Empty(t, j.Stderr)
+	q := env.Venom("checkpoint", "list", "-q").OK(t)
+	assert.Empty(t, q.Stdout+q.Stderr)
+	env.Venom("checkpoint", "list", "--agent=a1", "--json").Fails(t, 3, "not_found.agent")
+	assert.Empty(t, env.LogRecords())
+	assert.Empty(t, strings.TrimSpace(env.Git("for-each-ref", "refs/venom")))
+	env.AssertUntouched(t, snap)
+}
+
 // TestHelp_Verb: help [<verb>...] is <verb> -h in all three commands, and
 // -h alone shows the default verb take and its flags.
 func TestHelp_Verb(t *testing.T) {

@@ -59,6 +59,18 @@ func (c *ListCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	if a == nil && c.Agent == "" && len(st.Order) == 0 {
+		// No agent yet, so no checkpoint: as git stash list with no
+		// stash, an empty listing and exit 0, not an error a script must
+		// tell from a real one.
+		if env.JSON {
+			return env.UI.JSON(emptyListing{Checkpoints: []checkpoints.Item{}})
+		}
+		if !env.UI.Quiet() {
+			env.UI.Errorf("No checkpoints: no agent is registered in this repository yet.\n")
+		}
+		return nil
+	}
 	if a == nil {
 		if a, err = st.Named(c.Agent); err != nil {
 			if c.Agent != "" && errcode.Is(err, errcode.NotFoundAgent) {
@@ -150,6 +162,15 @@ func (c *ListCmd) Run(env *cli.Env) error {
 		w.Note(line)
 	}
 	return w.Flush()
+}
+
+// emptyListing is list --json where no agent is registered: the shape of
+// a listing, with no agent to name.
+type emptyListing struct {
+	Agent       *string            `json:"agent"`
+	Pending     bool               `json:"pending"`
+	Checkpoints []checkpoints.Item `json:"checkpoints"`
+	MoreCount   int                `json:"more_count"`
 }
 
 // nextPage is the command that lists what a listing left out past its

@@ -210,6 +210,16 @@ var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
 // overEighty lists out's lines wider than 80 columns, colour stripped,
 // but for what cannot be cut: a command alone on its line, to copy
 // whole, and a path or id alone on its line.
+// wholeCommand reports whether a line (its prefix taken off) is a
+// command alone, to copy whole: one followed by words that say what it
+// does ("git venom-checkpoint --agent=a1   registers ...") is text that
+// must fit like any other.
+func wholeCommand(rest string) bool {
+	return strings.HasPrefix(rest, "git venom-") && !commandThenWords.MatchString(rest)
+}
+
+var commandThenWords = regexp.MustCompile(`\S   +\S`)
+
 func overEighty(what, out string) []string {
 	var wide []string
 	for _, l := range strings.Split(ansiEscape.ReplaceAllString(out, ""), "\n") {
@@ -217,7 +227,7 @@ func overEighty(what, out string) []string {
 		for _, p := range []string{"undo: ", "fix: ", "hint: ", "note: ", "$ "} {
 			rest = strings.TrimLeft(strings.TrimPrefix(rest, p), " ")
 		}
-		if strings.HasPrefix(rest, "git venom-") || !strings.Contains(rest, " ") {
+		if wholeCommand(rest) || !strings.Contains(rest, " ") {
 			continue
 		}
 		if n := utf8.RuneCountInString(l); n > 80 {

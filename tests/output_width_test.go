@@ -52,13 +52,14 @@ func TestOutput_RollbackFitsEightyColumns(t *testing.T) {
 
 // fitsEighty fails when a line of out is wider than 80 columns, but for
 // what cannot be cut: a command on a line of its own (a hint's too), to
-// copy whole, and a path or id alone on its line.
+// copy whole, and a path or id alone on its line. A command followed by
+// words that say what it does must fit.
 func fitsEighty(t *testing.T, what, out string) {
 	t.Helper()
 	for _, l := range strings.Split(out, "\n") {
 		rest := strings.TrimLeft(strings.TrimPrefix(strings.TrimLeft(l, " "), "hint:"), " ")
 		rest = strings.TrimPrefix(strings.TrimPrefix(rest, "undo: "), "fix: ")
-		if strings.HasPrefix(rest, "git venom-") || !strings.Contains(rest, " ") {
+		if wholeCommand(rest) || !strings.Contains(rest, " ") {
 			continue
 		}
 		if !assert.LessOrEqual(t, utf8.RuneCountInString(l), 80, "%s: %q\n%s", what, l, out) {

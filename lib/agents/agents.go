@@ -774,7 +774,8 @@ func (s *State) Resolve(given string) (string, error) {
 		return "", errcode.Newf(errcode.InvalidParamsAgent, map[string]any{"agents": []string{}},
 			"no agent is registered in this repository yet: name the first one with --agent").
 			Shorter("no agent registered yet: name one with --agent").
-			Hint("git venom-checkpoint --agent=a1   registers agent a1 with its first checkpoint (any id of [a-z0-9][a-z0-9_-]{0,63})").
+			Hint("git venom-checkpoint --agent=a1   registers a1 with its first checkpoint").
+			Hint("(any id of [a-z0-9][a-z0-9_-]{0,63} will do)").
 			Hint("or let a harness do it: git venom-checkpoint hook install claude-code").
 			Hint("(or codex, gemini-cli, opencode or qwen-code)")
 	}

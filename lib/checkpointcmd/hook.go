@@ -71,6 +71,11 @@ func (c *HookRunCmd) Run(env *cli.Env, kctx *kong.Context) error {
 	if k == nil {
 		return fmt.Errorf("hook verb %q has no harness", kctx.Selected().Name)
 	}
+	return c.run(env, k)
+}
+
+// run handles the event for harness k, as read by kong or by CLI.Read.
+func (c *HookRunCmd) run(env *cli.Env, k *kind.Kind) error {
 	if c.Notify != "" && !k.NotifyArg {
 		return errcode.Newf(errcode.InvalidParamsUsage, map[string]string{"harness": k.Name},
 			"%s's hook reads its payload on stdin, not as an argument", k.Title)

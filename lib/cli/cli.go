@@ -185,7 +185,17 @@ func vars(env *Env, grammar any) kong.Vars {
 }
 
 // Run is Main with its environment given, for tests.
-func Run(env *Env, grammar any, args []string) (code int) {
+func Run(env *Env, grammar any, args []string) int {
+	return guarded(env, func() int {
+		if code, ok := runRead(env, grammar, args); ok {
+			return code
+		}
+		return runKong(env, grammar, args)
+	})
+}
+
+// guarded runs a command, ending with kong's exit code or a panic's report.
+func guarded(env *Env, run func() int) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
 			if s, ok := r.(exitSignal); ok {
@@ -196,10 +206,45 @@ func Run(env *Env, grammar any, args []string) (code int) {
 				Hint("this is a bug in git-venom; please report it with the command you ran"))
 		}
 	}()
+	return run()
+}
+
+// runKong reads args with kong: the grammar's narrow part, else the whole.
+func runKong(env *Env, grammar any, args []string) int {
 	if code, ok := runNarrow(env, grammar, args); ok {
 		return code
 	}
 	return runWhole(env, grammar, args)
+}
+
+// Reader is a grammar that reads some argument lists itself, without kong:
+// the hook call a harness makes after every tool call, where building
+// kong's model by reflection, parsing and calling Run through it were an
+// eighth of the process's page faults. Read returns the command and the
+// global flags kong would have read, or ok false for any list it does not
+// read exactly as kong would: kong then reads it, so that errors, usage
+// and help are kong's.
+type Reader interface {
+	Read(args []string) (run func(*Env) error, globals *Globals, ok bool)
+}
+
+// runRead runs args as the grammar's Reader reads them; ok is false, and
+// nothing has run or been printed, when it does not read them.
+func runRead(env *Env, grammar any, args []string) (code int, ok bool) {
+	g, isReader := grammar.(Reader)
+	if !isReader || mayAskHelp(args) {
+		return 0, false
+	}
+	run, globals, ok := g.Read(args)
+	if !ok {
+		return 0, false
+	}
+	env.JSON = env.JSON || globals.JSON
+	env.configureOutput(globals, args)
+	if err := run(env); err != nil {
+		return Report(env, err), true
+	}
+	return 0, true
 }
 
 // runWhole reads args with the whole grammar and runs the command.

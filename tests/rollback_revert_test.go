@@ -606,7 +606,7 @@ func TestRevert_NothingWrittenIsSaidSo(t *testing.T) {
 		rollbacks := len(env.Records("rollback.ended"))
 		plan := env.revertDry("--revert=t2").Plan
 		out := env.Venom("rollback", "--revert=t2", "--plan="+plan).OK(t).Stdout
-		require.Contains(t, out, "Nothing to revert: every file it changed is as the turn found it.")
+		require.Contains(t, out, "Nothing to revert: every change it made is taken back already.")
 		require.NotContains(t, out, "Reverted")
 		require.NotContains(t, out, "undo:")
 		r := env.Venom("rollback", "--revert=t2", "--plan="+plan, "--json").OK(t)
@@ -734,9 +734,11 @@ func TestRevert_TurnNamesInAPair(t *testing.T) {
 }
 
 // TestRevert_AlreadyReverted: a turn reverted once, reverted again,
-// merges to the file as it is: already as the turn found it, left, not a
-// write, and at a terminal nothing to revert, as git revert says. Plain
-// git sees the file byte for byte as before and no other change.
+// merges to the file as it is: its change taken back already, left, not
+// a write, and at a terminal nothing to revert, as git revert says. The
+// file keeps t3's later line, so no report may call it as the turn found
+// it. Plain git sees the file byte for byte as before and no other
+// change.
 func TestRevert_AlreadyReverted(t *testing.T) {
 	t.Parallel()
 	env := revertRepo(t) // t3 changed f.txt after t2: the second revert merges
@@ -746,15 +748,22 @@ func TestRevert_AlreadyReverted(t *testing.T) {
 
 	dry := env.revertDry("--revert=t2")
 	require.Equal(t, map[string]string{"f.txt": "left:already_reverted"}, dry.classes())
+	start := env.Git("rev-parse", env.CheckpointTreeOf("a1", dry.Revert.From)+":f.txt")
+	require.NotEqual(t, start, hash, "f.txt is not as t2 found it: t3's line 27 stays")
 	out := env.Venom("rollback", "--revert=t2", "--dry-run").OK(t).Stdout
-	require.Contains(t, out, "f.txt (already as the turn found it)")
+	require.Contains(t, out, "f.txt (taken back already)")
+	require.NotContains(t, out, "as the turn found it")
 	require.NotContains(t, out, "Taken back:")
 	require.NotContains(t, out, "writes")
 
 	screen, code := env.ptyRun(t, nil, "rollback", "--revert=t2")
 	require.Equal(t, 0, code, screen)
-	require.Contains(t, screen, "Nothing to revert:")
+	require.Contains(t, screen, "Nothing to revert: every change it made is taken back already.")
+	require.NotContains(t, screen, "as the turn found it")
 	require.NotContains(t, screen, "Revert?")
+	out = env.Venom("rollback", "--revert=t2", "--plan="+dry.Plan).OK(t).Stdout
+	require.Contains(t, out, "Nothing to revert: every change it made is taken back already.")
+	require.NotContains(t, out, "as the turn found it")
 
 	res := env.revert("--revert=t2")
 	require.Empty(t, res.Repos[0].Files)

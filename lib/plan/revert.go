@@ -28,8 +28,8 @@ import (
 const (
 	Reverted = "reverted" // taken back cleanly
 	Conflict = "conflict" // a later change meets the turn's: markers written
-	// LeftAlready is a path the turn changed that is already as the turn
-	// found it: nothing to take back.
+	// LeftAlready is a path whose change by the turn is taken back
+	// already: as the turn found it, or merging to the file as it is.
 	LeftAlready = "already_reverted"
 	// LeftConflict is a conflict no marker can show (a binary file, a
 	// mode, a deletion, a link): with --conflicts=markers it is left as it
@@ -421,8 +421,9 @@ func mergeAttrs(ctx context.Context, r *repo.Repo, paths []string) (map[string]s
 
 // alreadyReverted is c left as already_reverted when its merge comes to
 // the file S holds, mode and bytes: as git revert's "nothing to commit",
-// a file the merge would write unchanged is as the turn found it (its
-// change was taken back already, by a revert or by hand), not a write.
+// a file the merge would write unchanged has the turn's change taken
+// back already (by a revert or by hand), not a write; later changes may
+// stay in it, so it is not said to be as the turn found it.
 func alreadyReverted(c Change) Change {
 	if c.Left != "" || c.Class == Conflict || c.SMode == 0 || c.SMode != c.TMode || c.SOid != c.TOid {
 		return c

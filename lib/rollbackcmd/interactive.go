@@ -134,8 +134,8 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 }
 
 // nothingToRevert ends a revert whose plan writes no file. Only when
-// every path the turn changed is as the turn found it is there nothing
-// to revert; a path left for any other reason is shown with why, as the
+// every change the turn made is taken back already is there nothing to
+// revert; a path left for any other reason is shown with why, as the
 // dry run shows it. A conflict no marker can show (a deletion, a binary
 // file, a link) stays a conflict, as git revert's modify/delete does:
 // nothing is written and the exit status is a conflict's, so that no one
@@ -152,14 +152,14 @@ func nothingToRevert(env *cli.Env, p *plan.Plan) error {
 		}
 	}
 	if conflicts+other == 0 {
-		env.UI.Printf("Nothing to revert: every file it changed is as the turn found it.\n")
+		env.UI.Printf("Nothing to revert: every change it made is taken back already.\n")
 		return nil
 	}
 	unpage := env.UI.Page()
 	revertScreen(env, p)
 	unpage()
 	if conflicts == 0 {
-		env.UI.Printf("%s\n", ui.Wrap("Nothing to revert: every file it changed is as the turn found it, "+
+		env.UI.Printf("%s\n", ui.Wrap("Nothing to revert: every change it made is taken back already, "+
 			"or left for the reason shown.", ui.Columns80, ""))
 		return nil
 	}

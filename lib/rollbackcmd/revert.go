@@ -85,7 +85,7 @@ func revertScreen(env *cli.Env, p *plan.Plan) {
 	if len(already)+len(left) > 0 {
 		env.UI.Printf("Left as they are:\n")
 		for _, c := range already {
-			env.UI.Printf("  %s %s\n", q(c.Path), dim("(already as the turn found it)"))
+			env.UI.Printf("  %s %s\n", q(c.Path), dim("(taken back already)"))
 		}
 		for _, c := range left {
 			d := ""
@@ -185,13 +185,13 @@ func nothingReverted(env *cli.Env, r *plan.Result) {
 		}
 	}
 	if !other {
-		env.UI.Printf("Nothing to revert: every file it changed is as the turn found it.\n")
+		env.UI.Printf("Nothing to revert: every change it made is taken back already.\n")
 		return
 	}
 	env.UI.Printf("Left as they are:\n")
 	for _, rp := range r.Repos {
 		for _, l := range rp.Left {
-			why := "already as the turn found it"
+			why := "taken back already"
 			if l.Reason != plan.LeftAlready {
 				why = quote.Text(l.Reason)
 				if l.Detail != nil {
@@ -201,7 +201,7 @@ func nothingReverted(env *cli.Env, r *plan.Result) {
 			env.UI.Printf("  %s %s\n", quote.C(l.Path), dim("("+why+")"))
 		}
 	}
-	env.UI.Printf("%s\n", ui.Wrap("Nothing to revert: every file it changed is as the turn found it, "+
+	env.UI.Printf("%s\n", ui.Wrap("Nothing to revert: every change it made is taken back already, "+
 		"or left for the reason shown. Nothing was changed.", ui.Columns80, ""))
 }
 

@@ -291,7 +291,7 @@ func TestRollback_PersonsOwnCheckpoints(t *testing.T) {
 	assert.Equal(t, map[string]string{"a.txt": "turn", "n.txt": "turn"}, dry.Classes())
 	assert.Empty(t, dry.LeftReasons())
 	screen := env.Venom("rollback", "--agent=a1", "k1", "--dry-run").OK(t).Stdout
-	assert.Contains(t, screen, "Roll a1 back to k1, as you saved it.\nWorktree:\n  "+env.Dir+"\nGuarded tree")
+	assert.Contains(t, screen, "Roll a1 back to k1, as you saved it.\nWorktree:\n  "+env.Dir+"\nHEAD, the branch and the index stay as they are: the tree is shared.\n")
 	assert.Contains(t, screen, "Your edits since k1:\n  modify a.txt\n  delete n.txt\n")
 	assert.NotContains(t, screen, "outside")
 	assert.Regexp(t, `(?m)^Restores 2 files \(writes \d+ bytes\)\.$`, screen)

@@ -107,6 +107,14 @@ func (c *TakeCmd) Run(env *cli.Env) error {
 		env.UI.Printf("Checkpoint %s/%s\n", quote.C(res.Agent), bold(quote.C(*res.Checkpoint)))
 		printSkipped(env, res.Taken)
 	}
+	// Once, at the capture that registers it: from then on the agent is
+	// in every ref and record, and --agent may be left out for it.
+	switch res.Registered {
+	case "new":
+		env.UI.Printf("Agent %s is registered now.\n", quote.C(res.Agent))
+	case "again":
+		env.UI.Printf("Agent %s is registered again (it was cleaned).\n", quote.C(res.Agent))
+	}
 	return nil
 }
 

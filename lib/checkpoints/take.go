@@ -101,6 +101,9 @@ type Result struct {
 	// Unended is the open turn a turn_start closed: it never reported
 	// its end, and has no turn_end checkpoint.
 	Unended *string `json:"-"`
+	// Registered: this capture registered the agent ("new"), or a
+	// cleaned one's id again ("again"); empty otherwise.
+	Registered string `json:"-"`
 }
 
 // CheckAgent refuses an id the registry does not accept
@@ -139,6 +142,13 @@ func TakeIn(ctx context.Context, tx *state.Txn, req Request) (*Result, error) {
 	if err := checkTurn(tx.State.Agent(req.Agent), req); err != nil {
 		return nil, err
 	}
+	registered := ""
+	switch was := tx.State.Agent(req.Agent); {
+	case was == nil:
+		registered = "new"
+	case was.State == agents.Archived:
+		registered = "again"
+	}
 	a, err := Register(tx, req.Registration)
 	if err != nil {
 		return nil, err
@@ -158,7 +168,7 @@ func TakeIn(ctx context.Context, tx *state.Txn, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Agent: a.ID, Skipped: []journal.Skipped{}, Unended: unended}
+	res := &Result{Agent: a.ID, Skipped: []journal.Skipped{}, Unended: unended, Registered: registered}
 	if !s.Config.Enabled && (req.Reason == TurnStart || req.Reason == TurnEnd) {
 		return res, nil // venom.enabled=false stops only automatic captures
 	}
@@ -171,7 +181,7 @@ func TakeIn(ctx context.Context, tx *state.Txn, req Request) (*Result, error) {
 		}()
 		res, err = capture1(ctx, tx, tree, a, req, turn)
 		if res != nil {
-			res.Unended = unended
+			res.Unended, res.Registered = unended, registered
 		}
 	}
 	if err != nil {

@@ -42,7 +42,10 @@ func screen(env *cli.Env, p *plan.Plan, undo bool) {
 	}
 	worktree(env, p.Agent.Tree)
 	if p.Guarded && p.Copy == nil {
-		env.UI.Printf("Guarded tree: HEAD, branches and the index stay.\n")
+		// The words of a revert's "Files only:" line: one wording for
+		// what stays, and the reason in plain words (a guarded tree is
+		// one the agent shares, with a person or another agent).
+		env.UI.Printf("HEAD, the branch and the index stay as they are: the tree is shared.\n")
 	}
 	if !p.Paths.Empty() {
 		env.UI.Printf("%s\n", ui.Wrap("Only "+bold(quote.Join(p.Paths.Shown(), ", "))+

@@ -38,7 +38,7 @@ func runTestsRun(t *testing.T, failPart string) (int, string, []string) {
 	}
 	write(filepath.Join(root, "tests", "run"), string(script))
 	write(filepath.Join(root, "tests", "harnesses", "install"), "#!/bin/sh\nexit 0\n")
-	write(filepath.Join(root, "tests", "fuzz"), "#!/bin/sh\necho \"fuzz $FUZZTIME\" >>\"$CALLS\"\n[ \"$FAIL_PART\" != fuzz ]\n")
+	write(filepath.Join(root, "tests", "fuzz"), "#!/bin/sh\necho \"fuzz $FUZZTIME $FUZZWORKERS\" >>\"$CALLS\"\n[ \"$FAIL_PART\" != fuzz ]\n")
 	write(filepath.Join(root, "lib", "static", "env.sh"), "")
 	write(filepath.Join(stubs, "go"), fakeGo)
 	for _, tool := range []string{"gofmt", "pkg-config", "cc", "man", "git-lfs", "watchman"} {
@@ -75,7 +75,7 @@ func TestTestsRun_ExitsZeroWhenEveryPartPasses(t *testing.T) {
 		"go test -tags venomtest -count=1 -timeout 25m -parallel 4 -skip ^TestReal ./tests",
 		"go test -tags venomtest -count=1 -timeout 25m -parallel 4 github.com/git-venom/git-venom/lib/a",
 		"go test -count=1 -timeout 25m ./lib/...",
-		"fuzz 5s",
+		"fuzz 5s 1",
 	})
 }
 
@@ -89,7 +89,7 @@ func TestTestsRun_FailsWhenAnyPartFails(t *testing.T) {
 			code, out, calls := runTestsRun(t, part)
 			assert.Equal(t, 1, code, "%s", out)
 			assert.Contains(t, out, "tests/run: FAIL")
-			assert.Contains(t, calls, "fuzz 5s")
+			assert.Contains(t, calls, "fuzz 5s 1")
 			assert.Contains(t, calls, "go test -count=1 -timeout 25m ./lib/...")
 		})
 	}

@@ -146,7 +146,7 @@ var Registry = map[Code]string{
 	InvalidParamsPath:       "the path is not inside the repository",
 	InvalidParamsUsage:      "the command line is not understood",
 	InvalidParamsConfig:     "a venom.* configuration value is malformed",
-	InvalidParamsHarness:    "the harness is not one git-venom knows: claude-code, codex, gemini-cli, opencode or qwen-code",
+	InvalidParamsHarness:    "the harness is not one git-venom knows (a hint names those it knows)",
 	InvalidParamsHookInput:  "a hook payload that is not JSON or names no event (logged and ignored)",
 	InvalidParamsFilter:     "an events filter is not a type (name or prefix.*) or a resource (agent:<id>)",
 	InvalidParamsRemote:     "the remote name cannot name a namespace (a '/' or a character a ref name refuses), or names no configured remote",

@@ -8,100 +8,170 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/git-venom/git-venom/lib/statefile"
 )
 
-// holdNote is the content of the .keep file a pack git-venom writes has
-// until the command that wrote it ends. A pack's objects are unreachable
-// until the ref that names its commit is made, and `git repack -a -d` (or
-// git gc --prune=now) run in that window drops unreachable objects and
-// removes every pack not kept; git's own fetch and receive-pack keep their
-// packs the same way until their refs are in. git leaves a kept pack
-// alone; so does Maintain until the hold is released.
+// holdNote is the content of the .keep file that keeps a pack git-venom
+// wrote until the refs naming its objects are made: git's repack -a -d
+// and gc --prune=now leave a kept pack alone, as for fetch's packs. Each
+// command relying on the pack holds a shared flock(2) on the file, which
+// the kernel drops when it dies; the last holder removes the file, and
+// one no process locks is a killed command's (docs/checkpoints.md).
 const holdNote = "git-venom: held until the checkpoint naming its objects has its ref\n"
 
-// held lists the .keep files this process wrote: one command's packs,
-// released together when it ends (Release).
+// held maps the .keep files this process holds to their open, locked
+// files: one command's packs, released together when it ends (Release).
 var held struct {
 	sync.Mutex
-	paths map[string]bool
+	files map[string]*os.File
 }
 
-// Hold writes name's .keep file in packDir before the pack is installed.
-// A .keep already there (the user's, or a hold a crash left) is left as
-// it is: it keeps the pack too, and is not this process's to remove.
+// Hold keeps name's pack in packDir before it is installed: it writes the
+// .keep file, or joins the hold another live command has on the same
+// pack. A .keep of the user's (any other content) is left as it is: it
+// keeps the pack too, and is not this process's to remove.
 func Hold(packDir, name string) error {
 	if !validName(name) {
 		return errors.New(name + " is not a pack name")
 	}
 	p := filepath.Join(packDir, name+".keep")
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0o444)
-	if errors.Is(err, os.ErrExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	_, err = io.WriteString(f, holdNote)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(p)
-		return err
-	}
 	held.Lock()
 	defer held.Unlock()
-	if held.paths == nil {
-		held.paths = map[string]bool{}
+	if held.files[p] != nil {
+		return nil
 	}
-	held.paths[p] = true
-	return nil
+	for try := 0; ; try++ {
+		f, err := create(p)
+		if errors.Is(err, os.ErrExist) {
+			// A hold of another command's, or of a killed one: shared
+			// while it is the file at p once locked. One let go meanwhile
+			// is written anew; one still empty is being written.
+			var again bool
+			if f, again, err = join(p); again && try < 20 {
+				time.Sleep(time.Millisecond)
+				continue
+			}
+		}
+		if err != nil || f == nil {
+			return err // nil: the user's .keep keeps the pack
+		}
+		if held.files == nil {
+			held.files = map[string]*os.File{}
+		}
+		held.files[p] = f
+		return nil
+	}
 }
 
-// Release removes the .keep files this process's Hold wrote. A command
-// calls it once the refs naming its packs' objects are made (the state
-// transaction's end), or when it makes none.
+// create writes a new hold at p, locked shared before its content is
+// there (Release and releaseStale remove only a hold holding holdNote).
+func create(p string) (*os.File, error) {
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0o444)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+		f.Close()
+		os.Remove(p)
+		return nil, err
+	}
+	_, err = io.WriteString(f, holdNote)
+	if err != nil {
+		f.Close()
+		os.Remove(p)
+		return nil, err
+	}
+	return f, nil
+}
+
+// join takes a shared lock on the hold at p. It returns no file when p
+// is not a hold (the user's .keep), and again when the caller should try
+// once more: the hold was let go before it was locked (the file is gone
+// or replaced: written anew), or it is empty (being written).
+func join(p string) (f *os.File, again bool, err error) {
+	f, err = statefile.OpenRegular(p, os.O_RDONLY, 0, true)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, nil // a link or a device: not a hold, never followed
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+		f.Close()
+		return nil, false, err
+	}
+	switch {
+	case !linked(f, p):
+		f.Close()
+		return nil, true, nil
+	case !noted(f):
+		fi, err := f.Stat()
+		f.Close()
+		return nil, err == nil && fi.Size() == 0, nil
+	}
+	return f, false, nil
+}
+
+// Release lets go of this process's holds: a hold no other process holds
+// too is removed. A command calls it once the refs naming its packs'
+// objects are made (the state transaction's end), or when it makes none.
 func Release() {
 	held.Lock()
 	defer held.Unlock()
-	for p := range held.paths {
-		if isHold(p) {
+	for p, f := range held.files {
+		// Alone on it once the lock is exclusive: no other command holds
+		// it, and none can join before the file is gone (join checks
+		// that the file it locked is still at p).
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil && linked(f, p) && noted(f) {
 			_ = os.Remove(p)
 		}
+		f.Close()
 	}
-	held.paths = nil
+	held.files = nil
 }
 
 func holding(p string) bool {
 	held.Lock()
 	defer held.Unlock()
-	return held.paths[p]
+	return held.files[p] != nil
 }
 
-// isHold says whether the file at p is a regular file holding exactly
-// holdNote: a hold, not the user's .keep (never followed through a link).
-func isHold(p string) bool {
-	f, err := statefile.OpenRegular(p, os.O_RDONLY, 0, true)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
+// noted says whether the open file f holds exactly holdNote: a hold, not
+// the user's .keep.
+func noted(f *os.File) bool {
 	b := make([]byte, len(holdNote)+1)
-	n, _ := io.ReadFull(f, b)
+	n, _ := f.ReadAt(b, 0)
 	return string(b[:n]) == holdNote
 }
 
-// releaseStale removes the holds a killed command left: Maintain runs
-// under the lock every pack writer holds until its ref, so another
-// process's hold waits for nothing. Every hold in packDir goes, recorded
-// pack or not, as gc never repacks a kept pack.
+// linked says whether the open file f is still the file at p.
+func linked(f *os.File, p string) bool {
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	now, err := os.Lstat(p)
+	return err == nil && os.SameFile(fi, now)
+}
+
+// releaseStale removes the holds killed commands left: those no live
+// process holds a lock on. A live command's hold stays, whether or not
+// it holds the repository's lock (a dry run, a diff do not).
 func releaseStale(packDir string) {
 	keeps, _ := filepath.Glob(filepath.Join(packDir, "pack-*.keep"))
 	for _, p := range keeps {
-		if validName(strings.TrimSuffix(filepath.Base(p), ".keep")) && !holding(p) && isHold(p) {
+		if !validName(strings.TrimSuffix(filepath.Base(p), ".keep")) || holding(p) {
+			continue
+		}
+		f, err := statefile.OpenRegular(p, os.O_RDONLY, 0, true)
+		if err != nil {
+			continue
+		}
+		if noted(f) && syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil && linked(f, p) {
 			_ = os.Remove(p)
 		}
+		f.Close()
 	}
 }

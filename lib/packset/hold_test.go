@@ -1,0 +1,94 @@
+package packset
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// otherHolder is another live command's lock on the hold at p: flock(2)
+// locks belong to an open file, so a second open stands for a second
+// process.
+func otherHolder(t *testing.T, p string) *os.File {
+	t.Helper()
+	f, err := os.Open(p)
+	require.NoError(t, err)
+	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_SH))
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// TestHold_OnlyItsLastHolderRemovesIt: a command's hold goes when it lets
+// go; one another live command holds
+// too (the same pack, written by both) stays when this one lets go, and
+// goes with the last holder.
+func TestHold_OnlyItsLastHolderRemovesIt(t *testing.T) {
+	dir := t.TempDir()
+	name := "pack-" + strings.Repeat("a", 40)
+	p := filepath.Join(dir, name+".keep")
+	require.NoError(t, Hold(dir, name))
+	require.Equal(t, holdNote, readFile(t, p))
+	Release()
+	require.False(t, exists(p), "a hold no one else held stays")
+
+	require.NoError(t, Hold(dir, name))
+	other := otherHolder(t, p)
+	Release()
+	require.True(t, exists(p), "released while another command held it")
+
+	// The other ends: this command's next hold of the pack is its own,
+	// and goes with it.
+	other.Close()
+	require.NoError(t, Hold(dir, name))
+	Release()
+	require.False(t, exists(p), "the last holder left the hold")
+}
+
+// TestHold_JoinsAHoldAnotherCommandWrote: a command writing a pack whose
+// hold another command wrote holds it too: the writer's release leaves it.
+func TestHold_JoinsAHoldAnotherCommandWrote(t *testing.T) {
+	dir := t.TempDir()
+	name := "pack-" + strings.Repeat("b", 40)
+	p := filepath.Join(dir, name+".keep")
+	require.NoError(t, os.WriteFile(p, []byte(holdNote), 0o444))
+	writer := otherHolder(t, p)
+	require.NoError(t, Hold(dir, name))
+	// The writer lets go as Release does.
+	if syscall.Flock(int(writer.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+		require.NoError(t, os.Remove(p))
+	}
+	writer.Close()
+	require.True(t, exists(p), "the writer's release took a hold this command held")
+	Release()
+	require.False(t, exists(p))
+}
+
+// TestReleaseStale_LeavesLiveHolds: Maintain lets go of the holds killed
+// commands left (no lock on them), not those of live commands that hold
+// no repository lock (a dry run, a diff), nor the user's .keep.
+func TestReleaseStale_LeavesLiveHolds(t *testing.T) {
+	dir := t.TempDir()
+	live := filepath.Join(dir, "pack-"+strings.Repeat("c", 40)+".keep")
+	stale := filepath.Join(dir, "pack-"+strings.Repeat("d", 40)+".keep")
+	user := filepath.Join(dir, "pack-"+strings.Repeat("e", 40)+".keep")
+	for _, p := range []string{live, stale} {
+		require.NoError(t, os.WriteFile(p, []byte(holdNote), 0o444))
+	}
+	require.NoError(t, os.WriteFile(user, []byte("mine\n"), 0o644))
+	otherHolder(t, live)
+	releaseStale(dir)
+	require.True(t, exists(live), "a live command's hold was let go")
+	require.False(t, exists(stale), "a killed command's hold stays")
+	require.True(t, exists(user), "the user's .keep was removed")
+}

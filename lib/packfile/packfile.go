@@ -368,7 +368,12 @@ func (w *Writer) Install() error {
 		return err
 	}
 	if _, err := install(w.idxTmp, base+".idx"); err != nil {
+		// The index is gone (git prune takes every tmp_* file) or
+		// cannot be named: a pack without it is one git never reads.
 		os.Remove(w.idxTmp)
+		if made {
+			os.Remove(base + ".pack")
+		}
 		return err
 	}
 	if w.opts.Sync {

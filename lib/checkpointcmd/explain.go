@@ -63,7 +63,7 @@ func (c *ExplainCmd) sources(env *cli.Env, s *state.Store, st *agents.State) (ma
 			return nil
 		}
 		seen[id] = true
-		cst, a, err := share.ReadCopy(s, id)
+		cst, a, err := share.ReadCopy(env.Ctx, s, id)
 		if err != nil {
 			if must {
 				return err

@@ -45,7 +45,7 @@ func (c *ListCmd) Run(env *cli.Env) error {
 	}
 	if share.IsCopy(c.Agent) {
 		// A fetched copy (push, fetch): its own log copy, checked again.
-		st, a, err = share.ReadCopy(s, c.Agent)
+		st, a, err = share.ReadCopy(env.Ctx, s, c.Agent)
 	} else {
 		// A listing is the agent's own: reading only its records makes it
 		// cost what its history costs, whatever other agents wrote. The

@@ -82,7 +82,7 @@ func (c *CLI) Run(env *cli.Env) error {
 	var a *agents.Agent
 	if share.IsCopy(c.Agent) {
 		// A fetched copy (push, fetch): to this worktree by default.
-		_, a, err = share.ReadCopy(s, c.Agent)
+		_, a, err = share.ReadCopy(env.Ctx, s, c.Agent)
 	} else {
 		a, err = st.Named(c.Agent)
 	}

@@ -282,7 +282,7 @@ func preflight(ctx context.Context, s *state.Store, st *agents.State, req *Reque
 // a hand-made update-ref may have changed them since the fetch), and every
 // other check is the local agent's, which records the rollback.
 func preflightCopy(ctx context.Context, s *state.Store, st *agents.State, req *Request, held, quick bool) (*checked, error) {
-	cst, ca, err := share.ReadCopy(s, req.Agent)
+	cst, ca, err := share.ReadCopy(ctx, s, req.Agent)
 	if err != nil {
 		return nil, err
 	}

@@ -88,7 +88,7 @@ func DryRun(ctx context.Context, s *state.Store, req Request) (*plan.Plan, error
 		return nil, err
 	}
 	if req.Undo {
-		if err := withUnseen(s, c.tree, c.agent, snap); err != nil {
+		if err := withUnseen(ctx, s, c.tree, c.agent, snap); err != nil {
 			return nil, err
 		}
 	}
@@ -213,7 +213,7 @@ func Run(ctx context.Context, s *state.Store, req Request) (_ *plan.Result, err 
 		return nil, err
 	}
 	if req.Undo {
-		if err := withUnseen(s, c.tree, c.agent, snap); err != nil {
+		if err := withUnseen(ctx, s, c.tree, c.agent, snap); err != nil {
 			return nil, err
 		}
 	}

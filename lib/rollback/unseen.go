@@ -2,6 +2,7 @@ package rollback
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path"
 	"path/filepath"
@@ -57,14 +58,14 @@ func unseenOf(r *repo.Repo, p *plan.Plan, after *git.Oid) []string {
 // disk exactly as that rollback wrote it: the blob of the rollback's
 // target at that path, with its mode. Anything else stays out of S, and the
 // plan leaves it (ignored_in_the_way), as it says.
-func withUnseen(s *state.Store, tree *repo.Repo, a *agents.Agent, snap *capture.Snapshot) error {
+func withUnseen(ctx context.Context, s *state.Store, tree *repo.Repo, a *agents.Agent, snap *capture.Snapshot) error {
 	prev := a.LastRollback
 	if prev == nil || len(prev.Unseen) == 0 {
 		return nil
 	}
 	owner := a
 	if prev.Copy != "" {
-		_, ca, err := share.ReadCopy(s, prev.Copy)
+		_, ca, err := share.ReadCopy(ctx, s, prev.Copy)
 		if err != nil {
 			return nil // the copy is gone: nothing shows what was written
 		}

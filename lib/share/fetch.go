@@ -3,6 +3,7 @@ package share
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -159,7 +160,7 @@ func Fetch(ctx context.Context, s *state.Store, remote string) (*Fetched, error)
 			continue
 		}
 		c := Copy{Copy: CopyID(remote, k[0], k[1]), Machine: k[0], Agent: k[1], Checkpoints: []string{}}
-		logged, logErr := readLog(s, g.log, k[1], nil)
+		logged, logErr := readLog(ctx, s, g.log, k[1], nil)
 		if logErr != "" {
 			name := remoteRef(sharedRef{machine: k[0], agent: k[1]})
 			res.Refused = append(res.Refused, Refusal{Ref: name, Reason: logErr})
@@ -319,7 +320,7 @@ func checkCheckpoint(s *state.Store, oid, agent string, n int, logged map[string
 // nil) as it is read, and none is kept here: a copy of MaxLogBytes held as
 // records took over a gigabyte. A caller drops what each built when the
 // reason is not "".
-func readLog(s *state.Store, e *remoteRefEntry, agent string, each func(*journal.Entry)) (map[string]string, string) {
+func readLog(ctx context.Context, s *state.Store, e *remoteRefEntry, agent string, each func(*journal.Entry)) (map[string]string, string) {
 	if e == nil {
 		return nil, RefusedLog
 	}
@@ -354,17 +355,24 @@ func readLog(s *state.Store, e *remoteRefEntry, agent string, each func(*journal
 	if err != nil || typ != git.ObjectBlob || size > MaxLogBytes {
 		return nil, RefusedLog
 	}
-	blob, err := lib.LookupBlob(te.Id)
-	if err != nil {
-		return nil, RefusedMissing
-	}
-	defer blob.Free()
 	tmp, err := statefile.CreateTemp(s.TmpDir(), "fetched-log-*")
 	if err != nil {
 		return nil, RefusedLog
 	}
 	defer statefile.Remove(tmp.Name())
-	_, err = tmp.Write(blob.Contents())
+	// git writes the blob to the file as it reads it, and the scan reads
+	// the file a line at a time: no copy of the log is ever whole in this
+	// process. libgit2 reads an object whole, and git2go's Blob.Contents
+	// copied it whole again: a 32 MiB copy cost list 64 MiB. The threshold
+	// makes git stream a packed blob too, not only a loose one.
+	_, err = s.Repo.Git.RunCall(ctx, gitcli.Call{Stdout: tmp},
+		"-c", "core.bigFileThreshold=1m", "cat-file", "blob", te.Id.String())
+	if err == nil {
+		var fi os.FileInfo
+		if fi, err = tmp.Stat(); err == nil && fi.Size() != int64(size) {
+			err = fmt.Errorf("git wrote %d bytes of a %d-byte blob", fi.Size(), size)
+		}
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -433,7 +441,7 @@ func IsCopy(given string) bool { return strings.Count(given, "/") == 2 }
 // (the refs under refs/venom/remotes/ are as writable as any), into a
 // State holding one agent whose id is the copy id, so that its refs are
 // the copy's (ids.RefName). Read-only verbs list and diff take it.
-func ReadCopy(s *state.Store, copyID string) (*agents.State, *agents.Agent, error) {
+func ReadCopy(ctx context.Context, s *state.Store, copyID string) (*agents.State, *agents.Agent, error) {
 	parts := strings.Split(copyID, "/")
 	notFound := errcode.Newf(errcode.NotFoundAgent, map[string]string{"agent": copyID},
 		"no fetched copy %s here", copyID).Hint("git venom-checkpoint fetch <remote>   brings the copies a remote holds")
@@ -459,10 +467,13 @@ func ReadCopy(s *state.Store, copyID string) (*agents.State, *agents.Agent, erro
 	}
 	oid := target.String()
 	st := agents.New()
-	_, why := readLog(s, &remoteRefEntry{oid: oid}, r.agent, func(e *journal.Entry) {
+	_, why := readLog(ctx, s, &remoteRefEntry{oid: oid}, r.agent, func(e *journal.Entry) {
 		e.Agent = copyID
 		st.Apply(e)
 	})
+	if why != "" && interrupt.Signalled(ctx) {
+		return nil, nil, interrupt.Coded(interrupt.Why(ctx), "nothing was changed")
+	}
 	if why != "" {
 		return nil, nil, errcode.Newf(errcode.FailedState, map[string]string{"agent": copyID, "reason": why},
 			"the fetched log of %s does not pass the checks (%s)", copyID, why).

@@ -2,6 +2,7 @@ package share
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -159,7 +160,7 @@ func TestPushThenFetch_OnlyUnderTheRemotesNamespace(t *testing.T) {
 	copies, err := Copies(context.Background(), there.s)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"origin/" + m + "/a1"}, copies)
-	_, c, err := ReadCopy(there.s, copies[0])
+	_, c, err := ReadCopy(context.Background(), there.s, copies[0])
 	require.NoError(t, err)
 	var live []string
 	for _, k := range c.Checkpoints {
@@ -168,10 +169,18 @@ func TestPushThenFetch_OnlyUnderTheRemotesNamespace(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"k1", "k2"}, live)
-	_, _, err = ReadCopy(there.s, "origin/"+m+"/zz")
+	_, _, err = ReadCopy(context.Background(), there.s, "origin/"+m+"/zz")
 	e, ok := errcode.As(err)
 	require.True(t, ok)
 	assert.Equal(t, errcode.NotFoundAgent, e.Code)
+	// A stop signal while git reads the log out is the signal, not a log
+	// that fails its checks.
+	stopped, stop := context.WithCancelCause(context.Background())
+	stop(errors.New("interrupt signal received"))
+	_, _, err = ReadCopy(stopped, there.s, copies[0])
+	e, ok = errcode.As(err)
+	require.True(t, ok, "%v", err)
+	assert.Equal(t, errcode.FailedInterrupted, e.Code)
 
 	_, err = Push(context.Background(), here.s, a, "nowhere")
 	require.Error(t, err, "a remote git does not know")

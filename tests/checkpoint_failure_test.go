@@ -265,27 +265,57 @@ func TestCheckpoint_EnabledFalseStopsOnlyAutomaticCaptures(t *testing.T) {
 	require.NotNil(t, env.Take(t, "--agent=a1", "--reason=turn_end").Checkpoint)
 }
 
+// TestCheckpoint_AgentTreeMissing: an agent whose linked worktree was
+// removed, by git worktree remove or by deleting its folder (git then
+// lists it "prunable"), is conflict.tree_stale with reason removed,
+// refused before its turn moves, never a failed capture (exit 1). Where
+// git still lists the worktree the hints say git worktree prune, and it
+// works as printed, as do the hints that list and archive the agent.
 func TestCheckpoint_AgentTreeMissing(t *testing.T) {
 	t.Parallel()
-	env := NewEnv(t)
-	wt := filepath.Join(env.Root, "wt")
-	env.Git("worktree", "add", "-q", "-b", "feature", wt)
-	env.VenomIn(wt, nil, "checkpoint", "--agent=w1", "--isolation=worktree", "--json").OK(t)
-	env.Git("worktree", "remove", wt)
-	refs := env.VenomRefs()
+	for _, how := range []string{"git worktree remove", "rm -rf"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			env := NewEnv(t)
+			wt := filepath.Join(env.Root, "wt")
+			env.Git("worktree", "add", "-q", "-b", "feature", wt)
+			env.VenomIn(wt, nil, "checkpoint", "--agent=w1", "--isolation=worktree", "--json").OK(t)
+			if how == "rm -rf" {
+				require.NoError(t, os.RemoveAll(wt))
+				require.Contains(t, env.Git("worktree", "list", "--porcelain"), "prunable")
+			} else {
+				env.Git("worktree", "remove", wt)
+			}
+			refs, records := env.VenomRefs(), len(env.LogRecords())
 
-	r := env.Venom("checkpoint", "--agent=w1", "--json")
-	r.Fails(t, 1, "failed.checkpoint_git")
-	e := ErrorOf(t, r)
-	require.JSONEq(t, `{"repo":".","reason":"tree_missing"}`, string(e.Error.Data))
-	require.Equal(t, []string{"repo", "reason"}, Keys(t, string(e.Error.Data)))
-	require.Equal(t, refs, env.VenomRefs())
-	failed := env.Records("checkpoint.failed")
-	require.Len(t, failed, 1)
-	require.Equal(t, "failed.checkpoint_git", failed[0]["code"])
-	// Another agent of the main worktree is not held up by it.
-	env.Write("a.txt", "x\n")
-	require.Equal(t, "k1", *env.Take(t, "--agent=m1").Checkpoint)
+			r := env.Venom("checkpoint", "--agent=w1", "--reason=turn_start", "--json")
+			r.Fails(t, 5, "conflict.tree_stale")
+			require.Equal(t, map[string]any{"agent": "w1", "tree": wt, "reason": "removed"}, errorData(t, r))
+			require.Equal(t, refs, env.VenomRefs())
+			require.Len(t, env.LogRecords(), records, "refused before its turn moved: nothing logged")
+
+			human := env.Venom("checkpoint", "--agent=w1").Fails(t, 5, "conflict.tree_stale").Stderr
+			require.Contains(t, human, "error: conflict.tree_stale: agent w1's worktree was removed\n")
+			fitsEighty(t, "refusal", human)
+			const prune = "hint:   git worktree prune\n"
+			if how == "rm -rf" {
+				require.Contains(t, human, prune)
+				env.run(env.Dir, nil, "sh", "-c", "git worktree prune").OK(t) // as printed
+				require.NotContains(t, env.Git("worktree", "list", "--porcelain"), wt, "pruned as the hint says")
+				human = env.Venom("checkpoint", "--agent=w1").Fails(t, 5, "conflict.tree_stale").Stderr
+			}
+			require.NotContains(t, human, prune, "nothing left to prune")
+			require.Equal(t, []string{"git venom-checkpoint list --agent=w1", "git venom-checkpoint clean --agent=w1"},
+				hintCommands(human))
+			require.Contains(t, env.run(env.Dir, nil, "sh", "-c", "git venom-checkpoint list --agent=w1").OK(t).Stdout, "k1")
+			// Another agent of the main worktree is not held up by it.
+			env.Write("a.txt", "x\n")
+			require.Equal(t, "k1", *env.Take(t, "--agent=m1").Checkpoint)
+			env.run(env.Dir, nil, "sh", "-c", "git venom-checkpoint clean --agent=w1").OK(t)
+			require.Contains(t, env.Records("agent.archived")[0], "agent")
+			require.Equal(t, "w1", env.Records("agent.archived")[0]["agent"])
+		})
+	}
 }
 
 func TestCheckpoint_WhichAgent(t *testing.T) {

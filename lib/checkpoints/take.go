@@ -157,9 +157,9 @@ func TakeIn(ctx context.Context, tx *state.Txn, req Request) (*Result, error) {
 		return nil, errcode.Newf(errcode.ConflictInvalidTransition, map[string]string{"agent": a.ID},
 			"agent %s is archived", a.ID)
 	}
-	// An agent of another worktree, or of one moved or replaced, is
-	// refused before its turn moves; a tree that is gone is a failed
-	// capture, logged below.
+	// An agent of another worktree, or of one moved, replaced or
+	// removed, is refused before its turn moves; any other tree that is
+	// gone is a failed capture, logged below.
 	if err := InThisWorktree(ctx, s, a); err != nil && !errcode.Is(err, errcode.FailedCheckpointGit) {
 		return nil, err
 	}
@@ -200,8 +200,8 @@ func TakeIn(ctx context.Context, tx *state.Txn, req Request) (*Result, error) {
 // A command run in one worktree never captures or writes another's files,
 // as no git command does: an agent of another worktree is refused
 // (invalid_params.agent, with where to run it), one whose worktree was
-// moved, replaced or linked over is conflict.tree_stale, and one whose
-// worktree is gone failed.checkpoint_git (tree_missing).
+// moved, replaced, linked over or removed is conflict.tree_stale, and any
+// other tree that is gone failed.checkpoint_git (tree_missing).
 func treeOf(ctx context.Context, s *state.Store, a *agents.Agent) (*repo.Repo, error) {
 	if a.Tree == s.Repo.Top {
 		return s.Repo, nil
@@ -226,10 +226,8 @@ func treeOf(ctx context.Context, s *state.Store, a *agents.Agent) (*repo.Repo, e
 					Hint("git-venom keeps an agent's path; move the worktree back to go on with it,").
 					Hint("or archive it (its checkpoints stay): git venom-checkpoint clean --agent=%s", a.ID)
 			}
-			if e, ok := errcode.As(err); ok && e.Hints == nil {
-				e.Hint("its linked worktree was removed (git worktree remove or prune);").
-					Hint("its checkpoints stay readable: git venom-checkpoint list --agent=%s", a.ID).
-					Hint("git venom-checkpoint clean --agent=%s archives it", a.ID)
+			if e, ok := errcode.As(err); ok && e.Data == (errcode.RepoReason{Repo: ".", Reason: "tree_missing"}) {
+				return nil, removed(a)
 			}
 		}
 		return nil, err
@@ -245,6 +243,21 @@ func treeOf(ctx context.Context, s *state.Store, a *agents.Agent) (*repo.Repo, e
 		Hint("its worktree:").Hint("  %s", a.Tree).
 		Hint("run the command there (git -C <that path> ...), or name this worktree's").
 		Hint("own agent: --agent=<id> registers one with its first checkpoint")
+}
+
+// removed is conflict.tree_stale for an agent whose linked worktree is
+// gone from its path: removed with git worktree remove, or deleted, which
+// leaves git listing it until git worktree prune.
+func removed(a *agents.Agent) error {
+	e := errcode.Newf(errcode.ConflictTreeStale, map[string]string{"agent": a.ID, "tree": a.Tree, "reason": worktreeid.Removed},
+		"agent %s's worktree %s was removed", a.ID, a.Tree).
+		Shorter("agent %s's worktree was removed", a.ID).
+		Hint("it was at:").Hint("  %s", a.Tree)
+	if worktreeid.Listed(a.Worktree) {
+		e.Hint("its folder was deleted; git lists it as prunable until you run:").Hint("  git worktree prune")
+	}
+	return e.Hint("its checkpoints stay readable:").Hint("  git venom-checkpoint list --agent=%s", a.ID).
+		Hint("to archive the agent:").Hint("  git venom-checkpoint clean --agent=%s", a.ID)
 }
 
 // OpenTreeOf opens the agent's tree wherever it is, for the checks that

@@ -22,6 +22,7 @@ import (
 func treesCheck(ctx context.Context, s *state.Store, st *agents.State) Check {
 	const id = "agents.trees"
 	var stale, fixes []string
+	prune := false
 	for _, aid := range st.Order {
 		a := st.Agents[aid]
 		if a.State == agents.Archived {
@@ -31,9 +32,14 @@ func treesCheck(ctx context.Context, s *state.Store, st *agents.State) Check {
 		if errcode.Is(err, errcode.FailedCheckpointGit) && a.Worktree != nil && a.Worktree.Made != "" {
 			// A linked worktree moved (git worktree move) or removed
 			// (git worktree remove, prune) with its agent still there.
-			what := "gone"
+			what := worktreeid.Removed
 			if to, ok := worktreeid.MovedTo(a.Worktree); ok {
 				what = "moved to " + quote.C(to)
+			} else if worktreeid.Listed(a.Worktree) && !prune {
+				// Deleted without git worktree remove: git lists it
+				// as prunable until this.
+				prune = true
+				fixes = append(fixes, "git worktree prune")
 			}
 			stale = append(stale, fmt.Sprintf("%s at %s (%s)", a.ID, quote.C(a.Tree), what))
 			fixes = append(fixes, "git venom-checkpoint clean --agent="+a.ID)

@@ -44,6 +44,9 @@ const (
 	// (git worktree move keeps the admin folder) from the path it
 	// registered at.
 	Moved = "moved"
+	// Removed: the linked worktree is gone from its path (git worktree
+	// remove, or rm -rf, which git worktree prune then tidies).
+	Removed = "removed"
 )
 
 // Stale says why a tree is not the registered worktree.
@@ -139,6 +142,18 @@ func MovedTo(id *ID) (top string, ok bool) {
 		return "", false
 	}
 	return filepath.Dir(dotgit), true
+}
+
+// Listed reports whether git still lists the linked worktree of identity
+// id, gone from its path: its admin folder is the one made for it, and
+// git worktree list shows it "prunable" until git worktree prune removes
+// the folder.
+func Listed(id *ID) bool {
+	if id == nil || id.Made == "" {
+		return false
+	}
+	made, err := stamp(id.GitDir)
+	return err == nil && made == id.Made
 }
 
 // gitfile reads a .git file's "gitdir: <path>" as git's

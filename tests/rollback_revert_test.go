@@ -411,6 +411,27 @@ func TestRevert_Interactive(t *testing.T) {
 	require.Contains(t, out, "Undo the revert of t2 of a1")
 }
 
+// TestRevert_InteractiveAsksAgainAtMarkers: an answer to [m/N] that is
+// neither m nor n is asked again, as git add -p does, never taken for
+// No: the screen shows the answer, then the question again, and the next
+// answer, m, goes on to the plan with markers.
+func TestRevert_InteractiveAsksAgainAtMarkers(t *testing.T) {
+	t.Parallel()
+	env, _ := rewrittenRepo(t)
+	screen, code := env.ptyRun(t, []string{"maybe", "m", "y"}, "rollback", "--revert=t2")
+	require.Equal(t, 0, code, screen)
+	const again = "Answer m to write the markers or n to stop. [m/N]"
+	require.Equal(t, 1, strings.Count(screen, again), screen)
+	asked := strings.Index(screen, "or stop? [m/N]")
+	typed := strings.Index(screen, "maybe")
+	require.True(t, asked >= 0 && asked < typed && typed < strings.Index(screen, again) &&
+		strings.Index(screen, again) < strings.Index(screen, "Revert?"), "asked, typed, asked again, then the plan:\n%s", screen)
+	require.NotContains(t, screen, "Nothing was changed.")
+	require.Contains(t, screen, "Reverted turn t2")
+	require.Contains(t, env.Read("f.txt"), "<<<<<<< current\n")
+	require.Equal(t, " M f.txt\x00", env.GitRaw("status", "--porcelain=v1", "-z").Stdout)
+}
+
 // TestRevert_MergeAttributes: the merge attribute git's own merge reads
 // decides as it would: -merge makes a text file binary to the merge (a
 // whole-file conflict), merge=union keeps both sides' lines as git

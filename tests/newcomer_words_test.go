@@ -1,10 +1,12 @@
 package tests
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestFirstCheckpoint_SaysTheAgentIsRegistered: the capture that
@@ -49,4 +51,33 @@ func TestRollback_PlanHeadersOneWording(t *testing.T) {
 		assert.NotContains(t, strings.ToLower(out), "guarded", what)
 	}
 	assert.Contains(t, roll, stays+": the tree is shared.\n")
+}
+
+// TestRollback_PipedOutputAtATerminalSaysWhy: at a terminal with the
+// output piped (| head), the rollback cannot show the plan it would ask
+// to confirm: it says so and prints the dry run to run instead, which
+// works as printed. Nothing changes.
+func TestRollback_PipedOutputAtATerminalSaysWhy(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("a.txt", "base\n")
+	env.Commit("base")
+	env.Turn("a1", func() { env.Write("a.txt", "turn\n") })
+	snap := env.Snapshot()
+	screen, code := env.ptyRunLine(t, nil, `bash -c 'git venom-rollback k1 | head -3; echo "exit ${PIPESTATUS[0]}"'`)
+	screen = ansiEscape.ReplaceAllString(strings.ReplaceAll(screen, "\r", ""), "")
+	assert.Equal(t, 0, code, screen)
+	fitsEighty(t, "piped", screen)
+	assert.Contains(t, screen, "error: invalid_params.plan: stdout is piped: the plan to confirm cannot be shown\n")
+	assert.Contains(t, screen, "\nhint: git venom-rollback k1 --dry-run\n")
+	assert.Contains(t, screen, "exit 2\n")
+	assert.NotContains(t, screen, "exactly one of")
+	env.AssertUntouched(t, snap)
+	assert.Equal(t, "turn\n", env.Read("a.txt"))
+	// The hint runs as printed, and its plan too.
+	dry := env.Venom("rollback", "k1", "--dry-run").OK(t).Stdout
+	m := regexp.MustCompile(`(?m)^  git venom-rollback (k1 --plan=p1-[0-9a-f]{16})$`).FindStringSubmatch(dry)
+	require.NotNil(t, m, dry)
+	env.Venom("rollback", strings.Fields(m[1])...).OK(t)
+	assert.Equal(t, "base\n", env.Read("a.txt"))
 }

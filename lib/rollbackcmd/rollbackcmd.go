@@ -192,6 +192,17 @@ func (c *CLI) run(env *cli.Env) error {
 		if err := rollback.NoTarget(&req); err != nil {
 			return err
 		}
+		if !env.JSON && env.UI.InTTY && !env.UI.OutTTY {
+			// A person at a terminal whose output goes down a pipe (| head,
+			// | less): the question could be asked on the terminal, but the
+			// plan it confirms would go into the pipe, cut or unseen. A
+			// rollback is confirmed only on the plan shown.
+			return errcode.Newf(errcode.InvalidParamsPlan, nil,
+				"stdout is piped: the plan to confirm cannot be shown").
+				Hint("without the pipe it asks at the prompt; or see the plan with").
+				Hint("%s", retryCommand(req, nil)).
+				Hint("then the command it prints after \"To run it:\"")
+		}
 		if env.JSON || !env.UI.InTTY || !env.UI.OutTTY {
 			return errcode.Newf(errcode.InvalidParamsPlan, nil, "give exactly one of --dry-run and --plan").
 				Hint("run with --dry-run first, then quote its plan with --plan=<id>")

@@ -217,6 +217,10 @@ func TestHarnessLists_CommandsNameEveryHarness(t *testing.T) {
 	}
 	env := NewEnv(t)
 	namesIn(t, "the first checkpoint's hint", env.Venom("checkpoint").Stderr)
+	namesIn(t, "the first rollback's hint", env.Venom("rollback", "--dry-run", "k1").Stderr)
+	// git-venom-diff is built without the harnesses: its hint says how.
+	assert.Contains(t, env.Venom("diff", "k1").Stderr,
+		"hint: or let a harness do it: git venom-checkpoint hook install <harness>\n")
 	help := env.Venom("checkpoint", "hook", "install", "-h").OK(t).Stdout
 	namesIn(t, "hook install -h", strings.Join(strings.Fields(help), " "))
 	r := env.Venom("checkpoint", "hook", "install", "no-such-harness")

@@ -747,6 +747,11 @@ func deref(p *string) string {
 	return *p
 }
 
+// HarnessHint is the hint that a harness's hooks register an agent, for
+// a repository with none yet. A command that has the harnesses writes it
+// with their names (harness.Hints).
+const HarnessHint = "or let a harness do it: git venom-checkpoint hook install <harness>"
+
 // Resolve picks the agent a command means: the id given (by --agent or
 // VENOM_AGENT), else the one agent of the worktree the command runs in
 // that is not archived (docs/checkpoints.md#names). An agent of another
@@ -776,8 +781,7 @@ func (s *State) Resolve(given string) (string, error) {
 			Shorter("no agent registered yet: name one with --agent").
 			Hint("git venom-checkpoint --agent=a1   registers a1 with its first checkpoint").
 			Hint("(any id of [a-z0-9][a-z0-9_-]{0,63} will do)").
-			Hint("or let a harness do it: git venom-checkpoint hook install claude-code").
-			Hint("(or codex, gemini-cli, opencode or qwen-code)")
+			Hint("%s", HarnessHint)
 	}
 	var here []*Agent
 	for _, a := range active {

@@ -36,6 +36,9 @@ func New() *CLI {
 	return &CLI{Hook: newHookCmd()}
 }
 
+// Hints names the harnesses in an error's hints (cli.Hinter).
+func (c *CLI) Hints(e *errcode.Error) { harness.Hints(e) }
+
 // ArgValues completes hook install|uninstall <harness> (cli.ArgValuer).
 func (c *CLI) ArgValues(name string) []string {
 	if name == "harness" {

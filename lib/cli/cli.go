@@ -334,10 +334,19 @@ func runParsed(env *Env, grammar any, args []string, kctx *kong.Context) int {
 	env.JSON = env.JSON || jsonFlag(grammar)
 	env.configureOutput(grammar, args)
 	if err := kctx.Run(env); err != nil {
+		if h, ok := grammar.(Hinter); ok {
+			if e, ok := errcode.As(err); ok {
+				h.Hints(e)
+			}
+		}
 		return Report(env, err)
 	}
 	return 0
 }
+
+// Hinter is a grammar that writes hints of a command's error from what
+// the floors below it do not know, such as the registered harnesses.
+type Hinter interface{ Hints(e *errcode.Error) }
 
 // newParser builds kong's model of grammar, as every command has it.
 func newParser(env *Env, grammar any) (*kong.Kong, error) {

@@ -115,6 +115,19 @@ func Unknown(name string) *errcode.Error {
 	return e
 }
 
+// Hints writes agents.HarnessHint of a command's error with the
+// harnesses' names: the first one's whole command, then the others
+// (cli.Hinter).
+func Hints(e *errcode.Error) {
+	i := slices.Index(e.Hints, agents.HarnessHint)
+	if i < 0 {
+		return
+	}
+	names := Names()
+	e.Hints = slices.Replace(e.Hints, i, i+1,
+		strings.Replace(agents.HarnessHint, "<harness>", names[0], 1), "(or "+Or(names[1:])+")")
+}
+
 // Or joins items as a person reads a list: "a, b or c".
 func Or(items []string) string {
 	if len(items) < 2 {

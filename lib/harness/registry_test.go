@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/ids"
 )
 
@@ -30,7 +32,23 @@ func TestKindsAreWhole(t *testing.T) {
 		assert.Same(t, k, Lookup(k.Name))
 	}
 	assert.Nil(t, Lookup("none"))
-	assert.Equal(t, "claude-code, codex, gemini-cli, opencode or qwen-code", NameList())
+	assert.Equal(t, Or(Names()), NameList())
+	assert.Equal(t, "a, b or c", Or([]string{"a", "b", "c"}))
+	assert.Equal(t, "a or b", Or([]string{"a", "b"}))
+	assert.Equal(t, "a", Or([]string{"a"}))
+}
+
+// Hints writes the harness hint of an error with the registry's names,
+// in its place among the others, and leaves an error without it alone.
+func TestHints(t *testing.T) {
+	e := errcode.Newf(errcode.InvalidParamsAgent, nil, "no agent").Hint("first").Hint("%s", agents.HarnessHint).Hint("last")
+	Hints(e)
+	assert.Equal(t, []string{"first",
+		"or let a harness do it: git venom-checkpoint hook install " + Kinds[0].Name,
+		"(or " + Or(Names()[1:]) + ")", "last"}, e.Hints)
+	other := errcode.Newf(errcode.InvalidParamsAgent, nil, "x").Hint("first")
+	Hints(other)
+	assert.Equal(t, []string{"first"}, other.Hints)
 }
 
 // Each harness's shell is an agent's (docs/checkpoints.md#agents-turns-and-states): the marks it sets in

@@ -89,6 +89,9 @@ func New() *CLI {
 	return &CLI{}
 }
 
+// Hints names the harnesses in an error's hints (cli.Hinter).
+func (c *CLI) Hints(e *errcode.Error) { harness.Hints(e) }
+
 // positional reads `git venom-rollback k1`: one checkpoint, given once.
 func (c *CLI) positional() error {
 	switch {

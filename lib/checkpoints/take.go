@@ -501,6 +501,19 @@ func capture1(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Age
 	}
 	taken, err := Record(ctx, tx, tree, a, snap, Meta{Reason: req.Reason, Turn: turn, ThroughTurn: through,
 		MidTurn: midTurn, Label: req.Label})
+	for try := 1; err != nil && capture.Gone(err) && try < 3; try++ {
+		// A person's gc --prune=now deleted an object the capture found
+		// stored, or git wrote loose, before the commit's pack held it:
+		// the capture taken again stores it anew.
+		if snap, err = capture.TakeHeld(ctx, tree, s.TmpDir(), lim); err != nil {
+			return nil, err
+		}
+		if res.Skipped = snap.Skipped; res.Skipped == nil {
+			res.Skipped = []journal.Skipped{}
+		}
+		taken, err = Record(ctx, tx, tree, a, snap, Meta{Reason: req.Reason, Turn: turn, ThroughTurn: through,
+			MidTurn: midTurn, Label: req.Label})
+	}
 	if err != nil {
 		return nil, err
 	}

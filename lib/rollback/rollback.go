@@ -405,31 +405,43 @@ func (r *runner) run() (*plan.Result, error) {
 	// again.
 	capture.NoteWritten(p.Repo, ap.written, ap.known(p, expected))
 	testhook.Timed("real-note-written", t0)
-	after, err := capture.Take(r.ctx, p.Repo, tx.Store.TmpDir(), limits(tx.Store))
-	testhook.Timed("real-capture-after", t0)
-	if err != nil {
-		return nil, r.end(r.undo(ap, err))
-	}
 	afterThrough := through
 	if conv.Rewinds {
 		afterThrough = p.Target.ThroughTurn
 	}
-	// A path-scoped rollback answers for its paths only: the rest of the
-	// tree is not its to restore, and may change meanwhile. Decided before
-	// rollback.ended, after which nothing may send the rollback back.
-	exact := after.Tree.String() == expected
-	if !exact && !p.Paths.Empty() {
-		if exact, err = plan.SameWithin(r.ctx, p.Repo, expected, after.Tree.String(), p.Paths); err != nil {
+	var after *capture.Snapshot
+	var exact bool
+	var taken *journal.Entry
+	for try := 1; ; try++ {
+		after, err = capture.Take(r.ctx, p.Repo, tx.Store.TmpDir(), limits(tx.Store))
+		testhook.Timed("real-capture-after", t0)
+		if err != nil {
 			return nil, r.end(r.undo(ap, err))
 		}
-	}
-	if err := interrupt.Check(r.ctx); err != nil {
-		return nil, r.end(r.undo(ap, err))
-	}
-	taken, err := checkpoints.Record(r.ctx, tx, p.Repo, a, after, checkpoints.Meta{Reason: checkpoints.Rollback,
-		ThroughTurn: afterThrough, Anchors: targetCommit(p)})
-	if err != nil {
-		return nil, r.end(r.undo(ap, err))
+		// A path-scoped rollback answers for its paths only: the rest of the
+		// tree is not its to restore, and may change meanwhile. Decided before
+		// rollback.ended, after which nothing may send the rollback back.
+		exact = after.Tree.String() == expected
+		if !exact && !p.Paths.Empty() {
+			if exact, err = plan.SameWithin(r.ctx, p.Repo, expected, after.Tree.String(), p.Paths); err != nil {
+				return nil, r.end(r.undo(ap, err))
+			}
+		}
+		if err := interrupt.Check(r.ctx); err != nil {
+			return nil, r.end(r.undo(ap, err))
+		}
+		taken, err = checkpoints.Record(r.ctx, tx, p.Repo, a, after, checkpoints.Meta{Reason: checkpoints.Rollback,
+			ThroughTurn: afterThrough, Anchors: targetCommit(p)})
+		if err == nil {
+			break
+		}
+		// A person's gc --prune=now deleted an object the capture found
+		// stored, or git wrote loose, before the commit's pack held it:
+		// the capture taken again stores it anew.
+		if !capture.Gone(err) || try == 3 {
+			return nil, r.end(r.undo(ap, err))
+		}
+		t0 = time.Now()
 	}
 	if err := testhook.Point("rollback-before-ended"); err != nil {
 		return nil, r.end(r.undo(ap, err))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -200,4 +201,32 @@ func lastLine(data []byte) int {
 		}
 	}
 	return 0
+}
+
+// TestFoldSnapshot_ForgottenLabelStillSaysPruned: a label whose only
+// checkpoint was pruned long ago, so that a fold snapshot left the
+// checkpoint out, still says where it was (not_found, exit 3), as a fold
+// of the whole log says, not that nothing was ever given it
+// (invalid_params, exit 2).
+func TestFoldSnapshot_ForgottenLabelStillSaysPruned(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t).With("VENOM_TEST_FOLD_EVERY=1", "VENOM_TEST_FOLD_RECENT=3")
+	env.SetGlobal("venom.keep", "1")
+	env.Write("f1.txt", "before\n")
+	env.Checkpoint("--agent=a1", "--reason=turn_start")
+	env.Write("f1.txt", "labelled\n")
+	green := env.Checkpoint("--agent=a1", "--reason=turn_end", "--label=green")
+	foldHistory(t, env, 6, 0)
+	env.Venom("checkpoint", "prune", "--agent=a1").OK(t)
+	foldHistory(t, env, 3, 6)
+	require.Empty(t, env.Git("for-each-ref", "refs/venom/checkpoints/a1/"+strings.TrimPrefix(green, "k")))
+
+	want := `label "green" was on a1/` + green + `, which was pruned or removed`
+	r := env.Venom("diff", "--agent=a1", "green").Fails(t, 3, "not_found.checkpoint")
+	assert.Contains(t, r.Stderr, want)
+	// The whole log, without the snapshot, says the same.
+	require.NoError(t, os.RemoveAll(filepath.Join(env.StateDir(), "fold.d")))
+	require.NoError(t, os.Remove(filepath.Join(env.StateDir(), "fold.json")))
+	r = env.Venom("diff", "--agent=a1", "green").Fails(t, 3, "not_found.checkpoint")
+	assert.Contains(t, r.Stderr, want)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 
@@ -113,7 +114,11 @@ type snapIgnored struct {
 type Forgotten struct {
 	Checkpoints [][2]int `json:"checkpoints"`
 	Turns       [][2]int `json:"turns"`
-	ends        []byte   // pairs of uvarints: turn n, checkpoint n (0: none)
+	// Labels: each label a checkpoint left out was given, with the
+	// number of the newest such checkpoint, so that a label only pruned
+	// checkpoints had still says where it was.
+	Labels map[string]int `json:"labels,omitempty"`
+	ends   []byte         // pairs of uvarints: turn n, checkpoint n (0: none)
 }
 
 // endPairs decodes ends: turn n to checkpoint n, in turn order.
@@ -162,6 +167,13 @@ func (a *Agent) ForgotCheckpoint(id string) bool {
 	a.need()
 	n, err := ids.ParseCheckpoint(id)
 	return err == nil && a.forgot.has(a.forgot.Checkpoints, n)
+}
+
+// ForgotLabel is the number of the newest checkpoint a snapshot left out
+// that was given label l, or 0.
+func (a *Agent) ForgotLabel(l string) int {
+	a.need()
+	return a.forgot.Labels[l]
 }
 
 // ForgotTurn reports whether the agent had turn id, ended long ago, which
@@ -378,14 +390,22 @@ func (a *Agent) marshalOwn(floor int64, named map[string]bool) (snapAgent, []byt
 		ends = binary.AppendUvarint(binary.AppendUvarint(ends, uint64(p[0])), uint64(p[1]))
 	}
 	dropped = nil
+	labels := maps.Clone(a.forgot.Labels)
 	for _, c := range a.Checkpoints {
 		if c.Live() || c.Seq >= floor {
 			sa.Checkpoints = append(sa.Checkpoints, snapCheckpoint{Taken: c.Taken, Seq: c.Seq, Ts: c.Ts,
 				N: c.N, Label: c.Label, Labels: c.Labels, Pruned: c.Pruned, Removed: c.Removed})
-		} else {
-			dropped = append(dropped, c.N)
+			continue
+		}
+		dropped = append(dropped, c.N)
+		for _, l := range c.Labels {
+			if labels == nil {
+				labels = map[string]int{}
+			}
+			labels[l] = max(labels[l], c.N)
 		}
 	}
+	sa.Forgot.Labels = labels
 	sa.Forgot.Checkpoints = addRanges(a.forgot.Checkpoints, dropped)
 	return sa, ends
 }

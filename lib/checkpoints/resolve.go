@@ -76,10 +76,17 @@ func byLabel(a *agents.Agent, name string, err error) (string, error) {
 			return c.Checkpoint, nil
 		}
 	}
-	if len(had) > 0 {
+	// The newest checkpoint that had it: one the fold holds, or one a
+	// fold snapshot left out (pruned long ago).
+	was := a.ForgotLabel(name)
+	if len(had) > 0 && had[0].N > was {
+		was = had[0].N
+	}
+	if was > 0 {
+		id := ids.Checkpoint(was)
 		return "", errcode.Newf(errcode.NotFoundCheckpoint, map[string]string{"checkpoint": name},
-			"label %s was on %s/%s, which was pruned or removed", quote.Always(name), a.ID, had[0].Checkpoint).
-			Shorter("label %s was on %s/%s, which was pruned or removed", cutLabel(name, 24), a.ID, had[0].Checkpoint).
+			"label %s was on %s/%s, which was pruned or removed", quote.Always(name), a.ID, id).
+			Shorter("label %s was on %s/%s, which was pruned or removed", cutLabel(name, 24), a.ID, id).
 			Hint("git venom-checkpoint list shows the checkpoints")
 	}
 	e := errcode.Newf(errcode.InvalidParamsCheckpoint, map[string]string{"checkpoint": name}, "%v", err)

@@ -27,8 +27,9 @@ const (
 	// rollbacks that did not end to LastRollback (--undo's).
 	allFormat = "git-venom fold 6"
 	// ownFormat is an agent's file's, which 5 left as it was; 6 as
-	// allFormat's; 7 added every label a checkpoint was given.
-	ownFormat = "git-venom fold 7"
+	// allFormat's; 7 added every label a checkpoint was given; 8 the
+	// labels of the checkpoints it leaves out.
+	ownFormat = "git-venom fold 8"
 )
 
 // Each file is a line of JSON, snapshotHead, saying what it is and the

@@ -16,8 +16,10 @@ var fixedSeeds = []int64{1, 2, 3, 4, 5, 6}
 // start across a rollback window, which stays a rollback window (a model
 // error; docs/rollback.md#classes); 5023 at 40 steps, a rollback killed
 // after its safety checkpoint's ref, which the next capture adopts
-// (a model error).
-var regressions = [][2]int64{{3002, 50}, {5023, 40}}
+// (a model error); 5024 at 120 steps, an outside path left in the way of
+// an ignored folder, which --outside=refuse does not refuse (a model
+// error).
+var regressions = [][2]int64{{3002, 50}, {5023, 40}, {5024, 120}}
 
 // TestModel plays the fixed seeds against the real binaries. Each failure
 // names its seed and lists its steps; tests/model replays one.

@@ -185,10 +185,6 @@ func (w *world) predict(a *agent, target *checkpoint, undo bool, outside string,
 			mode = "refuse"
 		}
 	}
-	if mode == "refuse" && anyOutside {
-		pr.refuse = "conflict.outside_edits"
-		return pr
-	}
 	// Left: kept outside paths, writes a kept path blocks, and writes
 	// something S does not hold is in the way of (an ignored file or a
 	// folder holding one).
@@ -223,6 +219,16 @@ func (w *world) predict(a *agent, target *checkpoint, undo bool, outside string,
 	// not delete (ignored files; in a path-scoped rollback, the paths not
 	// chosen).
 	w.inTheWay(t, &pr, paths, s, target.view)
+	// The refusal names the outside paths the rollback would write: one
+	// left (in the way of an ignored file, say) is not touched.
+	if mode == "refuse" && anyOutside {
+		for _, p := range paths {
+			if pr.classes[p] == "outside" && pr.left[p] == "" {
+				pr.refuse = "conflict.outside_edits"
+				return pr
+			}
+		}
+	}
 	pr.after = afterWrites(t.files, paths, pr.left, target.view)
 	return pr
 }

@@ -517,8 +517,14 @@ func gitOperation(r *repo.Repo, headMoves bool) error {
 	}
 	if headMoves {
 		if _, err := os.Lstat(r.Index + ".lock"); err == nil {
+			// git's own advice: the lock of a git command killed or crashed
+			// stays, and nothing but a person removes it.
 			return errcode.Newf(errcode.ConflictGitOperation, map[string]string{"repo": ".", "operation": "index_locked"},
-				"the index is locked (%s.lock); another git command is running", r.Index)
+				"the index is locked (%s.lock): another git command is running, or one was killed and left the lock", r.Index).
+				Shorter("the index is locked").
+				Hint("another git command is running, or one was killed and left the lock;").
+				Hint("if none is running in this repository, remove the lock to continue:").
+				Hint("  %s", quote.Shell([]string{"rm", "-f", r.Index + ".lock"}))
 		}
 	}
 	return nil

@@ -77,12 +77,15 @@ install -m 0644 man/git-venom.1 man/git-venom-checkpoint.1 man/git-venom-rollbac
 # in the folders each shell searches below a prefix on PATH or in
 # XDG_DATA_DIRS (/usr/local/share is in both by default).
 mkdir -p "$prefix/share/bash-completion/completions" "$prefix/share/zsh/site-functions" \
-  "$prefix/share/fish/vendor_completions.d"
+  "$prefix/share/fish/vendor_completions.d" "$prefix/share/fish/vendor_conf.d"
 for cmd in git-venom-checkpoint git-venom-rollback git-venom-diff; do
   install -m 0644 completion/git-venom.bash "$prefix/share/bash-completion/completions/$cmd"
   install -m 0644 completion/git-venom.zsh "$prefix/share/zsh/site-functions/_$cmd"
   install -m 0644 completion/git-venom.fish "$prefix/share/fish/vendor_completions.d/$cmd.fish"
 done
+# fish 3.6's git completion passes `git venom-<cmd>` on to no one: this one
+# registers the three for git, read when fish starts.
+install -m 0644 completion/git-venom-git.fish "$prefix/share/fish/vendor_conf.d/git-venom.fish"
 # Refresh apropos's index where man-db keeps one (the system manpath, as
 # /usr/local/share/man); mandb would take over any other folder for its user.
 if [ "$(id -u)" = 0 ] && command -v mandb >/dev/null 2>&1 \

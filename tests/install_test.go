@@ -38,9 +38,11 @@ func TestInstall(t *testing.T) {
 			"share/bash-completion/completions/"+bin, "share/zsh/site-functions/_"+bin,
 			"share/fish/vendor_completions.d/"+bin+".fish")
 	}
+	want = append(want, "share/fish/vendor_conf.d/git-venom.fish")
 	sort.Strings(want)
 	assert.Equal(t, want, installed)
-	same := map[string]string{"bin/git-venom": "bin/git-venom", "share/man/man1/git-venom.1": "man/git-venom.1"}
+	same := map[string]string{"bin/git-venom": "bin/git-venom", "share/man/man1/git-venom.1": "man/git-venom.1",
+		"share/fish/vendor_conf.d/git-venom.fish": "completion/git-venom-git.fish"}
 	for _, bin := range manBinaries {
 		same["share/man/man1/"+bin+".1"] = "man/" + bin + ".1"
 		same["share/bash-completion/completions/"+bin] = "completion/git-venom.bash"

@@ -147,12 +147,9 @@ type CheckpointReused struct {
 	PreviousLabel *string `json:"previous_label"`
 }
 
-// CheckpointsPruned is agent.checkpoints_pruned's data, the record's
+// CheckpointsPruned is agent.checkpoints_pruned's data: the record
 // {agent, checkpoints} (docs/checkpoints.md#retention-and-clean).
-type CheckpointsPruned struct {
-	Agent       string   `json:"agent"`
-	Checkpoints []string `json:"checkpoints"`
-}
+type CheckpointsPruned = journal.PrunedRecord
 
 // CheckpointsRemoved is agent.checkpoints_removed's data, the record's
 // {agent, repo, removed, kept} (docs/checkpoints.md#retention-and-clean), counting refs.
@@ -163,10 +160,8 @@ type CheckpointsRemoved struct {
 	Kept    int    `json:"kept"`
 }
 
-// Archived is agent.archived's data: clean archived the agent.
-type Archived struct {
-	Agent string `json:"agent"`
-}
+// Archived is agent.archived's data, the record: clean archived the agent.
+type Archived = journal.Archived
 
 // FromRecord maps a record to its event; ok is false for internal records.
 func FromRecord(e *journal.Entry, source string) (ev Event, ok bool) {

@@ -17,6 +17,7 @@ import (
 	"github.com/git-venom/git-venom/lib/refs"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/state"
+	"github.com/git-venom/git-venom/lib/testhook"
 )
 
 // Pruned is one agent's line of a prune: {agent, repo, pruned, failed}.
@@ -48,6 +49,11 @@ func Prune(ctx context.Context, tx *state.Txn, agent string) ([]Pruned, error) {
 	outcomes := Delete(ctx, tx.Store.Repo, byAgent)
 	if why, ok := stopped(outcomes); ok {
 		return nil, interrupt.Coded(why, "no checkpoint was pruned")
+	}
+	// A kill here leaves logged checkpoints without their refs: doctor
+	// fails on them until a prune records them.
+	if err := testhook.Point("prune-refs-deleted"); err != nil {
+		return nil, err
 	}
 	// Removed worktrees leave their private indexes behind; a prune is
 	// when the state directory is swept.

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/git-venom/git-venom/tests/buildtags"
 )
 
 // binDir holds the binaries built once for the whole run.
@@ -29,7 +31,8 @@ func run(m *testing.M) int {
 	binDir = dir
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Dir(filepath.Dir(file))
-	cmd := exec.Command("go", "build", "-tags", "venomtest", "-o", binDir+"/", "./git-venom-checkpoint", "./git-venom-rollback", "./git-venom-diff")
+	// Linked as install.sh links them (GOFLAGS' tags), with the hooks.
+	cmd := exec.Command("go", "build", "-tags", buildtags.With(os.Getenv("GOFLAGS"), "venomtest"), "-o", binDir+"/", "./git-venom-checkpoint", "./git-venom-rollback", "./git-venom-diff")
 	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {

@@ -12,12 +12,16 @@ import (
 )
 
 // fakeGo stands in for go: it logs each call and fails the go test calls
-// whose arguments contain $FAIL_PART.
+// whose arguments contain $FAIL_PART. Asked for the build tags in effect,
+// it answers as go does with lib/static/env.sh's GOFLAGS and venomtest.
 const fakeGo = `#!/bin/sh
 echo "go $*" >>"$CALLS"
 case "$1" in
 env) echo cc ;;
-list) printf '%s\n' github.com/git-venom/git-venom/lib/a github.com/git-venom/git-venom/tests ;;
+list) case "$*" in
+  *context.BuildTags*) echo static,system_libgit2,venomtest ;;
+  *) printf '%s\n' github.com/git-venom/git-venom/lib/a github.com/git-venom/git-venom/tests ;;
+  esac ;;
 test) if [ -n "$FAIL_PART" ]; then case "$*" in *"$FAIL_PART"*) exit 1 ;; esac; fi ;;
 esac
 exit 0
@@ -39,7 +43,9 @@ func runTestsRun(t *testing.T, failPart string) (int, string, []string) {
 	write(filepath.Join(root, "tests", "run"), string(script))
 	write(filepath.Join(root, "tests", "harnesses", "install"), "#!/bin/sh\nexit 0\n")
 	write(filepath.Join(root, "tests", "fuzz"), "#!/bin/sh\necho \"fuzz $FUZZTIME $FUZZWORKERS\" >>\"$CALLS\"\n[ \"$FAIL_PART\" != fuzz ]\n")
-	write(filepath.Join(root, "lib", "static", "env.sh"), "")
+	env, err := os.ReadFile(filepath.Join(repoRoot(), "lib", "static", "env.sh"))
+	require.NoError(t, err)
+	write(filepath.Join(root, "lib", "static", "env.sh"), string(env))
 	write(filepath.Join(stubs, "go"), fakeGo)
 	for _, tool := range []string{"gofmt", "pkg-config", "cc", "man", "git-lfs", "watchman"} {
 		write(filepath.Join(stubs, tool), "#!/bin/sh\nexit 0\n")
@@ -62,7 +68,8 @@ func runTestsRun(t *testing.T, failPart string) (int, string, []string) {
 // TestTestsRun_ExitsZeroWhenEveryPartPasses: with no arguments tests/run
 // runs the tests package in two parts beside the other packages, the unit
 // tests again without the venomtest tag, and the short fuzz pass, and exits
-// 0 when they all pass.
+// 0 when they all pass. Every go test and go vet with venomtest keeps the
+// tags GOFLAGS names (the static libgit2 install.sh links) as well.
 func TestTestsRun_ExitsZeroWhenEveryPartPasses(t *testing.T) {
 	t.Parallel()
 	code, out, calls := runTestsRun(t, "")
@@ -70,13 +77,31 @@ func TestTestsRun_ExitsZeroWhenEveryPartPasses(t *testing.T) {
 	assert.NotContains(t, out, "FAIL")
 	assert.Subset(t, calls, []string{
 		"go vet ./...",
-		"go vet -tags venomtest ./...",
-		"go test -tags venomtest -count=1 -timeout 25m -parallel 4 -run ^TestReal ./tests",
-		"go test -tags venomtest -count=1 -timeout 25m -parallel 4 -skip ^TestReal ./tests",
-		"go test -tags venomtest -count=1 -timeout 25m -parallel 4 github.com/git-venom/git-venom/lib/a",
+		"go vet -tags static,system_libgit2,venomtest ./...",
+		"go test -tags static,system_libgit2,venomtest -count=1 -timeout 25m -parallel 4 -run ^TestReal ./tests",
+		"go test -tags static,system_libgit2,venomtest -count=1 -timeout 25m -parallel 4 -skip ^TestReal ./tests",
+		"go test -tags static,system_libgit2,venomtest -count=1 -timeout 25m -parallel 4 github.com/git-venom/git-venom/lib/a",
 		"go test -count=1 -timeout 25m ./lib/...",
 		"fuzz 5s 1",
 	})
+}
+
+// TestTestsRun_TagsAsGoReadsThem: venom_tags (lib/static/env.sh) gives
+// the tags of GOFLAGS' last -tags, as go reads them, and venomtest once.
+func TestTestsRun_TagsAsGoReadsThem(t *testing.T) {
+	t.Parallel()
+	for goflags, want := range map[string]string{
+		"":                                       "venomtest",
+		"-tags=static,system_libgit2":            "static,system_libgit2,venomtest",
+		"-tags=a -trimpath --tags=b,venomtest,c": "b,c,venomtest",
+	} {
+		cmd := exec.Command("bash", "-c", `. lib/static/env.sh 2>/dev/null; GOFLAGS="$1" venom_tags venomtest`, "bash", goflags)
+		cmd.Dir = repoRoot()
+		cmd.Env = append(os.Environ(), "GOENV=off")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		assert.Equal(t, want, strings.TrimSpace(string(out)), "GOFLAGS=%q", goflags)
+	}
 }
 
 // TestTestsRun_FailsWhenAnyPartFails: a failing part fails the run with

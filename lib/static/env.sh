@@ -1,7 +1,8 @@
-# Sourced by install.sh and tests/run (bash): when Debian's static archives
-# of libgit2 and its libraries are there, every go command that follows
-# links libgit2 into the binaries (see libgit2.pc); otherwise the build
-# stays on the shared library, slower to start but the same otherwise.
+# Sourced by install.sh, tests/run and tests/fuzz (bash): when Debian's
+# static archives of libgit2 and its libraries are there, every go command
+# that follows links libgit2 into the binaries (see libgit2.pc); otherwise
+# the build stays on the shared library, slower to start but the same
+# otherwise.
 venom_static_archives() {
   local lib
   lib="$(pkg-config --variable=libdir libgit2 2>/dev/null)" || return 1
@@ -9,6 +10,12 @@ venom_static_archives() {
     [ -e "$lib/$a.a" ] || return 1
   done
   [ -e "$lib/libgssapi_krb5.so.2" ]
+}
+# venom_tags TAG prints the -tags value for go commands that need TAG as
+# well: a -tags on go's command line replaces the tags of GOFLAGS (go env's
+# or the environment's), so this lists those, as go reads them, then TAG.
+venom_tags() {
+  go list -f "{{range context.BuildTags}}{{if ne . \"$1\"}}{{.}},{{end}}{{end}}$1" runtime
 }
 if venom_static_archives; then
   export PKG_CONFIG_PATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -2,10 +2,11 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-venom/git-venom/tests/buildtags"
 )
 
 // The bench times binaries linked as install.sh links them: the build
@@ -23,22 +24,11 @@ func TestBuildBinaries_KeepGOFLAGSTags(t *testing.T) {
 	if err := buildBinaries(root, bin, "./git-venom-checkpoint"); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("go", "version", "-m", filepath.Join(bin, "git-venom-checkpoint")).Output()
+	got, err := buildtags.Of(filepath.Join(bin, "git-venom-checkpoint"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "-tags=" + withTags(goflags, "venomtest")
-	if !strings.Contains(string(out), "\tbuild\t"+want+"\n") {
-		t.Errorf("the bench's binary was built with\n%s\nwant %s", out, want)
-	}
-	for _, c := range []struct{ goflags, want string }{
-		{"", "venomtest"},
-		{"-tags=static,system_libgit2", "static,system_libgit2,venomtest"},
-		{"-trimpath --tags=a,venomtest -mod=mod", "a,venomtest"},
-		{"-tags=a -tags=b", "b,venomtest"},
-	} {
-		if got := withTags(c.goflags, "venomtest"); got != c.want {
-			t.Errorf("withTags(%q) = %q, want %q", c.goflags, got, c.want)
-		}
+	if want := buildtags.With(goflags, "venomtest"); got != want {
+		t.Errorf("the bench's binary was built with -tags=%s, want %s", got, want)
 	}
 }

@@ -15,11 +15,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/git-venom/git-venom/tests/buildtags"
 )
 
 // The mode has its own flag set, read in init, so that it needs nothing
@@ -382,25 +383,13 @@ func buildBinaries(src, bin string, cmds ...string) error {
 	if len(cmds) == 0 {
 		cmds = allBinaries
 	}
-	tags := withTags(os.Getenv("GOFLAGS"), "venomtest")
+	// GOFLAGS' tags as well: the bench built with venomtest alone once
+	// timed a binary unlike the one people run (libgit2 starting OpenSSL
+	// and mbedTLS, GSSAPI loaded: about 100 page faults and 3-4 ms more a
+	// call).
+	tags := buildtags.With(os.Getenv("GOFLAGS"), "venomtest")
 	_, err := (&proc{dir: src, env: os.Environ()}).cmd(nil, "go", append([]string{"build", "-tags", tags, "-o", bin + "/"}, cmds...)...)
 	return err
-}
-
-// withTags is the build tags GOFLAGS names (lib/static/env.sh puts
-// static,system_libgit2 there, the link install.sh makes) and tag: a -tags
-// on go's command line replaces GOFLAGS' own, and the bench then timed a
-// binary unlike the one people run (libgit2 starting OpenSSL and mbedTLS,
-// GSSAPI loaded: about 100 page faults and 3-4 ms more a call).
-func withTags(goflags, tag string) string {
-	var tags []string
-	for _, f := range strings.Fields(goflags) {
-		if v, ok := strings.CutPrefix(strings.TrimLeft(f, "-"), "tags="); ok {
-			tags = strings.Split(v, ",")
-		}
-	}
-	tags = slices.DeleteFunc(tags, func(t string) bool { return t == "" || t == tag })
-	return strings.Join(append(tags, tag), ",")
 }
 
 // benchBinaries is the folder of the git-venom-* binaries a mode runs: bin

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/git-venom/git-venom/tests/buildtags"
 )
 
 // kinds names the step kinds that can be switched off (-off), for known
@@ -112,12 +114,13 @@ func parseOff(s string) map[string]bool {
 	return out
 }
 
-// build builds the three binaries into dir from this module (with
-// lib/static/env.sh's link of libgit2 when the caller sourced it).
+// build builds the three binaries into dir from this module, with
+// lib/static/env.sh's link of libgit2 when the caller sourced it: the tags
+// of GOFLAGS and venomtest.
 func build(dir string) error {
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Dir(filepath.Dir(filepath.Dir(file)))
-	cmd := exec.Command("go", "build", "-tags", "venomtest", "-o", dir+"/", "./git-venom-checkpoint", "./git-venom-rollback", "./git-venom-diff")
+	cmd := exec.Command("go", "build", "-tags", buildtags.With(os.Getenv("GOFLAGS"), "venomtest"), "-o", dir+"/", "./git-venom-checkpoint", "./git-venom-rollback", "./git-venom-diff")
 	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {

@@ -3,8 +3,11 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-venom/git-venom/tests/buildtags"
 )
 
 // fixedSeeds are played by go test (tests/run): a spread of seeds, and
@@ -27,6 +30,10 @@ func TestModel(t *testing.T) {
 	bin := t.TempDir()
 	if err := build(bin); err != nil {
 		t.Fatal(err)
+	}
+	// Linked as install.sh links them: GOFLAGS' tags are kept.
+	if got, err := buildtags.Of(filepath.Join(bin, "git-venom-rollback")); err != nil || got != buildtags.With(os.Getenv("GOFLAGS"), "venomtest") {
+		t.Fatalf("the binaries were built with -tags=%s (%v), not GOFLAGS' and venomtest", got, err)
 	}
 	opt := options{steps: 30, off: parseOff(strings.Join(defaultOff, ",")), fsck: true}
 	if os.Getenv("VENOM_TEST_LONG") != "" {

@@ -5,6 +5,7 @@ package conversation
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/errcode"
@@ -87,6 +88,40 @@ func CanRewind(a *agents.Agent, t *agents.Turn) bool {
 	return ad != nil && t != nil && ad.CanRewind(a, t)
 }
 
+// Explainer is an adapter that can say why it cannot rewind to a turn
+// (the turn's end is missing from the transcript, say).
+type Explainer interface {
+	// WhyNot says, as a clause, why the adapter cannot rewind to t;
+	// called only when CanRewind is false.
+	WhyNot(a *agents.Agent, t *agents.Turn) string
+}
+
+// WhyNoRewind says what cannot be rewound to, as a clause for an error:
+// the harness, when it has no rewind at all; else the turn, and why
+// when its adapter can say. turn is the turn's id, t nil when the log
+// no longer holds it.
+func WhyNoRewind(a *agents.Agent, turn string, t *agents.Turn) string {
+	ad := For(a)
+	switch {
+	case ad == nil:
+		return fmt.Sprintf("the %s harness cannot rewind the conversation", a.Harness)
+	case t == nil:
+		return fmt.Sprintf("the conversation cannot be rewound to turn %s: the log no longer holds it", turn)
+	}
+	if why := WhyNot(a, t); why != "" {
+		return fmt.Sprintf("the conversation cannot be rewound to turn %s: %s", turn, why)
+	}
+	return fmt.Sprintf("the conversation cannot be rewound to turn %s", turn)
+}
+
+// WhyNot is the adapter's reason it cannot rewind to t, or "".
+func WhyNot(a *agents.Agent, t *agents.Turn) string {
+	if ex, ok := For(a).(Explainer); ok && t != nil {
+		return ex.WhyNot(a, t)
+	}
+	return ""
+}
+
 // Rewind asks the agent's adapter for a rewind, or fails with
 // unsupported.harness_capability (docs/rollback.md#conversation).
 func Rewind(ctx context.Context, s *state.Store, a *agents.Agent, t *agents.Turn) (*Rewound, error) {
@@ -96,8 +131,12 @@ func Rewind(ctx context.Context, s *state.Store, a *agents.Agent, t *agents.Turn
 // RewindWith is Rewind with the caller's options.
 func RewindWith(ctx context.Context, s *state.Store, a *agents.Agent, t *agents.Turn, o Options) (*Rewound, error) {
 	if !CanRewind(a, t) {
+		id := ""
+		if t != nil {
+			id = t.ID
+		}
 		return nil, errcode.Newf(errcode.UnsupportedHarnessCapability, map[string]string{"fix": "--restore=files"},
-			"the %s harness cannot rewind the conversation; use --restore=files", a.Harness)
+			"%s; use --restore=files", WhyNoRewind(a, id, t))
 	}
 	return For(a).Rewind(ctx, s, a, t, o)
 }

@@ -554,9 +554,18 @@ func conversationCheck(a *agents.Agent, c *agents.Checkpoint) error {
 		return nil
 	}
 	if !conversation.CanRewind(a, a.Turn(*c.ThroughTurn)) {
-		return errcode.Newf(errcode.UnsupportedHarnessCapability, map[string]string{"fix": "--restore=files"},
-			"the %s harness cannot rewind the conversation; use --restore=files", a.Harness).
-			Retry("to restore the files and tell the agent with the rollback note", "--restore=files")
+		// What cannot be rewound: the harness, or this turn (and why),
+		// not "the harness cannot" of one that rewinds other turns.
+		turn := a.Turn(*c.ThroughTurn)
+		e := errcode.Newf(errcode.UnsupportedHarnessCapability, map[string]string{"fix": "--restore=files"},
+			"%s; use --restore=files", conversation.WhyNoRewind(a, *c.ThroughTurn, turn))
+		if conversation.For(a) != nil {
+			e.Shorter("the conversation cannot go back to %s", *c.ThroughTurn)
+			if why := conversation.WhyNot(a, turn); why != "" {
+				e.Hint("%s", why)
+			}
+		}
+		return e.Retry("to restore the files and tell the agent with the rollback note", "--restore=files")
 	}
 	if err := conversation.Ready(a); err != nil {
 		return errcode.Newf(errcode.UnsupportedHarnessCapability,

@@ -12,6 +12,7 @@ import (
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/rollback"
+	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/ui"
 )
 
@@ -312,8 +313,8 @@ func worktree(env *cli.Env, tree string) {
 //	undo: git venom-rollback --undo
 //
 // An agent with no harness has no conversation to mention.
-func done(env *cli.Env, r *plan.Result, req rollback.Request, tree string) {
-	q := quote.C
+func done(env *cli.Env, s *state.Store, r *plan.Result, req rollback.Request) {
+	q, tree := quote.C, s.Repo.Top
 	when := "before the first turn"
 	if r.Conversation.ThroughTurn != nil {
 		when = "after " + q(*r.Conversation.ThroughTurn)
@@ -344,7 +345,7 @@ func done(env *cli.Env, r *plan.Result, req rollback.Request, tree string) {
 	// Even the shortest, with its undo, is past 80 columns: the undo has
 	// a line of its own, to copy whole.
 	worktree(env, tree)
-	env.UI.Printf("%s\n  undo: %s\n", line, undoCommand(r, req))
+	env.UI.Printf("%s\n  undo: %s\n", line, undoCommand(s, r, req))
 	if r.Kept != nil {
 		keptLine(env, *r.Kept)
 	}
@@ -357,13 +358,19 @@ func done(env *cli.Env, r *plan.Result, req rollback.Request, tree string) {
 }
 
 // undoCommand is the command printed to undo r: the local agent's for a
-// copy's files, which came to it.
-func undoCommand(r *plan.Result, req rollback.Request) string {
+// copy's files, which came to it. It runs as printed: files only where
+// the safety checkpoint cannot bring the conversation back (a rewound
+// conversation goes on in a new session, and the one it left cannot be
+// rewound to), as the undo's own preflight decides.
+func undoCommand(s *state.Store, r *plan.Result, req rollback.Request) string {
 	undo := "git venom-rollback --undo"
 	if req.Copy() {
 		undo += " --agent=" + quote.C(r.Agent)
 	} else if req.Agent != "" {
 		undo += " --agent=" + quote.C(req.Agent)
+	}
+	if rollback.UndoFilesOnly(s, r.Agent) {
+		undo += " --restore=files"
 	}
 	return undo
 }

@@ -126,10 +126,10 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 		return err
 	}
 	if res.Revert != nil {
-		revertDone(env, res, req, s.Repo.Top)
+		revertDone(env, s, res, req)
 		return nil
 	}
-	done(env, res, req, s.Repo.Top)
+	done(env, s, res, req)
 	return nil
 }
 

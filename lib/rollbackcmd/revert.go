@@ -10,6 +10,7 @@ import (
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/rollback"
+	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/ui"
 )
 
@@ -133,8 +134,8 @@ func linesOf(ls []plan.Lines) string {
 
 // revertDone is a revert's transcript row, with the command that undoes
 // it, and where conflict markers were written.
-func revertDone(env *cli.Env, r *plan.Result, req rollback.Request, tree string) {
-	q := quote.C
+func revertDone(env *cli.Env, s *state.Store, r *plan.Result, req rollback.Request) {
+	q, tree := quote.C, s.Repo.Top
 	n, marked := 0, 0
 	for _, rp := range r.Repos {
 		n += len(rp.Files)
@@ -151,7 +152,7 @@ func revertDone(env *cli.Env, r *plan.Result, req rollback.Request, tree string)
 	}
 	env.UI.Printf("%s\n  undo: %s\n", ui.Wrap(fmt.Sprintf("↺ Reverted %s · %s · files only · safety %s",
 		what(r.Revert.Turn, r.Revert.From, r.Revert.To), plan.Count(n), q(*r.Safety)), ui.Columns80, "  "),
-		undoCommand(r, req))
+		undoCommand(s, r, req))
 	if marked > 0 {
 		env.UI.Printf("Conflict markers (<<<<<<< to >>>>>>>) to resolve, as after git revert:\n")
 		for _, rp := range r.Repos {

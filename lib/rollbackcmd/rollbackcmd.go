@@ -251,10 +251,10 @@ func (c *CLI) run(env *cli.Env) error {
 		return res.WriteJSON(env.UI.Out)
 	}
 	if res.Revert != nil {
-		revertDone(env, res, req, s.Repo.Top)
+		revertDone(env, s, res, req)
 		return nil
 	}
-	done(env, res, req, s.Repo.Top)
+	done(env, s, res, req)
 	return nil
 }
 

@@ -35,6 +35,19 @@ func (Adapter) CanRewind(a *agents.Agent, t *agents.Turn) bool {
 	return t != nil && t.HarnessEnd != "" && !Newer(t.Version, TestedVersion)
 }
 
+// WhyNot says why turn t cannot be rewound to: its end was never found
+// in the transcript (none was there when the Stop hook ran, or it held
+// no assistant line), or a Claude Code newer than the tested one wrote it.
+func (Adapter) WhyNot(a *agents.Agent, t *agents.Turn) string {
+	switch {
+	case t.HarnessEnd == "":
+		return "its end is not in the Claude Code transcript"
+	case Newer(t.Version, TestedVersion):
+		return "Claude Code " + t.Version + " wrote it, newer than the tested " + TestedVersion
+	}
+	return ""
+}
+
 // Newer reports whether version v is newer than w (x.y.z).
 func Newer(v, w string) bool {
 	pv, pw := parts(v), parts(w)

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -113,6 +114,19 @@ func TestLabels_HintsNameTheCheckpoint(t *testing.T) {
 	assert.Contains(t, r.Stderr, "\nhint: \"k9\" is also a label, of a1/k3: name it k3\n")
 	r = env.Venom("rollback", "--revert=before-refactor", "--dry-run").Fails(t, 2, "invalid_params.usage")
 	assert.Contains(t, r.Stderr, "names one checkpoint, a1/k2")
+	// The hint is a whole command that runs as printed.
+	var hinted string
+	for _, l := range strings.Split(r.Stderr, "\n") {
+		if c, ok := strings.CutPrefix(strings.TrimSpace(strings.TrimPrefix(l, "hint:")), "git venom-rollback "); ok {
+			hinted = "git venom-rollback " + c
+		}
+	}
+	require.Equal(t, "git venom-rollback --revert=k2..last --dry-run", hinted, r.Stderr)
+	sh := exec.Command("sh", "-c", hinted)
+	sh.Dir, sh.Env = env.Dir, env.Environ()
+	out, err := sh.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "a.txt")
 	for _, out := range []string{r.Stderr} {
 		for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 			assert.LessOrEqual(t, len([]rune(l)), 80, l)

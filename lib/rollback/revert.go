@@ -91,7 +91,7 @@ func notATurn(name string, a *agents.Agent, id string) *errcode.Error {
 	return errcode.Newf(errcode.InvalidParamsUsage, data,
 		"--revert=%s names one checkpoint, %s/%s: name a turn, t<n>, or a pair of checkpoints", quote.C(name), a.ID, id).
 		Shorter("--revert names one checkpoint, %s/%s", a.ID, id).
-		Hint("name a turn, t<n>, or a pair, such as --revert=%s..<checkpoint>", id)
+		Retry("to take back what changed since "+a.ID+"/"+id, "--revert="+id+"..last")
 }
 
 // resolveRevert finds what a revert takes back: for t<n>, that turn's

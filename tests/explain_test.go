@@ -181,7 +181,7 @@ func TestExplain_WholeFileAndHunks(t *testing.T) {
 	e.Git("config", "core.abbrev", "9")
 	assert.True(t, strings.HasPrefix(e.Venom("checkpoint", "explain", "HEAD").OK(t).Stdout, e.Git("rev-parse", "--short=9", "HEAD")+" "))
 	e.Git("config", "--unset", "core.abbrev")
-	assert.Regexp(t, `(?s)a1/t1 .*f\.txt  hunk 2 of 3\n    g\.txt  whole file\n    m\.txt  hunk 1 of 1\n  a1/t2 .*f\.txt  hunk 3 of 3\n  Not from a turn:\n    f\.txt hunk 1 of 3\n    h\.txt\n    m\.txt hunk 1 of 1 \(1 of 3 lines\)\n    p\.txt\n`, out)
+	assert.Regexp(t, `(?s)a1/t1 .*f\.txt  hunk 2 of 3\n    g\.txt  whole file\n    m\.txt  hunk 1 of 1\n  a1/t2 .*f\.txt  hunk 3 of 3\n  Not from a turn:\n    f\.txt  hunk 1 of 3\n    h\.txt  whole file\n    m\.txt  hunk 1 of 1 \(1 of 3 lines\)\n    p\.txt  whole file\n`, out)
 	assert.NotContains(t, out, "\x1b[", "plain when piped")
 	e.AssertUntouched(t, snap)
 	assert.Empty(t, e.Git("for-each-ref", "refs/notes"), "no note without --note")
@@ -198,20 +198,33 @@ func TestExplain_DeletionAndTurnWithoutStart(t *testing.T) {
 	// the agent's last checkpoint.
 	e.Remove("old.txt")
 	e.Write("keep.txt", "keep\nmore\n")
+	e.Write("blob.bin", "\x00\x01binary\x00")
 	e.Checkpoint("--agent=a1", "--reason=turn_end")
 	e.Commit("delete old, extend keep")
 
 	c := e.explain(t, "HEAD").Commits[0]
-	require.Len(t, c.Files, 2)
+	require.Len(t, c.Files, 3)
 	for _, f := range c.Files {
 		assert.Equal(t, []string{"a1/t1"}, f.Turns, f.Path)
+		if f.Binary {
+			assert.Empty(t, f.Hunks, f.Path)
+			continue
+		}
 		require.Len(t, f.Hunks, 1, f.Path)
 		assert.Equal(t, []string{"a1/t1"}, f.Hunks[0].Turns, f.Path)
 	}
-	assert.Equal(t, "deleted", c.Files[1].Status, "old.txt sorts second")
+	assert.True(t, c.Files[0].Binary, "blob.bin sorts first")
+	assert.Equal(t, "deleted", c.Files[2].Status, "old.txt sorts last")
 	require.Len(t, c.Turns, 1)
 	assert.Equal(t, "k1", c.Turns[0].Start, "the agent's checkpoint before the turn ended")
 	assert.Nil(t, c.Turns[0].Started)
+
+	// The human form says what a whole-file attribution covers where the
+	// file has no lines to judge.
+	out := e.Venom("checkpoint", "explain", "HEAD").OK(t).Stdout
+	assert.Contains(t, out, "\n    blob.bin  whole file (binary)\n", out)
+	assert.Contains(t, out, "\n    keep.txt  whole file\n", out)
+	assert.Contains(t, out, "\n    old.txt  whole file (deleted)\n", out)
 }
 
 // A turn is credited with a commit only if it can have written it, by the

@@ -211,12 +211,12 @@ func abbreviations(env *cli.Env, s *state.Store, commits []explain.Commit) func(
 func render(w io.Writer, cm *explain.Commit, st styles) {
 	type carried struct {
 		path  string
-		whole bool
+		whole string // what of the file the turn carried whole, or ""
 		hunks []int
 		of    int
 	}
 	byTurn := map[string][]carried{}
-	var orphans []string
+	var orphans []carried
 	for _, f := range cm.Files {
 		whole := map[string]bool{}
 		for _, t := range f.Turns {
@@ -242,15 +242,19 @@ func render(w io.Writer, cm *explain.Commit, st styles) {
 				continue
 			}
 			seen[t] = true
-			byTurn[t] = append(byTurn[t], carried{path: f.Path, whole: whole[t], hunks: hunks[t], of: len(f.Hunks)})
+			c := carried{path: f.Path, hunks: hunks[t], of: len(f.Hunks)}
+			if whole[t] {
+				c.whole = wholeFile(f)
+			}
+			byTurn[t] = append(byTurn[t], c)
 		}
 		switch {
 		case len(f.Turns) > 0:
 		case len(hunks) == 0:
-			orphans = append(orphans, quote.C(f.Path))
+			orphans = append(orphans, carried{path: f.Path, whole: wholeFile(f)})
 		default:
 			for _, b := range bare {
-				orphans = append(orphans, quote.C(f.Path)+" "+b)
+				orphans = append(orphans, carried{path: f.Path, whole: b})
 			}
 		}
 	}
@@ -285,16 +289,11 @@ func render(w io.Writer, cm *explain.Commit, st styles) {
 			fmt.Fprintf(w, "    %s %s\n", st.dim("tool"), quote.Text(cut(explain.ToolLine(t), 71)))
 		}
 		for _, f := range byTurn[t.ID] {
-			what := "whole file"
-			if !f.whole {
+			what := f.whole
+			if what == "" {
 				what = hunkList(f.hunks, f.of)
 			}
-			// A path too long for its line has it alone, as a plan does.
-			if ui.Width(quote.C(f.path)+what) <= ui.Columns80-6 {
-				fmt.Fprintf(w, "    %s  %s\n", quote.C(f.path), st.dim(what))
-			} else {
-				fmt.Fprintf(w, "    %s\n      %s\n", quote.C(f.path), st.dim(what))
-			}
+			pathAndWhat(w, f.path, what, st)
 		}
 	}
 	if len(cm.Files) == 0 {
@@ -304,8 +303,33 @@ func render(w io.Writer, cm *explain.Commit, st styles) {
 	} else if len(orphans) > 0 {
 		fmt.Fprintf(w, "  %s\n", st.dim("Not from a turn:"))
 		for _, o := range orphans {
-			fmt.Fprintf(w, "    %s\n", o)
+			pathAndWhat(w, o.path, o.whole, st)
 		}
+	}
+}
+
+// wholeFile names what a whole-file attribution covers: a text file's
+// every line, or a binary file, a deletion or a change of type, which
+// have no lines to judge.
+func wholeFile(f explain.File) string {
+	switch {
+	case f.Status == "deleted":
+		return "whole file (deleted)"
+	case f.Status == "typechange":
+		return "whole file (type changed)"
+	case f.Binary:
+		return "whole file (binary)"
+	}
+	return "whole file"
+}
+
+// pathAndWhat writes a file and what of it a turn carried; a path too
+// long for its line has it alone, as a plan does.
+func pathAndWhat(w io.Writer, path, what string, st styles) {
+	if ui.Width(quote.C(path)+what) <= ui.Columns80-6 {
+		fmt.Fprintf(w, "    %s  %s\n", quote.C(path), st.dim(what))
+	} else {
+		fmt.Fprintf(w, "    %s\n      %s\n", quote.C(path), st.dim(what))
 	}
 }
 

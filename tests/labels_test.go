@@ -2,6 +2,7 @@ package tests
 
 import (
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -229,4 +230,25 @@ func TestLabels_OfAFetchedCopy(t *testing.T) {
 	b.Venom("rollback", "--agent=me", "feature/x/wip", "--dry-run", "--json").OK(t).JSON(t, &own)
 	assert.Equal(t, "k2", own.Checkpoint) // the turn's end, reused
 	b.Venom("rollback", "origin/a1/ship-itt", "--dry-run").Fails(t, 2, "invalid_params.checkpoint")
+}
+
+// Completion offers a turn only while its checkpoint is there: after a
+// prune the pruned turns go, and after clean none is offered.
+func TestCompletion_TurnsThatResolve(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	for i, f := range []string{"a.txt", "b.txt", "c.txt"} {
+		env.Turn("a1", func() { env.Write(f, strconv.Itoa(i)) })
+	}
+	turns := func() string { return env.Venom("rollback", "__complete", "--agent=a1", "--revert=").OK(t).Stdout }
+	assert.Equal(t, "--revert=t1\n--revert=t2\n--revert=t3\n", turns())
+	env.Venom("checkpoint", "prune", "--agent=a1", "--keep=2").OK(t)
+	offered := strings.Fields(turns())
+	require.NotEmpty(t, offered)
+	for _, o := range offered {
+		env.Venom("rollback", "--agent=a1", o, "--dry-run").OK(t)
+	}
+	assert.NotContains(t, offered, "--revert=t1")
+	env.Venom("checkpoint", "clean", "--agent=a1").OK(t)
+	assert.Empty(t, turns())
 }

@@ -181,7 +181,9 @@ func values(env *Env, f *kong.Flag, prefix, agent string) []string {
 	case f.Tag.Get("complete") == "checkpoint":
 		vs = checkpointNames(env, agent)
 	case f.Tag.Get("complete") == "turn":
-		vs = turnNames(env, agent)
+		vs = turnNames(env, agent, false)
+	case f.Tag.Get("complete") == "whole-turn":
+		vs = turnNames(env, agent, true)
 	}
 	for i := range vs {
 		vs[i] = prefix + vs[i]
@@ -259,16 +261,25 @@ func oneWord(l string) bool {
 	return l != "" && !quote.Needs(l) && !strings.ContainsAny(l, " \t'\"$`;&|<>()*?[]{}!#~=:")
 }
 
-// turnNames are agent's turns, in number order (those a rollback
-// dropped left out).
-func turnNames(env *Env, agent string) []string {
+// turnNames are agent's turns, in number order: those whose checkpoint
+// is still there (its end's, or a running turn's start), so that prune
+// and clean leave none offered that would fail; with whole, those whose
+// start is there too (a revert reads both); those a rollback dropped
+// left out.
+func turnNames(env *Env, agent string, whole bool) []string {
 	a := namedAgent(env, agent)
 	if a == nil {
 		return nil
 	}
+	live := func(id string) bool { c := a.Checkpoint(id); return id == "" || c != nil && c.Live() }
 	var names []string
 	for _, t := range a.Turns {
-		if !t.Dropped {
+		switch {
+		case t.Dropped:
+		case t.Ended && !live(t.EndCheckpoint), t.EndCheckpoint == "" && t.StartCheckpoint == "":
+		case !t.Ended && !live(t.StartCheckpoint):
+		case whole && (!t.Ended || !live(t.StartCheckpoint)):
+		default:
 			names = append(names, t.ID)
 		}
 	}

@@ -29,7 +29,7 @@ type CLI struct {
 	Into       string `name:"into" complete:"agent" help:"With a fetched copy: the local agent that records the rollback, its safety checkpoint and log records (default: VENOM_AGENT, or the agent a rollback would infer)."`
 	Checkpoint string `name:"checkpoint" complete:"checkpoint" help:"The checkpoint to go back to: k<n>, last, last~<n> (n back from last), t<n> (that turn's end) or a label; also given as the argument."`
 	Undo       bool   `name:"undo" help:"Undo the agent's last rollback: go back to its safety checkpoint."`
-	Revert     string `name:"revert" complete:"turn" help:"Take back what a turn changed and keep every later change: t<n>, or what changed between two checkpoints, k<a>..k<b>. Files only."`
+	Revert     string `name:"revert" complete:"whole-turn" help:"Take back what a turn changed and keep every later change: t<n>, or what changed between two checkpoints, k<a>..k<b>. Files only."`
 	Conflicts  string `name:"conflicts" enum:",refuse,markers" default:"" help:"With --revert, where a later change meets the turn's: refuse (the default), or markers (write git's conflict markers there)."`
 	Restore    string `name:"restore" default:"" enum:",all,files" help:"all (the default without paths): files and conversation, or refuse; files: files only."`
 	Outside    string `name:"outside" enum:",refuse,keep,overwrite" default:"" help:"Paths changed outside the agent's turns: refuse (default in a guarded tree), keep or overwrite (default elsewhere)."`

@@ -1,10 +1,8 @@
 package tests
 
 import (
-	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -59,17 +57,7 @@ func TestObjects_GcPruneNowUnderARollbacksCapture(t *testing.T) {
 		append(args, "--plan="+plan, "--json")...)
 	big := bigFile("rollback")
 	env.Write("late.txt", big)
-	require.NoError(t, os.Remove(p.file))
-	for {
-		if _, err := os.Stat(p.file); err == nil {
-			break
-		}
-		select {
-		case <-p.done:
-			t.Fatalf("the rollback ended before its capture's commit: %s%s", p.out, p.errb)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	p.next(t, "its capture's commit")
 	gcNow(env)
 	var res RollbackResult
 	p.resume(t).OK(t).JSON(t, &res)

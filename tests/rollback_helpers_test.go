@@ -207,21 +207,36 @@ func (e *Env) pauseCmd(point string, extra []string, mk func(env []string) *exec
 	p := &paused{file: filepath.Join(e.Root, fmt.Sprintf("paused-%s-%d", strings.ReplaceAll(point, "#", "-"),
 		time.Now().UnixNano())), done: make(chan struct{}), out: &bytes.Buffer{}, errb: &bytes.Buffer{}}
 	p.cmd = mk(append([]string{"VENOM_TEST_PAUSE_AT=" + point, "VENOM_TEST_PAUSE_FILE=" + p.file}, extra...))
-	cmd, args := p.cmd.Path, p.cmd.Args
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.errb
 	// git runs git-venom-* as a child: the whole group is killed.
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	require.NoError(e.t, p.cmd.Start())
 	e.t.Cleanup(func() { _ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) })
 	go func() { _ = p.cmd.Wait(); close(p.done) }()
+	p.wait(e.t, point)
+	return p
+}
+
+// next lets a command paused with VENOM_TEST_PAUSE_RESUME=1 go on to its
+// next pause point, and waits there; what names that point for a
+// failure.
+func (p *paused) next(t *testing.T, what string) {
+	t.Helper()
+	require.NoError(t, os.Remove(p.file))
+	p.wait(t, what)
+}
+
+// wait waits until the command is paused (its pause file is there).
+func (p *paused) wait(t *testing.T, what string) {
+	t.Helper()
 	for {
 		if _, err := os.Stat(p.file); err == nil {
-			return p
+			return
 		}
 		select {
 		case <-p.done:
-			e.t.Fatalf("%s %v ended before %s: %v\n%s%s", cmd, args, point, p.cmd.ProcessState, p.out, p.errb)
-		case <-time.After(20 * time.Millisecond):
+			t.Fatalf("%v ended before %s: %v\n%s%s", p.cmd.Args, what, p.cmd.ProcessState, p.out, p.errb)
+		case <-time.After(10 * time.Millisecond):
 		}
 	}
 }

@@ -340,17 +340,7 @@ func TestSecurity_FolderMovedAwayWhilePlacing(t *testing.T) {
 	plan := env.DryRun(args[:3]...).Plan
 	p := env.pause("rollback-place-each", []string{"VENOM_TEST_PAUSE_RESUME=1"}, "rollback", append(args, "--plan="+plan)...)
 	// Paused before d/a.txt: let it be placed, and stop before d/b.txt.
-	require.NoError(t, os.Remove(p.file))
-	for {
-		if _, err := os.Stat(p.file); err == nil {
-			break
-		}
-		select {
-		case <-p.done:
-			t.Fatalf("the rollback ended before its second file: %s%s", p.out, p.errb)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+	p.next(t, "its second file")
 	require.Equal(t, "checkpoint a.txt\n", env.Read("d/a.txt"), "the first file is placed")
 	env.swapForLink("d", outside, 1)
 	resumeEvery(t, p)

@@ -213,7 +213,7 @@ func treeOf(ctx context.Context, s *state.Store, a *agents.Agent) (*repo.Repo, e
 			Shorter("agent %s's worktree was moved here (git worktree move)", a.ID).
 			Hint("it registered at:").Hint("  %s", a.Tree).
 			Hint("git-venom keeps an agent's path; move the worktree back to go on with it,").
-			Hint("or archive it (its checkpoints stay): git venom-checkpoint clean --agent=%s", a.ID)
+			Hint("or archive it, which removes its checkpoints:").Hint("  git venom-checkpoint clean --agent=%s", a.ID)
 	}
 	r, err := OpenTreeOf(ctx, s, a)
 	if err != nil {
@@ -224,7 +224,7 @@ func treeOf(ctx context.Context, s *state.Store, a *agents.Agent) (*repo.Repo, e
 					Shorter("agent %s's worktree was moved (git worktree move)", a.ID).
 					Hint("it registered at:").Hint("  %s", a.Tree).Hint("it is now at:").Hint("  %s", to).
 					Hint("git-venom keeps an agent's path; move the worktree back to go on with it,").
-					Hint("or archive it (its checkpoints stay): git venom-checkpoint clean --agent=%s", a.ID)
+					Hint("or archive it, which removes its checkpoints:").Hint("  git venom-checkpoint clean --agent=%s", a.ID)
 			}
 			if e, ok := errcode.As(err); ok && e.Data == (errcode.RepoReason{Repo: ".", Reason: "tree_missing"}) {
 				return nil, removed(a)
@@ -256,8 +256,8 @@ func removed(a *agents.Agent) error {
 	if worktreeid.Listed(a.Worktree) {
 		e.Hint("its folder was deleted; git lists it as prunable until you run:").Hint("  git worktree prune")
 	}
-	return e.Hint("its checkpoints stay readable:").Hint("  git venom-checkpoint list --agent=%s", a.ID).
-		Hint("to archive the agent:").Hint("  git venom-checkpoint clean --agent=%s", a.ID)
+	return e.Hint("its checkpoints stay readable until it is cleaned:").Hint("  git venom-checkpoint list --agent=%s", a.ID).
+		Hint("to archive the agent, which removes its checkpoints:").Hint("  git venom-checkpoint clean --agent=%s", a.ID)
 }
 
 // OpenTreeOf opens the agent's tree wherever it is, for the checks that

@@ -64,7 +64,7 @@ func treesCheck(ctx context.Context, s *state.Store, st *agents.State) Check {
 	if len(stale) == 0 {
 		return ok(id, "no agent's tree is another worktree now")
 	}
-	return bad(id, Warn, strings.Join(fixes, "; ")+" (archives it; a rollback refuses it meanwhile)",
+	return bad(id, Warn, strings.Join(fixes, "; ")+" (archives it and removes its checkpoints; a rollback refuses it meanwhile)",
 		"%d %s no longer in the worktree it registered in (a rollback refuses it): %s",
 		len(stale), plural(len(stale), "agent is", "agents are"), strings.Join(stale, ", "))
 }

@@ -210,8 +210,10 @@ func abbreviations(env *cli.Env, s *state.Store, commits []explain.Commit) func(
 // then the files or hunks no turn carried.
 func render(w io.Writer, cm *explain.Commit, st styles) {
 	type carried struct {
-		path  string
-		whole string // what of the file the turn carried whole, or ""
+		path string
+		// what is the words after the path: what of the file a turn
+		// carried whole, or which hunks no turn carried; "" lists hunks.
+		what  string
 		hunks []int
 		of    int
 	}
@@ -244,17 +246,17 @@ func render(w io.Writer, cm *explain.Commit, st styles) {
 			seen[t] = true
 			c := carried{path: f.Path, hunks: hunks[t], of: len(f.Hunks)}
 			if whole[t] {
-				c.whole = wholeFile(f)
+				c.what = wholeFile(f)
 			}
 			byTurn[t] = append(byTurn[t], c)
 		}
 		switch {
 		case len(f.Turns) > 0:
 		case len(hunks) == 0:
-			orphans = append(orphans, carried{path: f.Path, whole: wholeFile(f)})
+			orphans = append(orphans, carried{path: f.Path, what: wholeFile(f)})
 		default:
 			for _, b := range bare {
-				orphans = append(orphans, carried{path: f.Path, whole: b})
+				orphans = append(orphans, carried{path: f.Path, what: b})
 			}
 		}
 	}
@@ -289,7 +291,7 @@ func render(w io.Writer, cm *explain.Commit, st styles) {
 			fmt.Fprintf(w, "    %s %s\n", st.dim("tool"), quote.Text(cut(explain.ToolLine(t), 71)))
 		}
 		for _, f := range byTurn[t.ID] {
-			what := f.whole
+			what := f.what
 			if what == "" {
 				what = hunkList(f.hunks, f.of)
 			}
@@ -303,7 +305,7 @@ func render(w io.Writer, cm *explain.Commit, st styles) {
 	} else if len(orphans) > 0 {
 		fmt.Fprintf(w, "  %s\n", st.dim("Not from a turn:"))
 		for _, o := range orphans {
-			pathAndWhat(w, o.path, o.whole, st)
+			pathAndWhat(w, o.path, o.what, st)
 		}
 	}
 }

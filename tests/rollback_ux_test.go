@@ -341,3 +341,34 @@ func TestRollback_UndoPlanSaysWhatItPutsBack(t *testing.T) {
 	env.Rollback("--agent=a1", "--undo")
 	assert.Equal(t, "a person's edit\n", env.Read("README.md"))
 }
+
+// A checkpoint that cannot bring the conversation back says why in words
+// a person reads; --json keeps the reason's code in data.why.
+func TestRollback_FilesOnlyRefusalInWords(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.RegisterAs("a1", "claude-code", "in_place")
+	env.Checkpoint("--agent=a1", "--reason=turn_start") // k1, t1
+	env.Write("x.txt", "mid\n")
+	env.Checkpoint("--agent=a1") // k2, inside t1
+	env.Write("x.txt", "end\n")
+	env.Checkpoint("--agent=a1", "--reason=turn_end") // k3
+
+	r := env.Venom("rollback", "k2", "--dry-run").Fails(t, 5, "conflict.checkpoint_files_only")
+	assert.Contains(t, r.Stderr, "error: conflict.checkpoint_files_only: k2 cannot bring the conversation back\n")
+	assert.Contains(t, r.Stderr, "\nhint: it was taken inside turn t1; no point of the conversation matches it\n")
+	assert.NotContains(t, r.Stderr, "mid_turn")
+	for _, l := range strings.Split(strings.TrimSuffix(r.Stderr, "\n"), "\n") {
+		assert.LessOrEqual(t, len([]rune(l)), 80, l)
+	}
+	var out struct {
+		Error struct {
+			Message string
+			Data    map[string]string
+		}
+	}
+	r = env.Venom("rollback", "k2", "--dry-run", "--json").Fails(t, 5, "conflict.checkpoint_files_only")
+	r.JSON(t, &out)
+	assert.Equal(t, "mid_turn", out.Error.Data["why"])
+	assert.Contains(t, out.Error.Message, "inside turn t1")
+}

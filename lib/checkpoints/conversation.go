@@ -16,6 +16,33 @@ const (
 	WhyCatchUpFaild = "catch_up_failed"
 )
 
+// WhyWords says in words why checkpoint c cannot bring the conversation
+// back, for a hint of at most 80 columns; --json keeps the code
+// (data.why).
+func WhyWords(c *agents.Checkpoint, why string) string {
+	turn := func(p *string, none string) string {
+		if p == nil {
+			return none
+		}
+		return "turn " + *p
+	}
+	switch why {
+	case WhyMidTurn:
+		return "it was taken inside " + turn(c.Turn, "a turn") + "; no point of the conversation matches it"
+	case WhyOverlap:
+		return "it was taken as the last turn ended and may hold part of the next"
+	case WhyFork:
+		return "it is a fork's first checkpoint; the conversation is the source's"
+	case WhyDroppedTurn:
+		return "an earlier rollback took " + turn(c.ThroughTurn, "its turn") + " out of the conversation"
+	case WhyNoHarnessID:
+		return "the harness never said where " + turn(c.ThroughTurn, "its turn") + " ends in the conversation"
+	case WhyCatchUpFaild:
+		return "the conversation could not be brought up to it"
+	}
+	return why
+}
+
 // NoConversation returns why checkpoint c's conversation cannot be brought
 // back, or "" when it can (docs/rollback.md#conversation "What decides it").
 func NoConversation(a *agents.Agent, c *agents.Checkpoint) string {

@@ -541,7 +541,10 @@ func conversationCheck(a *agents.Agent, c *agents.Checkpoint) error {
 	noRewind := c.ThroughTurn == nil || (last != nil && last.ID == *c.ThroughTurn)
 	filesOnly := func(why string) error {
 		return errcode.Newf(errcode.ConflictCheckpointFilesOnly, map[string]string{"why": why},
-			"checkpoint %s cannot bring the conversation back (%s); use --restore=files", c.Checkpoint, why).
+			"checkpoint %s cannot bring the conversation back: %s; use --restore=files", c.Checkpoint,
+			checkpoints.WhyWords(c, why)).
+			Shorter("%s cannot bring the conversation back", c.Checkpoint).
+			Hint("%s", checkpoints.WhyWords(c, why)).
 			Retry("to restore the files and tell the agent with the rollback note", "--restore=files")
 	}
 	if noRewind {

@@ -29,13 +29,10 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	binDir = dir
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(file))
-	// Linked as install.sh links them (GOFLAGS' tags), with the hooks.
-	cmd := exec.Command("go", "build", "-tags", buildtags.With(os.Getenv("GOFLAGS"), "venomtest"), "-o", binDir+"/", "./git-venom-checkpoint", "./git-venom-rollback", "./git-venom-diff")
-	cmd.Dir = root
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
+	if prebuilt := os.Getenv("VENOM_TEST_BIN_DIR"); prebuilt != "" {
+		// tests/run builds them once for both of its runs of this package.
+		binDir = prebuilt
+	} else if err := buildBinaries(binDir); err != nil {
 		fmt.Fprintln(os.Stderr, "building the binaries failed:", err)
 		return 1
 	}
@@ -51,6 +48,15 @@ func run(m *testing.M) int {
 	}
 	defer stopRunWatchman()
 	return m.Run()
+}
+
+// buildBinaries links the three binaries into dir as install.sh links
+// them (GOFLAGS' tags), with the hooks.
+func buildBinaries(dir string) error {
+	cmd := exec.Command("go", "build", "-tags", buildtags.With(os.Getenv("GOFLAGS"), "venomtest"), "-o", dir+"/", "./git-venom-checkpoint", "./git-venom-rollback", "./git-venom-diff")
+	cmd.Dir = repoRoot()
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	return cmd.Run()
 }
 
 // repoRoot is the module's root folder.

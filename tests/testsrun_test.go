@@ -14,6 +14,9 @@ import (
 // fakeGo stands in for go: it logs each call and fails the go test calls
 // whose arguments contain $FAIL_PART. Asked for the build tags in effect,
 // it answers as go does with lib/static/env.sh's GOFLAGS and venomtest.
+// go test -c -o FILE (failing when $FAIL_PART is -c) writes a test binary
+// that logs its calls (with its folder and VENOM_TEST_BIN_DIR's files) and
+// fails in the same way; go build -o DIR/ writes empty binaries.
 const fakeGo = `#!/bin/sh
 echo "go $*" >>"$CALLS"
 case "$1" in
@@ -22,7 +25,16 @@ list) case "$*" in
   *context.BuildTags*) echo static,system_libgit2,venomtest ;;
   *) printf '%s\n' github.com/git-venom/git-venom/lib/a github.com/git-venom/git-venom/tests ;;
   esac ;;
-test) if [ -n "$FAIL_PART" ]; then case "$*" in *"$FAIL_PART"*) exit 1 ;; esac; fi ;;
+test) if [ "$4" = -c ]; then
+    [ "$FAIL_PART" != -c ] || exit 1
+  elif [ -n "$FAIL_PART" ]; then case "$*" in *"$FAIL_PART"*) exit 1 ;; esac; fi
+  if [ "$2 $3 $4 $5" = "-tags static,system_libgit2,venomtest -c -o" ]; then
+    printf '%s\n' '#!/bin/sh' \
+      'echo "tests.test in $(basename "$PWD") bins $(ls "$VENOM_TEST_BIN_DIR" | tr "\n" " ")$*" >>"$CALLS"' \
+      'if [ -n "$FAIL_PART" ]; then case "$*" in *"$FAIL_PART"*) exit 1 ;; esac; fi' >"$6"
+    chmod +x "$6"
+  fi ;;
+build) for a in "$@"; do case "$a" in -o) o=1 ;; ./*) [ -z "$o" ] || : >"$dir$(basename "$a")" ;; *) [ "$o" != 1 ] || { dir="$a"; o=2; } ;; esac; done ;;
 esac
 exit 0
 `
@@ -66,7 +78,8 @@ func runTestsRun(t *testing.T, failPart string) (int, string, []string) {
 }
 
 // TestTestsRun_ExitsZeroWhenEveryPartPasses: with no arguments tests/run
-// runs the tests package in two parts beside the other packages, the unit
+// runs the tests package in two parts (one test binary, built once with
+// the three binaries it runs) beside the other packages, the unit
 // tests again without the venomtest tag, and the short fuzz pass, and exits
 // 0 when they all pass. Every go test and go vet with venomtest keeps the
 // tags GOFLAGS names (the static libgit2 install.sh links) as well.
@@ -78,8 +91,8 @@ func TestTestsRun_ExitsZeroWhenEveryPartPasses(t *testing.T) {
 	assert.Subset(t, calls, []string{
 		"go vet ./...",
 		"go vet -tags static,system_libgit2,venomtest ./...",
-		"go test -tags static,system_libgit2,venomtest -count=1 -timeout 25m -parallel 4 -run ^TestReal ./tests",
-		"go test -tags static,system_libgit2,venomtest -count=1 -timeout 25m -parallel 4 -skip ^TestReal ./tests",
+		"tests.test in tests bins git-venom-checkpoint git-venom-diff git-venom-rollback -test.count=1 -test.timeout=25m -test.parallel=4 -test.paniconexit0 -test.run ^TestReal",
+		"tests.test in tests bins git-venom-checkpoint git-venom-diff git-venom-rollback -test.count=1 -test.timeout=25m -test.parallel=4 -test.paniconexit0 -test.skip ^TestReal",
 		"go test -tags static,system_libgit2,venomtest -count=1 -timeout 25m -parallel 4 github.com/git-venom/git-venom/lib/a",
 		"go test -count=1 -timeout 25m ./lib/...",
 		"fuzz 5s 1",
@@ -104,11 +117,12 @@ func TestTestsRun_TagsAsGoReadsThem(t *testing.T) {
 	}
 }
 
-// TestTestsRun_FailsWhenAnyPartFails: a failing part fails the run with
-// exit 1, after every other part has run.
+// TestTestsRun_FailsWhenAnyPartFails: a failing part, or a tests package
+// that does not build, fails the run with exit 1, after every other part
+// has run.
 func TestTestsRun_FailsWhenAnyPartFails(t *testing.T) {
 	t.Parallel()
-	for _, part := range []string{"-run ^TestReal", "-skip ^TestReal", "lib/a", "./lib/...", "fuzz"} {
+	for _, part := range []string{"-c", "-test.run ^TestReal", "-test.skip ^TestReal", "lib/a", "./lib/...", "fuzz"} {
 		t.Run(part, func(t *testing.T) {
 			t.Parallel()
 			code, out, calls := runTestsRun(t, part)

@@ -47,7 +47,7 @@ func Hold(packDir, name string) error {
 		if errors.Is(err, os.ErrExist) {
 			// A hold of another command's, or of a killed one: shared
 			// while it is the file at p once locked. One let go meanwhile
-			// is written anew; one still empty is being written.
+			// is written anew.
 			var again bool
 			if f, again, err = join(p); again && try < 20 {
 				time.Sleep(time.Millisecond)
@@ -89,7 +89,10 @@ func create(p string) (*os.File, error) {
 // join takes a shared lock on the hold at p. It returns no file when p
 // is not a hold (the user's .keep), and again when the caller should try
 // once more: the hold was let go before it was locked (the file is gone
-// or replaced: written anew), or it is empty (being written).
+// or replaced: written anew). An empty file is held as found: another
+// command's hold before its note (create locks, then writes), which may
+// take longer than any wait here; the user's empty .keep stays, as only
+// a file holding the note is ever removed.
 func join(p string) (f *os.File, again bool, err error) {
 	f, err = statefile.OpenRegular(p, os.O_RDONLY, 0, true)
 	if errors.Is(err, os.ErrNotExist) {
@@ -107,9 +110,11 @@ func join(p string) (f *os.File, again bool, err error) {
 		f.Close()
 		return nil, true, nil
 	case !noted(f):
-		fi, err := f.Stat()
+		if fi, err := f.Stat(); err == nil && fi.Size() == 0 {
+			return f, false, nil
+		}
 		f.Close()
-		return nil, err == nil && fi.Size() == 0, nil
+		return nil, false, nil
 	}
 	return f, false, nil
 }

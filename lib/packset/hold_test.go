@@ -92,3 +92,45 @@ func TestReleaseStale_LeavesLiveHolds(t *testing.T) {
 	require.False(t, exists(stale), "a killed command's hold stays")
 	require.True(t, exists(user), "the user's .keep was removed")
 }
+
+// TestHold_JoinsAHoldBeingWritten: a command writing a pack whose hold
+// another command has made but not yet written its note in (create locks
+// the new file, then writes) holds it too, however long the writer takes:
+// on a loaded machine that is longer than any wait. The writer's release
+// then leaves the hold, and this command's removes it. Before, a hold
+// still empty after 20 tries of 1 ms was taken for the user's .keep and
+// not held, and the writer's release removed it under this command.
+func TestHold_JoinsAHoldBeingWritten(t *testing.T) {
+	dir := t.TempDir()
+	name := "pack-" + strings.Repeat("f", 40)
+	p := filepath.Join(dir, name+".keep")
+	require.NoError(t, os.WriteFile(p, nil, 0o444))
+	writer := otherHolder(t, p)
+	require.NoError(t, Hold(dir, name))
+	// The writer writes its note (after this command's wait), then lets
+	// go as Release does.
+	require.NoError(t, os.Chmod(p, 0o644))
+	require.NoError(t, os.WriteFile(p, []byte(holdNote), 0o444))
+	if syscall.Flock(int(writer.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+		require.NoError(t, os.Remove(p))
+	}
+	writer.Close()
+	require.True(t, exists(p), "the writer's release took a hold this command held")
+	Release()
+	require.False(t, exists(p), "the last holder left the hold")
+}
+
+// TestHold_LeavesTheUsersEmptyKeep: an empty .keep of the user's (touch)
+// is held like one being written, and still never removed: only a file
+// holding the note is a hold to remove.
+func TestHold_LeavesTheUsersEmptyKeep(t *testing.T) {
+	dir := t.TempDir()
+	name := "pack-" + strings.Repeat("9", 40)
+	p := filepath.Join(dir, name+".keep")
+	require.NoError(t, os.WriteFile(p, nil, 0o644))
+	require.NoError(t, Hold(dir, name))
+	Release()
+	releaseStale(dir)
+	require.True(t, exists(p), "the user's .keep was removed")
+	require.Empty(t, readFile(t, p))
+}

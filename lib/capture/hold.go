@@ -8,6 +8,7 @@ import (
 	git "github.com/libgit2/git2go/v34"
 
 	"github.com/git-venom/git-venom/lib/capture/failure"
+	"github.com/git-venom/git-venom/lib/capture/private"
 	"github.com/git-venom/git-venom/lib/capture/store"
 	"github.com/git-venom/git-venom/lib/packfile"
 	"github.com/git-venom/git-venom/lib/refs"
@@ -93,11 +94,18 @@ func (s *Snapshot) storeUnshared(r *repo.Repo, extra []Object, anchors []*git.Oi
 		err = walk(nil)
 	}
 	if err != nil {
-		return failure.Git("write-pack", err)
+		err = failure.Git("write-pack", err)
+	} else {
+		trees, have = nil, nil
+		err = s.store(r, extra, again)
+		s.held = nil
 	}
-	trees, have = nil, nil
-	err = s.store(r, extra, again)
-	s.held = nil
+	if objectGone(err) {
+		// The tree's stat caches named it (or git wrote it loose, and
+		// they took its id): a capture taken again through them would
+		// name it again, and fail the same way.
+		private.Forget(r)
+	}
 	return err
 }
 

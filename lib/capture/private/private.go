@@ -116,6 +116,19 @@ func (p *Index) Discard() {
 	p.Quick().Drop()
 }
 
+// Forget throws r's private index away, with its memo, listing and scan
+// record, unless another process has it (that one's capture then works
+// from a copy, and so does ours). Their object ids are trusted for every
+// file whose stat data they hold: once one of those objects is gone (a
+// person's git gc --prune=now deleted it before a ref reached it), every
+// capture through them would name it again.
+func Forget(r *repo.Repo) {
+	if p := Open(r); p != nil {
+		p.Discard()
+		p.Close()
+	}
+}
+
 // Quick is the quick scan of the private index, with its record beside it.
 func (p *Index) Quick() scan.Quick {
 	return scan.Quick{Index: p.index, Record: strings.TrimSuffix(p.index, ".index") + ".scan"}

@@ -76,33 +76,33 @@ func (c *HookRunCmd) Run(env *cli.Env, kctx *kong.Context) error {
 
 // run handles the event for harness k, as read by kong or by CLI.Read.
 func (c *HookRunCmd) run(env *cli.Env, k *kind.Kind) error {
-	if c.Notify != "" && !k.NotifyArg {
+	if c.Notify != "" && k.Notify == nil {
 		return errcode.Newf(errcode.InvalidParamsUsage, map[string]string{"harness": k.Name},
 			"%s's hook reads its payload on stdin, not as an argument", k.Title)
 	}
-	return runHook(env, k.Name, c.hookFlags, c.Notify)
+	return runHook(env, k, c.hookFlags, c.Notify)
 }
 
 // runHook never fails the harness: every problem is one line on stderr,
 // and the exit status is 0 (docs/harness.md#hooks). It runs within venom.timeout from
 // its start (hookdeadline.go).
-func runHook(env *cli.Env, name string, f hookFlags, notify string) error {
+func runHook(env *cli.Env, k *kind.Kind, f hookFlags, notify string) error {
 	env.Hook = true
 	d := startHookDeadline(env)
 	defer d.end()
-	h := harness.Hook{Harness: name, Agent: f.Agent, Isolation: f.Isolation, Parent: f.Parent, Dir: env.Dir,
+	h := harness.Hook{Harness: k.Name, Agent: f.Agent, Isolation: f.Isolation, Parent: f.Parent, Dir: env.Dir,
 		PerTool: f.PerTool, Note: func(err error) { hookWarn(env, err) }}
 	if h.Agent == "" {
 		h.Agent = env.Getenv("VENOM_AGENT")
 	}
 	// Left empty, the agent is the session's default (harness.DefaultAgent).
-	h.Process = journal.ProcessOf(harnessproc.Harness(env.Getenv, harness.Lookup(name).PIDVar))
+	h.Process = journal.ProcessOf(harnessproc.Harness(env.Getenv, k.PIDVar))
 	var p *harness.Payload
 	var perr error
 	if notify != "" {
-		p, perr = harness.ParseNotify(notify)
+		p, perr = harness.ParseNotify(notify, k)
 	} else {
-		p, perr = harness.ReadHook(env.UI.In)
+		p, perr = harness.ReadHook(env.UI.In, k)
 	}
 	if p != nil && p.Cwd != "" {
 		dir, err := hookDir(env, p.Cwd)

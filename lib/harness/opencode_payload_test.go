@@ -27,7 +27,7 @@ func TestParseHook_OpenCodePlugin(t *testing.T) {
 	for name, w := range want {
 		b, err := os.ReadFile(filepath.Join(hookFixtures, "opencode", "hooks", name))
 		require.NoError(t, err)
-		p, err := ParseHook(b)
+		p, err := ParseHook(b, &opencode.Kind)
 		require.NoError(t, err, name)
 		p.Canonical(&opencode.Kind)
 		assert.Equal(t, w.event, p.Event, name)
@@ -38,7 +38,7 @@ func TestParseHook_OpenCodePlugin(t *testing.T) {
 	}
 	b, err := os.ReadFile(filepath.Join(hookFixtures, "opencode", "hooks", "tool-after-edit.json"))
 	require.NoError(t, err)
-	p, err := ParseHook(b)
+	p, err := ParseHook(b, &opencode.Kind)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"/tmp/oc/repo/c.txt"}, opencode.Kind.Edits(p.ToolName, p.ToolInput))
 }

@@ -8,6 +8,7 @@ package harness
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -25,13 +26,14 @@ const (
 	Stop             = "Stop"
 	StopFailure      = "StopFailure"
 	Interrupt        = "Interrupt"
-	// TurnComplete is Codex's legacy notify program's agent-turn-complete.
+	// TurnComplete is a notify program's turn end (kind.Notify), with
+	// the session it belongs to.
 	TurnComplete = "agent-turn-complete"
 )
 
 // Payload is one hook invocation: the union of the members Claude Code
-// 2.1.332 and Codex 0.171.0 send on stdin (tests/testdata/hooks), or what
-// Codex's notify program gets as its last argument.
+// 2.1.332 and Codex 0.171.0 send on stdin (tests/testdata/hooks), or a
+// notify program's payload as kind.Notify makes it one.
 type Payload struct {
 	Event          string          `json:"hook_event_name"`
 	SessionID      string          `json:"session_id"`
@@ -44,11 +46,6 @@ type Payload struct {
 	ToolInput      json.RawMessage `json:"tool_input"`
 	ToolUseID      string          `json:"tool_use_id"`
 	AgentID        string          `json:"agent_id"` // set inside a Claude Code subagent
-
-	// notify's agent-turn-complete
-	Type         string `json:"type"`
-	ThreadID     string `json:"thread-id"`
-	NotifyTurnID string `json:"turn-id"`
 }
 
 // MaxPayloadBytes caps a hook's stdin. The largest payloads are
@@ -56,9 +53,9 @@ type Payload struct {
 // whole, an image read); a harness's own limits keep those to a few MB.
 const MaxPayloadBytes = 16 << 20
 
-// ReadHook reads and parses a hook's stdin, of at most MaxPayloadBytes:
-// a longer one is refused unread beyond the cap.
-func ReadHook(r io.Reader) (*Payload, error) {
+// ReadHook reads and parses the stdin of harness k's hook, of at most
+// MaxPayloadBytes: a longer one is refused unread beyond the cap.
+func ReadHook(r io.Reader, k *kind.Kind) (*Payload, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxPayloadBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the hook payload: %v", err)
@@ -66,22 +63,41 @@ func ReadHook(r io.Reader) (*Payload, error) {
 	if len(data) > MaxPayloadBytes {
 		return nil, fmt.Errorf("the hook payload is over %d bytes", MaxPayloadBytes)
 	}
-	return ParseHook(data)
+	return ParseHook(data, k)
 }
 
-// ParseHook parses a hook's stdin.
-func ParseHook(data []byte) (*Payload, error) {
+// ParseHook parses the stdin of harness k's hook (k nil: any harness
+// without a notify program): a hook payload, or its notify program's.
+func ParseHook(data []byte, k *kind.Kind) (*Payload, error) {
 	var p Payload
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, fmt.Errorf("the hook payload is not JSON: %v", err)
 	}
 	if p.Event == "" {
-		if p.Type == TurnComplete {
-			return fromNotify(&p)
+		if k != nil && k.Notify != nil {
+			if hook, err := k.Notify(data); !errors.Is(err, kind.ErrNotNotify) {
+				if err != nil {
+					return nil, err
+				}
+				return ParseHook(hook, nil)
+			}
 		}
 		return nil, fmt.Errorf("the hook payload has no hook_event_name")
 	}
 	return p.checkIDs()
+}
+
+// ParseNotify reads the notify payload harness k's hook gets as its last
+// argument (kind.Notify).
+func ParseNotify(arg string, k *kind.Kind) (*Payload, error) {
+	if k.Notify == nil {
+		return nil, fmt.Errorf("%s's hook reads its payload on stdin, not as an argument", k.Title)
+	}
+	hook, err := k.Notify([]byte(arg))
+	if err != nil {
+		return nil, err
+	}
+	return ParseHook(hook, nil)
 }
 
 // MaxIDBytes caps the harness's ids a payload carries (session, turn,
@@ -103,27 +119,6 @@ func (p *Payload) checkIDs() (*Payload, error) {
 		}
 	}
 	return p, nil
-}
-
-// ParseNotify reads Codex's notify argument: {"type":"agent-turn-complete",
-// "thread-id","turn-id","cwd",...}.
-func ParseNotify(arg string) (*Payload, error) {
-	var p Payload
-	if err := json.Unmarshal([]byte(arg), &p); err != nil {
-		return nil, fmt.Errorf("the notify argument is not JSON: %v", err)
-	}
-	if p.Type != TurnComplete {
-		return nil, fmt.Errorf("the notify type %q is not %s", p.Type, TurnComplete)
-	}
-	return fromNotify(&p)
-}
-
-func fromNotify(p *Payload) (*Payload, error) {
-	if p.ThreadID == "" || p.NotifyTurnID == "" {
-		return nil, fmt.Errorf("the notify payload lacks thread-id or turn-id")
-	}
-	p.Event, p.SessionID, p.TurnID = TurnComplete, p.ThreadID, p.NotifyTurnID
-	return p.checkIDs()
 }
 
 // Canonical renames the payload's event to the name this package acts on,

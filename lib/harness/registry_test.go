@@ -72,7 +72,7 @@ func TestGeminiEventsAreCanonical(t *testing.T) {
 	require.NotNil(t, k)
 	for native, canon := range map[string]string{"BeforeAgent": UserPromptSubmit, "AfterAgent": Stop,
 		"AfterTool": PostToolUse, "SessionStart": SessionStart} {
-		p, err := ParseHook([]byte(`{"hook_event_name":"` + native + `","session_id":"s"}`))
+		p, err := ParseHook([]byte(`{"hook_event_name":"`+native+`","session_id":"s"}`), k)
 		require.NoError(t, err)
 		p.Canonical(k)
 		assert.Equal(t, canon, p.Event, native)

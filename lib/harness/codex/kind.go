@@ -16,11 +16,11 @@ const name = "codex"
 // Kind is Codex to git-venom (harness.Kinds). Its notify program and its
 // hook trust are install's own steps (install.go).
 var Kind = kind.Kind{
-	Name:      name,
-	Title:     "Codex",
-	Agent:     "codex",
-	Help:      "Run as a Codex hook (JSON on stdin) or notify program (JSON as the last argument).",
-	NotifyArg: true,
+	Name:   name,
+	Title:  "Codex",
+	Agent:  "codex",
+	Help:   "Run as a Codex hook (JSON on stdin) or notify program (JSON as the last argument).",
+	Notify: Notify,
 	// Codex sets CODEX_THREAD_ID in the commands it runs, and the sandbox
 	// variables when it sandboxes them.
 	Caller: func(getenv func(string) string) bool {

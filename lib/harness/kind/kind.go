@@ -39,6 +39,9 @@ type Member struct {
 // when it is not written yet; the turn ends without an anchor, quietly.
 var ErrNoEntry = errors.New("the transcript has no conversation entry")
 
+// ErrNotNotify: the JSON is not a notify payload (Kind.Notify).
+var ErrNotNotify = errors.New("not a notify payload")
+
 // Scope is hook install's --scope: which settings file of the harness.
 type Scope struct {
 	Name   string              // "local", "project" or "user"
@@ -56,9 +59,11 @@ type Kind struct {
 	Agent string
 	// Help is the `hook <name>` verb's help line.
 	Help string
-	// NotifyArg: the hook may get its payload as its last argument (Codex's
-	// notify program) instead of on stdin.
-	NotifyArg bool
+	// Notify reads the payload of the harness's notify program (Codex's),
+	// which the hook gets as its last argument or on stdin, and returns
+	// it as a hook payload; an error Is ErrNotNotify for other JSON.
+	// nil: the harness has none, and a payload comes on stdin only.
+	Notify func(data []byte) ([]byte, error)
 
 	// PIDVar is the variable in which the harness names its own process
 	// to its hooks (CLAUDE_PID), or "": the hook's nearest ancestor that is

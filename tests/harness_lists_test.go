@@ -48,6 +48,20 @@ func harnessLists(kinds []*kind.Kind) []harnessList {
 		return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 	}
 	hookBold := func(s string) string { return bold("hook " + s) }
+	// hook install's --via: the values of the harnesses that have a
+	// choice, and who they are.
+	var via, viaTitles []string
+	for _, k := range kinds {
+		for _, v := range k.Via {
+			if !slices.Contains(via, v) {
+				via = append(via, v)
+			}
+		}
+		if len(k.Via) > 0 {
+			viaTitles = append(viaTitles, k.Title)
+		}
+	}
+
 	const page = "man/git-venom-checkpoint.1"
 	return []harnessList{
 		// A synopsis line may break after a bar.
@@ -67,6 +81,10 @@ func harnessLists(kinds []*kind.Kind) []harnessList {
 			text: and(each(hookBold, names))},
 		{file: page, before: `\fBhook\fR names a harness other than `, after: ".\n.TP\n", n: 1,
 			text: harness.Or(each(bold, names))},
+		{file: page, before: `[\fB\-\-via\fR=`, after: "]\n", n: 1, oneLine: true,
+			text: strings.Join(each(bold, via), "|")},
+		{file: page, before: ".BI \\-\\-via= how\n", after: " only: ", n: 1, oneLine: true,
+			text: harness.Or(viaTitles)},
 		{file: "man/git-venom.1", before: `\fBgit venom\-checkpoint hook install `, after: ") lets\n", n: 1,
 			text: roff(names[0]) + `\fR (or ` + harness.Or(each(bold, names[1:]))},
 		{file: "README.md", before: "`git venom-checkpoint hook install ", after: ") makes the harness", n: 1,
@@ -187,7 +205,8 @@ func TestHarnessLists_MatchTheRegistry(t *testing.T) {
 
 	// A harness added to the registry makes every list stale.
 	added := append(slices.Clone(harness.Kinds), &kind.Kind{Name: "new-cli", Title: "New CLI", Agent: "new",
-		Settings: func(s kind.Scope) (string, string) { return s.Top, ".new/settings.json" }})
+		Settings: func(s kind.Scope) (string, string) { return s.Top, ".new/settings.json" },
+		Via:      []string{"auto", "socket"}})
 	lists := 0
 	for _, l := range harnessLists(added) {
 		lists += l.n

@@ -4,6 +4,7 @@ package checkpointcmd
 
 import (
 	"github.com/alecthomas/kong"
+	"strings"
 
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
@@ -83,10 +84,18 @@ type hookVerb struct {
 func (c *hookCLI) Vars() map[string]string { return helpVars() }
 
 func helpVars() map[string]string {
+	via, viaHelp := harness.Via()
+	viaDefault := ""
+	if len(via) > 0 {
+		viaDefault = via[0]
+	}
 	return map[string]string{
 		"harnesses":     harness.NameList(),
 		"agents":        harness.Or(harness.Agents()),
 		"local_example": harness.Where("local")[0],
+		"via":           strings.Join(via, ","),
+		"via_default":   viaDefault,
+		"via_help":      viaHelp,
 	}
 }
 

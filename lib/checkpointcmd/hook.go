@@ -172,7 +172,7 @@ type installFlags struct {
 	Agent     string `name:"agent" help:"Put --agent=A in the hook command (default: the hook's own default)."`
 	Isolation string `name:"isolation" enum:",in_place,worktree,copy" default:"" help:"Put --isolation=I in the hook command."`
 	Scope     string `name:"scope" enum:"local,project,user" default:"local" help:"local: this clone's own settings (as ${local_example}); project: the ones committed for everyone; user: your home folder's. --dry-run names each file."`
-	Via       string `name:"via" enum:"auto,hooks,notify,both" default:"auto" help:"Codex: hooks.json, config.toml's notify, or both; auto picks hooks when the installed Codex has them."`
+	Via       string `name:"via" enum:"${via}" default:"${via_default}" help:"${via_help}"`
 	DryRun    bool   `name:"dry-run" help:"Write nothing: name each file, what would happen to it and what it would hold."`
 	PerTool   bool   `name:"per-tool" help:"Also run the hook after shell tool calls, and mark each call that changed the tree."`
 }

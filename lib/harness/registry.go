@@ -128,6 +128,24 @@ func Hints(e *errcode.Error) {
 		strings.Replace(agents.HarnessHint, "<harness>", names[0], 1), "(or "+Or(names[1:])+")")
 }
 
+// Via is hook install's --via as the harnesses make it (Kind.Via): the
+// values of each that has a choice, the first one's default first, and
+// what they mean, each said for its harness ("Codex: ...").
+func Via() (values []string, help string) {
+	var helps []string
+	for _, k := range Kinds {
+		for _, v := range k.Via {
+			if !slices.Contains(values, v) {
+				values = append(values, v)
+			}
+		}
+		if len(k.Via) > 0 {
+			helps = append(helps, k.Title+": "+k.ViaHelp)
+		}
+	}
+	return values, strings.Join(helps, " ")
+}
+
 // Or joins items as a person reads a list: "a, b or c".
 func Or(items []string) string {
 	if len(items) < 2 {

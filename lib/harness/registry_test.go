@@ -82,3 +82,16 @@ func TestGeminiEventsAreCanonical(t *testing.T) {
 	assert.Equal(t, []string{"/r/a.go"}, k.Edits("replace", in))
 	assert.Nil(t, k.Edits("run_shell_command", in))
 }
+
+// hook install's --via is the harnesses' own: Codex's ways, its default
+// first, said for Codex.
+func TestVia_FromTheKinds(t *testing.T) {
+	values, help := Via()
+	assert.Equal(t, []string{"auto", "hooks", "notify", "both"}, values)
+	assert.Equal(t, "Codex: "+Lookup("codex").ViaHelp, help)
+	for _, k := range Kinds {
+		if k.Name != "codex" {
+			assert.Empty(t, k.Via, "%s has a --via", k.Name)
+		}
+	}
+}

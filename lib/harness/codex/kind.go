@@ -47,6 +47,8 @@ var Kind = kind.Kind{
 	TurnOver: turnOver,
 	Checks:   checks,
 	Install:  installer{},
+	Via:      []string{ViaAuto, ViaHooks, ViaNotify, ViaBoth},
+	ViaHelp:  "hooks.json, config.toml's notify, or both; auto picks hooks when the installed Codex has them.",
 	Tested:   "0.171.0",
 }
 

@@ -137,6 +137,11 @@ type Kind struct {
 	// Install is the harness's own part of hook install and uninstall,
 	// beside the entries merged into Settings; nil: none.
 	Install Installer
+	// Via are hook install's --via values, the ways the harness can call
+	// the hook (Setup.Via), the default first, and ViaHelp says what they
+	// mean; nil: one way, and --via is not read.
+	Via     []string
+	ViaHelp string
 	// Tested is the newest version of the harness the test suite runs.
 	Tested string
 }

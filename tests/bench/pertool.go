@@ -9,6 +9,7 @@ package main
 //	go run ./tests/bench -pertool 1000,10000 -runs 21
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -18,6 +19,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/git-venom/git-venom/tests/buildtags"
 )
 
 var perToolSizes *string
@@ -63,17 +66,41 @@ type perToolFloor struct {
 	faults []int64
 }
 
-// perToolFloors builds into work/floor two programs that do nothing, one
-// in Go alone and one with cgo (as git-venom is), and returns the floors
-// to time: those two, git --version and each side's --version. They are
-// the least any hook costs on the machine: a process start.
+// perToolFloors builds into work/floor the programs that break a hook
+// call's start-up down, cheapest first, and returns them with git
+// --version and each side's --version: C that does nothing, linked
+// statically and dynamically (a process start, then the dynamic loader),
+// Go alone (its runtime), Go with cgo (as git-venom is, for libgit2), Go
+// with libgit2 linked and started as lib/repo does it, and every package
+// git-venom-checkpoint imports initialised with a main that returns.
 func perToolFloors(work, git string, sides []*perToolSide) ([]*perToolFloor, error) {
-	floors := []*perToolFloor{{name: "git --version", argv: []string{git, "--version"}}}
+	dir := filepath.Join(work, "floor")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var floors []*perToolFloor
+	for _, f := range []struct{ name, exe, flag string }{{"C, static", "c-static", "-static"}, {"C, dynamic", "c-dynamic", ""}} {
+		src := filepath.Join(dir, "empty.c")
+		if err := os.WriteFile(src, []byte("int main(void) { return 0; }\n"), 0o644); err != nil {
+			return nil, err
+		}
+		exe := filepath.Join(dir, f.exe)
+		args := []string{"-O2", "-o", exe, src}
+		if f.flag != "" {
+			args = append([]string{f.flag}, args...)
+		}
+		if out, err := exec.Command("cc", args...).CombinedOutput(); err != nil {
+			logf("no %s floor: cc: %v: %s", f.name, err, out)
+			continue
+		}
+		floors = append(floors, &perToolFloor{name: f.name, argv: []string{exe}})
+	}
+	floors = append(floors, &perToolFloor{name: "git --version", argv: []string{git, "--version"}})
 	for _, f := range []struct{ name, src, cgo string }{
 		{"Go, no cgo", "package main\n\nfunc main() {}\n", "0"},
 		{"Go with cgo", "package main\n\nimport \"C\"\n\nfunc main() {}\n", "1"},
 	} {
-		dir := filepath.Join(work, "floor", "cgo"+f.cgo)
+		dir := filepath.Join(dir, "cgo"+f.cgo)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
@@ -92,10 +119,59 @@ func perToolFloors(work, git string, sides []*perToolSide) ([]*perToolFloor, err
 		}
 		floors = append(floors, &perToolFloor{name: f.name, argv: []string{exe}})
 	}
+	const mod = "github.com/git-venom/git-venom/lib/"
+	for _, f := range []struct {
+		name, pkg string
+		imports   []string
+	}{
+		{"Go with libgit2", "libgit2", []string{mod + "repo"}},
+		{"every package, empty main", "packages", []string{mod + "checkpointcmd", mod + "cli"}},
+	} {
+		exe, err := buildFloorInModule(dir, f.pkg, f.imports)
+		if err != nil {
+			return nil, fmt.Errorf("building the %s floor: %v", f.name, err)
+		}
+		floors = append(floors, &perToolFloor{name: f.name, argv: []string{exe}})
+	}
 	for _, sd := range sides {
 		floors = append(floors, &perToolFloor{name: sd.name + " --version", argv: []string{sd.exe, "--version"}})
 	}
 	return floors, nil
+}
+
+// buildFloorInModule builds, into dir/name, a main package of this module
+// that imports the given packages and returns at once: their init
+// functions and the link they need, nothing else. The package is put in
+// the module through go build -overlay, so the tree gets no file; it is
+// built with the tags the bench's binaries have.
+func buildFloorInModule(dir, name string, imports []string) (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	var src strings.Builder
+	src.WriteString("package main\n\nimport (\n")
+	for _, imp := range imports {
+		fmt.Fprintf(&src, "\t_ %q\n", imp)
+	}
+	src.WriteString(")\n\nfunc main() {}\n")
+	file := filepath.Join(dir, name+".go")
+	if err := os.WriteFile(file, []byte(src.String()), 0o644); err != nil {
+		return "", err
+	}
+	pkg := filepath.Join("tests", "bench", "floor-"+name)
+	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {filepath.Join(root, pkg, "main.go"): file}})
+	if err != nil {
+		return "", err
+	}
+	ov := filepath.Join(dir, name+".overlay.json")
+	if err := os.WriteFile(ov, overlay, 0o644); err != nil {
+		return "", err
+	}
+	exe := filepath.Join(dir, name)
+	tags := buildtags.With(os.Getenv("GOFLAGS"), "venomtest")
+	_, err = (&proc{dir: root, env: os.Environ()}).cmd(nil, "go", "build", "-overlay", ov, "-tags", tags, "-o", exe, "./"+filepath.ToSlash(pkg))
+	return exe, err
 }
 
 func medianFaults(n []int64) int64 {
@@ -142,17 +218,47 @@ func runPerToolMode(p *proc, work, bin, base string, runs int) error {
 				ratio(median(sd.changedCPU), median(statusCPU)), ratio(median(sd.unchangedCPU), median(statusCPU)))
 			fmt.Printf("%8s %-20s %15s %15s   page faults %d (unchanged)\n", "", "", "", "", medianFaults(sd.unchangedFaults))
 		}
-		fmt.Printf("%8s floors, CPU ms (page faults):", "")
-		for i, f := range floors {
-			sep := ","
-			if i == 0 {
-				sep = ""
-			}
-			fmt.Printf("%s %s %s (%d)", sep, f.name, ms(median(f.cpu)), medianFaults(f.faults))
-		}
-		fmt.Println()
+		perToolFloorTable(floors, sides, statusCPU, statusFaults)
 	}
 	return nil
+}
+
+// perToolFloorTable prints the floors, cheapest first, then the hook call
+// that changed nothing, each with its CPU median, min-max, ratio to git
+// status's CPU and page faults; and what the call costs above its own
+// --version beside what git status costs above git --version.
+func perToolFloorTable(floors []*perToolFloor, sides []*perToolSide, statusCPU []time.Duration, statusFaults []int64) {
+	st := median(statusCPU)
+	row := func(name string, cpu []time.Duration, faults []int64) {
+		fmt.Printf("%8s %-40s %7s %13s %6sx %6d\n", "", name, ms(median(cpu)), minMax(cpu), ratio(median(cpu), st), medianFaults(faults))
+	}
+	fmt.Printf("%8s %-40s %7s %13s %7s %6s\n", "", "start-up, CPU ms", "median", "min-max", "÷status", "faults")
+	row("git status", statusCPU, statusFaults)
+	var gitVersion *perToolFloor
+	versions := map[string]*perToolFloor{}
+	for _, f := range floors {
+		row(f.name, f.cpu, f.faults)
+		if f.name == "git --version" {
+			gitVersion = f
+		}
+		versions[f.name] = f
+	}
+	for _, sd := range sides {
+		row(sd.name+", nothing changed", sd.unchangedCPU, sd.unchangedFaults)
+	}
+	if gitVersion == nil {
+		return
+	}
+	git := median(statusCPU) - median(gitVersion.cpu)
+	for _, sd := range sides {
+		v := versions[sd.name+" --version"]
+		if v == nil {
+			continue
+		}
+		own := median(sd.unchangedCPU) - median(v.cpu)
+		fmt.Printf("%8s above its own start: %s, nothing changed - its --version %s ms; git status - git --version %s ms; %sx\n",
+			"", sd.name, ms(own), ms(git), ratio(own, git))
+	}
 }
 
 func perToolOnce(p *proc, work string, sides []*perToolSide, floors []*perToolFloor, n, runs int) (status, statusCPU []time.Duration, statusFaults []int64, err error) {

@@ -114,10 +114,15 @@ func (s *shapes) run(list []string) error {
 }
 
 func (s *shapes) report(shape string, git *timed, gitName string, capture *timed) {
+	s.reportSide(shape, git, gitName, capture, "capture")
+}
+
+// reportSide prints the git row, then side's row with its ratios to git's.
+func (s *shapes) reportSide(shape string, git *timed, gitName string, side *timed, sideName string) {
 	gw, gc := median(git.wall), median(git.cpu)
-	cw, cc := median(capture.wall), median(capture.cpu)
+	cw, cc := median(side.wall), median(side.cpu)
 	fmt.Printf("%-30s %-34s %9s %13s %9s %9.1f\n", shape, gitName, ms(gw), minMax(git.wall), ms(gc), float64(git.rss)/1024)
-	fmt.Printf("%-30s %-34s %9s %13s %9s %9.1f %7s %7s\n", shape, "capture", ms(cw), minMax(capture.wall), ms(cc), float64(capture.rss)/1024,
+	fmt.Printf("%-30s %-34s %9s %13s %9s %9.1f %7s %7s\n", shape, sideName, ms(cw), minMax(side.wall), ms(cc), float64(side.rss)/1024,
 		ratio(cw, gw), ratio(cc, gc))
 }
 
@@ -440,10 +445,39 @@ func (s *shapes) untrackedSteady(g *proc, name string) error {
 		}
 		return nil
 	}
-	var status, capture, before timed
+	// The floors of a capture that changed nothing, in the same turns: du
+	// reads every folder and stats every file once, the least a capture
+	// must do to see a file edited in place (which moves no folder); and
+	// git status -uall with git's untracked cache, which stats each folder
+	// and reads none whose stat data stayed. The cache lives in its own
+	// copy of the index (written by the untimed first run), so that the
+	// other rows' git status and captures read the index as it was.
+	ucIndex := filepath.Join(s.work, "untracked-cache.index")
+	if err := copyFile(filepath.Join(g.dir, ".git", "index"), ucIndex); err != nil {
+		return err
+	}
+	defer os.Remove(ucIndex)
+	uc := g.with("GIT_INDEX_FILE=" + ucIndex)
+	ucArgs := []string{"-c", "core.untrackedCache=true", "-c", "status.showUntrackedFiles=all", "status", "--porcelain", "-uall"}
+	if _, err := uc.run(nil, ucArgs...); err != nil {
+		return err
+	}
+	if _, err := uc.run(nil, "update-index", "--test-untracked-cache"); err != nil {
+		logf("untracked cache: git update-index --test-untracked-cache refused: %v", err)
+	}
+	var status, capture, before, du, cached timed
 	for i := 0; i < s.runs; i++ {
 		logf("untracked steady, nothing changed: run %d", i+1)
 		if err := pair(&status, &capture, i); err != nil {
+			return err
+		}
+		p := g.with()
+		start := time.Now()
+		if _, err := p.cmd(nil, "du", "-s", "new"); err != nil {
+			return err
+		}
+		du.add(p, time.Since(start))
+		if _, err := gitTimed(uc, &cached, nil, ucArgs...); err != nil {
 			return err
 		}
 		// Nothing changed: the -shapes-base capture finds the same tree
@@ -455,6 +489,9 @@ func (s *shapes) untrackedSteady(g *proc, name string) error {
 		}
 	}
 	s.report(name+", again", &status, "git status -uall", &capture)
+	s.reportSide(name+", again", &status, "git status -uall", &du, "floor: du -s (a stat a file)")
+	s.reportSide(name+", again", &status, "git status -uall", &cached, "git status -uall, untracked cache")
+	s.reportSide(name+", again", &cached, "git status -uall, untracked cache", &capture, "capture")
 	if s.base != "" {
 		s.report(name+", again", &status, "git status -uall", &before)
 		s.report(name+", again", &before, "capture (-shapes-base)", &capture)
@@ -598,4 +635,13 @@ func resetVenom(g *proc) error {
 		}
 	}
 	return os.RemoveAll(filepath.Join(common, "venom"))
+}
+
+// copyFile copies the file from to the file to, made or replaced.
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o644)
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,18 +84,30 @@ func Create(r *repo.Repo, agent string, n int, commit *git.Oid) error {
 	return create(r, ids.RefName(agent, n), commit, "venom checkpoint")
 }
 
-// create makes ref name hold commit, only if it is absent, through git
-// update-ref with the old value all zeros: git takes the loose ref's lock,
-// looks name up in packed-refs by a binary search and renames the loose
-// ref in, as every git writer does beside a git pack-refs or gc. libgit2
-// reads the whole packed-refs instead to check the name: 0.44 s of a
-// capture's 0.65 s CPU with 400,000 refs, against 10 ms
-// (docs/benchmarks.md#many-agents).
+// packedRefsInProcess is the largest packed-refs that create leaves to
+// libgit2, which reads it whole to check a name (about 1 µs a ref here);
+// above it, starting git update-ref (about 10 ms) costs less.
+var packedRefsInProcess int64 = 256 << 10
+
+// create makes ref name hold commit, only if it is absent. Both ways take
+// the loose ref's lock and check packed-refs under it, as every git writer
+// does beside a git pack-refs or gc: libgit2 in process while packed-refs
+// is small, else git update-ref with the old value all zeros, which
+// binary-searches packed-refs where libgit2 reads it whole (0.44 s of a
+// capture's 0.65 s CPU with 400,000 refs, docs/benchmarks.md#many-agents).
 func create(r *repo.Repo, name string, commit *git.Oid, msg string) error {
 	// A symbolic ref is always a loose file, which git would replace
 	// (--no-deref): any file there is a ref that exists.
 	if _, err := os.Lstat(filepath.Join(r.CommonDir, filepath.FromSlash(name))); err == nil {
 		return ErrExists
+	}
+	var packed int64
+	st, err := os.Stat(filepath.Join(r.CommonDir, "packed-refs"))
+	if err == nil {
+		packed = st.Size()
+	}
+	if (err == nil || errors.Is(err, fs.ErrNotExist)) && packed <= packedRefsInProcess {
+		return createInProcess(r, name, commit, msg)
 	}
 	zero := strings.Repeat("0", len(commit.String()))
 	if _, err := r.Git.Run(context.Background(), "update-ref", "--no-deref", "-m", msg, name, commit.String(), zero); err != nil {
@@ -109,6 +122,25 @@ func create(r *repo.Repo, name string, commit *git.Oid, msg string) error {
 		}
 		return err
 	}
+	// Best effort: the ref is made whatever its mode (core.sharedRepository).
+	_ = r.ShareRef(name)
+	return nil
+}
+
+// createInProcess is create through libgit2.
+func createInProcess(r *repo.Repo, name string, commit *git.Oid, msg string) error {
+	lib, err := r.Lib()
+	if err != nil {
+		return err
+	}
+	ref, err := lib.References.Create(name, commit, false, msg)
+	if err != nil {
+		if git.IsErrorCode(err, git.ErrorCodeExists) {
+			return ErrExists
+		}
+		return err
+	}
+	ref.Free()
 	// Best effort: the ref is made whatever its mode (core.sharedRepository).
 	_ = r.ShareRef(name)
 	return nil

@@ -55,15 +55,58 @@ func (w *world) refs() string {
 	return w.git("for-each-ref", "--format=%(refname) %(objectname)", "refs/venom/")
 }
 
+// eachWay runs f with create in process (libgit2, a small packed-refs)
+// and through git update-ref (a packed-refs over the limit).
+func eachWay(t *testing.T, f func(t *testing.T)) {
+	for _, way := range []struct {
+		name  string
+		limit int64
+	}{{"libgit2", packedRefsInProcess}, {"git update-ref", -1}} {
+		t.Run(way.name, func(t *testing.T) {
+			saved := packedRefsInProcess
+			packedRefsInProcess = way.limit
+			t.Cleanup(func() { packedRefsInProcess = saved })
+			f(t)
+		})
+	}
+}
+
 // Create makes a ref only where none is: an existing ref, whatever it
 // holds, is refused with ErrExists and keeps its commit.
 func TestCreate_RefusesAnExistingRef(t *testing.T) {
-	w := newWorld(t)
-	require.NoError(t, Create(w.r, "a1", 1, w.commits[0]))
-	assert.Equal(t, "refs/venom/checkpoints/a1/1 "+w.commits[0].String(), w.refs())
-	assert.ErrorIs(t, Create(w.r, "a1", 1, w.commits[1]), ErrExists)
-	assert.ErrorIs(t, Create(w.r, "a1", 1, w.commits[0]), ErrExists)
-	assert.Equal(t, "refs/venom/checkpoints/a1/1 "+w.commits[0].String(), w.refs(), "the ref was not moved")
+	eachWay(t, func(t *testing.T) {
+		w := newWorld(t)
+		require.NoError(t, Create(w.r, "a1", 1, w.commits[0]))
+		assert.Equal(t, "refs/venom/checkpoints/a1/1 "+w.commits[0].String(), w.refs())
+		assert.ErrorIs(t, Create(w.r, "a1", 1, w.commits[1]), ErrExists)
+		assert.ErrorIs(t, Create(w.r, "a1", 1, w.commits[0]), ErrExists)
+		assert.Equal(t, "refs/venom/checkpoints/a1/1 "+w.commits[0].String(), w.refs(), "the ref was not moved")
+	})
+}
+
+// Either way a ref is made as git update-ref makes it: its reflog (with
+// core.logAllRefUpdates=always) has one entry with the message, none
+// otherwise, and a ref where a folder of the name would be is an error,
+// not ErrExists.
+func TestCreate_AsGitMakesIt(t *testing.T) {
+	eachWay(t, func(t *testing.T) {
+		w := newWorld(t)
+		require.NoError(t, CreateTool(w.r, "a1", 2, 1, w.commits[0]))
+		assert.Equal(t, "refs/venom/tools/a1/2/1 "+w.commits[0].String(), w.refs())
+		assert.Empty(t, w.git("reflog", "show", "--format=%gs", "refs/venom/tools/a1/2/1"), "no reflog unless always")
+		w.git("config", "core.logAllRefUpdates", "always")
+		r, err := repo.Open(context.Background(), w.dir, append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"))
+		require.NoError(t, err)
+		t.Cleanup(r.Free)
+		require.NoError(t, CreateTool(r, "a1", 2, 2, w.commits[1]))
+		assert.Equal(t, "venom tool call", w.git("reflog", "show", "--format=%gs", "refs/venom/tools/a1/2/2"))
+		w.git("update-ref", "refs/venom/tools/a1/3", w.commits[2].String())
+		err = CreateTool(r, "a1", 3, 1, w.commits[0])
+		require.Error(t, err)
+		assert.NotErrorIs(t, err, ErrExists)
+		assert.Equal(t, "refs/venom/tools/a1/2/1 "+w.commits[0].String()+"\nrefs/venom/tools/a1/2/2 "+w.commits[1].String()+
+			"\nrefs/venom/tools/a1/3 "+w.commits[2].String(), w.refs())
+	})
 }
 
 func TestResolve_CommitOrNil(t *testing.T) {
@@ -198,44 +241,46 @@ func TestSymbolic_NeverFollowed(t *testing.T) {
 // no lock file is left. A symbolic ref at the name is refused, not
 // written through.
 func TestCreate_BesidePackRefs(t *testing.T) {
-	w := newWorld(t)
-	stop := make(chan struct{})
-	done := make(chan int)
-	go func() {
-		runs := 0
-		for {
-			select {
-			case <-stop:
-				done <- runs
-				return
-			default:
+	eachWay(t, func(t *testing.T) {
+		w := newWorld(t)
+		stop := make(chan struct{})
+		done := make(chan int)
+		go func() {
+			runs := 0
+			for {
+				select {
+				case <-stop:
+					done <- runs
+					return
+				default:
+				}
+				// A pack-refs that finds a ref locked leaves it loose: not
+				// a failure of ours.
+				_ = exec.Command("git", "-C", w.dir, "pack-refs", "--all", "--prune").Run()
+				runs++
 			}
-			// A pack-refs that finds a ref locked leaves it loose: not
-			// a failure of ours.
-			_ = exec.Command("git", "-C", w.dir, "pack-refs", "--all", "--prune").Run()
-			runs++
+		}()
+		const n = 60
+		for k := 1; k <= n; k++ {
+			require.NoError(t, Create(w.r, "a1", k, w.commits[k%3]))
 		}
-	}()
-	const n = 60
-	for k := 1; k <= n; k++ {
-		require.NoError(t, Create(w.r, "a1", k, w.commits[k%3]))
-	}
-	close(stop)
-	assert.Positive(t, <-done, "pack-refs ran beside the creations")
-	var want []string
-	for k := 1; k <= n; k++ {
-		want = append(want, fmt.Sprintf("refs/venom/checkpoints/a1/%d %s", k, w.commits[k%3]))
-	}
-	sort.Strings(want)
-	assert.Equal(t, strings.Join(want, "\n"), w.refs())
+		close(stop)
+		assert.Positive(t, <-done, "pack-refs ran beside the creations")
+		var want []string
+		for k := 1; k <= n; k++ {
+			want = append(want, fmt.Sprintf("refs/venom/checkpoints/a1/%d %s", k, w.commits[k%3]))
+		}
+		sort.Strings(want)
+		assert.Equal(t, strings.Join(want, "\n"), w.refs())
 
-	w.git("pack-refs", "--all", "--prune")
-	assert.ErrorIs(t, Create(w.r, "a1", 7, w.commits[0]), ErrExists, "a packed ref is there")
-	assert.Equal(t, w.commits[7%3].String(), w.git("rev-parse", "refs/venom/checkpoints/a1/7"), "and keeps its commit")
-	w.git("symbolic-ref", "refs/venom/checkpoints/a1/99", "refs/heads/elsewhere")
-	assert.ErrorIs(t, Create(w.r, "a1", 99, w.commits[0]), ErrExists)
-	assert.Empty(t, w.git("for-each-ref", "refs/heads/"), "nothing written through the link")
-	locks, err := filepath.Glob(filepath.Join(w.dir, ".git", "refs", "venom", "checkpoints", "a1", "*.lock"))
-	require.NoError(t, err)
-	assert.Empty(t, locks)
+		w.git("pack-refs", "--all", "--prune")
+		assert.ErrorIs(t, Create(w.r, "a1", 7, w.commits[0]), ErrExists, "a packed ref is there")
+		assert.Equal(t, w.commits[7%3].String(), w.git("rev-parse", "refs/venom/checkpoints/a1/7"), "and keeps its commit")
+		w.git("symbolic-ref", "refs/venom/checkpoints/a1/99", "refs/heads/elsewhere")
+		assert.ErrorIs(t, Create(w.r, "a1", 99, w.commits[0]), ErrExists)
+		assert.Empty(t, w.git("for-each-ref", "refs/heads/"), "nothing written through the link")
+		locks, err := filepath.Glob(filepath.Join(w.dir, ".git", "refs", "venom", "checkpoints", "a1", "*.lock"))
+		require.NoError(t, err)
+		assert.Empty(t, locks)
+	})
 }

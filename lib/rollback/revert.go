@@ -71,7 +71,7 @@ func validateRevert(req *Request) error {
 			return usage("%s is a point inside a turn; a revert takes back a turn or the changes between two checkpoints",
 				quote.C(name)).Hint("--revert=t<n>, or --revert=k<a>..k<b>")
 		case !pair && n.Kind != ids.TurnOf:
-			return notATurn(name, nil, "")
+			return notATurn(name, nil, "", n.Kind == ids.Last || n.Kind == ids.Back && n.N == 0)
 		}
 	}
 	// Files only, and HEAD, the branch and the index stay.
@@ -81,17 +81,46 @@ func validateRevert(req *Request) error {
 
 // notATurn refuses --revert=<name> of one checkpoint, which takes back
 // nothing by itself; when name is a label, a names the agent and id the
-// checkpoint it labels, which the hint names instead of the label.
-func notATurn(name string, a *agents.Agent, id string) *errcode.Error {
+// checkpoint it labels, which the hint names instead of the label. The
+// hint's pair is what changed since that checkpoint, or, for the last one
+// (isLast, or id is the agent's latest), since which nothing changed,
+// what it changed: a pair of one checkpoint twice takes back nothing.
+func notATurn(name string, a *agents.Agent, id string, isLast bool) *errcode.Error {
 	data := map[string]string{"revert": name}
 	if a == nil {
-		return errcode.Newf(errcode.InvalidParamsUsage, data, "--revert=%s: name a turn, t<n>, or a pair of checkpoints, k<a>..k<b>",
-			quote.C(name)).Retry("to take back what changed from "+name+" to the agent's last checkpoint", "--revert="+name+"..last")
+		e := errcode.Newf(errcode.InvalidParamsUsage, data, "--revert=%s: name a turn, t<n>, or a pair of checkpoints, k<a>..k<b>",
+			quote.C(name)).Shorter("--revert=%s: name a turn or a pair of checkpoints", quote.C(name))
+		if isLast {
+			return e.Retry("to take back what the agent's last checkpoint changed", "--revert=last~1..last")
+		}
+		return e.Retry("to take back what changed from "+name+" to the agent's last checkpoint", "--revert="+name+"..last")
 	}
-	return errcode.Newf(errcode.InvalidParamsUsage, data,
+	e := errcode.Newf(errcode.InvalidParamsUsage, data,
 		"--revert=%s names one checkpoint, %s/%s: name a turn, t<n>, or a pair of checkpoints", quote.C(name), a.ID, id).
-		Shorter("--revert names one checkpoint, %s/%s", a.ID, id).
-		Retry("to take back what changed since "+a.ID+"/"+id, "--revert="+id+"..last")
+		Shorter("--revert names one checkpoint, %s/%s", a.ID, id)
+	if latest := a.Latest(); latest == nil || latest.Checkpoint != id {
+		return e.Retry("to take back what changed since "+a.ID+"/"+id, "--revert="+id+"..last")
+	}
+	return whatItChanged(e, a, id)
+}
+
+// whatItChanged adds to e the hint that takes back what checkpoint id
+// changed: the pair from the live checkpoint before it. The agent's first
+// has none, and gets no hint.
+func whatItChanged(e *errcode.Error, a *agents.Agent, id string) *errcode.Error {
+	prev := ""
+	for _, c := range a.Checkpoints {
+		if c.Checkpoint == id {
+			break
+		}
+		if c.Live() {
+			prev = c.Checkpoint
+		}
+	}
+	if prev == "" {
+		return e
+	}
+	return e.Retry("to take back what "+a.ID+"/"+id+" changed", "--revert="+prev+".."+id)
 }
 
 // resolveRevert finds what a revert takes back: for t<n>, that turn's
@@ -114,7 +143,7 @@ func resolveRevert(s *state.Store, a *agents.Agent, req *Request) (*plan.Revert,
 			return nil, nil, err
 		}
 		if _, err := ids.ParseName(req.Revert); err != nil {
-			return nil, nil, notATurn(req.Revert, a, toID)
+			return nil, nil, notATurn(req.Revert, a, toID, false)
 		}
 		rv.Turn = req.Revert
 		t := a.Turn(req.Revert)
@@ -141,6 +170,12 @@ func resolveRevert(s *state.Store, a *agents.Agent, req *Request) (*plan.Revert,
 		return nil, nil, errcode.Newf(errcode.InvalidParamsUsage, map[string]string{"revert": req.Revert},
 			"--revert=%s: %s is not before %s; the pair is the older checkpoint, then the newer", quote.C(req.Revert),
 			start.Checkpoint, end.Checkpoint).Retry("the older one first", "--revert="+end.Checkpoint+".."+start.Checkpoint)
+	}
+	if pair && start.Checkpoint == end.Checkpoint {
+		// As git revert A..A, an empty set: nothing to take back.
+		return nil, nil, whatItChanged(errcode.Newf(errcode.InvalidParamsUsage, map[string]string{"revert": req.Revert},
+			"--revert=%s names %s/%s twice: nothing changed between", quote.C(req.Revert), a.ID, end.Checkpoint).
+			Shorter("--revert names %s/%s twice", a.ID, end.Checkpoint), a, end.Checkpoint)
 	}
 	if pair {
 		rv.Name = start.Checkpoint + ".." + end.Checkpoint

@@ -245,14 +245,16 @@ func TestCrash_LockHeldByAStoppedProcess(t *testing.T) {
 
 	p := env.pause("after-ref", []string{"VENOM_TEST_PAUSE_RESUME=1", "GIT_CONFIG_GLOBAL=" + long},
 		"checkpoint", "--agent=a1", "--json")
-	require.NoError(t, syscall.Kill(-p.cmd.Process.Pid, syscall.SIGSTOP))
-	require.NoError(t, os.Remove(p.file)) // it would go on now, but it is stopped
 	stopped := true
 	defer func() {
 		if stopped {
 			_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGCONT)
 		}
 	}()
+	// Every thread stopped before the pause file goes: a thread kill(2)
+	// has not stopped yet would see it gone and finish the capture.
+	stopGroup(t, p.cmd.Process.Pid)
+	require.NoError(t, os.Remove(p.file)) // it would go on now, but it is stopped
 	require.False(t, lockFree(env))
 	snap := env.Snapshot()
 	logBefore := fileHash(filepath.Join(env.StateDir(), "log.jsonl"))

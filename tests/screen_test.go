@@ -89,6 +89,22 @@ func (s *screen) WaitFor(from int, want string) int {
 	return 0
 }
 
+// Interrupt types Ctrl-C at a shell's line editor once the shell reads
+// keys again, and returns the position after the prompt it then shows.
+// A shell still finishing a completion (listing the matches, redrawing
+// the line below them) can drop an interrupt that comes then: zsh does
+// on a busy machine, and the line stays as it was. The shell reads a key
+// only between such steps, so Interrupt first types mark, a word the
+// screen does not show yet, and waits for the shell to echo it.
+func (s *screen) Interrupt(mark, prompt string) int {
+	s.t.Helper()
+	from := len(s.Shown())
+	s.Type(mark)
+	at := s.WaitFor(from, mark)
+	s.Type("\x03")
+	return s.WaitFor(at, prompt)
+}
+
 // Ended reports whether the command has ended.
 func (s *screen) Ended() bool {
 	select {

@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -194,7 +195,57 @@ func shortcutCases(dir, logDir string) ([]shortcut, func(), error) {
 		cleanup()
 		return nil, nil, err
 	}
+	// The pack merge pair: the 1,000 blobs in 10 packs of a bare
+	// repository, merged into one by packfile.Merge (discarded after) and
+	// by git pack-objects, which copies packed entries as they are too.
+	mergeRepo := filepath.Join(scratch, "merge.git")
+	mergePacks := filepath.Join(mergeRepo, "objects", "pack")
+	var mergeNames []string
+	var mergeIDs strings.Builder
+	if out, err := exec.Command("git", "init", "-q", "--bare", mergeRepo).CombinedOutput(); err != nil {
+		cleanup()
+		return nil, nil, fmt.Errorf("git init: %v: %s", err, out)
+	}
+	if err := os.MkdirAll(filepath.Join(scratch, "git-merged"), 0o755); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	for k := 0; k < 10; k++ {
+		w, err := packfile.Create(mergePacks, 100)
+		if err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		for _, b := range blobs[k*100 : (k+1)*100] {
+			id := blobID(b)
+			fmt.Fprintf(&mergeIDs, "%x\n", id)
+			if err := w.Add(id, packfile.Blob, b); err != nil {
+				w.Abort()
+				cleanup()
+				return nil, nil, err
+			}
+		}
+		name, err := w.Finish()
+		if err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		mergeNames = append(mergeNames, name)
+	}
 	indexPath := filepath.Join(dir, ".git", "index")
+	// The index patch pair: own writes a patched copy, plain patches its
+	// own copy of the index in place through libgit2 (the same 20 updates
+	// each run, so it reads and writes the same bytes every time).
+	patch, err := twentyPatches(indexPath)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	ownIndex, plainIndex := filepath.Join(scratch, "own.index"), filepath.Join(scratch, "plain.index")
+	if err := copyFile(indexPath, plainIndex); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
 	run := 0
 	ownIgnored := -1 // the own side's count, which runs first (timePair)
 	return []shortcut{
@@ -415,7 +466,103 @@ func shortcutCases(dir, logDir string) ([]shortcut, func(), error) {
 			}
 			return nil
 		}},
+		{"pack merge", func() error {
+			w, n, err := packfile.Merge(mergePacks, mergeNames, packfile.Options{Sync: true})
+			if err != nil {
+				return err
+			}
+			w.Discard()
+			return wantCount("packfile.Merge", n, len(blobs), nil)
+		}, func() error {
+			c := exec.Command("git", "-C", mergeRepo, "pack-objects", "-q", filepath.Join(scratch, "git-merged", "pack"))
+			c.Stdin = strings.NewReader(mergeIDs.String())
+			c.Env = baseEnv()
+			if out, err := c.CombinedOutput(); err != nil {
+				return fmt.Errorf("git pack-objects: %v: %s", err, out)
+			}
+			return nil
+		}},
+		{"index patch", func() error {
+			st, err := gitindex.ReadStats(indexPath)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			updates := map[int]gitindex.Update{}
+			for _, u := range patch {
+				if i := st.Find([]byte(u.path)); i >= 0 {
+					updates[i] = u.update
+				}
+			}
+			f, err := os.Create(ownIndex)
+			if err != nil {
+				return err
+			}
+			b := bufio.NewWriterSize(f, 256<<10)
+			n, err := st.WritePatched(b, updates, st.Mtime)
+			if err == nil {
+				err = b.Flush()
+			}
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			return wantCount("WritePatched", n, len(patch), err)
+		}, func() error {
+			idx, err := git.OpenIndex(plainIndex)
+			if err != nil {
+				return err
+			}
+			defer idx.Free()
+			for _, u := range patch {
+				e, err := idx.EntryByPath(u.path, 0)
+				if err != nil {
+					return err
+				}
+				id := git.Oid(u.update.Oid)
+				e.Id = &id
+				e.Mtime = git.IndexTime{}
+				e.Mtime.Seconds, e.Mtime.Nanoseconds = int32(u.update.Stat.MtimeSec), u.update.Stat.MtimeNsec
+				e.Size = u.update.Stat.Size
+				if err := idx.Add(e); err != nil {
+					return err
+				}
+			}
+			return idx.Write()
+		}},
 	}, cleanup, nil
+}
+
+// indexPatch is one entry of the index patch pair: a path of the index
+// and what a capture that wrote its file would give it.
+type indexPatch struct {
+	path   string
+	update gitindex.Update
+}
+
+// twentyPatches picks 20 entries spread over the index at indexPath and
+// gives each a new object id and a size and mtime one step on, as the
+// private index takes after a capture wrote 20 files.
+func twentyPatches(indexPath string) ([]indexPatch, error) {
+	st, err := gitindex.ReadStats(indexPath)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	var out []indexPatch
+	for k := 0; k < 20 && st.Len() > 0; k++ {
+		i := k * st.Len() / 20
+		path := string(st.Path(i))
+		if len(out) > 0 && out[len(out)-1].path == path {
+			continue
+		}
+		content := []byte(fmt.Sprintf("patched %d\n", k))
+		out = append(out, indexPatch{path: path, update: gitindex.Update{Oid: blobID(content), Stat: gitindex.Stat{
+			MtimeSec: uint32(time.Now().Unix()) - 10, Size: uint32(len(content)), Mode: 0o100644}}})
+	}
+	if len(out) != 20 {
+		return nil, fmt.Errorf("an index of %d entries has no 20 to patch", st.Len())
+	}
+	return out, nil
 }
 
 func wantCount(what string, got, want int, err error) error {

@@ -62,6 +62,49 @@ func harnessLists(kinds []*kind.Kind) []harnessList {
 		}
 	}
 
+	// marks: how each harness marks its shell (kind.Marks), as a list's
+	// items; v writes one variable.
+	marks := func(v func(name, value string) string) []string {
+		var out []string
+		for _, k := range kinds {
+			for _, vars := range k.Marks {
+				var all []string
+				for _, nv := range vars {
+					name, value, _ := strings.Cut(nv, "=")
+					all = append(all, v(name, value))
+				}
+				out = append(out, strings.Join(all, " with "))
+			}
+		}
+		return out
+	}
+	roffVar := func(name, value string) string {
+		if value == "" {
+			return bold(name)
+		}
+		return bold(name) + "=" + value
+	}
+	mdVar := func(name, value string) string {
+		if value == "" {
+			return code(name)
+		}
+		return code(name + "=" + value)
+	}
+	// The scopes' files in the worktree: the local ones, and the project
+	// ones that differ (the harnesses of the others: "as local").
+	local, project := where(kinds, harness.ScopeLocal), where(kinds, harness.ScopeProject)
+	var projectFiles, asLocal []string
+	for i, k := range kinds {
+		if project[i] == local[i] {
+			asLocal = append(asLocal, k.Title)
+		} else {
+			projectFiles = append(projectFiles, bold(project[i]))
+		}
+	}
+	projectText := harness.Or(projectFiles)
+	if len(asLocal) > 0 {
+		projectText += " (" + and(asLocal) + ": as local)"
+	}
 	const page = "man/git-venom-checkpoint.1"
 	return []harnessList{
 		// A synopsis line may break after a bar.
@@ -81,6 +124,15 @@ func harnessLists(kinds []*kind.Kind) []harnessList {
 			text: and(each(hookBold, names))},
 		{file: page, before: `\fBhook\fR names a harness other than `, after: ".\n.TP\n", n: 1,
 			text: harness.Or(each(bold, names))},
+		{file: page, before: "(\\fBgit venom\\-rollback\\fR(1)).\n.TP\n", after: "\nMark the caller as an agent.", n: 1,
+			oneLine: true, text: strings.Join(marks(roffVar), ", ")},
+		{file: "man/git-venom-rollback.1", before: "An agent caller is recognised from \\fBVENOM_CALLER=agent\\fR,\n",
+			after: ", as\n\\fBgit venom\\-checkpoint\\fR(1) says.", n: 1, text: harness.Or(marks(roffVar))},
+		{file: "docs/harness.md", before: "empty): ", after: ". `VENOM_CALLER=person` overrides", n: 1,
+			text: harness.Or(marks(mdVar))},
+		{file: page, before: `\fBlocal\fR (default): `, after: "\nin the worktree; \\fBproject\\fR:\n", n: 1,
+			text: harness.Or(each(bold, local))},
+		{file: page, before: "in the worktree; \\fBproject\\fR:\n", after: "; \\fBuser\\fR:", n: 1, text: projectText},
 		{file: page, before: `[\fB\-\-via\fR=`, after: "]\n", n: 1, oneLine: true,
 			text: strings.Join(each(bold, via), "|")},
 		{file: page, before: ".BI \\-\\-via= how\n", after: " only: ", n: 1, oneLine: true,
@@ -100,6 +152,21 @@ func harnessLists(kinds []*kind.Kind) []harnessList {
 		{file: "docs/rollback.md", before: "settings\nfile in the worktree: ", after: ". A checkpoint taken", n: 1,
 			text: hookFilesText(kinds, code)},
 	}
+}
+
+// where lists the file hook install writes for each harness of kinds in
+// the scope, relative to the worktree's top (harness.Where).
+func where(kinds []*kind.Kind, scope string) []string {
+	var out []string
+	for _, k := range kinds {
+		at := k.Settings
+		if at == nil {
+			at = k.Plugin
+		}
+		_, name := at(kind.Scope{Name: scope, Top: "/top", Getenv: func(string) string { return "" }})
+		out = append(out, name)
+	}
+	return out
 }
 
 // hookFilesText names the files of a worktree where hook install writes
@@ -197,6 +264,8 @@ func oneLine(s string) string { return strings.ReplaceAll(s, "\n", `\n`) }
 func TestHarnessLists_MatchTheRegistry(t *testing.T) {
 	t.Parallel()
 	require.GreaterOrEqual(t, len(harness.Kinds), 5)
+	assert.Equal(t, harness.Where(harness.ScopeLocal), where(harness.Kinds, harness.ScopeLocal))
+	assert.Equal(t, harness.Where(harness.ScopeProject), where(harness.Kinds, harness.ScopeProject))
 	assert.Equal(t, withoutOurs(harness.HookFiles("/top")), hookFiles(harness.Kinds, "/top"),
 		"the test's reading of the hook files is not harness.HookFiles'")
 	stale := staleHarnessLists(t, harness.Kinds, updatingGolden())
@@ -206,7 +275,7 @@ func TestHarnessLists_MatchTheRegistry(t *testing.T) {
 	// A harness added to the registry makes every list stale.
 	added := append(slices.Clone(harness.Kinds), &kind.Kind{Name: "new-cli", Title: "New CLI", Agent: "new",
 		Settings: func(s kind.Scope) (string, string) { return s.Top, ".new/settings.json" },
-		Via:      []string{"auto", "socket"}})
+		Via:      []string{"auto", "socket"}, Marks: [][]string{{"NEW_CLI=1"}}})
 	lists := 0
 	for _, l := range harnessLists(added) {
 		lists += l.n

@@ -67,11 +67,11 @@ func record(k *kind.Kind) agents.Record {
 	return r
 }
 
-// IsShell reports a command run from any harness's shell (Kind.Caller),
-// for caller.Detect.
+// IsShell reports a command run from any harness's shell (Kind.Marks),
+// for rollback.DetectCaller.
 func IsShell(getenv func(string) string) bool {
 	for _, k := range Kinds {
-		if k.Caller != nil && k.Caller(getenv) {
+		if k.Marked(getenv) {
 			return true
 		}
 	}

@@ -24,7 +24,7 @@ func TestKindsAreWhole(t *testing.T) {
 		assert.NotEmpty(t, k.Title, k.Name)
 		assert.True(t, ids.ValidAgent(k.Agent), "%s: default agent %q", k.Name, k.Agent)
 		assert.NotEmpty(t, k.Help, k.Name)
-		assert.NotNil(t, k.Caller, k.Name)
+		assert.NotEmpty(t, k.Marks, k.Name)
 		assert.NotEmpty(t, k.Events, k.Name)
 		assert.True(t, k.Settings != nil || (k.Plugin != nil && k.PluginText != nil && k.PluginOurs != nil), k.Name)
 		assert.NotEmpty(t, k.PromptContext, k.Name)
@@ -61,7 +61,8 @@ func TestCallerMarks(t *testing.T) {
 		assert.True(t, IsShell(func(k string) string { return env[k] }), "%v", env)
 	}
 	for _, env := range []map[string]string{{}, {"CLAUDECODE": "0"}, {"GEMINI_CLI": "0"},
-		{"OPENCODE": "1"}, {"QWEN_CODE": "0"}} {
+		{"OPENCODE": "1"}, {"OPENCODE_PID": "42"}, {"OPENCODE": "0", "OPENCODE_PID": "42"}, {"QWEN_CODE": "0"},
+		{"CODEX_THREAD_ID": ""}} {
 		assert.False(t, IsShell(func(k string) string { return env[k] }), "%v", env)
 	}
 }

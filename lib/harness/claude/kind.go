@@ -18,7 +18,7 @@ var Kind = kind.Kind{
 	Help:   "Run as a Claude Code hook: the event's JSON on stdin.",
 	PIDVar: "CLAUDE_PID",
 	// Claude Code sets CLAUDECODE=1 in the commands it runs.
-	Caller: func(getenv func(string) string) bool { return getenv("CLAUDECODE") == "1" },
+	Marks: [][]string{{"CLAUDECODE=1"}},
 	Events: []kind.Event{{Name: "SessionStart"}, {Name: "UserPromptSubmit"},
 		{Name: "PostToolUse", Matcher: "Write|Edit|MultiEdit|NotebookEdit"}, {Name: "Stop"}, {Name: "StopFailure"}},
 	PerToolMatcher: "Bash|Write|Edit|MultiEdit|NotebookEdit",

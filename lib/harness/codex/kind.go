@@ -23,10 +23,7 @@ var Kind = kind.Kind{
 	Notify: Notify,
 	// Codex sets CODEX_THREAD_ID in the commands it runs, and the sandbox
 	// variables when it sandboxes them.
-	Caller: func(getenv func(string) string) bool {
-		return getenv("CODEX_THREAD_ID") != "" || getenv("CODEX_SANDBOX") != "" ||
-			getenv("CODEX_SANDBOX_NETWORK_DISABLED") != ""
-	},
+	Marks: [][]string{{"CODEX_THREAD_ID"}, {"CODEX_SANDBOX"}, {"CODEX_SANDBOX_NETWORK_DISABLED"}},
 	Events: []kind.Event{{Name: "SessionStart"}, {Name: "UserPromptSubmit"},
 		{Name: "PostToolUse", Matcher: "^apply_patch$"}, {Name: "Stop"}},
 	PerToolMatcher: "^(apply_patch|Bash)$",

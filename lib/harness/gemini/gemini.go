@@ -20,7 +20,7 @@ var Kind = kind.Kind{
 	Agent: "gemini",
 	Help:  "Run as a Gemini CLI hook: the event's JSON on stdin.",
 	// Gemini CLI sets GEMINI_CLI=1 in the commands its shell tool runs.
-	Caller: func(getenv func(string) string) bool { return getenv("GEMINI_CLI") == "1" },
+	Marks: [][]string{{"GEMINI_CLI=1"}},
 	// SessionEnd is left out: Gemini CLI does not wait for its hooks.
 	Events: []kind.Event{{Name: "SessionStart"}, {Name: "BeforeAgent"},
 		{Name: "AfterTool", Matcher: "write_file|replace"}, {Name: "AfterAgent"}},

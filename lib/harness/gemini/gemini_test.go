@@ -48,9 +48,9 @@ func TestSettings_ByScope(t *testing.T) {
 // A command run from Gemini CLI's shell has GEMINI_CLI=1; its events map
 // onto the hook's turn start, turn end and edit.
 func TestKind_CallerAndAliases(t *testing.T) {
-	assert.True(t, Kind.Caller(func(k string) string { return map[string]string{"GEMINI_CLI": "1"}[k] }))
-	assert.False(t, Kind.Caller(func(string) string { return "" }))
-	assert.False(t, Kind.Caller(func(k string) string { return map[string]string{"GEMINI_CLI": "0"}[k] }))
+	assert.True(t, Kind.Marked(func(k string) string { return map[string]string{"GEMINI_CLI": "1"}[k] }))
+	assert.False(t, Kind.Marked(func(string) string { return "" }))
+	assert.False(t, Kind.Marked(func(k string) string { return map[string]string{"GEMINI_CLI": "0"}[k] }))
 	assert.Equal(t, "UserPromptSubmit", Kind.Aliases["BeforeAgent"])
 	assert.Equal(t, "Stop", Kind.Aliases["AfterAgent"])
 	assert.Equal(t, "PostToolUse", Kind.Aliases["AfterTool"])

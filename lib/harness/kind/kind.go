@@ -70,9 +70,11 @@ type Kind struct {
 	// not a shell or git is taken (harnessproc.Harness).
 	PIDVar string
 
-	// Caller reports a command run from this harness's shell (docs/checkpoints.md#agents-turns-and-states):
-	// the variables it sets in the environment of the commands it runs.
-	Caller func(getenv func(string) string) bool
+	// Marks are the variables the harness sets in the environment of the
+	// commands it runs, by which a command run from its shell is known
+	// (Marked, docs/harness.md#callers): any one entry whose variables
+	// are all set, "NAME=value" to that value, "NAME" to anything but "".
+	Marks [][]string
 
 	// Events are the hook events install writes.
 	Events []Event
@@ -212,6 +214,24 @@ type Finding struct {
 	Status  string // "ok", "warn" or "fail"
 	Message string
 	Fix     string
+}
+
+// Marked reports a command run from the harness's shell: its environment
+// (getenv) holds one of the harness's Marks.
+func (k *Kind) Marked(getenv func(string) string) bool {
+	for _, vars := range k.Marks {
+		all := len(vars) > 0
+		for _, v := range vars {
+			name, value, exact := strings.Cut(v, "=")
+			if got := getenv(name); got == "" || exact && got != value {
+				all = false
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
 
 // HookCommand is the start of every hook command git-venom installs for

@@ -26,9 +26,7 @@ var Kind = kind.Kind{
 	Help:   "Run from OpenCode's git-venom plugin: the event's JSON on stdin.",
 	PIDVar: "OPENCODE_PID",
 	// OpenCode sets OPENCODE=1 and OPENCODE_PID in every command it runs.
-	Caller: func(getenv func(string) string) bool {
-		return getenv("OPENCODE") == "1" && getenv("OPENCODE_PID") != ""
-	},
+	Marks: [][]string{{"OPENCODE=1", "OPENCODE_PID"}},
 	// The events the plugin reports (plugin.js), under OpenCode's names.
 	Events: []kind.Event{{Name: "session.created"}, {Name: "chat.message"}, {Name: "tool.execute.after"},
 		{Name: "session.idle"}},

@@ -28,7 +28,7 @@ var Kind = kind.Kind{
 	Help:  "Run as a Qwen Code hook: the event's JSON on stdin.",
 	// Qwen Code sets QWEN_CODE=1 in the commands its shell tool runs (not
 	// in its hooks' environment).
-	Caller: func(getenv func(string) string) bool { return getenv("QWEN_CODE") == "1" },
+	Marks: [][]string{{"QWEN_CODE=1"}},
 	// SessionEnd is left out: Qwen Code does not wait for it, and the next
 	// prompt ends an interrupted turn anyway. StopFailure is not awaited
 	// either, but in the interactive program, which runs on, it ends a

@@ -57,9 +57,9 @@ func TestSettings_ByScope(t *testing.T) {
 // A command run from Qwen Code's shell tool has QWEN_CODE=1; Qwen Code
 // cannot be rewound from outside, so a rollback is files only.
 func TestKind_CallerAndFilesOnly(t *testing.T) {
-	assert.True(t, Kind.Caller(func(k string) string { return map[string]string{"QWEN_CODE": "1"}[k] }))
-	assert.False(t, Kind.Caller(func(string) string { return "" }))
-	assert.False(t, Kind.Caller(func(k string) string { return map[string]string{"QWEN_CODE": "0"}[k] }))
+	assert.True(t, Kind.Marked(func(k string) string { return map[string]string{"QWEN_CODE": "1"}[k] }))
+	assert.False(t, Kind.Marked(func(string) string { return "" }))
+	assert.False(t, Kind.Marked(func(k string) string { return map[string]string{"QWEN_CODE": "0"}[k] }))
 	assert.Nil(t, Kind.Rewind, "files only")
 	assert.Empty(t, Kind.Aliases, "Qwen Code's events are Claude Code's")
 	assert.True(t, Kind.SettingsComments)

@@ -160,3 +160,26 @@ func TestShare_SignalBeforePushOrFetchWritesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestShare_SignalWhileFetchReadsALogWritesNothing: a signal while fetch
+// reads the copies' logs (git cat-file writes a large one out, on the
+// command's context) is failed.interrupted, nothing written, as at its
+// last safe point. Before, the fetch went on to git for-each-ref on the
+// cancelled context and said failed.remote "git for-each-ref failed".
+func TestShare_SignalWhileFetchReadsALogWritesNothing(t *testing.T) {
+	t.Parallel()
+	env := maintenanceEnv(t)
+	remote := env.bareRemote("remote")
+	env.Git("remote", "add", "origin", remote)
+	env.Venom("checkpoint", "push", "--agent=a1", "--json").OK(t)
+	b := NewBareEnv(t)
+	b.Git("remote", "add", "origin", remote)
+	p := b.pauseCmd("share-fetch-log", []string{"VENOM_TEST_PAUSE_RESUME=1"}, func(extra []string) *exec.Cmd {
+		return b.direct(extra, "checkpoint", "fetch", "--json")
+	})
+	signalledFailure(t, signalPaused(t, p, syscall.SIGINT), syscall.SIGINT)
+	require.Empty(t, b.gitRefs("", "refs/venom/"))
+	require.True(t, lockFree(b))
+	b.Venom("checkpoint", "fetch", "--json").OK(t)
+	require.NotEmpty(t, b.gitRefs("", "refs/venom/remotes/"))
+}

@@ -160,6 +160,11 @@ func Fetch(ctx context.Context, s *state.Store, remote string) (*Fetched, error)
 			continue
 		}
 		c := Copy{Copy: CopyID(remote, k[0], k[1]), Machine: k[0], Agent: k[1], Checkpoints: []string{}}
+		// Before a copy's log is read: git cat-file writes a large one
+		// out on ctx, which a signal ends.
+		if err := testhook.Point("share-fetch-log"); err != nil {
+			return nil, remoteErr(remote, "cat-file", err)
+		}
 		logged, logErr := readLog(ctx, s, g.log, k[1], nil)
 		if logErr != "" {
 			name := remoteRef(sharedRef{machine: k[0], agent: k[1]})
@@ -191,6 +196,12 @@ func Fetch(ctx context.Context, s *state.Store, remote string) (*Fetched, error)
 			fmt.Fprintf(&script, "update %s %s\n", name, g.log.oid)
 		}
 		res.Copies = append(res.Copies, c)
+	}
+	// A signal during the reads refused the copies whose log git was
+	// writing out, and every git call from here on fails on ctx: the
+	// fetch stops, as at its last safe point, not as git's failure.
+	if interrupt.Signalled(ctx) {
+		return nil, interrupt.Coded(interrupt.Why(ctx), "no ref was written")
 	}
 	// What an earlier fetch brought and the remote no longer holds goes.
 	prefix := LocalPrefix + remote + "/"

@@ -13,7 +13,9 @@ import (
 
 // fakeGo stands in for go: it logs each call and fails the go test calls
 // whose arguments contain $FAIL_PART. Asked for the build tags in effect,
-// it answers as go does with lib/static/env.sh's GOFLAGS and venomtest.
+// it answers as go does with lib/static/env.sh's GOFLAGS and venomtest;
+// asked for the files and test deps of ./lib/..., it answers that lib/hook
+// has other files with venomtest, and lib/c's tests link it.
 // go test -c -o FILE (failing when $FAIL_PART is -c) writes a test binary
 // that logs its calls (with its folder and VENOM_TEST_BIN_DIR's files) and
 // fails in the same way; go build -o DIR/ writes empty binaries.
@@ -21,9 +23,13 @@ const fakeGo = `#!/bin/sh
 echo "go $*" >>"$CALLS"
 case "$1" in
 env) echo cc ;;
-list) case "$*" in
+list) m=github.com/git-venom/git-venom
+  case "$*" in
   *context.BuildTags*) echo static,system_libgit2,venomtest ;;
-  *) printf '%s\n' github.com/git-venom/git-venom/lib/a github.com/git-venom/git-venom/tests ;;
+  *"-deps -test -f"*) printf '%s\n' "$m/lib/a [a.go][a_test.go]" "$m/lib/a [$m/lib/a.test] [a.go][a_test.go]" "$m/lib/b [b.go][]" "$m/lib/c [c.go][]"
+    case "$*" in *venomtest*) echo "$m/lib/hook [on.go][]" ;; *) echo "$m/lib/hook [off.go][]" ;; esac ;;
+  *"-test -f"*) printf '%s\n' "" "$m/lib/a.test $m/lib/a [$m/lib/a.test]" "" "$m/lib/b.test $m/lib/b $m/lib/a" "$m/lib/c.test $m/lib/c [$m/lib/c.test] $m/lib/hook" "$m/lib/hook.test $m/lib/hook [$m/lib/hook.test]" ;;
+  *) printf '%s\n' $m/lib/a $m/tests ;;
   esac ;;
 test) if [ "$4" = -c ]; then
     [ "$FAIL_PART" != -c ] || exit 1
@@ -79,8 +85,9 @@ func runTestsRun(t *testing.T, failPart string) (int, string, []string) {
 
 // TestTestsRun_ExitsZeroWhenEveryPartPasses: with no arguments tests/run
 // runs the tests package in two parts (one test binary, built once with
-// the three binaries it runs) beside the other packages, the unit
-// tests again without the venomtest tag, and the short fuzz pass, and exits
+// the three binaries it runs) beside the other packages, the unit tests
+// again without the venomtest tag (of the packages whose test binary the
+// tag changes), and the short fuzz pass, and exits
 // 0 when they all pass. Every go test and go vet with venomtest keeps the
 // tags GOFLAGS names (the static libgit2 install.sh links) as well.
 func TestTestsRun_ExitsZeroWhenEveryPartPasses(t *testing.T) {
@@ -94,7 +101,7 @@ func TestTestsRun_ExitsZeroWhenEveryPartPasses(t *testing.T) {
 		"tests.test in tests bins git-venom-checkpoint git-venom-diff git-venom-rollback -test.count=1 -test.timeout=25m -test.parallel=4 -test.paniconexit0 -test.run ^TestReal",
 		"tests.test in tests bins git-venom-checkpoint git-venom-diff git-venom-rollback -test.count=1 -test.timeout=25m -test.parallel=4 -test.paniconexit0 -test.skip ^TestReal",
 		"go test -tags static,system_libgit2,venomtest -count=1 -timeout 25m -parallel 4 github.com/git-venom/git-venom/lib/a",
-		"go test -count=1 -timeout 25m ./lib/...",
+		"go test -count=1 -timeout 25m github.com/git-venom/git-venom/lib/c github.com/git-venom/git-venom/lib/hook",
 		"fuzz 5s 1",
 	})
 }
@@ -122,14 +129,14 @@ func TestTestsRun_TagsAsGoReadsThem(t *testing.T) {
 // has run.
 func TestTestsRun_FailsWhenAnyPartFails(t *testing.T) {
 	t.Parallel()
-	for _, part := range []string{"-c", "-test.run ^TestReal", "-test.skip ^TestReal", "lib/a", "./lib/...", "fuzz"} {
+	for _, part := range []string{"-c", "-test.run ^TestReal", "-test.skip ^TestReal", "lib/a", "lib/hook", "fuzz"} {
 		t.Run(part, func(t *testing.T) {
 			t.Parallel()
 			code, out, calls := runTestsRun(t, part)
 			assert.Equal(t, 1, code, "%s", out)
 			assert.Contains(t, out, "tests/run: FAIL")
 			assert.Contains(t, calls, "fuzz 5s 1")
-			assert.Contains(t, calls, "go test -count=1 -timeout 25m ./lib/...")
+			assert.Contains(t, calls, "go test -count=1 -timeout 25m github.com/git-venom/git-venom/lib/c github.com/git-venom/git-venom/lib/hook")
 		})
 	}
 }

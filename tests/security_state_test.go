@@ -463,3 +463,40 @@ func TestSecurity_StateHardLinkRefused(t *testing.T) {
 		})
 	}
 }
+
+// A repository another user owns, refused, says so in 80 columns, the
+// path only in the command to run (git's several lines of advice are not
+// repeated inside it, joined by "; "), and that hint trusts the
+// repository when run as printed: the same command then takes the
+// checkpoint.
+func TestSecurity_SafeDirectoryRefusalHintRunsAsPrinted(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to give the repository to another user")
+	}
+	env := NewEnv(t)
+	env.Write("a.txt", "a\n")
+	require.NoError(t, filepath.Walk(env.Dir, func(p string, _ os.FileInfo, err error) error {
+		require.NoError(t, err)
+		return os.Lchown(p, 65534, 65534)
+	}))
+	r := env.Venom("checkpoint", "--agent=a1")
+	require.Equal(t, 10, r.Code, "stderr: %s", r.Stderr)
+	lines := strings.Split(strings.TrimSuffix(r.Stderr, "\n"), "\n")
+	require.Len(t, lines, 3, "stderr: %s", r.Stderr)
+	assert.Equal(t, "error: unsupported.checkpoint_no_repo: git refuses another user's repository", lines[0])
+	assert.Equal(t, "hint: safe.directory does not allow it (git: dubious ownership); to trust it:", lines[1])
+	cmd, ok := strings.CutPrefix(lines[2], "hint:   ")
+	require.True(t, ok, "the last hint is a command: %q", lines[2])
+	for _, l := range lines[:2] {
+		assert.LessOrEqual(t, len(l), 80, "%q", l)
+	}
+	assert.NotContains(t, r.Stderr, "To add an exception", "git's advice repeated")
+	assert.NoDirExists(t, filepath.Join(env.Dir, ".git", "venom"))
+
+	env.run(env.Dir, nil, "sh", "-c", cmd).OK(t)
+	assert.Equal(t, env.Dir, strings.TrimSpace(env.run(env.Dir, nil, "git", "config", "--global", "--get-all",
+		"safe.directory").Stdout))
+	env.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+	assert.Equal(t, "a", env.Git("-c", "safe.directory=*", "show", "refs/venom/checkpoints/a1/1:a.txt"))
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gitcli"
+	"github.com/git-venom/git-venom/lib/quote"
 )
 
 func init() {
@@ -42,10 +43,15 @@ func unsafeRepository(err error) error {
 		return nil
 	}
 	at, _, _ := strings.Cut(rest, "'\n")
+	// The message says git's reason; the human line leaves out git's own
+	// words after it (its advice is several lines, joined into one), and
+	// the path is on the hint's line of its own.
 	return errcode.Newf(errcode.UnsupportedCheckpointNoRepo, nil,
 		"git refuses the repository at %s: detected dubious ownership (another user owns it, and safe.directory does not allow it)", at).
 		Wrap(err).
-		Hint("git config --global --add safe.directory %s", at)
+		Shorter("git refuses another user's repository").
+		Hint("safe.directory does not allow it (git: dubious ownership); to trust it:").
+		Hint("  %s", quote.Shell([]string{"git", "config", "--global", "--add", "safe.directory", at}))
 }
 
 // RootInOthers judges root in a repository another user owns, whose

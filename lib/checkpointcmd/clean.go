@@ -2,12 +2,15 @@ package checkpointcmd
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/fatih/color"
 
+	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/retention"
+	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/ui"
 )
 
@@ -17,11 +20,17 @@ type CleanCmd struct {
 	DryRun bool   `name:"dry-run" help:"Say what would be removed and kept; change nothing."`
 }
 
-// Run cleans.
+// Run cleans. At a terminal (standard input and output, no --json) it
+// first shows what it would remove and asks, as a rollback does: clean
+// takes history away, and the agent may be one the person did not name.
+// Anywhere else it cleans at once, as scripts and hooks expect.
 func (c *CleanCmd) Run(env *cli.Env) error {
 	s, err := env.Store()
 	if err != nil {
 		return err
+	}
+	if !c.DryRun && !env.JSON && env.UI.InTTY && env.UI.OutTTY {
+		return c.ask(env, s)
 	}
 	tx, err := begin(env.Ctx, s, "clean", c.Agent)
 	if err != nil {
@@ -41,15 +50,88 @@ func (c *CleanCmd) Run(env *cli.Env) error {
 	if env.JSON {
 		return env.UI.JSON(res)
 	}
+	c.print(env, tx, a, res)
+	return nil
+}
+
+// ask shows the dry run, asks, and cleans on yes. The lock is not held
+// while the person reads (hooks would wait on it): the clean takes it
+// again and goes ahead only when it would remove what was shown; when
+// captures or prunes changed that, the new counts are shown and asked.
+// No, an empty answer, Ctrl-C or end of input change nothing.
+func (c *CleanCmd) ask(env *cli.Env, s *state.Store) error {
+	in := cli.NewPrompter(env)
+	shown, err := c.dryRun(env, s)
+	if err != nil {
+		return err
+	}
+	for {
+		n := 0
+		for _, l := range shown.Checkpoints {
+			n += l.Removed
+		}
+		env.UI.Printf("Archive %s and remove %d %s? [y/N] ", quote.C(shown.Agent), n, plural(n, "checkpoint"))
+		yes, ok := in.Choose("y", "yes", "Answer y to clean or n to stop. [y/N] ")
+		if !ok {
+			env.UI.Printf("\nNothing was changed.\n")
+			return cli.Silent{Code: cli.AbortCode}
+		}
+		if !yes {
+			env.UI.Printf("Nothing was changed.\n")
+			return nil
+		}
+		tx, err := begin(env.Ctx, s, "clean", c.Agent)
+		if err != nil {
+			return err
+		}
+		a, err := tx.State.Named(c.Agent)
+		if err != nil {
+			tx.End()
+			return err
+		}
+		if now := retention.CleanDryRun(tx, a); a.ID != shown.Agent || !reflect.DeepEqual(now.Checkpoints, shown.Checkpoints) {
+			tx.End()
+			env.UI.Printf("%s\n", env.UI.OutStyle(color.FgYellow, color.Bold)("Changed while you answered:"))
+			if shown, err = c.dryRun(env, s); err != nil {
+				return err
+			}
+			continue
+		}
+		res, err := retention.Clean(env.Ctx, tx, a)
+		if err == nil {
+			c.print(env, tx, a, res)
+		}
+		tx.End()
+		return err
+	}
+}
+
+// dryRun prints what a clean would do, under the lock, and returns it.
+func (c *CleanCmd) dryRun(env *cli.Env, s *state.Store) (*retention.Cleaned, error) {
+	tx, err := begin(env.Ctx, s, "clean", c.Agent)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.End()
+	a, err := tx.State.Named(c.Agent)
+	if err != nil {
+		return nil, err
+	}
+	res := retention.CleanDryRun(tx, a)
+	c.print(env, tx, a, res)
+	return res, nil
+}
+
+func (c *CleanCmd) print(env *cli.Env, tx *state.Txn, a *agents.Agent, res *retention.Cleaned) {
 	bold := env.UI.OutStyle(color.Bold)
-	if c.DryRun {
+	if res.DryRun {
 		env.UI.Printf("Would archive %s.\n", bold(quote.C(a.ID)))
 	} else {
 		env.UI.Printf("Archived %s.\n", bold(quote.C(a.ID)))
 	}
 	for _, l := range res.Checkpoints {
 		verb := "removed %d %s, kept %d"
-		if c.DryRun {
+		if res.DryRun {
 			verb = "would remove %d %s, keep %d"
 		}
 		env.UI.Printf("%s: "+verb+".\n", quote.C(l.Agent), l.Removed, plural(l.Removed, "checkpoint"), l.Kept)
@@ -58,7 +140,6 @@ func (c *CleanCmd) Run(env *cli.Env) error {
 		}
 		printFailures(env, l.Agent, l.Failed)
 	}
-	return nil
 }
 
 func plural(n int, word string) string {

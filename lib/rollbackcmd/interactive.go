@@ -1,9 +1,6 @@
 package rollbackcmd
 
 import (
-	"bufio"
-	"strings"
-
 	"github.com/fatih/color"
 
 	"github.com/git-venom/git-venom/lib/cli"
@@ -15,16 +12,12 @@ import (
 	"github.com/git-venom/git-venom/lib/ui"
 )
 
-// abortCode is the exit status of a dialogue ended by Ctrl-C or end of input:
-// 128+SIGINT, what a shell reports for a command Ctrl-C stopped.
-const abortCode = 130
-
 // interactive runs the dry run, shows it, asks, and runs the real call
 // quoting the plan shown. A conflict.outside_edits refusal offers keep (the
 // default) or overwrite, and shows the new plan (docs/checkpoints.md#names, docs/rollback.md#the-plan).
 // Ctrl-C or end of input at a prompt ends it at once, nothing changed.
 func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
-	in := newPrompter(env)
+	in := cli.NewPrompter(env)
 	gold := env.UI.OutStyle(color.FgYellow, color.Bold)
 	req.DryRun, req.Plan = true, ""
 	p, err := rollback.DryRun(env.Ctx, s, req)
@@ -38,7 +31,7 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 		env.UI.Printf("Keep them as they are, or overwrite them? [K/o] ")
 		// The answer replaces whatever --outside said (refuse, to ask).
 		for req.Outside = ""; req.Outside == ""; {
-			ans, ok := in.answer()
+			ans, ok := in.Answer()
 			switch {
 			case !ok:
 				return aborted(env)
@@ -64,7 +57,7 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 			env.UI.Printf("  %s (%s)\n", gold(quote.C(c.Path)), quote.Text(why))
 		}
 		env.UI.Printf("Write git's conflict markers there and revert the rest, or stop? [m/N] ")
-		markers, ok := in.choose(env, "m", "markers", "Answer m to write the markers or n to stop. [m/N] ")
+		markers, ok := in.Choose("m", "markers", "Answer m to write the markers or n to stop. [m/N] ")
 		if !ok {
 			return aborted(env)
 		}
@@ -109,7 +102,7 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 		summary(env, p, req.Undo)
 	}
 	env.UI.Printf("Plan %s. %s [y/N] ", quote.C(p.ID), question)
-	yes, ok := in.choose(env, "y", "yes", "Answer y to go ahead or n to stop. [y/N] ")
+	yes, ok := in.Choose("y", "yes", "Answer y to go ahead or n to stop. [y/N] ")
 	if !ok {
 		return aborted(env)
 	}
@@ -174,63 +167,7 @@ func nothingToRevert(env *cli.Env, p *plan.Plan) error {
 // or nothing at all for Ctrl-D.
 func aborted(env *cli.Env) error {
 	env.UI.Printf("\nNothing was changed.\n")
-	return cli.Silent{Code: abortCode}
-}
-
-// prompter reads answers from the terminal. Each read runs beside a wait
-// for the command's context, which Ctrl-C (SIGINT) cancels: a read blocked
-// on the terminal would otherwise take the next Enter as the default answer.
-type prompter struct {
-	env   *cli.Env
-	lines chan line
-	in    *bufio.Reader
-}
-
-type line struct {
-	text string
-	err  error
-}
-
-func newPrompter(env *cli.Env) *prompter {
-	return &prompter{env: env, lines: make(chan line, 1), in: bufio.NewReader(env.UI.In)}
-}
-
-// answer returns the answer, lower case and trimmed; ok is false when the
-// person pressed Ctrl-C or ended the input (Ctrl-D), which is no answer.
-func (p *prompter) answer() (string, bool) {
-	go func() {
-		s, err := p.in.ReadString('\n')
-		p.lines <- line{s, err}
-	}()
-	select {
-	case <-p.env.Ctx.Done():
-		return "", false
-	case l := <-p.lines:
-		if l.err != nil {
-			return "", false
-		}
-		return strings.ToLower(strings.TrimSpace(l.text)), true
-	}
-}
-
-// choose reads the answer to a question whose default is No: short or
-// long is yes, an empty answer, n or no is no, and anything else is asked
-// again with again, never taken for the default (as git add -p asks again
-// where git clean -i would take "maybe" for no). ok is false when the
-// dialogue was ended (Ctrl-C, Ctrl-D).
-func (p *prompter) choose(env *cli.Env, short, long, again string) (yes, ok bool) {
-	for {
-		ans, ok := p.answer()
-		switch {
-		case !ok:
-			return false, false
-		case ans == short || ans == long:
-			return true, true
-		case ans == "" || ans == "n" || ans == "no":
-			return false, true
-		}
-		env.UI.Printf("%s", again)
-	}
+	return cli.Silent{Code: cli.AbortCode}
 }
 
 // whatChanged says, when the tree moved under a plan a person was reading,

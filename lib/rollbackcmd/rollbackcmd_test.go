@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-venom/git-venom/lib/checkpointcmd"
+	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/clitest"
 )
 
@@ -108,7 +109,7 @@ func TestRollback_TerminalAsksBeforeRollingBack(t *testing.T) {
 	assert.Equal(t, "by the agent\n", w.Read("a.txt"))
 
 	eof := w.Terminal("", "git-venom-rollback", New(), "k1")
-	assert.Equal(t, abortCode, eof.Code, "end of input ends the dialogue")
+	assert.Equal(t, cli.AbortCode, eof.Code, "end of input ends the dialogue")
 	assert.Equal(t, "by the agent\n", w.Read("a.txt"))
 
 	yes := w.Terminal("y\n", "git-venom-rollback", New(), "k1")

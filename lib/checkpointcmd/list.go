@@ -40,6 +40,15 @@ func (c *ListCmd) Run(env *cli.Env) error {
 	}
 	var st *agents.State
 	var a *agents.Agent
+	// --before=a1/k3 names its agent, as the output names checkpoints.
+	if agent, before, _, err := share.LocalPair(env.Ctx, s, c.Before, ""); err != nil {
+		return err
+	} else if agent != "" {
+		if err := share.LocalAgrees(c.Agent, env.Getenv("VENOM_AGENT"), agent, c.Before); err != nil {
+			return err
+		}
+		c.Agent, c.Before = agent, before
+	}
 	if c.Agent, err = share.Named(env.Ctx, s, c.Agent); err != nil {
 		return err
 	}

@@ -237,6 +237,23 @@ func (c *CLI) shortForms() error {
 // of one agent's checkpoints, and a bare <to> after a copy's <from> is
 // the copy's too.
 func (c *CLI) copyNamed(env *cli.Env, s *state.Store) error {
+	// A local agent's (a1/k3), as the output names checkpoints.
+	from, to := c.From, c.To
+	agent, f, t, err := share.LocalPair(env.Ctx, s, c.From, c.To)
+	if err != nil {
+		return err
+	}
+	if agent != "" {
+		given := from
+		if _, _, ok, _ := share.Local(env.Ctx, s, from); !ok {
+			given = to
+		}
+		if err := share.LocalAgrees(c.Agent, env.Getenv("VENOM_AGENT"), agent, given); err != nil {
+			return err
+		}
+		c.Agent, c.From, c.To = agent, f, t
+		return nil
+	}
 	copyID := ""
 	for _, name := range []*string{&c.From, &c.To} {
 		id, cp, ok, err := share.Qualified(env.Ctx, s, *name)

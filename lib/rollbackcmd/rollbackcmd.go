@@ -115,6 +115,9 @@ func (c *CLI) positional() error {
 // VENOM_AGENT that filled --agent is then the local agent that records
 // it, as with --agent=<copy>.
 func (c *CLI) copyNamed(env *cli.Env, s *state.Store) error {
+	if ok, err := c.localNamed(env, s); ok || err != nil {
+		return err
+	}
 	id, name, ok, err := share.Qualified(env.Ctx, s, c.Checkpoint)
 	if err != nil {
 		return err
@@ -130,6 +133,38 @@ func (c *CLI) copyNamed(env *cli.Env, s *state.Store) error {
 	}
 	c.Agent, c.Checkpoint = id, name
 	return nil
+}
+
+// localNamed reads a local agent named in the checkpoint (a1/k3), or in
+// --revert (a1/t3, a1/k2..a1/k4, a1/k2..k4), as the output names
+// checkpoints: the agent becomes --agent, which must agree. ok is false
+// when no name holds an agent.
+func (c *CLI) localNamed(env *cli.Env, s *state.Store) (ok bool, err error) {
+	agent, checkpoint, _, err := share.LocalPair(env.Ctx, s, c.Checkpoint, "")
+	if err != nil {
+		return false, err
+	}
+	given := c.Checkpoint
+	if agent != "" {
+		c.Checkpoint = checkpoint
+	} else if c.Revert != "" {
+		from, to, pair := strings.Cut(c.Revert, "..")
+		if agent, from, to, err = share.LocalPair(env.Ctx, s, from, to); err != nil || agent == "" {
+			return false, err
+		}
+		given = c.Revert
+		if c.Revert = from; pair {
+			c.Revert = from + ".." + to
+		}
+	}
+	if agent == "" {
+		return false, nil
+	}
+	if err := share.LocalAgrees(c.Agent, env.Getenv("VENOM_AGENT"), agent, given); err != nil {
+		return false, err
+	}
+	c.Agent = agent
+	return true, nil
 }
 
 func (c *CLI) request(env *cli.Env) rollback.Request {

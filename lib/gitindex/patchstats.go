@@ -11,9 +11,20 @@ import (
 	"github.com/git-venom/git-venom/lib/racy"
 )
 
-// WritePatched writes to w the index s was read from, patched as Patch
-// says, with updates by entry number (s.Find) instead of by path, and
-// returns how many entries changed. The index is written as it is read,
+// Update is new content for one index entry: the object id and mode of
+// what was just written to the file at its path, and that file's stat data
+// (Stat.Mode is the entry's new mode).
+type Update struct {
+	Oid  [20]byte
+	Stat Stat
+}
+
+// WritePatched writes to w the index s was read from, patched: each
+// plain entry that updates names by number (s.Find) gets its new id, mode
+// and stat data, rewritten in place; an entry racy against mtime and not
+// updated is smudged, as git does; extensions that would go stale (UNTR,
+// TREE, EOIE, IEOT, FSMN) are dropped and the checksum remade. It returns
+// how many entries changed. The index is written as it is read,
 // never copied whole: on a tree of 100,000 files the copy, the file read
 // into memory first and the bytes written after were three fresh 10 MB
 // buffers, each page of which this system faults in.

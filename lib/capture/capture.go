@@ -27,7 +27,6 @@ import (
 	"github.com/git-venom/git-venom/lib/gitfiles"
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/journal"
-	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/testhook"
@@ -429,7 +428,7 @@ func fromMemo(r *repo.Repo, m private.Memo, flagged []journal.Skipped) (*Snapsho
 	}
 	skipped := make([]journal.Skipped, 0, len(m.Skipped)+len(flagged))
 	for _, s := range flagged {
-		skipped = append(skipped, paths.FixSkipped(s))
+		skipped = append(skipped, s.Shown())
 	}
 	for _, s := range m.Skipped {
 		if s.Reason != skipWorktree {

@@ -14,7 +14,7 @@ import (
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/packfile"
-	"github.com/git-venom/git-venom/lib/paths"
+	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/treepath"
 )
@@ -30,7 +30,7 @@ func finish(ctx context.Context, r *repo.Repo, snap *Snapshot, tree *git.Oid, si
 	}
 	sortSkipped(snap.Skipped)
 	for i := range snap.Skipped {
-		snap.Skipped[i] = paths.FixSkipped(snap.Skipped[i])
+		snap.Skipped[i] = snap.Skipped[i].Shown()
 	}
 	if snap.Skipped == nil {
 		snap.Skipped = []journal.Skipped{}
@@ -113,7 +113,7 @@ func listGitlinks(ctx context.Context, r *repo.Repo, snap *Snapshot, links map[s
 		if !d {
 			d = nestedHasChanges(r, p)
 		}
-		sm := paths.FixSubmodule(journal.Submodule{Path: p, Commit: id.String(), Dirty: d})
+		sm := journal.Submodule{Path: p, Commit: id.String(), Dirty: d}.Shown()
 		snap.Submodules = append(snap.Submodules, sm)
 	}
 	return nil
@@ -151,7 +151,9 @@ const skipWorktree = "skip_worktree"
 // sortSkipped puts a skipped list in the order the log keeps: by the
 // paths' bytes, whether path_b64 holds them yet or not.
 func sortSkipped(l []journal.Skipped) {
-	sort.Slice(l, func(i, j int) bool { return paths.Raw(l[i].Path, l[i].PathB64) < paths.Raw(l[j].Path, l[j].PathB64) })
+	sort.Slice(l, func(i, j int) bool {
+		return quote.RawPath(l[i].Path, l[i].PathB64) < quote.RawPath(l[j].Path, l[j].PathB64)
+	})
 }
 
 func skippedEntry(top string, e gitindex.Entry) journal.Skipped {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/ignore"
-	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/quote"
 )
 
@@ -36,7 +35,7 @@ func tooLargeError(written []sizedFile, total int64, lim Limits) error {
 	sort.Slice(written, func(i, j int) bool { return written[i].bytes > written[j].bytes })
 	largest := []sizedPath{}
 	for i := 0; i < len(written) && i < 5; i++ {
-		p, b64 := paths.Display(written[i].path)
+		p, b64 := quote.JSONPath(written[i].path)
 		largest = append(largest, sizedPath{Path: p, PathB64: b64, Bytes: written[i].bytes})
 	}
 	folders := largestFolders(written, total)
@@ -119,7 +118,7 @@ func largestFolders(written []sizedFile, total int64) []excludable {
 			}
 			d = next
 		}
-		p, b64 := paths.Display(d)
+		p, b64 := quote.JSONPath(d)
 		pattern := ignore.EscapePath(d, true)
 		out = append(out, excludable{Path: p, PathB64: b64, Bytes: size[d], Exclude: pattern, Fix: ExcludeCommand(pattern)})
 	}

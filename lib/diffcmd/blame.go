@@ -17,7 +17,6 @@ import (
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/explain"
-	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/pathspec"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/state"
@@ -83,7 +82,7 @@ func (c *CLI) blame(env *cli.Env) error {
 	}
 	res := &BlameResult{Lines: []BlameLine{}, Turns: []explain.Turn{}, Commits: []BlameCommit{},
 		turnOf: map[string]int{}, commit: map[string]int{}}
-	res.Path, res.PathB64 = paths.Display(rel)
+	res.Path, res.PathB64 = quote.JSONPath(rel)
 	from, to, err := lineRange(c.LineRange, len(b.Lines))
 	if err != nil {
 		return err

@@ -19,7 +19,6 @@ import (
 	"github.com/git-venom/git-venom/lib/ignore"
 	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/packset"
-	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/pathspec"
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/quote"
@@ -192,7 +191,7 @@ func leaveExcluded(ctx context.Context, d treediff.Diff, patterns []string) (tre
 	shown := make([]string, len(left))
 	for i, at := range left {
 		d.Leave = append(d.Leave, strings.TrimSuffix(at, "/"))
-		shown[i], _ = paths.Display(at)
+		shown[i], _ = quote.JSONPath(at)
 	}
 	return d, shown, nil
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/git-venom/git-venom/lib/conversation"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/journal"
-	"github.com/git-venom/git-venom/lib/paths"
+	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/treewalk"
 )
 
@@ -528,7 +528,7 @@ func failed(err error) error {
 // attribute decides one file: whole-file turns first, then each hunk's.
 func attribute(f fileDiff, changes []change, spans []span, lines *lineCache, named map[int]bool) File {
 	out := File{Status: f.status, Binary: f.binary, Turns: []string{}, Hunks: []Hunk{}}
-	out.Path, out.PathB64 = paths.Display(f.path)
+	out.Path, out.PathB64 = quote.JSONPath(f.path)
 	for _, ch := range changes {
 		if sameBlob(ch.new, f.new) {
 			out.Turns = append(out.Turns, spans[ch.span].id())

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"github.com/git-venom/git-venom/lib/harnessproc"
+	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/worktreeid"
 )
 
@@ -124,6 +125,19 @@ type Submodule struct {
 	PathB64 string `json:"path_b64,omitempty"`
 	Commit  string `json:"commit"`
 	Dirty   bool   `json:"dirty"`
+}
+
+// Shown is s with its path as JSON shows it (quote.JSONPath): path_b64
+// filled for a path that is not UTF-8.
+func (s Skipped) Shown() Skipped {
+	s.Path, s.PathB64 = quote.JSONPath(s.Path)
+	return s
+}
+
+// Shown is s with its path as JSON shows it (quote.JSONPath).
+func (s Submodule) Shown() Submodule {
+	s.Path, s.PathB64 = quote.JSONPath(s.Path)
+	return s
 }
 
 // Registered is agent.registered.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/git-venom/git-venom/lib/ignore"
 	"github.com/git-venom/git-venom/lib/journal"
-	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/pathspec"
+	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/treepath"
 )
@@ -100,7 +100,7 @@ func newSkipped(lists ...[]journal.Skipped) skippedSet {
 	s := skippedSet{exact: map[string]string{}, dirs: map[string]string{}}
 	for _, l := range lists {
 		for _, k := range l {
-			p := paths.Raw(k.Path, k.PathB64)
+			p := quote.RawPath(k.Path, k.PathB64)
 			if strings.HasSuffix(p, "/") {
 				s.dirs[p] = k.Reason
 			} else if _, ok := s.exact[p]; !ok {
@@ -319,7 +319,7 @@ func addSkipped(changes []Change, set pathspec.Set, lists ...[]journal.Skipped) 
 	}
 	for _, l := range lists {
 		for _, k := range l {
-			p := paths.Raw(k.Path, k.PathB64)
+			p := quote.RawPath(k.Path, k.PathB64)
 			if seen[p] || !set.Match(p) {
 				continue
 			}

@@ -19,7 +19,6 @@ import (
 	"github.com/git-venom/git-venom/lib/capture"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/ignore"
-	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/pathspec"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
@@ -395,7 +394,7 @@ func refuseOutside(changes []Change) error {
 		if c.Class != Outside {
 			bound++
 		}
-		d, _ := paths.Display(c.Path)
+		d, _ := quote.JSONPath(c.Path)
 		shown = append(shown, d)
 		// A hint fits 80 columns with its "hint: " prefix; a long path
 		// takes the line for itself and its reason goes below it.
@@ -439,7 +438,7 @@ func unsafePath(checkpoint string, changes []Change) error {
 
 // unsafeError is failed.checkpoint_unsafe_path for the path bad names.
 func unsafeError(checkpoint string, bad *treepath.Error) error {
-	shown, b64 := paths.Display(bad.Path)
+	shown, b64 := quote.JSONPath(bad.Path)
 	return errcode.Newf(errcode.FailedCheckpointUnsafe, unsafeData{checkpoint, shown, b64, string(bad.Rule)},
 		"checkpoint %s holds the path %q, which git would refuse to check out (%s); nothing was changed",
 		checkpoint, shown, bad.Rule).
@@ -611,7 +610,7 @@ func (p *Plan) Result() *Result {
 	rj := RepoJSON{Repo: ".", Path: p.Repo.Top, Head: p.Head, Bytes: p.Bytes, Files: make([]FileJSON, 0, len(p.Changes)-left),
 		Left: make([]LeftJSON, 0, left), IgnoredEdits: p.IgnoredEdits}
 	for _, c := range p.Changes {
-		shown, b64 := paths.Display(c.Path)
+		shown, b64 := quote.JSONPath(c.Path)
 		if c.Left == "" {
 			f := FileJSON{Path: shown, PathB64: b64, Change: c.Change, Class: c.Class}
 			if c.Rev != nil {

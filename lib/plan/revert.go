@@ -17,7 +17,6 @@ import (
 	"github.com/git-venom/git-venom/lib/ignore"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/packfile"
-	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
 	"github.com/git-venom/git-venom/lib/treepath"
@@ -810,7 +809,7 @@ func conflictsOf(changes []Change, keep func(*Change) bool) ([]RevertConflict, [
 		if !keep(c) {
 			continue
 		}
-		shown, b64 := paths.Display(c.Path)
+		shown, b64 := quote.JSONPath(c.Path)
 		cj := RevertConflict{Path: shown, PathB64: b64, By: c.Rev.By, Turns: c.Rev.Turns, Lines: c.Rev.Lines}
 		if cj.Turns == nil {
 			cj.Turns = []string{}

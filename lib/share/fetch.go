@@ -17,8 +17,8 @@ import (
 	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/interrupt"
 	"github.com/git-venom/git-venom/lib/journal"
-	"github.com/git-venom/git-venom/lib/paths"
 	"github.com/git-venom/git-venom/lib/pathspec"
+	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/refs"
 	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/statefile"
@@ -451,10 +451,10 @@ func pathsSafe(e *journal.Entry) bool {
 	}
 	for _, r := range e.Repos {
 		for _, k := range r.Skipped {
-			all = append(all, strings.TrimSuffix(k.Path, "/"), strings.TrimSuffix(paths.Raw(k.Path, k.PathB64), "/"))
+			all = append(all, strings.TrimSuffix(k.Path, "/"), strings.TrimSuffix(quote.RawPath(k.Path, k.PathB64), "/"))
 		}
 		for _, m := range r.Submodules {
-			all = append(all, m.Path, paths.Raw(m.Path, m.PathB64))
+			all = append(all, m.Path, quote.RawPath(m.Path, m.PathB64))
 		}
 	}
 	for _, p := range all {

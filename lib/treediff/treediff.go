@@ -14,7 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/git-venom/git-venom/lib/gitcli"
-	"github.com/git-venom/git-venom/lib/paths"
+	"github.com/git-venom/git-venom/lib/quote"
 )
 
 // Changes of a file (docs/json.md).
@@ -111,7 +111,7 @@ func parse(out []byte, repoName string) ([]File, error) {
 			case "D":
 				change = Delete
 			}
-			shown, b64 := paths.Display(p)
+			shown, b64 := quote.JSONPath(p)
 			byPath[p] = len(files)
 			files = append(files, File{Repo: repoName, Path: shown, PathB64: b64, Change: change, raw: p})
 			continue

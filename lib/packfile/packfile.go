@@ -167,22 +167,8 @@ func (c *Compressor) Entry(typ int, data []byte) ([]byte, uint32, error) {
 // the stream's end: the data read back is the same.
 func (c *Compressor) entry(typ int, data []byte, salt int) ([]byte, uint32, error) {
 	c.zbuf.Reset()
-	// The entry header: type and size, the size 4 bits first, then 7 bits
-	// a byte, each byte but the last with its top bit set.
 	var hdr [16]byte
-	size := uint64(len(data))
-	b := byte(typ<<4) | byte(size&0x0f)
-	size >>= 4
-	n := 0
-	for size != 0 {
-		hdr[n] = b | 0x80
-		n++
-		b = byte(size & 0x7f)
-		size >>= 7
-	}
-	hdr[n] = b
-	n++
-	c.zbuf.Write(hdr[:n])
+	c.zbuf.Write(entryHeader(&hdr, typ, uint64(len(data))))
 	z := c.z
 	if len(data) < storedBelow || Incompressible(data) {
 		z = c.raw
@@ -201,6 +187,23 @@ func (c *Compressor) entry(typ int, data []byte, salt int) ([]byte, uint32, erro
 	}
 	out := c.zbuf.Bytes()
 	return out, crc32.ChecksumIEEE(out), nil
+}
+
+// entryHeader is an entry's header in hdr: type and size, the size 4
+// bits first, then 7 bits a byte, each byte but the last with its top
+// bit set.
+func entryHeader(hdr *[16]byte, typ int, size uint64) []byte {
+	b := byte(typ<<4) | byte(size&0x0f)
+	size >>= 4
+	n := 0
+	for size != 0 {
+		hdr[n] = b | 0x80
+		n++
+		b = byte(size & 0x7f)
+		size >>= 7
+	}
+	hdr[n] = b
+	return hdr[:n+1]
 }
 
 // Incompressible says whether data looks like it would not shrink under
@@ -246,6 +249,66 @@ func (w *Writer) Add(id [20]byte, typ int, data []byte) error {
 		return err
 	}
 	return w.addEntry(id, raw, crc)
+}
+
+// AddStream is Add for an object of size bytes read from r as it is
+// written: its memory is the compressor's, however large the object. r
+// must give exactly size bytes; otherwise AddStream fails, and the pack,
+// holding part of an entry, is to be aborted.
+func (w *Writer) AddStream(id [20]byte, typ int, size int64, r io.Reader) error {
+	if w.count == w.want {
+		return errors.New("more objects than the pack was made for")
+	}
+	salt := 0
+	if w.count == 0 {
+		salt = w.opts.Salt
+	}
+	in := bufio.NewReaderSize(r, 64<<10)
+	sample, _ := in.Peek(4096)
+	out := &entryWriter{w: w.buf, crc: crc32.NewIEEE()}
+	var hdr [16]byte
+	if _, err := out.Write(entryHeader(&hdr, typ, uint64(size))); err != nil {
+		return err
+	}
+	level := zlib.BestSpeed
+	if size < storedBelow || Incompressible(sample) {
+		level = zlib.NoCompression
+	}
+	z, _ := zlib.NewWriterLevel(out, level)
+	n, err := io.CopyN(z, in, size)
+	if err != nil {
+		return fmt.Errorf("%d of the object's %d bytes read: %w", n, size, err)
+	}
+	if extra, _ := in.Read(make([]byte, 1)); extra != 0 {
+		return fmt.Errorf("the object has more than its %d bytes", size)
+	}
+	for range salt {
+		if err := z.Flush(); err != nil {
+			return err
+		}
+	}
+	if err := z.Close(); err != nil {
+		return err
+	}
+	w.ents = append(w.ents, entry{id: id, off: w.off, crc: out.crc.Sum32()})
+	w.off += out.n
+	w.count++
+	return nil
+}
+
+// entryWriter writes one entry through, counting its bytes and their
+// CRC-32.
+type entryWriter struct {
+	w   io.Writer
+	crc hash.Hash32
+	n   uint64
+}
+
+func (e *entryWriter) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	e.crc.Write(p[:n])
+	e.n += uint64(n)
+	return n, err
 }
 
 // AddRaw copies one entry of another pack as it is: raw is its header and

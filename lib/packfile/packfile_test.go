@@ -201,3 +201,58 @@ func TestWriter_SaltMakesANewName(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(data), string(out))
 }
+
+// Objects added as streams (AddStream), salted or not, beside whole ones,
+// read back byte for byte through git; a stream shorter or longer than
+// its size fails.
+func TestWriter_StreamedObjectsReadBack(t *testing.T) {
+	for _, salt := range []int{0, 2} {
+		t.Run(fmt.Sprint("salt ", salt), func(t *testing.T) {
+			dir := t.TempDir()
+			gittest.Run(t, dir, "", nil, "init", "-q")
+			packDir := filepath.Join(dir, ".git", "objects", "pack")
+			rng := rand.New(rand.NewSource(3))
+			var objs [][]byte
+			for _, size := range []int{0, 1, storedBelow, 5000, 300000} {
+				for _, noise := range []bool{false, true} {
+					data := bytes.Repeat([]byte("a line of text\n"), size/15+1)[:size]
+					if noise && size == 0 {
+						continue // the same object
+					}
+					if noise {
+						rng.Read(data)
+					}
+					objs = append(objs, data)
+				}
+			}
+			w, err := CreateWith(packDir, len(objs)+1, Options{Salt: salt})
+			require.NoError(t, err)
+			for _, data := range objs {
+				require.NoError(t, w.AddStream(objectID("blob", data), Blob, int64(len(data)), bytes.NewReader(data)))
+			}
+			whole := []byte("added whole\n")
+			require.NoError(t, w.Add(objectID("blob", whole), Blob, whole))
+			name, err := w.Finish()
+			require.NoError(t, err)
+			out := gittest.Run(t, dir, "", nil, "verify-pack", "-v", filepath.Join(packDir, name+".idx"))
+			require.Contains(t, out, fmt.Sprintf("non delta: %d objects", len(objs)+1))
+			gittest.Run(t, dir, "", nil, "fsck", "--strict", "--no-dangling")
+			for _, data := range append(objs, whole) {
+				id := objectID("blob", data)
+				cmd := exec.Command("git", "cat-file", "blob", hex.EncodeToString(id[:]))
+				cmd.Dir = dir
+				got, err := cmd.Output()
+				require.NoError(t, err)
+				require.True(t, bytes.Equal(data, got), "%d bytes", len(data))
+			}
+		})
+	}
+	w, err := Create(t.TempDir(), 1)
+	require.NoError(t, err)
+	require.Error(t, w.AddStream(objectID("blob", []byte("x")), Blob, 2, strings.NewReader("x")))
+	w.Abort()
+	w, err = Create(t.TempDir(), 1)
+	require.NoError(t, err)
+	require.Error(t, w.AddStream(objectID("blob", []byte("x")), Blob, 1, strings.NewReader("xy")))
+	w.Abort()
+}

@@ -6,12 +6,14 @@
 package store
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha1"
 	"errors"
 	"fmt"
 	"hash"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -668,9 +670,11 @@ func installPack(r *repo.Repo, w *packfile.Writer) error {
 	return packset.Mark(r.StateDir, name)
 }
 
-// addAgain adds the objects again to w, each read whole from the
-// repository (through the command's own handle, which still reads a pack
-// deleted since it opened it).
+// addAgain adds the objects again to w, read from the repository
+// through the command's own handle, which still reads a pack deleted
+// since it opened it. A blob past MemoryFileBytes (a file git hash-object
+// stored) is streamed into w, not read whole: a 1 GiB file costs the
+// compressor's buffers, not 1 GiB (againStream).
 func addAgain(r *repo.Repo, w *packfile.Writer, again []git.Oid) error {
 	if len(again) == 0 {
 		return nil
@@ -681,11 +685,21 @@ func addAgain(r *repo.Repo, w *packfile.Writer, again []git.Oid) error {
 	}
 	defer odb.Free()
 	for i := range again {
-		obj, err := odb.Read(&again[i])
-		if err != nil {
-			return fmt.Errorf("object %s: %w", again[i].String(), err)
+		id := &again[i]
+		if size, typ, err := odb.ReadHeader(id); err == nil && typ == git.ObjectBlob && size > MemoryFileBytes {
+			streamed, err := againStream(r, odb, w, id, int64(size))
+			if err != nil {
+				return fmt.Errorf("object %s: %w", id.String(), err)
+			}
+			if streamed {
+				continue
+			}
 		}
-		err = w.Add(again[i], int(obj.Type()), obj.Data())
+		obj, err := odb.Read(id)
+		if err != nil {
+			return fmt.Errorf("object %s: %w", id.String(), err)
+		}
+		err = w.Add(*id, int(obj.Type()), obj.Data())
 		obj.Free()
 		if err != nil {
 			return err
@@ -693,3 +707,46 @@ func addAgain(r *repo.Repo, w *packfile.Writer, again []git.Oid) error {
 	}
 	return nil
 }
+
+// againStream adds the blob id of size bytes to w as it reads it: from
+// libgit2's stream of a loose object, or else from git cat-file, which
+// streams a packed one (past core.bigFileThreshold, git hash-object
+// writes a pack of its own). streamed is false when neither could start,
+// nothing written: the caller reads it whole, and that read's error says
+// whether it is gone. An error once the entry is begun fails the pack.
+func againStream(r *repo.Repo, odb *git.Odb, w *packfile.Writer, id *git.Oid, size int64) (streamed bool, err error) {
+	if s, err := odb.NewReadStream(id); err == nil {
+		defer s.Free()
+		testhook.Counted("again-streamed-loose", 1)
+		return true, w.AddStream(*id, packfile.Blob, size, capped{s})
+	}
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Git.RunCall(ctx, gitcli.Call{Stdout: pw}, "cat-file", "blob", id.String())
+		pw.CloseWithError(err)
+		done <- err
+	}()
+	in := bufio.NewReaderSize(pr, 64<<10)
+	if _, err := in.Peek(1); err != nil {
+		pr.CloseWithError(err)
+		<-done
+		return false, nil
+	}
+	testhook.Counted("again-streamed-git", 1)
+	err = w.AddStream(*id, packfile.Blob, size, in)
+	// Stopped early, the read leaves git's writes failing, and git ends.
+	pr.CloseWithError(errors.New("read no further"))
+	if gitErr := <-done; err == nil {
+		err = gitErr
+	}
+	return true, err
+}
+
+// capped reads a libgit2 stream into no more of a buffer than its
+// length: git2go's Read fills the buffer to its capacity.
+type capped struct{ s *git.OdbReadStream }
+
+func (c capped) Read(p []byte) (int, error) { return c.s.Read(p[:len(p):len(p)]) }

@@ -19,15 +19,13 @@ type Update struct {
 	Stat Stat
 }
 
-// WritePatched writes to w the index s was read from, patched: each
-// plain entry that updates names by number (s.Find) gets its new id, mode
-// and stat data, rewritten in place; an entry racy against mtime and not
-// updated is smudged, as git does; extensions that would go stale (UNTR,
-// TREE, EOIE, IEOT, FSMN) are dropped and the checksum remade. It returns
-// how many entries changed. The index is written as it is read,
-// never copied whole: on a tree of 100,000 files the copy, the file read
-// into memory first and the bytes written after were three fresh 10 MB
-// buffers, each page of which this system faults in.
+// WritePatched writes to w the index s was read from, each plain entry
+// that updates names by number (s.Find) given its new id, mode and stat
+// data; an entry racy against mtime and not updated is smudged, as git
+// does; extensions that would go stale (UNTR, TREE, EOIE, IEOT, FSMN) are
+// dropped and the checksum remade. It returns how many entries changed.
+// The index is streamed, never copied whole: at 100,000 files each copy
+// was a fresh 10 MB buffer, every page of it a fault.
 func (s *Stats) WritePatched(w io.Writer, updates map[int]Update, mtime time.Time) (changed int, err error) {
 	if fault := s.Guard(func() { changed, err = s.writePatched(w, updates, mtime) }); fault != nil {
 		return 0, fault

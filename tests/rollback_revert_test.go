@@ -422,6 +422,9 @@ func TestRevert_InteractiveAsksAgainAtMarkers(t *testing.T) {
 	require.Equal(t, 0, code, screen)
 	const again = "Answer m to write the markers or n to stop. [m/N]"
 	require.Equal(t, 1, strings.Count(screen, again), screen)
+	// The question names the turn, as the refusal without a terminal does.
+	require.Contains(t, ansiEscape.ReplaceAllString(screen, ""),
+		"Reverting t2 meets later changes in these paths:\r\n  f.txt (", screen)
 	asked := strings.Index(screen, "or stop? [m/N]")
 	typed := strings.Index(screen, "maybe")
 	require.True(t, asked >= 0 && asked < typed && typed < strings.Index(screen, again) &&

@@ -1,6 +1,8 @@
 package rollbackcmd
 
 import (
+	"fmt"
+
 	"github.com/fatih/color"
 
 	"github.com/git-venom/git-venom/lib/cli"
@@ -48,8 +50,9 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 		p, err = rollback.DryRun(env.Ctx, s, req)
 	}
 	if e, ok := errcode.As(err); ok && e.Code == errcode.ConflictRevertConflicts {
-		env.UI.Printf("%s\n", gold("These paths changed since the turn where the turn changed them too:"))
-		for _, c := range e.Data.(map[string]any)["conflicts"].([]plan.RevertConflict) {
+		data := e.Data.(map[string]any)
+		env.UI.Printf("%s\n", gold(fmt.Sprintf("Reverting %s meets later changes in these paths:", quote.C(fmt.Sprint(data["revert"])))))
+		for _, c := range data["conflicts"].([]plan.RevertConflict) {
 			why := linesOf(c.Lines)
 			if c.Detail != nil {
 				why = *c.Detail

@@ -96,6 +96,7 @@ func helpVars() map[string]string {
 		"via":           strings.Join(via, ","),
 		"via_default":   viaDefault,
 		"via_help":      viaHelp,
+		"notify_help":   harness.NotifyHelp(),
 	}
 }
 

@@ -62,7 +62,7 @@ type hookFlags struct {
 // HookRunCmd is one harness's hook: `hook <harness>`.
 type HookRunCmd struct {
 	hookFlags `embed:""`
-	Notify    string `arg:"" optional:"" name:"json" help:"Codex: notify's agent-turn-complete JSON (Codex appends it)."`
+	Notify    string `arg:"" optional:"" name:"json" help:"${notify_help}"`
 }
 
 // Run handles one event of the harness the verb is named for.

@@ -146,6 +146,18 @@ func Via() (values []string, help string) {
 	return values, strings.Join(helps, " ")
 }
 
+// NotifyHelp is the hook verb's help of its argument, said for each
+// harness that has a notify program (Kind.NotifyHelp): "Codex: ...".
+func NotifyHelp() string {
+	var helps []string
+	for _, k := range Kinds {
+		if k.Notify != nil {
+			helps = append(helps, k.Title+": "+k.NotifyHelp)
+		}
+	}
+	return strings.Join(helps, " ")
+}
+
 // Or joins items as a person reads a list: "a, b or c".
 func Or(items []string) string {
 	if len(items) < 2 {

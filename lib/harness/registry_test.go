@@ -96,3 +96,9 @@ func TestVia_FromTheKinds(t *testing.T) {
 		}
 	}
 }
+
+// The hook verb's argument is said for the harnesses with a notify
+// program, Codex alone.
+func TestNotifyHelp_FromTheKinds(t *testing.T) {
+	assert.Equal(t, "Codex: notify's agent-turn-complete JSON (Codex appends it).", NotifyHelp())
+}

@@ -21,6 +21,8 @@ var Kind = kind.Kind{
 	Agent:  "codex",
 	Help:   "Run as a Codex hook (JSON on stdin) or notify program (JSON as the last argument).",
 	Notify: Notify,
+	// The hook verb's argument, which Codex appends.
+	NotifyHelp: "notify's agent-turn-complete JSON (Codex appends it).",
 	// Codex sets CODEX_THREAD_ID in the commands it runs, and the sandbox
 	// variables when it sandboxes them.
 	Marks: [][]string{{"CODEX_THREAD_ID"}, {"CODEX_SANDBOX"}, {"CODEX_SANDBOX_NETWORK_DISABLED"}},

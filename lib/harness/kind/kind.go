@@ -64,6 +64,8 @@ type Kind struct {
 	// it as a hook payload; an error Is ErrNotNotify for other JSON.
 	// nil: the harness has none, and a payload comes on stdin only.
 	Notify func(data []byte) ([]byte, error)
+	// NotifyHelp is the hook verb's help of that argument.
+	NotifyHelp string
 
 	// PIDVar is the variable in which the harness names its own process
 	// to its hooks (CLAUDE_PID), or "": the hook's nearest ancestor that is

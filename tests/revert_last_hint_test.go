@@ -25,7 +25,9 @@ func TestRevert_OfTheLastCheckpointHintsWhatItChanged(t *testing.T) {
 	env.Checkpoint("--agent=a1", "--label=newest") // k2
 
 	for _, c := range []struct{ revert, hint string }{
-		{"last", "git venom-rollback '--revert=last~1..last' --dry-run"},
+		{"last", "git venom-rollback --revert=k1..k2 --dry-run"},
+		{"last~0", "git venom-rollback --revert=k1..k2 --dry-run"},
+		{"k2", "git venom-rollback --revert=k1..k2 --dry-run"},
 		{"newest", "git venom-rollback --revert=k1..k2 --dry-run"},
 		{"k2..last", "git venom-rollback --revert=k1..k2 --dry-run"},
 		{"newest..k2", "git venom-rollback --revert=k1..k2 --dry-run"},
@@ -45,5 +47,41 @@ func TestRevert_OfTheLastCheckpointHintsWhatItChanged(t *testing.T) {
 	env.Git("update-ref", "-d", "refs/venom/checkpoints/a1/1")
 	env.Venom("checkpoint", "prune", "--agent=a1").OK(t)
 	r := env.Venom("rollback", "--revert=k2..k2", "--dry-run").Fails(t, 2, "invalid_params.usage")
+	assert.Empty(t, hintCommands(r.Stderr), r.Stderr)
+}
+
+// TestRevert_OfAnAgentsOnlyCheckpointHintsNothing: --revert=last of an
+// agent with one checkpoint was refused with the hint --revert=last~1..last,
+// and --revert=k1 with --revert=k1..last, both printed before the agent
+// was read: the first is not found (nothing is before the first
+// checkpoint), the second names k1 twice. Every printed hint must run as
+// printed; the first checkpoint has no pair to name, so none is hinted.
+// An agent that does not exist is refused the same way, with no hint.
+func TestRevert_OfAnAgentsOnlyCheckpointHintsNothing(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("a.txt", "one\n")
+	env.Checkpoint("--agent=a1", "--label=only") // k1
+	env.Write("a.txt", "two\n")
+
+	for _, revert := range []string{"last", "last~0", "only", "k1", "k1..k1"} {
+		r := env.Venom("rollback", "--agent=a1", "--revert="+revert, "--dry-run").Fails(t, 2, "invalid_params.usage")
+		fitsEighty(t, revert, r.Stderr)
+		for _, hint := range hintCommands(r.Stderr) {
+			sh := exec.Command("sh", "-c", hint)
+			sh.Dir, sh.Env = env.Dir, env.Environ()
+			out, err := sh.CombinedOutput()
+			assert.NoError(t, err, "--revert=%s hints %s, which fails:\n%s", revert, hint, out)
+		}
+	}
+	r := env.Venom("rollback", "--agent=a1", "--revert=last", "--dry-run").Fails(t, 2, "invalid_params.usage")
+	assert.Empty(t, hintCommands(r.Stderr), r.Stderr)
+	assert.Contains(t, r.Stderr, "a1/k1", r.Stderr)
+	// Nothing was taken back or written.
+	assert.Equal(t, "two\n", env.Read("a.txt"))
+	assert.Equal(t, "refs/venom/checkpoints/a1/1", env.Git("for-each-ref", "--format=%(refname)", "refs/venom/checkpoints/"))
+	r = env.Venom("rollback", "--agent=nobody", "--revert=last", "--dry-run").Fails(t, 2, "invalid_params.usage")
+	assert.Empty(t, hintCommands(r.Stderr), r.Stderr)
+	r = env.Venom("rollback", "--agent=a1", "--revert=k9", "--dry-run").Fails(t, 2, "invalid_params.usage")
 	assert.Empty(t, hintCommands(r.Stderr), r.Stderr)
 }

@@ -216,7 +216,8 @@ func Validate(req *Request) error {
 }
 
 // unshaped is BadName of the first checkpoint req names that has no
-// name's form (a label's, when there is an agent), or nil.
+// name's form (a label's, when there is an agent), the refusal of a
+// revert of one checkpoint, or nil.
 func unshaped(req *Request) error {
 	names := []string{req.Checkpoint}
 	if req.Revert != "" {
@@ -227,6 +228,9 @@ func unshaped(req *Request) error {
 		if _, err := ids.ParseName(name); err != nil && name != "" {
 			return checkpoints.BadName(name, err)
 		}
+	}
+	if n, err := ids.ParseName(req.Revert); err == nil && n.Kind != ids.TurnOf {
+		return notATurn(req.Revert, nil, "")
 	}
 	return nil
 }

@@ -71,7 +71,8 @@ func validateRevert(req *Request) error {
 			return usage("%s is a point inside a turn; a revert takes back a turn or the changes between two checkpoints",
 				quote.C(name)).Hint("--revert=t<n>, or --revert=k<a>..k<b>")
 		case !pair && n.Kind != ids.TurnOf:
-			return notATurn(name, nil, "", n.Kind == ids.Last || n.Kind == ids.Back && n.N == 0)
+			// One checkpoint: refused once the agent is read, as the
+			// pair its hint names depends on the agent (resolveRevert).
 		}
 	}
 	// Files only, and HEAD, the branch and the index stay.
@@ -80,24 +81,24 @@ func validateRevert(req *Request) error {
 }
 
 // notATurn refuses --revert=<name> of one checkpoint, which takes back
-// nothing by itself; when name is a label, a names the agent and id the
-// checkpoint it labels, which the hint names instead of the label. The
-// hint's pair is what changed since that checkpoint, or, for the last one
-// (isLast, or id is the agent's latest), since which nothing changed,
-// what it changed: a pair of one checkpoint twice takes back nothing.
-func notATurn(name string, a *agents.Agent, id string, isLast bool) *errcode.Error {
-	data := map[string]string{"revert": name}
-	if a == nil {
-		e := errcode.Newf(errcode.InvalidParamsUsage, data, "--revert=%s: name a turn, t<n>, or a pair of checkpoints, k<a>..k<b>",
-			quote.C(name)).Shorter("--revert=%s: name a turn or a pair of checkpoints", quote.C(name))
-		if isLast {
-			return e.Retry("to take back what the agent's last checkpoint changed", "--revert=last~1..last")
-		}
-		return e.Retry("to take back what changed from "+name+" to the agent's last checkpoint", "--revert="+name+"..last")
+// nothing by itself. When the agent a has it live, id is the checkpoint name
+// is, and the hint names a pair from it: what changed since it, or, for
+// the agent's latest, since which nothing changed, what it changed (none
+// for the first). A hint printed before the agent is read named pairs
+// that did not run: last~1..last of an agent's only checkpoint, or
+// k<n>..last of its latest, which names it twice.
+func notATurn(name string, a *agents.Agent, id string) *errcode.Error {
+	e := errcode.Newf(errcode.InvalidParamsUsage, map[string]string{"revert": name},
+		"--revert=%s: name a turn, t<n>, or a pair of checkpoints, k<a>..k<b>", quote.C(name)).
+		Shorter("--revert=%s: name a turn or a pair of checkpoints", quote.C(name))
+	if a == nil || a.Checkpoint(id) == nil || !a.Checkpoint(id).Live() {
+		return e
 	}
-	e := errcode.Newf(errcode.InvalidParamsUsage, data,
-		"--revert=%s names one checkpoint, %s/%s: name a turn, t<n>, or a pair of checkpoints", quote.C(name), a.ID, id).
-		Shorter("--revert names one checkpoint, %s/%s", a.ID, id)
+	if name != id {
+		e = errcode.Newf(errcode.InvalidParamsUsage, map[string]string{"revert": name},
+			"--revert=%s names one checkpoint, %s/%s: name a turn, t<n>, or a pair of checkpoints", quote.C(name), a.ID, id).
+			Shorter("--revert names one checkpoint, %s/%s", a.ID, id)
+	}
 	if latest := a.Latest(); latest == nil || latest.Checkpoint != id {
 		return e.Retry("to take back what changed since "+a.ID+"/"+id, "--revert="+id+"..last")
 	}
@@ -139,11 +140,16 @@ func resolveRevert(s *state.Store, a *agents.Agent, req *Request) (*plan.Revert,
 			return nil, nil, err
 		}
 	} else {
+		n, perr := ids.ParseName(req.Revert)
+		one := perr != nil || n.Kind != ids.TurnOf
 		if toID, err = checkpoints.Resolve(a, req.Revert); err != nil {
+			if one && perr == nil {
+				return nil, nil, notATurn(req.Revert, nil, "")
+			}
 			return nil, nil, err
 		}
-		if _, err := ids.ParseName(req.Revert); err != nil {
-			return nil, nil, notATurn(req.Revert, a, toID, false)
+		if one {
+			return nil, nil, notATurn(req.Revert, a, toID)
 		}
 		rv.Turn = req.Revert
 		t := a.Turn(req.Revert)

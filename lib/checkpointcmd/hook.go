@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 
@@ -13,12 +14,14 @@ import (
 
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
+	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/harness"
 	"github.com/git-venom/git-venom/lib/harness/kind"
 	"github.com/git-venom/git-venom/lib/harnessproc"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/quote"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/state"
 	"github.com/git-venom/git-venom/lib/ui"
 )
 
@@ -286,6 +289,9 @@ func runInstall(env *cli.Env, f installFlags, uninstall bool) error {
 			}
 		}
 	}
+	if !uninstall && s != nil && f.Scope == harness.ScopeLocal {
+		hintIgnore(env, s, files)
+	}
 	// A harness's sentences name files: wrapped to 80 columns between
 	// words, a path standing whole.
 	if done.Warning != "" {
@@ -393,4 +399,46 @@ func installResult(f installFlags, files []harness.File, dry bool) installJSON {
 		out.Files = append(out.Files, j)
 	}
 	return out
+}
+
+// hintIgnore names the command that makes git ignore the local-scope
+// files install wrote in the tree, when git neither ignores nor tracks
+// them: they are this clone's own, yet git status shows them and every
+// checkpoint holds them. Claude Code ignores its settings.local.json so;
+// install writes nothing outside the harness's files, so it says the
+// command (for info/exclude, shared by the worktrees), which uninstall
+// never needs to undo.
+func hintIgnore(env *cli.Env, s *state.Store, files []harness.File) {
+	var shown []string
+	for _, file := range files {
+		rel, err := filepath.Rel(s.Repo.Top, file.Path)
+		if err != nil || file.Content == nil || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		_, err = s.Repo.Git.Run(env.Ctx, "check-ignore", "-q", "--no-index", "--", rel)
+		if gitcli.ExitCode(err) != 1 {
+			continue // ignored already, or git could not say
+		}
+		if _, err := s.Repo.Git.Run(env.Ctx, "ls-files", "--error-unmatch", "--", rel); err == nil {
+			continue // tracked: an ignore rule does not apply
+		}
+		shown = append(shown, "/"+rel)
+	}
+	if len(shown) == 0 {
+		return
+	}
+	hint := env.UI.HintStyle()
+	text := ui.Wrap("hint: git does not ignore "+quote.Join(shown, ", ")+
+		"; git status shows it and checkpoints hold it. To ignore it in this clone:", ui.Columns80, "hint: ")
+	for _, l := range strings.Split(text, "\n") {
+		fmt.Fprintf(env.UI.Err, "%s\n", hint(l))
+	}
+	// The file itself, shortest from here (.git/info/exclude at the top).
+	exclude := filepath.Join(s.Repo.CommonDir, "info", "exclude")
+	if rel, err := filepath.Rel(env.Dir, exclude); err == nil && len(rel) < len(exclude) {
+		exclude = rel
+	}
+	fmt.Fprintf(env.UI.Err, "%s\n", hint("hint:   "+quote.Shell(append([]string{"printf", "%s\\n"}, shown...))+
+		" >> "+quote.Shell([]string{exclude})))
 }

@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -68,7 +70,7 @@ func TestRollback_PipedOutputAtATerminalSaysWhy(t *testing.T) {
 	screen = ansiEscape.ReplaceAllString(strings.ReplaceAll(screen, "\r", ""), "")
 	assert.Equal(t, 0, code, screen)
 	fitsEighty(t, "piped", screen)
-	assert.Contains(t, screen, "error: invalid_params.plan: stdout is piped: the plan to confirm cannot be shown\n")
+	assert.Contains(t, screen, "error: invalid_params.plan: stdout is not a terminal: the plan cannot be shown\n")
 	assert.Contains(t, screen, "\nhint: git venom-rollback k1 --dry-run\n")
 	assert.Contains(t, screen, "exit 2\n")
 	assert.NotContains(t, screen, "exactly one of")
@@ -80,4 +82,31 @@ func TestRollback_PipedOutputAtATerminalSaysWhy(t *testing.T) {
 	require.NotNil(t, m, dry)
 	env.Venom("rollback", strings.Fields(m[1])...).OK(t)
 	assert.Equal(t, "base\n", env.Read("a.txt"))
+}
+
+// TestRollback_OutputToAFileAtATerminalSaysWhy: at a terminal with the
+// output redirected to a file, the refusal said "stdout is piped" and
+// "without the pipe it asks": there is no pipe. Its words are true of a
+// file and of a pipe; the file holds nothing, and nothing changes.
+func TestRollback_OutputToAFileAtATerminalSaysWhy(t *testing.T) {
+	t.Parallel()
+	env := NewEnv(t)
+	env.Write("a.txt", "base\n")
+	env.Commit("base")
+	env.Turn("a1", func() { env.Write("a.txt", "turn\n") })
+	snap := env.Snapshot()
+	out := filepath.Join(t.TempDir(), "out.txt")
+	screen, code := env.ptyRunLine(t, nil, `git venom-rollback --agent=a1 k1 > `+out+`; echo "exit $?"`)
+	screen = ansiEscape.ReplaceAllString(strings.ReplaceAll(screen, "\r", ""), "")
+	assert.Equal(t, 0, code, screen)
+	fitsEighty(t, "to a file", screen)
+	assert.Contains(t, screen, "error: invalid_params.plan: stdout is not a terminal: the plan cannot be shown\n")
+	assert.NotContains(t, screen, "pipe", screen)
+	assert.Contains(t, screen, "\nhint: git venom-rollback --agent=a1 k1 --dry-run\n")
+	assert.Contains(t, screen, "exit 2\n")
+	written, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Empty(t, string(written))
+	env.AssertUntouched(t, snap)
+	assert.Equal(t, "turn\n", env.Read("a.txt"))
 }

@@ -232,12 +232,13 @@ func (c *CLI) run(env *cli.Env) error {
 		}
 		if !env.JSON && env.UI.InTTY && !env.UI.OutTTY {
 			// A person at a terminal whose output goes down a pipe (| head,
-			// | less): the question could be asked on the terminal, but the
-			// plan it confirms would go into the pipe, cut or unseen. A
-			// rollback is confirmed only on the plan shown.
+			// | less) or into a file (> out.txt): the question could be
+			// asked on the terminal, but the plan it confirms would go
+			// there, cut or unseen. A rollback is confirmed only on the
+			// plan shown.
 			return errcode.Newf(errcode.InvalidParamsPlan, nil,
-				"stdout is piped: the plan to confirm cannot be shown").
-				Hint("without the pipe it asks at the prompt; or see the plan with").
+				"stdout is not a terminal: the plan cannot be shown").
+				Hint("with stdout on the terminal it asks; or see the plan with").
 				Hint("%s", retryCommand(req, nil)).
 				Hint("then the command it prints after \"To run it:\"")
 		}

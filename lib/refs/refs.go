@@ -18,6 +18,7 @@ import (
 	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/interrupt"
 	"github.com/git-venom/git-venom/lib/repo"
+	"github.com/git-venom/git-venom/lib/statefile"
 	"github.com/git-venom/git-venom/lib/testhook"
 )
 
@@ -142,7 +143,12 @@ func createInProcess(r *repo.Repo, name string, commit *git.Oid, msg string) err
 	}
 	ref.Free()
 	// Best effort: the ref is made whatever its mode (core.sharedRepository).
+	// Its reflog too (core.logAllRefUpdates=always), which another member's
+	// git appends to when it moves or deletes the ref.
 	_ = r.ShareRef(name)
+	if _, err := os.Lstat(filepath.Join(r.CommonDir, "logs", name)); err == nil {
+		_ = statefile.AdjustSharedBelow(filepath.Join(r.CommonDir, "logs"), filepath.Join(r.CommonDir, "logs", name))
+	}
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -282,5 +283,30 @@ func TestCreate_BesidePackRefs(t *testing.T) {
 		locks, err := filepath.Glob(filepath.Join(w.dir, ".git", "refs", "venom", "checkpoints", "a1", "*.lock"))
 		require.NoError(t, err)
 		assert.Empty(t, locks)
+	})
+}
+
+// In a shared repository (core.sharedRepository=group) with reflogs for
+// every ref, a ref's reflog and its folders are made writable to the
+// group, as git update-ref makes them: libgit2 left them 0644 and 0755
+// under umask 022, and another member's git could not append to them.
+func TestCreate_SharedReflog(t *testing.T) {
+	old := syscall.Umask(0o022)
+	t.Cleanup(func() { syscall.Umask(old) })
+	eachWay(t, func(t *testing.T) {
+		w := newWorld(t)
+		w.git("config", "core.sharedRepository", "group")
+		w.git("config", "core.logAllRefUpdates", "always")
+		r, err := repo.Open(context.Background(), w.dir, append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"))
+		require.NoError(t, err)
+		t.Cleanup(r.Free)
+		require.NoError(t, CreateTool(r, "a1", 2, 1, w.commits[0]))
+		w.git("update-ref", "refs/venom/by-git/x", w.commits[0].String())
+		for _, p := range []string{"logs/refs/venom/tools/a1/2/1", "logs/refs/venom/tools/a1/2", "logs/refs/venom/tools",
+			"refs/venom/tools/a1/2/1", "logs/refs/venom/by-git/x", "logs/refs/venom/by-git"} {
+			st, err := os.Stat(filepath.Join(w.dir, ".git", p))
+			require.NoError(t, err)
+			assert.NotZero(t, st.Mode().Perm()&0o020, "%s is %v: not writable to the group", p, st.Mode())
+		}
 	})
 }

@@ -111,13 +111,15 @@ func gitMergeFile(t *testing.T, env *Env, opts []string, ours, base, theirs stri
 	return env.GitRaw(args...)
 }
 
-// mergeFile is git merge-file -p --diff3 of the three contents with a
-// revert's labels for the pair from..to of turn: what a revert with
-// --conflicts=markers must write, byte for byte.
-func mergeFile(t *testing.T, env *Env, ours, base, theirs, from, to, turn string) Result {
+// mergeFile is git merge-file -p of the three contents with a revert's
+// labels for the pair from..to of turn, in git's default conflict style
+// (no base section): what a revert with --conflicts=markers must write,
+// byte for byte, in a repository that sets no merge.conflictStyle. opts
+// go first (--diff3, --zdiff3).
+func mergeFile(t *testing.T, env *Env, ours, base, theirs, from, to, turn string, opts ...string) Result {
 	t.Helper()
-	return gitMergeFile(t, env, []string{"--diff3", "-L", "current", "-L", "a1/" + to + " (after " + turn + ")",
-		"-L", "a1/" + from + " (before " + turn + ")"}, ours, base, theirs)
+	return gitMergeFile(t, env, append(opts, "-L", "current", "-L", "a1/"+to+" (after "+turn+")",
+		"-L", "a1/"+from+" (before "+turn+")"), ours, base, theirs)
 }
 
 // revLines is a file of n numbered lines, with line i replaced where edits
@@ -268,6 +270,79 @@ func TestRevert_SameLinesConflict(t *testing.T) {
 	require.Equal(t, before, env.RecipeTree())
 }
 
+// TestRevert_MarkersFollowConflictStyle: the markers are in the style
+// merge.conflictStyle names, as git revert's are: no base section by
+// default or with merge, the base's lines with diff3, and with zdiff3
+// the lines both sides share moved out of the conflict; byte for byte
+// what git merge-file writes in that style. A style git does not know
+// is refused, as git refuses it, and nothing is written.
+func TestRevert_MarkersFollowConflictStyle(t *testing.T) {
+	t.Parallel()
+	// t1 rewrote lines 14-16; t2 put back 14 and 16 and rewrote 15: the
+	// revert of t1 conflicts on the three lines, of which current and
+	// t1's start share the first and the last (what zdiff3 moves out).
+	t1 := map[int]string{14: "t1 wrote line 14", 15: "t1 wrote line 15", 16: "t1 wrote line 16"}
+	t2 := map[int]string{15: "t2 wrote line 15"}
+	for _, tc := range []struct{ style, flag, base string }{
+		{"", "", ""},
+		{"merge", "", ""},
+		{"diff3", "--diff3", "||||||| a1/"},
+		{"zdiff3", "--zdiff3", "||||||| a1/"},
+	} {
+		t.Run("style="+tc.style, func(t *testing.T) {
+			t.Parallel()
+			env := revertBase(t, map[string]string{"f.txt": revLines(30, nil)})
+			env.Turn("a1", func() { env.Write("f.txt", revLines(30, t1)) })
+			env.Turn("a1", func() { env.Write("f.txt", revLines(30, t2)) })
+			if tc.style != "" {
+				env.Git("config", "merge.conflictStyle", tc.style)
+			}
+			dry := env.revertDry("--revert=t1", "--conflicts=markers")
+			res := env.revert("--revert=t1", "--conflicts=markers")
+			var opts []string
+			if tc.flag != "" {
+				opts = []string{tc.flag}
+			}
+			want := mergeFile(t, env, revLines(30, t2), revLines(30, t1), revLines(30, nil), res.Revert.From,
+				res.Revert.To, "t1", opts...)
+			require.Equal(t, 1, want.Code, want.Stderr)
+			got := env.Read("f.txt")
+			require.Equal(t, want.Stdout, got)
+			if tc.base == "" {
+				require.NotContains(t, got, "|||||||")
+			} else {
+				require.Contains(t, got, tc.base)
+			}
+			if tc.style == "zdiff3" {
+				require.Contains(t, got, "line 14\n<<<<<<< current\n", "the shared line is out of the conflict")
+			}
+			// The markers the dry run names are where the real call wrote them.
+			lines := strings.Split(got, "\n")
+			require.Len(t, dry.Repos[0].Files[0].Markers, 1)
+			m := dry.Repos[0].Files[0].Markers[0]
+			require.True(t, strings.HasPrefix(lines[m.Start-1], "<<<<<<< "), got)
+			require.True(t, strings.HasPrefix(lines[m.End-1], ">>>>>>> "), got)
+		})
+	}
+	t.Run("style=unknown", func(t *testing.T) {
+		t.Parallel()
+		env := revertBase(t, map[string]string{"f.txt": revLines(30, nil)})
+		env.Turn("a1", func() { env.Write("f.txt", revLines(30, t1)) })
+		env.Turn("a1", func() { env.Write("f.txt", revLines(30, t2)) })
+		env.Git("config", "merge.conflictStyle", "Diff3")
+		before := env.RecipeTree()
+		// git refuses the value too.
+		require.NotEqual(t, 0, env.GitRaw("merge-file", "-p", "f.txt", "f.txt", "f.txt").Code)
+		r := env.Venom("rollback", "--revert=t1", "--conflicts=markers", "--dry-run", "--json").
+			Fails(t, 2, "invalid_params.config")
+		require.Contains(t, r.Stdout, "merge.conflictStyle", r.Stdout)
+		human := env.Venom("rollback", "--revert=t1", "--conflicts=markers", "--dry-run")
+		require.Equal(t, 2, human.Code)
+		require.Contains(t, human.Stderr, `unknown style "Diff3"`)
+		require.Equal(t, before, env.RecipeTree())
+	})
+}
+
 // TestRevert_PersonsEdit: a person's edit after the turn, in another
 // hunk, is kept and the turn's taken back; in the turn's hunk it is a
 // conflict the person made.
@@ -404,7 +479,7 @@ func TestRevert_Interactive(t *testing.T) {
 	require.Equal(t, 0, code, screen)
 	require.Contains(t, screen, "Revert?")
 	require.Contains(t, screen, "Reverted turn t2")
-	require.Contains(t, screen, "f.txt lines 15-21")
+	require.Contains(t, screen, "f.txt lines 15-19")
 	require.Contains(t, env.Read("f.txt"), "<<<<<<< current\n")
 
 	out := env.Venom("rollback", "--undo", "--restore=files", "--dry-run").OK(t).Stdout

@@ -145,7 +145,7 @@ var Registry = map[Code]string{
 	InvalidParamsCheckpoint: "a checkpoint id is k<n>",
 	InvalidParamsPath:       "the path is not inside the repository",
 	InvalidParamsUsage:      "the command line is not understood",
-	InvalidParamsConfig:     "a venom.* configuration value is malformed",
+	InvalidParamsConfig:     "a venom.* value, or a git setting git-venom follows, is malformed",
 	InvalidParamsHarness:    "the harness is not one git-venom knows (a hint names those it knows)",
 	InvalidParamsHookInput:  "a hook payload that is not JSON or names no event (logged and ignored)",
 	InvalidParamsFilter:     "an events filter is not a type (name or prefix.*) or a resource (agent:<id>)",

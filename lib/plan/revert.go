@@ -142,11 +142,16 @@ func buildRevert(ctx context.Context, in Input) (*Plan, error) {
 		return nil, gitErr(err)
 	}
 	turn = chosen(turn, in.Paths)
+	style, err := conflictStyle(ctx, in.Repo)
+	if err != nil {
+		return nil, err
+	}
 	m, err := newMerger(in, rv)
 	if err != nil {
 		return nil, gitErr(err)
 	}
 	defer m.free()
+	m.style = style
 	// S's entry of each path first: the paths whose lines may merge
 	// (changed since on both sides, files on every side) have their merge
 	// attribute read in one git check-attr, not one a path.
@@ -225,6 +230,39 @@ type merger struct {
 	merged []store.Object
 	labels [3]string         // ours, base, theirs
 	attrs  map[string]string // the merge attribute of the paths whose lines may merge
+	style  git.MergeFileFlags
+}
+
+// mergeFileStyleZdiff3 is libgit2's GIT_MERGE_FILE_STYLE_ZDIFF3 (1.3 and
+// later), which git2go names no constant for.
+const mergeFileStyleZdiff3 git.MergeFileFlags = 1 << 8
+
+// conflictStyle is the style of the conflict markers git's own merges
+// write, as git reads merge.conflictStyle (xdiff-interface.c:
+// git_xmerge_config): merge, the default, has no base section; diff3
+// adds the base's lines; zdiff3 too, with the lines both sides share
+// moved out of the conflict. Git refuses any other value, before it
+// merges, and so does a revert.
+func conflictStyle(ctx context.Context, r *repo.Repo) (git.MergeFileFlags, error) {
+	const key = "merge.conflictstyle"
+	entries, err := r.ConfigLast(ctx, key)
+	if err != nil {
+		return 0, errcode.Newf(errcode.InvalidParamsConfig, nil, "cannot read git config").Wrap(err)
+	}
+	e, ok := entries[key]
+	if !ok {
+		return git.MergeFileStyleMerge, nil
+	}
+	switch {
+	case e.HasValue && e.Value == "merge":
+		return git.MergeFileStyleMerge, nil
+	case e.HasValue && e.Value == "diff3":
+		return git.MergeFileStyleDiff, nil
+	case e.HasValue && e.Value == "zdiff3":
+		return mergeFileStyleZdiff3, nil
+	}
+	return 0, errcode.Newf(errcode.InvalidParamsConfig, map[string]string{"key": "merge.conflictStyle", "value": e.Value},
+		"git config merge.conflictStyle: unknown style %s; git takes merge, diff3 or zdiff3", quote.Always(e.Value))
 }
 
 func newMerger(in Input, rv *Revert) (*merger, error) {
@@ -369,7 +407,7 @@ func (m *merger) path(path string, ours, base, theirs side) (Change, error) {
 		git.MergeFileInput{Path: path, Mode: uint(ours.mode), Contents: blobs[0]},
 		git.MergeFileInput{Path: path, Mode: uint(theirs.mode), Contents: blobs[2]},
 		&git.MergeFileOptions{AncestorLabel: m.labels[1], OurLabel: m.labels[0], TheirLabel: m.labels[2],
-			Favor: favor, Flags: git.MergeFileStyleDiff})
+			Favor: favor, Flags: m.style})
 	if err != nil {
 		return Change{}, err
 	}

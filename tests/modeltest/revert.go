@@ -190,7 +190,7 @@ func (s side) regular() bool {
 // predictRevert is docs/rollback.md#revert read as a model: per path the
 // pair differs at, a three-way merge with S as ours, the pair's end as
 // the base and its start as theirs; line merges by git merge-file
-// --diff3 with the revert's labels; then a rollback's left rules.
+// --diff3 (the world's merge.conflictStyle) with the revert's labels; then a rollback's left rules.
 func (w *world) predictRevert(a *agent, from, to *checkpoint, what string, markers bool, scope string) prediction {
 	t := a.tree
 	pr := prediction{changes: map[string]string{}, classes: map[string]string{}, left: map[string]string{}}

@@ -31,7 +31,10 @@ func (w *world) setup() {
 		w.keep = 2 + w.rng.Intn(4)
 	}
 	cfg := "[user]\n\tname = Model\n\temail = model@example.com\n[init]\n\tdefaultBranch = main\n" +
-		fmt.Sprintf("[venom]\n\tkeep = %d\n", w.keep)
+		fmt.Sprintf("[venom]\n\tkeep = %d\n", w.keep) +
+		// A revert's markers follow merge.conflictStyle; diff3 is the
+		// style the model's merge (git merge-file --diff3) writes.
+		"[merge]\n\tconflictStyle = diff3\n"
 	must(os.WriteFile(filepath.Join(w.home, ".gitconfig"), []byte(cfg), 0o644))
 	main := &tree{name: "main", dir: filepath.Join(w.root, "repo"), files: files{}, index: files{}, written: map[string]time.Time{}}
 	must(os.MkdirAll(main.dir, 0o755))

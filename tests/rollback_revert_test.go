@@ -510,6 +510,33 @@ func TestRevert_InteractiveAsksAgainAtMarkers(t *testing.T) {
 	require.Equal(t, " M f.txt\x00", env.GitRaw("status", "--porcelain=v1", "-z").Stdout)
 }
 
+// TestRevert_InteractiveSaysWhoChangedTheLines: at a terminal the [m/N]
+// question says who changed each path's lines, in the words of the
+// refusal without a terminal, and keeps within 80 columns.
+func TestRevert_InteractiveSaysWhoChangedTheLines(t *testing.T) {
+	t.Parallel()
+	const p = "src/components/widget/render.txt"
+	env := revertBase(t, map[string]string{p: revLines(30, nil)})
+	env.Turn("a1", func() { env.Write(p, revLines(30, map[int]string{15: "t1 wrote line 15"})) })
+	env.Turn("a1", func() { env.Write(p, revLines(30, map[int]string{15: "t2 rewrote line 15"})) })
+	env.Write(p, revLines(30, map[int]string{15: "t2 rewrote line 15", 16: "a person wrote line 16"}))
+	const who = "lines 15-16 changed by turn t2 and an edit outside the agent's turns"
+	words := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	refused := env.Venom("rollback", "--revert=t1", "--dry-run")
+	require.Equal(t, 5, refused.Code, refused.Stderr)
+	require.Contains(t, words(strings.ReplaceAll(refused.Stderr, "hint:", "")), who)
+
+	before := env.RecipeTree()
+	screen, code := env.ptyRun(t, []string{"n"}, "rollback", "--revert=t1")
+	require.Equal(t, 0, code, screen)
+	plain := strings.ReplaceAll(ansiEscape.ReplaceAllString(screen, ""), "\r", "")
+	question := plain[:strings.Index(plain, "[m/N]")]
+	require.Contains(t, words(question), p+" ("+who+")", screen)
+	fitsEighty(t, "question", question)
+	require.Contains(t, plain, "Nothing was changed.")
+	require.Equal(t, before, env.RecipeTree())
+}
+
 // TestRevert_MergeAttributes: the merge attribute git's own merge reads
 // decides as it would: -merge makes a text file binary to the merge (a
 // whole-file conflict), merge=union keeps both sides' lines as git

@@ -52,12 +52,15 @@ func interactive(env *cli.Env, s *state.Store, req rollback.Request) error {
 	if e, ok := errcode.As(err); ok && e.Code == errcode.ConflictRevertConflicts {
 		data := e.Data.(map[string]any)
 		env.UI.Printf("%s\n", gold(fmt.Sprintf("Reverting %s meets later changes in these paths:", quote.C(fmt.Sprint(data["revert"])))))
+		// Each path with its lines and who changed them, in the words of
+		// the refusal a command without a terminal gets.
 		for _, c := range data["conflicts"].([]plan.RevertConflict) {
-			why := linesOf(c.Lines)
+			info := plan.RevertInfo{Lines: c.Lines, By: c.By, Turns: c.Turns}
 			if c.Detail != nil {
-				why = *c.Detail
+				info.Why = *c.Detail
 			}
-			env.UI.Printf("  %s (%s)\n", gold(quote.C(c.Path)), quote.Text(why))
+			env.UI.Printf("%s\n", ui.Wrap(fmt.Sprintf("  %s (%s)", gold(quote.C(c.Path)), quote.Text(info.Describe())),
+				ui.Columns80, "  "))
 		}
 		env.UI.Printf("Write git's conflict markers there and revert the rest, or stop? [m/N] ")
 		markers, ok := in.Choose("m", "markers", "Answer m to write the markers or n to stop. [m/N] ")

@@ -93,3 +93,28 @@ func TestList_MoreAndUnknownTurn(t *testing.T) {
 	assert.Contains(t, r.Stderr, "agent a1 has no turn t9")
 	env.Venom("checkpoint", "list", "--agent=a1", "--turn=t9", "--json").Fails(t, 3, "not_found.checkpoint")
 }
+
+// TestList_TurnThatReusedARollbackCheckpoint: a rollback's checkpoint,
+// taken outside the turns, that the next turn's start reused is where
+// that turn began: list's TURN column names it, as it names t1 at the
+// manual checkpoint t1's start reused, and the turn's diff from there is
+// what git diff shows between the two checkpoints' trees.
+func TestList_TurnThatReusedARollbackCheckpoint(t *testing.T) {
+	t.Parallel()
+	env := revertBase(t, map[string]string{"f.txt": "base\n"})
+	env.Turn("a1", func() { env.Write("f.txt", "t1\n") })
+	env.Rollback("--agent=a1", "k1", "--restore=files")
+	rolled := env.List(t, "--agent=a1").Checkpoints[0]
+	require.Equal(t, "rollback", rolled.Reason)
+	env.Turn("a1", func() { env.Write("f.txt", "t2\n") })
+	l := env.List(t, "--agent=a1")
+	require.Equal(t, "turn_end", l.Checkpoints[0].Reason)
+	require.Equal(t, rolled.Checkpoint, l.Checkpoints[1].Checkpoint, "t2's start reused the rollback's checkpoint")
+
+	out := env.Venom("checkpoint", "list", "--agent=a1").OK(t).Stdout
+	require.Regexp(t, `(?m)^`+rolled.Checkpoint+` +rollback +t2 `, out)
+	require.Regexp(t, `(?m)^k1 +\S+ +t1 `, out)
+	// Plain git: t2 changed f.txt from the rollback's tree.
+	from, to := env.CheckpointTreeOf("a1", rolled.Checkpoint), env.CheckpointTreeOf("a1", l.Checkpoints[0].Checkpoint)
+	require.Equal(t, "M\tf.txt", env.Git("diff", "--name-status", from, to))
+}

@@ -148,6 +148,10 @@ func (c *ListCmd) Run(env *cli.Env) error {
 		turn := "-"
 		if it.Turn != nil {
 			turn = *it.Turn
+		} else if t := startedAt(a, it.Checkpoint); t != "" {
+			// Taken outside the turns (a rollback's, a manual one),
+			// then reused by a turn's start: that turn began there.
+			turn = t
 		}
 		// Every label it was given, as --json's labels: a reuse with a
 		// new label keeps the earlier ones, which still name it.
@@ -274,4 +278,14 @@ func cut(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// startedAt is the turn whose start reused checkpoint id, or "".
+func startedAt(a *agents.Agent, id string) string {
+	for _, t := range a.Turns {
+		if t.StartCheckpoint == id {
+			return t.ID
+		}
+	}
+	return ""
 }

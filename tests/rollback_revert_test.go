@@ -343,6 +343,63 @@ func TestRevert_MarkersFollowConflictStyle(t *testing.T) {
 	})
 }
 
+// TestRevert_MarkersAsGitRevertWrites: in each style the file is what
+// git revert of the same change writes, labels aside, where git
+// merge-file would differ: two conflicts a line of few letters apart
+// ("}") stay two, as git revert leaves them, where merge-file joins
+// them in git's default style.
+func TestRevert_MarkersAsGitRevertWrites(t *testing.T) {
+	t.Parallel()
+	// Lines 11-14 are "}" throughout: two conflicts more than three
+	// lines apart, the lines between them without a letter or digit.
+	closing := func(m map[int]string) map[int]string {
+		for i := 11; i <= 14; i++ {
+			m[i] = "}"
+		}
+		return m
+	}
+	t1 := closing(map[int]string{10: "t1 wrote line 10", 15: "t1 wrote line 15"})
+	t2 := closing(map[int]string{10: "t2 wrote line 10", 15: "t2 wrote line 15"})
+	start := revLines(30, closing(map[int]string{}))
+	// labelless is the file with each marker line's label cut.
+	labelless := regexp.MustCompile(`(?m)^(<<<<<<<|\|\|\|\|\|\|\||>>>>>>>) .*$`)
+	for _, style := range []string{"merge", "diff3", "zdiff3"} {
+		t.Run(style, func(t *testing.T) {
+			t.Parallel()
+			env := revertBase(t, map[string]string{"f.txt": start})
+			env.Turn("a1", func() { env.Write("f.txt", revLines(30, t1)) })
+			env.Turn("a1", func() { env.Write("f.txt", revLines(30, t2)) })
+			env.Git("config", "merge.conflictStyle", style)
+			env.revert("--revert=t1", "--conflicts=markers")
+			got := env.Read("f.txt")
+
+			// The same three files as commits of a repository of their
+			// own, and git revert of the turn's.
+			dir := t.TempDir()
+			git := func(args ...string) Result {
+				return env.GitRaw(append([]string{"-C", dir, "-c", "merge.conflictStyle=" + style}, args...)...)
+			}
+			require.Equal(t, 0, git("init", "-q").Code)
+			for i, content := range []string{start, revLines(30, t1), revLines(30, t2)} {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "f.txt"), []byte(content), 0o644))
+				require.Equal(t, 0, git("add", "f.txt").Code)
+				r := git("commit", "-qm", fmt.Sprint("c", i))
+				require.Equal(t, 0, r.Code, r.Stderr)
+			}
+			r := git("revert", "--no-commit", "HEAD~1")
+			require.Equal(t, 1, r.Code, r.Stderr)
+			want, err := os.ReadFile(filepath.Join(dir, "f.txt"))
+			require.NoError(t, err)
+			require.Equal(t, labelless.ReplaceAllString(string(want), "$1"), labelless.ReplaceAllString(got, "$1"))
+			require.Equal(t, 2, strings.Count(got, "<<<<<<< "), got)
+			if style == "merge" {
+				mf := mergeFile(t, env, revLines(30, t2), revLines(30, t1), start, "k", "k", "t1")
+				require.Equal(t, 1, strings.Count(mf.Stdout, "<<<<<<< "), "git merge-file joins them:\n%s", mf.Stdout)
+			}
+		})
+	}
+}
+
 // TestRevert_PersonsEdit: a person's edit after the turn, in another
 // hunk, is kept and the turn's taken back; in the turn's hunk it is a
 // conflict the person made.

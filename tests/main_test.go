@@ -1,12 +1,19 @@
 package tests
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/git-venom/git-venom/tests/buildtags"
 )
@@ -31,6 +38,10 @@ func run(m *testing.M) int {
 	binDir = dir
 	if prebuilt := os.Getenv("VENOM_TEST_BIN_DIR"); prebuilt != "" {
 		// tests/run builds them once for both of its runs of this package.
+		if err := builtForThisBinary(prebuilt); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 		binDir = prebuilt
 	} else if err := buildBinaries(binDir); err != nil {
 		fmt.Fprintln(os.Stderr, "building the binaries failed:", err)
@@ -50,6 +61,33 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
+// builtForThisBinary refuses a VENOM_TEST_BIN_DIR that tests/run did
+// not build beside this very test binary: a folder kept from an older
+// tree would test old binaries without a word.
+func builtForThisBinary(dir string) error {
+	want, err := os.ReadFile(filepath.Join(dir, ".for-tests-binary"))
+	if err != nil {
+		return fmt.Errorf("VENOM_TEST_BIN_DIR=%s was not built by tests/run (%v): unset it to build the binaries", dir, err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(self)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return err
+	}
+	if strings.TrimSpace(string(want)) != hex.EncodeToString(h.Sum(nil)) {
+		return fmt.Errorf("VENOM_TEST_BIN_DIR=%s holds binaries built for another test binary: unset it to build them", dir)
+	}
+	return nil
+}
+
 // buildBinaries links the three binaries into dir as install.sh links
 // them (GOFLAGS' tags), with the hooks.
 func buildBinaries(dir string) error {
@@ -63,4 +101,35 @@ func buildBinaries(dir string) error {
 func repoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Dir(filepath.Dir(file))
+}
+
+// TestMain_StaleBinDirRefused: this test binary started with a
+// VENOM_TEST_BIN_DIR that tests/run did not build beside it (a folder
+// kept from an older tree, or one without its stamp) refuses to run
+// rather than test old binaries; with the stamp of its own bytes it runs.
+func TestMain_StaleBinDirRefused(t *testing.T) {
+	t.Parallel()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	run := func() (string, error) {
+		cmd := exec.Command(self, "-test.run=^$")
+		cmd.Env = append(os.Environ(), "VENOM_TEST_BIN_DIR="+dir)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := run()
+	require.Error(t, err, "no stamp: %s", out)
+	assert.Contains(t, out, "was not built by tests/run")
+	stamp := filepath.Join(dir, ".for-tests-binary")
+	require.NoError(t, os.WriteFile(stamp, []byte(strings.Repeat("0", 64)+"\n"), 0o644))
+	out, err = run()
+	require.Error(t, err, "another binary's stamp: %s", out)
+	assert.Contains(t, out, "built for another test binary")
+	b, err := os.ReadFile(self)
+	require.NoError(t, err)
+	sum := sha256.Sum256(b)
+	require.NoError(t, os.WriteFile(stamp, []byte(hex.EncodeToString(sum[:])+"\n"), 0o644))
+	out, err = run()
+	require.NoError(t, err, "its own stamp: %s", out)
 }

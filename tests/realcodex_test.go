@@ -103,7 +103,11 @@ func TestRealCodex_InstalledHooksRun(t *testing.T) {
 	// still run, for the new agent.
 	r := e.Venom("checkpoint", "hook", "install", "codex", "--agent=cx").OK(t)
 	assert.Contains(t, r.Stdout, "Recorded Codex's trust in these 4 hooks")
-	assert.Empty(t, r.Stderr)
+	// Only the hint that .codex/hooks.json is not ignored: no warning.
+	assert.Contains(t, r.Stderr, "printf '%s\\n' /.codex/hooks.json >> .git/info/exclude")
+	for _, line := range strings.Split(strings.TrimSpace(r.Stderr), "\n") {
+		assert.True(t, strings.HasPrefix(line, "hint: "), "%q", line)
+	}
 	c.Mock.Turn("made c", patchCall(addFile("c.txt", "three\n")))
 	c.Exec("", "make c").OK(t)
 	require.Len(t, e.refsOf("cx"), 2)

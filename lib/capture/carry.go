@@ -17,14 +17,12 @@ import (
 	"github.com/git-venom/git-venom/lib/treeedit"
 )
 
-// The carry (docs/checkpoints.md#shortcuts, the memo's second half): when
-// the memo's key does not match, its listing tells which listed paths
-// moved, appeared or went, and the capture is the memo's tree with only
-// those edited; the rest kept their stat data, so their content, as git's
-// stat cache vouches. A turn's files are hashed, not 300,000 untracked
-// ones beside them. It holds only for the same base, limits and settings,
-// with nothing skipped, excluded, flagged, nested or .gitattributes among
-// the changes; any doubt stores every listed path.
+// The carry (docs/checkpoints.md#shortcuts): when the memo's key does not
+// match, its listing tells which paths moved, appeared or went, and the
+// capture is the memo's tree with only those edited: a turn's files are
+// hashed, not the untracked ones beside them. It holds only for the same
+// base, limits and settings, with nothing skipped, excluded, flagged,
+// nested or .gitattributes among the changes; any doubt stores them all.
 
 // errNoCarry sends a capture to store every listed path.
 var errNoCarry = errors.New("the memo's listing does not apply")

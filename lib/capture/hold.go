@@ -16,14 +16,12 @@ import (
 	"github.com/git-venom/git-venom/lib/treewalk"
 )
 
-// StoreCommit writes the checkpoint commit of the snapshot with, in the
-// same held pack, every object of its tree that the snapshot's own held
-// packs do not hold and no anchor (a commit a ref reaches, HEAD's) holds
-// at the same path: docs/checkpoints.md#objects-a-command-relies-on.
-// Objects a capture found stored (a memo's tree, a dry run's pack, loose
-// ones) may be deleted by a repack or prune that listed them before the
-// ref existed; written again into a pack this command holds, they cannot.
-// An object that cannot be read any more fails the capture.
+// StoreCommit writes the snapshot's checkpoint commit, in the same held
+// pack as every object of its tree that neither its own held packs nor an
+// anchor (a commit a ref reaches, HEAD's) at the same path holds, so a gc
+// or prune run before the ref exists deletes nothing it names; an object
+// that can no longer be read fails the capture
+// (docs/checkpoints.md#objects-a-command-relies-on).
 func (s *Snapshot) StoreCommit(r *repo.Repo, commit Object, anchors []*git.Oid) error {
 	return s.storeUnshared(r, []Object{commit}, anchors)
 }

@@ -44,14 +44,11 @@ func EnvKey(limits string, settings []string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Signature keys a memo, or returns "" when the scan must not be
-// reused: a listed path is a nested repository (its HEAD can move without
-// its folder's stat data changing), or was written too recently for its
-// timestamps to tell a later write apart (lib/racy, against taken: when
-// the scan began, before its lstat calls). limits are part of the key
-// (what was skipped as too big depends on them); so are the config and
-// attributes files (settings), which say what the clean filters make of
-// the files.
+// Signature keys a memo, or returns "" when the scan must not be reused:
+// a listed path is a nested repository (its HEAD moves without its
+// folder's stat data), or is racy against taken, when the scan began
+// (lib/racy). The key holds limits (what was skipped as too big) and the
+// settings files (what the clean filters make of the files).
 func Signature(limits string, settings []string, status []byte, changes []scan.Change, stats []scan.Stat, taken time.Time) string {
 	h := sha256.New()
 	h.Write([]byte(limits))

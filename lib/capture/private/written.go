@@ -29,13 +29,10 @@ type Written struct {
 	Oid  string
 	Stat gitindex.Stat
 	// Direct: the writer put the blob's bytes in the file itself, having
-	// checked that no attribute (filter, ident, encoding, text, eol,
-	// crlf) and no core.autocrlf could convert them on the way out
-	// (store.NewNoSmudge). Then none converts them on the way in either:
-	// git's clean side reads the same attributes and setting, and a file
-	// under none of them is CRLF_BINARY, stored as it is, CR bytes
-	// included (convert.c, git 2.39). Such a file reads back as its blob
-	// whatever it holds, and NoteWritten does not read the blob.
+	// checked that no attribute or core.autocrlf converts them on the way
+	// out (store.NewNoSmudge); git stores such a file as it is
+	// (docs/checkpoints.md#files-stored-as-they-are), so NoteWritten does not
+	// read the blob.
 	Direct bool
 }
 

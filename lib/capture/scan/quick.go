@@ -309,14 +309,12 @@ func (q Quick) scan(r *repo.Repo, rec *Record, settings []string, stats *gitinde
 
 func isIgnoreFile(p string) bool { return p == ".gitignore" || strings.HasSuffix(p, "/.gitignore") }
 
-// statTracked returns the tracked files whose stat data differs from what
-// the index cached, or is racy against the index's write, in index order,
-// and how many of them git might still find unchanged (statUnsure).
-// Racy is git's own rule (lib/racy), no wider: a file git deems clean by
-// its stat data is not hashed again by git status or git add either, and
-// the capture must be the tree they give. narrowed: only the index
-// positions in only (sorted) are looked at, the others being clean as the
-// file system monitor vouches (monitor.go).
+// statTracked returns, in index order, the tracked files whose stat data
+// differs from the index's or is racy against its write (git's own rule,
+// lib/racy, no wider: the capture must be the tree git add would give),
+// and how many of them git might still find unchanged. narrowed: only the
+// index positions in only (sorted) are looked at, the file system monitor
+// vouching for the others (monitor.go).
 func statTracked(top string, stats *gitindex.Stats, only []int, narrowed bool) (changed []string, unsure int, err error) {
 	dir, err := syscall.Open(top, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
@@ -894,14 +892,11 @@ func (q Quick) remake(ctx context.Context, r *repo.Repo, old *Record, untracked,
 	q.Save(rec)
 }
 
-// Refresh brings a walked record up to date after git status stood for a
-// quick scan that found more changed files than it hashes
-// (TooManyChanges): the folders whose stat data moved are read again, as a
-// quick scan reads them, and the record is kept when it then lists exactly
-// the untracked files git listed; else the whole tree is walked again
-// (Remake). Left stale, the record had the next capture, often a
-// rollback's dry run right after the agent's turn, read every folder those
-// changes moved.
+// Refresh brings a walked record up to date after git status stood in for
+// a quick scan that found too many changes (TooManyChanges): the folders
+// whose stat data moved are read again, and the record is kept when it
+// then lists the untracked files git listed; else the tree is walked again
+// (Remake). Left stale, it would make the next capture read those folders.
 func (q Quick) Refresh(ctx context.Context, r *repo.Repo, rec *Record, untracked, settings []string) {
 	stats, err := gitindex.ReadStats(q.Index)
 	if err != nil {

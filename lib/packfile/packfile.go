@@ -237,12 +237,9 @@ func Incompressible(data []byte) bool {
 // not hash data again). Each id is added once: git's index-pack refuses a
 // pack that holds an object twice.
 func (w *Writer) Add(id [20]byte, typ int, data []byte) error {
-	if w.count == w.want {
-		return errors.New("more objects than the pack was made for")
-	}
-	salt := 0
-	if w.count == 0 {
-		salt = w.opts.Salt
+	salt, err := w.nextSalt()
+	if err != nil {
+		return err
 	}
 	raw, crc, err := w.comp.entry(typ, data, salt)
 	if err != nil {
@@ -256,12 +253,9 @@ func (w *Writer) Add(id [20]byte, typ int, data []byte) error {
 // must give exactly size bytes; otherwise AddStream fails, and the pack,
 // holding part of an entry, is to be aborted.
 func (w *Writer) AddStream(id [20]byte, typ int, size int64, r io.Reader) error {
-	if w.count == w.want {
-		return errors.New("more objects than the pack was made for")
-	}
-	salt := 0
-	if w.count == 0 {
-		salt = w.opts.Salt
+	salt, err := w.nextSalt()
+	if err != nil {
+		return err
 	}
 	in := bufio.NewReaderSize(r, 64<<10)
 	sample, _ := in.Peek(4096)
@@ -290,10 +284,28 @@ func (w *Writer) AddStream(id [20]byte, typ int, size int64, r io.Reader) error 
 	if err := z.Close(); err != nil {
 		return err
 	}
-	w.ents = append(w.ents, entry{id: id, off: w.off, crc: out.crc.Sum32()})
-	w.off += out.n
-	w.count++
+	w.record(id, out.crc.Sum32(), out.n)
 	return nil
+}
+
+// nextSalt is the salt of the next entry (Options.Salt for the first,
+// none after), or an error when the pack holds all it was made for.
+func (w *Writer) nextSalt() (int, error) {
+	if w.count == w.want {
+		return 0, errors.New("more objects than the pack was made for")
+	}
+	if w.count == 0 {
+		return w.opts.Salt, nil
+	}
+	return 0, nil
+}
+
+// record notes an entry of n bytes just written at the pack's end for
+// the index.
+func (w *Writer) record(id [20]byte, crc uint32, n uint64) {
+	w.ents = append(w.ents, entry{id: id, off: w.off, crc: crc})
+	w.off += n
+	w.count++
 }
 
 // entryWriter writes one entry through, counting its bytes and their
@@ -315,8 +327,8 @@ func (e *entryWriter) Write(p []byte) (int, error) {
 // compressed data, crc their CRC-32 (as that pack's index records it). The
 // entry must not be a delta, whose base offset would not hold here.
 func (w *Writer) AddRaw(id [20]byte, raw []byte, crc uint32) error {
-	if w.count == w.want {
-		return errors.New("more objects than the pack was made for")
+	if _, err := w.nextSalt(); err != nil { // a copy keeps its bytes, unsalted
+		return err
 	}
 	if len(raw) == 0 {
 		return errors.New("an empty entry")
@@ -335,9 +347,7 @@ func (w *Writer) addEntry(id [20]byte, raw []byte, crc uint32) error {
 	if _, err := w.buf.Write(raw); err != nil {
 		return err
 	}
-	w.ents = append(w.ents, entry{id: id, off: w.off, crc: crc})
-	w.off += uint64(len(raw))
-	w.count++
+	w.record(id, crc, uint64(len(raw)))
 	return nil
 }
 

@@ -32,15 +32,11 @@ func (c *CleanCmd) Run(env *cli.Env) error {
 	if !c.DryRun && !env.JSON && env.UI.InTTY && env.UI.OutTTY {
 		return c.ask(env, s)
 	}
-	tx, err := begin(env.Ctx, s, "clean", c.Agent)
+	tx, a, err := c.open(env, s)
 	if err != nil {
 		return err
 	}
 	defer tx.End()
-	a, err := tx.State.Named(c.Agent)
-	if err != nil {
-		return err
-	}
 	var res *retention.Cleaned
 	if c.DryRun {
 		res = retention.CleanDryRun(tx, a)
@@ -80,13 +76,8 @@ func (c *CleanCmd) ask(env *cli.Env, s *state.Store) error {
 			env.UI.Printf("Nothing was changed.\n")
 			return nil
 		}
-		tx, err := begin(env.Ctx, s, "clean", c.Agent)
+		tx, a, err := c.open(env, s)
 		if err != nil {
-			return err
-		}
-		a, err := tx.State.Named(c.Agent)
-		if err != nil {
-			tx.End()
 			return err
 		}
 		if now := retention.CleanDryRun(tx, a); a.ID != shown.Agent || !reflect.DeepEqual(now.Checkpoints, shown.Checkpoints) {
@@ -108,18 +99,29 @@ func (c *CleanCmd) ask(env *cli.Env, s *state.Store) error {
 
 // dryRun prints what a clean would do, under the lock, and returns it.
 func (c *CleanCmd) dryRun(env *cli.Env, s *state.Store) (*retention.Cleaned, error) {
-	tx, err := begin(env.Ctx, s, "clean", c.Agent)
+	tx, a, err := c.open(env, s)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.End()
-	a, err := tx.State.Named(c.Agent)
-	if err != nil {
-		return nil, err
-	}
 	res := retention.CleanDryRun(tx, a)
 	c.print(env, tx, a, res)
 	return res, nil
+}
+
+// open takes the lock for the clean and reads the agent it cleans; on
+// an error it holds nothing.
+func (c *CleanCmd) open(env *cli.Env, s *state.Store) (*state.Txn, *agents.Agent, error) {
+	tx, err := begin(env.Ctx, s, "clean", c.Agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := tx.State.Named(c.Agent)
+	if err != nil {
+		tx.End()
+		return nil, nil, err
+	}
+	return tx, a, nil
 }
 
 func (c *CleanCmd) print(env *cli.Env, tx *state.Txn, a *agents.Agent, res *retention.Cleaned) {

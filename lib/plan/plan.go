@@ -43,6 +43,12 @@ type Options struct {
 	// Conflicts is a revert's choice where later changes meet the
 	// turn's: refuse or markers.
 	Conflicts string
+	// Merged names each file a revert's line merge wrote and the blob it
+	// made, "<blob> <path>", sorted: the merge's settings
+	// (merge.conflictStyle, the merge and conflict-marker-size
+	// attributes) are not in S's tree, and a plan must say what the real
+	// call writes.
+	Merged []string
 }
 
 // Copy names a fetched copy's checkpoint a rollback restores files from
@@ -87,10 +93,11 @@ func ID(o Options, tree string, head *string, copy *Copy) string {
 		Copy  *Copy    `json:"copy,omitempty"`
 		// A revert's pair and its choice for conflicts; absent for a
 		// rollback, whose id stays docs/rollback.md#the-plan's.
-		Revert    string `json:"revert,omitempty"`
-		Conflicts string `json:"conflicts,omitempty"`
+		Revert    string   `json:"revert,omitempty"`
+		Conflicts string   `json:"conflicts,omitempty"`
+		Merged    []string `json:"merged,omitempty"`
 	}{o.Checkpoint, o.Restore, outside, o.KeepHead, []repoJSON{{".", tree, head}}, o.Paths.Strings(), copy,
-		o.Revert, o.Conflicts})
+		o.Revert, o.Conflicts, o.Merged})
 	sum := sha256.Sum256(b)
 	return "p1-" + hex.EncodeToString(sum[:])[:16]
 }
@@ -119,6 +126,10 @@ func (p *Plan) MadeWith(id string) (o Options, ok bool) {
 	}
 	return Options{}, false
 }
+
+// MergesLines reports whether the plan is a revert's that merges a
+// file's lines: its id then names what the merges wrote too.
+func (p *Plan) MergesLines() bool { return len(p.idOpts.Merged) > 0 }
 
 // WellFormedID reports whether id has the form ID gives: p1- and 16
 // lower-case hex digits.

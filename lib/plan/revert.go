@@ -197,6 +197,14 @@ func buildRevert(ctx context.Context, in Input) (*Plan, error) {
 	if err := m.storeMerged(); err != nil {
 		return nil, gitErr(err)
 	}
+	// The id names what the line merges wrote, so that a plan quoted
+	// after their settings changed is stale, as after the tree changed.
+	if len(m.wrote) > 0 {
+		sort.Strings(m.wrote)
+		idOpts.Merged = m.wrote
+		p.ID = ID(idOpts, p.STree, in.Snapshot.HeadString(), nil)
+		p.idOpts = idOpts
+	}
 	// A file either end's capture skipped (too large, unreadable) is not
 	// in its tree: what the turn did to it cannot be known, and it is
 	// left, named, as a rollback names what S or T skipped.
@@ -228,9 +236,13 @@ type merger struct {
 	// merged are the merged files' blobs the real call writes, in one
 	// held pack once every path is merged (storeMerged).
 	merged []store.Object
-	labels [3]string         // ours, base, theirs
-	attrs  map[string]string // the merge attribute of the paths whose lines may merge
-	style  git.MergeFileFlags
+	labels [3]string // ours, base, theirs
+	// attrs are the merge attributes of the paths whose lines may merge.
+	attrs map[string]mergeAttr
+	style git.MergeFileFlags
+	// wrote names each file whose lines merged and the blob the merge
+	// made of it, "<blob> <path>": what the plan id hashes of the merge.
+	wrote []string
 }
 
 // mergeFileStyleZdiff3 is libgit2's GIT_MERGE_FILE_STYLE_ZDIFF3 (1.3 and
@@ -394,7 +406,8 @@ func (m *merger) path(path string, ours, base, theirs side) (Change, error) {
 		return whole("a binary file")
 	}
 	favor := git.MergeFileFavorNormal
-	switch attr := m.attrs[path]; {
+	attrs := m.attrs[path]
+	switch attr := attrs.merge; {
 	case attr == "unset" || attr == "binary":
 		return whole("a binary file to git's merge (its merge attribute)")
 	case attr == "union":
@@ -402,21 +415,28 @@ func (m *merger) path(path string, ours, base, theirs side) (Change, error) {
 	case attr != "" && attr != "unspecified" && attr != "set" && attr != "text":
 		return whole(fmt.Sprintf("its merge driver %s is not one a revert runs", quote.C(attr)))
 	}
+	// libgit2 takes a marker size up to 65535; a clean merge writes no
+	// marker, and a conflict in markers longer than that is left whole.
+	size := uint16(min(attrs.markers, 1<<16-1))
 	res, err := git.MergeFile(
 		git.MergeFileInput{Path: path, Mode: uint(base.mode), Contents: blobs[1]},
 		git.MergeFileInput{Path: path, Mode: uint(ours.mode), Contents: blobs[0]},
 		git.MergeFileInput{Path: path, Mode: uint(theirs.mode), Contents: blobs[2]},
 		&git.MergeFileOptions{AncestorLabel: m.labels[1], OurLabel: m.labels[0], TheirLabel: m.labels[2],
-			Favor: favor, Flags: m.style})
+			Favor: favor, Flags: m.style, MarkerSize: size})
 	if err != nil {
 		return Change{}, err
 	}
 	merged := res.Contents
 	res.Free()
+	if !res.Automergeable && attrs.markers > 1<<16-1 {
+		return whole(fmt.Sprintf("its conflict-marker-size %d is longer than a revert writes", attrs.markers))
+	}
 	id, err := m.store(merged)
 	if err != nil {
 		return Change{}, err
 	}
+	m.wrote = append(m.wrote, id.String()+" "+path)
 	c = result(side{mode, *id})
 	if res.Automergeable {
 		c.Class = Reverted
@@ -427,15 +447,22 @@ func (m *merger) path(path string, ours, base, theirs side) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
-	c.Rev = &RevertInfo{Lines: lines, Markers: markerLines(merged)}
+	c.Rev = &RevertInfo{Lines: lines, Markers: markerLines(merged, attrs.markers)}
 	return c, nil
 }
 
-// mergeAttrs is the merge attribute git's own merge reads for each path
-// (gitattributes(5)): "unspecified", "set", "unset", or a driver's name;
+// mergeAttr is what gitattributes(5) say of a path to git's own merge
+// (ll_merge): its merge attribute, "unspecified", "set", "unset" or a
+// driver's name, and the length of its conflict markers.
+type mergeAttr struct {
+	merge   string
+	markers int
+}
+
+// mergeAttrs are the attributes git's own merge reads for each path, in
 // one git check-attr for them all.
-func mergeAttrs(ctx context.Context, r *repo.Repo, paths []string) (map[string]string, error) {
-	out := map[string]string{}
+func mergeAttrs(ctx context.Context, r *repo.Repo, paths []string) (map[string]mergeAttr, error) {
+	out := map[string]mergeAttr{}
 	if len(paths) == 0 {
 		return out, nil
 	}
@@ -444,16 +471,48 @@ func mergeAttrs(ctx context.Context, r *repo.Repo, paths []string) (map[string]s
 		in.WriteString(p)
 		in.WriteByte(0)
 	}
-	b, err := r.Git.RunInput(ctx, in.Bytes(), "check-attr", "--stdin", "-z", "merge")
+	b, err := r.Git.RunInput(ctx, in.Bytes(), "check-attr", "--stdin", "-z", "merge", "conflict-marker-size")
 	if err != nil {
 		return nil, err
 	}
-	// <path> NUL merge NUL <value> NUL, a path at a time.
+	// <path> NUL <attribute> NUL <value> NUL, an attribute at a time.
 	f := bytes.Split(b, []byte{0})
 	for i := 0; i+2 < len(f); i += 3 {
-		out[string(f[i])] = string(f[i+2])
+		a, ok := out[string(f[i])]
+		if !ok {
+			a.markers = defaultMarkerSize
+		}
+		switch value := string(f[i+2]); string(f[i+1]) {
+		case "merge":
+			a.merge = value
+		case "conflict-marker-size":
+			a.markers = markerSize(value)
+		}
+		out[string(f[i])] = a
 	}
 	return out, nil
+}
+
+// defaultMarkerSize is git's DEFAULT_CONFLICT_MARKER_SIZE.
+const defaultMarkerSize = 7
+
+// markerSize is the conflict markers' length a conflict-marker-size
+// value gives, as git's ll_merge reads it: atoi of the value (so "set"
+// and "unset" are 0), and the default for 0 or less.
+func markerSize(value string) int {
+	s := strings.TrimLeft(value, " \t\n\v\f\r")
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	n := 0
+	for ; s != "" && s[0] >= '0' && s[0] <= '9' && n <= 1<<30; s = s[1:] {
+		n = n*10 + int(s[0]-'0')
+	}
+	if neg || n <= 0 {
+		return defaultMarkerSize
+	}
+	return n
 }
 
 // alreadyReverted is c left as already_reverted when its merge comes to
@@ -758,15 +817,16 @@ func conflictLines(base, ours, theirs *git.Blob) ([]Lines, error) {
 }
 
 // markerLines are the runs of a merged file from each <<<<<<< line to its
-// >>>>>>> line.
-func markerLines(merged []byte) []Lines {
+// >>>>>>> line, markers size long.
+func markerLines(merged []byte, size int) []Lines {
 	var out []Lines
 	start := 0
+	open, end := strings.Repeat("<", size)+" ", strings.Repeat(">", size)+" "
 	for n, line := range strings.SplitAfter(string(merged), "\n") {
 		switch {
-		case strings.HasPrefix(line, "<<<<<<< ") && start == 0:
+		case strings.HasPrefix(line, open) && start == 0:
 			start = n + 1
-		case strings.HasPrefix(line, ">>>>>>> ") && start != 0:
+		case strings.HasPrefix(line, end) && start != 0:
 			out = append(out, Lines{start, n + 1})
 			start = 0
 		}

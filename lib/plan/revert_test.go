@@ -74,8 +74,20 @@ func TestConflictLines(t *testing.T) {
 	}
 }
 
-// TestMarkerLines: from each <<<<<<< line to its >>>>>>> line.
+// TestMarkerLines: from each <<<<<<< line to its >>>>>>> line, of the
+// markers' length: a line of more "<" is the file's own.
 func TestMarkerLines(t *testing.T) {
 	merged := "a\n<<<<<<< current\nx\n||||||| base\nb\n=======\ny\n>>>>>>> theirs\nc\n<<<<<<< current\n=======\n>>>>>>> theirs\n"
-	assert.Equal(t, []Lines{{2, 8}, {10, 12}}, markerLines([]byte(merged)))
+	assert.Equal(t, []Lines{{2, 8}, {10, 12}}, markerLines([]byte(merged), 7))
+	long := "<<<<<<< kept\n<<<<<<<<<< current\nx\n==========\ny\n>>>>>>>>>> theirs\n"
+	assert.Equal(t, []Lines{{2, 6}}, markerLines([]byte(long), 10))
+}
+
+// TestMarkerSize: conflict-marker-size as git's ll_merge reads it: atoi
+// of the value, the default for what is not above 0.
+func TestMarkerSize(t *testing.T) {
+	for value, want := range map[string]int{"10": 10, "unspecified": 7, "set": 7, "unset": 7, "0": 7, "-3": 7,
+		"12abc": 12, "+9": 9, "": 7, "99999": 99999} {
+		assert.Equal(t, want, markerSize(value), value)
+	}
 }

@@ -280,6 +280,15 @@ func staleError(req Request, p *plan.Plan) error {
 				Hint("run the dry run again with the choices you want, then quote its plan")
 		}
 	}
+	if p.MergesLines() {
+		// A revert's merges follow settings S's tree does not hold.
+		return errcode.Newf(errcode.ConflictRollbackStale, data,
+			"the tree, HEAD, a choice or what the line merge writes (merge.conflictStyle, the merge or "+
+				"conflict-marker-size attribute) differs from plan %s; run the dry run again", req.Plan).
+			Shorter("the tree, HEAD, a choice or the merge differs from the plan").
+			Hint("the merge follows merge.conflictStyle and the merge and conflict-marker-size attributes").
+			Hint("run the dry run again; quote its plan only after a person has seen it")
+	}
 	return errcode.Newf(errcode.ConflictRollbackStale, data,
 		"the tree, HEAD or a choice differs from plan %s; run the dry run again", req.Plan).
 		Shorter("the tree, HEAD or a choice differs from the plan").

@@ -160,13 +160,11 @@ func elide(p string) string {
 const captureGrace = 5 * time.Second
 
 // captureBackstop ends a capture that outlives venom.timeout by more than
-// captureGrace: its steps honour the deadline, but a read no context
-// reaches does not return (libgit2 opening a FIFO planted as a pack index
-// in .git/objects/pack waits for a writer, as git does). The process
-// then exits with timeout.checkpoint, the lock's holder record cleared;
-// the kernel drops the lock itself. What the capture had written is what
-// a kill leaves, which every step is made to survive. The returned func
-// disarms it.
+// captureGrace: a read no context reaches may never return (libgit2
+// opening a FIFO planted as a pack index waits for a writer, as git does).
+// The process exits with timeout.checkpoint, the lock's holder record
+// cleared, leaving what a kill leaves, which every step survives
+// (docs/checkpoints.md#configuration). The returned func disarms it.
 func captureBackstop(env *cli.Env, timeout time.Duration, quiet func()) func() {
 	ctx := env.Ctx
 	b := &cli.Backstop{Grace: captureGrace, Code: errcode.TimeoutCheckpoint.Class().Exit(), Exit: env.Exit, Last: func(cause string) {

@@ -9,13 +9,11 @@ import (
 )
 
 // EndExited ends, as interrupted, the agent's open turn whose harness
-// process has exited or whose harness's record says it is over
-// (agents.ExitedTurn), under the lock in tx: its turn_end capture, with
-// the turn's end read from the harness's record as a hook's would be. No
-// hook can do it: Claude Code kills StopFailure hooks about 100 ms after
-// `claude -p` exits, and Codex has no hook for a failed turn. The next
-// hook of the session ends such a turn too; this is for a command that
-// comes first, a rollback. A turn whose process runs is left alone.
+// process has exited or whose record says it is over (agents.ExitedTurn),
+// under the lock in tx: its turn_end capture, the end read from the
+// harness's record as a hook's would be. No hook reports such a turn, and
+// a rollback may come before the session's next one
+// (docs/harness.md#hooks). A turn whose process runs is left alone.
 func EndExited(ctx context.Context, tx *state.Txn, a *agents.Agent) error {
 	t := a.ExitedTurn()
 	if t == nil {

@@ -12,14 +12,13 @@ import (
 	"github.com/git-venom/git-venom/lib/ui"
 )
 
-// Resolve turns a checkpoint as a person names it (docs/checkpoints.md#names: k<n>,
-// last, last~<n>, t<n>, or a label) into the agent's k<n>, the one resolver every
-// command uses. k<n> comes back as given (Find says whether it still counts); last
-// and last~<n> count the agent's live checkpoints from the newest; t<n> is the
-// checkpoint that turn's turn_end took or reused; any other name is a label, the
-// newest live checkpoint the agent ever gave it (docs/checkpoints.md#labels). A
-// name that is neither is invalid_params.checkpoint; one that names nothing,
-// not_found.checkpoint.
+// Resolve turns a checkpoint as a person names it (docs/checkpoints.md#names)
+// into the agent's k<n>, for every command: k<n> as given (Find says whether
+// it still counts); last and last~<n> count live checkpoints from the newest;
+// t<n> is the one that turn's turn_end took or reused; any other name is a
+// label, the newest live checkpoint given it (docs/checkpoints.md#labels).
+// A name that is neither is invalid_params.checkpoint; one that names
+// nothing, not_found.checkpoint.
 func Resolve(a *agents.Agent, name string) (string, error) {
 	n, err := ids.ParseName(name)
 	if err != nil {

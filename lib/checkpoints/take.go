@@ -195,13 +195,12 @@ func TakeIn(ctx context.Context, tx *state.Txn, req Request) (*Result, error) {
 }
 
 // treeOf opens the agent's tree for a command that reads or writes its
-// files (a capture, a dry run, a rollback, a diff with the files, a fork):
-// only the worktree the command runs in (docs/checkpoints.md#worktrees).
-// A command run in one worktree never captures or writes another's files,
-// as no git command does: an agent of another worktree is refused
-// (invalid_params.agent, with where to run it), one whose worktree was
-// moved, replaced, linked over or removed is conflict.tree_stale, and any
-// other tree that is gone failed.checkpoint_git (tree_missing).
+// files (a capture, a dry run, a rollback, a diff with the files, a fork),
+// only in the worktree the command runs in, as git does
+// (docs/checkpoints.md#worktrees): another worktree's agent is
+// invalid_params.agent, with where to run it; one moved, replaced, linked
+// over or removed is conflict.tree_stale; any other tree that is gone,
+// failed.checkpoint_git (tree_missing).
 func treeOf(ctx context.Context, s *state.Store, a *agents.Agent) (*repo.Repo, error) {
 	if a.Tree == s.Repo.Top {
 		return s.Repo, nil

@@ -8,12 +8,11 @@ import (
 
 // Backstop ends the process when its command outlives a deadline or a
 // request to stop, for a command that must always end (a hook,
-// docs/harness.md#hooks). The command's context ends first (Main cancels it on
-// StopSignals; the command gives it the deadline), and every step that honours
-// it returns; Grace later, if the command is still running (a read no
-// context reaches, a test's pause point), Last runs and the process exits
-// with Code. Like Main, it is a place where the process exits; nothing else
-// in lib/ calls os.Exit.
+// docs/harness.md#hooks). The command's context ends first (Main cancels
+// it on StopSignals; the command gives it the deadline); Grace later, if
+// the command still runs (a read no context reaches, a test's pause
+// point), Last runs and the process exits with Code. Besides Main, it is
+// the only place in lib/ that calls os.Exit.
 type Backstop struct {
 	Grace time.Duration
 	Code  int

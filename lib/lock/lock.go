@@ -179,12 +179,10 @@ func (l *Lock) Release() {
 
 // ReleaseAll is for a command about to exit before its work is done (a
 // hook past its deadline, or told to stop): it clears the holder record of
-// every lock the command holds (those taken under ctx), and from then on
-// keeps its other goroutines from taking or releasing one: they wait for
-// the end. The flocks themselves go with the process a moment later, when
-// the kernel closes its files, so nothing the process may still be
-// writing lands after another process has taken the lock. The caller must
-// exit next.
+// every lock taken under ctx and makes other goroutines that take or
+// release one wait for the end. The flocks go with the process, when the
+// kernel closes its files, so nothing it still writes lands after another
+// process took the lock. The caller must exit next.
 func ReleaseAll(ctx context.Context) {
 	s := heldIn(ctx)
 	s.mu.Lock()

@@ -431,12 +431,11 @@ func refuseOutside(changes []Change) error {
 
 // unsafePath refuses a target whose tree holds a path git would never
 // check out (treepath.Verify: a ".." or ".git" component, an NTFS or HFS+
-// alias of .git, ...): such a tree came from somewhere other than a
-// capture, and restoring it would write or delete outside the tree or
-// inside .git. It runs before the plan is used, so the dry run and the
-// real call (before its safety checkpoint) refuse alike. Every path the
-// rollback touches is in the change set; S's are checked too, as a
-// deletion goes through them.
+// alias of .git): such a tree came from somewhere other than a capture,
+// and restoring it would write outside the tree or inside .git. It runs
+// before the plan is used, so the dry run and the real call (before its
+// safety checkpoint) refuse alike. The change set holds every path the
+// rollback touches; S's are checked too, as a deletion goes through them.
 func unsafePath(checkpoint string, changes []Change) error {
 	for _, c := range changes {
 		var bad *treepath.Error

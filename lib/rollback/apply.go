@@ -175,12 +175,11 @@ func (ap *applier) apply(dels []string, writes []entry, point func(string) error
 
 // write makes each entry's file in a fresh staging folder, in process
 // (direct.go) or by git checkout-index beneath the stage's git/, then
-// renames each into a tree folder opened beneath the top without following
-// links: checkout-index on the tree itself checks leading folders with
-// lstat() and then opens the path, so a folder swapped for a link between
-// the two would let it write outside the tree. The stage is reached only
-// through its descriptor (git gets it as /proc/self/fd/3), so tmp/ swapped
-// for a link, or the stage renamed away, changes nothing of what is placed.
+// renames it into its tree folder, opened beneath the top without
+// following links: checkout-index on the tree itself lstats the leading
+// folders and then opens the path, racing a folder swapped for a link. The
+// stage is reached only through its descriptor (git gets /proc/self/fd/3),
+// so tmp/ or the stage swapped or renamed away changes nothing placed.
 func (ap *applier) write(root *treepath.Root, writes []entry, hook func(string) error) error {
 	t0 := time.Now()
 	stage, err := statefile.MkdirTemp(ap.tmp, "rollback-write-")

@@ -8,14 +8,12 @@ import (
 	"github.com/git-venom/git-venom/lib/plan"
 )
 
-// emptied is cwd when p leaves no file of S's tree in it, so that the
-// writes would remove the folder the caller runs in: it is kept, empty,
-// as git keeps the current working directory (since 2.35: setup.c's
-// startup_info->original_cwd, which unpack-trees and remove_dir_recurse
-// never remove), and the printed undo can run from it. git tracks no
-// folder, so the tree still equals the target and exact stays true; the
-// plan and the result say so (kept_folder). "" when cwd is the top or
-// outside the tree, or something of S's stays in it.
+// emptied is cwd when p leaves no file of S's tree in it, so the writes
+// would remove the folder the caller runs in: it is kept, empty, as git
+// keeps the current working directory (setup.c's original_cwd, git 2.35),
+// and the printed undo can run from it; git tracks no folder, so exact
+// stays true (docs/rollback.md#the-current-folder). "" when cwd is the top
+// or outside the tree, or something of S's stays in it.
 func emptied(p *plan.Plan, cwd string) string {
 	if cwd == "" || p.Snapshot == nil || p.Snapshot.Tree == nil {
 		return ""

@@ -413,13 +413,12 @@ func writeAll(fd int, data []byte) error {
 func stagedName(n int) string { return "f" + strconv.Itoa(n) }
 
 // remakeGitWritten makes each file git's checkout-index wrote into the
-// stage again unnamed in its folder of the tree (or the nearest one above,
-// folderCache.open), holding the bytes git wrote, and names it in the
-// stage in place of git's: made in the stage, the file had the umask's
-// mode and the caller's group where git's checkout in the tree gives the
-// folder's default ACL and, in a setgid folder, its group. Best effort:
-// where a file cannot be made again so (no unnamed files, another file
-// system, no /proc), git's file stays as git wrote it.
+// stage again, unnamed in its folder of the tree (or the nearest above,
+// folderCache.open) with git's bytes, and names it in the stage in place
+// of git's, so it takes the folder's default ACL and setgid group as git's
+// checkout would (docs/rollback.md#where-new-files-are-made). Best effort:
+// where it cannot (no unnamed files, another file system, no /proc), git's
+// file stays as git wrote it.
 func remakeGitWritten(root *treepath.Root, stage int, writes []entry, st []staged) {
 	folders := &folderCache{root: root}
 	defer folders.close()

@@ -323,14 +323,13 @@ func checkCheckpoint(s *state.Store, oid, agent string, n int, logged map[string
 	return "", nil
 }
 
-// readLog reads and checks an agent's log copy: a commit whose tree is
-// one regular file, log.jsonl, within MaxLogBytes, read by the journal's
-// own reader with no damage, every record the agent's, and every path in
-// it one git would check out. It returns the commit each checkpoint.taken
-// record names, or a refusal reason. Each record goes to each (when not
-// nil) as it is read, and none is kept here: a copy of MaxLogBytes held as
-// records took over a gigabyte. A caller drops what each built when the
-// reason is not "".
+// readLog reads and checks an agent's log copy: a commit whose tree is one
+// regular file, log.jsonl, within MaxLogBytes, read by the journal's own
+// reader with no damage, every record the agent's and every path one git
+// would check out. It returns the commit each checkpoint.taken record
+// names, or a refusal reason. Each record goes to each (when not nil) as
+// it is read and is not kept: held, a copy of MaxLogBytes took over a
+// gigabyte. A caller drops what each built when the reason is not "".
 func readLog(ctx context.Context, s *state.Store, e *remoteRefEntry, agent string, each func(*journal.Entry)) (map[string]string, string) {
 	if e == nil {
 		return nil, RefusedLog

@@ -1,11 +1,10 @@
 // Package share sends an agent's checkpoints to a remote and brings other
 // machines' back, on request only (docs/checkpoints.md#refs). A push
-// writes under refs/venom/shared/<machine>/<agent>/ (a ref a live
-// checkpoint, and "log", the agent's records); a fetch brings objects
-// without writing a ref, checks every name, commit, tree and record, and
-// only then writes what passed under refs/venom/remotes/ in one
-// transaction. Nothing a remote sends reaches refs/venom/checkpoints or
-// the log.
+// writes under refs/venom/shared/<machine>/<agent>/ one ref a live
+// checkpoint and "log", the agent's records; a fetch brings objects with
+// no ref, checks every name, commit, tree and record, and writes what
+// passed under refs/venom/remotes/ in one transaction. Nothing a remote
+// sends reaches refs/venom/checkpoints or the log.
 package share
 
 import (

@@ -179,13 +179,12 @@ func (r *Root) RenameFromStatIn(h *Held, stage int, rel, p string, link bool) (P
 }
 
 // swapIn puts the staged entry at name so that name holds the old entry or
-// the new one at every moment, a kill between included (an unlink first,
-// as git's checkout does, left the path empty for that moment). A file or
-// link at name is swapped with the staged one (RENAME_EXCHANGE, which
-// spares ext4's flush of the new data that a rename over a file starts,
-// auto_da_alloc) and then let go from the stage; a folder at name is
-// EISDIR and stays. With nothing at name, or a file system that cannot
-// swap, a plain rename, which replaces atomically.
+// the new one at every moment, a kill included (git's checkout unlinks
+// first, leaving the path empty for that moment). A file or link at name
+// is swapped with the staged one (RENAME_EXCHANGE, which spares the flush
+// ext4's auto_da_alloc starts on a rename over a file) and let go from
+// the stage; a folder at name is EISDIR and stays. With nothing at name,
+// or no swap on the file system, a plain rename, atomic too.
 func (r *Root) swapIn(sdir int, sname string, dir int, name string) error {
 	var st unix.Stat_t
 	if err := unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {

@@ -210,14 +210,13 @@ func nameEnd(e *rawEntry, i int) uint16 {
 	return 0
 }
 
-// readTree parses a tree object: "<octal mode> <name>\0<binary id>" a
-// entry. A nil id is the empty tree. A name found twice (git's fsck calls
-// it duplicateEntries; only a hand-made tree has one) is a
-// *treepath.Error naming prefix+name: a diff would see one of the two
-// only. So is a mode git never writes (fsck's badFilemode): a mode of 0
-// would read as absent on both sides, and a rollback would delete the
-// path. Entries out of git's order (fsck's treeNotSorted, again hand-made
-// only) are sorted here, as the walk needs them.
+// readTree parses a tree object, entries "<octal mode> <name>\0<binary id>";
+// a nil id is the empty tree. Two things only a hand-made tree holds are a
+// *treepath.Error naming prefix+name: a name found twice (fsck's
+// duplicateEntries: a diff would see one of the two) and a mode git never
+// writes (fsck's badFilemode: a mode of 0 reads as absent, and a rollback
+// would delete the path). Entries out of git's order (fsck's
+// treeNotSorted) are sorted here, as the walk needs them.
 func readTree(odb *git.Odb, id *git.Oid, prefix []byte) ([]rawEntry, error) {
 	if id == nil {
 		return nil, nil

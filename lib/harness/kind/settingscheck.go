@@ -12,14 +12,13 @@ import (
 	"github.com/git-venom/git-venom/lib/harness/ojson"
 )
 
-// CheckSettingsHooks is doctor's check of a harness whose hooks `hook
-// install` writes into JSON settings files (Kind.Settings): each scope's
-// file that exists parses as the harness reads it (comments where
-// SettingsComments); git-venom's hooks are there for every event of
-// Kind.Events in one scope at least, when the repository has agents of
-// that harness or any hook is there; and the hook's program, git and
-// git-venom-checkpoint, is found on PATH, as the harness runs it. The
-// harness is in.Kind.
+// CheckSettingsHooks is doctor's check of in.Kind, a harness whose hooks
+// `hook install` writes into JSON settings files (Kind.Settings): each
+// scope's file that exists parses as the harness reads it (comments where
+// SettingsComments); git-venom's hooks cover every event of Kind.Events in
+// one scope at least, when the repository has agents of that harness or
+// any hook is there; and git and git-venom-checkpoint, which the hook
+// runs, are on PATH.
 func CheckSettingsHooks(in Doctor, id string) Finding {
 	k := in.Kind
 	type file struct{ path, flag string }

@@ -180,8 +180,16 @@ func TestInProcess_BackstopEndsOnlyTheCommand(t *testing.T) {
 	env.Git("repack", "-adq") // libgit2 finds HEAD's objects in packs only
 	idx := env.Path(".git/objects/pack/pack-" + strings.Repeat("ab", 20) + ".idx")
 	require.NoError(t, os.MkdirAll(filepath.Dir(idx), 0o755))
-	require.NoError(t, os.WriteFile(strings.TrimSuffix(idx, ".idx")+".pack", []byte("PACK"), 0o444))
+	pack := strings.TrimSuffix(idx, ".idx") + ".pack"
+	require.NoError(t, os.WriteFile(pack, []byte("PACK"), 0o444))
 	require.NoError(t, syscall.Mkfifo(idx, 0o644))
+	// git searches packs newest first (by the .pack's mtime, in whole
+	// seconds): older than repack's, the FIFO is opened only for an object
+	// the real pack lacks, which libgit2 looks up and git's write-tree of
+	// HEAD's index does not. Planted in a later second, git opened it
+	// first, and the capture's own deadline ended git, not the backstop.
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(pack, old, old))
 	env.Write("a.txt", "one\n")
 	require.Empty(t, env.binaryOnly(env.Dir, env.Environ(), "checkpoint", []string{"--agent=a1"}))
 

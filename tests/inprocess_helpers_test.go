@@ -109,6 +109,10 @@ var grammars = map[string]func() any{
 	"diff":       func() any { return diffcmd.New() },
 }
 
+// commandKnobs are the VENOM_TEST_* knobs a command reads from its own
+// environment (testhook.IntIn), not the process's: they run in process.
+var commandKnobs = map[string]bool{"VENOM_TEST_PACK_THRESHOLD": true}
+
 // binaryOnly says why a command must run as the binary, or "" when it can
 // run in this process with the same outcome: not for what a command reads
 // from its process, not its Env (a VENOM_TEST_* knob, a Codex home, PATH's
@@ -131,7 +135,7 @@ func (e *Env) binaryOnly(dir string, environ []string, cmd string, args []string
 	}
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "VENOM_TEST_") || name == "CODEX_HOME" || flagEnv()[name] {
+		if strings.HasPrefix(name, "VENOM_TEST_") && !commandKnobs[name] || name == "CODEX_HOME" || flagEnv()[name] {
 			return "variable " + name
 		}
 	}

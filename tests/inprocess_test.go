@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -155,6 +156,25 @@ func TestInProcess_SameAsTheBinary(t *testing.T) {
 	for i := range want {
 		require.Equal(t, want[i], got[i])
 	}
+}
+
+// TestInProcess_KnobOfTheCommand: a knob a command reads from its own
+// environment (VENOM_TEST_PACK_THRESHOLD) runs in this process, and holds
+// for that command only: its world's packs merge past 2, while another
+// world's, without it, pile up to the default 8.
+func TestInProcess_KnobOfTheCommand(t *testing.T) {
+	t.Parallel()
+	low, plain := newPackWorld(t, "VENOM_TEST_PACK_THRESHOLD=2"), newPackWorld(t)
+	require.Empty(t, low.binaryOnly(low.Dir, low.Environ(), "checkpoint", nil))
+	const n = 5
+	for i := 1; i <= n; i++ {
+		low.capture(t, i)
+		plain.capture(t, i)
+	}
+	require.Equal(t, n, low.here, "captures that ran in this process")
+	require.Equal(t, n, plain.here, "captures that ran in this process")
+	assert.LessOrEqual(t, len(low.recorded()), 3, "packs with the knob: %v", low.recorded())
+	assert.Len(t, plain.recorded(), n, "packs without it")
 }
 
 // TestInProcess_FlagEnvironment: the variables flags default from are

@@ -41,5 +41,7 @@ func maintainPacks(tx *state.Txn) {
 	// this merge may take it.
 	packset.Release()
 	r := tx.Store.Repo
-	_, _ = packset.Maintain(r.StateDir, filepath.Join(r.CommonDir, "objects", "pack"), packset.Options{})
+	// The command's own knob: in a test's process it is not the process's.
+	opt := packset.Options{Threshold: testhook.IntIn(tx.Store.Environ, "VENOM_TEST_PACK_THRESHOLD")}
+	_, _ = packset.Maintain(r.StateDir, filepath.Join(r.CommonDir, "objects", "pack"), opt)
 }

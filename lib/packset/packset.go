@@ -111,9 +111,6 @@ type pack struct {
 func Maintain(stateDir, packDir string, opt Options) (Report, error) {
 	if opt.Threshold <= 0 {
 		opt.Threshold = Threshold
-		if n := testhook.Int("VENOM_TEST_PACK_THRESHOLD"); n > 0 {
-			opt.Threshold = n
-		}
 	}
 	if opt.Budget <= 0 {
 		opt.Budget = Budget

@@ -91,6 +91,26 @@ func Int(name string) int {
 	return n
 }
 
+// IntIn is Int read from a command's environment (os.Environ's form):
+// the process's for a binary, its own for a command a test runs in its
+// process beside others.
+func IntIn(environ []string, name string) int {
+	if !strings.HasPrefix(name, "VENOM_TEST_") {
+		return 0
+	}
+	v := ""
+	for _, kv := range environ {
+		if k, val, _ := strings.Cut(kv, "="); k == name {
+			v = val
+		}
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
 // Timed appends "name seconds" to the file VENOM_TEST_TIMINGS names, when it
 // is set: benchmarks read how long a step inside a command took.
 func Timed(name string, start time.Time) {

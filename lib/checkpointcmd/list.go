@@ -41,7 +41,7 @@ func (c *ListCmd) Run(env *cli.Env) error {
 	var st *agents.State
 	var a *agents.Agent
 	// --before=a1/k3 names its agent, as the output names checkpoints.
-	if agent, before, _, err := share.LocalPair(env.Ctx, s, c.Before, ""); err != nil {
+	if agent, before, _, err := share.NewLocals(env.Ctx, s).Pair(c.Before, ""); err != nil {
 		return err
 	} else if agent != "" {
 		if err := share.LocalAgrees(c.Agent, env.Getenv("VENOM_AGENT"), agent, c.Before); err != nil {

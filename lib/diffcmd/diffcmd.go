@@ -238,13 +238,13 @@ func (c *CLI) shortForms() error {
 func (c *CLI) copyNamed(env *cli.Env, s *state.Store) error {
 	// A local agent's (a1/k3), as the output names checkpoints.
 	from, to := c.From, c.To
-	agent, f, t, err := share.LocalPair(env.Ctx, s, c.From, c.To)
+	agent, f, t, err := share.NewLocals(env.Ctx, s).Pair(c.From, c.To)
 	if err != nil {
 		return err
 	}
 	if agent != "" {
 		given := from
-		if _, _, ok, _ := share.Local(env.Ctx, s, from); !ok {
+		if f == from { // the agent was in <to> alone
 			given = to
 		}
 		if err := share.LocalAgrees(c.Agent, env.Getenv("VENOM_AGENT"), agent, given); err != nil {

@@ -140,7 +140,8 @@ func (c *CLI) copyNamed(env *cli.Env, s *state.Store) error {
 // checkpoints: the agent becomes --agent, which must agree. ok is false
 // when no name holds an agent.
 func (c *CLI) localNamed(env *cli.Env, s *state.Store) (ok bool, err error) {
-	agent, checkpoint, _, err := share.LocalPair(env.Ctx, s, c.Checkpoint, "")
+	names := share.NewLocals(env.Ctx, s)
+	agent, checkpoint, _, err := names.Pair(c.Checkpoint, "")
 	if err != nil {
 		return false, err
 	}
@@ -149,7 +150,7 @@ func (c *CLI) localNamed(env *cli.Env, s *state.Store) (ok bool, err error) {
 		c.Checkpoint = checkpoint
 	} else if c.Revert != "" {
 		from, to, pair := strings.Cut(c.Revert, "..")
-		if agent, from, to, err = share.LocalPair(env.Ctx, s, from, to); err != nil || agent == "" {
+		if agent, from, to, err = names.Pair(from, to); err != nil || agent == "" {
 			return false, err
 		}
 		given = c.Revert

@@ -17,7 +17,19 @@ import (
 // sorted: one a log ref under refs/venom/remotes/ that fetch could have
 // written. Whether each passes its checks is ReadCopy's to say.
 func Copies(ctx context.Context, s *state.Store) ([]string, error) {
-	out, err := s.Repo.Git.Run(ctx, "for-each-ref", "--format=%(refname)", LocalPrefix)
+	return copiesOf(ctx, s, nil)
+}
+
+// copiesOf is Copies of the remotes named (every remote's when none is).
+func copiesOf(ctx context.Context, s *state.Store, remotes []string) ([]string, error) {
+	args := []string{"for-each-ref", "--format=%(refname)"}
+	if len(remotes) == 0 {
+		args = append(args, LocalPrefix)
+	}
+	for _, r := range remotes {
+		args = append(args, LocalPrefix+r+"/")
+	}
+	out, err := s.Repo.Git.Run(ctx, args...)
 	if err != nil {
 		return nil, errcode.Newf(errcode.FailedCheckpointGit, errcode.RepoReason{Repo: ".", Reason: "for_each_ref"},
 			"cannot list the fetched copies").Wrap(err)

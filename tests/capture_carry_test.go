@@ -45,11 +45,10 @@ func carryCapture(t *testing.T, env *Env, extra []string, timings string) (strin
 // TestCapture_CarryStoresOnlyWhatMoved: beside many untracked files
 // captured once, a capture after a turn's edits stores only the files
 // whose stat data moved and the new ones, and its tree is still the
-// recipe's through the shapes a turn can leave: a file edited to the same
-// size, one made executable, a file replaced by a folder, a folder by a
-// link, a tracked file edited then restored, deleted then restored, an
-// untracked file gone, a .gitattributes written (every file is then
-// stored again, since it can change them all).
+// recipe's through a same-size edit, a mode change, a file replaced by a
+// folder, a folder by a link, a tracked file edited or deleted then
+// restored, an untracked file gone, and a .gitattributes written (which
+// stores every file again).
 func TestCapture_CarryStoresOnlyWhatMoved(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

@@ -13,12 +13,11 @@ import (
 
 // Racy stat data (lib/racy, docs/checkpoints.md#racy-stat-data): git 2.39
 // compares whole seconds, so an index written again in a later second must
-// smudge an entry whose file changed in the old index's second, or git
-// trusts its stat data from then on. The tests set the times with
-// os.Chtimes instead of racing the clock: a same-size edit in place after
-// the rollback's write, its mtime set back; the private index's mtime in
-// that second, after the file's; core.trustCtime=false, since a ctime
-// cannot be set. Then they wait past that second.
+// smudge an entry whose file changed in the old index's second. The tests
+// set the times with os.Chtimes instead of racing the clock (a same-size
+// edit after the rollback's write, its mtime set back; the private index's
+// mtime in that second; core.trustCtime=false, as a ctime cannot be set),
+// then wait past that second.
 
 const (
 	racyBase = "package main\n\nfunc main() {}\n" // 29 bytes

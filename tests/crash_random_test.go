@@ -302,11 +302,9 @@ func TestCrash_DryRunKilledAtRandom(t *testing.T) {
 // TestCrash_UnguardedRollbackKilledAtRandom: the real rollback of an
 // unguarded tree (HEAD and the index move back with the files), killed
 // with SIGKILL after a random delay. After every kill: the branch is where
-// it was or where the rollback takes it; the index is byte for byte the
-// user's or holds the new HEAD's tree; every file old or new; no
-// temporary file of git-venom's beside the index; the common checks; and
-// the undo (the rollback to the safety checkpoint, --keep-head) gives the
-// files back.
+// it was or where the rollback takes it; the index is the user's or holds
+// the new HEAD's tree; every file old or new; no temporary file beside the
+// index; the common checks; and the undo (--keep-head) gives the files back.
 func TestCrash_UnguardedRollbackKilledAtRandom(t *testing.T) {
 	t.Parallel()
 	rnd, tries := crashRand(t, 2)

@@ -15,13 +15,11 @@ import (
 )
 
 // peakRSS is the peak resident set of one command run, as the command
-// itself reads it when it ends (VENOM_TEST_PEAKRSS, VmHWM). Not the
-// wait4 figure (ProcessState.SysUsage's Maxrss): Go starts a child with
-// vfork, in the parent's address space until exec, and Linux takes that
-// space's high-water mark into the child's maximum at the exec. A command
-// this test binary starts reports the binary's own peak when that is
-// larger: 580 and 724 MiB for a list of 100 MiB in a whole run of the
-// package, where tests run beside each other and commands run in process.
+// reads it when it ends (VENOM_TEST_PEAKRSS, VmHWM), not wait4's Maxrss:
+// Go starts a child with vfork, and Linux takes the parent's high-water
+// mark into the child's at the exec. A command run in this test binary
+// reports the binary's peak when larger: 580 and 724 MiB for a list of
+// 100 MiB in a whole run of the package.
 type peakRSS struct {
 	t    *testing.T
 	file string

@@ -216,14 +216,13 @@ func lastRequestFor(t *testing.T, m *MockModel, key string) MockRequest {
 	return MockRequest{}
 }
 
-// TestRealClaude_RewindAndResume with the real
-// program: a turn whose transcript ends with a system line after its last
-// assistant line (another Stop hook's stop_hook_summary) records that
-// assistant line as harness_end (docs/checkpoints.md#retention-and-clean); a rollback's human output
-// prints the command that resumes the rewound conversation, and that
-// command, run, gives the model exactly the kept turn. A rollback to
-// before the first turn rewinds to a new, empty session, bound at once
-// (never an empty binding), whose command starts it with no history.
+// TestRealClaude_RewindAndResume with the real program: a turn whose
+// transcript ends with a system line after its last assistant line records
+// that assistant line as harness_end (docs/checkpoints.md#retention-and-clean);
+// a rollback prints the command that resumes the rewound conversation, and
+// that command gives the model exactly the kept turn. A rollback to before
+// the first turn rewinds to a new, empty session, bound at once, whose
+// command starts it with no history.
 func TestRealClaude_RewindAndResume(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)

@@ -8,14 +8,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestRealClaude_WorktreesAndInstalledHooks: the real Claude Code, a
-// session in the main worktree and one in a linked worktree, each with
-// the hooks `hook install` wrote there. Each session is its own
-// worktree's agent: the linked one's turn captures its own files and
-// leaves the main worktree byte for byte as it was. Then a person's
-// rollback in the main worktree to a checkpoint taken before the install
-// leaves .claude/settings.local.json alone (hook_settings), and the next
-// real turn still runs the hooks.
+// TestRealClaude_WorktreesAndInstalledHooks: the real Claude Code, one
+// session in the main worktree and one in a linked worktree, each with the
+// hooks `hook install` wrote there, is each worktree's agent: the linked
+// one's turn captures its own files and leaves the main worktree as it
+// was. A rollback in the main worktree to before the install leaves
+// .claude/settings.local.json alone (hook_settings); the hooks still run.
 func TestRealClaude_WorktreesAndInstalledHooks(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)

@@ -13,12 +13,10 @@ import (
 
 // hook uninstall codex takes back the trust install recorded in the
 // user's config.toml ([hooks.state."<key>"] trusted_hash, through Codex's
-// own writer) and nothing the person wrote there: their comment, their
-// own hooks' trust, their project trust. The file ends as it began, for
-// an untrusted project (whose hooks' keys Codex computes as if trusted)
-// and for a trusted one, at both scopes, byte for byte (install writes
-// each entry on its own, so Codex's writer adds no [hooks.state] header
-// to a file that held the table only implicitly: TestRealCodex_UninstallLeavesNoEmptyTable).
+// own writer) and nothing the person wrote there: the file ends byte for
+// byte as it began, for an untrusted and a trusted project, at both
+// scopes (install writes each entry on its own, so Codex adds no
+// [hooks.state] header: TestRealCodex_UninstallLeavesNoEmptyTable).
 func TestRealCodex_UninstallRemovesItsTrust(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)

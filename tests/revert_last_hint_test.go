@@ -11,11 +11,9 @@ import (
 // TestRevert_OfTheLastCheckpointHintsWhatItChanged: --revert of one
 // checkpoint is refused with a hint that takes back what changed since
 // it, to the last. Of the last checkpoint itself (named last, or by a
-// label on it) that pair was the last twice, which took back nothing: its
-// dry run printed "Reverts 0 files" and a plan to run, as did any pair of
-// one checkpoint twice (git revert A..A refuses an empty set). The hint
-// now takes back what the last checkpoint changed, and runs as printed;
-// a pair of one checkpoint twice is refused with that hint.
+// label on it), the hint takes back what that checkpoint changed and runs
+// as printed, not a pair of the last twice that reverts 0 files; a pair of
+// one checkpoint twice (git revert A..A refuses too) gets that hint.
 func TestRevert_OfTheLastCheckpointHintsWhatItChanged(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

@@ -10,14 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestRollback_ClaudeUndoRunsAsPrinted: after a Claude Code rollback
-// that rewinds the conversation, the success line's undo runs as
-// printed. The conversation goes on in a new session, so the undo
-// restores files only, and says so (--restore=files); before, it
-// printed a bare --undo that preflight refused. With the recorded
-// transcript, and with an empty one (no turn end found), where the
-// refusal of t1 says what cannot be rewound (turn t1, and why), not
-// that the harness cannot.
+// TestRollback_ClaudeUndoRunsAsPrinted: after a Claude Code rollback that
+// rewinds the conversation, which goes on in a new session, the success
+// line's undo restores files only, says so (--restore=files) and runs as
+// printed. With the recorded transcript, and with an empty one (no turn
+// end found), where the refusal of t1 says what cannot be rewound (turn
+// t1, and why), not that the harness cannot.
 func TestRollback_ClaudeUndoRunsAsPrinted(t *testing.T) {
 	t.Parallel()
 	for _, transcript := range []string{"recorded", "empty"} {

@@ -8,12 +8,10 @@ import (
 
 // TestRollback_HeadOnARefOutsideBranches: HEAD attached to a ref outside
 // refs/heads (git symbolic-ref HEAD refs/remotes/origin/x, or refs/other/y)
-// is on no branch, as git branch --show-current says ("points outside of
-// refs/heads/"): a checkpoint records no branch, and a rollback that would
-// move HEAD is refused with conflict.head_moved (docs/rollback.md#head:
-// it moves a branch or a detached HEAD only, and writes no other ref).
-// Nothing is written; --keep-head restores the files and leaves HEAD and
-// that ref as git shows them.
+// is on no branch, as git branch --show-current says: a checkpoint records
+// no branch, and a rollback that would move HEAD is conflict.head_moved
+// (docs/rollback.md#head: it writes no other ref) and writes nothing;
+// --keep-head restores the files and leaves HEAD and that ref as they were.
 func TestRollback_HeadOnARefOutsideBranches(t *testing.T) {
 	t.Parallel()
 	for _, ref := range []string{"refs/remotes/origin/x", "refs/other/y"} {

@@ -45,14 +45,12 @@ func checkoutModeOf(t *testing.T, p string) string {
 	return s
 }
 
-// TestRollback_WrittenFilesModesAsGitCheckout: the files a rollback
-// writes (made unnamed in their folder of the tree, or in the stage when
-// the folder is missing) have the mode, group and ACLs git's checkout
-// gives the same files, whether written in process or by git's
-// checkout-index: under umask 022 and 077, in a folder with a
-// default ACL, in a setgid folder of another group, and in folders the
-// rollback makes again beneath those. Not parallel: it sets the
-// process's umask, which every command it starts inherits.
+// TestRollback_WrittenFilesModesAsGitCheckout: the files a rollback writes
+// have the mode, group and ACLs git's checkout gives them, whether written
+// in process or by git's checkout-index: under umask 022 and 077, in a
+// folder with a default ACL, in a setgid folder of another group, and in
+// folders the rollback makes again beneath those. Not parallel: it sets
+// the process's umask, which every command it starts inherits.
 func TestRollback_WrittenFilesModesAsGitCheckout(t *testing.T) {
 	for _, umask := range []int{0o022, 0o077} {
 		t.Run(fmt.Sprintf("umask%03o", umask), func(t *testing.T) {

@@ -73,10 +73,8 @@ func fetchBudget(t *testing.T, b *Env) budgetFetch {
 }
 
 // TestSecurity_CopyTreeBombRefused: twenty folders of two names for one
-// subtree are a million paths from 21 tiny objects. fetch accepted it
-// (its path check reads each tree once), and git venom-diff of the copy
-// took 20 s and 700 MB, its plan 98 MB, and a real rollback would have
-// made a million files. The copy's paths are counted without expanding
+// subtree are a million paths from 21 tiny objects (diff of such a copy
+// took 20 s and 700 MB). The copy's paths are counted without expanding
 // them: fetch refuses it (budget, venom.copyMaxPaths), and once let in
 // with the cap lifted, diff and rollback refuse it with
 // failed.copy_budget as soon as the cap is back.

@@ -315,11 +315,10 @@ func TestSecurity_FolderSwappedBeforeWrites(t *testing.T) {
 // TestSecurity_FolderMovedAwayWhilePlacing: the writes hold a folder of
 // the tree open from one of its files to the next (treepath.Held). Folder
 // d, whose three files the rollback writes, is renamed out of the tree
-// once its first file is placed, and a link to a folder outside put in its
-// place: the rest of d's files go into the folder held, where the rename
-// put it (moved-1), never through the link; nothing outside the work tree
-// changes, d stays the link, and the rollback says exact:false (or fails
-// cleanly).
+// once its first file is placed and a link to a folder outside put in its
+// place: the rest go into the folder held (moved-1), never through the
+// link; nothing outside changes, d stays the link, and the rollback says
+// exact:false (or fails cleanly).
 func TestSecurity_FolderMovedAwayWhilePlacing(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
@@ -452,14 +451,13 @@ func TestSecurity_RollbacksRaceFolderSwaps(t *testing.T) {
 	t.Logf("real calls by exit code: %v", codes)
 }
 
-// TestSecurity_StageSwappedBeforePlacing: a rollback's staged files
-// swapped through a link in the state folder. The real call pauses once
+// TestSecurity_StageSwappedBeforePlacing: the real call pauses once
 // checkout-index has staged the files; venom/tmp (group-writable under
-// core.sharedRepository=group) is then replaced with a link to an
-// attacker's folder holding a stage of the same name, with zzz.txt a link
-// to a file outside and a.txt of the attacker's. The rollback places what
-// git staged (exact:true), or fails cleanly; nothing of the attacker's
-// reaches the tree, and nothing outside changes.
+// core.sharedRepository=group) is replaced with a link to an attacker's
+// folder holding a stage of the same name (zzz.txt a link to a file
+// outside, a.txt the attacker's). The rollback places what git staged
+// (exact:true), or fails cleanly; nothing of the attacker's reaches the
+// tree, and nothing outside changes.
 func TestSecurity_StageSwappedBeforePlacing(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

@@ -9,13 +9,12 @@ import (
 )
 
 // TestSecurity_RepackBeforeTheSafetyRef: the real call's capture of S
-// finds the blob of a file only the dry run stored (in a pack no ref
-// reaches yet) and does not write it again. A person's `git repack -a -d`
-// between that capture and the safety checkpoint's ref drops the pack;
-// the rollback must not then delete the file whose only other copy is
-// gone. The guard: once the safety ref is made, every blob of S the
-// rollback replaces or deletes is looked up in a fresh view of the object
-// store; one missing is failed.checkpoint_git before anything is written.
+// finds a blob only the dry run stored (in a pack no ref reaches yet), and
+// a person's `git repack -a -d` drops that pack before the safety ref.
+// Once the safety ref is made, every blob of S the rollback replaces or
+// deletes is looked up in a fresh view of the object store; one missing is
+// failed.checkpoint_git before anything is written, so no file whose only
+// copy is gone is deleted.
 func TestSecurity_RepackBeforeTheSafetyRef(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

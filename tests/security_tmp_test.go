@@ -10,13 +10,11 @@ import (
 )
 
 // TestSecurity_CheckoutIndexOutOfReach: under core.sharedRepository=group
-// the state folder's tmp/ is group-writable. The real call pauses once the
-// temporary index for git checkout-index is written and before git reads
-// it; a group member then replaces every file it can reach in tmp/ with an
-// index naming its own blob for the file. What the rollback writes is
-// still the checkpoint's file (git's own CRLF conversion of it), exact,
-// because the index lives in the rollback's private stage (0700), never
-// by name in tmp/.
+// the state folder's tmp/ is group-writable. The real call pauses once
+// git checkout-index's temporary index is written; a group member then
+// replaces every file it can reach in tmp/ with an index naming its own
+// blob. The rollback still writes the checkpoint's file (git's CRLF
+// conversion of it), exact: the index lives in its private stage (0700).
 func TestSecurity_CheckoutIndexOutOfReach(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

@@ -146,13 +146,12 @@ func forge(e *Env, dir, prefix, n, commit string) {
 }
 
 // TestShareCopy_RollbackRestoresACopysFilesUnderALocalAgent: my clone
-// restores my colleague's agent's k3 files here. The rollback is recorded
-// under my local agent (safety checkpoint, log records); nothing under
-// refs/venom/remotes changes; HEAD, the branch and the index stay; the
-// dry run's plan must be quoted; a person's edit since my agent's last
-// turn is an outside edit; --restore=all is refused; a path-scoped form
-// covers its paths only; and --undo (a local rollback to the safety
-// checkpoint) brings my files back.
+// restores my colleague's agent's k3 files here, recorded under my local
+// agent (safety checkpoint, log records); refs/venom/remotes, HEAD, the
+// branch and the index stay; the dry run's plan must be quoted; a person's
+// edit since my agent's last turn is an outside edit; --restore=all is
+// refused; a path-scoped form covers its paths only; and --undo (a local
+// rollback to the safety checkpoint) brings my files back.
 func TestShareCopy_RollbackRestoresACopysFilesUnderALocalAgent(t *testing.T) {
 	t.Parallel()
 	p := newSharedPair(t)

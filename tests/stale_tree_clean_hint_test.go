@@ -14,10 +14,7 @@ import (
 // whose linked worktree was moved or deleted offers clean to archive it.
 // clean removes the agent's checkpoints, which for a deleted worktree
 // hold the only copy of its files: the hint must say so, never that they
-// stay. Run as printed, clean leaves no ref of the agent (plain git), as
-// the hint says. Before, the moved case said "or archive it (its
-// checkpoints stay)", and the removed one put "to archive the agent"
-// right after "its checkpoints stay readable".
+// stay. Run as printed, clean leaves no ref of the agent (plain git).
 func TestWorktree_StaleAgentsCleanHintSaysItRemoves(t *testing.T) {
 	t.Parallel()
 	for _, how := range []string{"moved", "rm -rf"} {

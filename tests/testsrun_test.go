@@ -12,13 +12,12 @@ import (
 )
 
 // fakeGo stands in for go: it logs each call and fails the go test calls
-// whose arguments contain $FAIL_PART. Asked for the build tags in effect,
-// it answers as go does with lib/static/env.sh's GOFLAGS and venomtest;
-// asked for the files and test deps of ./lib/..., it answers that lib/hook
-// has other files with venomtest, and lib/c's tests link it.
-// go test -c -o FILE (failing when $FAIL_PART is -c) writes a test binary
-// that logs its calls (with its folder and VENOM_TEST_BIN_DIR's files) and
-// fails in the same way; go build -o DIR/ writes empty binaries.
+// whose arguments contain $FAIL_PART. Asked for the build tags, it answers
+// as go does with lib/static/env.sh's GOFLAGS and venomtest; asked about
+// ./lib/..., that lib/hook has other files with venomtest and lib/c's
+// tests link it. go test -c -o FILE (failing when $FAIL_PART is -c) writes
+// a test binary that logs its calls (its folder, VENOM_TEST_BIN_DIR's
+// files) and fails alike; go build -o DIR/ writes empty binaries.
 const fakeGo = `#!/bin/sh
 echo "go $*" >>"$CALLS"
 case "$1" in

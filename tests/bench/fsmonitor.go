@@ -1,9 +1,8 @@
 package main
 
-// The fsmonitor mode: captures of a generated tree with git's
-// fsmonitor-watchman hook reaching a private watchman, beside git status
-// on the same fsmonitor and plain git status, clean and after 10 changed
-// and 10 new files (targets: tests/README.md, Benchmarks).
+// The fsmonitor mode: captures of a generated tree through a private
+// watchman, beside git status with and without it, clean and after 10
+// changed and 10 new files (targets: tests/README.md, Benchmarks).
 //
 //	go run ./tests/bench -fsmonitor 100000 -runs 7
 //	go run ./tests/bench -fsmonitor 100000 -fsmonitor-base /tmp/before

@@ -2,10 +2,9 @@ package main
 
 // The shortcuts mode: each of our own readers and writers of git's formats
 // (index, tree diff, tree edit, ignore, config, journal, pack write)
-// against the plain way (libgit2 through git2go, or encoding/json), in
-// this process, on the Go source tree and a generated one. A shortcut
-// earns its lines when own/plain is at most 0.90 on both
-// (docs/benchmarks.md#our-own-git-formats).
+// against libgit2 or encoding/json, in this process, on the Go source tree
+// and a generated one; a shortcut earns its lines at own/plain <= 0.90 on
+// both (docs/benchmarks.md#our-own-git-formats).
 //
 //	go run ./tests/bench -shortcuts -shortcuts-files 100000 -runs 11
 

@@ -14,14 +14,12 @@ import (
 // every seed that once found a defect, kept once it was fixed.
 var fixedSeeds = []int64{1, 2, 3, 4, 5, 6}
 
-// regressions are seeds (with their step counts) that once failed, kept
-// once the cause was fixed: 3002 at 50 steps, a sharer's turn with no
-// start across a rollback window, which stays a rollback window (a model
-// error; docs/rollback.md#classes); 5023 at 40 steps, a rollback killed
-// after its safety checkpoint's ref, which the next capture adopts
-// (a model error); 5024 at 120 steps, an outside path left in the way of
-// an ignored folder, which --outside=refuse does not refuse (a model
-// error).
+// regressions are seeds (with their step counts) that once failed, each a
+// model error: 3002 at 50 steps, a sharer's turn with no start across a
+// rollback window, which stays one (docs/rollback.md#classes); 5023 at 40,
+// a rollback killed after its safety checkpoint's ref, which the next
+// capture adopts; 5024 at 120, an outside path in the way of an ignored
+// folder, which --outside=refuse does not refuse.
 var regressions = [][2]int64{{3002, 50}, {5023, 40}, {5024, 120}}
 
 // TestModel plays the fixed seeds against the real binaries. Each failure

@@ -7,9 +7,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -29,6 +33,7 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	programsTakeInterrupts()
 	dir, err := os.MkdirTemp("", "venom-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -59,6 +64,18 @@ func run(m *testing.M) int {
 	}
 	defer stopRunWatchman()
 	return m.Run()
+}
+
+// programsTakeInterrupts: a script's background job, as tests/run starts
+// this package, starts with SIGINT ignored, and every program the tests
+// ran inherited that: a harness a test stops with SIGINT ran on to the
+// test's timeout (3 minutes a run). A signal this process catches is back
+// to its default in the programs it starts; caught here, it is still
+// ignored by this process.
+func programsTakeInterrupts() {
+	if signal.Ignored(os.Interrupt) {
+		signal.Notify(make(chan os.Signal, 1), os.Interrupt)
+	}
 }
 
 // builtForThisBinary refuses a VENOM_TEST_BIN_DIR that tests/run did
@@ -132,4 +149,34 @@ func TestMain_StaleBinDirRefused(t *testing.T) {
 	require.NoError(t, os.WriteFile(stamp, []byte(hex.EncodeToString(sum[:])+"\n"), 0o644))
 	out, err = run()
 	require.NoError(t, err, "its own stamp: %s", out)
+}
+
+// TestMain_ProgramsTakeInterrupts: this test binary started with SIGINT
+// ignored (a script's background job) starts its programs with SIGINT at
+// its default, so that a harness a test interrupts stops.
+func TestMain_ProgramsTakeInterrupts(t *testing.T) {
+	if os.Getenv("VENOM_TEST_SIGINT_PROBE") != "" {
+		b, err := exec.Command("cat", "/proc/self/status").Output()
+		require.NoError(t, err)
+		ignored := regexp.MustCompile(`(?m)^SigIgn:\s*([0-9a-f]+)$`).FindSubmatch(b)
+		require.NotNil(t, ignored, "%s", b)
+		mask, err := strconv.ParseUint(string(ignored[1]), 16, 64)
+		require.NoError(t, err)
+		assert.Zero(t, mask&(1<<(uint(syscall.SIGINT)-1)), "a program started by the tests ignores SIGINT")
+		return
+	}
+	t.Parallel()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	// A folder stamped for this binary, so that TestMain builds nothing.
+	dir := t.TempDir()
+	b, err := os.ReadFile(self)
+	require.NoError(t, err)
+	sum := sha256.Sum256(b)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".for-tests-binary"), []byte(hex.EncodeToString(sum[:])+"\n"), 0o644))
+	cmd := exec.Command("sh", "-c", `trap "" INT; exec "$0" -test.run='^TestMain_ProgramsTakeInterrupts$' -test.v`, self)
+	cmd.Env = append(os.Environ(), "VENOM_TEST_BIN_DIR="+dir, "VENOM_TEST_SIGINT_PROBE=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "--- PASS: TestMain_ProgramsTakeInterrupts")
 }

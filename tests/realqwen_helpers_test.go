@@ -40,7 +40,11 @@ func (e *Env) UseRealQwen(t *testing.T) *realQwen {
 	q := &realQwen{e: e, Bin: bin, Chat: m}
 	q.UserSettings(nil)
 	e.Extra = append(e.Extra, "OPENAI_API_KEY=mock", "OPENAI_BASE_URL="+m.srv.URL+"/v1", "OPENAI_MODEL=mock",
-		"QWEN_CODE_SUPPRESS_YOLO_WARNING=1")
+		"QWEN_CODE_SUPPRESS_YOLO_WARNING=1",
+		// The launcher's child starts the program a third time, to raise
+		// node's heap limit, unless told not to (as Gemini CLI's tests
+		// are): a third of each run's CPU.
+		"QWEN_CODE_NO_RELAUNCH=true")
 	return q
 }
 

@@ -11,8 +11,8 @@ import (
 // docs/harness.md#hooks). The command's context ends first (Main cancels
 // it on StopSignals; the command gives it the deadline); Grace later, if
 // the command still runs (a read no context reaches, a test's pause
-// point), Last runs and the process exits with Code. Besides Main, it is
-// the only place in lib/ that calls os.Exit.
+// point), Last runs and the process exits with Code. It is the only
+// place in lib/ that calls os.Exit: Main returns its code to main.
 type Backstop struct {
 	Grace time.Duration
 	Code  int

@@ -19,7 +19,6 @@ import (
 
 	git "github.com/libgit2/git2go/v34"
 
-	"github.com/git-venom/git-venom/lib/capture/failure"
 	"github.com/git-venom/git-venom/lib/capture/private"
 	"github.com/git-venom/git-venom/lib/capture/scan"
 	"github.com/git-venom/git-venom/lib/capture/store"
@@ -196,7 +195,7 @@ func TakeHeld(ctx context.Context, r *repo.Repo, tmpDir string, lim Limits) (*Sn
 func takeCopy(ctx context.Context, r *repo.Repo, tmpDir string, lim Limits) (*Snapshot, error) {
 	idx, err := private.CopyIndex(r.Index, tmpDir)
 	if err != nil {
-		return nil, failure.Git("copy_index", err)
+		return nil, store.Failed("copy_index", err)
 	}
 	defer statefile.Remove(idx)
 	flagged, err := private.PrepareCopy(ctx, r, idx)
@@ -306,7 +305,7 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 	// key it: a steady capture of a large tree lists nothing whole.
 	if b.quick != nil && b.listable() {
 		if err := testhook.Point("capture-scan"); err != nil {
-			return nil, failure.Git("status", err)
+			return nil, store.Failed("status", err)
 		}
 		t0 := time.Now()
 		snap, err := steady(ctx, r, &b, private.EnvKey(memoKey(r, lim), b.settings), lim)
@@ -332,7 +331,7 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 	listed := snap.untracked
 	if !(b.quick != nil && b.listable()) {
 		if err := testhook.Point("capture-scan"); err != nil {
-			return nil, failure.Git("status", err)
+			return nil, store.Failed("status", err)
 		}
 	}
 	// Each listed path is looked at once (lstat), for the memo's key and

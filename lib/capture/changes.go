@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/git-venom/git-venom/lib/capture/failure"
 	"github.com/git-venom/git-venom/lib/capture/scan"
+	"github.com/git-venom/git-venom/lib/capture/store"
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/journal"
@@ -47,16 +47,16 @@ func listChanges(ctx context.Context, r *repo.Repo, b base, snap *Snapshot) (sta
 		return status, changes, 0, nil
 	}
 	if err := testhook.Point("capture-status"); err != nil {
-		return nil, nil, 0, failure.Git("status", err)
+		return nil, nil, 0, store.Failed("status", err)
 	}
 	var warnings bytes.Buffer
 	status, err = b.gitCall(ctx, r, b.idx, gitcli.Call{Stderr: &warnings}, "status", "--porcelain=v2", "-z", "--no-renames",
 		"--untracked-files=all", "--ignore-submodules=dirty")
 	if err != nil {
-		return nil, nil, 0, failure.Git("status", err)
+		return nil, nil, 0, store.Failed("status", err)
 	}
 	if changes, err = scan.ParseStatus(status); err != nil {
-		return nil, nil, 0, failure.Git("status", err)
+		return nil, nil, 0, store.Failed("status", err)
 	}
 	for _, dir := range scan.Unopened(warnings.Bytes()) {
 		snap.Skipped = append(snap.Skipped, journal.Skipped{Path: dir, Reason: "unreadable"})
@@ -69,7 +69,7 @@ func listChanges(ctx context.Context, r *repo.Repo, b base, snap *Snapshot) (sta
 		// the cache, every status opens it again and says so.
 		c := gitcli.Call{Env: []string{"GIT_INDEX_FILE=" + b.idx}, Pins: []string{"-c", "core.untrackedCache=false"}}
 		if _, err := r.Git.RunCall(ctx, c, "update-index", "--no-untracked-cache"); err != nil {
-			return nil, nil, 0, failure.Git("update-index", err)
+			return nil, nil, 0, store.Failed("update-index", err)
 		}
 	}
 	for _, c := range changes {

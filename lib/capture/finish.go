@@ -8,7 +8,6 @@ import (
 
 	git "github.com/libgit2/git2go/v34"
 
-	"github.com/git-venom/git-venom/lib/capture/failure"
 	"github.com/git-venom/git-venom/lib/capture/private"
 	"github.com/git-venom/git-venom/lib/capture/store"
 	"github.com/git-venom/git-venom/lib/gitindex"
@@ -23,10 +22,10 @@ import (
 func finish(ctx context.Context, r *repo.Repo, snap *Snapshot, tree *git.Oid, sig string, gitlinks map[string]bool, userLinks map[string]string, modified map[string]bool) (*Snapshot, error) {
 	snap.Tree = tree
 	if err := readHead(r, snap); err != nil {
-		return nil, failure.Git("head", err)
+		return nil, store.Failed("head", err)
 	}
 	if err := listGitlinks(ctx, r, snap, gitlinks, userLinks, modified); err != nil {
-		return nil, failure.Git("gitlinks", err)
+		return nil, store.Failed("gitlinks", err)
 	}
 	sortSkipped(snap.Skipped)
 	for i := range snap.Skipped {

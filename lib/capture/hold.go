@@ -7,7 +7,6 @@ import (
 
 	git "github.com/libgit2/git2go/v34"
 
-	"github.com/git-venom/git-venom/lib/capture/failure"
 	"github.com/git-venom/git-venom/lib/capture/private"
 	"github.com/git-venom/git-venom/lib/capture/store"
 	"github.com/git-venom/git-venom/lib/packfile"
@@ -47,7 +46,7 @@ func Gone(err error) bool { return objectGone(err) }
 func (s *Snapshot) storeUnshared(r *repo.Repo, extra []Object, anchors []*git.Oid) error {
 	odb, err := r.Odb()
 	if err != nil {
-		return failure.Git("write-pack", err)
+		return store.Failed("write-pack", err)
 	}
 	defer odb.Free()
 	var anchorTrees []*git.Oid
@@ -92,7 +91,7 @@ func (s *Snapshot) storeUnshared(r *repo.Repo, extra []Object, anchors []*git.Oi
 		err = walk(nil)
 	}
 	if err != nil {
-		err = failure.Git("write-pack", err)
+		err = store.Failed("write-pack", err)
 	} else {
 		trees, have = nil, nil
 		err = s.store(r, extra, again)
@@ -123,7 +122,7 @@ func compareOid(a, b git.Oid) int { return bytes.Compare(a[:], b[:]) }
 func (s *Snapshot) store(r *repo.Repo, extra []Object, again []git.Oid) error {
 	objs := append(s.held[:len(s.held):len(s.held)], extra...)
 	if err := store.WritePack(r, objs, again...); err != nil {
-		return failure.Git("write-pack", err)
+		return store.Failed("write-pack", err)
 	}
 	kept := s.held[:0]
 	for _, o := range objs {

@@ -6,7 +6,6 @@ import (
 
 	git "github.com/libgit2/git2go/v34"
 
-	"github.com/git-venom/git-venom/lib/capture/failure"
 	"github.com/git-venom/git-venom/lib/capture/private"
 	"github.com/git-venom/git-venom/lib/capture/store"
 	"github.com/git-venom/git-venom/lib/gitcli"
@@ -69,7 +68,7 @@ func attributesFromIndex(flagged []gitindex.Entry, updates, removes []string, mo
 func indexWay(ctx context.Context, r *repo.Repo, b base, tmpDir string, s *sorted) (*git.Oid, error) {
 	if len(s.updates)+len(s.additions) > 0 {
 		if err := testhook.Point("capture-object-write"); err != nil {
-			return nil, failure.Git("update-index", err)
+			return nil, store.Failed("update-index", err)
 		}
 	}
 	target := b.idx
@@ -78,7 +77,7 @@ func indexWay(ctx context.Context, r *repo.Repo, b base, tmpDir string, s *sorte
 		// The private index's content stays the user's (its tree is the
 		// base of the tree path): the capture's edits go into a scratch copy.
 		if target, err = private.CopyIndex(b.idx, tmpDir); err != nil {
-			return nil, failure.Git("copy_index", err)
+			return nil, store.Failed("copy_index", err)
 		}
 		defer statefile.Remove(target)
 	}
@@ -87,24 +86,24 @@ func indexWay(ctx context.Context, r *repo.Repo, b base, tmpDir string, s *sorte
 	// from the index (git reads it there), so it must leave the index last.
 	if staged := append(s.updates, s.additions...); len(staged) > 0 {
 		if _, err := b.git(ctx, r, target, gitcli.NulList(staged), "update-index", "-z", "--add", "--replace", "--stdin"); err != nil {
-			return nil, failure.Git("update-index", err)
+			return nil, store.Failed("update-index", err)
 		}
 	}
 	if len(s.removes) > 0 {
 		if _, err := b.git(ctx, r, target, gitcli.NulList(s.removes), "update-index", "-z", "--force-remove", "--stdin"); err != nil {
-			return nil, failure.Git("update-index", err)
+			return nil, store.Failed("update-index", err)
 		}
 	}
 	if err := testhook.Point("capture-write-tree"); err != nil {
-		return nil, failure.Git("write-tree", err)
+		return nil, store.Failed("write-tree", err)
 	}
 	treeOut, err := b.git(ctx, r, target, nil, "write-tree")
 	if err != nil {
-		return nil, failure.Git("write-tree", err)
+		return nil, store.Failed("write-tree", err)
 	}
 	tree, err := git.NewOid(strings.TrimSpace(string(treeOut)))
 	if err != nil {
-		return nil, failure.Git("write-tree", err)
+		return nil, store.Failed("write-tree", err)
 	}
 	return tree, nil
 }

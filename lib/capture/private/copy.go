@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/git-venom/git-venom/lib/capture/failure"
+	"github.com/git-venom/git-venom/lib/capture/store"
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/repo"
@@ -81,7 +81,7 @@ func PrepareCopy(ctx context.Context, r *repo.Repo, idx string) ([]gitindex.Entr
 		_, err := r.Git.RunCall(ctx, gitcli.Call{Env: env, Stdin: bytes.NewReader(gitcli.NulList(pathsOf(assumed)))},
 			"update-index", "-z", "--no-assume-unchanged", "--stdin")
 		if err != nil {
-			return nil, failure.Git("update-index", err)
+			return nil, store.Failed("update-index", err)
 		}
 	}
 	return keep, nil
@@ -95,11 +95,11 @@ func readFlags(ctx context.Context, r *repo.Repo, idx string, env []string) ([]g
 		return ix.Flagged, nil
 	}
 	if !errors.Is(err, gitindex.ErrSplit) {
-		return nil, failure.Git("read_index", err)
+		return nil, store.Failed("read_index", err)
 	}
 	out, err := r.Git.RunCall(ctx, gitcli.Call{Env: env}, "ls-files", "-z", "-v", "--stage")
 	if err != nil {
-		return nil, failure.Git("ls-files", err)
+		return nil, store.Failed("ls-files", err)
 	}
 	var flagged []gitindex.Entry
 	for _, rec := range bytes.Split(out, []byte{0}) {

@@ -20,8 +20,8 @@ import (
 
 	git "github.com/libgit2/git2go/v34"
 
-	"github.com/git-venom/git-venom/lib/capture/failure"
 	"github.com/git-venom/git-venom/lib/capture/scan"
+	"github.com/git-venom/git-venom/lib/capture/store"
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/repo"
@@ -171,7 +171,7 @@ func (p *Index) Ready(ctx context.Context, r *repo.Repo, tmpDir string) (*Ready,
 		if m, err = p.seed(ctx, r, tmpDir, user); err != nil {
 			p.Discard()
 			if ctx.Err() != nil {
-				return nil, failure.Git("seed", ctx.Err())
+				return nil, store.Failed("seed", ctx.Err())
 			}
 			return nil, ErrUnusable
 		}

@@ -2,7 +2,9 @@
 // edits a base tree with the files a scan listed instead of staging them in
 // an index (build.go); the raw blobs, files git would store as they are and
 // whose ids are computed here instead of by git hash-object (rawblob.go);
-// and the one pack that takes a capture's new objects to disk.
+// the one pack that takes a capture's new objects to disk; and the error
+// of a capture's failing step, the same in every package of a capture
+// (failed.go).
 package store
 
 import (
@@ -24,7 +26,6 @@ import (
 	git "github.com/libgit2/git2go/v34"
 	"golang.org/x/sys/unix"
 
-	"github.com/git-venom/git-venom/lib/capture/failure"
 	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/packfile"
 	"github.com/git-venom/git-venom/lib/packset"
@@ -109,7 +110,7 @@ func Build(ctx context.Context, r *repo.Repo, base *git.Oid, files []File, remov
 	// (Snapshot.Store).
 	if len(files) > 0 {
 		if err := testhook.Point("capture-object-write"); err != nil {
-			return nil, nil, nil, failure.Git("hash-object", err)
+			return nil, nil, nil, Failed("hash-object", err)
 		}
 	}
 	h := &holder{}
@@ -132,19 +133,19 @@ func Build(ctx context.Context, r *repo.Repo, base *git.Oid, files []File, remov
 	}
 	ids = nil
 	if err := testhook.Point("capture-write-tree"); err != nil {
-		return nil, nil, nil, failure.Git("write-tree", err)
+		return nil, nil, nil, Failed("write-tree", err)
 	}
 	tree, err = treeedit.Build(main, base, edits, func(id git.Oid, data []byte) error {
 		h.add(id, packfile.Tree, h.keep(data))
 		return nil
 	})
 	if err != nil {
-		return nil, nil, nil, failure.Git("write-tree", err)
+		return nil, nil, nil, Failed("write-tree", err)
 	}
 	edits = nil
 	held, err = h.fresh(filepath.Join(r.CommonDir, "objects"))
 	if err != nil {
-		return nil, nil, nil, failure.Git("write-pack", err)
+		return nil, nil, nil, Failed("write-pack", err)
 	}
 	return tree, held, spilled, nil
 }
@@ -239,9 +240,9 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 	case errors.Is(err, ErrNoTreePath):
 		return nil, nil, err
 	case ctx.Err() != nil:
-		return nil, nil, failure.Git("hash-object", context.Cause(ctx))
+		return nil, nil, Failed("hash-object", context.Cause(ctx))
 	case err != nil:
-		return nil, nil, failure.Git("write-pack", err)
+		return nil, nil, Failed("write-pack", err)
 	}
 	for k, i := range quiet {
 		switch got[k] {
@@ -256,7 +257,7 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 				}
 				if raw.data != nil {
 					if err := store(i, raw); err != nil {
-						return nil, nil, failure.Git("write-pack", err)
+						return nil, nil, Failed("write-pack", err)
 					}
 					continue
 				}
@@ -301,12 +302,12 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 			continue
 		}
 		if err := store(i, raw); err != nil {
-			return nil, nil, failure.Git("write-pack", err)
+			return nil, nil, Failed("write-pack", err)
 		}
 	}
 	spilled, err := s.finish(r)
 	if err != nil {
-		return nil, nil, failure.Git("write-pack", err)
+		return nil, nil, Failed("write-pack", err)
 	}
 	for _, i := range viaGit {
 		id, err := storeBeneath(ctx, r, tree, files[i].Path)
@@ -326,7 +327,7 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 // is ErrNoTreePath.
 func storeBeneath(ctx context.Context, r *repo.Repo, tree *beneath, path string) (git.Oid, error) {
 	if err := testhook.Point("capture-hash-object"); err != nil {
-		return git.Oid{}, failure.Git("hash-object", err)
+		return git.Oid{}, Failed("hash-object", err)
 	}
 	fd, _, err := tree.openRegular(path)
 	if err != nil {
@@ -337,7 +338,7 @@ func storeBeneath(ctx context.Context, r *repo.Repo, tree *beneath, path string)
 	out, err := r.Git.RunCall(ctx, gitcli.Call{Stdin: f}, "hash-object", "-w", "--stdin", "--path="+path)
 	if err != nil {
 		if ctx.Err() != nil {
-			return git.Oid{}, failure.Git("hash-object", ctx.Err())
+			return git.Oid{}, Failed("hash-object", ctx.Err())
 		}
 		return git.Oid{}, ErrNoTreePath
 	}
@@ -353,7 +354,7 @@ func storeBeneath(ctx context.Context, r *repo.Repo, tree *beneath, path string)
 // status gives ErrNoTreePath: the index way reports it as git would.
 func hashObjects(ctx context.Context, r *repo.Repo, paths []string) ([]git.Oid, error) {
 	if err := testhook.Point("capture-hash-object"); err != nil {
-		return nil, failure.Git("hash-object", err)
+		return nil, Failed("hash-object", err)
 	}
 	var list bytes.Buffer
 	for _, p := range paths {
@@ -362,7 +363,7 @@ func hashObjects(ctx context.Context, r *repo.Repo, paths []string) ([]git.Oid, 
 	out, err := r.Git.RunCall(ctx, gitcli.Call{Stdin: bytes.NewReader(list.Bytes())}, "hash-object", "--stdin-paths")
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, failure.Git("hash-object", ctx.Err())
+			return nil, Failed("hash-object", ctx.Err())
 		}
 		return nil, ErrNoTreePath
 	}

@@ -1,9 +1,13 @@
 package tests
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -59,9 +63,41 @@ func (c *sharedCopy) forgeCheckpoint(t *testing.T, n int, extra ...string) strin
 	return forged
 }
 
-// tree writes a tree of the mktree lines into the remote.
-func (c *sharedCopy) tree(lines ...string) string {
-	return c.a.GitInput(strings.Join(lines, "\n")+"\n", "--git-dir="+c.remote, "mktree")
+// treeChain starts one git mktree --batch in the remote: each call
+// writes a tree of the mktree lines and returns its id, read before the
+// next is written (each tree of a chain names the one before), instead of
+// a git process a tree.
+func (c *sharedCopy) treeChain(t *testing.T) func(lines ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", "--git-dir="+c.remote, "mktree", "--batch")
+	cmd.Dir, cmd.Env = c.a.Dir, c.a.Environ()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	in, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	ended := false
+	end := func() {
+		if !ended {
+			ended = true
+			in.Close()
+			_ = cmd.Wait()
+		}
+	}
+	t.Cleanup(end)
+	ids := bufio.NewReader(out)
+	return func(lines ...string) string {
+		t.Helper()
+		_, err := io.WriteString(in, strings.Join(lines, "\n")+"\n\n")
+		id, rerr := ids.ReadString('\n')
+		if err != nil || rerr != nil {
+			end()
+			t.Fatalf("git mktree --batch: %v %v: %s", err, rerr, stderr.String())
+		}
+		return strings.TrimSpace(id)
+	}
 }
 
 // fetchBudget fetches origin into b and returns the result.
@@ -83,9 +119,10 @@ func TestSecurity_CopyTreeBombRefused(t *testing.T) {
 	c := newSharedCopy(t, 1)
 	a := c.a
 	blob := a.GitInput("x\n", "--git-dir="+c.remote, "hash-object", "-w", "--stdin")
-	bomb := c.tree("100644 blob " + blob + "\tf")
+	tree := c.treeChain(t)
+	bomb := tree("100644 blob " + blob + "\tf")
 	for i := 0; i < 20; i++ {
-		bomb = c.tree("040000 tree "+bomb+"\ta", "040000 tree "+bomb+"\tb")
+		bomb = tree("040000 tree "+bomb+"\ta", "040000 tree "+bomb+"\tb")
 	}
 	c.forgeCheckpoint(t, 2, "040000 tree "+bomb+"\tbomb")
 
@@ -143,9 +180,10 @@ func TestSecurity_CopyDeepTreeRefused(t *testing.T) {
 	c := newSharedCopy(t, 1)
 	a := c.a
 	blob := a.GitInput("deep\n", "--git-dir="+c.remote, "hash-object", "-w", "--stdin")
-	deep := c.tree("100644 blob " + blob + "\tf")
+	tree := c.treeChain(t)
+	deep := tree("100644 blob " + blob + "\tf")
 	for i := 0; i < 300; i++ {
-		deep = c.tree("040000 tree " + deep + "\td")
+		deep = tree("040000 tree " + deep + "\td")
 	}
 	c.forgeCheckpoint(t, 2, "040000 tree "+deep+"\tdeep")
 	b := NewEnv(t)

@@ -328,7 +328,7 @@ func TestCheckpoint_DetachedHead(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
 	env.Write("a.txt", "a\n")
-	head := env.Commit("second")
+	head := env.CommitID("second")
 	env.Git("checkout", "-q", "--detach")
 	env.Write("a.txt", "detached edit\n")
 	want := env.RecipeTree()

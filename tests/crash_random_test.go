@@ -312,13 +312,13 @@ func TestCrash_UnguardedRollbackKilledAtRandom(t *testing.T) {
 	for i := 0; i < 300; i++ {
 		env.Write(fmt.Sprintf("src/%d/f%03d.txt", i%10, i), fmt.Sprintf("old %d\n", i))
 	}
-	c0 := env.Commit("the project")
+	c0 := env.CommitID("the project")
 	env.Venom("checkpoint", "--agent=a1", "--isolation=worktree", "--reason=turn_start", "--json").OK(t)
 	tFiles := worktreeFiles(t, env.Dir)
 	for i := 0; i < 300; i++ {
 		env.Write(fmt.Sprintf("src/%d/f%03d.txt", i%10, i), fmt.Sprintf("new %d\n", i))
 	}
-	c1 := env.Commit("the agent's commit")
+	c1 := env.CommitID("the agent's commit")
 	env.Venom("checkpoint", "--agent=a1", "--reason=turn_end", "--json").OK(t)
 	sFiles := worktreeFiles(t, env.Dir)
 	args := []string{"--agent=a1", "--checkpoint=k1", "--restore=files"}

@@ -121,11 +121,17 @@ func (e *Env) Remove(rel string) {
 }
 
 // Commit stages everything and commits.
-func (e *Env) Commit(msg string) string {
+func (e *Env) Commit(msg string) {
 	e.t.Helper()
 	e.Tick()
 	e.Git("add", "-A")
 	e.Git("commit", "-q", "--allow-empty", "-m", msg)
+}
+
+// CommitID commits as Commit does and returns the new commit's id.
+func (e *Env) CommitID(msg string) string {
+	e.t.Helper()
+	e.Commit(msg)
 	return e.Git("rev-parse", "HEAD")
 }
 

@@ -110,7 +110,7 @@ func TestExplain_WholeFileAndHunks(t *testing.T) {
 	e.Write("h.txt", "final by person\n")
 	e.Write("p.txt", "person\n")
 	e.Write("m.txt", "alpha\nbeta\n\ngamma by person\n")
-	head := e.Commit("the work")
+	head := e.CommitID("the work")
 	snap := e.Snapshot()
 
 	res := e.explain(t, "HEAD")
@@ -306,7 +306,7 @@ func TestExplain_NoteUnderVenomRefOnly(t *testing.T) {
 	t.Parallel()
 	e := NewEnv(t)
 	e.turnOf("a1", func() { e.Write("a.txt", "a\n") })
-	head := e.Commit("a")
+	head := e.CommitID("a")
 	// The person's own note stays as it is.
 	e.Git("notes", "add", "-m", "mine", "HEAD")
 	mine := e.Git("rev-parse", "refs/notes/commits")

@@ -70,7 +70,7 @@ func TestPlan_WordingCountsAndDroppedCommits(t *testing.T) {
 	env.Write("agent.txt", "1\n")
 	env.Commit("first: agent.txt")
 	env.Write("agent.txt", "2\n")
-	second := env.Commit("second: agent.txt again")
+	second := env.CommitID("second: agent.txt again")
 	env.Checkpoint("--agent=a1", "--reason=turn_end") // k2
 	env.Write("new.txt", "a person's new file\n")     // outside, overwritten by default
 

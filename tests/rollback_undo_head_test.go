@@ -28,7 +28,7 @@ func committedTurn(t *testing.T, w *Env) (base, tip string) {
 	w.Write("work.txt", "x\n")
 	w.Commit("c1")
 	w.Write("work.txt", "x\ny\n")
-	tip = w.Commit("c2")
+	tip = w.CommitID("c2")
 	w.Venom("checkpoint", "--agent=w1", "--reason=turn_end", "--json").OK(t)
 	return base, tip
 }
@@ -99,7 +99,7 @@ func TestRollback_UndoForwardRefusedOverNewCommits(t *testing.T) {
 	_, tip := committedTurn(t, w)
 	w.Rollback("--agent=w1", "k1")
 	w.Write("p.txt", "the person's\n")
-	mine := w.Commit("the person's work")
+	mine := w.CommitID("the person's work")
 
 	r := w.Venom("rollback", "--agent=w1", "--undo", "--dry-run", "--json").Fails(t, 5, "conflict.head_moved")
 	var data struct {

@@ -63,7 +63,7 @@ func TestShareCopy_ExplainNamesTheColleaguesTurns(t *testing.T) {
 	t.Parallel()
 	p := newSharedPair(t)
 	a, b := p.a, p.b
-	commit := a.Commit("feature from a1")
+	commit := a.CommitID("feature from a1")
 	a.Git("push", "-q", "origin", "main")
 	b.Git("pull", "-q", "--ff-only", "origin", "main")
 	require.Equal(t, commit, b.Git("rev-parse", "HEAD"))

@@ -13,9 +13,7 @@ import (
 
 // The settings files `hook install` writes are git-venom's own, not a
 // person's outside edit: a rollback to a checkpoint taken before the
-// install leaves them as they are, and says so in one line. Before, the
-// plan classed them as outside edits (refused until --outside was
-// chosen) and --outside=overwrite deleted the hooks.
+// install leaves them as they are, and says so in one line.
 func TestRollback_LeavesTheHooksInstallWrote(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
@@ -82,8 +80,7 @@ func TestRollback_LeavesTheHooksInstallWrote(t *testing.T) {
 
 // doctor checks the hooks of Claude Code and Gemini CLI as it does the
 // others': installed where expected, the file parses as the harness reads
-// it, every event there, and the hook's program on PATH. Before, it had
-// no such check: a broken or half-removed install went unsaid.
+// it, every event there, and the hook's program on PATH.
 func TestDoctor_ClaudeAndGeminiHooks(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

@@ -22,10 +22,7 @@ func maintenanceEnv(t *testing.T) *Env {
 
 // TestPrune_SignalBeforeTheDeletionsDeletesNothing: a stop signal that
 // reaches prune before its ref transaction (its last safe point) ends it
-// failed.interrupted with every ref and the log as they were. Before, the
-// transaction ran on the cancelled context: git was killed, every ref was
-// reported "could not be deleted … interrupt signal received", and prune
-// exited 0.
+// failed.interrupted with every ref and the log as they were.
 func TestPrune_SignalBeforeTheDeletionsDeletesNothing(t *testing.T) {
 	t.Parallel()
 	for _, sig := range stopSignals {
@@ -54,12 +51,10 @@ func TestPrune_SignalBeforeTheDeletionsDeletesNothing(t *testing.T) {
 	}
 }
 
-// TestClean_SignalDuringTheDeletionsFinishesTruthfully: archiving,
-// deleting and logging go together. A signal that arrives once a clean
-// has begun them does not cut them (git's update-ref is not killed): the
-// clean ends as it would have, and says what it did, which is what plain
-// git shows. Before, the deletions were reported failed while the agent
-// was archived, and exit 0.
+// TestClean_SignalDuringTheDeletionsFinishesTruthfully: archiving, deleting
+// and logging go together. A signal that arrives once a clean has begun
+// them does not cut them (git's update-ref is not killed): the clean ends
+// as it would have, and says what it did, which is what plain git shows.
 func TestClean_SignalDuringTheDeletionsFinishesTruthfully(t *testing.T) {
 	t.Parallel()
 	for _, sig := range stopSignals {
@@ -129,8 +124,7 @@ func TestFork_SignalDuringTheForkFinishesIt(t *testing.T) {
 
 // TestShare_SignalBeforePushOrFetchWritesNothing: a signal at push's or
 // fetch's last safe point (before git push; before the fetched refs are
-// written) is failed.interrupted with nothing pushed or written. Before,
-// git ran on the cancelled context and the command said failed.remote.
+// written) is failed.interrupted with nothing pushed or written.
 func TestShare_SignalBeforePushOrFetchWritesNothing(t *testing.T) {
 	t.Parallel()
 	for _, sig := range stopSignals {
@@ -163,9 +157,8 @@ func TestShare_SignalBeforePushOrFetchWritesNothing(t *testing.T) {
 
 // TestShare_SignalWhileFetchReadsALogWritesNothing: a signal while fetch
 // reads the copies' logs (git cat-file writes a large one out, on the
-// command's context) is failed.interrupted, nothing written, as at its
-// last safe point. Before, the fetch went on to git for-each-ref on the
-// cancelled context and said failed.remote "git for-each-ref failed".
+// command's context) is failed.interrupted, nothing written, as at its last
+// safe point.
 func TestShare_SignalWhileFetchReadsALogWritesNothing(t *testing.T) {
 	t.Parallel()
 	env := maintenanceEnv(t)

@@ -123,12 +123,9 @@ func sigName(sig syscall.Signal) string {
 }
 
 // TestRollback_SignalDuringWritesIsUndone: each stop signal, during the
-// deletions, between two files placed (some placed, some not) and with
-// the branch moved: the rollback stops, its way back (on a context the
-// signal did not end) puts S back, and it says failed.rollback_undone.
-// Before, the way back ran on the cancelled context: its capture failed,
-// and it ended failed.rollback_partial about a tree that was whole, or
-// left the branch moved (its update-ref killed).
+// deletions, between two files placed (some placed, some not) and with the
+// branch moved: the rollback stops, its way back (on a context the signal
+// did not end) puts S back, and it says failed.rollback_undone.
 func TestRollback_SignalDuringWritesIsUndone(t *testing.T) {
 	t.Parallel()
 	for _, point := range []string{"rollback-unlink-each#10", "rollback-place-each#40", "rollback-head"} {
@@ -251,11 +248,10 @@ func TestCheckpoint_SignalDuringCapture(t *testing.T) {
 	}
 }
 
-// TestRollback_ProgressCountsAndCtrlCAtATerminal: at a
-// terminal the real call's progress counts files as git's does, "Rolling
-// back: 84% (84/100)"; Ctrl-C then shows the way back, "interrupted;
-// undoing…", and a second Ctrl-C is answered, not obeyed. Before, the
-// line showed seconds only.
+// TestRollback_ProgressCountsAndCtrlCAtATerminal: at a terminal the real
+// call's progress counts files as git's does, "Rolling back: 84% (84/100)";
+// Ctrl-C then shows the way back, "interrupted; undoing…", and a second
+// Ctrl-C is answered, not obeyed.
 func TestRollback_ProgressCountsAndCtrlCAtATerminal(t *testing.T) {
 	t.Parallel()
 	env := interruptEnv(t)

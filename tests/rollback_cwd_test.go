@@ -8,13 +8,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestRollback_KeepsTheCurrentFolder: a person in a
-// folder the turn made (cd newdir/sub) rolls back past the turn. The
-// folder stays, emptied, as git never removes the current working
-// directory; the plan and the result say so, exact stays true (git tracks
-// no folders), and the undo printed works from there. Before, the folder
-// was removed and the printed undo failed: "Unable to read current
-// working directory".
+// TestRollback_KeepsTheCurrentFolder: a person in a folder the turn made
+// (cd newdir/sub) rolls back past the turn. The folder stays, emptied, as
+// git never removes the current working directory; the plan and the result
+// say so, exact stays true (git tracks no folders), and the undo printed
+// works from there.
 func TestRollback_KeepsTheCurrentFolder(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

@@ -35,8 +35,7 @@ func committedTurn(t *testing.T, w *Env) (base, tip string) {
 
 // The undo a rollback prints works after the rollback moved the branch
 // back: it moves the branch forward again (a fast-forward), the index with
-// it, and undoing that undo moves it back again. Before, the undo's dry run
-// was refused conflict.head_moved ("rebased?").
+// it, and undoing that undo moves it back again.
 func TestRollback_UndoMovesHeadForwardAgain(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

@@ -37,10 +37,7 @@ func errorData(t *testing.T, r Result) map[string]any {
 }
 
 // A command run in a linked worktree acts on that worktree, as every git
-// command does. Before, with one agent in the repository (a1, of the main
-// worktree), a capture run in the linked worktree captured the main
-// worktree's files under a1 (or relabeled a1's checkpoint), and a rollback
-// planned there would have written the main worktree's files.
+// command does.
 func TestWorktree_CommandsActOnTheirOwnWorktree(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
@@ -137,12 +134,11 @@ func TestWorktree_CommandsActOnTheirOwnWorktree(t *testing.T) {
 	require.Equal(t, linked, stateOf(t, env, w.Dir), "the linked worktree changed")
 }
 
-// A linked worktree moved with git worktree move keeps its agent's
-// identity but not its path: the agent is refused there and from the main
-// worktree with conflict.tree_stale (reason moved), saying where it went,
-// and works again once moved back. A removed worktree's agent stays
-// readable and is listed by doctor until cleaned. Before, both were
-// "the agent's tree is missing" and doctor said nothing.
+// A linked worktree moved with git worktree move keeps its agent's identity
+// but not its path: the agent is refused there and from the main worktree
+// with conflict.tree_stale (reason moved), saying where it went, and works
+// again once moved back. A removed worktree's agent stays readable and is
+// listed by doctor until cleaned.
 func TestWorktree_MovedAndRemoved(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
@@ -203,8 +199,7 @@ func TestWorktree_MovedAndRemoved(t *testing.T) {
 }
 
 // A harness session in a linked worktree gets an agent of its own: the
-// default "claude" belongs to the main worktree's session. Before, the
-// second session's hooks captured the main worktree under "claude".
+// default "claude" belongs to the main worktree's session.
 func TestWorktree_HookSessionInALinkedWorktree(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)

@@ -97,9 +97,7 @@ func TestReleaseStale_LeavesLiveHolds(t *testing.T) {
 // another command has made but not yet written its note in (create locks
 // the new file, then writes) holds it too, however long the writer takes:
 // on a loaded machine that is longer than any wait. The writer's release
-// then leaves the hold, and this command's removes it. Before, a hold
-// still empty after 20 tries of 1 ms was taken for the user's .keep and
-// not held, and the writer's release removed it under this command.
+// then leaves the hold, and this command's removes it.
 func TestHold_JoinsAHoldBeingWritten(t *testing.T) {
 	dir := t.TempDir()
 	name := "pack-" + strings.Repeat("f", 40)

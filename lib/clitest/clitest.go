@@ -1,8 +1,9 @@
-// Package clitest runs git-venom's commands in-process for the unit tests
-// of the *cmd packages: the grammar and the verbs go through cli.Run, the
-// entry point main uses, with test streams in place of the terminal (as
-// gh's iostreams.Test), on a real repository made with git in t.TempDir().
-// The end-to-end tests (tests/) run the built binaries instead.
+// Package clitest is the world of the unit tests above lib/state: the
+// *cmd packages' commands run in-process (World), the grammar and verbs
+// through cli.Run, the entry point main uses, with test streams in place
+// of the terminal (as gh's iostreams.Test), on a real repository made
+// with git in t.TempDir(); the others open a store on one (Store). The
+// end-to-end tests (tests/) run the built binaries instead.
 package clitest
 
 import (

@@ -11,12 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/clitest"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gittest"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/state"
-	"github.com/git-venom/git-venom/lib/statetest"
 )
 
 const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -36,7 +36,7 @@ func newWorld(t *testing.T, n int) *world {
 	t.Helper()
 	w := &world{t: t, dir: t.TempDir()}
 	w.git("init", "-q")
-	w.s = statetest.Open(t, w.dir)
+	w.s = clitest.Store(t, w.dir)
 	tx, err := w.s.Begin(context.Background(), lock.Holder{Op: "test"}, errcode.TimeoutLock)
 	require.NoError(t, err)
 	defer tx.End()

@@ -15,12 +15,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/clitest"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gittest"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/state"
-	"github.com/git-venom/git-venom/lib/statetest"
 )
 
 var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -128,7 +128,7 @@ func newWorld(t *testing.T, keep int) *world {
 	t.Helper()
 	dir := t.TempDir()
 	gittest.Run(t, dir, "", nil, "init", "-q")
-	w := &world{t: t, dir: dir, s: statetest.Open(t, dir)}
+	w := &world{t: t, dir: dir, s: clitest.Store(t, dir)}
 	w.s.Config.Keep = keep
 	w.begin()
 	_, err := w.tx.Append(journal.AgentRegistered, journal.Registered{Agent: "a1", Tree: dir,

@@ -12,12 +12,12 @@ import (
 
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/checkpoints"
+	"github.com/git-venom/git-venom/lib/clitest"
 	"github.com/git-venom/git-venom/lib/conversation"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/plan"
 	"github.com/git-venom/git-venom/lib/state"
-	"github.com/git-venom/git-venom/lib/statetest"
 )
 
 // fakeHarness rewinds by naming a new session, or fails as told.
@@ -39,7 +39,7 @@ func twoTurns(t *testing.T, h string) (*state.Store, string) {
 	dir := t.TempDir()
 	gittest.Run(t, dir, "", nil, "init", "-q")
 	ctx := context.Background()
-	s := statetest.Open(t, dir)
+	s := clitest.Store(t, dir)
 	take := func(reason, end string) {
 		_, err := checkpoints.Take(ctx, s, checkpoints.Request{Registration: checkpoints.Registration{Agent: "a1",
 			Isolation: "worktree", Harness: h}, Reason: reason, HarnessEnd: end})

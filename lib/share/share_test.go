@@ -13,13 +13,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-venom/git-venom/lib/agents"
+	"github.com/git-venom/git-venom/lib/clitest"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gittest"
 	"github.com/git-venom/git-venom/lib/journal"
 	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/refs"
 	"github.com/git-venom/git-venom/lib/state"
-	"github.com/git-venom/git-venom/lib/statetest"
 )
 
 const machine = "0123abcd-0000-4000-8000-00000000beef"
@@ -78,7 +78,7 @@ func newSide(t *testing.T, remote string) *side {
 	w := &side{t: t, dir: t.TempDir()}
 	w.git("init", "-q")
 	w.git("remote", "add", "origin", remote)
-	w.s = statetest.Open(t, w.dir)
+	w.s = clitest.Store(t, w.dir)
 	return w
 }
 

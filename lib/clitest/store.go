@@ -1,6 +1,4 @@
-// Package statetest opens a state store on a real repository for the unit
-// tests of the packages above lib/state, the same way for each of them.
-package statetest
+package clitest
 
 import (
 	"context"
@@ -14,11 +12,12 @@ import (
 	"github.com/git-venom/git-venom/lib/state"
 )
 
-// Open returns a store with default settings on the repository at dir
-// (already made by git init), its state folder made. Git reads neither the
-// person's global nor the system settings, so a test sees only what it
-// sets. The repository is freed when the test ends.
-func Open(t *testing.T, dir string) *state.Store {
+// Store returns a store with default settings on the repository at dir
+// (already made by git init), its state folder made, for the unit tests
+// of the packages between lib/state and the commands. Git reads neither
+// the person's global nor the system settings, so a test sees only what
+// it sets. The repository is freed when the test ends.
+func Store(t *testing.T, dir string) *state.Store {
 	t.Helper()
 	env := append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
 	r, err := repo.Open(context.Background(), dir, env)

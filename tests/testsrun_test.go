@@ -14,10 +14,10 @@ import (
 // fakeGo stands in for go: it logs each call and fails the go test calls
 // whose arguments contain $FAIL_PART. Asked for the build tags, it answers
 // as go does with lib/static/env.sh's GOFLAGS and venomtest; asked about
-// ./lib/..., that lib/hook has other files with venomtest and lib/c's
-// tests link it. go test -c -o FILE (failing when $FAIL_PART is -c) writes
-// a test binary that logs its calls (its folder, VENOM_TEST_BIN_DIR's
-// files) and fails alike; go build -o DIR/ writes empty binaries.
+// ./lib/..., that lib/hook has other files with venomtest. go test -c -o
+// FILE (failing when $FAIL_PART is -c) writes a test binary that logs its
+// calls (its folder, VENOM_TEST_BIN_DIR's files) and fails alike; go build
+// -o DIR/ writes empty binaries.
 const fakeGo = `#!/bin/sh
 echo "go $*" >>"$CALLS"
 case "$1" in
@@ -25,9 +25,8 @@ env) echo cc ;;
 list) m=github.com/git-venom/git-venom
   case "$*" in
   *context.BuildTags*) echo static,system_libgit2,venomtest ;;
-  *"-deps -test -f"*) printf '%s\n' "$m/lib/a [a.go][a_test.go]" "$m/lib/a [$m/lib/a.test] [a.go][a_test.go]" "$m/lib/b [b.go][]" "$m/lib/c [c.go][]"
+  *GoFiles*) printf '%s\n' "$m/lib/a [a.go][a_test.go]" "$m/lib/b [b.go][]" "$m/lib/c [c.go][]"
     case "$*" in *venomtest*) echo "$m/lib/hook [on.go][]" ;; *) echo "$m/lib/hook [off.go][]" ;; esac ;;
-  *"-test -f"*) printf '%s\n' "" "$m/lib/a.test $m/lib/a [$m/lib/a.test]" "" "$m/lib/b.test $m/lib/b $m/lib/a" "$m/lib/c.test $m/lib/c [$m/lib/c.test] $m/lib/hook" "$m/lib/hook.test $m/lib/hook [$m/lib/hook.test]" ;;
   *) printf '%s\n' $m/lib/a $m/tests ;;
   esac ;;
 test) if [ "$4" = -c ]; then
@@ -85,7 +84,7 @@ func runTestsRun(t *testing.T, failPart string) (int, string, []string) {
 // TestTestsRun_ExitsZeroWhenEveryPartPasses: with no arguments tests/run
 // runs the tests package in two parts (one test binary, built once with
 // the three binaries it runs) beside the other packages, the unit tests
-// again without the venomtest tag (of the packages whose test binary the
+// again without the venomtest tag (of the packages whose own files the
 // tag changes), and the short fuzz pass, and exits
 // 0 when they all pass. Every go test and go vet with venomtest keeps the
 // tags GOFLAGS names (the static libgit2 install.sh links) as well.
@@ -100,7 +99,7 @@ func TestTestsRun_ExitsZeroWhenEveryPartPasses(t *testing.T) {
 		"tests.test in tests bins git-venom-checkpoint git-venom-diff git-venom-rollback -test.count=1 -test.timeout=25m -test.parallel=4 -test.paniconexit0 -test.run ^TestReal",
 		"tests.test in tests bins git-venom-checkpoint git-venom-diff git-venom-rollback -test.count=1 -test.timeout=25m -test.parallel=4 -test.paniconexit0 -test.skip ^TestReal",
 		"go test -tags static,system_libgit2,venomtest -ldflags=-w -count=1 -timeout 25m -parallel 4 github.com/git-venom/git-venom/lib/a",
-		"go test -ldflags=-w -count=1 -timeout 25m github.com/git-venom/git-venom/lib/c github.com/git-venom/git-venom/lib/hook",
+		"go test -ldflags=-w -count=1 -timeout 25m github.com/git-venom/git-venom/lib/hook",
 		"fuzz 5s 1",
 	})
 }
@@ -135,7 +134,7 @@ func TestTestsRun_FailsWhenAnyPartFails(t *testing.T) {
 			assert.Equal(t, 1, code, "%s", out)
 			assert.Contains(t, out, "tests/run: FAIL")
 			assert.Contains(t, calls, "fuzz 5s 1")
-			assert.Contains(t, calls, "go test -ldflags=-w -count=1 -timeout 25m github.com/git-venom/git-venom/lib/c github.com/git-venom/git-venom/lib/hook")
+			assert.Contains(t, calls, "go test -ldflags=-w -count=1 -timeout 25m github.com/git-venom/git-venom/lib/hook")
 		})
 	}
 }

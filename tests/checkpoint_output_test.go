@@ -45,8 +45,8 @@ func TestCheckpoint_ListNewestFirstWithFilters(t *testing.T) {
 	env := NewEnv(t)
 	env.Take(t, "--agent=a1", "--reason=turn_start") // k1 t1
 	env.Write("a.txt", "1\n")
-	env.Take(t, "--agent=a1", "--reason=turn_end") // k2 t1
-	env.Take(t, "--agent=a1", "--reason=turn_start")
+	env.Take(t, "--agent=a1", "--reason=turn_end")   // k2 t1
+	env.Take(t, "--agent=a1", "--reason=turn_start") // reuses k2: t2's too
 	env.Write("a.txt", "2\n")
 	env.Take(t, "--agent=a1") // k3 t2, mid-turn
 	env.Write("a.txt", "3\n")
@@ -65,12 +65,12 @@ func TestCheckpoint_ListNewestFirstWithFilters(t *testing.T) {
 	}{
 		{nil, []string{"k4", "k3", "k2", "k1"}},
 		{[]string{"--turn=t1"}, []string{"k2", "k1"}},
-		{[]string{"--turn=t2"}, []string{"k4", "k3"}},
+		{[]string{"--turn=t2"}, []string{"k4", "k3", "k2"}},
 		{[]string{"--before=k3"}, []string{"k2", "k1"}},
 		{[]string{"--before=k1"}, nil},
 		{[]string{"--limit=2"}, []string{"k4", "k3"}},
 		{[]string{"--before=k4", "--limit=1"}, []string{"k3"}},
-		{[]string{"--turn=t2", "--before=k4"}, []string{"k3"}},
+		{[]string{"--turn=t2", "--before=k4"}, []string{"k3", "k2"}},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

@@ -118,3 +118,59 @@ func TestList_TurnThatReusedARollbackCheckpoint(t *testing.T) {
 	from, to := env.CheckpointTreeOf("a1", rolled.Checkpoint), env.CheckpointTreeOf("a1", l.Checkpoints[0].Checkpoint)
 	require.Equal(t, "M\tf.txt", env.Git("diff", "--name-status", from, to))
 }
+
+// TestList_TurnListsTheCheckpointItsStartReused: a turn whose start found
+// nothing changed reuses the checkpoint before it (the previous turn's
+// end, or a manual one) and takes none of its own. list --turn=t2 lists
+// that checkpoint too, with --json's turn the one it was taken in and
+// reused_in naming t2; its ref is where t2's diff starts, as plain git
+// shows.
+func TestList_TurnListsTheCheckpointItsStartReused(t *testing.T) {
+	t.Parallel()
+	env := revertBase(t, map[string]string{"f.txt": "base\n"}) // k1, manual
+	env.Turn("a1", func() { env.Write("f.txt", "t1\n") })      // start reuses k1; k2
+	env.Turn("a1", func() { env.Write("f.txt", "t2\n") })      // start reuses k2; k3
+
+	ids := func(l ListResult) []string {
+		var out []string
+		for _, it := range l.Checkpoints {
+			out = append(out, it.Checkpoint)
+		}
+		return out
+	}
+	require.Equal(t, []string{"k3", "k2"}, ids(env.List(t, "--agent=a1", "--turn=t2")))
+	require.Equal(t, []string{"k2", "k1"}, ids(env.List(t, "--agent=a1", "--turn=t1")))
+
+	var raw struct {
+		Checkpoints []struct {
+			Checkpoint string   `json:"checkpoint"`
+			Turn       *string  `json:"turn"`
+			ReusedIn   []string `json:"reused_in"`
+		} `json:"checkpoints"`
+	}
+	env.Venom("checkpoint", "list", "--agent=a1", "--json").OK(t).JSON(t, &raw)
+	require.Len(t, raw.Checkpoints, 3)
+	k3, k2, k1 := raw.Checkpoints[0], raw.Checkpoints[1], raw.Checkpoints[2]
+	require.Equal(t, "t2", *k3.Turn)
+	require.Equal(t, []string{}, k3.ReusedIn)
+	require.Equal(t, "t1", *k2.Turn, "the turn it was taken in, as the log records it")
+	require.Equal(t, []string{"t2"}, k2.ReusedIn)
+	require.Nil(t, k1.Turn)
+	require.Equal(t, []string{"t1"}, k1.ReusedIn)
+
+	// The log says so: t2's start reused k2.
+	reused := 0
+	for _, rec := range env.LogRecords() {
+		if rec["type"] == "checkpoint.reused" && rec["checkpoint"] == "k2" && rec["turn"] == "t2" {
+			reused++
+		}
+	}
+	require.Equal(t, 1, reused)
+	// Plain git: t2's change is from k2's tree to k3's.
+	require.Equal(t, "M\tf.txt", env.Git("diff", "--name-status", "refs/venom/checkpoints/a1/2",
+		"refs/venom/checkpoints/a1/3"))
+
+	out := env.Venom("checkpoint", "list", "--agent=a1", "--turn=t2").OK(t).Stdout
+	require.Regexp(t, `(?m)^k2 +turn_end +t1 `, out)
+	require.Regexp(t, `(?m)^k3 +turn_end +t2 `, out)
+}

@@ -90,10 +90,14 @@ type Checkpoint struct {
 	// Label is the newest label given; Labels every label given, oldest
 	// first, each once: a reuse that sets a label adds it, and the
 	// earlier ones still name the checkpoint (docs/checkpoints.md#labels).
-	Label   *string
-	Labels  []string
-	Pruned  bool
-	Removed bool
+	Label  *string
+	Labels []string
+	// ReusedIn are the turns whose captures reused the checkpoint
+	// (checkpoint.reused with a turn), oldest first, each once: a turn's
+	// start that found nothing changed since has this one as its own.
+	ReusedIn []string
+	Pruned   bool
+	Removed  bool
 	// reposJSON is Repos still as the log's text, from a scan with
 	// LazyRepos, until DecodeRepos.
 	reposJSON string
@@ -626,6 +630,9 @@ func (s *State) Apply(e *journal.Entry) {
 	case journal.CheckpointReused:
 		if c := a.byID[e.Checkpoint]; c != nil {
 			c.addLabel(e.Label)
+			if t := deref(e.Turn); t != "" && !slices.Contains(c.ReusedIn, t) && (c.Turn == nil || *c.Turn != t) {
+				c.ReusedIn = append(c.ReusedIn, t)
+			}
 		}
 		a.turnCapture(e)
 		a.handOver(e.Reason)

@@ -83,13 +83,15 @@ type snapAgent struct {
 
 type snapCheckpoint struct {
 	journal.Taken
-	Seq     int64    `json:"seq"`
-	Ts      string   `json:"ts"`
-	N       int      `json:"n"`
-	Label   *string  `json:"label_now"`
-	Labels  []string `json:"labels"`
-	Pruned  bool     `json:"pruned"`
-	Removed bool     `json:"removed"`
+	Seq    int64    `json:"seq"`
+	Ts     string   `json:"ts"`
+	N      int      `json:"n"`
+	Label  *string  `json:"label_now"`
+	Labels []string `json:"labels"`
+	// ReusedIn: the turns that reused it.
+	ReusedIn []string `json:"reused_in,omitempty"`
+	Pruned   bool     `json:"pruned"`
+	Removed  bool     `json:"removed"`
 }
 
 type snapCapture struct {
@@ -394,7 +396,7 @@ func (a *Agent) marshalOwn(floor int64, named map[string]bool) (snapAgent, []byt
 	for _, c := range a.Checkpoints {
 		if c.Live() || c.Seq >= floor {
 			sa.Checkpoints = append(sa.Checkpoints, snapCheckpoint{Taken: c.Taken, Seq: c.Seq, Ts: c.Ts,
-				N: c.N, Label: c.Label, Labels: c.Labels, Pruned: c.Pruned, Removed: c.Removed})
+				N: c.N, Label: c.Label, Labels: c.Labels, ReusedIn: c.ReusedIn, Pruned: c.Pruned, Removed: c.Removed})
 			continue
 		}
 		dropped = append(dropped, c.N)
@@ -488,7 +490,7 @@ func UnmarshalOwn(id string, p Part) (st *State, complete int64, err error) {
 			return nil, 0, fmt.Errorf("agent %s: checkpoint %s twice", a.ID, sc.Checkpoint)
 		}
 		c := &Checkpoint{Taken: sc.Taken, Seq: sc.Seq, Ts: sc.Ts, N: sc.N, Label: sc.Label,
-			Labels: sc.Labels, Pruned: sc.Pruned, Removed: sc.Removed}
+			Labels: sc.Labels, ReusedIn: sc.ReusedIn, Pruned: sc.Pruned, Removed: sc.Removed}
 		a.Checkpoints = append(a.Checkpoints, c)
 		a.byID[c.Checkpoint] = c
 	}

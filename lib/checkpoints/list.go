@@ -1,6 +1,8 @@
 package checkpoints
 
 import (
+	"slices"
+
 	git "github.com/libgit2/git2go/v34"
 
 	"github.com/git-venom/git-venom/lib/agents"
@@ -25,8 +27,12 @@ type Item struct {
 	Label        *string `json:"label,omitempty"`
 	// Labels is every label the checkpoint was given, oldest first, each
 	// once; Label is the newest given (docs/checkpoints.md#labels).
-	Labels []string            `json:"labels"`
-	Repos  []journal.RepoState `json:"repos"`
+	Labels []string `json:"labels"`
+	// ReusedIn are the turns whose captures reused the checkpoint, a
+	// turn's start that found nothing changed among them: those turns
+	// have it too, and list --turn lists it for each.
+	ReusedIn []string            `json:"reused_in"`
+	Repos    []journal.RepoState `json:"repos"`
 	// FilesChanged is how many paths differ from the agent's previous
 	// live checkpoint, as list's FILES column (git diff-tree -r's count);
 	// null for the first, or when a tree cannot be read. After docs/json.md#list's
@@ -108,7 +114,7 @@ func List(r *repo.Repo, a *agents.Agent, f Filter) (*Listing, error) {
 		if !c.Live() || (before > 0 && c.N >= before) {
 			continue
 		}
-		if f.Turn != "" && (c.Turn == nil || *c.Turn != f.Turn) {
+		if f.Turn != "" && (c.Turn == nil || *c.Turn != f.Turn) && !slices.Contains(c.ReusedIn, f.Turn) {
 			continue
 		}
 		if len(out.Checkpoints) == limit {
@@ -129,9 +135,13 @@ func List(r *repo.Repo, a *agents.Agent, f Filter) (*Listing, error) {
 // ItemOf renders one checkpoint.
 func ItemOf(a *agents.Agent, c *agents.Checkpoint) Item {
 	it := Item{Checkpoint: c.Checkpoint, Reason: c.Reason, Turn: c.Turn, ThroughTurn: c.ThroughTurn, At: c.At,
-		MidTurn: c.MidTurn, Overlap: c.Overlap, Conversation: Conversation(a, c), Label: c.Label, Labels: c.Labels, Repos: c.Repos}
+		MidTurn: c.MidTurn, Overlap: c.Overlap, Conversation: Conversation(a, c), Label: c.Label, Labels: c.Labels,
+		ReusedIn: c.ReusedIn, Repos: c.Repos}
 	if it.Labels == nil {
 		it.Labels = []string{}
+	}
+	if it.ReusedIn == nil {
+		it.ReusedIn = []string{}
 	}
 	return it
 }

@@ -28,8 +28,9 @@ const (
 	allFormat = "git-venom fold 6"
 	// ownFormat is an agent's file's, which 5 left as it was; 6 as
 	// allFormat's; 7 added every label a checkpoint was given; 8 the
-	// labels of the checkpoints it leaves out.
-	ownFormat = "git-venom fold 8"
+	// labels of the checkpoints it leaves out; 9 the turns that reused a
+	// checkpoint.
+	ownFormat = "git-venom fold 9"
 )
 
 // Each file is a line of JSON, snapshotHead, saying what it is and the

@@ -82,9 +82,15 @@ func gitReadsThePack(t *testing.T, uncounted bool) {
 	tree := hex.EncodeToString(treeID[:])
 	require.Equal(t, "tree", gittest.Run(t, dir, "", nil, "cat-file", "-t", tree))
 	require.Equal(t, 300, len(strings.Split(gittest.Run(t, dir, "", nil, "ls-tree", tree), "\n")))
-	for hexID, data := range blobs {
-		got := gittest.Run(t, dir, "", nil, "cat-file", "-s", hexID)
-		require.Equal(t, fmt.Sprint(len(data)), got)
+	// One cat-file for all the blobs: a line "<id> blob <size>" each.
+	ids := make([]string, 0, len(blobs))
+	for hexID := range blobs {
+		ids = append(ids, hexID)
+	}
+	sizes := strings.Split(gittest.Run(t, dir, strings.Join(ids, "\n")+"\n", nil, "cat-file", "--batch-check"), "\n")
+	require.Len(t, sizes, len(ids))
+	for i, hexID := range ids {
+		require.Equal(t, fmt.Sprintf("%s blob %d", hexID, len(blobs[hexID])), sizes[i])
 	}
 	// No temporary file is left, and the two files are read-only as git's.
 	entries, err := os.ReadDir(packDir)

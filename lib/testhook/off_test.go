@@ -12,7 +12,8 @@ import (
 )
 
 // TestOff_IgnoresEveryVariable: without the venomtest tag (a release
-// build) no VENOM_TEST_* variable changes what the hooks do.
+// build) no VENOM_TEST_* variable changes what the hooks do, in the
+// process's environment or a command's.
 func TestOff_IgnoresEveryVariable(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("VENOM_TEST_FAIL_AT", "a")
@@ -23,7 +24,9 @@ func TestOff_IgnoresEveryVariable(t *testing.T) {
 	assert.NoError(t, Point("a"))
 	assert.NoError(t, Point("b"))
 	assert.Zero(t, Int("VENOM_TEST_PACK_THRESHOLD"))
+	assert.Zero(t, IntIn(os.Environ(), "VENOM_TEST_PACK_THRESHOLD"), "a command's own environment")
 	Timed("x", time.Now())
+	Counted("x", 1)
 	Profile()()
 	_, err := os.Stat(filepath.Join(dir, "timings"))
 	assert.True(t, os.IsNotExist(err), "no timings file")

@@ -20,6 +20,10 @@ func TestCrash_CapturesBesideGitGCInALoop(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
 	env.Extra = append(env.Extra, "VENOM_TEST_PACK_THRESHOLD=2")
+	// Binaries: a capture holds its pack against the gc until its ref is
+	// made, and in this process another world's command lets go of every
+	// hold of the process (packset.Release).
+	env.Binary = true
 	env.Write("work.txt", "start\n")
 	env.Take(t, "--agent=a1")
 	first := env.RecipeTree()
@@ -74,6 +78,7 @@ func TestCrash_CapturesBesideGitGCInALoop(t *testing.T) {
 	}
 	t.Logf("git gc ran %d times; %d captures failed", stopLoop(), failed)
 	require.Zero(t, failed, "a capture failed because the person's gc ran")
+	require.Zero(t, env.here, "commands that ran in the test's process")
 	env.assertCrashLeftovers(t)
 	env.assertRefsLogged(t)
 	env.Rollback("--agent=a1", "--checkpoint=k1", "--restore=files", "--outside=overwrite")

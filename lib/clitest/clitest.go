@@ -3,7 +3,8 @@
 // through cli.Run, the entry point main uses, with test streams in place
 // of the terminal (as gh's iostreams.Test), on a real repository made
 // with git in t.TempDir(); the others open a store on one (Store). The
-// end-to-end tests (tests/) run the built binaries instead.
+// end-to-end tests (tests/) run a command as the built binary unless it
+// gives the same outcome in their process (tests/README.md).
 package clitest
 
 import (

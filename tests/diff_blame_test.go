@@ -105,7 +105,18 @@ func TestDiff_BlameByTurn(t *testing.T) {
 	short := env.Git("rev-parse", "--short", "HEAD~1")
 	assert.Regexp(t, `^00000000 \(Not Committed Yet +1\) zero by me$`, lines[0])
 	assert.Regexp(t, `^`+short+` +\(\S.* +\d{4}-\d\d-\d\d \d\d:\d\d 2\) one$`, lines[1])
-	assert.Regexp(t, `^a1/t1 +\(agent +\d{4}-\d\d-\d\d \d\d:\d\d 3\) TWO by a1$`, lines[2])
+	// a1 has no harness (a plain --agent, as the log registered it): its
+	// turn's line says so, not "agent", which a person's or a script's
+	// turns are not; a harness's turn names it (TestToolCalls_BlameExplainAndList).
+	registered := ""
+	for _, rec := range env.LogRecords() {
+		if rec["type"] == "agent.registered" && rec["agent"] == "a1" {
+			registered, _ = rec["harness"].(string)
+		}
+	}
+	require.Contains(t, []string{"", "none"}, registered)
+	assert.Regexp(t, `^a1/t1 +\(no harness +\d{4}-\d\d-\d\d \d\d:\d\d 3\) TWO by a1$`, lines[2])
+	assert.NotContains(t, text, "(agent ")
 	assert.Equal(t, strings.Index(lines[0], "("), strings.Index(lines[2], "("), "the columns line up")
 	assert.Equal(t, strings.Index(lines[0], ")"), strings.Index(lines[2], ")"), "the columns line up")
 	assert.Contains(t, text, "the first four")

@@ -265,8 +265,8 @@ func gitBlame(env *cli.Env, s *state.Store, rel string) ([]string, map[string]Bl
 }
 
 // printBlame prints each line as git blame does, "<id> (<who> <time>
-// <line>) <text>": a turn's id, harness and end; a commit's abbreviated
-// name, author and date; a line not committed that no turn wrote as git
+// <line>) <text>": a turn's id, harness ("no harness" for none) and
+// end; a commit's abbreviated name, author and date; a line not committed that no turn wrote as git
 // shows it, 00000000 (Not Committed Yet). Then what each turn and commit
 // was: a turn's prompt or tool call, a commit's subject.
 func (c *CLI) printBlame(env *cli.Env, res *BlameResult) error {
@@ -288,9 +288,12 @@ func (c *CLI) printBlame(env *cli.Env, res *BlameResult) error {
 		switch l.By {
 		case "turn":
 			t := res.Turns[res.turnOf[*l.Turn]]
+			// The harness that ran the turn; an agent registered without
+			// one (a plain --agent) may be a person's or a script's turns,
+			// so the column says what is known, not "agent".
 			who := t.Harness
 			if who == "" || who == "none" {
-				who = "agent"
+				who = "no harness"
 			}
 			return row{ui.CutMiddle(*l.Turn, 24), who, turnWhen(t), turnStyle}
 		case "commit":

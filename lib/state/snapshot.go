@@ -57,8 +57,13 @@ func (s *Store) ownPath(id string) string { return filepath.Join(s.SnapshotDir()
 // foldEvery is how many records a lock holder folds after the snapshot
 // (or in a log without one) before it writes a new snapshot: below it a
 // fold costs less than writing one would.
-func foldEvery() int64 {
-	if n := testhook.Int("VENOM_TEST_FOLD_EVERY"); n > 0 {
+// VENOM_TEST_FOLD_EVERY, the command's or else the process's, sets it.
+func foldEvery(environ []string) int64 {
+	n := testhook.IntIn(environ, "VENOM_TEST_FOLD_EVERY")
+	if n == 0 {
+		n = testhook.Int("VENOM_TEST_FOLD_EVERY")
+	}
+	if n > 0 {
 		return int64(n)
 	}
 	return 1000

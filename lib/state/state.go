@@ -159,7 +159,7 @@ func (s *Store) BeginFor(ctx context.Context, who lock.Holder, timeoutCode errco
 		return nil, err
 	}
 	_ = statefile.RemoveAll(s.TmpDir())
-	if tail >= foldEvery() || s.scanned >= foldEvery() {
+	if every := foldEvery(s.Environ); tail >= every || s.scanned >= every {
 		// A cache: when it cannot be written, the next command folds more.
 		_ = s.writeSnapshot(t.Log, t.State)
 	}

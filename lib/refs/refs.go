@@ -142,6 +142,11 @@ func createInProcess(r *repo.Repo, name string, commit *git.Oid, msg string) err
 		return err
 	}
 	ref.Free()
+	if syncsRefs(r) {
+		if err := syncRef(r, name); err != nil {
+			return err
+		}
+	}
 	// Best effort: the ref is made whatever its mode (core.sharedRepository).
 	// Its reflog too (core.logAllRefUpdates=always), which another member's
 	// git appends to when it moves or deletes the ref.
@@ -328,4 +333,41 @@ func ResolveName(r *repo.Repo, name string) *git.Oid {
 func ToolMessage(agent, call, turn string) string {
 	return fmt.Sprintf("venom tool call %s/%s\n\nVenom-Agent: %s\nVenom-Tool-Call: %s\nVenom-Turn: %s\n",
 		agent, call, agent, call, turn)
+}
+
+// syncsRefs reports whether git would sync a ref it writes in r: when
+// core.fsync names the reference component, directly or through
+// committed, added or all. git's parse_fsync_components keeps
+// (default &^ negated) | named, and the default holds no reference, so
+// "none" and "-x" never take away a component the value names.
+func syncsRefs(r *repo.Repo) bool {
+	const key = "core.fsync"
+	entries, err := r.ConfigLast(context.Background(), key)
+	if err != nil {
+		return true // unknown: syncing is the safe side
+	}
+	e, ok := entries[key]
+	if !ok || !e.HasValue {
+		return false
+	}
+	for _, c := range strings.Split(e.Value, ",") {
+		switch strings.TrimSpace(c) {
+		case "reference", "committed", "added", "all":
+			return true
+		}
+	}
+	return false
+}
+
+// syncRef flushes the loose ref file name to disk where git would
+// (refs/files-backend.c syncs the lock file of a ref it writes under
+// FSYNC_COMPONENT_REFERENCE before it renames it into place): libgit2
+// syncs only when told to globally.
+func syncRef(r *repo.Repo, name string) error {
+	f, err := os.Open(filepath.Join(r.CommonDir, filepath.FromSlash(name)))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
 }

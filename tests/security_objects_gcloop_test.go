@@ -21,6 +21,9 @@ import (
 func TestSecurity_ObjectsHeldBesideAGCLoop(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
+	// Binaries: in this process another world's command lets go of every
+	// pack hold of the process (packset.Release), this world's too.
+	env.Binary = true
 	seed := time.Now().UnixNano()
 	if s := os.Getenv("VENOM_TEST_SEED"); s != "" {
 		fmt.Sscan(s, &seed)
@@ -117,6 +120,7 @@ func TestSecurity_ObjectsHeldBesideAGCLoop(t *testing.T) {
 	runs := <-gcDone
 	t.Logf("%d checkpoints, %d rollbacks, %d commands failed, %d gc/repack runs", taken, rollbacks, failed, runs)
 	fsckWhole(t, env)
+	require.Zero(t, env.here, "commands that ran in the test's process")
 	// Every checkpoint the log records and its ref holds is readable whole.
 	for _, ref := range env.VenomRefs() {
 		name, _, _ := strings.Cut(ref, "=")

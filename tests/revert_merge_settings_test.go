@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -120,23 +119,8 @@ func TestRevert_MarkersOfTheAttributesSize(t *testing.T) {
 
 			// git revert of the same three states, the attribute in its
 			// tree.
-			dir := t.TempDir()
-			git := func(args ...string) Result {
-				return env.GitRaw(append([]string{"-C", dir, "-c", "merge.conflictStyle=" + style}, args...)...)
-			}
-			require.Equal(t, 0, git("init", "-q").Code)
-			require.NoError(t, os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte(attrs), 0o644))
-			for i, content := range []string{revLines(30, nil), revLines(30, t1), revLines(30, t2)} {
-				require.NoError(t, os.WriteFile(filepath.Join(dir, "f.txt"), []byte(content), 0o644))
-				require.Equal(t, 0, git("add", ".").Code)
-				r := git("commit", "-qm", fmt.Sprint("c", i))
-				require.Equal(t, 0, r.Code, r.Stderr)
-			}
-			r := git("revert", "--no-commit", "HEAD~1")
-			require.Equal(t, 1, r.Code, r.Stderr)
-			gitWrote, err := os.ReadFile(filepath.Join(dir, "f.txt"))
-			require.NoError(t, err)
-			require.Equal(t, labelless.ReplaceAllString(string(gitWrote), "$1"), labelless.ReplaceAllString(got, "$1"))
+			gitWrote := gitRevertWrites(t, env, style, attrs, revLines(30, nil), revLines(30, t1), revLines(30, t2))
+			require.Equal(t, labelless.ReplaceAllString(gitWrote, "$1"), labelless.ReplaceAllString(got, "$1"))
 
 			lines := strings.Split(got, "\n")
 			require.Len(t, dry.Repos[0].Files[0].Markers, 1)

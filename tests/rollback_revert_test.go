@@ -375,22 +375,8 @@ func TestRevert_MarkersAsGitRevertWrites(t *testing.T) {
 
 			// The same three files as commits of a repository of their
 			// own, and git revert of the turn's.
-			dir := t.TempDir()
-			git := func(args ...string) Result {
-				return env.GitRaw(append([]string{"-C", dir, "-c", "merge.conflictStyle=" + style}, args...)...)
-			}
-			require.Equal(t, 0, git("init", "-q").Code)
-			for i, content := range []string{start, revLines(30, t1), revLines(30, t2)} {
-				require.NoError(t, os.WriteFile(filepath.Join(dir, "f.txt"), []byte(content), 0o644))
-				require.Equal(t, 0, git("add", "f.txt").Code)
-				r := git("commit", "-qm", fmt.Sprint("c", i))
-				require.Equal(t, 0, r.Code, r.Stderr)
-			}
-			r := git("revert", "--no-commit", "HEAD~1")
-			require.Equal(t, 1, r.Code, r.Stderr)
-			want, err := os.ReadFile(filepath.Join(dir, "f.txt"))
-			require.NoError(t, err)
-			require.Equal(t, labelless.ReplaceAllString(string(want), "$1"), labelless.ReplaceAllString(got, "$1"))
+			want := gitRevertWrites(t, env, style, "", start, revLines(30, t1), revLines(30, t2))
+			require.Equal(t, labelless.ReplaceAllString(want, "$1"), labelless.ReplaceAllString(got, "$1"))
 			require.Equal(t, 2, strings.Count(got, "<<<<<<< "), got)
 			if style == "merge" {
 				mf := mergeFile(t, env, revLines(30, t2), revLines(30, t1), start, "k", "k", "t1")
@@ -989,4 +975,29 @@ func TestRevert_WholeConflictIsNotNothing(t *testing.T) {
 		require.Equal(t, hash, env.Git("hash-object", "c.txt"))
 		require.Equal(t, status, env.Git("status", "--porcelain"))
 	}
+}
+
+// gitRevertWrites is what git revert --no-commit of the middle one of
+// three commits of f.txt writes (it must conflict), in a repository of
+// its own with merge.conflictStyle style and .gitattributes attrs.
+func gitRevertWrites(t *testing.T, env *Env, style, attrs string, contents ...string) string {
+	dir := t.TempDir()
+	git := func(args ...string) Result {
+		return env.GitRaw(append([]string{"-C", dir, "-c", "merge.conflictStyle=" + style}, args...)...)
+	}
+	require.Equal(t, 0, git("init", "-q").Code)
+	if attrs != "" {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte(attrs), 0o644))
+	}
+	for i, content := range contents {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "f.txt"), []byte(content), 0o644))
+		require.Equal(t, 0, git("add", ".").Code)
+		r := git("commit", "-qm", fmt.Sprint("c", i))
+		require.Equal(t, 0, r.Code, r.Stderr)
+	}
+	r := git("revert", "--no-commit", "HEAD~1")
+	require.Equal(t, 1, r.Code, r.Stderr)
+	b, err := os.ReadFile(filepath.Join(dir, "f.txt"))
+	require.NoError(t, err)
+	return string(b)
 }

@@ -12,12 +12,12 @@ import (
 )
 
 // fakeGo stands in for go: it logs each call and fails the go test calls
-// whose arguments contain $FAIL_PART. Asked for the build tags, it answers
-// as go does with lib/static/env.sh's GOFLAGS and venomtest; asked about
-// ./lib/..., that lib/hook has other files with venomtest. go test -c -o
-// FILE (failing when $FAIL_PART is -c) writes a test binary that logs its
-// calls (its folder, VENOM_TEST_BIN_DIR's files) and fails alike; go build
-// -o DIR/ writes empty binaries.
+// whose arguments contain $FAIL_PART (the listing of files: golist). It
+// answers the build tags as go does with env.sh's GOFLAGS and venomtest,
+// and that lib/hook has other files with venomtest. go test -c -o FILE
+// (failing when $FAIL_PART is -c) writes a test binary that logs its calls
+// (its folder, VENOM_TEST_BIN_DIR's files) and fails alike; go build -o
+// DIR/ writes empty binaries.
 const fakeGo = `#!/bin/sh
 echo "go $*" >>"$CALLS"
 case "$1" in
@@ -25,7 +25,8 @@ env) echo cc ;;
 list) m=github.com/git-venom/git-venom
   case "$*" in
   *context.BuildTags*) echo static,system_libgit2,venomtest ;;
-  *GoFiles*) printf '%s\n' "$m/lib/a [a.go][a_test.go]" "$m/lib/b [b.go][]" "$m/lib/c [c.go][]"
+  *GoFiles*) [ "$FAIL_PART" != golist ] || exit 1
+    printf '%s\n' "$m/lib/a [a.go][a_test.go]" "$m/lib/b [b.go][]" "$m/lib/c [c.go][]"
     case "$*" in *venomtest*) echo "$m/lib/hook [on.go][]" ;; *) echo "$m/lib/hook [off.go][]" ;; esac ;;
   *) printf '%s\n' $m/lib/a $m/tests ;;
   esac ;;
@@ -136,5 +137,20 @@ func TestTestsRun_FailsWhenAnyPartFails(t *testing.T) {
 			assert.Contains(t, calls, "fuzz 5s 1")
 			assert.Contains(t, calls, "go test -ldflags=-w -vet=off -count=1 -timeout 25m github.com/git-venom/git-venom/lib/hook")
 		})
+	}
+}
+
+// TestTestsRun_FailsWhenTheReleaseListingFails: a go list of ./lib/...
+// that fails leaves no package to rerun as a release build; the run says
+// so and fails instead of passing with the rerun skipped.
+func TestTestsRun_FailsWhenTheReleaseListingFails(t *testing.T) {
+	t.Parallel()
+	code, out, calls := runTestsRun(t, "golist")
+	assert.Equal(t, 1, code, "%s", out)
+	assert.Contains(t, out, "tests/run: go list ./lib/... failed")
+	assert.Contains(t, out, "tests/run: FAIL")
+	assert.Contains(t, calls, "fuzz 5s 1")
+	for _, c := range calls {
+		assert.NotContains(t, c, "lib/hook", "a release rerun after a failed listing")
 	}
 }

@@ -81,28 +81,26 @@ func pausesAt(list, name string, n int) bool {
 // Int is the test knob name (a VENOM_TEST_* variable) as a positive
 // integer, or 0 when it is unset or not one.
 func Int(name string) int {
-	if !strings.HasPrefix(name, "VENOM_TEST_") {
-		return 0
-	}
-	n, err := strconv.Atoi(os.Getenv(name))
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
+	return knob(name, os.Getenv(name))
 }
 
 // IntIn is Int read from a command's environment (os.Environ's form):
 // the process's for a binary, its own for a command a test runs in its
 // process beside others.
 func IntIn(environ []string, name string) int {
-	if !strings.HasPrefix(name, "VENOM_TEST_") {
-		return 0
-	}
 	v := ""
 	for _, kv := range environ {
 		if k, val, _ := strings.Cut(kv, "="); k == name {
 			v = val
 		}
+	}
+	return knob(name, v)
+}
+
+// knob is the value v of the knob name as Int reads it.
+func knob(name, v string) int {
+	if !strings.HasPrefix(name, "VENOM_TEST_") {
+		return 0
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {

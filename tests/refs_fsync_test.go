@@ -37,7 +37,7 @@ func TestRefs_SyncedUnderCoreFsync(t *testing.T) {
 				require.Equal(t, 0, r.Code, r.Stderr)
 				b, err := os.ReadFile(out)
 				require.NoError(t, err)
-				return regexp.MustCompile(`(fsync|fdatasync)\(\d+<[^>]*/` + regexp.QuoteMeta(ref) + `(\.lock)?>\)`).Match(b)
+				return syncedIn(b, ref)
 			}
 			want := synced("refs/heads/oracle", "git", "update-ref", "refs/heads/oracle", "HEAD")
 			require.Equal(t, value != "" && value != "objects", want, "git's own choice")
@@ -47,5 +47,32 @@ func TestRefs_SyncedUnderCoreFsync(t *testing.T) {
 			_, err := os.Stat(filepath.Join(env.Dir, ".git", "packed-refs"))
 			require.True(t, os.IsNotExist(err), "made loose, in process")
 		})
+	}
+}
+
+// syncedIn reports whether an strace -f -y trace shows ref (or its lock)
+// synced. Another thread's call or a signal (Go's SIGURG) may split the
+// line: "fsync(11</r/.git/refs/x> <unfinished ...>".
+func syncedIn(trace []byte, ref string) bool {
+	return regexp.MustCompile(`(fsync|fdatasync)\(\d+<[^>]*/` + regexp.QuoteMeta(ref) + `(\.lock)?>[) ]`).Match(trace)
+}
+
+// TestRefs_SyncedInReadsSplitLines: the trace reader takes a call strace
+// split around another thread's event, which a loaded machine shows.
+func TestRefs_SyncedInReadsSplitLines(t *testing.T) {
+	t.Parallel()
+	const ref = "refs/venom/checkpoints/a1/1"
+	for _, line := range []string{
+		"5485  fsync(11</r/.git/refs/venom/checkpoints/a1/1>) = 0\n",
+		"5485  fsync(11</r/.git/refs/venom/checkpoints/a1/1> <unfinished ...>\n5487  --- SIGURG ---\n5485  <... fsync resumed>) = 0\n",
+		"5485  fdatasync(3</r/.git/refs/venom/checkpoints/a1/1.lock>) = 0\n",
+	} {
+		require.True(t, syncedIn([]byte(line), ref), line)
+	}
+	for _, line := range []string{
+		"5485  fsync(11</r/.git/refs/venom/checkpoints/a1/10>) = 0\n",
+		"5485  openat(AT_FDCWD, \"/r/.git/refs/venom/checkpoints/a1/1\") = 11\n",
+	} {
+		require.False(t, syncedIn([]byte(line), ref), line)
 	}
 }

@@ -350,12 +350,14 @@ func TestCrash_UnguardedRollbackKilledAtRandom(t *testing.T) {
 			try, d, k.finished, map[string]string{c0: "C0", c1: "C1"}[head], restored, kept)
 		leftovers, _ := filepath.Glob(env.Path(".git/index.venom-restore-*"))
 		require.Empty(t, leftovers, "try %d", try)
-		if lock := env.Path(".git/index.lock"); fileHash(lock) != "absent" {
-			// git read-tree killed while it held the index's lock: git's
-			// own leftover, which git-venom never removes: only git knows
-			// whether its holder is gone.
-			t.Logf("try %d: git's index.lock left by the killed read-tree", try)
-			require.NoError(t, os.Remove(lock))
+		// git read-tree or update-ref killed while it held a lock: git's
+		// own leftover, which git-venom never removes: only git knows
+		// whether its holder is gone.
+		for _, name := range []string{"index.lock", "HEAD.lock", "refs/heads/main.lock"} {
+			if lock := env.Path(".git/" + name); fileHash(lock) != "absent" {
+				t.Logf("try %d: git's %s left by the killed git", try, name)
+				require.NoError(t, os.Remove(lock))
+			}
 		}
 		env.assertCrashLeftovers(t)
 

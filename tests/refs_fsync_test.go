@@ -9,10 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestRefs_SyncedUnderCoreFsync: a checkpoint's ref made in process
-// (libgit2) is synced to disk where git syncs a ref it writes: under
-// core.fsync=reference, committed or all, and not under git's default.
-// git update-ref under the same config is the oracle, both seen through
+// TestRefs_SyncedUnderCoreFsync: a checkpoint's ref is synced to disk
+// where git syncs a ref it writes: under core.fsync=reference, committed
+// or all, and not under git's default; its lock before its rename, and
+// its reflog (core.logAllRefUpdates=always) as git syncs its own. git
+// update-ref under the same config is the oracle, both seen through
 // strace.
 func TestRefs_SyncedUnderCoreFsync(t *testing.T) {
 	t.Parallel()
@@ -29,20 +30,25 @@ func TestRefs_SyncedUnderCoreFsync(t *testing.T) {
 			if value != "" {
 				env.Git("config", "core.fsync", value)
 			}
-			synced := func(ref string, args ...string) bool {
+			env.Git("config", "core.logAllRefUpdates", "always")
+			synced := func(ref string, args ...string) refSyncs {
 				t.Helper()
 				out := filepath.Join(env.Root, "strace.out")
 				r := env.run(env.Dir, nil, "/usr/bin/strace", append([]string{"-f", "-y", "-o", out,
-					"-e", "trace=fsync,fdatasync"}, args...)...)
+					"-e", "trace=fsync,fdatasync,rename,renameat,renameat2,link,linkat"}, args...)...)
 				require.Equal(t, 0, r.Code, r.Stderr)
 				b, err := os.ReadFile(out)
 				require.NoError(t, err)
-				return syncedIn(b, ref)
+				return refSyncsIn(b, ref)
 			}
 			want := synced("refs/heads/oracle", "git", "update-ref", "refs/heads/oracle", "HEAD")
-			require.Equal(t, value != "" && value != "objects", want, "git's own choice")
+			require.Equal(t, value != "" && value != "objects", want.Ref, "git's own choice")
+			require.Equal(t, want.Ref, want.BeforeRename, "git syncs the lock before its rename")
 			got := synced("refs/venom/checkpoints/a1/1", "git", "venom-checkpoint", "--agent=a1", "--json")
-			require.Equal(t, want, got, "the checkpoint's ref is synced as git syncs its own")
+			require.Equal(t, want.Ref, got.Ref, "the checkpoint's ref is synced as git syncs its own")
+			require.Equal(t, want.BeforeRename, got.BeforeRename, "synced before its rename, as git syncs its own")
+			require.Equal(t, want.Reflog, got.Reflog, "the checkpoint's reflog is synced as git syncs its own")
+			require.NotEmpty(t, env.Git("reflog", "show", "refs/venom/checkpoints/a1/1"))
 			require.NotEmpty(t, env.Git("rev-parse", "--verify", "refs/venom/checkpoints/a1/1"))
 			_, err := os.Stat(filepath.Join(env.Dir, ".git", "packed-refs"))
 			require.True(t, os.IsNotExist(err), "made loose, in process")
@@ -53,8 +59,26 @@ func TestRefs_SyncedUnderCoreFsync(t *testing.T) {
 // syncedIn reports whether an strace -f -y trace shows ref (or its lock)
 // synced. Another thread's call or a signal (Go's SIGURG) may split the
 // line: "fsync(11</r/.git/refs/x> <unfinished ...>".
-func syncedIn(trace []byte, ref string) bool {
-	return regexp.MustCompile(`(fsync|fdatasync)\(\d+<[^>]*/` + regexp.QuoteMeta(ref) + `(\.lock)?>[) ]`).Match(trace)
+func syncedIn(trace []byte, ref string) bool { return refSyncsIn(trace, ref).Ref }
+
+// refSyncs is what a trace shows of a ref's sync: the ref (or its lock)
+// synced, synced before the lock's rename into place (libgit2 links it,
+// then unlinks the lock), its reflog synced.
+type refSyncs struct{ Ref, BeforeRename, Reflog bool }
+
+// refSyncsIn reads refSyncs from an strace -f -y trace of fsync, fdatasync
+// and the rename and link calls; a call split around another thread's
+// event is placed where it starts, as one thread's calls run in order.
+func refSyncsIn(trace []byte, ref string) refSyncs {
+	q := regexp.QuoteMeta(ref)
+	sync := regexp.MustCompile(`(fsync|fdatasync)\(\d+<[^>]*/\.git/` + q + `(\.lock)?>[) ]`).FindIndex(trace)
+	rename := regexp.MustCompile(`(rename|renameat|renameat2|link|linkat)\((\d+<[^>]*>, )?"[^"]*/` + q +
+		`\.lock", (\d+<[^>]*>, )?"[^"]*/` + q + `"`).FindIndex(trace)
+	return refSyncs{
+		Ref:          sync != nil,
+		BeforeRename: sync != nil && rename != nil && sync[0] < rename[0],
+		Reflog:       regexp.MustCompile(`(fsync|fdatasync)\(\d+<[^>]*/\.git/logs/` + q + `>[) ]`).Match(trace),
+	}
 }
 
 // TestRefs_SyncedInReadsSplitLines: the trace reader takes a call strace
@@ -74,5 +98,33 @@ func TestRefs_SyncedInReadsSplitLines(t *testing.T) {
 		"5485  openat(AT_FDCWD, \"/r/.git/refs/venom/checkpoints/a1/1\") = 11\n",
 	} {
 		require.False(t, syncedIn([]byte(line), ref), line)
+	}
+}
+
+// TestRefs_RefSyncsInReadsTheOrder: the trace reader tells a lock synced
+// before its rename (git) from a ref synced after libgit2 linked it into
+// place, and a ref's reflog from the ref, split lines included.
+func TestRefs_RefSyncsInReadsTheOrder(t *testing.T) {
+	t.Parallel()
+	const ref = "refs/venom/checkpoints/a1/1"
+	for _, c := range []struct {
+		trace string
+		want  refSyncs
+	}{
+		{"7  fsync(3</r/.git/refs/venom/checkpoints/a1/1.lock>) = 0\n" +
+			"7  rename(\"/r/.git/refs/venom/checkpoints/a1/1.lock\", \"/r/.git/refs/venom/checkpoints/a1/1\") = 0\n",
+			refSyncs{Ref: true, BeforeRename: true}},
+		{"7  fsync(11</r/.git/refs/venom/checkpoints/a1/1.lock> <unfinished ...>\n8  --- SIGURG ---\n7  <... fsync resumed>) = 0\n" +
+			"7  link(\"/r/.git/refs/venom/checkpoints/a1/1.lock\", \"/r/.git/refs/venom/checkpoints/a1/1\" <unfinished ...>\n" +
+			"8  fsync(9</r/.git/venom/log.jsonl>) = 0\n7  <... link resumed>) = 0\n",
+			refSyncs{Ref: true, BeforeRename: true}},
+		{"7  link(\"/r/.git/refs/venom/checkpoints/a1/1.lock\", \"/r/.git/refs/venom/checkpoints/a1/1\") = 0\n" +
+			"7  fsync(11</r/.git/refs/venom/checkpoints/a1/1>) = 0\n",
+			refSyncs{Ref: true}},
+		{"7  rename(\"/r/.git/refs/venom/checkpoints/a1/1.lock\", \"/r/.git/refs/venom/checkpoints/a1/1\") = 0\n" +
+			"7  fsync(12</r/.git/logs/refs/venom/checkpoints/a1/1>) = 0\n",
+			refSyncs{Reflog: true}},
+	} {
+		require.Equal(t, c.want, refSyncsIn([]byte(c.trace), ref), c.trace)
 	}
 }

@@ -96,6 +96,7 @@ var packedRefsInProcess int64 = 256 << 10
 // is small, else git update-ref with the old value all zeros, which
 // binary-searches packed-refs where libgit2 reads it whole (0.44 s of a
 // capture's 0.65 s CPU with 400,000 refs, docs/benchmarks.md#many-agents).
+// git update-ref too when core.fsync asks git to sync refs (syncsRefs).
 func create(r *repo.Repo, name string, commit *git.Oid, msg string) error {
 	// A symbolic ref is always a loose file, which git would replace
 	// (--no-deref): any file there is a ref that exists.
@@ -107,7 +108,7 @@ func create(r *repo.Repo, name string, commit *git.Oid, msg string) error {
 	if err == nil {
 		packed = st.Size()
 	}
-	if (err == nil || errors.Is(err, fs.ErrNotExist)) && packed <= packedRefsInProcess {
+	if (err == nil || errors.Is(err, fs.ErrNotExist)) && packed <= packedRefsInProcess && !syncsRefs(r) {
 		return createInProcess(r, name, commit, msg)
 	}
 	zero := strings.Repeat("0", len(commit.String()))
@@ -142,11 +143,6 @@ func createInProcess(r *repo.Repo, name string, commit *git.Oid, msg string) err
 		return err
 	}
 	ref.Free()
-	if syncsRefs(r) {
-		if err := syncRef(r, name); err != nil {
-			return err
-		}
-	}
 	// Best effort: the ref is made whatever its mode (core.sharedRepository).
 	// Its reflog too (core.logAllRefUpdates=always), which another member's
 	// git appends to when it moves or deletes the ref.
@@ -339,7 +335,9 @@ func ToolMessage(agent, call, turn string) string {
 // core.fsync names the reference component, directly or through
 // committed, added or all. git's parse_fsync_components keeps
 // (default &^ negated) | named, and the default holds no reference, so
-// "none" and "-x" never take away a component the value names.
+// "none" and "-x" never take away a component the value names. git then
+// syncs the ref's lock file before its rename, not its reflog nor its
+// folder; libgit2 syncs all three or none (its switch is process-wide).
 func syncsRefs(r *repo.Repo) bool {
 	const key = "core.fsync"
 	entries, err := r.ConfigLast(context.Background(), key)
@@ -357,17 +355,4 @@ func syncsRefs(r *repo.Repo) bool {
 		}
 	}
 	return false
-}
-
-// syncRef flushes the loose ref file name to disk where git would
-// (refs/files-backend.c syncs the lock file of a ref it writes under
-// FSYNC_COMPONENT_REFERENCE before it renames it into place): libgit2
-// syncs only when told to globally.
-func syncRef(r *repo.Repo, name string) error {
-	f, err := os.Open(filepath.Join(r.CommonDir, filepath.FromSlash(name)))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
 }

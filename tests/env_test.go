@@ -203,6 +203,7 @@ func (e *Env) runInput(dir string, extra []string, stdin string, name string, ar
 
 // Command returns an unstarted venom command, for crash and concurrency tests.
 func (e *Env) Command(extra []string, cmd string, args ...string) *exec.Cmd {
+	whyBinary(e.t, cmd, args, "unstarted Command")
 	c := exec.Command("git", append([]string{"venom-" + cmd}, args...)...)
 	c.Dir = e.Dir
 	c.Env = append(e.Environ(), extra...)

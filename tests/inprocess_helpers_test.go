@@ -113,7 +113,8 @@ var grammars = map[string]func() any{
 
 // commandKnobs are the VENOM_TEST_* knobs a command reads from its own
 // environment (testhook.IntIn), not the process's: they run in process.
-var commandKnobs = map[string]bool{"VENOM_TEST_PACK_THRESHOLD": true, "VENOM_TEST_FOLD_EVERY": true}
+var commandKnobs = map[string]bool{"VENOM_TEST_PACK_THRESHOLD": true, "VENOM_TEST_FOLD_EVERY": true,
+	"VENOM_TEST_FOLD_RECENT": true}
 
 // binaryOnly says why a command must run as the binary, or "" when it can
 // run in this process with the same outcome: not for what a command reads

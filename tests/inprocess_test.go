@@ -159,9 +159,11 @@ func TestInProcess_SameAsTheBinary(t *testing.T) {
 }
 
 // TestInProcess_KnobOfTheCommand: a knob a command reads from its own
-// environment (VENOM_TEST_PACK_THRESHOLD) runs in this process, and holds
-// for that command only: its world's packs merge past 2, while another
-// world's, without it, pile up to the default 8.
+// environment runs in this process, and holds for that command only.
+// VENOM_TEST_PACK_THRESHOLD: its world's packs merge past 2, while
+// another world's, without it, pile up to the default 8.
+// VENOM_TEST_FOLD_RECENT: its world's fold snapshot keeps the newest two
+// captures whole, the other's all since its oldest live checkpoint.
 func TestInProcess_KnobOfTheCommand(t *testing.T) {
 	t.Parallel()
 	low, plain := newPackWorld(t, "VENOM_TEST_PACK_THRESHOLD=2"), newPackWorld(t)
@@ -175,6 +177,35 @@ func TestInProcess_KnobOfTheCommand(t *testing.T) {
 	require.Equal(t, n, plain.here, "captures that ran in this process")
 	assert.LessOrEqual(t, len(low.recorded()), 3, "packs with the knob: %v", low.recorded())
 	assert.Len(t, plain.recorded(), n, "packs without it")
+
+	recent, whole := NewEnv(t), NewEnv(t)
+	recent.Extra = append(recent.Extra, "VENOM_TEST_FOLD_EVERY=1", "VENOM_TEST_FOLD_RECENT=2")
+	whole.Extra = append(whole.Extra, "VENOM_TEST_FOLD_EVERY=1")
+	require.Empty(t, recent.binaryOnly(recent.Dir, recent.Environ(), "checkpoint", nil))
+	for i := 1; i <= n; i++ {
+		for _, e := range []*Env{recent, whole} {
+			e.Write("f.txt", fmt.Sprintf("capture %d\n", i))
+			e.Take(t, "--agent=a1")
+		}
+	}
+	require.Equal(t, n, recent.here, "captures that ran in this process")
+	require.Equal(t, n, whole.here, "captures that ran in this process")
+	complete := func(e *Env) int64 {
+		b, err := os.ReadFile(filepath.Join(e.StateDir(), "fold.json"))
+		require.NoError(t, err)
+		lines := strings.SplitN(string(b), "\n", 3)
+		require.Len(t, lines, 3, "fold.json: %s", b)
+		var all struct {
+			Complete map[string]int64 `json:"complete"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(lines[1]), &all))
+		require.Len(t, all.Complete, 1, "fold.json: %s", lines[1])
+		for _, seq := range all.Complete {
+			return seq
+		}
+		return 0
+	}
+	assert.Greater(t, complete(recent), complete(whole), "history kept whole with the knob and without")
 }
 
 // TestInProcess_FlagEnvironment: the variables flags default from are

@@ -342,6 +342,9 @@ type State struct {
 	last int64
 	// loader folds a stub agent's turns and checkpoints (stub.go).
 	loader Loader
+	// KeepRecent, when above 0, is recentCaptures: a test's knob of the
+	// command (VENOM_TEST_FOLD_RECENT in its environment).
+	KeepRecent int
 }
 
 // captureLog is the capture records in log order, in blocks of a fixed

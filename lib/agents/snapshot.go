@@ -214,8 +214,12 @@ func addRanges(rs [][2]int, ns []int) [][2]int {
 // recentCaptures is how many of a tree's newest captures a snapshot keeps
 // with their turns, edits and windows, however old its oldest live
 // checkpoint: a rollback to an older one reads the whole log (Partial).
-// VENOM_TEST_FOLD_RECENT sets it for tests.
-func recentCaptures() int {
+// VENOM_TEST_FOLD_RECENT sets it for tests: the command's (KeepRecent)
+// or else the process's.
+func (s *State) recentCaptures() int {
+	if s.KeepRecent > 0 {
+		return s.KeepRecent
+	}
 	if n := testhook.Int("VENOM_TEST_FOLD_RECENT"); n > 0 {
 		return n
 	}
@@ -242,7 +246,7 @@ func (s *State) floors(last int64) map[string]int64 {
 		}
 		out[a.Tree] = f
 	}
-	keep := recentCaptures()
+	keep := s.recentCaptures()
 	recent := map[string][]int64{} // by tree, the newest captures' seqs, a ring
 	count := map[string]int{}
 	s.captures.each(func(r *captureRecord) {

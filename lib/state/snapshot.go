@@ -314,6 +314,7 @@ func (s *Store) writeSnapshot(l *journal.Log, st *agents.State) error {
 		cur, ok := s.marks[a.ID]
 		return !ok || cur == 0 || a.LastSeq > cur
 	}
+	st.KeepRecent = testhook.IntIn(s.Environ, "VENOM_TEST_FOLD_RECENT")
 	// fold.json first: the agents' files are then what is left to do,
 	// and a command stopped meanwhile leaves them to be read from the log.
 	none := func(*agents.Agent) bool { return false }

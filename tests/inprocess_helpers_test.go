@@ -120,9 +120,10 @@ var commandKnobs = map[string]bool{"VENOM_TEST_PACK_THRESHOLD": true, "VENOM_TES
 // run in this process with the same outcome: not for what a command reads
 // from its process, not its Env (a VENOM_TEST_* knob, a Codex home, PATH's
 // programs, TZ, libgit2's global config, core.sharedRepository, read once a
-// process), nor for help and --version (man; the build's version), hooks
-// (they notify SIGPIPE), events --follow (runs until stopped), or a second
-// command of one world at once (lock holders and marks name the pid).
+// process), nor for help and --version (man; the build's version), a
+// hook's delivery (it notifies SIGPIPE; hook install and uninstall run
+// here), events --follow (runs until stopped), or a second command of one
+// world at once (lock holders and marks name the pid).
 func (e *Env) binaryOnly(dir string, environ []string, cmd string, args []string) string {
 	if e.Binary || os.Getenv("VENOM_TEST_BINARIES") == "1" {
 		return "binaries asked for"
@@ -152,9 +153,12 @@ func (e *Env) binaryOnly(dir string, environ []string, cmd string, args []string
 			return "variable " + name + " in this process"
 		}
 	}
-	for _, a := range args {
+	for i, a := range args {
 		if a == "--" {
 			break
+		}
+		if a == "hook" && i+1 < len(args) && (args[i+1] == "install" || args[i+1] == "uninstall") {
+			continue
 		}
 		if a == "help" || a == "hook" || a == "--help" || a == "--version" || a == "--follow" ||
 			strings.HasPrefix(a, "--follow=") || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && a != "-q" {

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -93,4 +94,55 @@ func TestSecurity_KilledCaptureBeforeItsRecordLeavesNoHold(t *testing.T) {
 	keeps, _ = filepath.Glob(w.Path(".git/objects/pack/*.keep"))
 	require.Equal(t, userKeeps, keeps, "the killed capture's hold is left")
 	w.check(t, 2, 8)
+}
+
+// TestSecurity_KilledHoldLeavesNoEmptyKeep: a capture killed while it
+// writes its pack's hold leaves no empty .keep, which no one would ever
+// remove (it may be the user's) and which would keep its pack from every
+// merge: at most the hold's temporary file, which the next capture
+// removes, and its hold (with its note), let go as any killed one's. The
+// same capture again makes its pack, merged later as any other.
+func TestSecurity_KilledHoldLeavesNoEmptyKeep(t *testing.T) {
+	t.Parallel()
+	for _, point := range []string{"pack-hold-written", "pack-hold-linked"} {
+		t.Run(point, func(t *testing.T) {
+			t.Parallel()
+			w := newPackWorld(t, "VENOM_TEST_PACK_THRESHOLD=2")
+			userKeeps, _ := filepath.Glob(w.Path(".git/objects/pack/*.keep"))
+			w.capture(t, 1)
+			w.Write("work.txt", "killed while its pack's hold is written\n")
+			Kill9(t, w.StartPaused(point, nil, "checkpoint", "--agent=a1"))
+			t.Logf("killed at %s: objects/pack %v, count-objects %v", point, w.packFiles(), w.CountObjects())
+			w.Venom("checkpoint", "--agent=a1").OK(t)
+			const captures = 8
+			for i := 3; i <= captures; i++ {
+				w.capture(t, i)
+			}
+			files := w.packFiles()
+			keeps, _ := filepath.Glob(w.Path(".git/objects/pack/*.keep"))
+			require.Equal(t, userKeeps, keeps, "a .keep is left: %v", files)
+			for _, f := range files {
+				require.False(t, strings.HasPrefix(f, "tmp_keep_venom_"), "a hold's temporary file is left: %v", files)
+			}
+			for _, name := range w.recorded() {
+				require.NoFileExists(t, w.Path(".git/objects/pack/"+name+".keep"))
+			}
+			// The killed capture's unfinished pack is git's tmp_pack_*, as a
+			// killed git index-pack's: git prune's.
+			w.Git("prune", "--expire=now")
+			w.check(t, captures, 2)
+		})
+	}
+}
+
+// packFiles lists objects/pack's file names.
+func (e *Env) packFiles() []string {
+	e.t.Helper()
+	ents, err := os.ReadDir(e.Path(".git/objects/pack"))
+	require.NoError(e.t, err)
+	var out []string
+	for _, de := range ents {
+		out = append(out, de.Name())
+	}
+	return out
 }

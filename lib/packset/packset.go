@@ -124,7 +124,7 @@ func Maintain(stateDir, packDir string, opt Options) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	releaseStale(packDir)
+	releaseStale(packDir, names)
 	if gcRunning(stateDir) {
 		// No merge starts while the person's gc runs: it would end by
 		// removing packs the gc's repack may have listed.

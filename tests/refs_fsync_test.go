@@ -11,10 +11,10 @@ import (
 
 // TestRefs_SyncedUnderCoreFsync: a checkpoint's ref is synced to disk
 // where git syncs a ref it writes: under core.fsync=reference, committed
-// or all, and not under git's default; its lock before its rename, and
-// its reflog (core.logAllRefUpdates=always) as git syncs its own. git
-// update-ref under the same config is the oracle, both seen through
-// strace.
+// or all (or a prefix: git takes "ref" and "commit"), and not under
+// git's default; its lock before its rename, and its reflog
+// (core.logAllRefUpdates=always) as git syncs its own. git update-ref
+// under the same config is the oracle, both seen through strace.
 func TestRefs_SyncedUnderCoreFsync(t *testing.T) {
 	t.Parallel()
 	if _, err := os.Stat("/usr/bin/strace"); err != nil {
@@ -23,7 +23,8 @@ func TestRefs_SyncedUnderCoreFsync(t *testing.T) {
 		}
 		t.Skip("no strace")
 	}
-	for _, value := range []string{"", "reference", "committed", "all", "none,reference", "objects"} {
+	for _, value := range []string{"", "reference", "committed", "all", "none,reference", "objects",
+		"ref", "objects, commit", "-,reference"} {
 		t.Run("core.fsync="+value, func(t *testing.T) {
 			t.Parallel()
 			env := NewEnv(t)
@@ -42,7 +43,7 @@ func TestRefs_SyncedUnderCoreFsync(t *testing.T) {
 				return refSyncsIn(b, ref)
 			}
 			want := synced("refs/heads/oracle", "git", "update-ref", "refs/heads/oracle", "HEAD")
-			require.Equal(t, value != "" && value != "objects", want.Ref, "git's own choice")
+			require.Equal(t, value != "" && value != "objects" && value != "-,reference", want.Ref, "git's own choice")
 			require.Equal(t, want.Ref, want.BeforeRename, "git syncs the lock before its rename")
 			got := synced("refs/venom/checkpoints/a1/1", "git", "venom-checkpoint", "--agent=a1", "--json")
 			require.Equal(t, want.Ref, got.Ref, "the checkpoint's ref is synced as git syncs its own")

@@ -332,12 +332,12 @@ func ToolMessage(agent, call, turn string) string {
 }
 
 // syncsRefs reports whether git would sync a ref it writes in r: when
-// core.fsync names the reference component, directly or through
-// committed, added or all. git's parse_fsync_components keeps
-// (default &^ negated) | named, and the default holds no reference, so
-// "none" and "-x" never take away a component the value names. git then
-// syncs the ref's lock file before its rename, not its reflog nor its
-// folder; libgit2 syncs all three or none (its switch is process-wide).
+// core.fsync names reference, committed, added or all, or a prefix of one
+// ("ref": parse_fsync_components compares a name's first len bytes). It
+// keeps (default &^ negated) | named, and the default holds no
+// reference, so "none" and "-x" never take one away. Saying yes where git
+// would not only sends the ref through git update-ref, which then
+// decides.
 func syncsRefs(r *repo.Repo) bool {
 	const key = "core.fsync"
 	entries, err := r.ConfigLast(context.Background(), key)
@@ -349,9 +349,14 @@ func syncsRefs(r *repo.Repo) bool {
 		return false
 	}
 	for _, c := range strings.Split(e.Value, ",") {
-		switch strings.TrimSpace(c) {
-		case "reference", "committed", "added", "all":
-			return true
+		c = strings.TrimLeft(c, " \t\n\r")
+		if c == "" || strings.HasPrefix(c, "-") {
+			continue
+		}
+		for _, name := range []string{"reference", "committed", "added", "all"} {
+			if strings.HasPrefix(name, c) {
+				return true
+			}
 		}
 	}
 	return false

@@ -117,13 +117,12 @@ var commandKnobs = map[string]bool{"VENOM_TEST_PACK_THRESHOLD": true, "VENOM_TES
 	"VENOM_TEST_FOLD_RECENT": true}
 
 // binaryOnly says why a command must run as the binary, or "" when it can
-// run in this process with the same outcome: not for what a command reads
-// from its process, not its Env (a VENOM_TEST_* knob, a Codex home, PATH's
-// programs, TZ, libgit2's global config, core.sharedRepository, read once a
-// process), nor for help and --version (man; the build's version), a
-// hook's delivery (it notifies SIGPIPE; hook install and uninstall run
-// here), events --follow (runs until stopped), or a second command of one
-// world at once (lock holders and marks name the pid).
+// run here with the same outcome: not for what it reads from its process,
+// not its Env (a VENOM_TEST_* knob, a Codex home, PATH's programs, TZ,
+// libgit2's global config, core.sharedRepository), nor for help, --version
+// (man; the build's version), a hook's delivery (it notifies SIGPIPE;
+// install and uninstall run here), events --follow (runs until stopped), or
+// a second command of one world at once (lock holders name the pid).
 func (e *Env) binaryOnly(dir string, environ []string, cmd string, args []string) string {
 	if e.Binary || os.Getenv("VENOM_TEST_BINARIES") == "1" {
 		return "binaries asked for"

@@ -116,6 +116,35 @@ var grammars = map[string]func() any{
 var commandKnobs = map[string]bool{"VENOM_TEST_PACK_THRESHOLD": true, "VENOM_TEST_FOLD_EVERY": true,
 	"VENOM_TEST_FOLD_RECENT": true}
 
+// commandPoints are the fault points whose every call reads the command's
+// context (testhook.PointIn): VENOM_TEST_FAIL_AT naming only these runs
+// in process. The others read the process's environment. A command with
+// VENOM_TEST_PAUSE_AT stays a binary: the test signals the paused pid.
+var commandPoints = map[string]bool{}
+
+func init() {
+	for _, p := range strings.Fields(`dry-run-captured rollback-captured rollback-before-safety
+		rollback-after-safety rollback-files-placed rollback-before-ended rollback-apply-unlink
+		rollback-apply-write rollback-apply-staged rollback-place-each rollback-apply-index
+		rollback-unlink-each rollback-head rollback-index-restore rollback-undo prune-refs-deleted
+		hook-locked share-push share-fetch-log share-fetch-refs after-ref tool-ref-made
+		diff-captured refs-delete capture-object-write capture-write-tree capture-hash-object
+		capture-status private-moved-on capture-scan`) {
+		commandPoints[p] = true
+	}
+}
+
+// commandPointsOnly reports whether the VENOM_TEST_FAIL_AT list names
+// only commandPoints (each name, or name#n).
+func commandPointsOnly(list string) bool {
+	for _, f := range strings.Split(list, ",") {
+		if p, _, _ := strings.Cut(f, "#"); !commandPoints[p] {
+			return false
+		}
+	}
+	return true
+}
+
 // binaryOnly says why a command must run as the binary, or "" when it can
 // run here with the same outcome: not for what it reads from its process,
 // not its Env (a VENOM_TEST_* knob, a Codex home, PATH's programs, TZ,
@@ -137,7 +166,10 @@ func (e *Env) binaryOnly(dir string, environ []string, cmd string, args []string
 		return "PATH " + p
 	}
 	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
+		name, value, _ := strings.Cut(kv, "=")
+		if name == "VENOM_TEST_FAIL_AT" && commandPointsOnly(value) {
+			continue
+		}
 		if strings.HasPrefix(name, "VENOM_TEST_") && !commandKnobs[name] || name == "CODEX_HOME" || flagEnv()[name] {
 			return "variable " + name
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -159,11 +160,11 @@ func TestInProcess_SameAsTheBinary(t *testing.T) {
 }
 
 // TestInProcess_KnobOfTheCommand: a knob a command reads from its own
-// environment runs in this process, and holds for that command only.
-// VENOM_TEST_PACK_THRESHOLD: its world's packs merge past 2, while
-// another world's, without it, pile up to the default 8.
-// VENOM_TEST_FOLD_RECENT: its world's fold snapshot keeps the newest two
-// captures whole, the other's all since its oldest live checkpoint.
+// environment runs in this process and holds for that command only,
+// beside another world's commands: VENOM_TEST_PACK_THRESHOLD (packs merge
+// past 2, not 8), VENOM_TEST_FOLD_RECENT (the fold snapshot keeps two
+// captures whole, not all) and VENOM_TEST_FAIL_AT (each capture fails at
+// its own first pass of the point, the other world's pass it).
 func TestInProcess_KnobOfTheCommand(t *testing.T) {
 	t.Parallel()
 	low, plain := newPackWorld(t, "VENOM_TEST_PACK_THRESHOLD=2"), newPackWorld(t)
@@ -206,6 +207,63 @@ func TestInProcess_KnobOfTheCommand(t *testing.T) {
 		return 0
 	}
 	assert.Greater(t, complete(recent), complete(whole), "history kept whole with the knob and without")
+
+	// VENOM_TEST_FAIL_AT=capture-scan#1: each capture of its world fails
+	// at its own first pass, while another world's captures pass the
+	// point at the same time, unharmed and uncounted.
+	fails, goes := NewEnv(t), NewEnv(t)
+	fails.Extra = append(fails.Extra, "VENOM_TEST_FAIL_AT=capture-scan#1")
+	require.Empty(t, fails.binaryOnly(fails.Dir, fails.Environ(), "checkpoint", nil))
+	fails.Write("f.txt", "changed\n")
+	for i := 1; i <= 2; i++ {
+		goes.Write("f.txt", fmt.Sprintf("capture %d\n", i))
+		var wg sync.WaitGroup
+		var r Result
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r = fails.Venom("checkpoint", "--agent=a1", "--json")
+		}()
+		goes.Venom("checkpoint", "--agent=a1", "--json").OK(t)
+		wg.Wait()
+		r.Fails(t, 1, "failed.checkpoint_git")
+	}
+	require.Empty(t, fails.Git("for-each-ref", "refs/venom"))
+	require.Equal(t, 2, fails.here, "captures that ran in this process")
+	require.Equal(t, 2, goes.here, "captures that ran in this process")
+}
+
+// TestInProcess_CommandPointsReadTheContext: no fault point of
+// commandPoints is reached through testhook.Point, which reads the
+// process's environment; each is named in lib.
+func TestInProcess_CommandPointsReadTheContext(t *testing.T) {
+	t.Parallel()
+	named := map[string]bool{}
+	quoted := regexp.MustCompile(`"([a-z][a-z-]+)"`)
+	err := filepath.WalkDir(filepath.Join(repoRoot(), "lib"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		src, err := os.ReadFile(p)
+		for _, line := range strings.Split(string(src), "\n") {
+			if _, arg, ok := strings.Cut(line, "testhook.Point("); ok && !strings.HasPrefix(arg, `"`) {
+				// A name not written at the call: none of commandPoints.
+				assert.Contains(t, []string{"w.opts.InstallPoint)", `point + "-written")`, `point + "-installed")`},
+					arg, "%s: %s", p, line)
+			}
+			for _, m := range quoted.FindAllStringSubmatch(line, -1) {
+				named[m[1]] = true
+				if commandPoints[m[1]] {
+					assert.NotContains(t, line, "testhook.Point(", "%s: %s", p, line)
+				}
+			}
+		}
+		return err
+	})
+	require.NoError(t, err)
+	for p := range commandPoints {
+		assert.True(t, named[p], "no fault point %s in lib", p)
+	}
 }
 
 // TestInProcess_FlagEnvironment: the variables flags default from are

@@ -121,7 +121,7 @@ func TestReadme_TestKnobs(t *testing.T) {
 	environment := roffText(strings.Split(string(page), "\n"))
 
 	variable := regexp.MustCompile(`"(VENOM_[A-Z_]+)"`)
-	point := regexp.MustCompile(`(?:Point|point|hook)\("([a-z][a-z-]+)"\)`)
+	point := regexp.MustCompile(`(?:Point|PointIn|point|hook)\((?:[a-zA-Z.]+, )?"([a-z][a-z-]+)"\)`)
 	vars, points := map[string]bool{}, map[string]bool{}
 	for _, dir := range []string{"lib", "tests", "git-venom-checkpoint", "git-venom-rollback", "git-venom-diff"} {
 		err := filepath.WalkDir(filepath.Join(repoRoot(), dir), func(p string, d os.DirEntry, err error) error {

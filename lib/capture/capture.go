@@ -304,7 +304,7 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 	// The carry straight from the quick scan, when the memo's listing can
 	// key it: a steady capture of a large tree lists nothing whole.
 	if b.quick != nil && b.listable() {
-		if err := testhook.Point("capture-scan"); err != nil {
+		if err := testhook.PointIn(ctx, "capture-scan"); err != nil {
 			return nil, store.Failed("status", err)
 		}
 		t0 := time.Now()
@@ -330,7 +330,7 @@ func scanIndex(ctx context.Context, r *repo.Repo, b base, tmpDir string, lim Lim
 	// such captures the tree kept to git status.
 	listed := snap.untracked
 	if !(b.quick != nil && b.listable()) {
-		if err := testhook.Point("capture-scan"); err != nil {
+		if err := testhook.PointIn(ctx, "capture-scan"); err != nil {
 			return nil, store.Failed("status", err)
 		}
 	}

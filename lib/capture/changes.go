@@ -46,7 +46,7 @@ func listChanges(ctx context.Context, r *repo.Repo, b base, snap *Snapshot) (sta
 		status, changes := b.quick.List()
 		return status, changes, 0, nil
 	}
-	if err := testhook.Point("capture-status"); err != nil {
+	if err := testhook.PointIn(ctx, "capture-status"); err != nil {
 		return nil, nil, 0, store.Failed("status", err)
 	}
 	var warnings bytes.Buffer

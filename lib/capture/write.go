@@ -67,7 +67,7 @@ func attributesFromIndex(flagged []gitindex.Entry, updates, removes []string, mo
 // git write-tree writes its tree.
 func indexWay(ctx context.Context, r *repo.Repo, b base, tmpDir string, s *sorted) (*git.Oid, error) {
 	if len(s.updates)+len(s.additions) > 0 {
-		if err := testhook.Point("capture-object-write"); err != nil {
+		if err := testhook.PointIn(ctx, "capture-object-write"); err != nil {
 			return nil, store.Failed("update-index", err)
 		}
 	}
@@ -94,7 +94,7 @@ func indexWay(ctx context.Context, r *repo.Repo, b base, tmpDir string, s *sorte
 			return nil, store.Failed("update-index", err)
 		}
 	}
-	if err := testhook.Point("capture-write-tree"); err != nil {
+	if err := testhook.PointIn(ctx, "capture-write-tree"); err != nil {
 		return nil, store.Failed("write-tree", err)
 	}
 	treeOut, err := b.git(ctx, r, target, nil, "write-tree")

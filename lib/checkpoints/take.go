@@ -607,7 +607,7 @@ func Record(ctx context.Context, tx *state.Txn, tree *repo.Repo, a *agents.Agent
 			return nil, gitErr("update_ref", err)
 		}
 		// A crash here leaves a ref no record names: the next capture adopts it.
-		if err := testhook.Point("after-ref"); err != nil {
+		if err := testhook.PointIn(ctx, "after-ref"); err != nil {
 			_ = refs.Delete(tree, a.ID, n, commit)
 			return nil, gitErr("update_ref", err)
 		}

@@ -78,7 +78,7 @@ func MarkTool(ctx context.Context, tx *state.Txn, a *agents.Agent, tool Tool) (*
 		// Between the ref and its record: a kill here leaves a ref no
 		// record names, which the next mark passes over and prune,
 		// clean and doctor deal with (retention.OrphanToolRefs).
-		if err := testhook.Point("tool-ref-made"); err != nil {
+		if err := testhook.PointIn(ctx, "tool-ref-made"); err != nil {
 			return nil, err
 		}
 		rs := journal.RepoState{Repo: ".", Path: tree.Top, Commit: commit.String(), Head: snap.HeadString(),

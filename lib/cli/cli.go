@@ -186,6 +186,7 @@ func vars(env *Env, grammar any) kong.Vars {
 
 // Run is Main with its environment given, for tests.
 func Run(env *Env, grammar any, args []string) int {
+	env.Ctx = testhook.With(env.Ctx, env.Environ)
 	return guarded(env, func() int {
 		if code, ok := runRead(env, grammar, args); ok {
 			return code

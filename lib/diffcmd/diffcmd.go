@@ -132,7 +132,7 @@ func (c *CLI) Run(env *cli.Env) error {
 		if d.To, err = currentTree(env.Ctx, s, a); err != nil {
 			return err
 		}
-		if err := testhook.Point("diff-captured"); err != nil {
+		if err := testhook.PointIn(env.Ctx, "diff-captured"); err != nil {
 			return err
 		}
 	}

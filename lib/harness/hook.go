@@ -139,7 +139,7 @@ func (h Hook) Handle(ctx context.Context, s *state.Store, p *Payload) ([]byte, e
 			return nil, state.Failed("read", s.Repo.Log, err)
 		}
 	}
-	if err := testhook.Point("hook-locked"); err != nil {
+	if err := testhook.PointIn(ctx, "hook-locked"); err != nil {
 		h.logFailed(tx, p, err)
 		return nil, err
 	}

@@ -241,7 +241,7 @@ func DeleteAll(ctx context.Context, r *repo.Repo, dels []Deletion) map[string]er
 	if len(dels) == 0 {
 		return nil
 	}
-	if err := testhook.Point("refs-delete"); err != nil {
+	if err := testhook.PointIn(ctx, "refs-delete"); err != nil {
 		return failAll(dels, err)
 	}
 	// The last safe point: a signal before it deletes nothing. Once git

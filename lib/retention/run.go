@@ -52,7 +52,7 @@ func Prune(ctx context.Context, tx *state.Txn, agent string) ([]Pruned, error) {
 	}
 	// A kill here leaves logged checkpoints without their refs: doctor
 	// fails on them until a prune records them.
-	if err := testhook.Point("prune-refs-deleted"); err != nil {
+	if err := testhook.PointIn(ctx, "prune-refs-deleted"); err != nil {
 		return nil, err
 	}
 	// Removed worktrees leave their private indexes behind; a prune is

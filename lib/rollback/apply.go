@@ -102,7 +102,7 @@ func (ap *applier) forward(p *plan.Plan) error {
 			writes = append(writes, entryOf(c.Path, c.TMode, &c.TOid))
 		}
 	}
-	if err := ap.apply(dels, writes, point); err != nil {
+	if err := ap.apply(dels, writes, ap.point); err != nil {
 		return err
 	}
 	if p.Head.Moves {
@@ -487,7 +487,7 @@ func removeEmptied(root *treepath.Root, dirs map[string]bool, pc *runpace.Pacer,
 
 // point is a test fault point on the way forward; the way back has none
 // of them, so a test can fail the one and watch the other.
-func point(name string) error { return testhook.Point(name) }
+func (ap *applier) point(name string) error { return testhook.PointIn(ap.ctx, name) }
 
 func noPoint(string) error { return nil }
 
@@ -537,7 +537,7 @@ func (ap *applier) moveHead(p *plan.Plan, from, to string) error {
 	}
 	ap.moved = true
 	// Between the branch and the index: a crash here leaves HEAD moved.
-	if err := testhook.Point("rollback-head"); err != nil {
+	if err := testhook.PointIn(ap.ctx, "rollback-head"); err != nil {
 		return err
 	}
 	user := []string{"GIT_INDEX_FILE=" + ap.r.Index}
@@ -632,7 +632,7 @@ func (ap *applier) restoreIndex() error {
 	}
 	// Written, not yet renamed into place.
 	if err == nil {
-		err = testhook.Point("rollback-index-restore")
+		err = testhook.PointIn(ap.ctx, "rollback-index-restore")
 	}
 	if err == nil {
 		err = os.Rename(tmp.Name(), ap.r.Index)
@@ -750,7 +750,7 @@ func (r *runner) undo(ap *applier, cause error) *errcode.Error {
 	r.prog.back(why)
 	defer interrupt.Shield(r.prog.told)()
 	back := func() error {
-		if err := testhook.Point("rollback-undo"); err != nil {
+		if err := testhook.PointIn(r.ctx, "rollback-undo"); err != nil {
 			return err
 		}
 		if ap.moved {

@@ -84,7 +84,7 @@ func DryRun(ctx context.Context, s *state.Store, req Request) (*plan.Plan, error
 		return nil, err
 	}
 	// A person's gc here deletes whatever S relies on that nothing holds.
-	if err := testhook.Point("dry-run-captured"); err != nil {
+	if err := testhook.PointIn(ctx, "dry-run-captured"); err != nil {
 		return nil, err
 	}
 	if req.Undo {
@@ -209,7 +209,7 @@ func Run(ctx context.Context, s *state.Store, req Request) (_ *plan.Result, err 
 	if err != nil {
 		return nil, err
 	}
-	if err := testhook.Point("rollback-captured"); err != nil {
+	if err := testhook.PointIn(ctx, "rollback-captured"); err != nil {
 		return nil, err
 	}
 	if req.Undo {
@@ -331,7 +331,7 @@ func (r *runner) run() (*plan.Result, error) {
 	}
 	// A person's repack here drops whatever S found already stored in a
 	// pack no ref reaches yet (the dry run's): see safetyHeld.
-	if err := testhook.Point("rollback-before-safety"); err != nil {
+	if err := testhook.PointIn(r.ctx, "rollback-before-safety"); err != nil {
 		return nil, err
 	}
 	t0 := time.Now()
@@ -350,7 +350,7 @@ func (r *runner) run() (*plan.Result, error) {
 		Revert: revertName(p)}); err != nil {
 		return nil, err
 	}
-	if err := testhook.Point("rollback-after-safety"); err != nil {
+	if err := testhook.PointIn(r.ctx, "rollback-after-safety"); err != nil {
 		return nil, r.end(errcode.From(err, errcode.FailedRollbackUndone))
 	}
 	// Step 3: the conversation, before any file moves.
@@ -396,7 +396,7 @@ func (r *runner) run() (*plan.Result, error) {
 	}
 	// Between the files placed and their capture: a test writes here as
 	// someone else would.
-	if err := testhook.Point("rollback-files-placed"); err != nil {
+	if err := testhook.PointIn(r.ctx, "rollback-files-placed"); err != nil {
 		return nil, r.end(r.undo(ap, err))
 	}
 	// A signal up to rollback.ended sends the rollback back
@@ -452,7 +452,7 @@ func (r *runner) run() (*plan.Result, error) {
 		}
 		t0 = time.Now()
 	}
-	if err := testhook.Point("rollback-before-ended"); err != nil {
+	if err := testhook.PointIn(r.ctx, "rollback-before-ended"); err != nil {
 		return nil, r.end(r.undo(ap, err))
 	}
 	if err := interrupt.Check(r.ctx); err != nil {

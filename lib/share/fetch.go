@@ -162,7 +162,7 @@ func Fetch(ctx context.Context, s *state.Store, remote string) (*Fetched, error)
 		c := Copy{Copy: CopyID(remote, k[0], k[1]), Machine: k[0], Agent: k[1], Checkpoints: []string{}}
 		// Before a copy's log is read: git cat-file writes a large one
 		// out on ctx, which a signal ends.
-		if err := testhook.Point("share-fetch-log"); err != nil {
+		if err := testhook.PointIn(ctx, "share-fetch-log"); err != nil {
 			return nil, remoteErr(remote, "cat-file", err)
 		}
 		logged, logErr := readLog(ctx, s, g.log, k[1], nil)
@@ -217,7 +217,7 @@ func Fetch(ctx context.Context, s *state.Store, remote string) (*Fetched, error)
 		}
 	}
 	if script.Len() > 0 {
-		if err := testhook.Point("share-fetch-refs"); err != nil {
+		if err := testhook.PointIn(ctx, "share-fetch-refs"); err != nil {
 			return nil, remoteErr(remote, "update-ref", err)
 		}
 		// The last safe point: once git writes the refs, in one

@@ -108,7 +108,7 @@ func Push(ctx context.Context, s *state.Store, a *agents.Agent, remote string) (
 	// --force: the log ref is replaced every time, and the namespace is
 	// this machine's. --atomic: the remote gets all of it or none.
 	args := append([]string{"push", "--porcelain", "--force", "--atomic", "--no-verify", "--", remote}, specs...)
-	if err := testhook.Point("share-push"); err != nil {
+	if err := testhook.PointIn(ctx, "share-push"); err != nil {
 		return nil, remoteErr(remote, "push", err)
 	}
 	if err := interrupt.Check(ctx); err != nil {

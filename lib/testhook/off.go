@@ -2,7 +2,10 @@
 
 package testhook
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Enabled reports whether this build obeys the VENOM_TEST_* variables: a
 // release build (install.sh) does not, so no variable can make it fail,
@@ -11,6 +14,12 @@ const Enabled = false
 
 // Point never fails outside test builds.
 func Point(string) error { return nil }
+
+// With is ctx itself outside test builds: it reads nothing.
+func With(ctx context.Context, _ []string) context.Context { return ctx }
+
+// PointIn never fails outside test builds.
+func PointIn(context.Context, string) error { return nil }
 
 // Int is always 0 outside test builds: the defaults hold.
 func Int(string) int { return 0 }

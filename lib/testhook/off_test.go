@@ -3,6 +3,7 @@
 package testhook
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -23,6 +24,10 @@ func TestOff_IgnoresEveryVariable(t *testing.T) {
 	t.Setenv("VENOM_TEST_CPUPROFILE", filepath.Join(dir, "cpu"))
 	assert.NoError(t, Point("a"))
 	assert.NoError(t, Point("b"))
+	ctx := context.WithValue(context.Background(), t, "the test's")
+	assert.True(t, With(ctx, []string{"VENOM_TEST_FAIL_AT=a", "VENOM_TEST_PAUSE_AT=b"}) == ctx, "nothing carried")
+	assert.NoError(t, PointIn(With(ctx, os.Environ()), "a"), "a command's own environment")
+	assert.NoError(t, PointIn(ctx, "b"))
 	assert.Zero(t, Int("VENOM_TEST_PACK_THRESHOLD"))
 	assert.Zero(t, IntIn(os.Environ(), "VENOM_TEST_PACK_THRESHOLD"), "a command's own environment")
 	Timed("x", time.Now())

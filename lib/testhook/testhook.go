@@ -9,6 +9,7 @@
 package testhook
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -27,7 +28,52 @@ var (
 
 // Point is a named place where a test may inject a failure or a pause.
 func Point(name string) error {
-	fail, pause := os.Getenv("VENOM_TEST_FAIL_AT"), os.Getenv("VENOM_TEST_PAUSE_AT")
+	return point(name, os.Getenv("VENOM_TEST_FAIL_AT"), os.Getenv("VENOM_TEST_PAUSE_AT"), &mu, passes, os.Getenv)
+}
+
+// hooks are the fault points of one command (With): its environment's
+// knobs, and how often the command passed each point.
+type hooks struct {
+	environ []string
+	mu      sync.Mutex
+	passes  map[string]int
+}
+
+type hooksKey struct{}
+
+// With gives ctx the fault points of the command whose environment is
+// environ: PointIn under it obeys that command's VENOM_TEST_FAIL_AT and
+// VENOM_TEST_PAUSE_AT, else the process's, counting that command's
+// passes alone. A test runs commands in its process beside others.
+func With(ctx context.Context, environ []string) context.Context {
+	if ctx == nil {
+		return nil // no command's context: PointIn is Point
+	}
+	return context.WithValue(ctx, hooksKey{}, &hooks{environ: environ, passes: map[string]int{}})
+}
+
+// PointIn is Point for the command of ctx (With); where ctx has none,
+// Point.
+func PointIn(ctx context.Context, name string) error {
+	var h *hooks
+	if ctx != nil {
+		h, _ = ctx.Value(hooksKey{}).(*hooks)
+	}
+	if h == nil {
+		return Point(name)
+	}
+	getenv := func(k string) string {
+		if v, ok := lookup(h.environ, k); ok {
+			return v
+		}
+		return os.Getenv(k)
+	}
+	return point(name, getenv("VENOM_TEST_FAIL_AT"), getenv("VENOM_TEST_PAUSE_AT"), &h.mu, h.passes, getenv)
+}
+
+// point fails or pauses at name as the lists fail and pause say, counting
+// the pass in passes.
+func point(name, fail, pause string, mu *sync.Mutex, passes map[string]int, getenv func(string) string) error {
 	n := 0
 	if fail != "" || pause != "" {
 		mu.Lock()
@@ -47,12 +93,12 @@ func Point(name string) error {
 		}
 	}
 	if pausesAt(pause, name, n) {
-		p := os.Getenv("VENOM_TEST_PAUSE_FILE")
+		p := getenv("VENOM_TEST_PAUSE_FILE")
 		if p != "" {
 			_ = os.WriteFile(p, []byte(fmt.Sprint(os.Getpid())), 0o666)
 		}
 		// Resumable: the test changes the tree meanwhile, then removes the file.
-		if p != "" && os.Getenv("VENOM_TEST_PAUSE_RESUME") == "1" {
+		if p != "" && getenv("VENOM_TEST_PAUSE_RESUME") == "1" {
 			for {
 				if _, err := os.Lstat(p); os.IsNotExist(err) {
 					return nil
@@ -88,13 +134,18 @@ func Int(name string) int {
 // the process's for a binary, its own for a command a test runs in its
 // process beside others.
 func IntIn(environ []string, name string) int {
-	v := ""
+	v, _ := lookup(environ, name)
+	return knob(name, v)
+}
+
+// lookup is the last value of name in environ, and whether it is there.
+func lookup(environ []string, name string) (v string, ok bool) {
 	for _, kv := range environ {
 		if k, val, _ := strings.Cut(kv, "="); k == name {
-			v = val
+			v, ok = val, true
 		}
 	}
-	return knob(name, v)
+	return v, ok
 }
 
 // knob is the value v of the knob name as Int reads it.

@@ -252,7 +252,7 @@ func (p *Index) MoveOn(ctx context.Context, r *repo.Repo, rd *Ready, moved []str
 		p.Discard()
 		return
 	}
-	if testhook.Point("private-moved-on") != nil {
+	if testhook.PointIn(ctx, "private-moved-on") != nil {
 		p.Discard()
 		return
 	}

@@ -109,7 +109,7 @@ func Build(ctx context.Context, r *repo.Repo, base *git.Oid, files []File, remov
 	// pack, with the checkpoint's commit when the caller makes one
 	// (Snapshot.Store).
 	if len(files) > 0 {
-		if err := testhook.Point("capture-object-write"); err != nil {
+		if err := testhook.PointIn(ctx, "capture-object-write"); err != nil {
 			return nil, nil, nil, Failed("hash-object", err)
 		}
 	}
@@ -132,7 +132,7 @@ func Build(ctx context.Context, r *repo.Repo, base *git.Oid, files []File, remov
 		}
 	}
 	ids = nil
-	if err := testhook.Point("capture-write-tree"); err != nil {
+	if err := testhook.PointIn(ctx, "capture-write-tree"); err != nil {
 		return nil, nil, nil, Failed("write-tree", err)
 	}
 	tree, err = treeedit.Build(main, base, edits, func(id git.Oid, data []byte) error {
@@ -326,7 +326,7 @@ func storeFiles(ctx context.Context, r *repo.Repo, h *holder, files []File) ([]g
 // only big or converted files come here. A file gone or not regular now
 // is ErrNoTreePath.
 func storeBeneath(ctx context.Context, r *repo.Repo, tree *beneath, path string) (git.Oid, error) {
-	if err := testhook.Point("capture-hash-object"); err != nil {
+	if err := testhook.PointIn(ctx, "capture-hash-object"); err != nil {
 		return git.Oid{}, Failed("hash-object", err)
 	}
 	fd, _, err := tree.openRegular(path)
@@ -353,7 +353,7 @@ func storeBeneath(ctx context.Context, r *repo.Repo, tree *beneath, path string)
 // storing nothing (storeBeneath stores). A file gone or changed into something else since
 // status gives ErrNoTreePath: the index way reports it as git would.
 func hashObjects(ctx context.Context, r *repo.Repo, paths []string) ([]git.Oid, error) {
-	if err := testhook.Point("capture-hash-object"); err != nil {
+	if err := testhook.PointIn(ctx, "capture-hash-object"); err != nil {
 		return nil, Failed("hash-object", err)
 	}
 	var list bytes.Buffer

@@ -189,7 +189,7 @@ func TestCapture_PrivateIndexMovesOn(t *testing.T) {
 	env.Write("d/b.txt", "two\n")
 	env.Commit("base")
 	require.Equal(t, "k1", env.Checkpoint("--agent=a1"))
-	metas, err := filepath.Glob(filepath.Join(env.Git("rev-parse", "--path-format=absolute", "--git-common-dir"), "venom", "index", "*.json"))
+	metas, err := filepath.Glob(filepath.Join(env.CommonDir(), "venom", "index", "*.json"))
 	require.NoError(t, err)
 	require.Len(t, metas, 1)
 	meta := func() (tree string) {

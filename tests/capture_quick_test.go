@@ -123,7 +123,7 @@ func TestCapture_QuickScanLeavesDoubtToGit(t *testing.T) {
 	env.Write("d/e/f.txt", "f\n")
 	env.Commit("base")
 	env.Checkpoint("--agent=a1")
-	exclude := filepath.Join(env.Git("rev-parse", "--path-format=absolute", "--git-common-dir"), "info", "exclude")
+	exclude := filepath.Join(env.CommonDir(), "info", "exclude")
 	cases := []struct {
 		name string
 		do   func()
@@ -183,7 +183,7 @@ func TestCapture_QuickScanMatchesTheRecipe(t *testing.T) {
 		env.Write(filepath.Join(d, "f.txt"), d+"\n")
 	}
 	env.Commit("base")
-	exclude := filepath.Join(env.Git("rev-parse", "--path-format=absolute", "--git-common-dir"), "info", "exclude")
+	exclude := filepath.Join(env.CommonDir(), "info", "exclude")
 	quick := 0
 	captures := 0
 	for step := 0; step < steps; step++ {
@@ -271,7 +271,7 @@ func TestCapture_DamagedScanRecordIsMadeAgain(t *testing.T) {
 	env.Write("d/c.txt", "c\n")
 	env.Commit("base")
 	env.Checkpoint("--agent=a1")
-	common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := env.CommonDir()
 	records, err := filepath.Glob(filepath.Join(common, "venom", "index", "*.scan"))
 	require.NoError(t, err)
 	require.Len(t, records, 1)
@@ -360,7 +360,7 @@ func TestCapture_QuickScanAfterTheMemoOrTheCarry(t *testing.T) {
 			env.Checkpoint("--agent=a1")
 			// Past the racy window: the listing vouches for both files.
 			time.Sleep(2100 * time.Millisecond)
-			common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+			common := env.CommonDir()
 			dropRecord := func() {
 				records, err := filepath.Glob(filepath.Join(common, "venom", "index", "*.scan"))
 				require.NoError(t, err)

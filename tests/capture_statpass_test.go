@@ -124,7 +124,7 @@ func TestCapture_ScanRecordCutAtAPathIsDamaged(t *testing.T) {
 	env.Checkpoint("--agent=a1")
 	time.Sleep(2100 * time.Millisecond) // past the racy window
 	env.Checkpoint("--agent=a1")
-	common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := env.CommonDir()
 	records, err := filepath.Glob(filepath.Join(common, "venom", "index", "*.scan"))
 	require.NoError(t, err)
 	require.Len(t, records, 1)

@@ -104,7 +104,7 @@ func TestCheckpoint_LinkedWorktree(t *testing.T) {
 	require.Equal(t, want, env.Git("rev-parse", "refs/venom/checkpoints/w1/1^{tree}"))
 	require.Equal(t, w.Git("rev-parse", "HEAD"), env.Git("rev-parse", "refs/venom/checkpoints/w1/1^"))
 	// The state is the common directory's.
-	common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := env.CommonDir()
 	require.FileExists(t, filepath.Join(common, "venom", "log.jsonl"))
 	require.NoDirExists(t, filepath.Join(common, "worktrees", "wt", "venom"))
 	it := w.Item(t, "w1", "k1")

@@ -118,10 +118,10 @@ func (e *Env) VenomRefs() []string {
 	return strings.Split(out, "\n")
 }
 
-// StateDir is $(git rev-parse --git-common-dir)/venom.
+// StateDir is the common dir's venom folder (CommonDir).
 func (e *Env) StateDir() string {
 	e.t.Helper()
-	return filepath.Join(e.Git("rev-parse", "--path-format=absolute", "--git-common-dir"), "venom")
+	return filepath.Join(e.CommonDir(), "venom")
 }
 
 // TmpFiles lists what is left in the state directory's tmp folder.

@@ -135,7 +135,7 @@ func TestDoctor_StateHealthAndKeepAndClaudeVersion(t *testing.T) {
 		"harness_version": "99.0.0"})
 	env.AppendLog("rollback.started", map[string]any{"agent": "a1", "checkpoint": "k1", "safety": "k3",
 		"restore": "files", "plan": "p1-0000000000000000"})
-	common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := env.CommonDir()
 	require.NoError(t, os.WriteFile(filepath.Join(common, "venom", "lock"),
 		[]byte(`{"op":"checkpoint","agent":"a1","pid":999999,"hostname":"elsewhere","time":"2026-11-30T00:00:00.000Z"}`+"\n"), 0o644))
 	f, err := os.OpenFile(env.LogPath(), os.O_APPEND|os.O_WRONLY, 0)

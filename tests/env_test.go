@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-venom/git-venom/lib/gitconfig"
 )
 
 // Env is one hermetic test world: a repository in a temp dir, its own HOME
@@ -143,6 +145,68 @@ func (e *Env) Git(args ...string) string {
 		e.t.Fatalf("git %s: exit %d\n%s", strings.Join(args, " "), r.Code, r.Stderr)
 	}
 	return strings.TrimSpace(r.Stdout)
+}
+
+// CommonDir is what git rev-parse --path-format=absolute --git-common-dir
+// prints in the repository, found without a process where git would
+// find it there: a plain environment and a .git folder at the top that
+// git takes for a repository (HEAD, objects, refs) and shares with no
+// other; anything else asks git. Many tests and helpers ask it often.
+func (e *Env) CommonDir() string {
+	e.t.Helper()
+	if dir, ok := plainCommonDir(e.Dir, e.Environ()); ok {
+		return dir
+	}
+	return e.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+}
+
+// plainCommonDir is top/.git resolved, in the case CommonDir reads itself.
+func plainCommonDir(top string, environ []string) (string, bool) {
+	if !gitconfig.PlainEnvironment(environ) {
+		return "", false
+	}
+	gitDir := filepath.Join(top, ".git")
+	if st, err := os.Lstat(gitDir); err != nil || !st.IsDir() {
+		return "", false
+	}
+	if _, err := os.Lstat(filepath.Join(gitDir, "commondir")); !os.IsNotExist(err) {
+		return "", false
+	}
+	for _, d := range []string{"objects", "refs"} {
+		if st, err := os.Stat(filepath.Join(gitDir, d)); err != nil || !st.IsDir() {
+			return "", false
+		}
+	}
+	// git's validate_headref: a symbolic ref into refs/ or an object id.
+	headPath := filepath.Join(gitDir, "HEAD")
+	if st, err := os.Lstat(headPath); err != nil || !st.Mode().IsRegular() {
+		return "", false
+	}
+	head, err := os.ReadFile(headPath)
+	if err != nil {
+		return "", false
+	}
+	if !bytes.HasPrefix(head, []byte("ref: refs/")) && !isHexLine(head) {
+		return "", false
+	}
+	real, err := filepath.EvalSymlinks(gitDir)
+	if err != nil {
+		return "", false
+	}
+	return real, true
+}
+
+// isHexLine is a SHA-1 object id and a newline.
+func isHexLine(b []byte) bool {
+	if len(b) != 41 || b[40] != '\n' {
+		return false
+	}
+	for _, c := range b[:40] {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // GitRaw runs git and returns the untrimmed result.
@@ -430,7 +494,7 @@ func (e *Env) CheckpointTree(agent string, n int) string {
 // LogRecords reads the journal with plain JSON decoding.
 func (e *Env) LogRecords() []map[string]any {
 	e.t.Helper()
-	common := e.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := e.CommonDir()
 	b, err := os.ReadFile(filepath.Join(common, "venom", "log.jsonl"))
 	if err != nil {
 		return nil

@@ -88,7 +88,7 @@ func TestEvents_CaptureReuseFailureRollback(t *testing.T) {
 		"agent.rollback_started", "agent.checkpoint", "agent.rollback_ended"}, types(evs))
 	assert.Equal(t, publishedSeqs(env), seqs(evs), "an event's seq is its record's")
 
-	common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := env.CommonDir()
 	id, err := os.ReadFile(filepath.Join(common, "venom", "source"))
 	require.NoError(t, err)
 	assert.Regexp(t, regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`),

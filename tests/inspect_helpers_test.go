@@ -14,7 +14,7 @@ import (
 // LogPath is the journal file of the repository.
 func (e *Env) LogPath() string {
 	e.t.Helper()
-	common := e.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := e.CommonDir()
 	return filepath.Join(common, "venom", "log.jsonl")
 }
 

@@ -143,7 +143,7 @@ func TestRetention_MovedRefIsLeftAloneAndLockedRefRetried(t *testing.T) {
 	require.Equal(t, []string{"a1/1", "a1/2", "a1/3", "a1/4"}, env.CheckpointRefs("a1"))
 	other := env.Git("rev-parse", "refs/venom/checkpoints/a1/4")
 	env.Git("update-ref", "refs/venom/checkpoints/a1/1", other) // moved by someone else
-	common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := env.CommonDir()
 	lockFile := filepath.Join(common, "refs/venom/checkpoints/a1/2.lock")
 	require.NoError(t, os.WriteFile(lockFile, nil, 0o644))
 	env.Git("config", "--global", "venom.keep", "1")
@@ -314,7 +314,7 @@ func TestClean_FailedDeletionIsReportedThenRetriedByPrune(t *testing.T) {
 	t.Parallel()
 	env := NewEnv(t)
 	env.TurnN("a1", 1)
-	common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := env.CommonDir()
 	lockFile := filepath.Join(common, "refs/venom/checkpoints/a1/1.lock")
 	require.NoError(t, os.WriteFile(lockFile, nil, 0o644))
 	m := env.Venom("checkpoint", "clean", "--agent=a1", "--json").OK(t).Map(t)

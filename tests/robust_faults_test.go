@@ -24,7 +24,7 @@ import (
 // and that seq has no gap.
 func (e *Env) assertWholeLog(t *testing.T) {
 	t.Helper()
-	common := e.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := e.CommonDir()
 	b, err := os.ReadFile(filepath.Join(common, "venom", "log.jsonl"))
 	if os.IsNotExist(err) {
 		return

@@ -135,7 +135,7 @@ func (e *Env) AppendLog(typ string, members map[string]any) {
 	}
 	b, err := json.Marshal(m)
 	require.NoError(e.t, err)
-	common := e.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := e.CommonDir()
 	f, err := os.OpenFile(filepath.Join(common, "venom", "log.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
 	require.NoError(e.t, err)
 	_, err = f.Write(append(b, '\n'))

@@ -15,7 +15,7 @@ import (
 // privateIndex is the one private index of env's tree.
 func privateIndex(t *testing.T, env *Env) string {
 	t.Helper()
-	common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := env.CommonDir()
 	found, err := filepath.Glob(filepath.Join(common, "venom", "index", "*.index"))
 	require.NoError(t, err)
 	require.Len(t, found, 1)

@@ -30,7 +30,7 @@ func TestRollback_DryRunWritesNothing(t *testing.T) {
 	snap := env.Snapshot()
 	logBefore := env.LogRecords()
 	refsBefore := env.Git("for-each-ref", "refs/venom")
-	common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := env.CommonDir()
 	stateBefore, _ := os.ReadDir(filepath.Join(common, "venom"))
 
 	res := env.DryRun("--checkpoint=k1")

@@ -15,7 +15,7 @@ import (
 // these tests need a harness's rules without driving one.
 func (e *Env) RegisterAs(agent, harness, isolation string) {
 	e.t.Helper()
-	common := e.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := e.CommonDir()
 	require.NoError(e.t, os.MkdirAll(filepath.Join(common, "venom"), 0o755))
 	f, err := os.OpenFile(filepath.Join(common, "venom", "log.jsonl"), os.O_CREATE|os.O_WRONLY, 0o644)
 	require.NoError(e.t, err)

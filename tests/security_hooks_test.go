@@ -61,7 +61,7 @@ func (e *Env) runHook(harness, payload string) Result {
 // lockHolder is the lock file's holder record, "" when none is written.
 func (e *Env) lockHolder() string {
 	e.t.Helper()
-	b, err := os.ReadFile(filepath.Join(e.Git("rev-parse", "--path-format=absolute", "--git-common-dir"), "venom", "lock"))
+	b, err := os.ReadFile(filepath.Join(e.CommonDir(), "venom", "lock"))
 	require.NoError(e.t, err)
 	return strings.TrimSpace(string(b))
 }

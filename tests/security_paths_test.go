@@ -21,7 +21,7 @@ type guarded struct{ outside, config string }
 
 func (e *Env) guard(outside string) guarded {
 	e.t.Helper()
-	common := e.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := e.CommonDir()
 	return guarded{treeHash(outside), fileHash(filepath.Join(common, "config"))}
 }
 

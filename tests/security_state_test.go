@@ -22,7 +22,7 @@ import (
 // stateDir is the repository's venom state folder, made if missing.
 func stateDir(t *testing.T, env *Env) string {
 	t.Helper()
-	common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := env.CommonDir()
 	dir := filepath.Join(common, "venom")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	return dir
@@ -121,7 +121,7 @@ func TestSecurity_StateFolderLinkRefused(t *testing.T) {
 	// What a cleanup of venom/tmp would remove, were venom/ followed.
 	require.NoError(t, os.MkdirAll(filepath.Join(outside, "tmp"), 0o755))
 	keep := env.OutsideFile("tmp/keep", "keep me\n")
-	common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := env.CommonDir()
 	require.NoError(t, os.Symlink(outside, filepath.Join(common, "venom")))
 
 	failsNaming(t, env.Venom("checkpoint", "--agent=a1", "--json"), "venom", "symbolic link")
@@ -200,7 +200,7 @@ func TestSecurity_StateSharedRepositoryModes(t *testing.T) {
 		t.Run(value, func(t *testing.T) {
 			env := NewEnv(t)
 			env.Git("config", "core.sharedRepository", value)
-			common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+			common := env.CommonDir()
 			// What git itself gives a file and a folder it makes now.
 			env.Git("update-ref", "refs/heads/shared/probe", "HEAD")
 			wantFile := modeOf(t, filepath.Join(common, "refs/heads/shared/probe"))
@@ -319,7 +319,7 @@ func TestSecurity_StateSharedRepositorySecondUser(t *testing.T) {
 	env := NewEnv(t)
 	reachable(t, env.Root)
 	env.Git("config", "core.sharedRepository", "group")
-	common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := env.CommonDir()
 	// As git init --shared=group leaves a repository, with the group's gid:
 	// group-writable folders that pass their group on, writable files.
 	require.NoError(t, filepath.Walk(env.Dir, func(p string, fi os.FileInfo, err error) error {

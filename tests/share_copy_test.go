@@ -296,7 +296,7 @@ func TestShareCopy_RollbackRechecksTheCopyRef(t *testing.T) {
 	b := p.b
 	b.Turn("me", func() { b.Write("mine.txt", "mine\n") })
 	prefix := "refs/venom/remotes/" + p.copyID + "/"
-	gd := "--git-dir=" + b.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	gd := "--git-dir=" + b.CommonDir()
 	k3tree := b.Git("rev-parse", p.copyRef("3")+"^{tree}")
 	msg := b.Git("log", "-1", "--format=%B", p.copyRef("3"))
 
@@ -346,7 +346,7 @@ func TestShareCopy_DoctorSeesShortNamesAndRemotesFiles(t *testing.T) {
 	assert.NotEmpty(t, env.gitRefs(filepath.Join(env.Root, "origin.git"), "refs/venom/checkpoints/"))
 	env.Git("config", "--unset-all", "remote.origin.push")
 
-	common := env.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := env.CommonDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(common, "remotes"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(common, "remotes", "old"),
 		[]byte("URL: "+env.bareRemote("old")+"\nPush: refs/heads/main:refs/heads/main\nPull: +refs/*:refs/*\n"), 0o644))

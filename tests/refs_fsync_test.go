@@ -129,3 +129,43 @@ func TestRefs_RefSyncsInReadsTheOrder(t *testing.T) {
 		require.Equal(t, c.want, refSyncsIn([]byte(c.trace), ref), c.trace)
 	}
 }
+
+// TestObjects_PackSyncedUnderCoreFsync: a capture's pack is synced before
+// its rename where git syncs a pack it writes: under git's default, which
+// holds the pack component, and under pack or objects, not under none or
+// -pack. git repack under the same config is the oracle, seen through
+// strace: a pack the log names must outlive a power loss as git's does.
+func TestObjects_PackSyncedUnderCoreFsync(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/usr/bin/strace"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no /usr/bin/strace: tests/run installs it")
+		}
+		t.Skip("no strace")
+	}
+	packSynced := regexp.MustCompile(`(fsync|fdatasync)\(\d+<[^>]*/objects/pack/tmp_pack_[^>/]*>[) ]`)
+	for _, value := range []string{"", "none", "-pack", "none,pack", "objects"} {
+		t.Run("core.fsync="+value, func(t *testing.T) {
+			t.Parallel()
+			env := NewEnv(t)
+			if value != "" {
+				env.Git("config", "core.fsync", value)
+			}
+			synced := func(args ...string) bool {
+				t.Helper()
+				out := filepath.Join(env.Root, "strace.out")
+				r := env.run(env.Dir, nil, "/usr/bin/strace", append([]string{"-f", "-y", "-o", out,
+					"-e", "trace=fsync,fdatasync"}, args...)...)
+				require.Equal(t, 0, r.Code, r.Stderr)
+				b, err := os.ReadFile(out)
+				require.NoError(t, err)
+				return packSynced.Match(b)
+			}
+			want := synced("git", "repack", "-a", "-d", "-q")
+			require.Equal(t, value != "none" && value != "-pack", want, "git's own choice")
+			env.Write("a.txt", "a change the capture packs\n")
+			got := synced("git", "venom-checkpoint", "--agent=a1", "--json")
+			require.Equal(t, want, got, "the capture's pack is synced as git syncs its own")
+		})
+	}
+}

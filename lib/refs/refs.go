@@ -96,7 +96,8 @@ var packedRefsInProcess int64 = 256 << 10
 // is small, else git update-ref with the old value all zeros, which
 // binary-searches packed-refs where libgit2 reads it whole (0.44 s of a
 // capture's 0.65 s CPU with 400,000 refs, docs/benchmarks.md#many-agents).
-// git update-ref too when core.fsync asks git to sync refs (syncsRefs).
+// git update-ref too when core.fsync asks git to sync refs, which it
+// does before the rename (libgit2 syncs after, and everything or nothing).
 func create(r *repo.Repo, name string, commit *git.Oid, msg string) error {
 	// A symbolic ref is always a loose file, which git would replace
 	// (--no-deref): any file there is a ref that exists.
@@ -108,7 +109,7 @@ func create(r *repo.Repo, name string, commit *git.Oid, msg string) error {
 	if err == nil {
 		packed = st.Size()
 	}
-	if (err == nil || errors.Is(err, fs.ErrNotExist)) && packed <= packedRefsInProcess && !syncsRefs(r) {
+	if (err == nil || errors.Is(err, fs.ErrNotExist)) && packed <= packedRefsInProcess && !r.Syncs(repo.FsyncReference) {
 		return createInProcess(r, name, commit, msg)
 	}
 	zero := strings.Repeat("0", len(commit.String()))
@@ -329,35 +330,4 @@ func ResolveName(r *repo.Repo, name string) *git.Oid {
 func ToolMessage(agent, call, turn string) string {
 	return fmt.Sprintf("venom tool call %s/%s\n\nVenom-Agent: %s\nVenom-Tool-Call: %s\nVenom-Turn: %s\n",
 		agent, call, agent, call, turn)
-}
-
-// syncsRefs reports whether git would sync a ref it writes in r: when
-// core.fsync names reference, committed, added or all, or a prefix of one
-// ("ref": parse_fsync_components compares a name's first len bytes). It
-// keeps (default &^ negated) | named, and the default holds no
-// reference, so "none" and "-x" never take one away. Saying yes where git
-// would not only sends the ref through git update-ref, which then
-// decides.
-func syncsRefs(r *repo.Repo) bool {
-	const key = "core.fsync"
-	entries, err := r.ConfigLast(context.Background(), key)
-	if err != nil {
-		return true // unknown: syncing is the safe side
-	}
-	e, ok := entries[key]
-	if !ok || !e.HasValue {
-		return false
-	}
-	for _, c := range strings.Split(e.Value, ",") {
-		c = strings.TrimLeft(c, " \t\n\r")
-		if c == "" || strings.HasPrefix(c, "-") {
-			continue
-		}
-		for _, name := range []string{"reference", "committed", "added", "all"} {
-			if strings.HasPrefix(name, c) {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -601,8 +601,9 @@ func WritePack(r *repo.Repo, objs []Object, again ...git.Oid) error {
 	// deletes it when it ends, the .keep added since notwithstanding: the
 	// pack is written again, salted, until its name is new.
 	lost := 0
+	sync := r.Syncs(repo.FsyncPack) // as git syncs a pack it writes
 	for salt := 0; ; salt++ {
-		w, err := packfile.CreateWith(filepath.Join(r.CommonDir, "objects", "pack"), n, packfile.Options{Salt: salt})
+		w, err := packfile.CreateWith(filepath.Join(r.CommonDir, "objects", "pack"), n, packfile.Options{Salt: salt, Sync: sync})
 		if err != nil {
 			return err
 		}

@@ -34,10 +34,12 @@ type sink struct {
 	spilled  map[git.Oid]bool
 	wmu      sync.Mutex // spill
 	spill    *packfile.Writer
+	syncs    bool // the spill is synced as git syncs a pack it writes
 }
 
 func newSink(r *repo.Repo, h *holder) *sink {
-	s := &sink{h: h, packDir: filepath.Join(r.CommonDir, "objects", "pack"), spilled: map[git.Oid]bool{}, budget: memoryBudget}
+	s := &sink{h: h, packDir: filepath.Join(r.CommonDir, "objects", "pack"), spilled: map[git.Oid]bool{}, budget: memoryBudget,
+		syncs: r.Syncs(repo.FsyncPack)}
 	// Tests spill a few files instead of 64 MiB of them.
 	if n := testhook.Int("VENOM_TEST_MEMORY_BUDGET"); n > 0 {
 		s.budget = int64(n)
@@ -68,7 +70,7 @@ func (s *sink) put(id git.Oid, data []byte, c *packfile.Compressor) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if s.spill == nil {
-		if s.spill, err = packfile.CreateUncounted(s.packDir, packfile.Options{}); err != nil {
+		if s.spill, err = packfile.CreateUncounted(s.packDir, packfile.Options{Sync: s.syncs}); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/git-venom/git-venom/lib/config"
@@ -15,32 +16,15 @@ import (
 // ConfigLast reads the named keys (lower-case, as git prints them) as git
 // config --get does: every scope, the repository's own and `git -c`
 // included, the last value of each winning; a key no scope sets is absent.
-// It reads in process when the environment and the files allow (no `-c`,
-// no include, no per-worktree config), else it asks git.
+// It reads in process when the environment and the files allow
+// (ConfigFiles), else it asks git.
 func (r *Repo) ConfigLast(ctx context.Context, names ...string) (map[string]gitconfig.Entry, error) {
-	want := func(name string) bool {
-		for _, n := range names {
-			if name == n {
-				return true
-			}
+	if entries, ok := r.ConfigFiles(names...); ok {
+		last := map[string]gitconfig.Entry{}
+		for _, e := range entries {
+			last[e.Name] = e
 		}
-		return false
-	}
-	if files, ok := config.ScopeFiles(r.environ); ok {
-		files = append(files, filepath.Join(r.CommonDir, "config"))
-		worktreeConfig := false
-		entries, ok := config.Entries(files, func(name string) bool {
-			worktreeConfig = worktreeConfig || strings.HasPrefix(name, "extensions.")
-			return want(name)
-		})
-		// extensions.worktreeConfig adds a file per worktree: git's to read.
-		if ok && !worktreeConfig {
-			last := map[string]gitconfig.Entry{}
-			for _, e := range entries {
-				last[e.Name] = e
-			}
-			return last, nil
-		}
+		return last, nil
 	}
 	quoted := make([]string, len(names))
 	for i, n := range names {
@@ -64,4 +48,28 @@ func (r *Repo) ConfigLast(ctx context.Context, names ...string) (map[string]gitc
 		last[name] = gitconfig.Entry{Name: name, Value: value, HasValue: hasValue}
 	}
 	return last, nil
+}
+
+// ConfigFiles reads every entry of the named keys (lower-case) from the
+// files git reads, in git's order, as git config --get-all lists them:
+// values as written, no path or type conversion. ok is false, and the
+// caller asks git, unless the environment and the files are plain (no
+// `-c`, no include, no per-worktree config, nothing this reader might
+// read otherwise than git).
+func (r *Repo) ConfigFiles(names ...string) (entries []gitconfig.Entry, ok bool) {
+	files, ok := config.ScopeFiles(r.environ)
+	if !ok {
+		return nil, false
+	}
+	files = append(files, filepath.Join(r.CommonDir, "config"))
+	worktreeConfig := false
+	entries, ok = config.Entries(files, func(name string) bool {
+		worktreeConfig = worktreeConfig || strings.HasPrefix(name, "extensions.")
+		return slices.Contains(names, name)
+	})
+	// extensions.worktreeConfig adds a file per worktree: git's to read.
+	if !ok || worktreeConfig {
+		return nil, false
+	}
+	return entries, true
 }

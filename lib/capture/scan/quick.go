@@ -20,6 +20,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/capture/store"
 	"github.com/git-venom/git-venom/lib/gitcli"
+	"github.com/git-venom/git-venom/lib/gitconfig"
 	"github.com/git-venom/git-venom/lib/gitfiles"
 	"github.com/git-venom/git-venom/lib/gitindex"
 	"github.com/git-venom/git-venom/lib/ignore"
@@ -960,11 +961,67 @@ func sameList(list []string, p Paths) bool {
 // globalExcludes are the exclude files git reads besides the .gitignore
 // files, highest precedence first: info/exclude, then core.excludesFile or
 // its XDG default. ok is false when the tree ignores case (the scan
-// compares names exactly) or git could not be asked.
+// compares names exactly) or git could not be asked. The two keys are
+// read in process where that is git config --path's answer (excludesIn),
+// else from git.
 func globalExcludes(ctx context.Context, r *repo.Repo) ([]string, bool) {
+	excludesFile, known, ok := "", false, false
+	if entries, plain := r.ConfigFiles("core.excludesfile", "core.ignorecase"); plain {
+		excludesFile, known, ok = excludesIn(entries, r.Files().Env)
+	}
+	if !known {
+		excludesFile, ok = gitExcludesFile(ctx, r)
+	}
+	if !ok {
+		return nil, false
+	}
+	return excludeFiles(r, excludesFile), true
+}
+
+// excludesIn reads core.excludesFile as git config -z --path --get-regexp
+// prints it from entries, every value of both keys in order, and
+// core.ignorecase as gitExcludesFile does. known is false where the
+// answer needs git: a path from another user's home ("~name/") or git's
+// prefix ("%(prefix)/"). A value git config --path refuses (no "=", "~/"
+// without HOME) fails the command, and ok is false as for git's failure.
+func excludesIn(entries []gitconfig.Entry, environ []string) (excludesFile string, known, ok bool) {
+	home, setHome := gitcli.LookupEnv(environ, "HOME")
+	for _, e := range entries {
+		v := e.Value
+		switch {
+		case !e.HasValue:
+			return "", true, false // config_error_nonbool
+		case strings.HasPrefix(v, "%(prefix)/"):
+			return "", false, false
+		case strings.HasPrefix(v, "~"):
+			// git's interpolate_path: "~" up to the first slash names
+			// the user, none the HOME that replaces it.
+			if user, _, _ := strings.Cut(v[1:], "/"); user != "" {
+				return "", false, false
+			}
+			if !setHome {
+				return "", true, false
+			}
+			v = home + v[1:]
+		}
+		switch e.Name {
+		case "core.excludesfile":
+			excludesFile = v
+		case "core.ignorecase":
+			if v != "false" && v != "no" && v != "off" && v != "0" {
+				return "", true, false
+			}
+		}
+	}
+	return excludesFile, true, true
+}
+
+// gitExcludesFile asks git for core.excludesFile and whether the tree
+// ignores case, as excludesIn reads them.
+func gitExcludesFile(ctx context.Context, r *repo.Repo) (string, bool) {
 	out, err := r.Git.RunCall(ctx, gitcli.Call{}, "config", "-z", "--path", "--get-regexp", `^core\.(excludesfile|ignorecase)$`)
 	if err != nil && gitcli.ExitCode(err) != 1 { // 1: neither is set
-		return nil, false
+		return "", false
 	}
 	excludesFile := ""
 	for _, kv := range bytes.Split(out, []byte{0}) {
@@ -974,10 +1031,16 @@ func globalExcludes(ctx context.Context, r *repo.Repo) ([]string, bool) {
 			excludesFile = v
 		case "core.ignorecase":
 			if v != "false" && v != "no" && v != "off" && v != "0" {
-				return nil, false
+				return "", false
 			}
 		}
 	}
+	return excludesFile, true
+}
+
+// excludeFiles lists info/exclude and then excludesFile, or the XDG
+// default when that is empty.
+func excludeFiles(r *repo.Repo, excludesFile string) []string {
 	var files []string
 	list, _ := gitfiles.List(r.Files())
 	for _, f := range list {
@@ -992,7 +1055,7 @@ func globalExcludes(ctx context.Context, r *repo.Repo) ([]string, bool) {
 	if excludesFile != "" {
 		files = append(files, excludesFile)
 	}
-	return files, true
+	return files
 }
 
 // settingsDigest digests git's config files (settings) and the exclude

@@ -13,9 +13,10 @@ import (
 
 // TestFuzzScript_EveryTargetFromOneBuildAPackage runs a copy of tests/fuzz
 // on a module of its own, with the real go behind a logging stand-in: a
-// package with two targets is built once, without DWARF, and both run; a
-// failing input kept in the package's testdata/fuzz/ is found (the target
-// runs in the package's folder), and fails the pass naming its target.
+// package with two targets is built once, without DWARF and through gold,
+// and both run; a failing input kept in the package's testdata/fuzz/ is
+// found (the target runs in the package's folder), and fails the pass
+// naming its target.
 func TestFuzzScript_EveryTargetFromOneBuildAPackage(t *testing.T) {
 	t.Parallel()
 	goBin, err := exec.LookPath("go")
@@ -64,8 +65,8 @@ func FuzzB(f *testing.F) {
 	assert.Contains(t, string(out), "tests/fuzz: FuzzB failed")
 	logged, err := os.ReadFile(calls)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"go test -tags venomtest -c -fuzz . -ldflags=-w -o"},
-		firstWords(strings.Split(strings.TrimSpace(string(logged)), "\n"), 9), "%s", out)
+	assert.Equal(t, []string{"go test -tags venomtest -c -fuzz . -ldflags=-w -extldflags=-fuse-ld=gold -o"},
+		firstWords(strings.Split(strings.TrimSpace(string(logged)), "\n"), 10), "%s", out)
 }
 
 // firstWords keeps the first n words of each line.

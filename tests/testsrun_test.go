@@ -33,7 +33,7 @@ list) m=github.com/git-venom/git-venom
 test) if [ "$4" = -c ]; then
     [ "$FAIL_PART" != -c ] || exit 1
   elif [ -n "$FAIL_PART" ]; then case "$*" in *"$FAIL_PART"*) exit 1 ;; esac; fi
-  if [ "$2 $3 $4 $5 $7" = "-tags static,system_libgit2,venomtest -c -o -ldflags=-w" ]; then
+  if [ "$2 $3 $4 $5 $7" = "-tags static,system_libgit2,venomtest -c -o -ldflags=-w -extldflags=-fuse-ld=gold" ]; then
     printf '%s\n' '#!/bin/sh' \
       'echo "tests.test in $(basename "$PWD") bins $(ls "$VENOM_TEST_BIN_DIR" | tr "\n" " ")$*" >>"$CALLS"' \
       'if [ -n "$FAIL_PART" ]; then case "$*" in *"$FAIL_PART"*) exit 1 ;; esac; fi' >"$6"
@@ -99,8 +99,8 @@ func TestTestsRun_ExitsZeroWhenEveryPartPasses(t *testing.T) {
 		"go vet -tags static,system_libgit2,venomtest ./...",
 		"tests.test in tests bins git-venom-checkpoint git-venom-diff git-venom-rollback -test.count=1 -test.timeout=25m -test.parallel=4 -test.paniconexit0 -test.run ^TestReal",
 		"tests.test in tests bins git-venom-checkpoint git-venom-diff git-venom-rollback -test.count=1 -test.timeout=25m -test.parallel=4 -test.paniconexit0 -test.skip ^TestReal",
-		"go test -tags static,system_libgit2,venomtest -ldflags=-w -vet=off -count=1 -timeout 25m -parallel 4 github.com/git-venom/git-venom/lib/a",
-		"go test -ldflags=-w -vet=off -count=1 -timeout 25m github.com/git-venom/git-venom/lib/hook",
+		"go test -tags static,system_libgit2,venomtest -ldflags=-w -extldflags=-fuse-ld=gold -vet=off -count=1 -timeout 25m -parallel 4 github.com/git-venom/git-venom/lib/a",
+		"go test -ldflags=-w -extldflags=-fuse-ld=gold -vet=off -count=1 -timeout 25m github.com/git-venom/git-venom/lib/hook",
 		"fuzz 5s 1",
 	})
 }
@@ -135,7 +135,7 @@ func TestTestsRun_FailsWhenAnyPartFails(t *testing.T) {
 			assert.Equal(t, 1, code, "%s", out)
 			assert.Contains(t, out, "tests/run: FAIL")
 			assert.Contains(t, calls, "fuzz 5s 1")
-			assert.Contains(t, calls, "go test -ldflags=-w -vet=off -count=1 -timeout 25m github.com/git-venom/git-venom/lib/hook")
+			assert.Contains(t, calls, "go test -ldflags=-w -extldflags=-fuse-ld=gold -vet=off -count=1 -timeout 25m github.com/git-venom/git-venom/lib/hook")
 		})
 	}
 }

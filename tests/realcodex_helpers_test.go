@@ -166,8 +166,10 @@ func (m *mockResponses) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // realCodex is one test's Codex: a scratch CODEX_HOME whose config.toml
-// points at the mock, and the binary's folder first on
-// PATH so that git-venom's adapter runs the same program.
+// points at the mock and turns plugins off (each codex app-server start,
+// install's and uninstall's, else syncs OpenAI's curated plugin
+// repository: a git ls-remote to github.com), and the binary's folder
+// first on PATH so that git-venom's adapter runs the same program.
 type realCodex struct {
 	e    *Env
 	Bin  string
@@ -187,6 +189,9 @@ model_provider = "mock"
 approval_policy = "never"
 sandbox_mode = "danger-full-access"
 check_for_update_on_startup = false
+
+[features]
+plugins = false
 
 [model_providers.mock]
 name = "mock"

@@ -130,3 +130,19 @@ func TestRevert_MarkersOfTheAttributesSize(t *testing.T) {
 		})
 	}
 }
+
+// TestRevert_StaleNamesTheMergeWhenItNoLongerMerges: a merge attribute
+// set after the dry run leaves the file whole where the dry run merged
+// its lines; the stale plan's error names the merge's settings, not only
+// the tree, HEAD and choices, none of which changed.
+func TestRevert_StaleNamesTheMergeWhenItNoLongerMerges(t *testing.T) {
+	t.Parallel()
+	env, _, _ := conflictingTurns(t, nil)
+	args := []string{"--revert=t1", "--conflicts=markers"}
+	dry := env.revertDry(args...)
+	info := env.Path(strings.TrimSpace(env.Git("rev-parse", "--git-path", "info")))
+	require.NoError(t, os.MkdirAll(info, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(info, "attributes"), []byte("f.txt merge=binary\n"), 0o644))
+	r := env.Venom("rollback", append(args, "--plan="+dry.Plan, "--json")...).Fails(t, 5, "conflict.rollback_stale")
+	require.Contains(t, r.Stdout, "merge.conflictStyle, the merge", r.Stdout)
+}

@@ -127,9 +127,10 @@ func (p *Plan) MadeWith(id string) (o Options, ok bool) {
 	return Options{}, false
 }
 
-// MergesLines reports whether the plan is a revert's that merges a
-// file's lines: its id then names what the merges wrote too.
-func (p *Plan) MergesLines() bool { return len(p.idOpts.Merged) > 0 }
+// MergesLines reports whether the plan is a revert's, whose line merges
+// follow settings S's tree does not hold: its id names what they wrote,
+// and a setting changed since the dry run may have made or undone one.
+func (p *Plan) MergesLines() bool { return p.idOpts.Revert != "" }
 
 // WellFormedID reports whether id has the form ID gives: p1- and 16
 // lower-case hex digits.

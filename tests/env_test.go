@@ -37,12 +37,22 @@ type Env struct {
 	Binary bool
 }
 
-// NewEnv makes a repository with one initial commit.
+// NewEnv makes a repository with one initial commit. It copies one
+// made once a run by the same git steps (initialRepo) and refreshes the
+// copy's index with git, for the copy's stat data: one git process a
+// test instead of three. The fsmonitor mode makes each one afresh.
 func NewEnv(t *testing.T) *Env {
 	t.Helper()
-	env := NewBareEnv(t)
-	env.Write("README.md", "hello\n")
-	env.Commit("initial")
+	if fsmonitorMode() {
+		env := NewBareEnv(t)
+		env.Write("README.md", "hello\n")
+		env.Commit("initial")
+		return env
+	}
+	env := newWorld(t)
+	require.NoError(t, copyRepo(initialRepo(t), env.Dir))
+	env.tick = 1
+	env.Git("update-index", "-q", "--refresh")
 	return env
 }
 
@@ -55,17 +65,108 @@ const worldConfig = "[user]\n\tname = Test\n\temail = test@example.com\n[init]\n
 // NewBareEnv makes an empty repository with no commit.
 func NewBareEnv(t *testing.T) *Env {
 	t.Helper()
+	env := newWorld(t)
+	env.Git("init", "-q")
+	if fsmonitorMode() {
+		env.UseWatchman(runWatchman(t))
+	}
+	return env
+}
+
+// newWorld makes a test's folders and global config, the repository's
+// folder empty.
+func newWorld(t *testing.T) *Env {
+	t.Helper()
 	root := trashDir(t)
 	env := &Env{t: t, Root: root, Dir: filepath.Join(root, "repo"), Home: filepath.Join(root, "home")}
 	require.NoError(t, os.MkdirAll(env.Home, 0o755))
 	require.NoError(t, os.MkdirAll(env.Dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(env.Home, ".gitconfig"),
 		[]byte(worldConfig), 0o644))
-	env.Git("init", "-q")
-	if fsmonitorMode() {
-		env.UseWatchman(runWatchman(t))
-	}
 	return env
+}
+
+// initialRepo is the folder of a repository NewEnv's steps made once a
+// run (git init, README.md, git add -A and git commit at the first tick),
+// in the test binary's own temporary folder: what NewEnv copies.
+func initialRepo(t *testing.T) string {
+	initialOnce.Do(func() {
+		root, err := os.MkdirTemp(runDir, "initial-")
+		if err != nil {
+			initialErr = err
+			return
+		}
+		env := &Env{t: t, Root: root, Dir: filepath.Join(root, "repo"), Home: filepath.Join(root, "home")}
+		for _, step := range []func() error{
+			func() error { return os.MkdirAll(env.Home, 0o755) },
+			func() error { return os.MkdirAll(env.Dir, 0o755) },
+			func() error {
+				return os.WriteFile(filepath.Join(env.Home, ".gitconfig"), []byte(worldConfig), 0o644)
+			},
+			func() error { return env.gitStep("init", "-q") },
+			func() error { return os.WriteFile(env.Path("README.md"), []byte("hello\n"), 0o644) },
+			func() error { env.Tick(); return env.gitStep("add", "-A") },
+			func() error { return env.gitStep("commit", "-q", "--allow-empty", "-m", "initial") },
+		} {
+			if initialErr = step(); initialErr != nil {
+				return
+			}
+		}
+		initialDir = env.Dir
+	})
+	require.NoError(t, initialErr, "making the initial repository")
+	return initialDir
+}
+
+var (
+	initialOnce sync.Once
+	initialDir  string
+	initialErr  error
+)
+
+// gitStep runs git in the repository, its failure an error (no test's
+// to fail: initialRepo's steps are the run's).
+func (e *Env) gitStep(args ...string) error {
+	if r := e.run(e.Dir, nil, "git", args...); r.Code != 0 {
+		return fmt.Errorf("git %s: exit %d\n%s", strings.Join(args, " "), r.Code, r.Stderr)
+	}
+	return nil
+}
+
+// copyRepo copies the folder src into the existing folder dst: folders,
+// regular files with their modes and symbolic links, in plain file work.
+func copyRepo(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil || rel == "." {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case fi.IsDir():
+			return os.Mkdir(to, fi.Mode().Perm())
+		case fi.Mode()&os.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(target, to)
+		case fi.Mode().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(to, b, fi.Mode().Perm())
+		}
+		return fmt.Errorf("copyRepo: %s is neither a folder, a file nor a link", p)
+	})
 }
 
 // Environ is the child environment, built from scratch (no inherited

@@ -25,6 +25,9 @@ import (
 // binDir holds the binaries built once for the whole run.
 var binDir string
 
+// runDir is the run's own temporary folder, removed when it ends.
+var runDir string
+
 // gitDir is the folder of the git the tests use.
 var gitDir string
 
@@ -41,6 +44,7 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	binDir = dir
+	runDir = dir
 	if prebuilt := os.Getenv("VENOM_TEST_BIN_DIR"); prebuilt != "" {
 		// tests/run builds them once for both of its runs of this package.
 		if err := builtForThisBinary(prebuilt); err != nil {

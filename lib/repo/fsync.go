@@ -23,13 +23,17 @@ var (
 // Syncs reports whether git syncs c where it writes in r, as core.fsync
 // says; a config that cannot be read says yes, the safe side.
 func (r *Repo) Syncs(c FsyncComponent) bool {
-	const key = "core.fsync"
-	entries, err := r.ConfigLast(context.Background(), key)
-	if err != nil {
+	r.fsyncOnce.Do(func() {
+		const key = "core.fsync"
+		entries, err := r.ConfigLast(context.Background(), key)
+		r.fsync, r.fsyncSet = entries[key]
+		r.fsyncErr = err
+	})
+	if r.fsyncErr != nil {
 		return true
 	}
-	e, ok := entries[key]
-	if !ok || !e.HasValue {
+	e := r.fsync
+	if !r.fsyncSet || !e.HasValue {
 		return c.byDefault
 	}
 	return c.in(e.Value)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/gitcli"
+	"github.com/git-venom/git-venom/lib/gitconfig"
 	"github.com/git-venom/git-venom/lib/statefile"
 )
 
@@ -37,6 +38,11 @@ type Repo struct {
 	once    sync.Once
 	lib     *git.Repository
 	err     error
+
+	fsyncOnce sync.Once // core.fsync, read once as git reads its config
+	fsync     gitconfig.Entry
+	fsyncSet  bool
+	fsyncErr  error
 }
 
 // Open finds the repository and worktree of dir the way git does, honouring

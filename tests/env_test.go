@@ -366,6 +366,30 @@ func (e *Env) runInput(dir string, extra []string, stdin string, name string, ar
 	return Result{Args: args, Stdout: out.String(), Stderr: errb.String(), Code: code}
 }
 
+// whyBinary appends "test, command, reason, arguments" (tab-separated)
+// to the file VENOM_TEST_WHY_BINARY names, when set, for each command a
+// test runs (reason "": in process): what keeps the commands binaries.
+func whyBinary(t *testing.T, cmd string, args []string, why string) {
+	p := os.Getenv("VENOM_TEST_WHY_BINARY")
+	if p == "" {
+		return
+	}
+	whyMu.Lock()
+	defer whyMu.Unlock()
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o666)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	name := "?"
+	if t != nil {
+		name = t.Name()
+	}
+	fmt.Fprintf(f, "%s\t%s\t%s\t%q\n", name, cmd, why, args)
+}
+
+var whyMu sync.Mutex
+
 // Command returns an unstarted venom command, for crash and concurrency tests.
 func (e *Env) Command(extra []string, cmd string, args ...string) *exec.Cmd {
 	whyBinary(e.t, cmd, args, "unstarted Command")

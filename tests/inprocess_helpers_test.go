@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"testing"
 
 	git "github.com/libgit2/git2go/v34"
 
@@ -298,30 +296,6 @@ func (e *Env) venom(dir string, extra []string, stdin string, cmd string, args .
 	}
 	return r
 }
-
-// whyBinary appends "test, command, reason, arguments" (tab-separated)
-// to the file VENOM_TEST_WHY_BINARY names, when set, for each command a
-// test runs (reason "": in process): what keeps the commands binaries.
-func whyBinary(t *testing.T, cmd string, args []string, why string) {
-	p := os.Getenv("VENOM_TEST_WHY_BINARY")
-	if p == "" {
-		return
-	}
-	whyMu.Lock()
-	defer whyMu.Unlock()
-	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o666)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	name := "?"
-	if t != nil {
-		name = t.Name()
-	}
-	fmt.Fprintf(f, "%s\t%s\t%s\t%q\n", name, cmd, why, args)
-}
-
-var whyMu sync.Mutex
 
 // runInProcess is the binary's main with what git gives the binary: its
 // exec path first on PATH, the folder it was started in (the physical

@@ -17,12 +17,7 @@ import (
 // under the same config is the oracle, both seen through strace.
 func TestRefs_SyncedUnderCoreFsync(t *testing.T) {
 	t.Parallel()
-	if _, err := os.Stat("/usr/bin/strace"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("no /usr/bin/strace: tests/run installs it")
-		}
-		t.Skip("no strace")
-	}
+	needStrace(t)
 	for _, value := range []string{"", "reference", "committed", "all", "none,reference", "objects",
 		"ref", "objects, commit", "-,reference"} {
 		t.Run("core.fsync="+value, func(t *testing.T) {
@@ -137,12 +132,7 @@ func TestRefs_RefSyncsInReadsTheOrder(t *testing.T) {
 // strace: a pack the log names must outlive a power loss as git's does.
 func TestObjects_PackSyncedUnderCoreFsync(t *testing.T) {
 	t.Parallel()
-	if _, err := os.Stat("/usr/bin/strace"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("no /usr/bin/strace: tests/run installs it")
-		}
-		t.Skip("no strace")
-	}
+	needStrace(t)
 	packSynced := regexp.MustCompile(`(fsync|fdatasync)\(\d+<[^>]*/objects/pack/tmp_pack_[^>/]*>[) ]`)
 	for _, value := range []string{"", "none", "-pack", "none,pack", "objects"} {
 		t.Run("core.fsync="+value, func(t *testing.T) {
@@ -167,5 +157,17 @@ func TestObjects_PackSyncedUnderCoreFsync(t *testing.T) {
 			got := synced("git", "venom-checkpoint", "--agent=a1", "--json")
 			require.Equal(t, want, got, "the capture's pack is synced as git syncs its own")
 		})
+	}
+}
+
+// needStrace skips a test that reads strace's trace where strace is
+// missing, and fails it under CI, where tests/run installs it.
+func needStrace(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat("/usr/bin/strace"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no /usr/bin/strace: tests/run installs it")
+		}
+		t.Skip("no strace")
 	}
 }

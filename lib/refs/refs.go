@@ -91,13 +91,12 @@ func Create(r *repo.Repo, agent string, n int, commit *git.Oid) error {
 var packedRefsInProcess int64 = 256 << 10
 
 // create makes ref name hold commit, only if it is absent. Both ways take
-// the loose ref's lock and check packed-refs under it, as every git writer
-// does beside a git pack-refs or gc: libgit2 in process while packed-refs
-// is small, else git update-ref with the old value all zeros, which
-// binary-searches packed-refs where libgit2 reads it whole (0.44 s of a
-// capture's 0.65 s CPU with 400,000 refs, docs/benchmarks.md#many-agents).
-// git update-ref too when core.fsync asks git to sync refs, which it
-// does before the rename (libgit2 syncs after, and everything or nothing).
+// the loose ref's lock and check packed-refs under it, as git writers do:
+// libgit2 in process while packed-refs is small and core.fsync syncs no
+// ref (git syncs the lock before its rename; libgit2 all or nothing), else
+// git update-ref with the old value all zeros, which binary-searches
+// packed-refs where libgit2 reads it whole (0.44 s of a capture's 0.65 s
+// CPU with 400,000 refs, docs/benchmarks.md#many-agents).
 func create(r *repo.Repo, name string, commit *git.Oid, msg string) error {
 	// A symbolic ref is always a loose file, which git would replace
 	// (--no-deref): any file there is a ref that exists.

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -544,4 +545,36 @@ func TestCheckpoint_SettledFilesWhenSettingsChange(t *testing.T) {
 	require.False(t, ok)
 	_, ok = env.blob(n, "build.out")
 	require.False(t, ok)
+}
+
+// TestCheckpoint_EmptyExcludesFileReadsNoGlobalIgnore: core.excludesFile
+// set to "" leaves git with no global ignore file (not even the XDG
+// default), so git shows x.log as untracked and every capture holds it.
+func TestCheckpoint_EmptyExcludesFileReadsNoGlobalIgnore(t *testing.T) {
+	t.Parallel()
+	for _, set := range []bool{true, false} {
+		t.Run(fmt.Sprintf("set=%v", set), func(t *testing.T) {
+			t.Parallel()
+			env := NewEnv(t)
+			xdg := filepath.Join(env.Home, ".config", "git", "ignore")
+			require.NoError(t, os.MkdirAll(filepath.Dir(xdg), 0o755))
+			require.NoError(t, os.WriteFile(xdg, []byte("*.log\n"), 0o644))
+			if set {
+				env.SetGlobal("core.excludesFile", "")
+			}
+			env.Write("notes.txt", "notes\n")
+			env.Take(t, "--agent=a1") // the scan remembered from here on
+			for i := 2; i <= 4; i++ {
+				log := fmt.Sprintf("x%d.log", i)
+				env.Write(log, "log\n")
+				env.Write(fmt.Sprintf("n%d.txt", i), "new\n") // never reused
+				want := env.RecipeTree()
+				env.Take(t, "--agent=a1")
+				require.Equal(t, want, env.CheckpointTree("a1", i), "capture %d", i)
+				_, ok := env.blob(i, log)
+				require.Equal(t, set, ok, "capture %d holds %s as git status shows it", i, log)
+				time.Sleep(1100 * time.Millisecond) // settled for the next
+			}
+		})
+	}
 }

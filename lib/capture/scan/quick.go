@@ -965,7 +965,8 @@ func sameList(list []string, p Paths) bool {
 // read in process where that is git config --path's answer (excludesIn),
 // else from git.
 func globalExcludes(ctx context.Context, r *repo.Repo) ([]string, bool) {
-	excludesFile, known, ok := "", false, false
+	var excludesFile *string
+	known, ok := false, false
 	if entries, plain := r.ConfigFiles("core.excludesfile", "core.ignorecase"); plain {
 		excludesFile, known, ok = excludesIn(entries, r.Files().Env)
 	}
@@ -978,38 +979,38 @@ func globalExcludes(ctx context.Context, r *repo.Repo) ([]string, bool) {
 	return excludeFiles(r, excludesFile), true
 }
 
-// excludesIn reads core.excludesFile as git config -z --path --get-regexp
-// prints it from entries, every value of both keys in order, and
-// core.ignorecase as gitExcludesFile does. known is false where the
-// answer needs git: a path from another user's home ("~name/") or git's
-// prefix ("%(prefix)/"). A value git config --path refuses (no "=", "~/"
-// without HOME) fails the command, and ok is false as for git's failure.
-func excludesIn(entries []gitconfig.Entry, environ []string) (excludesFile string, known, ok bool) {
+// excludesIn reads core.excludesFile (nil: unset) as git config -z --path
+// --get-regexp prints it from entries, every value of both keys in order,
+// and core.ignorecase as gitExcludesFile does. known is false where the
+// answer needs git: another user's home ("~name/") or git's prefix
+// ("%(prefix)/"). A value git config --path refuses (no "=", "~/" without
+// HOME) fails the command: ok is false as for git's failure.
+func excludesIn(entries []gitconfig.Entry, environ []string) (excludesFile *string, known, ok bool) {
 	home, setHome := gitcli.LookupEnv(environ, "HOME")
 	for _, e := range entries {
 		v := e.Value
 		switch {
 		case !e.HasValue:
-			return "", true, false // config_error_nonbool
+			return nil, true, false // config_error_nonbool
 		case strings.HasPrefix(v, "%(prefix)/"):
-			return "", false, false
+			return nil, false, false
 		case strings.HasPrefix(v, "~"):
 			// git's interpolate_path: "~" up to the first slash names
 			// the user, none the HOME that replaces it.
 			if user, _, _ := strings.Cut(v[1:], "/"); user != "" {
-				return "", false, false
+				return nil, false, false
 			}
 			if !setHome {
-				return "", true, false
+				return nil, true, false
 			}
 			v = home + v[1:]
 		}
 		switch e.Name {
 		case "core.excludesfile":
-			excludesFile = v
+			excludesFile = &v
 		case "core.ignorecase":
 			if v != "false" && v != "no" && v != "off" && v != "0" {
-				return "", true, false
+				return nil, true, false
 			}
 		}
 	}
@@ -1018,20 +1019,20 @@ func excludesIn(entries []gitconfig.Entry, environ []string) (excludesFile strin
 
 // gitExcludesFile asks git for core.excludesFile and whether the tree
 // ignores case, as excludesIn reads them.
-func gitExcludesFile(ctx context.Context, r *repo.Repo) (string, bool) {
+func gitExcludesFile(ctx context.Context, r *repo.Repo) (*string, bool) {
 	out, err := r.Git.RunCall(ctx, gitcli.Call{}, "config", "-z", "--path", "--get-regexp", `^core\.(excludesfile|ignorecase)$`)
 	if err != nil && gitcli.ExitCode(err) != 1 { // 1: neither is set
-		return "", false
+		return nil, false
 	}
-	excludesFile := ""
+	var excludesFile *string
 	for _, kv := range bytes.Split(out, []byte{0}) {
 		k, v, _ := strings.Cut(string(kv), "\n")
 		switch strings.ToLower(k) {
 		case "core.excludesfile":
-			excludesFile = v
+			excludesFile = &v
 		case "core.ignorecase":
 			if v != "false" && v != "no" && v != "off" && v != "0" {
-				return "", false
+				return nil, false
 			}
 		}
 	}
@@ -1039,21 +1040,26 @@ func gitExcludesFile(ctx context.Context, r *repo.Repo) (string, bool) {
 }
 
 // excludeFiles lists info/exclude and then excludesFile, or the XDG
-// default when that is empty.
-func excludeFiles(r *repo.Repo, excludesFile string) []string {
+// default when it is unset. Set to "", git reads no global file
+// (setup_standard_excludes falls back only on an unset one).
+func excludeFiles(r *repo.Repo, excludesFile *string) []string {
 	var files []string
+	global := ""
+	if excludesFile != nil {
+		global = *excludesFile
+	}
 	list, _ := gitfiles.List(r.Files())
 	for _, f := range list {
 		switch {
 		case f.Kind != gitfiles.Exclude || !f.Read:
 		case f.Scope == gitfiles.Local:
 			files = append(files, f.Path)
-		case excludesFile == "":
-			excludesFile = f.Path // git's default, in the XDG folder
+		case excludesFile == nil && global == "":
+			global = f.Path // git's default, in the XDG folder
 		}
 	}
-	if excludesFile != "" {
-		files = append(files, excludesFile)
+	if global != "" {
+		files = append(files, global)
 	}
 	return files
 }

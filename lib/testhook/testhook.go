@@ -28,7 +28,7 @@ var (
 
 // Point is a named place where a test may inject a failure or a pause.
 func Point(name string) error {
-	return point(name, os.Getenv("VENOM_TEST_FAIL_AT"), os.Getenv("VENOM_TEST_PAUSE_AT"), &mu, passes, os.Getenv)
+	return point(name, &mu, passes, os.Getenv)
 }
 
 // hooks are the fault points of one command (With): its environment's
@@ -68,12 +68,13 @@ func PointIn(ctx context.Context, name string) error {
 		}
 		return os.Getenv(k)
 	}
-	return point(name, getenv("VENOM_TEST_FAIL_AT"), getenv("VENOM_TEST_PAUSE_AT"), &h.mu, h.passes, getenv)
+	return point(name, &h.mu, h.passes, getenv)
 }
 
-// point fails or pauses at name as the lists fail and pause say, counting
-// the pass in passes.
-func point(name, fail, pause string, mu *sync.Mutex, passes map[string]int, getenv func(string) string) error {
+// point fails or pauses at name as getenv's VENOM_TEST_FAIL_AT and
+// VENOM_TEST_PAUSE_AT say, counting the pass in passes.
+func point(name string, mu *sync.Mutex, passes map[string]int, getenv func(string) string) error {
+	fail, pause := getenv("VENOM_TEST_FAIL_AT"), getenv("VENOM_TEST_PAUSE_AT")
 	n := 0
 	if fail != "" || pause != "" {
 		mu.Lock()

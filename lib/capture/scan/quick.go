@@ -1009,7 +1009,7 @@ func excludesIn(entries []gitconfig.Entry, environ []string) (excludesFile *stri
 		case "core.excludesfile":
 			excludesFile = &v
 		case "core.ignorecase":
-			if v != "false" && v != "no" && v != "off" && v != "0" {
+			if ignoresCase(v) {
 				return nil, true, false
 			}
 		}
@@ -1031,12 +1031,18 @@ func gitExcludesFile(ctx context.Context, r *repo.Repo) (*string, bool) {
 		case "core.excludesfile":
 			excludesFile = &v
 		case "core.ignorecase":
-			if v != "false" && v != "no" && v != "off" && v != "0" {
+			if ignoresCase(v) {
 				return nil, false
 			}
 		}
 	}
 	return excludesFile, true
+}
+
+// ignoresCase says whether a core.ignorecase value may mean true: any
+// but git's plain false words, so an odd spelling skips the quick scan.
+func ignoresCase(v string) bool {
+	return v != "false" && v != "no" && v != "off" && v != "0"
 }
 
 // excludeFiles lists info/exclude and then excludesFile, or the XDG

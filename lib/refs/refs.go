@@ -129,18 +129,31 @@ func create(r *repo.Repo, name string, commit *git.Oid, msg string) error {
 	return nil
 }
 
+// createTries bounds createInProcess's tries: a person's git pack-refs
+// --prune (git gc) removes the empty folders above the refs it packs,
+// which can vanish between libgit2's mkdir of the parent and of the ref's
+// own; git's writers try again in that case, and so do we.
+const createTries = 10
+
 // createInProcess is create through libgit2.
 func createInProcess(r *repo.Repo, name string, commit *git.Oid, msg string) error {
 	lib, err := r.Lib()
 	if err != nil {
 		return err
 	}
-	ref, err := lib.References.Create(name, commit, false, msg)
-	if err != nil {
+	var ref *git.Reference
+	for try := 1; ; try++ {
+		ref, err = lib.References.Create(name, commit, false, msg)
+		if err == nil {
+			break
+		}
 		if git.IsErrorCode(err, git.ErrorCodeExists) {
 			return ErrExists
 		}
-		return err
+		if try == createTries || !racedWithPrune(err) {
+			return err
+		}
+		time.Sleep(time.Duration(try) * time.Millisecond)
 	}
 	ref.Free()
 	// Best effort: the ref is made whatever its mode (core.sharedRepository).
@@ -151,6 +164,14 @@ func createInProcess(r *repo.Repo, name string, commit *git.Oid, msg string) err
 		_ = statefile.AdjustSharedBelow(filepath.Join(r.CommonDir, "logs"), filepath.Join(r.CommonDir, "logs", name))
 	}
 	return nil
+}
+
+// racedWithPrune reports whether libgit2 failed at the file system
+// (a folder removed under it) or on a lock another writer held a moment,
+// which git's own writers wait on (core.filesRefLockTimeout).
+func racedWithPrune(err error) bool {
+	var e *git.GitError
+	return errors.As(err, &e) && (e.Class == git.ErrorClassOS || e.Code == git.ErrorCodeLocked)
 }
 
 // Resolve returns the commit the ref of checkpoint n holds, or nil.

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-venom/git-venom/lib/gittest"
+	"github.com/git-venom/git-venom/lib/ids"
 	"github.com/git-venom/git-venom/lib/repo"
 )
 
@@ -284,6 +286,41 @@ func TestCreate_BesidePackRefs(t *testing.T) {
 		require.NoError(t, err)
 		assert.Empty(t, locks)
 	})
+}
+
+// TestCreate_BesideFoldersPruned: git pack-refs --prune removes the
+// folders it empties, which can vanish between libgit2's mkdir of a
+// parent and of the ref's own folder ("failed to make directory", seen
+// beside a gc loop). Here the folders above the agent's are removed every
+// 100 µs while refs are made in an emptied folder: each is made (about a
+// quarter failed before create tried again).
+func TestCreate_BesideFoldersPruned(t *testing.T) {
+	w := newWorld(t)
+	venom := filepath.Join(w.dir, ".git", "refs", "venom")
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			// Removes only empty folders, as git's pruning does.
+			_ = os.Remove(filepath.Join(venom, "checkpoints"))
+			_ = os.Remove(venom)
+			time.Sleep(100 * time.Microsecond)
+		}
+	}()
+	for k := 1; k <= 300; k++ {
+		require.NoError(t, createInProcess(w.r, ids.RefName("a1", k), w.commits[0], "venom checkpoint"), "ref %d", k)
+		// Empty the agent's folder again, as a prune would.
+		require.NoError(t, os.Remove(filepath.Join(venom, "checkpoints", "a1", strconv.Itoa(k))))
+		require.NoError(t, os.Remove(filepath.Join(venom, "checkpoints", "a1")))
+	}
+	close(stop)
+	<-done
 }
 
 // In a shared repository (core.sharedRepository=group) with reflogs for

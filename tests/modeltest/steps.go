@@ -773,7 +773,7 @@ func (w *world) logRecords(t *tree) int {
 }
 
 func (w *world) readLog(t *tree) []map[string]any {
-	common := w.git(t.dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	common := w.gitPathOf(t, "--git-common-dir")
 	b, err := os.ReadFile(filepath.Join(common, "venom", "log.jsonl"))
 	if err != nil {
 		return nil

@@ -21,6 +21,9 @@ type tree struct {
 	head     string // HEAD's commit, "" when unborn
 	branch   string // "" when detached
 	merging  bool
+	// gitPaths: git's answers for the paths of its files (the index,
+	// MERGE_HEAD, the common dir), asked once: they stay put all run.
+	gitPaths map[string]string
 	captures []capture
 	// written: paths a rollback or an edit of the model wrote last, with
 	// when, for same-second edits.
@@ -170,7 +173,22 @@ func (w *world) syncGit(t *tree) {
 }
 
 func (w *world) gitPath(t *tree, name string) string {
-	return w.git(t.dir, "rev-parse", "--path-format=absolute", "--git-path", name)
+	return w.gitPathOf(t, "--git-path", name)
+}
+
+// gitPathOf is git rev-parse --path-format=absolute's answer to args,
+// asked once a tree.
+func (w *world) gitPathOf(t *tree, args ...string) string {
+	key := strings.Join(args, " ")
+	if p, ok := t.gitPaths[key]; ok {
+		return p
+	}
+	p := w.git(t.dir, append([]string{"rev-parse", "--path-format=absolute"}, args...)...)
+	if t.gitPaths == nil {
+		t.gitPaths = map[string]string{}
+	}
+	t.gitPaths[key] = p
+	return p
 }
 
 // checkTree compares the model of t with the disk and git.

@@ -166,10 +166,24 @@ func (w *world) sync(t *tree) {
 func (w *world) syncGit(t *tree) {
 	t.index = w.lsIndex(t.dir)
 	t.indexSum = fileHash(w.gitPath(t, "index"))
-	t.head = strings.TrimSpace(w.gitRaw(t.dir, "rev-parse", "-q", "--verify", "HEAD").out)
-	t.branch = strings.TrimSpace(w.gitRaw(t.dir, "symbolic-ref", "-q", "--short", "HEAD").out)
+	t.head, t.branch = w.headOf(t.dir)
 	_, err := os.Stat(w.gitPath(t, "MERGE_HEAD"))
 	t.merging = err == nil
+}
+
+// headOf is HEAD's commit ("" when unborn) and branch ("" when detached):
+// one git rev-parse, two git calls for an unborn HEAD, which it refuses.
+func (w *world) headOf(dir string) (head, branch string) {
+	r := w.gitRaw(dir, "rev-parse", "HEAD", "--symbolic-full-name", "HEAD", "--")
+	if out := strings.Fields(r.out); r.code == 0 && len(out) == 3 && out[2] == "--" {
+		if out[1] == "HEAD" {
+			return out[0], ""
+		}
+		return out[0], strings.TrimPrefix(out[1], "refs/heads/")
+	}
+	head = strings.TrimSpace(w.gitRaw(dir, "rev-parse", "-q", "--verify", "HEAD").out)
+	branch = strings.TrimSpace(w.gitRaw(dir, "symbolic-ref", "-q", "--short", "HEAD").out)
+	return head, branch
 }
 
 func (w *world) gitPath(t *tree, name string) string {
@@ -200,8 +214,7 @@ func (w *world) checkTree(t *tree, after string) {
 	if d := diffFiles("the files of "+t.name, t.files, disk); d != "" {
 		w.failf("after %s: the work tree is not what the model says\n%s", after, d)
 	}
-	head := strings.TrimSpace(w.gitRaw(t.dir, "rev-parse", "-q", "--verify", "HEAD").out)
-	branch := strings.TrimSpace(w.gitRaw(t.dir, "symbolic-ref", "-q", "--short", "HEAD").out)
+	head, branch := w.headOf(t.dir)
 	if head != t.head || branch != t.branch {
 		w.failf("after %s: %s's HEAD is %s on %q, the model says %s on %q", after, t.name, head, branch, t.head, t.branch)
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// CommonDir answers as git rev-parse does in every layout a test makes,
-// reading it itself in the plain ones.
+// CommonDir and gitDirs answer as git rev-parse does in every layout a
+// test makes, reading it themselves in the plain ones.
 func TestEnv_CommonDirIsGits(t *testing.T) {
 	cases := map[string]struct {
 		setup func(e *Env)
@@ -42,6 +42,9 @@ func TestEnv_CommonDirIsGits(t *testing.T) {
 			other := NewEnv(t)
 			e.Extra = append(e.Extra, "GIT_DIR="+filepath.Join(other.Dir, ".git"))
 		}, false},
+		"GIT_INDEX_FILE": {func(e *Env) {
+			e.Extra = append(e.Extra, "GIT_INDEX_FILE="+filepath.Join(e.Root, "other.index"))
+		}, false},
 		"GIT_COMMON_DIR": {func(e *Env) {
 			other := NewEnv(t)
 			e.Extra = append(e.Extra, "GIT_COMMON_DIR="+filepath.Join(other.Dir, ".git"))
@@ -59,6 +62,10 @@ func TestEnv_CommonDirIsGits(t *testing.T) {
 				return
 			}
 			assert.Equal(t, filepath.Clean(r.Stdout[:len(r.Stdout)-1]), e.CommonDir())
+			dirs := e.GitRaw("rev-parse", "--absolute-git-dir", "--path-format=absolute",
+				"--git-common-dir", "--git-path", "index")
+			gitDir, common, index := e.gitDirs()
+			assert.Equal(t, dirs.Stdout, gitDir+"\n"+common+"\n"+index+"\n", "gitDirs")
 		})
 	}
 }

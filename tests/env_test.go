@@ -261,6 +261,21 @@ func (e *Env) CommonDir() string {
 	return e.Git("rev-parse", "--path-format=absolute", "--git-common-dir")
 }
 
+// gitDirs is what git rev-parse --absolute-git-dir --path-format=absolute
+// --git-common-dir --git-path index prints in the repository. In
+// plainCommonDir's case the first two are that folder and the index is
+// its index file (no GIT_INDEX_FILE there); anything else asks git.
+func (e *Env) gitDirs() (gitDir, common, index string) {
+	e.t.Helper()
+	if dir, ok := plainCommonDir(e.Dir, e.Environ()); ok {
+		return dir, dir, filepath.Join(dir, "index")
+	}
+	dirs := strings.Split(e.Git("rev-parse", "--absolute-git-dir",
+		"--path-format=absolute", "--git-common-dir", "--git-path", "index"), "\n")
+	require.Len(e.t, dirs, 3)
+	return dirs[0], dirs[1], dirs[2]
+}
+
 // plainCommonDir is top/.git resolved, in the case CommonDir reads itself.
 func plainCommonDir(top string, environ []string) (string, bool) {
 	if !gitconfig.PlainEnvironment(environ) {
@@ -468,10 +483,7 @@ type Snapshot struct {
 // Snapshot records the user-visible state.
 func (e *Env) Snapshot() Snapshot {
 	e.t.Helper()
-	dirs := strings.Split(e.Git("rev-parse", "--absolute-git-dir",
-		"--path-format=absolute", "--git-common-dir", "--git-path", "index"), "\n")
-	require.Len(e.t, dirs, 3)
-	gitDir, common, idx := dirs[0], dirs[1], dirs[2]
+	gitDir, common, idx := e.gitDirs()
 	head, _ := os.ReadFile(filepath.Join(gitDir, "HEAD"))
 	refs := e.Git("for-each-ref", "--format=%(refname) %(objectname) %(symref)")
 	var keep []string
@@ -550,7 +562,7 @@ func treeHash(dir string) string {
 // state, with plain git on a copy of the index: the oracle for captures.
 func (e *Env) RecipeTree(exclude ...string) string {
 	e.t.Helper()
-	idx := e.Git("rev-parse", "--path-format=absolute", "--git-path", "index")
+	_, _, idx := e.gitDirs()
 	tmp := filepath.Join(e.Root, fmt.Sprintf("recipe-%d.index", len(exclude)))
 	_ = os.Remove(tmp)
 	if b, err := os.ReadFile(idx); err == nil {

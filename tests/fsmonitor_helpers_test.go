@@ -106,7 +106,7 @@ func (e *Env) UseWatchman(w *Watchman) {
 	e.t.Helper()
 	hook, err := os.ReadFile(watchmanSample)
 	require.NoError(e.t, err)
-	gitDir := e.Git("rev-parse", "--absolute-git-dir")
+	gitDir, _, _ := e.gitDirs()
 	require.NoError(e.t, os.MkdirAll(filepath.Join(gitDir, "hooks"), 0o755))
 	require.NoError(e.t, os.WriteFile(filepath.Join(gitDir, "hooks", "query-watchman"), hook, 0o755))
 	e.Git("config", "core.fsmonitor", filepath.Join(gitDir, "hooks", "query-watchman"))

@@ -155,7 +155,8 @@ func (e *Env) CheckpointTreeOf(agent, id string) string {
 // IndexHash is the sha256 of the user's index file.
 func (e *Env) IndexHash() string {
 	e.t.Helper()
-	return fileHash(e.Git("rev-parse", "--path-format=absolute", "--git-path", "index"))
+	_, _, idx := e.gitDirs()
+	return fileHash(idx)
 }
 
 // Records returns the journal's records of one type.

@@ -1,0 +1,87 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// indexHasValidBit answers as git ls-files -v does (an entry in lower
+// case) for the indexes git writes, and is unsure of the ones it cannot
+// read whole: RecipeTree skips ls-files -v only on a sure no.
+func TestEnv_IndexValidBitIsGits(t *testing.T) {
+	long := strings.Repeat("d/", 2100) + "f.txt" // a name past 0xfff bytes
+	cases := map[string]struct {
+		setup func(e *Env)
+		sure  bool
+	}{
+		"plain": {func(e *Env) {}, true},
+		"assume-unchanged": {func(e *Env) {
+			e.Git("update-index", "--assume-unchanged", "b.txt")
+		}, true},
+		"skip-worktree, version 3": {func(e *Env) {
+			e.Git("update-index", "--skip-worktree", "a.txt")
+		}, true},
+		"version 3 and assume-unchanged": {func(e *Env) {
+			e.Git("update-index", "--skip-worktree", "a.txt")
+			e.Git("update-index", "--assume-unchanged", "d/c.txt")
+		}, true},
+		"intent to add": {func(e *Env) {
+			e.Write("new.txt", "new\n")
+			e.Git("add", "-N", "new.txt")
+		}, true},
+		"long name": {func(e *Env) {
+			oid := e.Git("rev-parse", "HEAD:a.txt")
+			e.Git("update-index", "--add", "--cacheinfo", "100644,"+oid+","+long)
+			e.Git("update-index", "--assume-unchanged", long)
+		}, true},
+		"cache tree": {func(e *Env) { e.Git("write-tree") }, true},
+		"version 4": {func(e *Env) {
+			e.Git("update-index", "--index-version", "4", "--assume-unchanged", "b.txt")
+		}, false},
+		"split index": {func(e *Env) {
+			e.Git("update-index", "--assume-unchanged", "b.txt")
+			e.Git("update-index", "--split-index")
+			e.Write("a.txt", "changed\n")
+			e.Git("add", "a.txt")
+		}, false},
+		"no checksum": {func(e *Env) { // index.skipHash's, git 2.40 on
+			e.Git("update-index", "--assume-unchanged", "b.txt")
+			_, _, idx := e.gitDirs()
+			b, err := os.ReadFile(idx)
+			require.NoError(t, err)
+			copy(b[len(b)-20:], make([]byte, 20))
+			require.NoError(t, os.WriteFile(idx, b, 0o644))
+		}, false},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := NewEnv(t)
+			e.Write("a.txt", "a\n")
+			e.Write("b.txt", "b\n")
+			e.Write("d/c.txt", "c\n")
+			e.Commit("base")
+			c.setup(e)
+			_, _, idx := e.gitDirs()
+			b, err := os.ReadFile(idx)
+			require.NoError(t, err)
+			valid, sure := indexHasValidBit(b)
+			assert.Equal(t, c.sure, sure, "read whole")
+			lower := false
+			for _, rec := range strings.Split(e.GitRaw("ls-files", "-v", "-z").Stdout, "\x00") {
+				lower = lower || rec != "" && rec[0] >= 'a' && rec[0] <= 'z'
+			}
+			if sure {
+				assert.Equal(t, lower, valid, "an assume-unchanged entry")
+			}
+			if name == "long name" {
+				_, err := os.Stat(filepath.Join(e.Dir, "d", "d"))
+				assert.True(t, os.IsNotExist(err), "the long name is the index's only")
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -291,12 +292,13 @@ func TestCreate_BesidePackRefs(t *testing.T) {
 // TestCreate_BesideFoldersPruned: git pack-refs --prune removes the
 // folders it empties, which can vanish between libgit2's mkdir of a
 // parent and of the ref's own folder ("failed to make directory", seen
-// beside a gc loop). Here the folders above the agent's are removed every
-// 100 µs while refs are made in an emptied folder: each is made (about a
-// quarter failed before create tried again).
+// beside a gc loop). Here the empty folders above the agent's are
+// removed up to three times while each of 300 refs is made: each is made
+// (about a quarter failed before create tried again).
 func TestCreate_BesideFoldersPruned(t *testing.T) {
 	w := newWorld(t)
 	venom := filepath.Join(w.dir, ".git", "refs", "venom")
+	var removals atomic.Int32 // left for the ref being made
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -307,14 +309,20 @@ func TestCreate_BesideFoldersPruned(t *testing.T) {
 				return
 			default:
 			}
-			// Removes only empty folders, as git's pruning does.
-			_ = os.Remove(filepath.Join(venom, "checkpoints"))
-			_ = os.Remove(venom)
-			time.Sleep(100 * time.Microsecond)
+			// Only empty folders go, as in git's pruning.
+			for _, dir := range []string{filepath.Join(venom, "checkpoints"), venom} {
+				if removals.Load() > 0 && os.Remove(dir) == nil {
+					removals.Add(-1)
+				}
+			}
+			time.Sleep(50 * time.Microsecond)
 		}
 	}()
 	for k := 1; k <= 300; k++ {
-		require.NoError(t, createInProcess(w.r, ids.RefName("a1", k), w.commits[0], "venom checkpoint"), "ref %d", k)
+		removals.Store(3)
+		err := createInProcess(w.r, ids.RefName("a1", k), w.commits[0], "venom checkpoint")
+		removals.Store(0)
+		require.NoError(t, err, "ref %d", k)
 		// Empty the agent's folder again, as a prune would.
 		require.NoError(t, os.Remove(filepath.Join(venom, "checkpoints", "a1", strconv.Itoa(k))))
 		require.NoError(t, os.Remove(filepath.Join(venom, "checkpoints", "a1")))

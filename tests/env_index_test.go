@@ -85,3 +85,22 @@ func TestEnv_IndexValidBitIsGits(t *testing.T) {
 		})
 	}
 }
+
+// NewEnv's copy has its own stat data in its index, as git's refresh
+// would write it: git takes every entry as clean without reading it.
+func TestEnv_NewEnvIndexIsFresh(t *testing.T) {
+	env := NewEnv(t)
+	idx := filepath.Join(env.Dir, ".git", "index")
+	before := fileHash(idx)
+	assert.Empty(t, env.Git("diff-files", "--name-only"), "an entry whose stat data differs")
+	env.Git("update-index", "-q", "--refresh")
+	assert.Equal(t, before, fileHash(idx), "git's refresh changed the index")
+	assert.Empty(t, env.Git("status", "--porcelain"))
+
+	// A bare copy is stale, as the checks above would see.
+	stale := newWorld(t)
+	require.NoError(t, copyRepo(initialRepo(t), stale.Dir))
+	assert.Equal(t, "README.md", stale.Git("diff-files", "--name-only"))
+	require.True(t, restatIndex(stale.Dir))
+	assert.Empty(t, stale.Git("diff-files", "--name-only"))
+}

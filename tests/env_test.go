@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -40,9 +41,10 @@ type Env struct {
 }
 
 // NewEnv makes a repository with one initial commit. It copies one
-// made once a run by the same git steps (initialRepo) and refreshes the
-// copy's index with git, for the copy's stat data: one git process a
-// test instead of three. The fsmonitor mode makes each one afresh.
+// made once a run by the same git steps (initialRepo) and puts the
+// copy's stat data in its index as git update-index --refresh does
+// (restatIndex; else it runs that): no git process for three. The
+// fsmonitor mode makes each one afresh.
 func NewEnv(t *testing.T) *Env {
 	t.Helper()
 	if fsmonitorMode() {
@@ -54,8 +56,49 @@ func NewEnv(t *testing.T) *Env {
 	env := newWorld(t)
 	require.NoError(t, copyRepo(initialRepo(t), env.Dir))
 	env.tick = 1
-	env.Git("update-index", "-q", "--refresh")
+	if !restatIndex(env.Dir) {
+		env.Git("update-index", "-q", "--refresh")
+	}
 	return env
+}
+
+// restatIndex writes into top/.git/index each entry's stat data as git
+// records it (fill_stat_data) from the file under top, and the file's
+// new checksum; false, with nothing written, where walkIndex is unsure
+// or a file is not there to stat.
+func restatIndex(top string) bool {
+	idx := filepath.Join(top, ".git", "index")
+	b, err := os.ReadFile(idx)
+	if err != nil {
+		return false
+	}
+	whole := true
+	ok := walkIndex(b, func(entry []byte, flags uint16, name string) {
+		fi, err := os.Lstat(filepath.Join(top, filepath.FromSlash(name)))
+		if err != nil {
+			whole = false
+			return
+		}
+		st, isUnix := fi.Sys().(*syscall.Stat_t)
+		if !isUnix {
+			whole = false
+			return
+		}
+		be := binary.BigEndian
+		for i, v := range []int64{st.Ctim.Sec, st.Ctim.Nsec, st.Mtim.Sec, st.Mtim.Nsec,
+			int64(st.Dev), int64(st.Ino)} {
+			be.PutUint32(entry[4*i:], uint32(v))
+		}
+		be.PutUint32(entry[28:], st.Uid)
+		be.PutUint32(entry[32:], st.Gid)
+		be.PutUint32(entry[36:], uint32(st.Size))
+	})
+	if !ok || !whole {
+		return false
+	}
+	sum := sha1.Sum(b[:len(b)-sha1.Size])
+	copy(b[len(b)-sha1.Size:], sum[:])
+	return os.WriteFile(idx, b, 0o644) == nil
 }
 
 // worldConfig is the hermetic world's global git config. No command of a
@@ -658,52 +701,62 @@ func (e *Env) LogRecords() []map[string]any {
 
 // indexHasValidBit reports whether an index file's entries carry the
 // assume-unchanged bit (CE_VALID, what git ls-files -v prints in lower
-// case), read from the file's bytes; false for ok when unsure: no
-// version 2 or 3 SHA-1 index whose checksum holds, or entries kept in
-// a split index's shared file. RecipeTree skips ls-files -v on a no.
+// case), read from the file's bytes; false for ok when unsure (see
+// walkIndex). RecipeTree skips ls-files -v on a sure no.
 func indexHasValidBit(b []byte) (valid, ok bool) {
+	ok = walkIndex(b, func(entry []byte, flags uint16, name string) {
+		valid = valid || flags&0x8000 != 0
+	})
+	return valid && ok, ok
+}
+
+// walkIndex calls fn with each entry of an index file, false when
+// unsure of it: no version 2 or 3 SHA-1 index whose checksum holds,
+// every entry and extension read whole, with no split index (whose
+// shared file holds entries). An entry starts with its stat data.
+func walkIndex(b []byte, fn func(entry []byte, flags uint16, name string)) bool {
 	const head, trailer = 12, sha1.Size
 	if len(b) < head+trailer || string(b[:4]) != "DIRC" {
-		return false, false
+		return false
 	}
 	if sum := sha1.Sum(b[:len(b)-trailer]); !bytes.Equal(sum[:], b[len(b)-trailer:]) {
-		return false, false
+		return false
 	}
 	version, n := binary.BigEndian.Uint32(b[4:]), binary.BigEndian.Uint32(b[8:])
 	if version != 2 && version != 3 {
-		return false, false
+		return false
 	}
 	body, off := b[:len(b)-trailer], head
 	for i := uint32(0); i < n; i++ {
 		// ctime, mtime, dev, ino, mode, uid, gid, size, oid, then flags.
 		fixed := 62
 		if off+fixed > len(body) {
-			return false, false
+			return false
 		}
 		flags := binary.BigEndian.Uint16(body[off+60:])
 		if flags&0x4000 != 0 { // extended flags follow
 			if version < 3 {
-				return false, false
+				return false
 			}
 			fixed += 2
 		}
 		end := bytes.IndexByte(body[min(off+fixed, len(body)):], 0)
 		if end < 0 || flags&0xfff != 0xfff && end != int(flags&0xfff) {
-			return false, false
+			return false
 		}
 		// The entry is padded with one to eight NULs to a multiple of 8.
 		size := (fixed + end + 8) &^ 7
 		if off+size > len(body) || len(bytes.Trim(body[off+fixed+end:off+size], "\x00")) != 0 {
-			return false, false
+			return false
 		}
-		valid = valid || flags&0x8000 != 0
+		fn(body[off:off+size], flags, string(body[off+fixed:off+fixed+end]))
 		off += size
 	}
 	for off < len(body) { // extensions: signature, size, data
 		if off+8 > len(body) || string(body[off:off+4]) == "link" {
-			return false, false
+			return false
 		}
 		off += 8 + int(binary.BigEndian.Uint32(body[off+4:]))
 	}
-	return valid, off == len(body)
+	return off == len(body)
 }

@@ -93,7 +93,7 @@ func turnEnd(t *testing.T, e *Env, agent, turn string) ListItem {
 	return ListItem{}
 }
 
-// slowStopFailure makes the installed StopFailure hook start a second
+// slowStopFailure makes the installed StopFailure hook start 10 s
 // late, as a capture of a large tree does: Claude Code kills StopFailure
 // hooks about 100 ms after `claude -p` exits (2.1.332), so
 // the hook never reaches git-venom, every time instead of 3 times in 10.
@@ -105,7 +105,7 @@ func slowStopFailure(t *testing.T, e *Env) {
 	require.NoError(t, json.Unmarshal(b, &m))
 	for _, g := range m["hooks"].(map[string]any)["StopFailure"].([]any) {
 		for _, h := range g.(map[string]any)["hooks"].([]any) {
-			h.(map[string]any)["command"] = "sleep 1; " + h.(map[string]any)["command"].(string)
+			h.(map[string]any)["command"] = "sleep 10; " + h.(map[string]any)["command"].(string)
 		}
 	}
 	b, err = json.Marshal(m)

@@ -99,11 +99,8 @@ func TestRealOpenCode_TwoSessionsAreTwoAgents(t *testing.T) {
 	e := NewEnv(t)
 	o := e.UseRealOpenCode(t)
 	e.Venom("checkpoint", "hook", "install", "opencode").OK(t)
-	// A first run installs OpenCode's plugin package into .opencode/:
-	// done once, so that the two below start alike.
-	o.Chat.Script("warm up", chatStep{Text: "ok"})
-	o.OK("warm up")
-
+	// No first run to install OpenCode's plugin package: Command seeds
+	// .opencode/ for each run, so the two start alike.
 	twoSessionsAreTwoAgents(t, e, o, o.Chat, "opencode", func(path, content string) chatStep {
 		return chatStep{Tool: "write", Args: map[string]any{"filePath": path, "content": content}}
 	})

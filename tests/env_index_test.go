@@ -104,3 +104,44 @@ func TestEnv_NewEnvIndexIsFresh(t *testing.T) {
 	require.True(t, restatIndex(stale.Dir))
 	assert.Empty(t, stale.Git("diff-files", "--name-only"))
 }
+
+// CommitID's id is git rev-parse HEAD's, read without git on a branch
+// or a detached HEAD, and from git where HEAD's branch is not a loose
+// file holding an id.
+func TestEnv_CommitIDIsGits(t *testing.T) {
+	cases := map[string]struct {
+		setup func(e *Env)
+		plain bool
+	}{
+		"branch":        {func(e *Env) {}, true},
+		"nested branch": {func(e *Env) { e.Git("checkout", "-q", "-b", "topic/x") }, true},
+		"detached":      {func(e *Env) { e.Git("checkout", "-q", "--detach") }, true},
+		"packed, then committed": {func(e *Env) {
+			e.Git("branch", "-q", "other")
+			e.Git("pack-refs", "--all")
+		}, true},
+		"branch a symbolic ref": {func(e *Env) {
+			e.Git("symbolic-ref", "refs/heads/alias", "refs/heads/main")
+			e.Git("symbolic-ref", "HEAD", "refs/heads/alias")
+		}, false},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := NewEnv(t)
+			c.setup(e)
+			e.Write("a.txt", name+"\n")
+			id := e.CommitID("a")
+			assert.Equal(t, e.Git("rev-parse", "HEAD"), id)
+			got, plain := plainHead(e.Dir, e.Environ())
+			assert.Equal(t, c.plain, plain, "read without git")
+			if plain {
+				assert.Equal(t, id, got)
+			}
+			if name == "packed, then committed" {
+				e.Git("pack-refs", "--all")
+				_, plain := plainHead(e.Dir, e.Environ())
+				assert.False(t, plain, "HEAD's branch only packed")
+			}
+		})
+	}
+}

@@ -280,7 +280,32 @@ func (e *Env) Commit(msg string) {
 func (e *Env) CommitID(msg string) string {
 	e.t.Helper()
 	e.Commit(msg)
+	if id, ok := plainHead(e.Dir, e.Environ()); ok {
+		return id
+	}
 	return e.Git("rev-parse", "HEAD")
+}
+
+// plainHead is git rev-parse HEAD read in plainCommonDir's case, where
+// HEAD holds the id or names a branch whose loose file does (git commit
+// writes it so: a loose ref wins over packed-refs); false otherwise.
+func plainHead(top string, environ []string) (string, bool) {
+	dir, ok := plainCommonDir(top, environ)
+	if !ok {
+		return "", false
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "HEAD"))
+	if ref, isRef := bytes.CutPrefix(b, []byte("ref: refs/heads/")); err == nil && isRef {
+		name := strings.TrimSuffix(string(ref), "\n")
+		if !strings.HasSuffix(string(ref), "\n") || name == "" || strings.Contains(name, "..") {
+			return "", false
+		}
+		b, err = os.ReadFile(filepath.Join(dir, "refs", "heads", filepath.FromSlash(name)))
+	}
+	if err != nil || !isHexLine(b) {
+		return "", false
+	}
+	return string(b[:40]), true
 }
 
 // Git runs git in the repository and returns its trimmed stdout.

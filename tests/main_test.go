@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -118,11 +117,22 @@ func buildBinaries(dir string) error {
 	return cmd.Run()
 }
 
-// repoRoot is the module's root folder.
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(file))
-}
+// repoRoot is the module's root folder: go.mod's, from the folder go test
+// runs this binary in (tests/run builds it with -trimpath, under which
+// runtime.Caller names no folder), read before any test runs.
+func repoRoot() string { return moduleDir }
+
+var moduleDir = func() string {
+	dir, _ := os.Getwd()
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if d == filepath.Dir(d) {
+			return dir
+		}
+	}
+}()
 
 // TestMain_StaleBinDirRefused: this test binary started with a
 // VENOM_TEST_BIN_DIR that tests/run did not build beside it (a folder

@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -118,8 +117,21 @@ func parseOff(s string) map[string]bool {
 // lib/static/env.sh's link of libgit2 when the caller sourced it: the tags
 // of GOFLAGS and venomtest.
 func build(dir string) error {
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(filepath.Dir(file)))
+	root, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	// go.mod's folder, from the working directory up (runtime.Caller
+	// names no folder under -trimpath, which tests/run builds with).
+	for {
+		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
+			break
+		}
+		if root == filepath.Dir(root) {
+			return fmt.Errorf("no go.mod above the working directory")
+		}
+		root = filepath.Dir(root)
+	}
 	cmd := exec.Command("go", "build", "-tags", buildtags.With(os.Getenv("GOFLAGS"), "venomtest"), "-o", dir+"/", "./git-venom-checkpoint", "./git-venom-rollback", "./git-venom-diff")
 	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -69,8 +70,8 @@ func TestGlobalExcludes_SameAsGit(t *testing.T) {
 			}
 			environ := []string{"PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1", "LANG=C"}
 			extra := map[string]string{"HOME": home}
-			for _, kv := range c.env {
-				k, v, set := cutEnv(kv)
+			for _, kv := range c.env { // a bare NAME unsets it
+				k, v, set := strings.Cut(kv, "=")
 				if !set {
 					delete(extra, k)
 					continue
@@ -98,14 +99,4 @@ func TestGlobalExcludes_SameAsGit(t *testing.T) {
 			assert.Equal(t, c.inProcess, plain && known, "read without git")
 		})
 	}
-}
-
-// cutEnv splits NAME=value; a bare NAME unsets it.
-func cutEnv(kv string) (name, value string, set bool) {
-	for i := 0; i < len(kv); i++ {
-		if kv[i] == '=' {
-			return kv[:i], kv[i+1:], true
-		}
-	}
-	return kv, "", false
 }

@@ -26,17 +26,18 @@ func (r *Repo) Syncs(c FsyncComponent) bool {
 	r.fsyncOnce.Do(func() {
 		const key = "core.fsync"
 		entries, err := r.ConfigLast(context.Background(), key)
-		r.fsync, r.fsyncSet = entries[key]
+		if e, ok := entries[key]; ok {
+			r.fsync = &e
+		}
 		r.fsyncErr = err
 	})
 	if r.fsyncErr != nil {
 		return true
 	}
-	e := r.fsync
-	if !r.fsyncSet || !e.HasValue {
+	if r.fsync == nil || !r.fsync.HasValue {
 		return c.byDefault
 	}
-	return c.in(e.Value)
+	return c.in(r.fsync.Value)
 }
 
 // in reads a core.fsync value as git's parse_fsync_components does:

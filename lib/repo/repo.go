@@ -39,9 +39,8 @@ type Repo struct {
 	lib     *git.Repository
 	err     error
 
-	fsyncOnce sync.Once // core.fsync, read once as git reads its config
-	fsync     gitconfig.Entry
-	fsyncSet  bool
+	fsyncOnce sync.Once        // core.fsync, read once as git reads its config
+	fsync     *gitconfig.Entry // nil: unset
 	fsyncErr  error
 }
 

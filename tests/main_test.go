@@ -123,15 +123,11 @@ func buildBinaries(dir string) error {
 func repoRoot() string { return moduleDir }
 
 var moduleDir = func() string {
-	dir, _ := os.Getwd()
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		if d == filepath.Dir(d) {
-			return dir
-		}
+	if dir, err := buildtags.ModuleRoot(); err == nil {
+		return dir
 	}
+	dir, _ := os.Getwd()
+	return dir
 }()
 
 // TestMain_StaleBinDirRefused: this test binary started with a

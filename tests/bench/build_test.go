@@ -16,19 +16,13 @@ func TestBuildBinaries_KeepGOFLAGSTags(t *testing.T) {
 	if !strings.Contains(goflags, "tags=") {
 		t.Skip("GOFLAGS names no build tags (lib/static/env.sh not sourced, or no static archives)")
 	}
-	root, err := moduleRoot()
+	root, err := buildtags.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
 	bin := t.TempDir()
-	// tests/run's binary (VENOM_TEST_BIN_DIR) goes in first: go build
-	// relinks it unless its build ID says it is what this build makes.
-	if prebuilt := os.Getenv("VENOM_TEST_BIN_DIR"); prebuilt != "" {
-		if b, err := os.ReadFile(filepath.Join(prebuilt, "git-venom-checkpoint")); err == nil &&
-			os.WriteFile(filepath.Join(bin, "git-venom-checkpoint"), b, 0o755) != nil {
-			os.Remove(filepath.Join(bin, "git-venom-checkpoint"))
-		}
-	}
+	// tests/run's binary goes in first: go build relinks it only if stale.
+	buildtags.SeedPrebuilt(bin, "git-venom-checkpoint")
 	if err := buildBinaries(root, bin, "./git-venom-checkpoint"); err != nil {
 		t.Fatal(err)
 	}

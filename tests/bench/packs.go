@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/git-venom/git-venom/tests/buildtags"
 )
 
 func init() {
@@ -49,7 +51,7 @@ func runPacks(work string, n int, before string) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
-	root, err := moduleRoot()
+	root, err := buildtags.ModuleRoot()
 	if err != nil {
 		return err
 	}

@@ -145,7 +145,7 @@ func perToolFloors(work, git string, sides []*perToolSide) ([]*perToolFloor, err
 // the module through go build -overlay, so the tree gets no file; it is
 // built with the tags the bench's binaries have.
 func buildFloorInModule(dir, name string, imports []string) (string, error) {
-	root, err := moduleRoot()
+	root, err := buildtags.ModuleRoot()
 	if err != nil {
 		return "", err
 	}

@@ -399,28 +399,10 @@ func benchBinaries(work, bin string, cmds ...string) (string, error) {
 	if bin != "" {
 		return bin, nil
 	}
-	root, err := moduleRoot()
+	root, err := buildtags.ModuleRoot()
 	if err != nil {
 		return "", err
 	}
 	bin = filepath.Join(work, "bin")
 	return bin, buildBinaries(root, bin, cmds...)
-}
-
-// moduleRoot is the folder of go.mod, from the working directory up.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }

@@ -13,7 +13,6 @@ import (
 	"math/rand"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -117,32 +116,11 @@ func parseOff(s string) map[string]bool {
 // lib/static/env.sh's link of libgit2 when the caller sourced it: the tags
 // of GOFLAGS and venomtest.
 func build(dir string) error {
-	root, err := os.Getwd()
+	root, err := buildtags.ModuleRoot()
 	if err != nil {
 		return err
 	}
-	// go.mod's folder, from the working directory up (runtime.Caller
-	// names no folder under -trimpath, which tests/run builds with).
-	for {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			break
-		}
-		if root == filepath.Dir(root) {
-			return fmt.Errorf("no go.mod above the working directory")
-		}
-		root = filepath.Dir(root)
-	}
-	// tests/run's binaries (VENOM_TEST_BIN_DIR) go in first: go build
-	// relinks only those whose build ID says they are not up to date.
-	if prebuilt := os.Getenv("VENOM_TEST_BIN_DIR"); prebuilt != "" {
-		for _, name := range []string{"git-venom-checkpoint", "git-venom-rollback", "git-venom-diff"} {
-			if b, err := os.ReadFile(filepath.Join(prebuilt, name)); err == nil {
-				if os.WriteFile(filepath.Join(dir, name), b, 0o755) != nil {
-					os.Remove(filepath.Join(dir, name))
-				}
-			}
-		}
-	}
+	buildtags.SeedPrebuilt(dir, "git-venom-checkpoint", "git-venom-rollback", "git-venom-diff")
 	cmd := exec.Command("go", "build", "-tags", buildtags.With(os.Getenv("GOFLAGS"), "venomtest"), "-o", dir+"/", "./git-venom-checkpoint", "./git-venom-rollback", "./git-venom-diff")
 	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr

@@ -69,3 +69,66 @@ func TestModel_Independent(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadOf_IsGits: headOf, which asks git only when the files HEAD
+// rests on changed, answers as git rev-parse does after each way HEAD
+// and its branch move: commits, packed refs, a detach, a branch switch, a
+// linked worktree's HEAD, its branch moved from elsewhere, a symbolic ref.
+func TestHeadOf_IsGits(t *testing.T) {
+	root := t.TempDir()
+	w := &world{root: root, home: filepath.Join(root, "home"), bin: root}
+	main := &tree{name: "main", dir: filepath.Join(root, "repo")}
+	wt := &tree{name: "wt", dir: filepath.Join(root, "wt")}
+	for _, d := range []string{w.home, main.dir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := "[user]\n\tname = Model\n\temail = model@example.com\n[init]\n\tdefaultBranch = main\n"
+	if err := os.WriteFile(filepath.Join(w.home, ".gitconfig"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		what   string
+		tr     *tree
+		git    [][]string
+		cached bool // a second look asks no git
+	}{
+		{"git init", main, [][]string{{"init", "-q"}}, true},
+		{"the first commit", main, [][]string{{"commit", "-q", "--allow-empty", "-m", "1"}}, true},
+		{"a commit", main, [][]string{{"commit", "-q", "--allow-empty", "-m", "2"}}, true},
+		{"pack-refs", main, [][]string{{"pack-refs", "--all"}}, true},
+		{"a packed branch moved", main, [][]string{{"update-ref", "refs/heads/main", "HEAD~1"}, {"pack-refs", "--all"}}, true},
+		{"a detach", main, [][]string{{"checkout", "-q", "--detach"}}, true},
+		{"a detached commit", main, [][]string{{"commit", "-q", "--allow-empty", "-m", "3"}}, true},
+		{"a branch switch", main, [][]string{{"checkout", "-q", "-b", "side"}}, true},
+		{"a worktree", main, [][]string{{"worktree", "add", "-q", "-b", "w", wt.dir}}, true},
+		{"the worktree's commit", wt, [][]string{{"commit", "-q", "--allow-empty", "-m", "4"}}, true},
+		{"its branch moved from main", main, [][]string{{"update-ref", "refs/heads/w", "main"}}, true},
+		{"a symbolic ref", main, [][]string{{"symbolic-ref", "refs/heads/alias", "refs/heads/main"},
+			{"symbolic-ref", "HEAD", "refs/heads/alias"}}, false},
+		{"its target moved", main, [][]string{{"update-ref", "refs/heads/main", "side"}}, false},
+	}
+	for _, s := range steps {
+		for _, args := range s.git {
+			if r := w.gitRaw(s.tr.dir, args...); r.code != 0 {
+				t.Fatalf("%s: %s", s.what, r)
+			}
+		}
+		for _, tr := range []*tree{main, wt} {
+			if _, err := os.Stat(tr.dir); err != nil {
+				continue
+			}
+			head, branch := w.headOf(tr)
+			if wantHead, wantBranch := w.askHead(tr.dir); head != wantHead || branch != wantBranch {
+				t.Errorf("after %s: headOf says %s %q in %s, git %s %q", s.what, head, branch, tr.name, wantHead, wantBranch)
+			}
+			// The same files: git's last answer stands, unasked.
+			tr.headSeen = [2]string{"unasked", ""}
+			if again, _ := w.headOf(tr); (again == "unasked") != (s.cached || tr == wt) {
+				t.Errorf("after %s: headOf's second look in %s asked git: %v", s.what, tr.name, again != "unasked")
+			}
+			tr.headSeen = [2]string{head, branch}
+		}
+	}
+}

@@ -24,6 +24,9 @@ type tree struct {
 	// gitPaths: git's answers for the paths of its files (the index,
 	// MERGE_HEAD, the common dir), asked once: they stay put all run.
 	gitPaths map[string]string
+	// headKey: the bytes git's last answer for HEAD (headSeen) rested on.
+	headKey  string
+	headSeen [2]string
 	captures []capture
 	// written: paths a rollback or an edit of the model wrote last, with
 	// when, for same-second edits.
@@ -166,14 +169,56 @@ func (w *world) sync(t *tree) {
 func (w *world) syncGit(t *tree) {
 	t.index = w.lsIndex(t.dir)
 	t.indexSum = fileHash(w.gitPath(t, "index"))
-	t.head, t.branch = w.headOf(t.dir)
+	t.head, t.branch = w.headOf(t)
 	_, err := os.Stat(w.gitPath(t, "MERGE_HEAD"))
 	t.merging = err == nil
 }
 
-// headOf is HEAD's commit ("" when unborn) and branch ("" when detached):
-// one git rev-parse, two git calls for an unborn HEAD, which it refuses.
-func (w *world) headOf(dir string) (head, branch string) {
+// headOf is t's HEAD commit ("" when unborn) and branch ("" when
+// detached), as git answers. The answer rests on HEAD's bytes, those of
+// the loose ref HEAD names and packed-refs: while they are what they were
+// git's last answer stands, and no git starts (TestHeadOf_IsGits).
+func (w *world) headOf(t *tree) (head, branch string) {
+	key, ok := w.headBytes(t)
+	if ok && key == t.headKey {
+		return t.headSeen[0], t.headSeen[1]
+	}
+	head, branch = w.askHead(t.dir)
+	t.headKey, t.headSeen = "", [2]string{head, branch}
+	if ok {
+		t.headKey = key
+	}
+	return head, branch
+}
+
+// headBytes is what git's answer for HEAD rests on in the files backend,
+// false when it rests on more (a ref outside refs/heads/, a symbolic one,
+// reftable's placeholder).
+func (w *world) headBytes(t *tree) (string, bool) {
+	read := func(p string) string {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return "\x00" + err.Error()
+		}
+		return string(b)
+	}
+	common := w.gitPathOf(t, "--git-common-dir")
+	head := read(w.gitPath(t, "HEAD"))
+	key := head + "\x00" + read(filepath.Join(common, "packed-refs"))
+	if ref, ok := strings.CutPrefix(head, "ref: "); ok {
+		ref = strings.TrimSpace(ref)
+		loose := read(filepath.Join(common, filepath.FromSlash(ref)))
+		if !strings.HasPrefix(ref, "refs/heads/") || ref == "refs/heads/.invalid" || strings.HasPrefix(loose, "ref:") {
+			return "", false
+		}
+		key += "\x00" + loose
+	}
+	return key, true
+}
+
+// askHead is git's answer for HEAD in dir: one git rev-parse, two git
+// calls for an unborn HEAD, which it refuses.
+func (w *world) askHead(dir string) (head, branch string) {
 	r := w.gitRaw(dir, "rev-parse", "HEAD", "--symbolic-full-name", "HEAD", "--")
 	if out := strings.Fields(r.out); r.code == 0 && len(out) == 3 && out[2] == "--" {
 		if out[1] == "HEAD" {
@@ -214,7 +259,7 @@ func (w *world) checkTree(t *tree, after string) {
 	if d := diffFiles("the files of "+t.name, t.files, disk); d != "" {
 		w.failf("after %s: the work tree is not what the model says\n%s", after, d)
 	}
-	head, branch := w.headOf(t.dir)
+	head, branch := w.headOf(t)
 	if head != t.head || branch != t.branch {
 		w.failf("after %s: %s's HEAD is %s on %q, the model says %s on %q", after, t.name, head, branch, t.head, t.branch)
 	}

@@ -15,11 +15,22 @@ import (
 
 // gitsTree is the tree git writes for base (a tree id, or "--empty") with
 // the index lines info (update-index -z --index-info) applied, made in a
-// scratch index of dir: what Apply must give for the same edits.
+// scratch index of dir: what Apply must give for the same edits. An empty
+// base is no index file, which git reads as read-tree --empty leaves it;
+// base "" keeps the index the last call wrote (its tree's entries).
 func gitsTree(t *testing.T, dir, base, info string) string {
 	t.Helper()
-	idx := []string{"GIT_INDEX_FILE=" + filepath.Join(dir, "scratch.index")}
-	gittest.Run(t, dir, "", idx, "read-tree", base)
+	path := filepath.Join(dir, "scratch.index")
+	idx := []string{"GIT_INDEX_FILE=" + path}
+	switch base {
+	case "--empty":
+		if err := os.Remove(path); !os.IsNotExist(err) {
+			require.NoError(t, err)
+		}
+	case "":
+	default:
+		gittest.Run(t, dir, "", idx, "read-tree", base)
+	}
 	gittest.Run(t, dir, info, idx, "update-index", "-z", "--add", "--index-info")
 	return gittest.Run(t, dir, "", idx, "write-tree")
 }

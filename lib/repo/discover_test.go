@@ -2,6 +2,8 @@ package repo
 
 import (
 	"context"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,6 +34,38 @@ func runGit(t *testing.T, dir string, env []string, args ...string) string {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "git %v: %s", args, out)
 	return strings.TrimSpace(string(out))
+}
+
+// copyRepo copies the repository newRepo made at src to a folder "repo"
+// of a new temp dir, every file and folder with its mode, and returns it:
+// a repository of the test's own, without the git calls that made one.
+func copyRepo(t *testing.T, src string) string {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	dst := filepath.Join(root, "repo")
+	require.NoError(t, filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, strings.TrimPrefix(p, src))
+		switch {
+		case d.IsDir():
+			return os.Mkdir(to, info.Mode().Perm())
+		case info.Mode().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(to, b, info.Mode().Perm())
+		}
+		return fmt.Errorf("%s: not a file nor a folder", p)
+	}))
+	return dst
 }
 
 // newRepo makes a repository with one commit and a subfolder.
@@ -181,9 +215,15 @@ func TestDiscover_LeavesTheUnusualToGit(t *testing.T) {
 			return dir
 		}},
 	}
+	// Each case gets a copy of one repository; a plain copy is found.
+	fixture := newRepo(t, base)
+	plain := copyRepo(t, fixture)
+	if p, ok := discover(plain, base); !ok || p.Top != plain {
+		t.Fatalf("a plain copy of the repository: %+v, %v", p, ok)
+	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			dir := newRepo(t, base)
+			dir := copyRepo(t, fixture)
 			cwd := dir
 			if c.setup != nil {
 				cwd = c.setup(t, dir)

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,23 +21,29 @@ import (
 // hookRun is a turn's first two hook calls on a fresh repository, read
 // by run: the prompt, then a shell tool call that changed a file. It
 // returns the exit codes, the streams and the types of the log records
-// written, with the repository's path as $REPO.
-func hookRun(t *testing.T, run func(*cli.Env, any, []string) int, args []string) (code, out, errOut, log string) {
-	w := clitest.New(t)
-	repo := strings.NewReplacer(w.Dir, "$REPO")
+// written, with the repository's path as $REPO. The repository and its
+// HOME are a copy of fixture's, the run's own.
+func hookRun(t *testing.T, fixture *clitest.World, run func(*cli.Env, any, []string) int, args []string) (code, out, errOut, log string) {
+	from, root := filepath.Dir(fixture.Dir), t.TempDir()
+	copyTree(t, from, root)
+	dir, environ := filepath.Join(root, "repo"), []string{}
+	for _, kv := range fixture.Environ {
+		environ = append(environ, strings.ReplaceAll(kv, from, root))
+	}
+	repo := strings.NewReplacer(dir, "$REPO")
 	for _, event := range []string{"UserPromptSubmit", "PostToolUse"} {
-		w.Write("b.txt", event+"\n")
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "b.txt"), []byte(event+"\n"), 0o644))
 		streams, o, e := ui.Test()
 		streams.In = strings.NewReader(`{"session_id":"7ed25220-ebd9-4d8a-a85d-0225263a02da","transcript_path":"","cwd":"` +
-			w.Dir + `","hook_event_name":"` + event + `","prompt":"go","prompt_id":"p1","tool_name":"Bash",` +
+			dir + `","hook_event_name":"` + event + `","prompt":"go","prompt_id":"p1","tool_name":"Bash",` +
 			`"tool_input":{"command":"echo x > b.txt"},"tool_use_id":"toolu_1"}`)
-		env := &cli.Env{Ctx: context.Background(), UI: streams, Environ: w.Environ, Dir: w.Dir,
+		env := &cli.Env{Ctx: context.Background(), UI: streams, Environ: environ, Dir: dir,
 			Name: "git-venom-checkpoint", JSON: cli.WantsJSON(args)}
 		code += fmt.Sprintf("%d ", run(env, checkpointcmd.New(), args))
 		out += repo.Replace(o.String())
 		errOut += repo.Replace(e.String())
 	}
-	b, _ := os.ReadFile(filepath.Join(w.Dir, ".git", "venom", "log.jsonl"))
+	b, _ := os.ReadFile(filepath.Join(dir, ".git", "venom", "log.jsonl"))
 	for _, line := range strings.Split(string(b), "\n") {
 		if _, rest, ok := strings.Cut(line, `"type":"`); ok {
 			log += rest[:strings.IndexByte(rest, '"')] + " "
@@ -45,10 +52,38 @@ func hookRun(t *testing.T, run func(*cli.Env, any, []string) int, args []string)
 	return code, out, errOut, log
 }
 
+// copyTree copies the files and folders under src to dst, with their
+// modes: a fixture made once, a copy for each use.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	require.NoError(t, filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, strings.TrimPrefix(p, src))
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(to, info.Mode().Perm())
+		case info.Mode().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(to, b, info.Mode().Perm())
+		}
+		return fmt.Errorf("%s: not a file nor a folder", p)
+	}))
+}
+
 // A hook call gives the same exit code, output, errors and log records
 // whether git-venom-checkpoint's own reader or kong reads its arguments,
 // for the calls hook install writes and for bad ones.
 func TestRun_HookCallSameWithoutKong(t *testing.T) {
+	fixture := clitest.New(t)
 	for _, args := range [][]string{
 		{"hook", "claude-code"},
 		{"hook", "claude-code", "--agent=a1", "--isolation=worktree", "--per-tool"},
@@ -68,8 +103,8 @@ func TestRun_HookCallSameWithoutKong(t *testing.T) {
 		{"hook", "claude-code", "-h"},
 		{"hook", "claude-cod"},
 	} {
-		wantCode, wantOut, wantErr, wantLog := hookRun(t, cli.RunKong, args)
-		code, out, errOut, log := hookRun(t, cli.Run, args)
+		wantCode, wantOut, wantErr, wantLog := hookRun(t, fixture, cli.RunKong, args)
+		code, out, errOut, log := hookRun(t, fixture, cli.Run, args)
 		assert.Equal(t, wantCode, code, "%q", args)
 		assert.Equal(t, wantOut, out, "%q", args)
 		assert.Equal(t, wantErr, errOut, "%q", args)

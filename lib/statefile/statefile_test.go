@@ -2,6 +2,8 @@ package statefile
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,19 +121,23 @@ func TestShared_AgreesWithGit(t *testing.T) {
 	syscall.Umask(umask)
 	values := []string{"umask", "group", "all", "world", "everybody", "true", "false", "yes", "off",
 		"0", "1", "2", "0640", "0660", "0664", "0666", "0600", "600", "0644", "0400", "bogus", "0x10", "8", " 0660", "+0660", "1k", "0k", "0b1", "1_0", "-1", "TRUE", "Group"}
+	gitIn := func(dir string, args ...string) (string, error) {
+		c := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		out, err := c.CombinedOutput()
+		return strings.TrimSpace(string(out)), err
+	}
+	// One git init; each value gets a copy of its own.
+	fixture := tempDir(t)
+	_, err := gitIn(fixture, "init", "-q")
+	require.NoError(t, err)
 	for _, v := range values {
 		t.Run(v, func(t *testing.T) {
 			dir := tempDir(t)
-			git := func(args ...string) (string, error) {
-				c := exec.Command("git", append([]string{"-C", dir}, args...)...)
-				c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-					"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-				out, err := c.CombinedOutput()
-				return strings.TrimSpace(string(out)), err
-			}
-			_, err := git("init", "-q")
-			require.NoError(t, err)
-			_, err = git("config", "core.sharedRepository", v)
+			git := func(args ...string) (string, error) { return gitIn(dir, args...) }
+			copyTree(t, fixture, dir)
+			_, err := git("config", "core.sharedRepository", v)
 			require.NoError(t, err)
 			s, perr := ParseShared(v, true)
 			blob, gerr := git("hash-object", "-w", "--stdin")
@@ -156,4 +162,31 @@ func TestShared_AgreesWithGit(t *testing.T) {
 	s, err := ParseShared("", false)
 	assert.NoError(t, err)
 	assert.Equal(t, SharedGroup, s, "a key without a value is group")
+}
+
+// copyTree copies the files and folders under src into dst, each with
+// its mode.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	require.NoError(t, filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, strings.TrimPrefix(p, src))
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(to, info.Mode().Perm())
+		case info.Mode().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(to, b, info.Mode().Perm())
+		}
+		return fmt.Errorf("%s: not a file nor a folder", p)
+	}))
 }

@@ -145,3 +145,68 @@ func TestEnv_CommitIDIsGits(t *testing.T) {
 		})
 	}
 }
+
+// plainRefs lists what git for-each-ref lists, in the layouts the tests
+// make (tags, a symbolic ref, packed refs a loose one overrides, a ref
+// to an object not there, which git lists), and is unsure where it
+// cannot read as git does.
+func TestEnv_RefsAreGits(t *testing.T) {
+	missing := strings.Repeat("ab", 20)
+	cases := map[string]struct {
+		setup func(e *Env)
+		sure  bool
+	}{
+		"one branch": {func(e *Env) {}, true},
+		"tags, branches and a symbolic ref": {func(e *Env) {
+			e.Git("tag", "light")
+			e.Git("tag", "-a", "-m", "note", "v1.0")
+			e.Git("branch", "topic/x-y_z")
+			e.Git("update-ref", "refs/remotes/origin/main", "HEAD")
+			e.Git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
+			e.Git("update-ref", "refs/stash", "HEAD")
+			e.Git("update-ref", "refs/venom/checkpoints/a1/1", "HEAD")
+		}, true},
+		"packed, one loose over it": {func(e *Env) {
+			e.Git("tag", "-a", "-m", "note", "v1.0")
+			e.Git("branch", "other")
+			e.Git("update-ref", "refs/venom/checkpoints/a1/1", "HEAD")
+			e.Git("pack-refs", "--all")
+			e.Commit("second")
+			e.Git("update-ref", "refs/heads/other", "HEAD")
+		}, true},
+		"a ref to an object not there": {func(e *Env) {
+			e.Git("branch", "other")
+			e.Write(".git/refs/heads/gone", missing+"\n")
+			e.Git("pack-refs", "--all")
+			e.Write(".git/refs/tags/gone", missing+"\n")
+		}, true},
+		"a lock file": {func(e *Env) { e.Write(".git/refs/heads/main.lock", missing+"\n") }, false},
+		"a symbolic ref to none": {func(e *Env) {
+			e.Git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
+		}, false},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := NewEnv(t)
+			c.setup(e)
+			for _, skip := range []string{"", "refs/venom/"} {
+				got, sure := plainRefs(e.Dir, e.Environ(), skip)
+				require.Equal(t, c.sure, sure, "read without git, skipping %q", skip)
+				if !sure {
+					continue
+				}
+				var lines []string
+				for _, r := range got {
+					lines = append(lines, r.name+" "+r.oid+" "+r.symref)
+				}
+				var want []string
+				for _, l := range strings.Split(e.GitRaw("for-each-ref", "--format=%(refname) %(objectname) %(symref)").Stdout, "\n") {
+					if l != "" && (skip == "" || !strings.HasPrefix(l, skip)) {
+						want = append(want, l)
+					}
+				}
+				assert.Equal(t, want, lines, "skipping %q", skip)
+			}
+		})
+	}
+}

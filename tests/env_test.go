@@ -555,7 +555,7 @@ func (e *Env) Snapshot() Snapshot {
 	e.t.Helper()
 	gitDir, common, idx := e.gitDirs()
 	head, _ := os.ReadFile(filepath.Join(gitDir, "HEAD"))
-	refs := e.Git("for-each-ref", "--format=%(refname) %(objectname) %(symref)")
+	refs := e.snapshotRefs()
 	var keep []string
 	stash := ""
 	for _, l := range strings.Split(refs, "\n") {
@@ -575,6 +575,22 @@ func (e *Env) Snapshot() Snapshot {
 		Stash:    stash,
 		IndexLck: fileHash(idx + ".lock"),
 	}
+}
+
+// snapshotRefs is git for-each-ref --format='%(refname) %(objectname)
+// %(symref)' trimmed, but for the refs under refs/venom/ (Snapshot leaves
+// them out), read by plainRefs where it is sure; else git's.
+func (e *Env) snapshotRefs() string {
+	e.t.Helper()
+	refs, ok := plainRefs(e.Dir, e.Environ(), "refs/venom/")
+	if !ok {
+		return e.Git("for-each-ref", "--format=%(refname) %(objectname) %(symref)")
+	}
+	lines := make([]string, len(refs))
+	for i, r := range refs {
+		lines[i] = r.name + " " + r.oid + " " + r.symref
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
 }
 
 // AssertUntouched compares the state with an earlier snapshot.

@@ -39,7 +39,7 @@ func carryCapture(t *testing.T, env *Env, extra []string, timings string) (strin
 			stored, _ = strconv.Atoi(n)
 		}
 	}
-	return env.Git("rev-parse", "refs/venom/checkpoints/a1/"+res.Checkpoint[1:]+"^{tree}"), stored
+	return env.refTree("refs/venom/checkpoints/a1/" + res.Checkpoint[1:]), stored
 }
 
 // TestCapture_CarryStoresOnlyWhatMoved: beside many untracked files
@@ -254,5 +254,5 @@ func TestCapture_QuickScanThroughGitOrNot(t *testing.T) {
 		}
 		require.Equal(t, "capture-steady", steps(), "run directly: %v", direct)
 	}
-	require.Equal(t, tree, env.Git("rev-parse", "refs/venom/checkpoints/a1/1^{tree}"))
+	require.Equal(t, tree, env.refTree("refs/venom/checkpoints/a1/1"))
 }

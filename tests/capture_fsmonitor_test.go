@@ -52,7 +52,7 @@ func capture(t *testing.T, env *Env, extra []string) (tree, counts string) {
 	}
 	env.VenomIn(env.Dir, extra, "checkpoint", "--agent=a1", "--json").OK(t).JSON(t, &res)
 	b, _ := os.ReadFile(timings)
-	return env.Git("rev-parse", "refs/venom/checkpoints/a1/"+res.Checkpoint[1:]+"^{tree}"), string(b)
+	return env.refTree("refs/venom/checkpoints/a1/" + res.Checkpoint[1:]), string(b)
 }
 
 // narrowedBy is how many paths a capture looked at on the monitor's word,

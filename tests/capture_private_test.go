@@ -136,7 +136,7 @@ func TestCapture_PrivateIndexMatchesTheRecipe(t *testing.T) {
 			n++
 			require.Equal(t, fmt.Sprintf("k%d", n), res.Checkpoint)
 		}
-		got := env.Git("rev-parse", "refs/venom/checkpoints/a1/"+res.Checkpoint[1:]+"^{tree}")
+		got := env.refTree("refs/venom/checkpoints/a1/" + res.Checkpoint[1:])
 		if want != got {
 			t.Fatalf("seed %d step %d: the capture differs from the recipe:\n%s\nstatus:\n%s", seed, step,
 				env.GitRaw("diff-tree", "-r", want, got).Stdout, env.GitRaw("status", "--porcelain").Stdout+env.GitRaw("ls-files", "-s").Stdout)

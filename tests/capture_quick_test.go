@@ -26,7 +26,7 @@ func quickCapture(t *testing.T, env *Env) string {
 		Checkpoint string `json:"checkpoint"`
 	}
 	env.VenomIn(env.Dir, noStatus, "checkpoint", "--agent=a1", "--json").OK(t).JSON(t, &res)
-	return env.Git("rev-parse", "refs/venom/checkpoints/a1/"+res.Checkpoint[1:]+"^{tree}")
+	return env.refTree("refs/venom/checkpoints/a1/" + res.Checkpoint[1:])
 }
 
 // initNested makes a repository with one commit at rel.
@@ -227,7 +227,7 @@ func TestCapture_QuickScanMatchesTheRecipe(t *testing.T) {
 		}
 		r.JSON(t, &res)
 		want := env.RecipeTree()
-		got := env.Git("rev-parse", "refs/venom/checkpoints/a1/"+res.Checkpoint[1:]+"^{tree}")
+		got := env.refTree("refs/venom/checkpoints/a1/" + res.Checkpoint[1:])
 		if want != got {
 			t.Fatalf("seed %d step %d (quick %v): the capture differs from the recipe:\n%s\nstatus:\n%s", seed, step, r.Code == 0,
 				env.GitRaw("diff-tree", "-r", want, got).Stdout, env.GitRaw("status", "--porcelain", "-uall").Stdout)
@@ -411,7 +411,7 @@ func TestCapture_ManyChangesKeepTheScanRecord(t *testing.T) {
 		Checkpoint string `json:"checkpoint"`
 	}
 	env.VenomIn(env.Dir, extra, "checkpoint", "--agent=a1", "--json").OK(t).JSON(t, &res)
-	require.Equal(t, env.RecipeTree(), env.Git("rev-parse", "refs/venom/checkpoints/a1/"+res.Checkpoint[1:]+"^{tree}"))
+	require.Equal(t, env.RecipeTree(), env.refTree("refs/venom/checkpoints/a1/"+res.Checkpoint[1:]))
 	b, err := os.ReadFile(timings)
 	require.NoError(t, err)
 	require.Contains(t, string(b), "quick-relisted 0\n", "no folder read again after git status listed them")

@@ -57,7 +57,7 @@ func TestCapture_RefreshedRecordSequenceAsGitAddAll(t *testing.T) {
 		}
 		_ = os.Remove(timings)
 		env.VenomIn(env.Dir, []string{"VENOM_TEST_TIMINGS=" + timings}, "checkpoint", "--agent=a1", "--json").OK(t).JSON(t, &res)
-		require.Equal(t, env.RecipeTree(), env.Git("rev-parse", "refs/venom/checkpoints/a1/"+res.Checkpoint[1:]+"^{tree}"), step)
+		require.Equal(t, env.RecipeTree(), env.refTree("refs/venom/checkpoints/a1/"+res.Checkpoint[1:]), step)
 		b, err := os.ReadFile(timings)
 		require.NoError(t, err)
 		return string(b)

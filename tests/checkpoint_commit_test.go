@@ -101,7 +101,7 @@ func TestCheckpoint_LinkedWorktree(t *testing.T) {
 	w.AssertUntouched(t, wtSnap)
 
 	// The ref is in the common repository: the main worktree sees it.
-	require.Equal(t, want, env.Git("rev-parse", "refs/venom/checkpoints/w1/1^{tree}"))
+	require.Equal(t, want, env.refTree("refs/venom/checkpoints/w1/1"))
 	require.Equal(t, w.Git("rev-parse", "HEAD"), env.Git("rev-parse", "refs/venom/checkpoints/w1/1^"))
 	// The state is the common directory's.
 	common := env.CommonDir()
@@ -124,7 +124,7 @@ func TestCheckpoint_LinkedWorktree(t *testing.T) {
 	var res2 TakeResult
 	r.JSON(t, &res2)
 	require.Equal(t, "k2", *res2.Checkpoint)
-	require.Equal(t, want, env.Git("rev-parse", "refs/venom/checkpoints/w1/2^{tree}"))
+	require.Equal(t, want, env.refTree("refs/venom/checkpoints/w1/2"))
 	r = env.run(env.Root, nil, "git", "-C", wt, "venom-checkpoint", "list", "--agent=w1", "--json").OK(t)
 	var l ListResult
 	r.JSON(t, &l)

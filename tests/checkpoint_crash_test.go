@@ -49,7 +49,7 @@ func TestCheckpoint_CrashRecovery(t *testing.T) {
 			require.False(t, l.Pending, "a dead process's pending mark counts")
 			env.AssertSeqGapless(t)
 			if c.refLeft {
-				require.Equal(t, want, env.Git("rev-parse", "refs/venom/checkpoints/a1/2^{tree}"))
+				require.Equal(t, want, env.refTree("refs/venom/checkpoints/a1/2"))
 			} else {
 				require.Len(t, env.VenomRefs(), 1)
 			}

@@ -111,6 +111,13 @@ func (e *Env) SetGlobal(key, value string) {
 // VenomRefs lists refname=oid under refs/venom, sorted.
 func (e *Env) VenomRefs() []string {
 	e.t.Helper()
+	if refs, ok := e.forEachRef("refs/venom"); ok {
+		var out []string
+		for _, r := range refs {
+			out = append(out, r.name+"="+r.oid)
+		}
+		return out
+	}
 	out := e.Git("for-each-ref", "--format=%(refname)=%(objectname)", "refs/venom")
 	if out == "" {
 		return nil

@@ -29,7 +29,7 @@ func TestCheckpoint_ObjectsPassGitsChecks(t *testing.T) {
 	env.Take(t, "--agent=a1")
 	// The recipe after the capture: it writes its objects loose, and a
 	// capture writes none that are there already.
-	require.Equal(t, env.RecipeTree(), env.Git("rev-parse", "refs/venom/checkpoints/a1/2^{tree}"))
+	require.Equal(t, env.RecipeTree(), env.refTree("refs/venom/checkpoints/a1/2"))
 
 	require.NotEmpty(t, env.CheckObjects(t), "the capture wrote no pack")
 	// One blob for the four files, one tree for one/ and two/.

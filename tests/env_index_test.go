@@ -210,3 +210,70 @@ func TestEnv_RefsAreGits(t *testing.T) {
 		})
 	}
 }
+
+// forEachRef lists what git for-each-ref lists for a pattern, and
+// refTree's reading of a ref's tree is git rev-parse's, read where the
+// commit is one loose file or packed entry whose hash holds and asked of
+// git elsewhere (a broken object, a tag, a multi-pack index, replace refs).
+func TestEnv_RefTreeIsGits(t *testing.T) {
+	e := NewEnv(t)
+	e.Write("a.txt", "a\n")
+	e.Commit("a")
+	e.Git("update-ref", "refs/venom/checkpoints/a1/1", "HEAD")
+	e.Git("update-ref", "refs/venom/checkpoints/a1/10", "HEAD~1")
+	e.Git("update-ref", "refs/venom/checkpointsx", "HEAD")
+	e.Git("tag", "-a", "-m", "note", "v1.0")
+	for _, pattern := range []string{"refs/venom", "refs/venom/", "refs/venom/checkpoints", "refs/venom/checkpoints/a1/1"} {
+		refs, ok := e.forEachRef(pattern)
+		require.True(t, ok)
+		var got []string
+		for _, r := range refs {
+			got = append(got, r.name+" "+r.oid)
+		}
+		assert.Equal(t, e.Git("for-each-ref", "--format=%(refname) %(objectname)", pattern), strings.Join(got, "\n"), pattern)
+	}
+	check := func(ref string, sure bool) {
+		t.Helper()
+		want := e.Git("rev-parse", ref+"^{tree}")
+		assert.Equal(t, want, e.refTree(ref), ref)
+		oid := e.Git("rev-parse", ref)
+		tree, ok := treeOf(e.Dir, e.Environ(), oid)
+		require.Equal(t, sure, ok, "%s read without git", ref)
+		if ok {
+			assert.Equal(t, want, tree, ref)
+		}
+	}
+	check("refs/venom/checkpoints/a1/1", true)
+	check("refs/venom/checkpoints/a1/10", true)
+	check("refs/tags/v1.0", false)
+	// Packed objects, a checkpoint's pack among them; a loose commit again.
+	e.Checkpoint("--agent=a2")
+	check("refs/venom/checkpoints/a2/1", true)
+	e.Git("repack", "-a", "-d", "-q")
+	e.Git("prune-packed")
+	check("refs/venom/checkpoints/a1/10", true)
+	check("refs/venom/checkpoints/a2/1", true)
+	e.Git("multi-pack-index", "write")
+	check("refs/venom/checkpoints/a1/10", false)
+	require.NoError(t, os.Remove(filepath.Join(e.Dir, ".git", "objects", "pack", "multi-pack-index")))
+	e.Write("c.txt", "c\n")
+	c := e.CommitID("c")
+	e.Git("update-ref", "refs/venom/checkpoints/a1/2", "HEAD")
+	check("refs/venom/checkpoints/a1/2", true)
+	// A loose commit whose bytes are not its id's: git refuses it.
+	e.Write("d.txt", "d\n")
+	d := e.CommitID("d")
+	loose := func(oid string) string { return filepath.Join(e.Dir, ".git", "objects", oid[:2], oid[2:]) }
+	b, err := os.ReadFile(loose(c))
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(loose(d), 0o644))
+	require.NoError(t, os.WriteFile(loose(d), b, 0o644))
+	_, ok := treeOf(e.Dir, e.Environ(), d)
+	assert.False(t, ok, "a commit file of another id")
+	require.NotEqual(t, 0, e.GitRaw("rev-parse", d+"^{tree}").Code)
+	e.Git("update-ref", "refs/heads/main", c)
+	require.NoError(t, os.Remove(loose(d)))
+	// Replace refs.
+	e.Git("replace", c, e.Git("rev-parse", "HEAD~1"))
+	check("refs/venom/checkpoints/a1/2", false)
+}

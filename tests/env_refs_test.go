@@ -1,7 +1,14 @@
 package tests
 
 import (
+	"bufio"
 	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -124,4 +131,159 @@ func plainRefName(name string) bool {
 		}
 	}
 	return true
+}
+
+// forEachRef is plainRefs' list of what git for-each-ref lists for the
+// pattern prefix (the ref of that name and those under it), or false.
+func (e *Env) forEachRef(prefix string) ([]plainRef, bool) {
+	all, ok := plainRefs(e.Dir, e.Environ(), "")
+	if !ok {
+		return nil, false
+	}
+	var out []plainRef
+	for _, r := range all {
+		if r.name == strings.TrimSuffix(prefix, "/") && !strings.HasSuffix(prefix, "/") ||
+			strings.HasPrefix(r.name, strings.TrimSuffix(prefix, "/")+"/") {
+			out = append(out, r)
+		}
+	}
+	return out, true
+}
+
+// treeOf is the tree of a commit git rev-parse <commit>^{tree} reads
+// from one loose file or one undeltified entry of a pack (its index of
+// version 2, its head and checksum what the index says, as git checks),
+// its hash checked as git's parse_object checks it; false for anything
+// else: another type, a delta, a multi-pack index, replace refs.
+func treeOf(top string, environ []string, oid string) (string, bool) {
+	dir, ok := plainCommonDir(top, environ)
+	if !ok || !isHexLine([]byte(oid+"\n")) {
+		return "", false
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "refs", "replace")); !os.IsNotExist(err) {
+		return "", false
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "packed-refs")); err == nil && bytes.Contains(b, []byte(" refs/replace/")) {
+		return "", false
+	}
+	objects := filepath.Join(dir, "objects")
+	if _, err := os.Lstat(filepath.Join(objects, "pack", "multi-pack-index")); !os.IsNotExist(err) {
+		return "", false
+	}
+	var b []byte
+	copies := 0
+	if f, err := os.Open(filepath.Join(objects, oid[:2], oid[2:])); err == nil {
+		copies++
+		z, err := zlib.NewReader(f)
+		if err == nil {
+			b, _ = io.ReadAll(io.LimitReader(z, 1<<20))
+		}
+		f.Close()
+	} else if !os.IsNotExist(err) {
+		return "", false
+	}
+	idxs, _ := filepath.Glob(filepath.Join(objects, "pack", "pack-*.idx"))
+	for _, idx := range idxs {
+		body, found, ok := packedCommit(idx, oid)
+		if !ok {
+			return "", false
+		}
+		if found {
+			copies++
+			b = append([]byte(fmt.Sprintf("commit %d\x00", len(body))), body...)
+		}
+	}
+	if sum := sha1.Sum(b); copies != 1 || hex.EncodeToString(sum[:]) != oid {
+		return "", false
+	}
+	head, body, found := bytes.Cut(b, []byte{0})
+	tree, isTree := bytes.CutPrefix(body, []byte("tree "))
+	if !found || string(head) != fmt.Sprintf("commit %d", len(body)) || !isTree || len(tree) < 41 || !isHexLine(tree[:41]) {
+		return "", false
+	}
+	return string(tree[:40]), true
+}
+
+// packedCommit is the body of the commit oid in the pack of the index
+// file idx, if there; ok false where unsure (see treeOf).
+func packedCommit(idx, oid string) (body []byte, found, ok bool) {
+	x, err := os.ReadFile(idx)
+	be := binary.BigEndian
+	if err != nil || len(x) < 8+1024+40 || string(x[:8]) != "\377tOc\x00\x00\x00\x02" {
+		return nil, false, false
+	}
+	n := int(be.Uint32(x[8+1020:]))
+	if len(x) < 8+1024+28*n+40 {
+		return nil, false, false
+	}
+	want, _ := hex.DecodeString(oid)
+	names := x[8+1024 : 8+1024+20*n]
+	i := sort.Search(n, func(i int) bool { return bytes.Compare(names[20*i:20*i+20], want) >= 0 })
+	if i == n || !bytes.Equal(names[20*i:20*i+20], want) {
+		return nil, false, true
+	}
+	off := int64(be.Uint32(x[8+1024+24*n+4*i:]))
+	if off&0x80000000 != 0 {
+		return nil, false, false // a large offset: packs this size are not the tests'
+	}
+	pf, err := os.Open(strings.TrimSuffix(idx, ".idx") + ".pack")
+	if err != nil {
+		return nil, false, os.IsNotExist(err) // git uses no index without its pack
+	}
+	defer pf.Close()
+	st, err := pf.Stat()
+	head, sum := make([]byte, 12), make([]byte, 20)
+	if err != nil || st.Size() < 32 {
+		return nil, false, false
+	}
+	if _, err := pf.ReadAt(head, 0); err != nil {
+		return nil, false, false
+	}
+	if _, err := pf.ReadAt(sum, st.Size()-20); err != nil {
+		return nil, false, false
+	}
+	v := be.Uint32(head[4:])
+	if string(head[:4]) != "PACK" || v != 2 && v != 3 || int(be.Uint32(head[8:])) != n || !bytes.Equal(x[len(x)-40:len(x)-20], sum) {
+		return nil, false, false
+	}
+	// The entry: type in bits 4-6 of the first byte, size in 7-bit groups.
+	r := bufio.NewReader(io.NewSectionReader(pf, off, st.Size()-20-off))
+	c, err := r.ReadByte()
+	if err != nil || (c>>4)&7 != 1 {
+		return nil, false, false
+	}
+	size, shift := int64(c&15), 4
+	for c&0x80 != 0 {
+		if c, err = r.ReadByte(); err != nil || shift > 56 {
+			return nil, false, false
+		}
+		size |= int64(c&0x7f) << shift
+		shift += 7
+	}
+	z, err := zlib.NewReader(r)
+	if err != nil {
+		return nil, false, false
+	}
+	body, err = io.ReadAll(io.LimitReader(z, size+1))
+	if err != nil || int64(len(body)) != size {
+		return nil, false, false
+	}
+	return body, true, true
+}
+
+// refTree is git rev-parse <ref>^{tree} for a full ref name, read by
+// forEachRef and treeOf where they are sure; else git's.
+func (e *Env) refTree(ref string) string {
+	e.t.Helper()
+	if refs, ok := e.forEachRef(ref); ok {
+		for _, r := range refs {
+			if r.name != ref {
+				continue
+			}
+			if tree, ok := treeOf(e.Dir, e.Environ(), r.oid); ok {
+				return tree
+			}
+		}
+	}
+	return e.Git("rev-parse", ref+"^{tree}")
 }

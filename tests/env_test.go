@@ -716,7 +716,7 @@ func (e *Env) Checkpoint(args ...string) string {
 // CheckpointTree is the tree of an agent's checkpoint n, read with git.
 func (e *Env) CheckpointTree(agent string, n int) string {
 	e.t.Helper()
-	return e.Git("rev-parse", fmt.Sprintf("refs/venom/checkpoints/%s/%d^{tree}", agent, n))
+	return e.refTree(fmt.Sprintf("refs/venom/checkpoints/%s/%d", agent, n))
 }
 
 // LogRecords reads the journal with plain JSON decoding.

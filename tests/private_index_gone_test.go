@@ -42,5 +42,5 @@ func TestPrune_ForgetsThePrivateIndexOfARemovedWorktree(t *testing.T) {
 	before := indexes()[0]
 	env.Take(t, "--agent=m1")
 	require.Equal(t, []string{before}, indexes())
-	require.Equal(t, env.RecipeTree(), env.Git("rev-parse", "refs/venom/checkpoints/m1/2^{tree}"))
+	require.Equal(t, env.RecipeTree(), env.refTree("refs/venom/checkpoints/m1/2"))
 }

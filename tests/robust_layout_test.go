@@ -61,7 +61,7 @@ func TestRobust_CoreWorktreeWithAnExplicitGitDir(t *testing.T) {
 	w.Write("sub/z.txt", "z\n")
 	r := env.run(filepath.Join(work, "sub"), nil, "git", "--git-dir="+gd, "venom-checkpoint", "--agent=a1", "--json")
 	r.OK(t)
-	require.Equal(t, w.RecipeTree(), w.Git("rev-parse", "refs/venom/checkpoints/a1/2^{tree}"))
+	require.Equal(t, w.RecipeTree(), w.refTree("refs/venom/checkpoints/a1/2"))
 }
 
 func TestRobust_BareAndSha256AreRefused(t *testing.T) {
@@ -203,7 +203,7 @@ func TestRobust_LeakedGitVariables(t *testing.T) {
 		alt.AssertUntouched(t, altSnap)
 		var res struct{ Checkpoint string }
 		r.JSON(t, &res)
-		require.Equal(t, want, env.Git("rev-parse", "refs/venom/checkpoints/a1/"+res.Checkpoint[1:]+"^{tree}"))
+		require.Equal(t, want, env.refTree("refs/venom/checkpoints/a1/"+res.Checkpoint[1:]))
 		require.Equal(t, "tracked in the other index only",
 			env.Git("cat-file", "-p", "refs/venom/checkpoints/a1/"+res.Checkpoint[1:]+":tracked.log"))
 	})

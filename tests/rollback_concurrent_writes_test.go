@@ -69,7 +69,7 @@ func TestRollback_WritesDuringTheRollbackRecordedAsOnDisk(t *testing.T) {
 	require.NoError(t, json.Unmarshal(p.out.Bytes(), &res), p.out.String())
 	require.NotNil(t, res.Exact)
 	require.False(t, *res.Exact, "someone wrote during the rollback")
-	require.Equal(t, env.RecipeTree(), env.Git("rev-parse", "refs/venom/checkpoints/a1/"+res.After[1:]+"^{tree}"),
+	require.Equal(t, env.RecipeTree(), env.refTree("refs/venom/checkpoints/a1/"+res.After[1:]),
 		"the after-capture holds what is on disk")
 	b, err := os.ReadFile(timings)
 	require.NoError(t, err)
@@ -140,6 +140,6 @@ func TestRollback_WritesDuringTheRollbackCRAndMode(t *testing.T) {
 	require.NoError(t, json.Unmarshal(p.out.Bytes(), &res), p.out.String())
 	require.NotNil(t, res.Exact)
 	require.False(t, *res.Exact, "someone wrote during the rollback")
-	require.Equal(t, env.RecipeTree(), env.Git("rev-parse", "refs/venom/checkpoints/a1/"+res.After[1:]+"^{tree}"),
+	require.Equal(t, env.RecipeTree(), env.refTree("refs/venom/checkpoints/a1/"+res.After[1:]),
 		"the after-capture holds what is on disk")
 }

@@ -57,5 +57,5 @@ func TestRollback_KnownTreeAcrossFileAndFolder(t *testing.T) {
 		Checkpoint string `json:"checkpoint"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(env.Venom("checkpoint", "--agent=a1", "--json").OK(t).Stdout), &next))
-	require.Equal(t, env.RecipeTree(), env.Git("rev-parse", "refs/venom/checkpoints/a1/"+next.Checkpoint[1:]+"^{tree}"))
+	require.Equal(t, env.RecipeTree(), env.refTree("refs/venom/checkpoints/a1/"+next.Checkpoint[1:]))
 }

@@ -134,5 +134,5 @@ func TestCrash_StopGroupStopsEveryThreadFirst(t *testing.T) {
 	require.NoError(t, syscall.Kill(-pgid, syscall.SIGCONT))
 	<-p.done
 	require.Equal(t, 0, p.cmd.ProcessState.ExitCode(), "%s%s", p.out, p.errb)
-	require.Equal(t, want, env.Git("rev-parse", "refs/venom/checkpoints/a1/2^{tree}"))
+	require.Equal(t, want, env.refTree("refs/venom/checkpoints/a1/2"))
 }

@@ -19,6 +19,13 @@ func cleanable(t *testing.T) *Env {
 }
 
 func venomRefs(env *Env) string {
+	if refs, ok := env.forEachRef("refs/venom/checkpoints/"); ok {
+		names := make([]string, len(refs))
+		for i, r := range refs {
+			names[i] = r.name
+		}
+		return strings.Join(names, "\n")
+	}
 	return env.Git("for-each-ref", "--format=%(refname)", "refs/venom/checkpoints/")
 }
 

@@ -18,12 +18,18 @@ func (e *Env) LogPath() string {
 	return filepath.Join(common, "venom", "log.jsonl")
 }
 
-// CheckpointRefs lists the refs under refs/venom/checkpoints/<agent>/ with
-// plain git, as "agent/n", in git's order.
+// CheckpointRefs lists the refs under refs/venom/checkpoints/<agent>/ as
+// git for-each-ref lists them (forEachRef, else git), as "agent/n".
 func (e *Env) CheckpointRefs(agent string) []string {
 	e.t.Helper()
-	out := e.Git("for-each-ref", "--format=%(refname)", "refs/venom/checkpoints/"+agent+"/")
 	list := []string{}
+	if refs, ok := e.forEachRef("refs/venom/checkpoints/" + agent + "/"); ok {
+		for _, r := range refs {
+			list = append(list, strings.TrimPrefix(r.name, "refs/venom/checkpoints/"))
+		}
+		return list
+	}
+	out := e.Git("for-each-ref", "--format=%(refname)", "refs/venom/checkpoints/"+agent+"/")
 	for _, l := range strings.Split(out, "\n") {
 		if l != "" {
 			list = append(list, strings.TrimPrefix(l, "refs/venom/checkpoints/"))

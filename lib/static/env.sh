@@ -17,8 +17,13 @@ venom_static_archives() {
 venom_tags() {
   go list -f "{{range context.BuildTags}}{{if ne . \"$1\"}}{{.}},{{end}}{{end}}$1" runtime
 }
-if venom_static_archives; then
-  export PKG_CONFIG_PATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+venom_here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+if [ "${PKG_CONFIG_PATH:-}" = "$venom_here" ]; then
+  # Sourced again (tests/fuzz under tests/run): already linking statically,
+  # and pkg-config would now read this folder's libgit2.pc, not Debian's.
+  :
+elif venom_static_archives; then
+  export PKG_CONFIG_PATH="$venom_here"
   export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=static,system_libgit2"
 else
   echo "git-venom: libgit2's static archives are missing; linking the shared library" >&2

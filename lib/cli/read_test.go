@@ -3,7 +3,6 @@ package cli_test
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-venom/git-venom/lib/gittest"
 
 	"github.com/git-venom/git-venom/lib/checkpointcmd"
 	"github.com/git-venom/git-venom/lib/cli"
@@ -25,7 +26,7 @@ import (
 // HOME are a copy of fixture's, the run's own.
 func hookRun(t *testing.T, fixture *clitest.World, run func(*cli.Env, any, []string) int, args []string) (code, out, errOut, log string) {
 	from, root := filepath.Dir(fixture.Dir), t.TempDir()
-	copyTree(t, from, root)
+	gittest.CopyTree(t, from, root)
 	dir, environ := filepath.Join(root, "repo"), []string{}
 	for _, kv := range fixture.Environ {
 		environ = append(environ, strings.ReplaceAll(kv, from, root))
@@ -50,33 +51,6 @@ func hookRun(t *testing.T, fixture *clitest.World, run func(*cli.Env, any, []str
 		}
 	}
 	return code, out, errOut, log
-}
-
-// copyTree copies the files and folders under src to dst, with their
-// modes: a fixture made once, a copy for each use.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	require.NoError(t, filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		to := filepath.Join(dst, strings.TrimPrefix(p, src))
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(to, info.Mode().Perm())
-		case info.Mode().IsRegular():
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(to, b, info.Mode().Perm())
-		}
-		return fmt.Errorf("%s: not a file nor a folder", p)
-	}))
 }
 
 // A hook call gives the same exit code, output, errors and log records

@@ -3,8 +3,11 @@
 package gittest
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,4 +25,31 @@ func Run(t *testing.T, dir, stdin string, env []string, args ...string) string {
 	out, err := c.CombinedOutput()
 	require.NoError(t, err, "git %v: %s", args, out)
 	return strings.TrimSpace(string(out))
+}
+
+// CopyTree copies the files and folders under src into dst, each with its
+// mode: a repository made once with git, a copy of its own for each case.
+func CopyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	require.NoError(t, filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, strings.TrimPrefix(p, src))
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(to, info.Mode().Perm())
+		case info.Mode().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(to, b, info.Mode().Perm())
+		}
+		return fmt.Errorf("%s: not a file nor a folder", p)
+	}))
 }

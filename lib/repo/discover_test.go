@@ -2,8 +2,6 @@ package repo
 
 import (
 	"context"
-	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-venom/git-venom/lib/gittest"
 )
 
 // plainEnv is an environment with no git variable but the harmless ones.
@@ -44,27 +44,7 @@ func copyRepo(t *testing.T, src string) string {
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	dst := filepath.Join(root, "repo")
-	require.NoError(t, filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		to := filepath.Join(dst, strings.TrimPrefix(p, src))
-		switch {
-		case d.IsDir():
-			return os.Mkdir(to, info.Mode().Perm())
-		case info.Mode().IsRegular():
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(to, b, info.Mode().Perm())
-		}
-		return fmt.Errorf("%s: not a file nor a folder", p)
-	}))
+	gittest.CopyTree(t, src, dst)
 	return dst
 }
 

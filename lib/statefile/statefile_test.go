@@ -2,8 +2,6 @@ package statefile
 
 import (
 	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-venom/git-venom/lib/gittest"
 )
 
 func tempDir(t *testing.T) string {
@@ -136,7 +136,7 @@ func TestShared_AgreesWithGit(t *testing.T) {
 		t.Run(v, func(t *testing.T) {
 			dir := tempDir(t)
 			git := func(args ...string) (string, error) { return gitIn(dir, args...) }
-			copyTree(t, fixture, dir)
+			gittest.CopyTree(t, fixture, dir)
 			_, err := git("config", "core.sharedRepository", v)
 			require.NoError(t, err)
 			s, perr := ParseShared(v, true)
@@ -162,31 +162,4 @@ func TestShared_AgreesWithGit(t *testing.T) {
 	s, err := ParseShared("", false)
 	assert.NoError(t, err)
 	assert.Equal(t, SharedGroup, s, "a key without a value is group")
-}
-
-// copyTree copies the files and folders under src into dst, each with
-// its mode.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	require.NoError(t, filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		to := filepath.Join(dst, strings.TrimPrefix(p, src))
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(to, info.Mode().Perm())
-		case info.Mode().IsRegular():
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(to, b, info.Mode().Perm())
-		}
-		return fmt.Errorf("%s: not a file nor a folder", p)
-	}))
 }

@@ -2,8 +2,6 @@ package scan
 
 import (
 	"context"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,7 +60,7 @@ func TestGlobalExcludes_SameAsGit(t *testing.T) {
 			root := t.TempDir()
 			home, dir := filepath.Join(root, "home"), filepath.Join(root, "repo")
 			require.NoError(t, os.MkdirAll(home, 0o755))
-			copyRepo(t, fixture, dir)
+			gittest.CopyTree(t, fixture, dir)
 			require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(c.global), 0o644))
 			require.NoError(t, os.WriteFile(filepath.Join(home, "inc"), []byte("[core]\n\texcludesfile = /inc\n"), 0o644))
 			if c.local != "" {
@@ -103,31 +101,4 @@ func TestGlobalExcludes_SameAsGit(t *testing.T) {
 			assert.Equal(t, c.inProcess, plain && known, "read without git")
 		})
 	}
-}
-
-// copyRepo copies the repository at src to dst, every file and folder
-// with its mode: one git init, a repository of its own for each case.
-func copyRepo(t *testing.T, src, dst string) {
-	t.Helper()
-	require.NoError(t, filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		to := filepath.Join(dst, strings.TrimPrefix(p, src))
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(to, info.Mode().Perm())
-		case info.Mode().IsRegular():
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(to, b, info.Mode().Perm())
-		}
-		return fmt.Errorf("%s: not a file nor a folder", p)
-	}))
 }

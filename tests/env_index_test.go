@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/git-venom/git-venom/lib/gittest"
 )
 
 // indexHasValidBit answers as git ls-files -v does (an entry in lower
@@ -99,7 +101,7 @@ func TestEnv_NewEnvIndexIsFresh(t *testing.T) {
 
 	// A bare copy is stale, as the checks above would see.
 	stale := newWorld(t)
-	require.NoError(t, copyRepo(initialRepo(t), stale.Dir))
+	gittest.CopyTree(t, initialRepo(t), stale.Dir)
 	assert.Equal(t, "README.md", stale.Git("diff-files", "--name-only"))
 	require.True(t, restatIndex(stale.Dir))
 	assert.Empty(t, stale.Git("diff-files", "--name-only"))

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-venom/git-venom/lib/gitconfig"
+	"github.com/git-venom/git-venom/lib/gittest"
 )
 
 // Env is one hermetic test world: a repository in a temp dir, its own HOME
@@ -54,7 +55,7 @@ func NewEnv(t *testing.T) *Env {
 		return env
 	}
 	env := newWorld(t)
-	require.NoError(t, copyRepo(initialRepo(t), env.Dir))
+	gittest.CopyTree(t, initialRepo(t), env.Dir)
 	env.tick = 1
 	if !restatIndex(env.Dir) {
 		env.Git("update-index", "-q", "--refresh")
@@ -176,42 +177,6 @@ func (e *Env) gitStep(args ...string) error {
 		return fmt.Errorf("git %s: exit %d\n%s", strings.Join(args, " "), r.Code, r.Stderr)
 	}
 	return nil
-}
-
-// copyRepo copies the folder src into the existing folder dst: folders,
-// regular files with their modes and symbolic links, in plain file work.
-func copyRepo(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil || rel == "." {
-			return err
-		}
-		to := filepath.Join(dst, rel)
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case fi.IsDir():
-			return os.Mkdir(to, fi.Mode().Perm())
-		case fi.Mode()&os.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(target, to)
-		case fi.Mode().IsRegular():
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(to, b, fi.Mode().Perm())
-		}
-		return fmt.Errorf("copyRepo: %s is neither a folder, a file nor a link", p)
-	})
 }
 
 // Environ is the child environment, built from scratch (no inherited

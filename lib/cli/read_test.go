@@ -11,11 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/git-venom/git-venom/lib/gittest"
-
 	"github.com/git-venom/git-venom/lib/checkpointcmd"
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/clitest"
+	"github.com/git-venom/git-venom/lib/gittest"
 	"github.com/git-venom/git-venom/lib/ui"
 )
 

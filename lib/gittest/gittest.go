@@ -27,29 +27,42 @@ func Run(t *testing.T, dir, stdin string, env []string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// CopyTree copies the files and folders under src into dst, each with its
-// mode: a repository made once with git, a copy of its own for each case.
+// CopyTree copies the folder src into dst, made if missing: folders,
+// regular files with their modes and symbolic links, in plain file work.
+// A repository made once with git, a copy of its own for each case.
 func CopyTree(t *testing.T, src, dst string) {
 	t.Helper()
 	require.NoError(t, filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		info, err := d.Info()
+		rel, err := filepath.Rel(src, p)
 		if err != nil {
 			return err
 		}
-		to := filepath.Join(dst, strings.TrimPrefix(p, src))
+		to := filepath.Join(dst, rel)
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
 		switch {
-		case d.IsDir():
-			return os.MkdirAll(to, info.Mode().Perm())
-		case info.Mode().IsRegular():
+		case fi.IsDir() && rel == ".":
+			return os.MkdirAll(to, fi.Mode().Perm())
+		case fi.IsDir():
+			return os.Mkdir(to, fi.Mode().Perm())
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(target, to)
+		case fi.Mode().IsRegular():
 			b, err := os.ReadFile(p)
 			if err != nil {
 				return err
 			}
-			return os.WriteFile(to, b, info.Mode().Perm())
+			return os.WriteFile(to, b, fi.Mode().Perm())
 		}
-		return fmt.Errorf("%s: not a file nor a folder", p)
+		return fmt.Errorf("%s is neither a folder, a file nor a link", p)
 	}))
 }

@@ -39,6 +39,9 @@ type Env struct {
 	// Binary: every command runs the built binary, where it is the point
 	// (most run in this process: inprocess_helpers_test.go).
 	Binary bool
+	// Dispatch: binaries run through git venom-<cmd>, git's own process
+	// (else started as git starts them: runBinary).
+	Dispatch bool
 }
 
 // NewEnv makes a repository with one initial commit. It copies one
@@ -400,6 +403,11 @@ func (e *Env) runInput(dir string, extra []string, stdin string, name string, ar
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	cmd.Env = append(e.Environ(), extra...)
+	return runCmd(cmd, stdin, args)
+}
+
+// runCmd runs cmd with stdin, its outcome reported with args.
+func runCmd(cmd *exec.Cmd, stdin string, args []string) Result {
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -19,6 +19,7 @@ import (
 	"github.com/git-venom/git-venom/lib/checkpointcmd"
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/diffcmd"
+	"github.com/git-venom/git-venom/lib/gitconfig"
 	"github.com/git-venom/git-venom/lib/lock"
 	"github.com/git-venom/git-venom/lib/rollbackcmd"
 	"github.com/git-venom/git-venom/lib/ui"
@@ -201,6 +202,12 @@ func (e *Env) binaryOnly(dir string, environ []string, cmd string, args []string
 		strings.Contains(strings.ToLower(string(b)), "sharedrepository") {
 		return "core.sharedRepository"
 	}
+	return globalConfigPlain(environ)
+}
+
+// globalConfigPlain is "" where every global config file environ names
+// is worldConfigPlain, else why not.
+func globalConfigPlain(environ []string) string {
 	home := gitEnv(environ, "HOME")
 	for _, f := range []string{gitEnv(environ, "GIT_CONFIG_GLOBAL"), filepath.Join(home, ".gitconfig"),
 		filepath.Join(gitEnv(environ, "XDG_CONFIG_HOME"), "git", "config")} {
@@ -275,7 +282,7 @@ func (e *Env) venom(dir string, extra []string, stdin string, cmd string, args .
 	}
 	whyBinary(e.t, cmd, args, why)
 	if why != "" {
-		return e.runInput(dir, extra, stdin, "git", append([]string{"venom-" + cmd}, args...)...)
+		return e.runBinary(dir, extra, environ, stdin, cmd, args)
 	}
 	r, ended := runInProcess(dir, environ, stdin, cmd, args)
 	free := func() {
@@ -295,6 +302,54 @@ func (e *Env) venom(dir string, extra []string, stdin string, cmd string, args .
 		}()
 	}
 	return r
+}
+
+// runBinary runs git-venom-<cmd> as git venom-<cmd> runs it, without
+// git's process: found on git's exec path and then PATH, with that PATH
+// and GIT_EXEC_PATH (git's setup_path), its name as argv[0]. Git runs it
+// where its dispatch is part of what is run: --help (git help), a paused
+// command (a signal's end is git's exit 128+n), a config or GIT_* variable
+// git reads first, a Dispatch world or VENOM_TEST_BINARIES=1.
+func (e *Env) runBinary(dir string, extra, environ []string, stdin, cmd string, args []string) Result {
+	viaGit := func() Result {
+		return e.runInput(dir, extra, stdin, "git", append([]string{"venom-" + cmd}, args...)...)
+	}
+	if e.Dispatch || os.Getenv("VENOM_TEST_BINARIES") == "1" || toolsDiffer != "" {
+		return viaGit()
+	}
+	if globalConfigPlain(environ) != "" || !gitconfig.PlainEnvironment(environ) {
+		return viaGit()
+	}
+	for _, a := range args {
+		if a == "--help" || a == "-h" || a == "help" || a == "--version" {
+			return viaGit()
+		}
+	}
+	if _, paused := lookupEnv(environ, "VENOM_TEST_PAUSE_AT"); paused {
+		return viaGit()
+	}
+	path := gitExecPath + ":" + gitEnv(environ, "PATH")
+	bin := ""
+	for _, d := range filepath.SplitList(path) {
+		p := filepath.Join(d, "git-venom-"+cmd)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			bin = p
+			break
+		}
+	}
+	if bin == "" {
+		return viaGit()
+	}
+	env := make([]string, 0, len(environ)+2)
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "GIT_EXEC_PATH=") {
+			env = append(env, kv)
+		}
+	}
+	c := exec.Command(bin, args...)
+	c.Args[0] = "git-venom-" + cmd
+	c.Dir, c.Env = dir, append(env, "PATH="+path, "GIT_EXEC_PATH="+gitExecPath)
+	return runCmd(c, stdin, append([]string{"venom-" + cmd}, args...))
 }
 
 // runInProcess is the binary's main with what git gives the binary: its

@@ -148,7 +148,8 @@ func TestInProcess_SameAsTheBinary(t *testing.T) {
 			madeRE.ReplaceAllString(norm(string(log)), `"made":"<id>"`))
 	}
 	inProcess, binary := NewEnv(t), NewEnv(t)
-	binary.Binary = true
+	// The binaries as a person runs them: through git's dispatch.
+	binary.Binary, binary.Dispatch = true, true
 	require.Empty(t, inProcess.binaryOnly(inProcess.Dir, inProcess.Environ(), "checkpoint", nil),
 		"the session would not run in this process")
 	want, got := session(binary), session(inProcess)

@@ -57,8 +57,16 @@ func TestCapture_BulkNewFilesStreamIntoOnePack(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, len(packs), 3, "k1's pack, the spill, and k2's commit pack")
+	// One git hash-object and one git rev-parse for every file.
+	paths, blobs := []string{"hash-object", "--"}, []string{"rev-parse"}
 	for p := range contents {
-		require.Equal(t, env.Git("hash-object", p), env.Git("rev-parse", k2+":"+p), p)
+		paths, blobs = append(paths, p), append(blobs, k2+":"+p)
+	}
+	want, got := strings.Split(env.Git(paths...), "\n"), strings.Split(env.Git(blobs...), "\n")
+	require.Len(t, want, len(contents))
+	require.Len(t, got, len(contents))
+	for i, p := range paths[2:] {
+		require.Equal(t, want[i], got[i], p)
 	}
 
 	// Back to k1 and forward again: the files come back from the spill.

@@ -214,7 +214,7 @@ func TestEnv_RefsAreGits(t *testing.T) {
 }
 
 // forEachRef lists what git for-each-ref lists for a pattern, and
-// refTree's reading of a ref's tree is git rev-parse's, read where the
+// refTree's (and refCommit's) reading is git rev-parse's, read where the
 // commit is one loose file or packed entry whose hash holds and asked of
 // git elsewhere (a broken object, a tag, a multi-pack index, replace refs).
 func TestEnv_RefTreeIsGits(t *testing.T) {
@@ -239,6 +239,9 @@ func TestEnv_RefTreeIsGits(t *testing.T) {
 		want := e.Git("rev-parse", ref+"^{tree}")
 		assert.Equal(t, want, e.refTree(ref), ref)
 		oid := e.Git("rev-parse", ref)
+		id, tree := e.refCommit(ref)
+		assert.Equal(t, oid, id, ref)
+		assert.Equal(t, want, tree, ref)
 		tree, ok := treeOf(e.Dir, e.Environ(), oid)
 		require.Equal(t, sure, ok, "%s read without git", ref)
 		if ok {

@@ -287,3 +287,20 @@ func (e *Env) refTree(ref string) string {
 	}
 	return e.Git("rev-parse", ref+"^{tree}")
 }
+
+// refCommit is git rev-parse ref and ref^{tree}: read as refTree reads
+// the tree, where it can, with the ref's id; both asked of git else.
+func (e *Env) refCommit(ref string) (id, tree string) {
+	e.t.Helper()
+	if refs, ok := e.forEachRef(ref); ok {
+		for _, r := range refs {
+			if r.name != ref {
+				continue
+			}
+			if tree, ok := treeOf(e.Dir, e.Environ(), r.oid); ok {
+				return r.oid, tree
+			}
+		}
+	}
+	return e.Git("rev-parse", ref), e.Git("rev-parse", ref+"^{tree}")
+}

@@ -75,7 +75,7 @@ func (e *Env) CaptureLikeRecipe(t *testing.T, agent string, args ...string) stri
 	e.Venom("checkpoint", append([]string{"--agent=" + agent, "--json"}, args...)...).OK(t).JSON(t, &res)
 	e.AssertUntouched(t, snap)
 	ref := "refs/venom/checkpoints/" + agent + "/" + strings.TrimPrefix(res.Checkpoint, "k")
-	commit := e.Git("rev-parse", ref)
+	commit, tree := e.refCommit(ref)
 	var skipped []string
 	if !res.Reused {
 		rec := e.lastTaken()
@@ -87,7 +87,7 @@ func (e *Env) CaptureLikeRecipe(t *testing.T, agent string, args ...string) stri
 			}
 		}
 	}
-	require.Equal(t, e.RecipeTree(skipped...), e.Git("rev-parse", ref+"^{tree}"),
+	require.Equal(t, e.RecipeTree(skipped...), tree,
 		"the capture differs from the recipe of docs/checkpoints.md#how-a-capture-runs")
 	return commit
 }

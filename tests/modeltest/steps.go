@@ -135,7 +135,8 @@ func (w *world) captureStep(a *agent, reason string, extra ...string) {
 	}
 	// A killed call's ref that no record named is adopted by the next
 	// capture, logged before the capture's own record.
-	w.learnAdopted(a, from)
+	refs := w.agentRefs(a)
+	w.learnAdopted(a, refs, from)
 	last := a.latest()
 	reuse := reason != "pre_rollback" && last != nil && sameFiles(last.view, view) && last.head == t.head
 	c := capture{agent: a, reason: reason, view: view}
@@ -174,7 +175,7 @@ func (w *world) captureStep(a *agent, reason string, extra ...string) {
 		ck := &checkpoint{n: n, reason: reason, view: view, head: t.head, branch: t.branch, first: len(t.captures)}
 		a.ckpts = append(a.ckpts, ck)
 		c.ck = ck
-		w.checkCheckpoint(a, ck, "the capture")
+		w.checkCheckpoint(a, refs, ck, "the capture")
 	}
 	t.captures = append(t.captures, c)
 	if reason == "turn_start" || reason == "turn_end" {
@@ -183,7 +184,7 @@ func (w *world) captureStep(a *agent, reason string, extra ...string) {
 	if reason == "turn_end" {
 		w.prune(a)
 	}
-	w.checkRefs(a, "the capture")
+	w.checkRefs(a, refs, "the capture")
 }
 
 // hook runs git venom-checkpoint hook claude-code with an event of a's
@@ -245,9 +246,10 @@ func (w *world) pruneStep() {
 	if r.code != 0 {
 		w.failf("prune: %s", r)
 	}
+	refs := w.checkpointRefs(w.trees[0], "refs/venom/checkpoints/")
 	for _, a := range w.agents {
 		w.prune(a)
-		w.checkRefs(a, "prune")
+		w.checkRefs(a, refs, "prune")
 	}
 }
 
@@ -262,16 +264,16 @@ func (w *world) openTurns(t *tree) map[*agent]int {
 	return out
 }
 
-// checkCheckpoint compares a checkpoint's commit (read with git) with
-// what the model says its capture saw, and its parent with HEAD then.
-func (w *world) checkCheckpoint(a *agent, ck *checkpoint, what string) {
+// checkCheckpoint compares a checkpoint's commit (read with git: refs is
+// agentRefs' listing) with what the model says its capture saw, and its
+// parent with HEAD then.
+func (w *world) checkCheckpoint(a *agent, refs map[string]refCommit, ck *checkpoint, what string) {
 	ref := fmt.Sprintf("refs/venom/checkpoints/%s/%d", a.id, ck.n)
-	got := w.lsTree(a.tree.dir, ref+"^{tree}")
+	got := w.refTree(a.tree, refs, ref)
 	if d := diffFiles(fmt.Sprintf("%s k%d (%s)", a.id, ck.n, ref), ck.view, got); d != "" {
 		w.failf("%s: the checkpoint's tree is not what the model says the capture saw\n%s", what, d)
 	}
-	parent := strings.TrimSpace(w.gitRaw(a.tree.dir, "rev-parse", "-q", "--verify", ref+"^1").out)
-	if parent != ck.head {
+	if parent := refs[ref].parent; parent != ck.head {
 		w.failf("%s: %s's parent is %q, HEAD was %q", what, ref, parent, ck.head)
 	}
 }
@@ -559,8 +561,9 @@ func (w *world) applyRollback(a *agent, pr prediction, r result) {
 	t.captures = append(t.captures, capture{agent: a, reason: "rollback", ck: after, view: afterView, open: w.openTurns(t)})
 	a.ckpts = append(a.ckpts, safety, after)
 	a.safety = safety.n
-	w.checkCheckpoint(a, safety, "the safety checkpoint")
-	w.checkCheckpoint(a, after, "the rollback checkpoint")
+	refs := w.agentRefs(a)
+	w.checkCheckpoint(a, refs, safety, "the safety checkpoint")
+	w.checkCheckpoint(a, refs, after, "the rollback checkpoint")
 	w.checkTree(t, "the real call")
 	w.stats["real call done"]++
 }
@@ -796,6 +799,7 @@ func (w *world) learnFromLog(a *agent, from int, s files) (safety *checkpoint) {
 	t := a.tree
 	// A command that takes the lock writes the interrupted end first.
 	recs := w.readLog(t)
+	var refs map[string]refCommit
 	for _, m := range recs[from:] {
 		typ, _ := m["type"].(string)
 		if m["agent"] != a.id || (typ != "checkpoint.taken" && typ != "checkpoint.reused") {
@@ -808,8 +812,10 @@ func (w *world) learnFromLog(a *agent, from int, s files) (safety *checkpoint) {
 			w.failf("the interrupted rollback logged %s %s; the model expects k%d taken", typ, id, len(a.ckpts)+1)
 		}
 		ref := fmt.Sprintf("refs/venom/checkpoints/%s/%d", a.id, n)
-		view := w.lsTree(t.dir, ref+"^{tree}")
-		head := strings.TrimSpace(w.gitRaw(t.dir, "rev-parse", "-q", "--verify", ref+"^1").out)
+		if refs == nil {
+			refs = w.agentRefs(a)
+		}
+		view, head := w.refTree(t, refs, ref), refs[ref].parent
 		ck := &checkpoint{n: n, reason: reason, view: view, head: head, branch: t.branch, first: len(t.captures)}
 		if reason == "pre_rollback" {
 			if d := diffFiles("the safety checkpoint", s, view); d != "" {
@@ -825,7 +831,7 @@ func (w *world) learnFromLog(a *agent, from int, s files) (safety *checkpoint) {
 
 // learnAdopted adds to the model the checkpoints a capture adopted,
 // records of the tool's own reasons logged since record from.
-func (w *world) learnAdopted(a *agent, from int) {
+func (w *world) learnAdopted(a *agent, refs map[string]refCommit, from int) {
 	t := a.tree
 	for _, m := range w.readLog(t)[from:] {
 		reason, _ := m["reason"].(string)
@@ -838,8 +844,7 @@ func (w *world) learnAdopted(a *agent, from int) {
 			w.failf("capture: adopted %s; the model expects k%d", id, len(a.ckpts)+1)
 		}
 		ref := fmt.Sprintf("refs/venom/checkpoints/%s/%d", a.id, n)
-		view := w.lsTree(t.dir, ref+"^{tree}")
-		head := strings.TrimSpace(w.gitRaw(t.dir, "rev-parse", "-q", "--verify", ref+"^1").out)
+		view, head := w.refTree(t, refs, ref), refs[ref].parent
 		ck := &checkpoint{n: n, reason: reason, view: view, head: head, branch: t.branch, first: len(t.captures)}
 		a.ckpts = append(a.ckpts, ck)
 		t.captures = append(t.captures, capture{agent: a, reason: reason, ck: ck, view: view, open: w.openTurns(t)})

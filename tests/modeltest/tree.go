@@ -112,13 +112,57 @@ func (w *world) prune(a *agent) {
 	}
 }
 
-// checkRefs compares an agent's checkpoint refs with the model's live
-// checkpoints.
-func (w *world) checkRefs(a *agent, after string) {
-	out := w.git(a.tree.dir, "for-each-ref", "--format=%(refname)", "refs/venom/checkpoints/"+a.id+"/")
+// refCommit is a checkpoint ref's commit as git reads it: its tree and
+// its first parent ("" when none).
+type refCommit struct{ tree, parent string }
+
+// checkpointRefs lists the checkpoint refs under prefix (an agent's, or
+// all of them) with one git for-each-ref, each with its commit.
+func (w *world) checkpointRefs(t *tree, prefix string) map[string]refCommit {
+	out := w.git(t.dir, "for-each-ref", "--format=%(refname) %(tree) %(parent)", prefix)
+	refs := map[string]refCommit{}
+	for _, line := range strings.Split(out, "\n") {
+		f := append(strings.Fields(line), "", "")
+		if f[0] != "" {
+			refs[f[0]] = refCommit{tree: f[1], parent: f[2]}
+		}
+	}
+	return refs
+}
+
+// refTree lists the tree of ref's commit (refs: checkpointRefs'
+// listing) with git ls-tree, once a world for each tree: a tree's id
+// names its entries.
+func (w *world) refTree(t *tree, refs map[string]refCommit, ref string) files {
+	c, ok := refs[ref]
+	if !ok || c.tree == "" {
+		w.failf("git for-each-ref lists no commit at %s", ref)
+	}
+	if w.treeFiles == nil {
+		w.treeFiles = map[string]files{}
+	}
+	f, ok := w.treeFiles[c.tree]
+	if !ok {
+		f = w.lsTree(t.dir, c.tree)
+		w.treeFiles[c.tree] = f
+	}
+	return f.clone()
+}
+
+// agentRefs lists a's checkpoint refs (checkpointRefs).
+func (w *world) agentRefs(a *agent) map[string]refCommit {
+	return w.checkpointRefs(a.tree, "refs/venom/checkpoints/"+a.id+"/")
+}
+
+// checkRefs compares an agent's checkpoint refs, as agentRefs listed
+// them, with the model's live checkpoints.
+func (w *world) checkRefs(a *agent, refs map[string]refCommit, after string) {
+	prefix := "refs/venom/checkpoints/" + a.id + "/"
 	got := map[string]bool{}
-	for _, r := range strings.Fields(out) {
-		got[r] = true
+	for r := range refs {
+		if strings.HasPrefix(r, prefix) {
+			got[r] = true
+		}
 	}
 	for _, c := range a.ckpts {
 		ref := fmt.Sprintf("refs/venom/checkpoints/%s/%d", a.id, c.n)
@@ -235,6 +279,11 @@ func (w *world) gitPath(t *tree, name string) string {
 	return w.gitPathOf(t, "--git-path", name)
 }
 
+// gitPathsAsked are the paths the model reads in a tree's git dir: the
+// first git rev-parse of a tree answers them too.
+var gitPathsAsked = [][]string{{"--git-path", "index"}, {"--git-path", "MERGE_HEAD"}, {"--git-path", "HEAD"},
+	{"--git-common-dir"}}
+
 // gitPathOf is git rev-parse --path-format=absolute's answer to args,
 // asked once a tree.
 func (w *world) gitPathOf(t *tree, args ...string) string {
@@ -242,12 +291,25 @@ func (w *world) gitPathOf(t *tree, args ...string) string {
 	if p, ok := t.gitPaths[key]; ok {
 		return p
 	}
-	p := w.git(t.dir, append([]string{"rev-parse", "--path-format=absolute"}, args...)...)
 	if t.gitPaths == nil {
 		t.gitPaths = map[string]string{}
 	}
-	t.gitPaths[key] = p
-	return p
+	asked := [][]string{args}
+	if len(t.gitPaths) == 0 {
+		asked = append(asked, gitPathsAsked...)
+	}
+	argv := []string{"rev-parse", "--path-format=absolute"}
+	for _, a := range asked {
+		argv = append(argv, a...)
+	}
+	lines := strings.Split(w.git(t.dir, argv...), "\n")
+	if len(lines) != len(asked) {
+		w.failf("git %s answered %d lines, not %d", strings.Join(argv, " "), len(lines), len(asked))
+	}
+	for i, a := range asked {
+		t.gitPaths[strings.Join(a, " ")] = lines[i]
+	}
+	return lines[0]
 }
 
 // checkTree compares the model of t with the disk and git.

@@ -81,6 +81,8 @@ type world struct {
 	steps  []string
 	stats  map[string]int
 	keep   int // venom.keep
+	// treeFiles: git ls-tree's listing of each tree id asked so far.
+	treeFiles map[string]files
 }
 
 type options struct {

@@ -50,13 +50,27 @@ func TestPrompt_LongLinePassedOver(t *testing.T) {
 	for !strings.Contains(lines[i], "TURN1") || !strings.Contains(lines[i], "item_completed") {
 		i++
 	}
-	long := `{"type":"response_item","payload":{"type":"function_call_output","output":"` +
-		strings.Repeat("x", 40<<20) + `"}}` + "\n"
-	rollout := strings.Join(lines[:i+1], "") + long + strings.Join(lines[i+1:], "") + strings.Repeat("y", 17<<20)
 	home := t.TempDir()
 	dir := filepath.Join(home, "sessions", "2026", "11", "30")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "rollout-2026-11-30T13-09-27-"+thread+".jsonl"), []byte(rollout), 0o644))
+	// The rollout: its lines, a line of 40 MiB after the first turn's, and
+	// 17 MiB with no newline at the end, written a MiB at a time.
+	f, err := os.Create(filepath.Join(dir, "rollout-2026-11-30T13-09-27-"+thread+".jsonl"))
+	require.NoError(t, err)
+	x, y := strings.Repeat("x", 1<<20), strings.Repeat("y", 1<<20)
+	parts := []string{strings.Join(lines[:i+1], ""), `{"type":"response_item","payload":{"type":"function_call_output","output":"`}
+	for n := 0; n < 40; n++ {
+		parts = append(parts, x)
+	}
+	parts = append(parts, `"}}`+"\n", strings.Join(lines[i+1:], ""))
+	for n := 0; n < 17; n++ {
+		parts = append(parts, y)
+	}
+	for _, p := range parts {
+		_, err := f.WriteString(p)
+		require.NoError(t, err)
+	}
+	require.NoError(t, f.Close())
 	getenv := func(k string) string {
 		if k == "CODEX_HOME" {
 			return home

@@ -203,7 +203,13 @@ stream_max_retries = 0
 supports_websockets = false
 `, m.srv.URL)
 	require.NoError(t, os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644))
-	e.Extra = append(e.Extra, "PATH="+filepath.Dir(bin)+":"+binDir+":"+gitDir+":/usr/local/bin:/usr/bin:/bin",
+	// Codex asks `lsb_release -a` the OS's name three times a run (for
+	// its user agent), a shell script of seven processes each; a failing
+	// lsb_release ahead of /usr/bin sends it to /etc/os-release instead.
+	osName := filepath.Join(e.Root, "codex-path")
+	require.NoError(t, os.MkdirAll(osName, 0o755))
+	require.NoError(t, os.Symlink("/bin/false", filepath.Join(osName, "lsb_release")))
+	e.Extra = append(e.Extra, "PATH="+filepath.Dir(bin)+":"+binDir+":"+gitDir+":/usr/local/bin:"+osName+":/usr/bin:/bin",
 		"CODEX_HOME="+home, "MOCK_API_KEY=mock", "VENOM_CALLER=person")
 	return &realCodex{e: e, Bin: bin, Home: home, Mock: m}
 }

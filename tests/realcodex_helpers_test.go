@@ -192,6 +192,9 @@ check_for_update_on_startup = false
 
 [features]
 plugins = false
+# No login shell a run to snapshot the environment (nine processes):
+# the scratch home has no profile to snapshot.
+shell_snapshot = false
 
 [model_providers.mock]
 name = "mock"

@@ -190,6 +190,9 @@ func (e *Env) UseRealOpenCode(t *testing.T) *realOpenCode {
 	m := newMockChat(t)
 	config := map[string]any{
 		"model": "mock/m", "small_model": "mock/m", "share": "disabled", "autoupdate": false,
+		// OpenCode's own undo snapshots (a git repository of its own, about
+		// 24 git starts a run): the plugin and the rewind's fork read none.
+		"snapshot":   false,
 		"permission": map[string]any{"edit": "allow", "bash": "allow"},
 		"provider": map[string]any{"mock": map[string]any{"npm": "@ai-sdk/openai-compatible",
 			"options": map[string]any{"baseURL": m.srv.URL + "/v1", "apiKey": "mock"},

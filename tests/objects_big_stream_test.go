@@ -27,10 +27,10 @@ func writeBig(t *testing.T, env *Env, rel string, size int) {
 	require.NoError(t, f.Close())
 }
 
-// TestObjects_BigFileStreamedIntoTheCommitPack: a capture of a 256 MiB
+// TestObjects_BigFileStreamedIntoTheCommitPack: a capture of a 160 MiB
 // file that git hash-object stored loose writes it again into the
 // checkpoint's pack as it reads it: the command's own peak stays far
-// under the file's size (it read the whole blob into memory, 256 MiB
+// under the file's size (it read the whole blob into memory, 160 MiB
 // and more, before). The checkpoint holds the file byte for byte.
 func TestObjects_BigFileStreamedIntoTheCommitPack(t *testing.T) {
 	t.Parallel()
@@ -38,7 +38,7 @@ func TestObjects_BigFileStreamedIntoTheCommitPack(t *testing.T) {
 	env.SetGlobal("venom.maxFileBytes", "1g")
 	env.SetGlobal("venom.maxTotalBytes", "2g")
 	env.Take(t, "--agent=a1")
-	writeBig(t, env, "big.txt", 256<<20)
+	writeBig(t, env, "big.txt", 160<<20)
 
 	peak := newPeakRSS(t)
 	cmd := exec.Command(filepath.Join(binDir, "git-venom-checkpoint"), "--agent=a1", "--json")
@@ -52,7 +52,7 @@ func TestObjects_BigFileStreamedIntoTheCommitPack(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(counts), "again-streamed-loose 1\n")
 	t.Logf("peak %d MiB", hwm>>20)
-	assert.Less(t, hwm, int64(128<<20), "the capture of a 256 MiB file grew to %d MiB", hwm>>20)
+	assert.Less(t, hwm, int64(128<<20), "the capture of a 160 MiB file grew to %d MiB", hwm>>20)
 
 	fsckWhole(t, env)
 	want := env.Git("hash-object", "big.txt")

@@ -272,35 +272,39 @@ func packedCommit(idx, oid string) (body []byte, found, ok bool) {
 }
 
 // refTree is git rev-parse <ref>^{tree} for a full ref name, read by
-// forEachRef and treeOf where they are sure; else git's.
+// refRead where it is sure; else git's.
 func (e *Env) refTree(ref string) string {
 	e.t.Helper()
-	if refs, ok := e.forEachRef(ref); ok {
-		for _, r := range refs {
-			if r.name != ref {
-				continue
-			}
-			if tree, ok := treeOf(e.Dir, e.Environ(), r.oid); ok {
-				return tree
-			}
-		}
+	if _, tree, ok := e.refRead(ref); ok {
+		return tree
 	}
 	return e.Git("rev-parse", ref+"^{tree}")
 }
 
-// refCommit is git rev-parse ref and ref^{tree}: read as refTree reads
-// the tree, where it can, with the ref's id; both asked of git else.
+// refCommit is git rev-parse ref and ref^{tree}: read by refRead where
+// it can; both asked of git else.
 func (e *Env) refCommit(ref string) (id, tree string) {
 	e.t.Helper()
-	if refs, ok := e.forEachRef(ref); ok {
-		for _, r := range refs {
-			if r.name != ref {
-				continue
-			}
-			if tree, ok := treeOf(e.Dir, e.Environ(), r.oid); ok {
-				return r.oid, tree
-			}
-		}
+	if id, tree, ok := e.refRead(ref); ok {
+		return id, tree
 	}
 	return e.Git("rev-parse", ref), e.Git("rev-parse", ref+"^{tree}")
+}
+
+// refRead is a full ref's id and tree, read by forEachRef and treeOf;
+// ok only where both are sure.
+func (e *Env) refRead(ref string) (id, tree string, ok bool) {
+	refs, sure := e.forEachRef(ref)
+	if !sure {
+		return "", "", false
+	}
+	for _, r := range refs {
+		if r.name != ref {
+			continue
+		}
+		if tree, ok := treeOf(e.Dir, e.Environ(), r.oid); ok {
+			return r.oid, tree, true
+		}
+	}
+	return "", "", false
 }

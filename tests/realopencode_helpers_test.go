@@ -215,6 +215,10 @@ func (e *Env) UseRealOpenCode(t *testing.T) *realOpenCode {
 		// it loads; offline that waited about 70 s a run for the network.
 		// npm's offline mode fails it at once, and OpenCode goes on as before.
 		"npm_config_offline=true",
+		// Start-up work the plugin's events do not depend on: OpenCode's
+		// built-in plugins, Claude Code's and external skills, its watcher.
+		"OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_CLAUDE_CODE=1",
+		"OPENCODE_DISABLE_EXTERNAL_SKILLS=1", "OPENCODE_EXPERIMENTAL_DISABLE_FILEWATCHER=1",
 		"PATH="+filepath.Dir(bin)+":"+pathVar)
 	return &realOpenCode{e: e, Bin: bin, Chat: m}
 }

@@ -111,18 +111,11 @@ func (e *Env) SetGlobal(key, value string) {
 // VenomRefs lists refname=oid under refs/venom, sorted.
 func (e *Env) VenomRefs() []string {
 	e.t.Helper()
-	if refs, ok := e.forEachRef("refs/venom"); ok {
-		var out []string
-		for _, r := range refs {
-			out = append(out, r.name+"="+r.oid)
-		}
-		return out
+	var out []string
+	for _, r := range e.listRefs("refs/venom") {
+		out = append(out, r.name+"="+r.oid)
 	}
-	out := e.Git("for-each-ref", "--format=%(refname)=%(objectname)", "refs/venom")
-	if out == "" {
-		return nil
-	}
-	return strings.Split(out, "\n")
+	return out
 }
 
 // StateDir is the common dir's venom folder (CommonDir).

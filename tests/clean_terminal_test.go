@@ -19,14 +19,12 @@ func cleanable(t *testing.T) *Env {
 }
 
 func venomRefs(env *Env) string {
-	if refs, ok := env.forEachRef("refs/venom/checkpoints/"); ok {
-		names := make([]string, len(refs))
-		for i, r := range refs {
-			names[i] = r.name
-		}
-		return strings.Join(names, "\n")
+	refs := env.listRefs("refs/venom/checkpoints/")
+	names := make([]string, len(refs))
+	for i, r := range refs {
+		names[i] = r.name
 	}
-	return env.Git("for-each-ref", "--format=%(refname)", "refs/venom/checkpoints/")
+	return strings.Join(names, "\n")
 }
 
 // At a terminal, clean shows what it would remove and asks first, as a

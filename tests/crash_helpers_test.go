@@ -176,16 +176,7 @@ func (e *Env) assertCrashLeftovers(t *testing.T) {
 		}
 	}
 	orphans := 0
-	refs, ok := e.forEachRef("refs/venom/checkpoints")
-	if !ok {
-		refs = nil
-		for _, line := range strings.Split(e.Git("for-each-ref", "--format=%(refname) %(objectname)", "refs/venom/checkpoints"), "\n") {
-			if name, oid, _ := strings.Cut(line, " "); line != "" {
-				refs = append(refs, plainRef{name: name, oid: oid})
-			}
-		}
-	}
-	for _, r := range refs {
+	for _, r := range e.listRefs("refs/venom/checkpoints") {
 		name, oid := r.name, r.oid
 		if want, ok := logged[name]; ok {
 			require.Equal(t, want, oid, "%s moved", name)

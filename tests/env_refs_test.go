@@ -150,6 +150,26 @@ func (e *Env) forEachRef(prefix string) ([]plainRef, bool) {
 	return out, true
 }
 
+// listRefs is git for-each-ref's list for the pattern prefix: read by
+// forEachRef where it is sure, else git's.
+func (e *Env) listRefs(prefix string) []plainRef {
+	e.t.Helper()
+	if refs, ok := e.forEachRef(prefix); ok {
+		return refs
+	}
+	var refs []plainRef
+	for _, line := range strings.Split(e.Git("for-each-ref", "--format=%(refname) %(objectname) %(symref)", prefix), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 {
+			r := plainRef{name: f[0], oid: f[1]}
+			if len(f) == 3 {
+				r.symref = f[2]
+			}
+			refs = append(refs, r)
+		}
+	}
+	return refs
+}
+
 // treeOf is the tree of a commit git rev-parse <commit>^{tree} reads
 // from one loose file or one undeltified entry of a pack (its index of
 // version 2, its head and checksum what the index says, as git checks),

@@ -686,7 +686,8 @@ func (e *Env) Checkpoint(args ...string) string {
 	return *res.Checkpoint
 }
 
-// CheckpointTree is the tree of an agent's checkpoint n, read with git.
+// CheckpointTree is the tree of an agent's checkpoint n, as git
+// rev-parse reads it (refTree).
 func (e *Env) CheckpointTree(agent string, n int) string {
 	e.t.Helper()
 	return e.refTree(fmt.Sprintf("refs/venom/checkpoints/%s/%d", agent, n))

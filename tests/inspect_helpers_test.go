@@ -19,21 +19,12 @@ func (e *Env) LogPath() string {
 }
 
 // CheckpointRefs lists the refs under refs/venom/checkpoints/<agent>/ as
-// git for-each-ref lists them (forEachRef, else git), as "agent/n".
+// git for-each-ref lists them (listRefs), as "agent/n".
 func (e *Env) CheckpointRefs(agent string) []string {
 	e.t.Helper()
 	list := []string{}
-	if refs, ok := e.forEachRef("refs/venom/checkpoints/" + agent + "/"); ok {
-		for _, r := range refs {
-			list = append(list, strings.TrimPrefix(r.name, "refs/venom/checkpoints/"))
-		}
-		return list
-	}
-	out := e.Git("for-each-ref", "--format=%(refname)", "refs/venom/checkpoints/"+agent+"/")
-	for _, l := range strings.Split(out, "\n") {
-		if l != "" {
-			list = append(list, strings.TrimPrefix(l, "refs/venom/checkpoints/"))
-		}
+	for _, r := range e.listRefs("refs/venom/checkpoints/" + agent + "/") {
+		list = append(list, strings.TrimPrefix(r.name, "refs/venom/checkpoints/"))
 	}
 	return list
 }

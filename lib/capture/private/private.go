@@ -102,8 +102,12 @@ func Open(r *repo.Repo) *Index {
 	return p
 }
 
-// Close lets another process have the private index.
+// Close lets another process have the private index. The flock is the
+// open file's, which a program another goroutine is starting shares until
+// it execs: without the unlock, a capture right after ours would find the
+// index taken and fall back to a copy, whose git writes loose objects.
 func (p *Index) Close() {
+	_ = syscall.Flock(int(p.lockf.Fd()), syscall.LOCK_UN)
 	_ = p.lockf.Close()
 }
 

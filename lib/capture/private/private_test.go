@@ -65,3 +65,23 @@ func TestPrivateIndex_KeptAcrossARefresh(t *testing.T) {
 	ready()
 	require.Equal(t, made+1, seeds)
 }
+
+// A program started while the index is open shares its lock's open file
+// until it execs (until it ends, here): Close still lets the next capture
+// have the index, instead of sending it to a copy.
+func TestPrivateIndex_CloseLetsGoWhileAChildHoldsTheFile(t *testing.T) {
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q")
+	r, err := repo.Open(context.Background(), dir, os.Environ())
+	require.NoError(t, err)
+	p := Open(r)
+	require.NotNil(t, p)
+	child := exec.Command("sleep", "60")
+	child.ExtraFiles = []*os.File{p.lockf}
+	require.NoError(t, child.Start())
+	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
+	p.Close()
+	again := Open(r)
+	require.NotNil(t, again, "the private index is still locked after Close")
+	again.Close()
+}

@@ -3,8 +3,10 @@
 package checkpointcmd
 
 import (
-	"github.com/alecthomas/kong"
+	"slices"
 	"strings"
+
+	"github.com/alecthomas/kong"
 
 	"github.com/git-venom/git-venom/lib/cli"
 	"github.com/git-venom/git-venom/lib/errcode"
@@ -54,9 +56,13 @@ func (c *CLI) Vars() map[string]string { return helpVars() }
 // Narrow is the part of the grammar that reads `hook <harness> ...`, the
 // call a harness makes on every event and, with --per-tool, after every
 // tool call: the global flags and that one harness's verb, the very
-// types of the whole grammar (cli.Narrower). Anything else is read by
+// types of the whole grammar (cli.Narrower); and the one that reads a
+// take, the default verb, as takeWords allows. Anything else is read by
 // the whole grammar.
 func (c *CLI) Narrow(args []string) any {
+	if takeWords(args) {
+		return &takeCLI{}
+	}
 	if len(args) < 2 || args[0] != "hook" {
 		return nil
 	}
@@ -73,6 +79,47 @@ type hookCLI struct {
 	cli.Globals
 
 	Hook hookVerb `cmd:"" help:"Run as a harness hook, or install the hooks."`
+}
+
+// takeCLI is CLI narrowed to take; its fields carry CLI's tags
+// (TestNarrow_TakeSameGrammar).
+type takeCLI struct {
+	cli.Globals
+
+	Take TakeCmd `cmd:"" default:"withargs" help:"Take a checkpoint (the default verb: git venom-checkpoint [flags] is take [flags])."`
+}
+
+// Hints are CLI's (cli.Hinter).
+func (c *takeCLI) Hints(e *errcode.Error) { harness.Hints(e) }
+
+// takeValued are the flags of take and the global ones that take a value.
+var takeValued = []string{"--agent", "--reason", "--turn", "--label", "--isolation", "--parent", "--color"}
+
+// takeWords reports a list that takeCLI reads as CLI does: flags and their
+// values, with "take" first or no verb. No word kong might read as a verb,
+// no "--", no help, no short flag but -q, no value starting with "-" (the
+// whole grammar glues it to its flag: --label --json labels "--json"). At
+// the top kong reads the default verb's flags, so both grammars read such
+// a list to the same values; any error, and CLI reads it again.
+func takeWords(args []string) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case i == 0 && a == "take", a == "-q":
+		case !strings.HasPrefix(a, "--") || a == "--" || a == "--help":
+			return false
+		case slices.Contains(takeValued, a) && i+1 < len(args):
+			next := args[i+1]
+			if strings.HasPrefix(next, "-") {
+				return false
+			}
+			// A bare --color takes the next word only when it is a choice.
+			if a != "--color" || slices.Contains([]string{"auto", "always", "never"}, next) {
+				i++
+			}
+		}
+	}
+	return true
 }
 
 // hookVerb is HookCmd without install and uninstall.

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-venom/git-venom/lib/cli"
+	"github.com/git-venom/git-venom/lib/clitest"
 	"github.com/git-venom/git-venom/lib/harness"
 )
 
@@ -62,11 +63,164 @@ func TestNarrow_SameGrammar(t *testing.T) {
 			assert.Equal(t, wGlobals, globals, "%q", args)
 		}
 	}
-	for _, args := range [][]string{{"hook"}, {"hook", "install", "claude-code"}, {"list"}, {"hook", "nosuch"}, {}} {
+	for _, args := range [][]string{{"hook"}, {"hook", "install", "claude-code"}, {"list"}, {"hook", "nosuch"}} {
 		assert.Nil(t, New().Narrow(args), "%q is not a hook call", args)
 	}
 	// The narrow grammar's hook verb is tagged as the whole one's.
 	whole, _ := reflect.TypeOf(CLI{}).FieldByName("Hook")
 	part, _ := reflect.TypeOf(hookCLI{}).FieldByName("Hook")
 	assert.Equal(t, whole.Tag, part.Tag)
+}
+
+// parseTake reads args with grammar as kong does for cli.Run: the verb
+// chosen, take's flags and the global ones.
+func parseTake(t *testing.T, grammar any, args []string) (verb string, take TakeCmd, globals cli.Globals, err error) {
+	t.Helper()
+	vars := kong.Vars{"version": "test"}
+	if _, whole := grammar.(*CLI); whole {
+		for k, v := range helpVars() {
+			vars[k] = v
+		}
+	}
+	p, err := kong.New(grammar, vars, kong.Exit(func(int) { t.Fatalf("kong exited on %q", args) }))
+	require.NoError(t, err)
+	kctx, err := p.Parse(args)
+	if err != nil {
+		return "", take, globals, err
+	}
+	cmd, ok := kctx.Selected().Target.Addr().Interface().(*TakeCmd)
+	require.True(t, ok, "%q chose %s", args, kctx.Selected().Path())
+	return kctx.Selected().Path(), *cmd, *grammar.(interface{ GlobalFlags() *cli.Globals }).GlobalFlags(), nil
+}
+
+// A take, the default verb, named or not, is read by the narrow grammar
+// to the very values the whole one reads, or refused by both (cli.Run
+// then reads it with the whole grammar, for its message); a list that
+// might name another verb, ask for help, or that runWhole would rewrite
+// (a value starting with "-", glued to its flag; "--") is not narrowed.
+func TestNarrow_TakeSameGrammar(t *testing.T) {
+	t.Setenv("VENOM_AGENT", "")
+	for _, c := range []struct {
+		args   []string
+		narrow bool
+	}{
+		{nil, true},
+		{[]string{"--agent=a1"}, true},
+		{[]string{"--agent", "a1", "--reason=turn_start", "--turn=t3"}, true},
+		{[]string{"--agent=a1", "--reason", "turn_end", "--turn", "t3", "--label", "L", "--json", "-q", "--no-pager", "--color", "never"}, true},
+		{[]string{"take", "--agent=a1", "--isolation=worktree", "--parent", "p0", "--quiet"}, true},
+		{[]string{"take"}, true},
+		{[]string{"--label", "list"}, true}, // a value, not the verb
+		{[]string{"--label", "take", "--agent", "hook"}, true},
+		{[]string{"--label=", "--isolation", ""}, true},
+		{[]string{"--label=--json", "--turn=-1"}, true},
+		{[]string{"--agent=a1", "--color"}, true},
+		{[]string{"--color", "always", "--agent=a1"}, true},
+		{[]string{"--agent=a1", "--agent=a2"}, true},
+		{[]string{"--json=true", "--no-pager=false"}, true},
+		{[]string{"--reason=bogus"}, true}, // both refuse it
+		{[]string{"--reason", "Manual"}, true},
+		{[]string{"--isolation=bogus"}, true},
+		{[]string{"--bogus"}, true},
+		{[]string{"--limit=5"}, true},
+		{[]string{"--agent"}, true},
+		{[]string{"--label", "--json"}, false}, // glued: labels "--json"
+		{[]string{"--agent", "-q"}, false},
+		{[]string{"--color", "--agent=a1"}, false},
+		{[]string{"--color", "list"}, false},
+		{[]string{"list"}, false},
+		{[]string{"--agent=a1", "list"}, false},
+		{[]string{"lsit"}, false},
+		{[]string{"--json", "take"}, false},
+		{[]string{"take", "take"}, false},
+		{[]string{"take", "--agent=a1", "--", "x"}, false},
+		{[]string{"--agent=a1", "--"}, false},
+		{[]string{"-h"}, false},
+		{[]string{"-qh"}, false},
+		{[]string{"--help"}, false},
+		{[]string{"help"}, false},
+		{[]string{"__complete", "--"}, false},
+		{[]string{"--limit", "5"}, false},
+		{[]string{"hook"}, false},
+	} {
+		narrow := New().Narrow(c.args)
+		if !c.narrow {
+			assert.Nil(t, narrow, "%q", c.args)
+			continue
+		}
+		require.IsType(t, &takeCLI{}, narrow, "%q", c.args)
+		wVerb, wTake, wGlobals, wErr := parseTake(t, New(), c.args)
+		verb, take, globals, err := parseTake(t, narrow, c.args)
+		if wErr != nil {
+			assert.Error(t, err, "%q: the whole grammar refuses it (%v)", c.args, wErr)
+			continue
+		}
+		require.NoError(t, err, "%q", c.args)
+		assert.Equal(t, wVerb, verb, "%q", c.args)
+		assert.Equal(t, wTake, take, "%q", c.args)
+		assert.Equal(t, wGlobals, globals, "%q", c.args)
+	}
+	// VENOM_AGENT is read by both, and --agent wins over it in both.
+	t.Setenv("VENOM_AGENT", "from-env")
+	for _, args := range [][]string{nil, {"--agent=a1"}, {"take"}} {
+		_, wTake, _, wErr := parseTake(t, New(), args)
+		_, take, _, err := parseTake(t, New().Narrow(args), args)
+		require.NoError(t, wErr)
+		require.NoError(t, err)
+		assert.Equal(t, wTake, take, "%q", args)
+	}
+	// The narrow grammar is CLI's fields Globals and Take, tagged as they are.
+	part := reflect.TypeOf(takeCLI{})
+	require.Equal(t, 2, part.NumField())
+	for i := range part.NumField() {
+		f := part.Field(i)
+		whole, ok := reflect.TypeOf(CLI{}).FieldByName(f.Name)
+		require.True(t, ok, f.Name)
+		assert.Equal(t, whole.Type, f.Type, f.Name)
+		assert.Equal(t, whole.Tag, f.Tag, f.Name)
+	}
+	// takeWords knows which flags take a value, as kong's model says.
+	p, err := kong.New(&takeCLI{}, kong.Vars{"version": "test"})
+	require.NoError(t, err)
+	var valued []string
+	for _, f := range p.Model.Node.Children[0].AllFlags(false) {
+		for _, fl := range f {
+			if !fl.IsBool() && fl.Name != "version" {
+				valued = append(valued, "--"+fl.Name)
+			}
+		}
+	}
+	assert.ElementsMatch(t, takeValued, valued)
+	_, hints := any(&takeCLI{}).(cli.Hinter)
+	assert.True(t, hints, "a take's errors have CLI's hints")
+}
+
+// wholeOnly is CLI without its narrow parts: kong reads every list with
+// the whole grammar, as before they were.
+type wholeOnly struct{ CLI }
+
+func (w *wholeOnly) Narrow([]string) any { return nil }
+
+func (w *wholeOnly) Read([]string) (func(*cli.Env) error, *cli.Globals, bool) { return nil, nil, false }
+
+// A narrowed take, run in a repository, says and does what the whole
+// grammar's does, its errors' hints (the harnesses' names) included.
+func TestNarrow_TakeRunsAsTheWholeGrammar(t *testing.T) {
+	for _, args := range [][]string{
+		nil, // no agent registered: an error, with a hint naming the harnesses
+		{"--agent=a1", "--label", "list"},
+		{"take", "--agent", "a1", "--reason=turn_start", "--turn=t1", "-q"},
+		{"--agent=a1", "--reason=Manual"},
+		{"--agent=Not Valid", "--json"},
+	} {
+		var results []clitest.Result
+		for _, g := range []any{New(), &wholeOnly{*New()}} {
+			w := newWorld(t)
+			w.Write("b.txt", "b\n")
+			r := w.Run("git-venom-checkpoint", g, args...)
+			results = append(results, r)
+			results = append(results, clitest.Result{Out: w.Git("for-each-ref", "--format=%(refname) %(tree)", "refs/venom/checkpoints")})
+		}
+		assert.Equal(t, results[2:], results[:2], "%q", args)
+	}
 }

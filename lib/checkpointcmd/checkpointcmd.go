@@ -56,12 +56,17 @@ func (c *CLI) Vars() map[string]string { return helpVars() }
 // Narrow is the part of the grammar that reads `hook <harness> ...`, the
 // call a harness makes on every event and, with --per-tool, after every
 // tool call: the global flags and that one harness's verb, the very
-// types of the whole grammar (cli.Narrower); and the one that reads a
-// take, the default verb, as takeWords allows. Anything else is read by
-// the whole grammar.
+// types of the whole grammar (cli.Narrower); and, for a take (the
+// default verb) and the verbs in narrowVerbs, the part of that one verb,
+// where flagWords allows. Anything else is read by the whole grammar.
 func (c *CLI) Narrow(args []string) any {
 	if takeWords(args) {
 		return &takeCLI{}
+	}
+	if len(args) > 0 {
+		if v, ok := narrowVerbs[args[0]]; ok && flagWords(args[1:], v.valued) {
+			return v.grammar()
+		}
 	}
 	if len(args) < 2 || args[0] != "hook" {
 		return nil
@@ -95,20 +100,30 @@ func (c *takeCLI) Hints(e *errcode.Error) { harness.Hints(e) }
 // takeValued are the flags of take and the global ones that take a value.
 var takeValued = []string{"--agent", "--reason", "--turn", "--label", "--isolation", "--parent", "--color"}
 
-// takeWords reports a list that takeCLI reads as CLI does: flags and their
-// values, with "take" first or no verb. No word kong might read as a verb,
-// no "--", no help, no short flag but -q, no value starting with "-" (the
-// whole grammar glues it to its flag: --label --json labels "--json"). At
-// the top kong reads the default verb's flags, so both grammars read such
-// a list to the same values; any error, and CLI reads it again.
+// takeWords reports a take that takeCLI reads as CLI does: flagWords,
+// with "take" first or no verb. At the top kong reads the default verb's
+// flags, so both grammars read such a list to the same values.
 func takeWords(args []string) bool {
+	if len(args) > 0 && args[0] == "take" {
+		args = args[1:]
+	}
+	return flagWords(args, takeValued)
+}
+
+// flagWords reports words that are only flags and their values, valued
+// naming the flags that take one: no word kong might read as a verb, no
+// "--", no help, no short flag but -q, no value starting with "-" (the
+// whole grammar glues it to its flag: --label --json labels "--json").
+// A narrow grammar reads them as the whole one does; on any error in
+// them, the whole grammar reads them again, for its message.
+func flagWords(args []string, valued []string) bool {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
-		case i == 0 && a == "take", a == "-q":
+		case a == "-q":
 		case !strings.HasPrefix(a, "--") || a == "--" || a == "--help":
 			return false
-		case slices.Contains(takeValued, a) && i+1 < len(args):
+		case slices.Contains(valued, a) && i+1 < len(args):
 			next := args[i+1]
 			if strings.HasPrefix(next, "-") {
 				return false
@@ -121,6 +136,66 @@ func takeWords(args []string) bool {
 	}
 	return true
 }
+
+// narrowVerbs are the verbs, named first, that a part of CLI reads: the
+// ones without arguments or verbs of their own that the tests and
+// scripts run most. Each grammar's fields carry CLI's tags, and valued
+// lists its flags that take a value (TestNarrow_VerbsSameGrammar).
+var narrowVerbs = map[string]struct {
+	grammar func() any
+	valued  []string
+}{
+	"list":   {func() any { return &listCLI{} }, []string{"--agent", "--turn", "--before", "--limit", "--max-count", "--color"}},
+	"prune":  {func() any { return &pruneCLI{} }, []string{"--agent", "--keep", "--color"}},
+	"clean":  {func() any { return &cleanCLI{} }, []string{"--agent", "--color"}},
+	"events": {func() any { return &eventsCLI{} }, []string{"--types", "--resources", "--since", "--color"}},
+	"doctor": {func() any { return &doctorCLI{} }, []string{"--color"}},
+	"agents": {func() any { return &agentsCLI{} }, []string{"--color"}},
+}
+
+type listCLI struct {
+	cli.Globals
+
+	List ListCmd `cmd:"" help:"List an agent's checkpoints, newest first."`
+}
+
+type pruneCLI struct {
+	cli.Globals
+
+	Prune PruneCmd `cmd:"" help:"Delete checkpoints past retention (venom.keep, venom.keepFor, venom.keepSafety)."`
+}
+
+type cleanCLI struct {
+	cli.Globals
+
+	Clean CleanCmd `cmd:"" help:"Archive an agent and remove its checkpoints."`
+}
+
+type eventsCLI struct {
+	cli.Globals
+
+	Events EventsCmd `cmd:"" help:"Print the event stream, a line an event (--json: JSON lines)."`
+}
+
+type doctorCLI struct {
+	cli.Globals
+
+	Doctor DoctorCmd `cmd:"" help:"Check the repository's checkpoints and state."`
+}
+
+type agentsCLI struct {
+	cli.Globals
+
+	Agents AgentsCmd `cmd:"" help:"List the registered agents."`
+}
+
+// Hints are CLI's (cli.Hinter).
+func (c *listCLI) Hints(e *errcode.Error)   { harness.Hints(e) }
+func (c *pruneCLI) Hints(e *errcode.Error)  { harness.Hints(e) }
+func (c *cleanCLI) Hints(e *errcode.Error)  { harness.Hints(e) }
+func (c *eventsCLI) Hints(e *errcode.Error) { harness.Hints(e) }
+func (c *doctorCLI) Hints(e *errcode.Error) { harness.Hints(e) }
+func (c *agentsCLI) Hints(e *errcode.Error) { harness.Hints(e) }
 
 // hookVerb is HookCmd without install and uninstall.
 type hookVerb struct {

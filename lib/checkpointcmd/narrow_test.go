@@ -2,6 +2,7 @@ package checkpointcmd
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/alecthomas/kong"
@@ -63,7 +64,7 @@ func TestNarrow_SameGrammar(t *testing.T) {
 			assert.Equal(t, wGlobals, globals, "%q", args)
 		}
 	}
-	for _, args := range [][]string{{"hook"}, {"hook", "install", "claude-code"}, {"list"}, {"hook", "nosuch"}} {
+	for _, args := range [][]string{{"hook"}, {"hook", "install", "claude-code"}, {"explain"}, {"hook", "nosuch"}} {
 		assert.Nil(t, New().Narrow(args), "%q is not a hook call", args)
 	}
 	// The narrow grammar's hook verb is tagged as the whole one's.
@@ -144,8 +145,8 @@ func TestNarrow_TakeSameGrammar(t *testing.T) {
 		{[]string{"hook"}, false},
 	} {
 		narrow := New().Narrow(c.args)
-		if !c.narrow {
-			assert.Nil(t, narrow, "%q", c.args)
+		if _, take := narrow.(*takeCLI); !c.narrow {
+			assert.False(t, take, "%q", c.args)
 			continue
 		}
 		require.IsType(t, &takeCLI{}, narrow, "%q", c.args)
@@ -203,8 +204,8 @@ func (w *wholeOnly) Narrow([]string) any { return nil }
 
 func (w *wholeOnly) Read([]string) (func(*cli.Env) error, *cli.Globals, bool) { return nil, nil, false }
 
-// A narrowed take, run in a repository, says and does what the whole
-// grammar's does, its errors' hints (the harnesses' names) included.
+// A narrowed take, or verb, run in a repository, says and does what the
+// whole grammar's does, its errors' hints (the harnesses' names) included.
 func TestNarrow_TakeRunsAsTheWholeGrammar(t *testing.T) {
 	for _, args := range [][]string{
 		nil, // no agent registered: an error, with a hint naming the harnesses
@@ -212,6 +213,11 @@ func TestNarrow_TakeRunsAsTheWholeGrammar(t *testing.T) {
 		{"take", "--agent", "a1", "--reason=turn_start", "--turn=t1", "-q"},
 		{"--agent=a1", "--reason=Manual"},
 		{"--agent=Not Valid", "--json"},
+		{"list", "--agent", "a1"}, // no such agent: an error with hints
+		{"prune", "--dry-run"},
+		{"clean", "--agent=a1", "--dry-run"},
+		{"agents", "--json"},
+		{"doctor", "-q"},
 	} {
 		var results []clitest.Result
 		for _, g := range []any{New(), &wholeOnly{*New()}} {
@@ -222,5 +228,105 @@ func TestNarrow_TakeRunsAsTheWholeGrammar(t *testing.T) {
 			results = append(results, clitest.Result{Out: w.Git("for-each-ref", "--format=%(refname) %(tree)", "refs/venom/checkpoints")})
 		}
 		assert.Equal(t, results[2:], results[:2], "%q", args)
+	}
+}
+
+// parseVerb reads args with grammar as kong does for cli.Run: the verb
+// chosen, the value of grammar's field of that name, the global flags.
+func parseVerb(t *testing.T, grammar any, field string, args []string) (verb string, value any, globals cli.Globals, err error) {
+	t.Helper()
+	vars := kong.Vars{"version": "test"}
+	if _, whole := grammar.(*CLI); whole {
+		for k, v := range helpVars() {
+			vars[k] = v
+		}
+	}
+	p, err := kong.New(grammar, vars, kong.Exit(func(int) { t.Fatalf("kong exited on %q", args) }))
+	require.NoError(t, err)
+	kctx, err := p.Parse(args)
+	if err != nil {
+		return "", nil, globals, err
+	}
+	value = reflect.ValueOf(grammar).Elem().FieldByName(field).Interface()
+	return kctx.Selected().Path(), value, *grammar.(interface{ GlobalFlags() *cli.Globals }).GlobalFlags(), nil
+}
+
+// A verb named first, with only flags, is read by that verb's part of
+// the grammar to the values the whole one reads, or refused by both; a
+// list with anything else is not narrowed.
+func TestNarrow_VerbsSameGrammar(t *testing.T) {
+	t.Setenv("VENOM_AGENT", "")
+	tails := [][]string{
+		nil,
+		{"--json", "-q", "--no-pager", "--color", "always"},
+		{"--color"},
+		{"--agent=a1", "--agent", "a2", "--dry-run"},
+		{"--limit", "5", "--turn", "t1", "--before", "list", "--tools"},
+		{"--max-count=3"},
+		{"--keep", "2"},
+		{"--types", "agent.*", "--resources", "agent:a1", "--since", "3", "--follow"},
+		{"--since=x"}, {"--keep=-1"}, {"--limit=x"},
+		{"--bogus"}, {"--agent"},
+	}
+	accepted := 0
+	for name, v := range narrowVerbs {
+		field := strings.ToUpper(name[:1]) + name[1:]
+		for _, tail := range tails {
+			args := append([]string{name}, tail...)
+			narrow := New().Narrow(args)
+			if narrow == nil {
+				assert.False(t, flagWords(tail, v.valued), "%q", args)
+				continue
+			}
+			accepted++
+			wVerb, wValue, wGlobals, wErr := parseVerb(t, New(), field, args)
+			verb, value, globals, err := parseVerb(t, narrow, field, args)
+			if wErr != nil {
+				assert.Error(t, err, "%q: the whole grammar refuses it (%v)", args, wErr)
+				continue
+			}
+			require.NoError(t, err, "%q", args)
+			assert.Equal(t, wVerb, verb, "%q", args)
+			assert.Equal(t, wValue, value, "%q", args)
+			assert.Equal(t, wGlobals, globals, "%q", args)
+		}
+		// Its fields are CLI's Globals and the verb's, tagged as they are.
+		part := reflect.TypeOf(v.grammar()).Elem()
+		require.Equal(t, 2, part.NumField(), name)
+		for i := range part.NumField() {
+			f := part.Field(i)
+			whole, ok := reflect.TypeOf(CLI{}).FieldByName(f.Name)
+			require.True(t, ok, f.Name)
+			assert.Equal(t, whole.Type, f.Type, f.Name)
+			assert.Equal(t, whole.Tag, f.Tag, f.Name)
+		}
+		assert.Equal(t, field, part.Field(1).Name)
+		// valued is what kong's model says takes a value.
+		p, err := kong.New(v.grammar(), kong.Vars{"version": "test"})
+		require.NoError(t, err)
+		var valued []string
+		for _, group := range p.Model.Node.Children[0].AllFlags(false) {
+			for _, f := range group {
+				if !f.IsBool() {
+					for _, n := range append([]string{f.Name}, f.Aliases...) {
+						valued = append(valued, "--"+n)
+					}
+				}
+			}
+		}
+		assert.ElementsMatch(t, v.valued, valued, name)
+		_, hints := v.grammar().(cli.Hinter)
+		assert.True(t, hints, "%s's errors have CLI's hints", name)
+	}
+	assert.Greater(t, accepted, 40)
+	for _, args := range [][]string{
+		{"list", "--agent", "--json"}, {"list", "-n", "5"}, {"list", "--", "x"}, {"list", "x"},
+		{"list", "--help"}, {"list", "-h"}, {"prune", "--keep", "-1"}, {"doctor", "list"}, {"list", "list"},
+		{"doctor", "--agent", "a1"}, {"hook"}, {"help", "list"}, {"explain"}, {"--json", "list"},
+	} {
+		assert.Nil(t, New().Narrow(args), "%q", args)
+	}
+	for _, args := range [][]string{{"list", "--agent", "a1", "--json"}, {"doctor"}, {"prune", "--dry-run", "-q"}} {
+		assert.NotNil(t, New().Narrow(args), "%q", args)
 	}
 }

@@ -14,8 +14,11 @@ import (
 // flags, and the same with a value as the next word. Anything else, a
 // word given twice, a value outside its choices or one that starts with
 // "-" included, it leaves to kong, for kong's values or kong's errors
-// (TestRead_AsKongReadsIt).
+// (TestRead_AsKongReadsIt). So for a take (readTake).
 func (c *CLI) Read(args []string) (run func(*cli.Env) error, globals *cli.Globals, ok bool) {
+	if take, g, ok := readTake(args); ok {
+		return take.runHinted, &g, true
+	}
 	cmd, g, k, ok := readHook(args)
 	if !ok {
 		return nil, nil, false

@@ -204,8 +204,9 @@ func (w *wholeOnly) Narrow([]string) any { return nil }
 
 func (w *wholeOnly) Read([]string) (func(*cli.Env) error, *cli.Globals, bool) { return nil, nil, false }
 
-// A narrowed take, or verb, run in a repository, says and does what the
-// whole grammar's does, its errors' hints (the harnesses' names) included.
+// A take read by CLI.Read, or a verb by its narrow part, run in a
+// repository, says and does what the whole grammar's does, its errors'
+// hints (the harnesses' names) included.
 func TestNarrow_TakeRunsAsTheWholeGrammar(t *testing.T) {
 	for _, args := range [][]string{
 		nil, // no agent registered: an error, with a hint naming the harnesses

@@ -140,7 +140,7 @@ func (e *Env) UseRealGemini(t *testing.T) *realGemini {
 	trusted, _ := json.Marshal(map[string]string{e.Dir: "TRUST_FOLDER"})
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "trustedFolders.json"), trusted, 0o644))
 	e.Extra = append(e.Extra, "GEMINI_API_KEY=mock", "GOOGLE_GEMINI_BASE_URL="+m.srv.URL,
-		"GEMINI_CLI_NO_RELAUNCH=true", liftoffOnly(t, e))
+		"GEMINI_CLI_NO_RELAUNCH=true", v8Flags(t, e))
 	return &realGemini{e: e, Bin: bin, Mock: m}
 }
 

@@ -44,20 +44,20 @@ func (e *Env) UseRealQwen(t *testing.T) *realQwen {
 		// The launcher's child starts the program a third time, to raise
 		// node's heap limit, unless told not to (as Gemini CLI's tests
 		// are): a third of each run's CPU.
-		"QWEN_CODE_NO_RELAUNCH=true", liftoffOnly(t, e))
+		"QWEN_CODE_NO_RELAUNCH=true", v8Flags(t, e))
 	return q
 }
 
-// liftoffOnly is the NODE_OPTIONS that keeps node's V8 from optimizing
-// WebAssembly: Qwen Code's and Gemini CLI's shell tool parses commands
-// with tree-sitter-bash's wasm, whose optimizing compile (a background
-// job that exit waits for) took 6 CPU-s a run and kept Qwen Code 20-60 s
-// from exiting after its answer under load, past the tests' bounds. The
-// flag goes through a preload: NODE_OPTIONS refuses V8's flags.
-func liftoffOnly(t *testing.T, e *Env) string {
+// v8Flags is the NODE_OPTIONS that sets V8's flags through a preload
+// (NODE_OPTIONS refuses them); they hold for all compiled after it.
+// --liftoff-only: the shell tool's tree-sitter-bash wasm, optimized in a
+// background job that exit waits for, took 6 CPU-s a run and kept Qwen
+// Code 20-60 s from exiting after its answer under load. --no-opt: no
+// TurboFan in a run of seconds, 10-12% less CPU in these tests.
+func v8Flags(t *testing.T, e *Env) string {
 	t.Helper()
-	preload := filepath.Join(e.Root, "liftoff-only.cjs")
-	require.NoError(t, os.WriteFile(preload, []byte(`require("v8").setFlagsFromString("--liftoff-only");`+"\n"), 0o644))
+	preload := filepath.Join(e.Root, "v8-flags.cjs")
+	require.NoError(t, os.WriteFile(preload, []byte(`require("v8").setFlagsFromString("--liftoff-only --no-opt");`+"\n"), 0o644))
 	return "NODE_OPTIONS=--require=" + preload
 }
 

@@ -2,6 +2,7 @@ package checkpointcmd
 
 import (
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -20,7 +21,8 @@ func readTake(args []string) (cmd TakeCmd, g cli.Globals, ok bool) {
 	if len(args) > 0 && args[0] == "take" {
 		args = args[1:]
 	}
-	g.Color, cmd.Reason, cmd.Agent = "auto", "manual", os.Getenv("VENOM_AGENT")
+	g.Color, cmd.Reason = tagOf[cli.Globals]("Color", "default"), tagOf[TakeCmd]("Reason", "default")
+	cmd.Agent = os.Getenv("VENOM_AGENT")
 	seen := map[string]bool{}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -72,17 +74,24 @@ func readTake(args []string) (cmd TakeCmd, g cli.Globals, ok bool) {
 			i++
 			value = args[i]
 		}
-		choices := map[string][]string{
-			"--reason":    {"manual", "turn_start", "turn_end", "takeover", "takeback"},
-			"--isolation": {"", "in_place", "worktree", "copy"},
-			"--color":     {"auto", "always", "never"},
+		enum := map[string]string{
+			"--reason":    tagOf[TakeCmd]("Reason", "enum"),
+			"--isolation": tagOf[TakeCmd]("Isolation", "enum"),
+			"--color":     tagOf[cli.Globals]("Color", "enum"),
 		}[name]
-		if choices != nil && !slices.Contains(choices, value) {
+		if enum != "" && !slices.Contains(strings.Split(enum, ","), value) {
 			return cmd, g, false
 		}
 		*to = value
 	}
 	return cmd, g, true
+}
+
+// tagOf is the tag key of T's field: the defaults and choices readTake
+// keeps are the grammar's own, as kong reads them.
+func tagOf[T any](field, key string) string {
+	f, _ := reflect.TypeFor[T]().FieldByName(field)
+	return f.Tag.Get(key)
 }
 
 // runHinted runs the take, its errors' hints naming the harnesses as

@@ -129,7 +129,7 @@ func flagWords(args []string, valued []string) bool {
 				return false
 			}
 			// A bare --color takes the next word only when it is a choice.
-			if a != "--color" || slices.Contains([]string{"auto", "always", "never"}, next) {
+			if a != "--color" || cli.IsColorWhen(next) {
 				i++
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"reflect"
 	"regexp"
 	"runtime/debug"
 	"slices"
@@ -380,12 +381,19 @@ func bareColor(args []string) []string {
 		if a != "--color" {
 			continue
 		}
-		if i+1 < len(out) && slices.Contains([]string{"auto", "always", "never"}, out[i+1]) {
+		if i+1 < len(out) && IsColorWhen(out[i+1]) {
 			continue
 		}
 		out[i] = "--color=always"
 	}
 	return out
+}
+
+// IsColorWhen reports a value --color takes: one of Globals.Color's
+// choices, read from its tag as kong reads them.
+func IsColorWhen(s string) bool {
+	f, _ := reflect.TypeFor[Globals]().FieldByName("Color")
+	return slices.Contains(strings.Split(f.Tag.Get("enum"), ","), s)
 }
 
 // placeholders writes every flag's value in help as git's manuals do,

@@ -35,6 +35,7 @@ func readTake(args []string) (cmd TakeCmd, g cli.Globals, ok bool) {
 		}
 		seen[name] = true
 		var to *string
+		enum := "" // the value's choices, from the field's tag
 		switch name {
 		case "--json", "--quiet", "--no-pager":
 			if hasValue {
@@ -52,18 +53,18 @@ func readTake(args []string) (cmd TakeCmd, g cli.Globals, ok bool) {
 		case "--agent":
 			to = &cmd.Agent
 		case "--reason":
-			to = &cmd.Reason
+			to, enum = &cmd.Reason, tagOf[TakeCmd]("Reason", "enum")
 		case "--turn":
 			to = &cmd.Turn
 		case "--label":
 			cmd.Label = new(string)
 			to = cmd.Label
 		case "--isolation":
-			to = &cmd.Isolation
+			to, enum = &cmd.Isolation, tagOf[TakeCmd]("Isolation", "enum")
 		case "--parent":
 			to = &cmd.Parent
 		case "--color":
-			to = &g.Color
+			to, enum = &g.Color, tagOf[cli.Globals]("Color", "enum")
 		default:
 			return cmd, g, false
 		}
@@ -74,11 +75,6 @@ func readTake(args []string) (cmd TakeCmd, g cli.Globals, ok bool) {
 			i++
 			value = args[i]
 		}
-		enum := map[string]string{
-			"--reason":    tagOf[TakeCmd]("Reason", "enum"),
-			"--isolation": tagOf[TakeCmd]("Isolation", "enum"),
-			"--color":     tagOf[cli.Globals]("Color", "enum"),
-		}[name]
 		if enum != "" && !slices.Contains(strings.Split(enum, ","), value) {
 			return cmd, g, false
 		}

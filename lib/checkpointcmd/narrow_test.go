@@ -73,25 +73,49 @@ func TestNarrow_SameGrammar(t *testing.T) {
 	assert.Equal(t, whole.Tag, part.Tag)
 }
 
-// parseTake reads args with grammar as kong does for cli.Run: the verb
-// chosen, take's flags and the global ones.
+// parseTake is parseVerb of take: the verb chosen, take's flags and
+// the global ones.
 func parseTake(t *testing.T, grammar any, args []string) (verb string, take TakeCmd, globals cli.Globals, err error) {
 	t.Helper()
-	vars := kong.Vars{"version": "test"}
-	if _, whole := grammar.(*CLI); whole {
-		for k, v := range helpVars() {
-			vars[k] = v
-		}
-	}
-	p, err := kong.New(grammar, vars, kong.Exit(func(int) { t.Fatalf("kong exited on %q", args) }))
-	require.NoError(t, err)
-	kctx, err := p.Parse(args)
+	verb, value, globals, err := parseVerb(t, grammar, "Take", args)
 	if err != nil {
 		return "", take, globals, err
 	}
-	cmd, ok := kctx.Selected().Target.Addr().Interface().(*TakeCmd)
-	require.True(t, ok, "%q chose %s", args, kctx.Selected().Path())
-	return kctx.Selected().Path(), *cmd, *grammar.(interface{ GlobalFlags() *cli.Globals }).GlobalFlags(), nil
+	require.Equal(t, "take", verb, "%q", args)
+	return verb, value.(TakeCmd), globals, nil
+}
+
+// requireCLIFields checks that part, a narrow grammar, is CLI's Globals
+// and one verb's field, of CLI's types and tagged as they are.
+func requireCLIFields(t *testing.T, part reflect.Type) {
+	t.Helper()
+	require.Equal(t, 2, part.NumField(), part.Name())
+	for i := range part.NumField() {
+		f := part.Field(i)
+		whole, ok := reflect.TypeOf(CLI{}).FieldByName(f.Name)
+		require.True(t, ok, f.Name)
+		assert.Equal(t, whole.Type, f.Type, f.Name)
+		assert.Equal(t, whole.Tag, f.Tag, f.Name)
+	}
+}
+
+// kongValued are the flags, aliases too, that kong's model of a narrow
+// grammar says take a value.
+func kongValued(t *testing.T, grammar any) []string {
+	t.Helper()
+	p, err := kong.New(grammar, kong.Vars{"version": "test"})
+	require.NoError(t, err)
+	var valued []string
+	for _, group := range p.Model.Node.Children[0].AllFlags(false) {
+		for _, f := range group {
+			if !f.IsBool() {
+				for _, n := range append([]string{f.Name}, f.Aliases...) {
+					valued = append(valued, "--"+n)
+				}
+			}
+		}
+	}
+	return valued
 }
 
 // A take, the default verb, named or not, is read by the narrow grammar
@@ -170,28 +194,10 @@ func TestNarrow_TakeSameGrammar(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, wTake, take, "%q", args)
 	}
-	// The narrow grammar is CLI's fields Globals and Take, tagged as they are.
-	part := reflect.TypeOf(takeCLI{})
-	require.Equal(t, 2, part.NumField())
-	for i := range part.NumField() {
-		f := part.Field(i)
-		whole, ok := reflect.TypeOf(CLI{}).FieldByName(f.Name)
-		require.True(t, ok, f.Name)
-		assert.Equal(t, whole.Type, f.Type, f.Name)
-		assert.Equal(t, whole.Tag, f.Tag, f.Name)
-	}
-	// takeWords knows which flags take a value, as kong's model says.
-	p, err := kong.New(&takeCLI{}, kong.Vars{"version": "test"})
-	require.NoError(t, err)
-	var valued []string
-	for _, f := range p.Model.Node.Children[0].AllFlags(false) {
-		for _, fl := range f {
-			if !fl.IsBool() && fl.Name != "version" {
-				valued = append(valued, "--"+fl.Name)
-			}
-		}
-	}
-	assert.ElementsMatch(t, takeValued, valued)
+	// The narrow grammar is CLI's fields Globals and Take, tagged as they
+	// are, and takeWords knows which flags take a value, as kong says.
+	requireCLIFields(t, reflect.TypeOf(takeCLI{}))
+	assert.ElementsMatch(t, takeValued, kongValued(t, &takeCLI{}))
 	_, hints := any(&takeCLI{}).(cli.Hinter)
 	assert.True(t, hints, "a take's errors have CLI's hints")
 }
@@ -291,31 +297,12 @@ func TestNarrow_VerbsSameGrammar(t *testing.T) {
 			assert.Equal(t, wValue, value, "%q", args)
 			assert.Equal(t, wGlobals, globals, "%q", args)
 		}
-		// Its fields are CLI's Globals and the verb's, tagged as they are.
+		// Its fields are CLI's Globals and the verb's, tagged as they are,
+		// and valued is what kong's model says takes a value.
 		part := reflect.TypeOf(v.grammar()).Elem()
-		require.Equal(t, 2, part.NumField(), name)
-		for i := range part.NumField() {
-			f := part.Field(i)
-			whole, ok := reflect.TypeOf(CLI{}).FieldByName(f.Name)
-			require.True(t, ok, f.Name)
-			assert.Equal(t, whole.Type, f.Type, f.Name)
-			assert.Equal(t, whole.Tag, f.Tag, f.Name)
-		}
+		requireCLIFields(t, part)
 		assert.Equal(t, field, part.Field(1).Name)
-		// valued is what kong's model says takes a value.
-		p, err := kong.New(v.grammar(), kong.Vars{"version": "test"})
-		require.NoError(t, err)
-		var valued []string
-		for _, group := range p.Model.Node.Children[0].AllFlags(false) {
-			for _, f := range group {
-				if !f.IsBool() {
-					for _, n := range append([]string{f.Name}, f.Aliases...) {
-						valued = append(valued, "--"+n)
-					}
-				}
-			}
-		}
-		assert.ElementsMatch(t, v.valued, valued, name)
+		assert.ElementsMatch(t, v.valued, kongValued(t, v.grammar()), name)
 		_, hints := v.grammar().(cli.Hinter)
 		assert.True(t, hints, "%s's errors have CLI's hints", name)
 	}

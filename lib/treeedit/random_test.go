@@ -3,6 +3,7 @@ package treeedit
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -54,22 +55,28 @@ func TestApply_RandomAgainstGit(t *testing.T) {
 			m[p] = *f
 		}
 	}
-	writeTree := func(m map[string]file) string {
+	// listing is the index lines of m, for gitsTrees.
+	listing := func(m map[string]file) string {
 		var info strings.Builder
 		for p, f := range m {
 			fmt.Fprintf(&info, "%o %s\t%s\x00", f.mode, f.oid, p)
 		}
-		return gitsTree(t, dir, "--empty", info.String())
+		return info.String()
 	}
 	repo, err := git.OpenRepository(dir)
 	require.NoError(t, err)
 	defer repo.Free()
-	for round := 0; round < 40; round++ {
+	// Every round is drawn first, then git writes each round's base and
+	// edited trees at once (gitsTrees), then Apply edits each base.
+	const rounds = 40
+	var infos []string
+	roundEdits := make([][]Edit, rounds)
+	for round := 0; round < rounds; round++ {
 		files := map[string]file{}
 		for i := 0; i < 1+rng.Intn(30); i++ {
 			set(files, randPath(), &file{modes[rng.Intn(len(modes))], blobs[rng.Intn(len(blobs))]})
 		}
-		base := writeTree(files)
+		infos = append(infos, listing(files))
 		var edits []Edit
 		var existing []string
 		for p := range files {
@@ -108,11 +115,16 @@ func TestApply_RandomAgainstGit(t *testing.T) {
 				set(files, p, &f)
 			}
 		}
-		baseID, err := git.NewOid(base)
+		roundEdits[round] = edits
+		infos = append(infos, listing(files))
+	}
+	trees := gitsTrees(t, dir, infos)
+	for round, edits := range roundEdits {
+		baseID, err := git.NewOid(trees[2*round])
 		require.NoError(t, err)
 		got, err := Apply(repo, baseID, edits)
 		require.NoError(t, err)
-		require.Equal(t, writeTree(files), got.String(), "round %d: %q", round, edits)
+		require.Equal(t, trees[2*round+1], got.String(), "round %d: %q", round, edits)
 	}
 	gittest.Run(t, dir, "", nil, "fsck", "--strict", "--no-dangling")
 }
@@ -134,6 +146,14 @@ func TestApply_MassRemovalAgainstGit(t *testing.T) {
 	repo, err := git.OpenRepository(dir)
 	require.NoError(t, err)
 	defer repo.Free()
+	// Every round is drawn first, then git writes each round's base and
+	// edited trees at once (gitsTrees), then Apply edits each base.
+	type drawn struct {
+		prefixes        []string
+		edits, shuffled []Edit
+	}
+	var rounds []drawn
+	var infos []string
 	for round := 0; round < 30; round++ {
 		// Files at depth 1 to 4; a name is a file or a folder, not both.
 		files := map[string]bool{}
@@ -153,7 +173,6 @@ func TestApply_MassRemovalAgainstGit(t *testing.T) {
 			fmt.Fprintf(&base, "100644 %s\t%s\x00", blob, p)
 		}
 		sort.Strings(all)
-		baseTree := gitsTree(t, dir, "--empty", base.String())
 		// Gone: the files under a few prefixes (a folder's every file,
 		// "" the whole tree), and single files at random.
 		var prefixes []string
@@ -192,16 +211,24 @@ func TestApply_MassRemovalAgainstGit(t *testing.T) {
 				sort.Slice(edits, func(i, j int) bool { return edits[i].Path < edits[j].Path })
 			}
 		}
-		want := gitsTree(t, dir, "", info.String()) // on baseTree's index
-		baseID, err := git.NewOid(baseTree)
+		// The edited tree: info on the base's index, as update-index
+		// applies it to the index of the base.
+		infos = append(infos, base.String(), base.String()+info.String())
+		shuffled := slices.Clone(edits)
+		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		rounds = append(rounds, drawn{prefixes, edits, shuffled})
+	}
+	trees := gitsTrees(t, dir, infos)
+	for round, d := range rounds {
+		want := trees[2*round+1]
+		baseID, err := git.NewOid(trees[2*round])
 		require.NoError(t, err)
-		got, err := Apply(repo, baseID, edits)
+		got, err := Apply(repo, baseID, d.edits)
 		require.NoError(t, err)
-		require.Equal(t, want, got.String(), "round %d, in path order: gone %q", round, prefixes)
-		rng.Shuffle(len(edits), func(i, j int) { edits[i], edits[j] = edits[j], edits[i] })
-		got, err = Apply(repo, baseID, edits)
+		require.Equal(t, want, got.String(), "round %d, in path order: gone %q", round, d.prefixes)
+		got, err = Apply(repo, baseID, d.shuffled)
 		require.NoError(t, err)
-		require.Equal(t, want, got.String(), "round %d, shuffled: gone %q", round, prefixes)
+		require.Equal(t, want, got.String(), "round %d, shuffled: gone %q", round, d.prefixes)
 	}
 	gittest.Run(t, dir, "", nil, "fsck", "--strict", "--no-dangling")
 }

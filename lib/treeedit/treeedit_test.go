@@ -35,6 +35,38 @@ func gitsTree(t *testing.T, dir, base, info string) string {
 	return gittest.Run(t, dir, "", idx, "write-tree")
 }
 
+// gitsTrees is gitsTree(t, dir, "--empty", info) for each of infos, from
+// one scratch index of them all: info i applied under the folder "i/",
+// whose tree in git's write-tree is the tree of info i alone (a tree's id
+// names its entries only). One update-index, write-tree and ls-tree in
+// all; an info that leaves nothing is the empty tree, as write-tree
+// writes it.
+func gitsTrees(t *testing.T, dir string, infos []string) []string {
+	t.Helper()
+	var all strings.Builder
+	for i, info := range infos {
+		for _, line := range strings.SplitAfter(info, "\x00") {
+			if meta, path, ok := strings.Cut(line, "\t"); ok {
+				fmt.Fprintf(&all, "%s\t%d/%s", meta, i, path)
+			}
+		}
+	}
+	top := gitsTree(t, dir, "--empty", all.String())
+	sub := map[string]string{}
+	for _, e := range strings.Split(gittest.Run(t, dir, "", nil, "ls-tree", "-z", top), "\x00") {
+		if meta, name, ok := strings.Cut(e, "\t"); ok {
+			sub[name] = meta[strings.LastIndexByte(meta, ' ')+1:]
+		}
+	}
+	trees := make([]string, len(infos))
+	for i := range infos {
+		if trees[i] = sub[fmt.Sprint(i)]; trees[i] == "" {
+			trees[i] = gittest.Run(t, dir, "", nil, "mktree")
+		}
+	}
+	return trees
+}
+
 // TestApply checks Apply against git's own index edit of the same
 // tree: read-tree, update-index --index-info, write-tree.
 func TestApply(t *testing.T) {

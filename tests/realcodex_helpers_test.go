@@ -208,11 +208,12 @@ supports_websockets = false
 	require.NoError(t, os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644))
 	// Codex asks `lsb_release -a` the OS's name three times a run (for
 	// its user agent), a shell script of seven processes each; a failing
-	// lsb_release ahead of /usr/bin sends it to /etc/os-release instead.
+	// lsb_release ahead of git's folder (/usr/bin, lsb_release's too)
+	// sends it to /etc/os-release instead.
 	osName := filepath.Join(e.Root, "codex-path")
 	require.NoError(t, os.MkdirAll(osName, 0o755))
 	require.NoError(t, os.Symlink("/bin/false", filepath.Join(osName, "lsb_release")))
-	e.Extra = append(e.Extra, "PATH="+filepath.Dir(bin)+":"+binDir+":"+gitDir+":/usr/local/bin:"+osName+":/usr/bin:/bin",
+	e.Extra = append(e.Extra, "PATH="+filepath.Dir(bin)+":"+osName+":"+binDir+":"+gitDir+":/usr/local/bin:/usr/bin:/bin",
 		"CODEX_HOME="+home, "MOCK_API_KEY=mock", "VENOM_CALLER=person")
 	return &realCodex{e: e, Bin: bin, Home: home, Mock: m}
 }

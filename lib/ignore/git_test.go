@@ -434,53 +434,68 @@ func TestStack_DifferentialAgainstGit(t *testing.T) {
 func TestStack_PatternsAgainstCheckIgnore(t *testing.T) {
 	r := newGitRepo(t)
 	// A round costs a fifth of a tree of the walk test: five per seed.
-	const paths = 400
+	// Each round is a folder "r<seed>/" of its own, as the top of its
+	// .gitignore and sub/, in a repository with no other ignore file: a
+	// .gitignore's patterns match relative to its folder, so git answers
+	// for "r<seed>/" + path as for path at the top. One git process
+	// answers batch rounds.
+	const paths, batch = 400, 50
 	first, count := *seedFrom*5, *seedCount*5
 	failures := 0
 	checked, ignored := 0, 0
-	for seed := first; seed < first+count && failures < 3; seed++ {
-		rng := rand.New(rand.NewSource(seed))
+	type round struct {
+		seed     int64
+		top, sub []byte
+		want     map[string]bool
+	}
+	for from := first; from < first+count && failures < 3; from += batch {
 		r.reset(t)
-		require.NoError(t, os.Mkdir(filepath.Join(r.top, "sub"), 0o755))
-		// Half the seeds draw patterns and names from a few bytes,
-		// glob specials among them, so odd and malformed patterns
-		// ("[!]", "\\[", "a**b/") meet paths they match.
-		noise := seed%2 == 0
-		top, sub := randIgnoreFile(rng), randIgnoreFile(rng)
-		if noise {
-			top, sub = randNoiseFile(rng), randNoiseFile(rng)
-		}
-		require.NoError(t, os.WriteFile(filepath.Join(r.top, ".gitignore"), top, 0o644))
-		require.NoError(t, os.WriteFile(filepath.Join(r.top, "sub", ".gitignore"), sub, 0o644))
-		root := Root().Top(top)
+		var rounds []round
 		var in bytes.Buffer
-		want := map[string]bool{}
-		for i := 0; i < paths; i++ {
-			var parts []string
-			if rng.Intn(3) == 0 {
-				parts = append(parts, "sub")
+		for seed := from; seed < from+batch && seed < first+count; seed++ {
+			rng := rand.New(rand.NewSource(seed))
+			folder := filepath.Join(r.top, fmt.Sprintf("r%d", seed))
+			require.NoError(t, os.MkdirAll(filepath.Join(folder, "sub"), 0o755))
+			// Half the seeds draw patterns and names from a few bytes,
+			// glob specials among them, so odd and malformed patterns
+			// ("[!]", "\\[", "a**b/") meet paths they match.
+			noise := seed%2 == 0
+			top, sub := randIgnoreFile(rng), randIgnoreFile(rng)
+			if noise {
+				top, sub = randNoiseFile(rng), randNoiseFile(rng)
 			}
-			for n := 1 + rng.Intn(3); n > 0; n-- {
-				if noise {
-					parts = append(parts, randNoiseName(rng, len(parts) == 0))
-				} else {
-					parts = append(parts, names[rng.Intn(len(names))])
+			require.NoError(t, os.WriteFile(filepath.Join(folder, ".gitignore"), top, 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(folder, "sub", ".gitignore"), sub, 0o644))
+			root := Root().Top(top)
+			want := map[string]bool{}
+			for i := 0; i < paths; i++ {
+				var parts []string
+				if rng.Intn(3) == 0 {
+					parts = append(parts, "sub")
 				}
-			}
-			if parts[len(parts)-1] == "sub" {
-				continue // sub is a directory
-			}
-			s := root
-			for _, p := range parts[:len(parts)-1] {
-				var gitignore []byte
-				if s == root && p == "sub" {
-					gitignore = sub
+				for n := 1 + rng.Intn(3); n > 0; n-- {
+					if noise {
+						parts = append(parts, randNoiseName(rng, len(parts) == 0))
+					} else {
+						parts = append(parts, names[rng.Intn(len(names))])
+					}
 				}
-				s = s.Child(p, gitignore)
+				if parts[len(parts)-1] == "sub" {
+					continue // sub is a directory
+				}
+				s := root
+				for _, p := range parts[:len(parts)-1] {
+					var gitignore []byte
+					if s == root && p == "sub" {
+						gitignore = sub
+					}
+					s = s.Child(p, gitignore)
+				}
+				path := strings.Join(parts, "/")
+				want[path] = s.Excluded(parts[len(parts)-1], false)
+				fmt.Fprintf(&in, "r%d/%s\x00", seed, path)
 			}
-			path := strings.Join(parts, "/")
-			want[path] = s.Excluded(parts[len(parts)-1], false)
-			in.WriteString(path + "\x00")
+			rounds = append(rounds, round{seed, top, sub, want})
 		}
 		c := exec.Command("git", "check-ignore", "--no-index", "-z", "--stdin")
 		c.Dir, c.Env, c.Stdin = r.top, r.env, &in
@@ -490,23 +505,29 @@ func TestStack_PatternsAgainstCheckIgnore(t *testing.T) {
 		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
 			err = nil // nothing ignored
 		}
-		require.NoError(t, err, "seed %d: %s", seed, stderr.String())
+		require.NoError(t, err, "rounds %d to %d: %s", from, from+batch-1, stderr.String())
 		got := map[string]bool{}
 		for _, p := range bytes.Split(out, []byte{0}) {
 			if len(p) > 0 {
 				got[string(p)] = true
 			}
 		}
-		for path, excluded := range want {
-			checked++
-			if got[path] {
-				ignored++
-			}
-			if got[path] != excluded {
-				t.Errorf("round %d (replay: -args -ignore.from=%d -ignore.seeds=1): %q: git ignores it: %v, Stack: %v\n"+
-					".gitignore: %q\nsub/.gitignore: %q", seed, seed/5, path, got[path], excluded, top, sub)
-				failures++
+		for _, rd := range rounds {
+			if failures >= 3 {
 				break
+			}
+			for path, excluded := range rd.want {
+				checked++
+				gitIgnores := got[fmt.Sprintf("r%d/%s", rd.seed, path)]
+				if gitIgnores {
+					ignored++
+				}
+				if gitIgnores != excluded {
+					t.Errorf("round %d (replay: -args -ignore.from=%d -ignore.seeds=1): %q: git ignores it: %v, Stack: %v\n"+
+						".gitignore: %q\nsub/.gitignore: %q", rd.seed, rd.seed/5, path, gitIgnores, excluded, rd.top, rd.sub)
+					failures++
+					break
+				}
 			}
 		}
 	}

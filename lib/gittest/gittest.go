@@ -3,7 +3,10 @@
 package gittest
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -25,6 +28,38 @@ func Run(t *testing.T, dir, stdin string, env []string, args ...string) string {
 	out, err := c.CombinedOutput()
 	require.NoError(t, err, "git %v: %s", args, out)
 	return strings.TrimSpace(string(out))
+}
+
+// Blobs reads the blobs ids names with one git cat-file --batch in dir
+// (environ: git's whole environment, nil for this process's) and fails
+// the test when git fails or an id names no blob: their contents, byte
+// for byte, in the order of ids.
+func Blobs(t *testing.T, dir string, environ []string, ids ...string) [][]byte {
+	t.Helper()
+	c := exec.Command("git", "cat-file", "--batch")
+	c.Dir, c.Env = dir, environ
+	c.Stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	out, err := c.Output()
+	require.NoError(t, err, "git cat-file --batch: %s", stderr.String())
+	r := bufio.NewReader(bytes.NewReader(out))
+	blobs := make([][]byte, len(ids))
+	for i, id := range ids {
+		header, err := r.ReadString('\n')
+		require.NoError(t, err, "git cat-file --batch ended before %s", id)
+		var oid, kind string
+		var size int
+		_, err = fmt.Sscanf(header, "%s %s %d\n", &oid, &kind, &size)
+		require.NoError(t, err, "git cat-file --batch about %s: %q", id, header)
+		require.Equal(t, [2]string{id, "blob"}, [2]string{oid, kind}, "git cat-file --batch about %s: %q", id, header)
+		blobs[i] = make([]byte, size+1)
+		_, err = io.ReadFull(r, blobs[i])
+		require.NoError(t, err, "git cat-file --batch about %s", id)
+		require.Equal(t, byte('\n'), blobs[i][size], "git cat-file --batch about %s", id)
+		blobs[i] = blobs[i][:size]
+	}
+	return blobs
 }
 
 // CopyTree copies the folder src into dst, made if missing: folders,

@@ -149,13 +149,15 @@ func TestWriter_StoredBlocksReadBack(t *testing.T) {
 	odb, err := repo.Odb()
 	require.NoError(t, err)
 	defer odb.Free()
+	var hexIDs []string
+	var datas [][]byte
 	for id, data := range blobs {
-		hexID := hex.EncodeToString(id[:])
-		cmd := exec.Command("git", "cat-file", "blob", hexID)
-		cmd.Dir = dir
-		got, err := cmd.Output()
-		require.NoError(t, err)
-		require.Equal(t, data, got, "git reads %d bytes back", len(data))
+		hexIDs, datas = append(hexIDs, hex.EncodeToString(id[:])), append(datas, data)
+	}
+	for i, got := range gittest.Blobs(t, dir, nil, hexIDs...) {
+		require.Equal(t, datas[i], got, "git reads %d bytes back", len(datas[i]))
+	}
+	for id, data := range blobs {
 		obj, err := odb.Read((*git.Oid)(&id))
 		require.NoError(t, err)
 		require.Equal(t, data, append([]byte{}, obj.Data()...), "libgit2 reads %d bytes back", len(data))
@@ -243,13 +245,14 @@ func TestWriter_StreamedObjectsReadBack(t *testing.T) {
 			out := gittest.Run(t, dir, "", nil, "verify-pack", "-v", filepath.Join(packDir, name+".idx"))
 			require.Contains(t, out, fmt.Sprintf("non delta: %d objects", len(objs)+1))
 			gittest.Run(t, dir, "", nil, "fsck", "--strict", "--no-dangling")
-			for _, data := range append(objs, whole) {
+			all := append(objs, whole)
+			var ids []string
+			for _, data := range all {
 				id := objectID("blob", data)
-				cmd := exec.Command("git", "cat-file", "blob", hex.EncodeToString(id[:]))
-				cmd.Dir = dir
-				got, err := cmd.Output()
-				require.NoError(t, err)
-				require.True(t, bytes.Equal(data, got), "%d bytes", len(data))
+				ids = append(ids, hex.EncodeToString(id[:]))
+			}
+			for i, got := range gittest.Blobs(t, dir, nil, ids...) {
+				require.True(t, bytes.Equal(all[i], got), "%d bytes", len(all[i]))
 			}
 		})
 	}

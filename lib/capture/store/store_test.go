@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/git-venom/git-venom/lib/clitest"
+	"github.com/git-venom/git-venom/lib/gittest"
 	"github.com/git-venom/git-venom/lib/packfile"
 	"github.com/git-venom/git-venom/lib/repo"
 )
@@ -31,6 +32,18 @@ func testRepo(t *testing.T) (*repo.Repo, *clitest.World) {
 	r, err := repo.Open(context.Background(), w.Dir, w.Environ)
 	require.NoError(t, err)
 	return r, w
+}
+
+// requireBlobs checks that git reads each of objs back as its data.
+func requireBlobs(t *testing.T, w *clitest.World, objs []Object) {
+	t.Helper()
+	var ids []string
+	for _, o := range objs {
+		ids = append(ids, o.ID.String())
+	}
+	for i, data := range gittest.Blobs(t, w.Dir, w.Environ, ids...) {
+		require.Equal(t, string(objs[i].Data), string(data), "git reads %s back", ids[i])
+	}
 }
 
 func blob(data string) Object {
@@ -53,9 +66,7 @@ func TestWritePack_GitReadsWhatIsWritten(t *testing.T) {
 	stored.Stored = true
 	objs = append(objs, stored)
 	require.NoError(t, WritePack(r, objs))
-	for _, o := range objs[:50] {
-		require.Equal(t, string(o.Data), w.Git("cat-file", "blob", o.ID.String())+"\n")
-	}
+	requireBlobs(t, w, objs[:50])
 	c := exec.Command("git", "cat-file", "-e", stored.ID.String())
 	c.Dir, c.Env = r.Top, w.Environ
 	require.Error(t, c.Run(), "a Stored object is not written again")
@@ -129,9 +140,7 @@ func TestWritePack_AgainAfterGitPruneTookItsFiles(t *testing.T) {
 	defer func() { testSealed = nil }()
 	require.NoError(t, WritePack(r, objs))
 	require.Equal(t, 2, pruned, "the pack and its index, taken before the install")
-	for _, o := range objs {
-		require.Equal(t, string(o.Data), w.Git("cat-file", "blob", o.ID.String())+"\n")
-	}
+	requireBlobs(t, w, objs)
 	first, _ := filepath.Glob(filepath.Join(packDir, "*.idx"))
 	require.Len(t, first, 1)
 	require.NoError(t, WritePack(r, objs))

@@ -235,12 +235,11 @@ func (s *session) rollback() {
 // checkOwed: every blob the person wrote is in the tree or in a checkpoint.
 func (s *session) checkOwed() {
 	have := map[string]bool{}
-	objs := s.env.Git("rev-list", "--objects", "--no-object-names", "--glob=refs/venom/*")
-	for _, o := range strings.Fields(objs) {
-		have[o] = true
-	}
+	// One git rev-list for the objects of every checkpoint and of the
+	// recipe's tree of the files now (the blobs git ls-tree -r lists).
 	tree := s.env.RecipeTree()
-	for _, o := range strings.Fields(s.env.Git("ls-tree", "-r", "--format=%(objectname)", tree)) {
+	objs := s.env.Git("rev-list", "--objects", "--no-object-names", "--glob=refs/venom/*", tree)
+	for _, o := range strings.Fields(objs) {
 		have[o] = true
 	}
 	var missing []string

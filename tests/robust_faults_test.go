@@ -56,13 +56,9 @@ func (e *Env) assertRefsLogged(t *testing.T) {
 		n := strings.TrimPrefix(r["checkpoint"].(string), "k")
 		logged[fmt.Sprintf("refs/venom/checkpoints/%s/%s", r["agent"], n)] = repos[0].(map[string]any)["commit"].(string)
 	}
-	out := e.Git("for-each-ref", "--format=%(refname) %(objectname)", "refs/venom/checkpoints")
-	for _, line := range strings.Split(out, "\n") {
-		if line == "" {
-			continue
-		}
-		name, oid, _ := strings.Cut(line, " ")
-		require.Equal(t, logged[name], oid, "%s is not the logged commit", name)
+	// git for-each-ref's list, read by listRefs where it is sure.
+	for _, r := range e.listRefs("refs/venom/checkpoints") {
+		require.Equal(t, logged[r.name], r.oid, "%s is not the logged commit", r.name)
 	}
 }
 

@@ -234,7 +234,7 @@ func worktreeFiles(t *testing.T, dir string) map[string]string {
 }
 
 // sortedKeys is m's keys, sorted.
-func sortedKeys[V any](m map[string]V) []string {
+func sortedKeys(m map[string]string) []string {
 	var out []string
 	for k := range m {
 		out = append(out, k)

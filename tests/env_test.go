@@ -236,32 +236,12 @@ func (e *Env) Remove(rel string) {
 	require.NoError(e.t, os.RemoveAll(e.Path(rel)))
 }
 
-// Commit stages everything and commits: git add -A and git commit,
-// or what they wrote from the same state before (commitMemo).
+// Commit stages everything and commits.
 func (e *Env) Commit(msg string) {
 	e.t.Helper()
 	e.Tick()
-	key, before, ok := e.commitKey(msg)
-	if ok {
-		commitMemoMu.Lock()
-		d := commitMemo[key]
-		commitMemoMu.Unlock()
-		if d != nil && d.apply(e.Dir) {
-			commitMemoMu.Lock()
-			commitMemoHits++
-			commitMemoMu.Unlock()
-			return
-		}
-	}
 	e.Git("add", "-A")
 	e.Git("commit", "-q", "--allow-empty", "-m", msg)
-	if ok {
-		if d, stored := deltaOf(filepath.Join(e.Dir, ".git"), before); stored {
-			commitMemoMu.Lock()
-			commitMemo[key] = d
-			commitMemoMu.Unlock()
-		}
-	}
 }
 
 // CommitID commits as Commit does and returns the new commit's id.

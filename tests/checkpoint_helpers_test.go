@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -106,45 +105,8 @@ func (e *Env) Item(t *testing.T, agent, id string) ListItem {
 // user-only keys, docs/checkpoints.md#configuration).
 func (e *Env) SetGlobal(key, value string) {
 	e.t.Helper()
-	if len(e.Extra) == 0 && setConfigPlain(filepath.Join(e.Home, ".gitconfig"), key, value) {
-		return
-	}
 	e.Git("config", "--global", key, value)
 }
-
-// setConfigPlain writes into the config file p what git config key value
-// writes there, in the two cases it is sure of: a new key of a section
-// the file has no header of (git appends the section), or of the file's
-// last section, its only header, where the file ends in a line of a key
-// (git appends the key). A plain section and name, a value git writes
-// unquoted. False, with nothing written, otherwise.
-func setConfigPlain(p, key, value string) bool {
-	m := plainConfigKey.FindStringSubmatch(key)
-	if m == nil || !plainConfigValue.MatchString(value) {
-		return false
-	}
-	b, err := os.ReadFile(p)
-	if err != nil || len(b) == 0 || b[len(b)-1] != '\n' {
-		return false
-	}
-	text := strings.ToLower(string(b))
-	header := "[" + strings.ToLower(m[1]) + "]"
-	add := "\t" + m[2] + " = " + value + "\n"
-	switch i := strings.Index(text, "\n"+header+"\n"); {
-	case !strings.Contains(text, "["+strings.ToLower(m[1])):
-		add = "[" + m[1] + "]\n" + add
-	case i < 0 || strings.Count(text, "["+strings.ToLower(m[1])) != 1 ||
-		strings.Contains(text[i+len(header)+2:], "[") || strings.Contains(text[i+len(header)+1:], "\n\t"+strings.ToLower(m[2])+" ") ||
-		!strings.HasPrefix(text[strings.LastIndex(text[:len(text)-1], "\n")+1:], "\t"):
-		return false
-	}
-	return os.WriteFile(p, append(b, add...), 0o644) == nil
-}
-
-var (
-	plainConfigKey   = regexp.MustCompile(`^([a-z]+)\.([a-zA-Z][a-zA-Z0-9]*)$`)
-	plainConfigValue = regexp.MustCompile(`^[a-zA-Z0-9._/:@+,=-]+$`)
-)
 
 // VenomRefs lists refname=oid under refs/venom, sorted.
 func (e *Env) VenomRefs() []string {

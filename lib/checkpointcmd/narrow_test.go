@@ -14,23 +14,37 @@ import (
 	"github.com/git-venom/git-venom/lib/harness"
 )
 
+// kongParse reads args with grammar as kong does for cli.Run: with the
+// grammar's own variables (cli.Varser), if it has any.
+func kongParse(t *testing.T, grammar any, args []string) (*kong.Context, error) {
+	t.Helper()
+	vars := kong.Vars{"version": "test"}
+	if g, ok := grammar.(cli.Varser); ok {
+		for k, v := range g.Vars() {
+			vars[k] = v
+		}
+	}
+	p, err := kong.New(grammar, vars, kong.Exit(func(int) { t.Fatalf("kong exited on %q", args) }))
+	require.NoError(t, err)
+	return p.Parse(args)
+}
+
+// globalsOf is grammar's global flags after a parse.
+func globalsOf(grammar any) cli.Globals {
+	return *grammar.(interface{ GlobalFlags() *cli.Globals }).GlobalFlags()
+}
+
 // parseWith reads args with grammar as kong does for cli.Run: the verb
 // chosen, its flags and the global ones.
 func parseWith(t *testing.T, grammar any, args []string) (verb string, run *HookRunCmd, globals cli.Globals, err error) {
 	t.Helper()
-	vars := kong.Vars{"version": "test"}
-	for k, v := range helpVars() {
-		vars[k] = v
-	}
-	p, err := kong.New(grammar, vars, kong.Exit(func(int) { t.Fatalf("kong exited on %q", args) }))
-	require.NoError(t, err)
-	kctx, err := p.Parse(args)
+	kctx, err := kongParse(t, grammar, args)
 	if err != nil {
 		return "", nil, cli.Globals{}, err
 	}
 	cmd, ok := kctx.Selected().Target.Addr().Interface().(*HookRunCmd)
 	require.True(t, ok, "%q chose %s", args, kctx.Selected().Path())
-	return kctx.Selected().Path(), cmd, *grammar.(interface{ GlobalFlags() *cli.Globals }).GlobalFlags(), nil
+	return kctx.Selected().Path(), cmd, globalsOf(grammar), nil
 }
 
 // The hook call's narrow grammar is the whole grammar's hook verb: each
@@ -242,20 +256,12 @@ func TestNarrow_TakeRunsAsTheWholeGrammar(t *testing.T) {
 // chosen, the value of grammar's field of that name, the global flags.
 func parseVerb(t *testing.T, grammar any, field string, args []string) (verb string, value any, globals cli.Globals, err error) {
 	t.Helper()
-	vars := kong.Vars{"version": "test"}
-	if _, whole := grammar.(*CLI); whole {
-		for k, v := range helpVars() {
-			vars[k] = v
-		}
-	}
-	p, err := kong.New(grammar, vars, kong.Exit(func(int) { t.Fatalf("kong exited on %q", args) }))
-	require.NoError(t, err)
-	kctx, err := p.Parse(args)
+	kctx, err := kongParse(t, grammar, args)
 	if err != nil {
 		return "", nil, globals, err
 	}
 	value = reflect.ValueOf(grammar).Elem().FieldByName(field).Interface()
-	return kctx.Selected().Path(), value, *grammar.(interface{ GlobalFlags() *cli.Globals }).GlobalFlags(), nil
+	return kctx.Selected().Path(), value, globalsOf(grammar), nil
 }
 
 // A verb named first, with only flags, is read by that verb's part of

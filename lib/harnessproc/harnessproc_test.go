@@ -1,6 +1,7 @@
 package harnessproc
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -49,10 +50,21 @@ func TestHarness_OnlyTheHarnessOwnVariable(t *testing.T) {
 	assert.Equal(t, Of(os.Getppid()), Harness(getenv, "CLAUDE_PID"))
 }
 
+// TestHarness_SkipsShellsAndGit: this test binary, run again under sh,
+// finds this one as its harness, whatever ran this one (go test, or
+// tests/run's shell).
 func TestHarness_SkipsShellsAndGit(t *testing.T) {
-	// This test binary's parent is go test's: a harness for this purpose.
-	got := Harness(func(string) string { return "" }, "")
-	assert.Equal(t, Of(os.Getppid()), got)
+	if os.Getenv("HARNESSPROC_TEST_CHILD") != "" {
+		id := Harness(func(string) string { return "" }, "")
+		fmt.Printf("harness %d %d\n", id.PID, id.Start)
+		return
+	}
+	cmd := exec.Command("sh", "-c", `"$0" -test.run='^TestHarness_SkipsShellsAndGit$'; exit $?`, os.Args[0])
+	cmd.Env = append(os.Environ(), "HARNESSPROC_TEST_CHILD=1")
+	out, err := cmd.Output()
+	require.NoError(t, err, "%s", out)
+	self := Of(os.Getpid())
+	assert.Contains(t, string(out), fmt.Sprintf("harness %d %d\n", self.PID, self.Start))
 }
 
 func TestStat_CommandNamesWithParentheses(t *testing.T) {

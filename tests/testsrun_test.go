@@ -5,40 +5,41 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// fakeGo stands in for go: it logs each call and fails the go test calls
-// whose arguments contain $FAIL_PART (the listing of files: golist). It
-// answers the build tags as go does with env.sh's GOFLAGS and venomtest,
-// and that lib/hook has other files with venomtest. go test -c -o FILE
-// (failing when $FAIL_PART is -c) writes a test binary that logs its calls
-// (its folder, VENOM_TEST_BIN_DIR's files) and fails alike; go build -o
-// DIR/ writes empty binaries.
+// fakeGo stands in for go: it logs each call, fails the go test calls with
+// $FAIL_PART in their arguments (the listing of files: golist), answers
+// the tags as go does with env.sh's GOFLAGS and venomtest, that lib/hook
+// has other files with venomtest, and the packages' folders. go test -c -o
+// DIR/ writes each package's test binary: it logs its calls (name, folder,
+// VENOM_TEST_BIN_DIR's files) and fails, with output, when its path or
+// arguments hold $FAIL_PART. go build -o DIR/ writes empty binaries.
 const fakeGo = `#!/bin/sh
 echo "go $*" >>"$CALLS"
+m=github.com/git-venom/git-venom
 case "$1" in
 env) echo cc ;;
-list) m=github.com/git-venom/git-venom
-  case "$*" in
+list) case "$*" in
   *context.BuildTags*) echo static,system_libgit2,venomtest ;;
+  *.Dir*) for a in "$@"; do case "$a" in $m/lib/a|$m/lib/hook|$m/tests)
+    mkdir -p "${a#$m/}" && echo "$a $PWD/${a#$m/}" ;; esac; done ;;
   *GoFiles*) [ "$FAIL_PART" != golist ] || exit 1
     printf '%s\n' "$m/lib/a [a.go][a_test.go]" "$m/lib/b [b.go][]" "$m/lib/c [c.go][]"
-    case "$*" in *venomtest*) echo "$m/lib/hook [on.go][]" ;; *) echo "$m/lib/hook [off.go][]" ;; esac ;;
+    case "$*" in *venomtest*) echo "$m/lib/hook [on.go][a_test.go]" ;; *) echo "$m/lib/hook [off.go][a_test.go]" ;; esac ;;
   *) printf '%s\n' $m/lib/a $m/tests ;;
   esac ;;
-test) if [ "$4" = -c ]; then
-    [ "$FAIL_PART" != -c ] || exit 1
-  elif [ -n "$FAIL_PART" ]; then case "$*" in *"$FAIL_PART"*) exit 1 ;; esac; fi
-  if [ "$2 $3 $4 $5 $7" = "-tags static,system_libgit2,venomtest -c -o -ldflags=-w -extldflags=-fuse-ld=gold" ]; then
+test) if [ -n "$FAIL_PART" ]; then case "$*" in *"$FAIL_PART"*) echo "go: $FAIL_PART does not build" >&2; exit 1 ;; esac; fi
+  o=; for a in "$@"; do case "$a" in -o) o=1 ;; ./*|$m/*) [ "$o" != 2 ] || {
     printf '%s\n' '#!/bin/sh' \
-      'echo "tests.test in $(basename "$PWD") bins $(ls "$VENOM_TEST_BIN_DIR" | tr "\n" " ")$*" >>"$CALLS"' \
-      'if [ -n "$FAIL_PART" ]; then case "$*" in *"$FAIL_PART"*) exit 1 ;; esac; fi' >"$6"
-    chmod +x "$6"
-  fi ;;
+      'echo "$(basename "$0") in $(basename "$PWD") bins $(ls "${VENOM_TEST_BIN_DIR:-/nonexistent}" 2>/dev/null | tr "\n" " ")$*" >>"$CALLS"' \
+      'if [ -n "$FAIL_PART" ]; then case "$0 $*" in *"$FAIL_PART"*) echo "--- FAIL: TestFake"; echo FAIL; exit 1 ;; esac; fi' >"$dir$(basename "$a").test"
+    chmod +x "$dir$(basename "$a").test"; } ;;
+  *) [ "$o" != 1 ] || { dir="$a"; o=2; } ;; esac; done ;;
 build) for a in "$@"; do case "$a" in -o) o=1 ;; ./*) [ -z "$o" ] || : >"$dir$(basename "$a")" ;; *) [ "$o" != 1 ] || { dir="$a"; o=2; } ;; esac; done ;;
 esac
 exit 0
@@ -49,7 +50,15 @@ exit 0
 // and the calls made.
 func runTestsRun(t *testing.T, failPart string) (int, string, []string) {
 	t.Helper()
-	root, stubs := t.TempDir(), t.TempDir()
+	return runTestsRunIn(t, t.TempDir(), failPart)
+}
+
+// runTestsRunIn is runTestsRun in the tree root, HOME too (where tests/run
+// keeps its test binaries), again if called again. In the calls returned,
+// ROOT stands for root.
+func runTestsRunIn(t *testing.T, root, failPart string, env ...string) (int, string, []string) {
+	t.Helper()
+	stubs := t.TempDir()
 	script, err := os.ReadFile(filepath.Join(repoRoot(), "tests", "run"))
 	require.NoError(t, err)
 	calls := filepath.Join(stubs, "calls")
@@ -59,17 +68,17 @@ func runTestsRun(t *testing.T, failPart string) (int, string, []string) {
 	}
 	write(filepath.Join(root, "tests", "run"), string(script))
 	write(filepath.Join(root, "tests", "harnesses", "install"), "#!/bin/sh\nexit 0\n")
-	write(filepath.Join(root, "tests", "fuzz"), "#!/bin/sh\necho \"fuzz $FUZZTIME $FUZZWORKERS\" >>\"$CALLS\"\n[ \"$FAIL_PART\" != fuzz ]\n")
-	env, err := os.ReadFile(filepath.Join(repoRoot(), "lib", "static", "env.sh"))
+	write(filepath.Join(root, "tests", "fuzz"), "#!/bin/sh\nprintf '%s\\n' \"fuzz $FUZZTIME $FUZZWORKERS\" \"fuzz bins $VENOM_FUZZ_BIN_DIR\" >>\"$CALLS\"\n[ \"$FAIL_PART\" != tests/fuzz ]\n")
+	env0, err := os.ReadFile(filepath.Join(repoRoot(), "lib", "static", "env.sh"))
 	require.NoError(t, err)
-	write(filepath.Join(root, "lib", "static", "env.sh"), string(env))
+	write(filepath.Join(root, "lib", "static", "env.sh"), string(env0))
 	write(filepath.Join(stubs, "go"), fakeGo)
 	for _, tool := range []string{"gofmt", "pkg-config", "cc", "man", "git-lfs", "watchman"} {
 		write(filepath.Join(stubs, tool), "#!/bin/sh\nexit 0\n")
 	}
 	cmd := exec.Command("bash", filepath.Join(root, "tests", "run"))
-	cmd.Env = []string{"PATH=" + stubs + ":/usr/bin:/bin", "CALLS=" + calls, "FAIL_PART=" + failPart,
-		"HOME=" + root, "TMPDIR=" + t.TempDir(), "VENOM_HARNESS_DIR=" + root}
+	cmd.Env = append([]string{"PATH=" + stubs + ":/usr/bin:/bin", "CALLS=" + calls, "FAIL_PART=" + failPart,
+		"HOME=" + root, "TMPDIR=" + t.TempDir(), "VENOM_HARNESS_DIR=" + root}, env...)
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if err != nil {
@@ -79,16 +88,19 @@ func runTestsRun(t *testing.T, failPart string) (int, string, []string) {
 	}
 	logged, err := os.ReadFile(calls)
 	require.NoError(t, err)
-	return code, string(out), strings.Split(strings.TrimSpace(string(logged)), "\n")
+	return code, string(out), strings.Split(strings.TrimSpace(strings.ReplaceAll(string(logged), root, "ROOT")), "\n")
 }
+
+// The folder tests/run keeps the test binaries in under HOME, as calls name it.
+const keptBins = "ROOT/.cache/git-venom/test-binaries"
 
 // TestTestsRun_ExitsZeroWhenEveryPartPasses: with no arguments tests/run
 // runs the tests package in two parts (one test binary, built once with
 // the three binaries it runs) beside the other packages, the unit tests
-// again without the venomtest tag (of the packages whose own files the
-// tag changes), and the short fuzz pass, and exits
-// 0 when they all pass. Every go test and go vet with venomtest keeps the
-// tags GOFLAGS names (the static libgit2 install.sh links) as well.
+// again without the tag (of the packages whose files it changes), and the
+// short fuzz pass, every binary linked into the folder kept under HOME,
+// and exits 0 when they all pass. Every go test and go vet with venomtest
+// keeps the tags GOFLAGS names (the static libgit2 install.sh links).
 func TestTestsRun_ExitsZeroWhenEveryPartPasses(t *testing.T) {
 	t.Parallel()
 	code, out, calls := runTestsRun(t, "")
@@ -97,12 +109,20 @@ func TestTestsRun_ExitsZeroWhenEveryPartPasses(t *testing.T) {
 	assert.Subset(t, calls, []string{
 		"go vet ./...",
 		"go vet -tags static,system_libgit2,venomtest ./...",
+		"go build -tags static,system_libgit2,venomtest -o " + keptBins + "/product/ ./git-venom-checkpoint ./git-venom-rollback ./git-venom-diff",
+		"go test -tags static,system_libgit2,venomtest -c -o " + keptBins + "/tests/ -ldflags=-w -extldflags=-fuse-ld=gold -vet=off ./tests",
 		"tests.test in tests bins git-venom-checkpoint git-venom-diff git-venom-rollback -test.count=1 -test.timeout=25m -test.parallel=4 -test.paniconexit0 -test.run ^TestReal",
 		"tests.test in tests bins git-venom-checkpoint git-venom-diff git-venom-rollback -test.count=1 -test.timeout=25m -test.parallel=4 -test.paniconexit0 -test.skip ^TestReal",
-		"go test -tags static,system_libgit2,venomtest -ldflags=-w -extldflags=-fuse-ld=gold -vet=off -count=1 -timeout 25m -parallel 4 github.com/git-venom/git-venom/lib/a",
-		"go test -ldflags=-w -extldflags=-fuse-ld=gold -vet=off -count=1 -timeout 25m github.com/git-venom/git-venom/lib/hook",
+		"go test -ldflags=-w -extldflags=-fuse-ld=gold -vet=off -c -o " + keptBins + "/unit/ -tags static,system_libgit2,venomtest github.com/git-venom/git-venom/lib/a",
+		"a.test in a bins git-venom-checkpoint git-venom-diff git-venom-rollback -test.count=1 -test.timeout=25m -test.parallel=4 -test.paniconexit0",
+		"go test -ldflags=-w -extldflags=-fuse-ld=gold -vet=off -c -o " + keptBins + "/release/ github.com/git-venom/git-venom/lib/hook",
+		"hook.test in hook bins -test.count=1 -test.timeout=25m -test.paniconexit0",
 		"fuzz 5s 1",
+		"fuzz bins " + keptBins + "/fuzz",
 	})
+	assert.Contains(t, out, "ok  \tgithub.com/git-venom/git-venom/lib/a\t")
+	assert.Contains(t, out, "ok  \tgithub.com/git-venom/git-venom/lib/hook\t")
+	assert.Contains(t, out, "tests/run: test binaries kept in ")
 }
 
 // TestTestsRun_TagsAsGoReadsThem: venom_tags (lib/static/env.sh) gives
@@ -123,19 +143,95 @@ func TestTestsRun_TagsAsGoReadsThem(t *testing.T) {
 	}
 }
 
-// TestTestsRun_FailsWhenAnyPartFails: a failing part, or a tests package
-// that does not build, fails the run with exit 1, after every other part
-// has run.
+// TestTestsRun_FailsWhenAnyPartFails: a failing part, or a package that
+// does not build, fails the run with exit 1, after every other part has
+// run; a failing package's output is shown whole, and go's error.
 func TestTestsRun_FailsWhenAnyPartFails(t *testing.T) {
 	t.Parallel()
-	for _, part := range []string{"-c", "-test.run ^TestReal", "-test.skip ^TestReal", "lib/a", "lib/hook", "fuzz"} {
+	for part, shown := range map[string]string{
+		"./tests":              "go: ./tests does not build",
+		"-test.run ^TestReal":  "",
+		"-test.skip ^TestReal": "",
+		"lib/a":                "go: lib/a does not build\nFAIL\tgithub.com/git-venom/git-venom/lib/a [build failed]",
+		"unit/a.test":          "--- FAIL: TestFake\nFAIL\nFAIL\tgithub.com/git-venom/git-venom/lib/a\t",
+		"release/hook.test":    "--- FAIL: TestFake\nFAIL\nFAIL\tgithub.com/git-venom/git-venom/lib/hook\t",
+		"tests/fuzz":           "",
+	} {
 		t.Run(part, func(t *testing.T) {
 			t.Parallel()
 			code, out, calls := runTestsRun(t, part)
 			assert.Equal(t, 1, code, "%s", out)
 			assert.Contains(t, out, "tests/run: FAIL")
+			assert.Contains(t, out, shown)
 			assert.Contains(t, calls, "fuzz 5s 1")
-			assert.Contains(t, calls, "go test -ldflags=-w -extldflags=-fuse-ld=gold -vet=off -count=1 -timeout 25m github.com/git-venom/git-venom/lib/hook")
+			assert.Contains(t, calls, "hook.test in hook bins -test.count=1 -test.timeout=25m -test.paniconexit0")
+		})
+	}
+}
+
+// TestTestsRun_RunsNoBinaryOfAFailedLink: a package that no longer builds
+// leaves its older test binary in the kept folder; the run reports the
+// build failure and runs none of that folder's binaries it did not just
+// link.
+func TestTestsRun_RunsNoBinaryOfAFailedLink(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	code, out, calls := runTestsRunIn(t, root, "")
+	require.Equal(t, 0, code, "%s", out)
+	require.Contains(t, calls, "a.test in a bins git-venom-checkpoint git-venom-diff git-venom-rollback -test.count=1 -test.timeout=25m -test.parallel=4 -test.paniconexit0")
+	code, out, calls = runTestsRunIn(t, root, "lib/a")
+	assert.Equal(t, 1, code, "%s", out)
+	assert.Contains(t, out, "FAIL\tgithub.com/git-venom/git-venom/lib/a [build failed]")
+	assert.Contains(t, calls, "go test -ldflags=-w -extldflags=-fuse-ld=gold -vet=off -c -o "+keptBins+"/unit/ -tags static,system_libgit2,venomtest github.com/git-venom/git-venom/lib/a",
+		"the first run let go of the kept folder")
+	for _, c := range calls {
+		assert.False(t, strings.HasPrefix(c, "a.test "), "ran lib/a's older binary: %s", c)
+	}
+	assert.FileExists(t, filepath.Join(root, ".cache", "git-venom", "test-binaries", "unit", "a.test"))
+}
+
+// TestTestsRun_LinksIntoATemporaryFolderWhenTheKeptOneIsTaken: a run
+// beside another (which holds the kept folder's lock), or one with
+// VENOM_TEST_BIN_CACHE=off, links every test binary into a temporary
+// folder of its own and runs them from there; VENOM_TEST_BIN_CACHE names
+// another folder to keep them in.
+func TestTestsRun_LinksIntoATemporaryFolderWhenTheKeptOneIsTaken(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ name, env, kept string }{
+		{"held", "", ""},
+		{"off", "VENOM_TEST_BIN_CACHE=off", ""},
+		{"named", "VENOM_TEST_BIN_CACHE=ROOT/bins", "ROOT/bins"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			if c.name == "held" {
+				dir := filepath.Join(root, ".cache", "git-venom", "test-binaries")
+				require.NoError(t, os.MkdirAll(dir, 0o755))
+				f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_WRONLY, 0o644)
+				require.NoError(t, err)
+				defer f.Close()
+				require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
+			}
+			var env []string
+			if c.env != "" {
+				env = append(env, strings.ReplaceAll(c.env, "ROOT", root))
+			}
+			code, out, calls := runTestsRunIn(t, root, "", env...)
+			require.Equal(t, 0, code, "%s", out)
+			assert.Contains(t, calls, "a.test in a bins git-venom-checkpoint git-venom-diff git-venom-rollback -test.count=1 -test.timeout=25m -test.parallel=4 -test.paniconexit0")
+			linked := 0
+			for _, call := range calls {
+				if strings.Contains(call, " -o ") {
+					linked++
+					assert.NotContains(t, call, keptBins)
+					if c.kept != "" {
+						assert.Contains(t, call, " -o "+c.kept+"/")
+					}
+				}
+			}
+			assert.Equal(t, 4, linked, "%q", calls)
+			assert.Equal(t, c.kept != "", strings.Contains(out, "tests/run: test binaries kept in"), "%s", out)
 		})
 	}
 }

@@ -203,13 +203,18 @@ func (e *Env) UseRealOpenCode(t *testing.T) *realOpenCode {
 	seedOpenCodePlugins(t, filepath.Join(e.Home, ".config", "opencode"))
 	path := filepath.Join(e.Root, "opencode.json")
 	require.NoError(t, os.WriteFile(path, b, 0o644))
+	// An empty models.dev catalogue: without one OpenCode builds and
+	// validates its bundled list of every provider's models, a third of a
+	// run's CPU; the mock provider is wholly defined in the config above.
+	models := filepath.Join(e.Root, "opencode-models.json")
+	require.NoError(t, os.WriteFile(models, []byte("{}\n"), 0o644))
 	var pathVar string
 	for _, kv := range e.Environ() {
 		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
 			pathVar = v
 		}
 	}
-	e.Extra = append(e.Extra, "OPENCODE_CONFIG="+path, "OPENCODE_DISABLE_MODELS_FETCH=1",
+	e.Extra = append(e.Extra, "OPENCODE_CONFIG="+path, "OPENCODE_MODELS_PATH="+models, "OPENCODE_DISABLE_MODELS_FETCH=1",
 		"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_SHARE=1",
 		// OpenCode npm-installs its plugin package into each config folder
 		// it loads; offline that waited about 70 s a run for the network.

@@ -66,14 +66,26 @@ func (q *realQwen) UserSettings(edit func(map[string]any)) {
 	t := q.e.t
 	t.Helper()
 	settings := map[string]any{
-		"security":  map[string]any{"auth": map[string]any{"selectedType": "openai"}},
-		"general":   map[string]any{"enableAutoUpdate": false},
+		"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}},
+		// No systemd-inhibit child started and killed around each request
+		// and tool call.
+		"general":   map[string]any{"enableAutoUpdate": false, "preventSystemSleep": false},
 		"privacy":   map[string]any{"usageStatisticsEnabled": false},
 		"telemetry": map[string]any{"enabled": false},
 		"model":     map[string]any{"name": "mock"},
 		// No background agents sending requests of their own.
 		"memory": map[string]any{"enableManagedAutoMemory": false, "enableManagedAutoDream": false,
 			"enableAutoSkill": false},
+		// Only the tools the tests' model calls (agent, edit, write_file,
+		// run_shell_command): Qwen Code checks each tool's schema with an
+		// Ajv of its own, compiling JSON Schema's meta-schema each time,
+		// loads each tool's module and probes ripgrep for the grep tool;
+		// a tenth of a run's CPU.
+		"tools": map[string]any{"useRipgrep": false, "disabled": []string{"read_file", "glob", "grep_search",
+			"notebook_edit", "skill", "list_agents", "get_goal", "update_goal", "tool_search", "tool_call",
+			"cron_create", "cron_delete", "cron_list", "enter_worktree", "exit_worktree", "loop_wakeup", "monitor",
+			"read_mcp_resource", "record_artifact", "report_findings", "send_message", "task_stop", "web_fetch",
+			"zoom_image"}},
 	}
 	if edit != nil {
 		edit(settings)

@@ -13,12 +13,12 @@ import (
 )
 
 // fakeGo stands in for go: it logs each call, fails the go test calls with
-// $FAIL_PART in their arguments (the listing of files: golist), answers
-// the tags as go does with env.sh's GOFLAGS and venomtest, that lib/hook
-// has other files with venomtest, and the packages' folders. go test -c -o
-// DIR/ writes each package's test binary: it logs its calls (name, folder,
-// VENOM_TEST_BIN_DIR's files) and fails, with output, when its path or
-// arguments hold $FAIL_PART. go build -o DIR/ writes empty binaries.
+// $FAIL_PART in their arguments (golist: the listing of files), answers
+// tags as go does with env.sh's GOFLAGS and venomtest, lib/hook's other
+// files with venomtest, and folders (with $TWIN, ./... holds lib/x/a too).
+// go test -c -o DIR/ writes each package's test binary: it logs its calls
+// (name, folder, VENOM_TEST_BIN_DIR's files) and fails, with output, when
+// its path or arguments hold $FAIL_PART. go build -o DIR/ writes empty ones.
 const fakeGo = `#!/bin/sh
 echo "go $*" >>"$CALLS"
 m=github.com/git-venom/git-venom
@@ -26,12 +26,12 @@ case "$1" in
 env) echo cc ;;
 list) case "$*" in
   *context.BuildTags*) echo static,system_libgit2,venomtest ;;
-  *.Dir*) for a in "$@"; do case "$a" in $m/lib/a|$m/lib/hook|$m/tests)
+  *.Dir*) for a in "$@"; do case "$a" in $m/lib/a|$m/lib/x/a|$m/lib/hook|$m/tests)
     mkdir -p "${a#$m/}" && echo "$a $PWD/${a#$m/}" ;; esac; done ;;
   *GoFiles*) [ "$FAIL_PART" != golist ] || exit 1
     printf '%s\n' "$m/lib/a [a.go][a_test.go]" "$m/lib/b [b.go][]" "$m/lib/c [c.go][]"
     case "$*" in *venomtest*) echo "$m/lib/hook [on.go][a_test.go]" ;; *) echo "$m/lib/hook [off.go][a_test.go]" ;; esac ;;
-  *) printf '%s\n' $m/lib/a $m/tests ;;
+  *) printf '%s\n' $m/lib/a ${TWIN:+$m/lib/x/a} $m/tests ;;
   esac ;;
 test) if [ -n "$FAIL_PART" ]; then case "$*" in *"$FAIL_PART"*) echo "go: $FAIL_PART does not build" >&2; exit 1 ;; esac; fi
   o=; for a in "$@"; do case "$a" in -o) o=1 ;; ./*|$m/*) [ "$o" != 2 ] || {
@@ -188,6 +188,21 @@ func TestTestsRun_RunsNoBinaryOfAFailedLink(t *testing.T) {
 		assert.False(t, strings.HasPrefix(c, "a.test "), "ran lib/a's older binary: %s", c)
 	}
 	assert.FileExists(t, filepath.Join(root, ".cache", "git-venom", "test-binaries", "unit", "a.test"))
+}
+
+// TestTestsRun_RefusesPackagesNamedAlike: go test -c -o DIR/ names each
+// test binary for its package's last element, so lib/a and lib/x/a would
+// share one file and one's tests would pass as the other's: the run fails
+// with the name, and runs neither.
+func TestTestsRun_RefusesPackagesNamedAlike(t *testing.T) {
+	t.Parallel()
+	code, out, calls := runTestsRunIn(t, t.TempDir(), "", "TWIN=1")
+	assert.Equal(t, 1, code, "%s", out)
+	assert.Contains(t, out, "tests/run: packages named alike would share a test binary: a\n")
+	assert.Contains(t, out, "tests/run: FAIL")
+	for _, c := range calls {
+		assert.False(t, strings.HasPrefix(c, "a.test "), "ran a test binary two packages share: %s", c)
+	}
 }
 
 // TestTestsRun_LinksIntoATemporaryFolderWhenTheKeptOneIsTaken: a run

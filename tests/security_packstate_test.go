@@ -128,7 +128,10 @@ func TestSecurity_PackIndexNotAFile(t *testing.T) {
 			require.NoError(t, os.WriteFile(filepath.Join(w.StateDir(), "packs", fake), nil, 0o644))
 			captures := 8
 			if kind == "fifo" {
-				w.SetGlobal("venom.timeout", "5s")
+				// Each capture waits out venom.timeout and the backstop's
+				// grace on the FIFO, idle: the shortest timeout keeps that
+				// wait from being the suite's last seconds.
+				w.SetGlobal("venom.timeout", "1s")
 				captures = 2
 			}
 			for i := 1; i <= captures; i++ {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -37,6 +38,7 @@ test) if [ -n "$FAIL_PART" ]; then case "$*" in *"$FAIL_PART"*) echo "go: $FAIL_
   o=; for a in "$@"; do case "$a" in -o) o=1 ;; ./*|$m/*) [ "$o" != 2 ] || {
     printf '%s\n' '#!/bin/sh' \
       'echo "$(basename "$0") in $(basename "$PWD") bins $(ls "${VENOM_TEST_BIN_DIR:-/nonexistent}" 2>/dev/null | tr "\n" " ")$*" >>"$CALLS"' \
+      'echo "$(basename "$0") nice $(cut -d" " -f19 /proc/$$/stat)" >>"$CALLS"' \
       'if [ -n "$FAIL_PART" ]; then case "$0 $*" in *"$FAIL_PART"*) echo "--- FAIL: TestFake"; echo FAIL; exit 1 ;; esac; fi' >"$dir$(basename "$a").test"
     chmod +x "$dir$(basename "$a").test"; } ;;
   *) [ "$o" != 1 ] || { dir="$a"; o=2; } ;; esac; done ;;
@@ -68,7 +70,7 @@ func runTestsRunIn(t *testing.T, root, failPart string, env ...string) (int, str
 	}
 	write(filepath.Join(root, "tests", "run"), string(script))
 	write(filepath.Join(root, "tests", "harnesses", "install"), "#!/bin/sh\nexit 0\n")
-	write(filepath.Join(root, "tests", "fuzz"), "#!/bin/sh\nprintf '%s\\n' \"fuzz $FUZZTIME $FUZZWORKERS\" \"fuzz bins $VENOM_FUZZ_BIN_DIR\" >>\"$CALLS\"\n[ \"$FAIL_PART\" != tests/fuzz ]\n")
+	write(filepath.Join(root, "tests", "fuzz"), "#!/bin/sh\nprintf '%s\\n' \"fuzz $FUZZTIME $FUZZWORKERS\" \"fuzz bins $VENOM_FUZZ_BIN_DIR\" \"fuzz nice $(cut -d' ' -f19 /proc/$$/stat)\" >>\"$CALLS\"\n[ \"$FAIL_PART\" != tests/fuzz ]\n")
 	env0, err := os.ReadFile(filepath.Join(repoRoot(), "lib", "static", "env.sh"))
 	require.NoError(t, err)
 	write(filepath.Join(root, "lib", "static", "env.sh"), string(env0))
@@ -117,12 +119,35 @@ func TestTestsRun_ExitsZeroWhenEveryPartPasses(t *testing.T) {
 		"a.test in a bins git-venom-checkpoint git-venom-diff git-venom-rollback -test.count=1 -test.timeout=25m -test.parallel=4 -test.paniconexit0",
 		"go test -ldflags=-w -extldflags=-fuse-ld=gold -vet=off -c -o " + keptBins + "/release/ github.com/git-venom/git-venom/lib/hook",
 		"hook.test in hook bins -test.count=1 -test.timeout=25m -test.paniconexit0",
-		"fuzz 5s 1",
+		"fuzz 3s 1",
 		"fuzz bins " + keptBins + "/fuzz",
 	})
 	assert.Contains(t, out, "ok  \tgithub.com/git-venom/git-venom/lib/a\t")
 	assert.Contains(t, out, "ok  \tgithub.com/git-venom/git-venom/lib/hook\t")
 	assert.Contains(t, out, "tests/run: test binaries kept in ")
+}
+
+// TestTestsRun_FuzzPassRunsAboveTheOthers: the fuzz pass runs at the
+// priority tests/run has, every test binary five nice levels below it: on
+// a machine the others keep busy, the fuzz coordinator's hand-offs to its
+// worker waited for a core, and most targets fuzzed nothing.
+func TestTestsRun_FuzzPassRunsAboveTheOthers(t *testing.T) {
+	t.Parallel()
+	code, out, calls := runTestsRun(t, "")
+	require.Equal(t, 0, code, "%s", out)
+	nice := map[string]int{}
+	for _, c := range calls {
+		if name, n, ok := strings.Cut(c, " nice "); ok {
+			v, err := strconv.Atoi(n)
+			require.NoError(t, err, c)
+			nice[name] = v
+		}
+	}
+	require.Contains(t, nice, "fuzz", "%v", calls)
+	for _, bin := range []string{"tests.test", "a.test", "hook.test"} {
+		require.Contains(t, nice, bin, "%v", calls)
+		assert.Equal(t, min(nice["fuzz"]+5, 19), nice[bin], "%s runs below the fuzz pass", bin)
+	}
 }
 
 // TestTestsRun_TagsAsGoReadsThem: venom_tags (lib/static/env.sh) gives
@@ -163,7 +188,7 @@ func TestTestsRun_FailsWhenAnyPartFails(t *testing.T) {
 			assert.Equal(t, 1, code, "%s", out)
 			assert.Contains(t, out, "tests/run: FAIL")
 			assert.Contains(t, out, shown)
-			assert.Contains(t, calls, "fuzz 5s 1")
+			assert.Contains(t, calls, "fuzz 3s 1")
 			assert.Contains(t, calls, "hook.test in hook bins -test.count=1 -test.timeout=25m -test.paniconexit0")
 		})
 	}
@@ -260,7 +285,7 @@ func TestTestsRun_FailsWhenTheReleaseListingFails(t *testing.T) {
 	assert.Equal(t, 1, code, "%s", out)
 	assert.Contains(t, out, "tests/run: go list ./lib/... failed")
 	assert.Contains(t, out, "tests/run: FAIL")
-	assert.Contains(t, calls, "fuzz 5s 1")
+	assert.Contains(t, calls, "fuzz 3s 1")
 	for _, c := range calls {
 		assert.NotContains(t, c, "lib/hook", "a release rerun after a failed listing")
 	}

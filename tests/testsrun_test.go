@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -39,6 +41,7 @@ test) if [ -n "$FAIL_PART" ]; then case "$*" in *"$FAIL_PART"*) echo "go: $FAIL_
     printf '%s\n' '#!/bin/sh' \
       'echo "$(basename "$0") in $(basename "$PWD") bins $(ls "${VENOM_TEST_BIN_DIR:-/nonexistent}" 2>/dev/null | tr "\n" " ")$*" >>"$CALLS"' \
       'echo "$(basename "$0") nice $(cut -d" " -f19 /proc/$$/stat)" >>"$CALLS"' \
+      '[ -z "$SLOW" ] || { echo $$ >>"$PIDS"; exec sleep 300; }' \
       'if [ -n "$FAIL_PART" ]; then case "$0 $*" in *"$FAIL_PART"*) echo "--- FAIL: TestFake"; echo FAIL; exit 1 ;; esac; fi' >"$dir$(basename "$a").test"
     chmod +x "$dir$(basename "$a").test"; } ;;
   *) [ "$o" != 1 ] || { dir="$a"; o=2; } ;; esac; done ;;
@@ -60,27 +63,7 @@ func runTestsRun(t *testing.T, failPart string) (int, string, []string) {
 // ROOT stands for root.
 func runTestsRunIn(t *testing.T, root, failPart string, env ...string) (int, string, []string) {
 	t.Helper()
-	stubs := t.TempDir()
-	script, err := os.ReadFile(filepath.Join(repoRoot(), "tests", "run"))
-	require.NoError(t, err)
-	calls := filepath.Join(stubs, "calls")
-	write := func(path, text string) {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(text), 0o755))
-	}
-	write(filepath.Join(root, "tests", "run"), string(script))
-	write(filepath.Join(root, "tests", "harnesses", "install"), "#!/bin/sh\nexit 0\n")
-	write(filepath.Join(root, "tests", "fuzz"), "#!/bin/sh\nprintf '%s\\n' \"fuzz $FUZZTIME $FUZZWORKERS\" \"fuzz bins $VENOM_FUZZ_BIN_DIR\" \"fuzz nice $(cut -d' ' -f19 /proc/$$/stat)\" >>\"$CALLS\"\n[ \"$FAIL_PART\" != tests/fuzz ]\n")
-	env0, err := os.ReadFile(filepath.Join(repoRoot(), "lib", "static", "env.sh"))
-	require.NoError(t, err)
-	write(filepath.Join(root, "lib", "static", "env.sh"), string(env0))
-	write(filepath.Join(stubs, "go"), fakeGo)
-	for _, tool := range []string{"gofmt", "pkg-config", "cc", "man", "git-lfs", "watchman"} {
-		write(filepath.Join(stubs, tool), "#!/bin/sh\nexit 0\n")
-	}
-	cmd := exec.Command("bash", filepath.Join(root, "tests", "run"))
-	cmd.Env = append([]string{"PATH=" + stubs + ":/usr/bin:/bin", "CALLS=" + calls, "FAIL_PART=" + failPart,
-		"HOME=" + root, "TMPDIR=" + t.TempDir(), "VENOM_HARNESS_DIR=" + root}, env...)
+	cmd, calls := testsRunCommand(t, root, failPart, env...)
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if err != nil {
@@ -91,6 +74,34 @@ func runTestsRunIn(t *testing.T, root, failPart string, env ...string) (int, str
 	logged, err := os.ReadFile(calls)
 	require.NoError(t, err)
 	return code, string(out), strings.Split(strings.TrimSpace(strings.ReplaceAll(string(logged), root, "ROOT")), "\n")
+}
+
+// testsRunCommand is runTestsRunIn's tree and command, unstarted, and the
+// file its calls are logged to.
+func testsRunCommand(t *testing.T, root, failPart string, env ...string) (*exec.Cmd, string) {
+	t.Helper()
+	stubs := t.TempDir()
+	script, err := os.ReadFile(filepath.Join(repoRoot(), "tests", "run"))
+	require.NoError(t, err)
+	calls := filepath.Join(stubs, "calls")
+	write := func(path, text string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o755))
+	}
+	write(filepath.Join(root, "tests", "run"), string(script))
+	write(filepath.Join(root, "tests", "harnesses", "install"), "#!/bin/sh\nexit 0\n")
+	write(filepath.Join(root, "tests", "fuzz"), "#!/bin/sh\nprintf '%s\\n' \"fuzz $FUZZTIME $FUZZWORKERS\" \"fuzz bins $VENOM_FUZZ_BIN_DIR\" \"fuzz nice $(cut -d' ' -f19 /proc/$$/stat)\" >>\"$CALLS\"\n[ -z \"$SLOW\" ] || { echo $$ >>\"$PIDS\"; exec sleep 300; }\n[ \"$FAIL_PART\" != tests/fuzz ]\n")
+	env0, err := os.ReadFile(filepath.Join(repoRoot(), "lib", "static", "env.sh"))
+	require.NoError(t, err)
+	write(filepath.Join(root, "lib", "static", "env.sh"), string(env0))
+	write(filepath.Join(stubs, "go"), fakeGo)
+	for _, tool := range []string{"gofmt", "pkg-config", "cc", "man", "git-lfs", "watchman"} {
+		write(filepath.Join(stubs, tool), "#!/bin/sh\nexit 0\n")
+	}
+	cmd := exec.Command("bash", filepath.Join(root, "tests", "run"))
+	cmd.Env = append([]string{"PATH=" + stubs + ":/usr/bin:/bin", "CALLS=" + calls, "FAIL_PART=" + failPart,
+		"HOME=" + root, "TMPDIR=" + t.TempDir(), "VENOM_HARNESS_DIR=" + root}, env...)
+	return cmd, calls
 }
 
 // The folder tests/run keeps the test binaries in under HOME, as calls name it.
@@ -147,6 +158,65 @@ func TestTestsRun_FuzzPassRunsAboveTheOthers(t *testing.T) {
 	for _, bin := range []string{"tests.test", "a.test", "hook.test"} {
 		require.Contains(t, nice, bin, "%v", calls)
 		assert.Equal(t, min(nice["fuzz"]+5, 19), nice[bin], "%s runs below the fuzz pass", bin)
+	}
+}
+
+// TestTestsRun_SignalEndsAllItStarted: Ctrl-C (SIGINT to the process
+// group, as a terminal sends it), a hangup, or a kill of tests/run alone
+// ends the run at once and every test binary and fuzz pass it started,
+// which run in the background where SIGINT is ignored, and removes its
+// temporary folders. Before, Ctrl-C left all of them running.
+func TestTestsRun_SignalEndsAllItStarted(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		sig   syscall.Signal
+		group bool
+		exit  int
+	}{{"ctrl-c", syscall.SIGINT, true, 130}, {"hangup", syscall.SIGHUP, true, 129}, {"kill", syscall.SIGTERM, false, 143}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			root, tmp := t.TempDir(), t.TempDir()
+			pids := filepath.Join(t.TempDir(), "pids")
+			cmd, _ := testsRunCommand(t, root, "", "SLOW=1", "PIDS="+pids, "TMPDIR="+tmp)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			require.NoError(t, cmd.Start())
+			t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+			// The two parts, a unit test binary and the fuzz pass.
+			var started []int
+			require.Eventually(t, func() bool {
+				b, _ := os.ReadFile(pids)
+				started = nil
+				for _, f := range strings.Fields(string(b)) {
+					pid, err := strconv.Atoi(f)
+					require.NoError(t, err)
+					started = append(started, pid)
+				}
+				return len(started) >= 4
+			}, time.Minute, 20*time.Millisecond, "%s", &out)
+			target := cmd.Process.Pid
+			if c.group {
+				target = -target
+			}
+			require.NoError(t, syscall.Kill(target, c.sig))
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatalf("tests/run did not end on %s: %s", c.sig, &out)
+			}
+			assert.Equal(t, c.exit, cmd.ProcessState.ExitCode(), "%s", &out)
+			for _, pid := range started {
+				assert.Eventually(t, func() bool { return syscall.Kill(pid, 0) != nil }, 5*time.Second, 20*time.Millisecond,
+					"process %d still runs", pid)
+			}
+			left, err := os.ReadDir(tmp)
+			require.NoError(t, err)
+			assert.Empty(t, left, "its temporary folders")
+		})
 	}
 }
 

@@ -77,14 +77,16 @@ func run(m *testing.M) int {
 }
 
 // programsTakeInterrupts: a script's background job, as tests/run starts
-// this package, starts with SIGINT ignored, and every program the tests
-// ran inherited that: a harness a test stops with SIGINT ran on to the
-// test's timeout (3 minutes a run). A signal this process catches is back
-// to its default in the programs it starts; caught here, it is still
-// ignored by this process.
+// this package, starts with SIGINT ignored (under nohup, SIGHUP too), and
+// every program the tests ran inherited that: a harness a test stops with
+// SIGINT ran on to the test's timeout. A signal this process catches is
+// back to its default in the programs it starts; caught here, it is
+// still ignored by this process.
 func programsTakeInterrupts() {
-	if signal.Ignored(os.Interrupt) {
-		signal.Notify(make(chan os.Signal, 1), os.Interrupt)
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGHUP} {
+		if signal.Ignored(sig) {
+			signal.Notify(make(chan os.Signal, 1), sig)
+		}
 	}
 }
 
@@ -169,8 +171,9 @@ func TestMain_StaleBinDirRefused(t *testing.T) {
 }
 
 // TestMain_ProgramsTakeInterrupts: this test binary started with SIGINT
-// ignored (a script's background job) starts its programs with SIGINT at
-// its default, so that a harness a test interrupts stops.
+// and SIGHUP ignored (a script's background job, nohup) starts its
+// programs with both at their default, so that a harness a test
+// interrupts, or a tests/run it hangs up, stops.
 func TestMain_ProgramsTakeInterrupts(t *testing.T) {
 	if os.Getenv("VENOM_TEST_SIGINT_PROBE") != "" {
 		b, err := exec.Command("cat", "/proc/self/status").Output()
@@ -180,6 +183,7 @@ func TestMain_ProgramsTakeInterrupts(t *testing.T) {
 		mask, err := strconv.ParseUint(string(ignored[1]), 16, 64)
 		require.NoError(t, err)
 		assert.Zero(t, mask&(1<<(uint(syscall.SIGINT)-1)), "a program started by the tests ignores SIGINT")
+		assert.Zero(t, mask&(1<<(uint(syscall.SIGHUP)-1)), "a program started by the tests ignores SIGHUP")
 		return
 	}
 	t.Parallel()
@@ -191,7 +195,7 @@ func TestMain_ProgramsTakeInterrupts(t *testing.T) {
 	require.NoError(t, err)
 	sum := sha256.Sum256(b)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".for-tests-binary"), []byte(hex.EncodeToString(sum[:])+"\n"), 0o644))
-	cmd := exec.Command("sh", "-c", `trap "" INT; exec "$0" -test.run='^TestMain_ProgramsTakeInterrupts$' -test.v`, self)
+	cmd := exec.Command("sh", "-c", `trap "" INT HUP; exec "$0" -test.run='^TestMain_ProgramsTakeInterrupts$' -test.v`, self)
 	cmd.Env = append(os.Environ(), "VENOM_TEST_BIN_DIR="+dir, "VENOM_TEST_SIGINT_PROBE=1")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)

@@ -184,18 +184,19 @@ func TestTestsRun_SignalEndsAllItStarted(t *testing.T) {
 			cmd.Stdout, cmd.Stderr = &out, &out
 			require.NoError(t, cmd.Start())
 			t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
-			// The two parts, a unit test binary and the fuzz pass.
-			var started []int
-			require.Eventually(t, func() bool {
+			// The two parts, a unit test binary and the fuzz pass. Eventually
+			// polls in a goroutine of its own: no require there, no shared list.
+			readPids := func() (started []int) {
 				b, _ := os.ReadFile(pids)
-				started = nil
 				for _, f := range strings.Fields(string(b)) {
-					pid, err := strconv.Atoi(f)
-					require.NoError(t, err)
-					started = append(started, pid)
+					if pid, err := strconv.Atoi(f); err == nil {
+						started = append(started, pid)
+					}
 				}
-				return len(started) >= 4
-			}, time.Minute, 20*time.Millisecond, "%s", &out)
+				return started
+			}
+			require.Eventually(t, func() bool { return len(readPids()) >= 4 }, time.Minute, 20*time.Millisecond, "%s", &out)
+			started := readPids()
 			target := cmd.Process.Pid
 			if c.group {
 				target = -target

@@ -129,8 +129,8 @@ func TestSecurity_PackIndexNotAFile(t *testing.T) {
 			captures := 8
 			if kind == "fifo" {
 				// Each capture waits out venom.timeout and the backstop's
-				// grace on the FIFO, idle: the shortest timeout keeps that
-				// wait from being the suite's last seconds.
+				// 5 s grace on the FIFO, idle: 10 s a capture at 5s, 6 s at
+				// 1s, seconds the suite once ended on.
 				w.SetGlobal("venom.timeout", "1s")
 				captures = 2
 			}

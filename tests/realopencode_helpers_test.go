@@ -225,6 +225,7 @@ func (e *Env) UseRealOpenCode(t *testing.T) *realOpenCode {
 		"OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_CLAUDE_CODE=1",
 		"OPENCODE_DISABLE_EXTERNAL_SKILLS=1", "OPENCODE_EXPERIMENTAL_DISABLE_FILEWATCHER=1",
 		"PATH="+filepath.Dir(bin)+":"+pathVar)
+	e.Extra = append(e.Extra, jscFlags...)
 	return &realOpenCode{e: e, Bin: bin, Chat: m}
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,9 +20,9 @@ import (
 // $FAIL_PART in their arguments (golist: the listing of files), answers
 // tags as go does with env.sh's GOFLAGS and venomtest, lib/hook's other
 // files with venomtest, and folders (with $TWIN, ./... holds lib/x/a too).
-// go test -c -o DIR/ writes each package's test binary: it logs its calls
-// (name, folder, VENOM_TEST_BIN_DIR's files) and fails, with output, when
-// its path or arguments hold $FAIL_PART. go build -o DIR/ writes empty ones.
+// go test -c -o DIR/ writes test binaries that log their calls (name,
+// folder, VENOM_TEST_BIN_DIR's files), fail when their path or arguments
+// hold $FAIL_PART, and with $LONG_PART run a second. go build writes empty.
 const fakeGo = `#!/bin/sh
 echo "go $*" >>"$CALLS"
 m=github.com/git-venom/git-venom
@@ -41,6 +42,7 @@ test) if [ -n "$FAIL_PART" ]; then case "$*" in *"$FAIL_PART"*) echo "go: $FAIL_
     printf '%s\n' '#!/bin/sh' \
       'echo "$(basename "$0") in $(basename "$PWD") bins $(ls "${VENOM_TEST_BIN_DIR:-/nonexistent}" 2>/dev/null | tr "\n" " ")$*" >>"$CALLS"' \
       'echo "$(basename "$0") nice $(cut -d" " -f19 /proc/$$/stat)" >>"$CALLS"' \
+      '[ -z "$LONG_PART" ] || case "$*" in *"$LONG_PART"*) sleep 1; echo "$(basename "$0") ended $*" >>"$CALLS" ;; esac' \
       '[ -z "$SLOW" ] || { echo $$ >>"$PIDS"; exec sleep 300; }' \
       'if [ -n "$FAIL_PART" ]; then case "$0 $*" in *"$FAIL_PART"*) echo "--- FAIL: TestFake"; echo FAIL; exit 1 ;; esac; fi' >"$dir$(basename "$a").test"
     chmod +x "$dir$(basename "$a").test"; } ;;
@@ -138,6 +140,31 @@ func TestTestsRun_ExitsZeroWhenEveryPartPasses(t *testing.T) {
 	assert.Contains(t, out, "tests/run: test binaries kept in ")
 }
 
+// TestTestsRun_PartsRunOneAfterTheOther: the rest of the tests package
+// starts when its tests of the real harness programs have ended (side by
+// side, each slowed the other), and runs though they failed.
+func TestTestsRun_PartsRunOneAfterTheOther(t *testing.T) {
+	t.Parallel()
+	for _, fail := range []string{"", "^TestReal"} {
+		code, out, calls := runTestsRunIn(t, t.TempDir(), fail, "LONG_PART=-test.run ^TestReal")
+		if fail == "" {
+			require.Equal(t, 0, code, "%s", out)
+		} else {
+			require.Equal(t, 1, code, "%s", out)
+			assert.Contains(t, out, "--- FAIL: TestFake")
+		}
+		const args = " -test.count=1 -test.timeout=25m"
+		ended := slices.Index(calls, "tests.test ended"+args+" -test.parallel=4 -test.paniconexit0 -test.run ^TestReal")
+		rest := slices.Index(calls, "tests.test in tests bins git-venom-checkpoint git-venom-diff git-venom-rollback"+args+
+			" -test.parallel=8 -test.paniconexit0 -test.skip ^TestReal")
+		require.NotEqual(t, -1, rest, "the rest part ran: %v", calls)
+		if fail == "" {
+			require.NotEqual(t, -1, ended, "the real part ended: %v", calls)
+			assert.Less(t, ended, rest, "the rest part started before the real part ended: %v", calls)
+		}
+	}
+}
+
 // TestTestsRun_FuzzPassRunsAboveTheOthers: the fuzz pass runs at the
 // priority tests/run has, every test binary five nice levels below it: on
 // a machine the others keep busy, the fuzz coordinator's hand-offs to its
@@ -184,7 +211,7 @@ func TestTestsRun_SignalEndsAllItStarted(t *testing.T) {
 			cmd.Stdout, cmd.Stderr = &out, &out
 			require.NoError(t, cmd.Start())
 			t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
-			// The two parts, a unit test binary and the fuzz pass. Eventually
+			// The first part, a unit test binary and the fuzz pass. Eventually
 			// polls in a goroutine of its own: no require there, no shared list.
 			readPids := func() (started []int) {
 				b, _ := os.ReadFile(pids)
@@ -195,7 +222,7 @@ func TestTestsRun_SignalEndsAllItStarted(t *testing.T) {
 				}
 				return started
 			}
-			require.Eventually(t, func() bool { return len(readPids()) >= 4 }, time.Minute, 20*time.Millisecond, "%s", &out)
+			require.Eventually(t, func() bool { return len(readPids()) >= 3 }, time.Minute, 20*time.Millisecond, "%s", &out)
 			started := readPids()
 			target := cmd.Process.Pid
 			if c.group {

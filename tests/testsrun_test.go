@@ -22,7 +22,7 @@ import (
 // files with venomtest, and folders (with $TWIN, ./... holds lib/x/a too).
 // go test -c -o DIR/ writes test binaries that log their calls (name,
 // folder, VENOM_TEST_BIN_DIR's files), fail when their path or arguments
-// hold $FAIL_PART, and with $LONG_PART run a second. go build writes empty.
+// hold $FAIL_PART, run a second with $LONG_PART, die with $KILL_PART.
 const fakeGo = `#!/bin/sh
 echo "go $*" >>"$CALLS"
 m=github.com/git-venom/git-venom
@@ -43,6 +43,7 @@ test) if [ -n "$FAIL_PART" ]; then case "$*" in *"$FAIL_PART"*) echo "go: $FAIL_
       'echo "$(basename "$0") in $(basename "$PWD") bins $(ls "${VENOM_TEST_BIN_DIR:-/nonexistent}" 2>/dev/null | tr "\n" " ")$*" >>"$CALLS"' \
       'echo "$(basename "$0") nice $(cut -d" " -f19 /proc/$$/stat)" >>"$CALLS"' \
       '[ -z "$LONG_PART" ] || case "$*" in *"$LONG_PART"*) sleep 1; echo "$(basename "$0") ended $*" >>"$CALLS" ;; esac' \
+      '[ -z "$KILL_PART" ] || case "$*" in *"$KILL_PART"*) kill -9 $$ ;; esac' \
       '[ -z "$SLOW" ] || { echo $$ >>"$PIDS"; exec sleep 300; }' \
       'if [ -n "$FAIL_PART" ]; then case "$0 $*" in *"$FAIL_PART"*) echo "--- FAIL: TestFake"; echo FAIL; exit 1 ;; esac; fi' >"$dir$(basename "$a").test"
     chmod +x "$dir$(basename "$a").test"; } ;;
@@ -162,6 +163,19 @@ func TestTestsRun_PartsRunOneAfterTheOther(t *testing.T) {
 			require.NotEqual(t, -1, ended, "the real part ended: %v", calls)
 			assert.Less(t, ended, rest, "the rest part started before the real part ended: %v", calls)
 		}
+	}
+}
+
+// TestTestsRun_KilledRealPartStartsNoRest: a real part ended by a signal
+// (tests/run's own end kills it, and its parent a moment later) starts no
+// rest part, and the run fails saying so.
+func TestTestsRun_KilledRealPartStartsNoRest(t *testing.T) {
+	t.Parallel()
+	code, out, calls := runTestsRunIn(t, t.TempDir(), "", "KILL_PART=-test.run ^TestReal")
+	require.Equal(t, 1, code, "%s", out)
+	assert.Contains(t, out, "not run: a signal ended the real part")
+	for _, c := range calls {
+		assert.NotContains(t, c, "-test.skip ^TestReal", "the rest part ran")
 	}
 }
 

@@ -128,7 +128,7 @@ func TestTestsRun_ExitsZeroWhenEveryPartPasses(t *testing.T) {
 		"go build -tags static,system_libgit2,venomtest -o " + keptBins + "/product/ ./git-venom-checkpoint ./git-venom-rollback ./git-venom-diff",
 		"go test -tags static,system_libgit2,venomtest -c -o " + keptBins + "/tests/ -ldflags=-w -extldflags=-fuse-ld=gold -vet=off ./tests",
 		"tests.test in tests bins git-venom-checkpoint git-venom-diff git-venom-rollback -test.count=1 -test.timeout=25m -test.parallel=4 -test.paniconexit0 -test.run ^TestReal",
-		"tests.test in tests bins git-venom-checkpoint git-venom-diff git-venom-rollback -test.count=1 -test.timeout=25m -test.parallel=8 -test.paniconexit0 -test.skip ^TestReal",
+		"tests.test in tests bins git-venom-checkpoint git-venom-diff git-venom-rollback -test.count=1 -test.timeout=25m -test.parallel=12 -test.paniconexit0 -test.skip ^TestReal",
 		"go test -ldflags=-w -extldflags=-fuse-ld=gold -vet=off -c -o " + keptBins + "/unit/ -tags static,system_libgit2,venomtest github.com/git-venom/git-venom/lib/a",
 		"a.test in a bins git-venom-checkpoint git-venom-diff git-venom-rollback -test.count=1 -test.timeout=25m -test.parallel=4 -test.paniconexit0",
 		"go test -ldflags=-w -extldflags=-fuse-ld=gold -vet=off -c -o " + keptBins + "/release/ github.com/git-venom/git-venom/lib/hook",
@@ -157,7 +157,7 @@ func TestTestsRun_PartsRunOneAfterTheOther(t *testing.T) {
 		const args = " -test.count=1 -test.timeout=25m"
 		ended := slices.Index(calls, "tests.test ended"+args+" -test.parallel=4 -test.paniconexit0 -test.run ^TestReal")
 		rest := slices.Index(calls, "tests.test in tests bins git-venom-checkpoint git-venom-diff git-venom-rollback"+args+
-			" -test.parallel=8 -test.paniconexit0 -test.skip ^TestReal")
+			" -test.parallel=12 -test.paniconexit0 -test.skip ^TestReal")
 		require.NotEqual(t, -1, rest, "the rest part ran: %v", calls)
 		if fail == "" {
 			require.NotEqual(t, -1, ended, "the real part ended: %v", calls)

@@ -164,6 +164,11 @@ func (e *Env) binaryOnly(dir string, environ []string, cmd string, args []string
 	if p := gitEnv(environ, "PATH"); gitExecPath+":"+p != worldPath {
 		return "PATH " + p
 	}
+	// Git puts its exec path first on the command's PATH: the programs
+	// it finds there are not this process's.
+	if _, ok := lookupEnv(environ, "GIT_EXEC_PATH"); ok {
+		return "variable GIT_EXEC_PATH"
+	}
 	for _, kv := range environ {
 		name, value, _ := strings.Cut(kv, "=")
 		if name == "VENOM_TEST_FAIL_AT" && commandPointsOnly(value) {
@@ -328,7 +333,12 @@ func (e *Env) runBinary(dir string, extra, environ []string, stdin, cmd string, 
 	if _, paused := lookupEnv(environ, "VENOM_TEST_PAUSE_AT"); paused {
 		return viaGit()
 	}
-	path := gitExecPath + ":" + gitEnv(environ, "PATH")
+	// git's exec path: GIT_EXEC_PATH's when set, as git's setup_path.
+	execPath := gitExecPath
+	if p, ok := lookupEnv(environ, "GIT_EXEC_PATH"); ok && p != "" {
+		execPath = p
+	}
+	path := execPath + ":" + gitEnv(environ, "PATH")
 	bin := ""
 	for _, d := range filepath.SplitList(path) {
 		p := filepath.Join(d, "git-venom-"+cmd)
@@ -348,7 +358,7 @@ func (e *Env) runBinary(dir string, extra, environ []string, stdin, cmd string, 
 	}
 	c := exec.Command(bin, args...)
 	c.Args[0] = "git-venom-" + cmd
-	c.Dir, c.Env = dir, append(env, "PATH="+path, "GIT_EXEC_PATH="+gitExecPath)
+	c.Dir, c.Env = dir, append(env, "PATH="+path, "GIT_EXEC_PATH="+execPath)
 	return runCmd(c, stdin, append([]string{"venom-" + cmd}, args...))
 }
 

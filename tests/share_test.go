@@ -182,6 +182,48 @@ func TestShare_PushAndFetchThroughABareRemote(t *testing.T) {
 	assert.Equal(t, "warn", rep.status()["checkpoints.mirror"])
 }
 
+// TestShare_ConfigGitFailureIsNotAMissingRemote: push and fetch asked
+// git config for the remote's URL and read any failure as "no remote is
+// configured" (invalid_params.remote), a false report when git itself
+// failed. Only exit 1 means the key is not set; any other failure is
+// failed.remote with git's words, and nothing is sent or written.
+func TestShare_ConfigGitFailureIsNotAMissingRemote(t *testing.T) {
+	t.Parallel()
+	a := NewEnv(t)
+	remote := a.bareRemote("remote")
+	a.TurnN("a1", 1)
+	a.Venom("checkpoint", "push", "--agent=a1", "--json").Fails(t, 2, "invalid_params.remote")
+	a.Git("remote", "add", "origin", remote)
+
+	// A git whose config --get fails as on a config it cannot read: git
+	// puts its exec path first on the PATH it gives git venom-checkpoint.
+	real := a.Git("--exec-path")
+	execPath := filepath.Join(a.Root, "failing-config-exec-path")
+	require.NoError(t, os.MkdirAll(execPath, 0o755))
+	script := "#!/bin/sh\nGIT_EXEC_PATH=" + real + "; export GIT_EXEC_PATH\n" +
+		"case \"$*\" in *config*--get*remote.*) echo 'fatal: unable to read config' >&2; exit 128;; esac\n" +
+		"exec " + filepath.Join(real, "git") + " \"$@\"\n"
+	require.NoError(t, os.WriteFile(filepath.Join(execPath, "git"), []byte(script), 0o755))
+	path := []string{"GIT_EXEC_PATH=" + execPath}
+	for _, verb := range []string{"push", "fetch"} {
+		args := []string{verb}
+		if verb == "push" {
+			args = append(args, "--agent=a1")
+		}
+		r := a.VenomIn(a.Dir, path, "checkpoint", append(args, "--json")...).Fails(t, 1, "failed.remote")
+		assert.Contains(t, r.Stdout, `"step":"config"`, verb)
+		assert.NotContains(t, r.Stdout, "no remote", verb)
+		human := a.VenomIn(a.Dir, path, "checkpoint", args...)
+		assert.Equal(t, 1, human.Code, verb)
+		assert.Contains(t, human.Stderr, "unable to read config", verb)
+	}
+	assert.Empty(t, a.gitRefs(remote, "refs/venom"), "nothing was pushed")
+	assert.Empty(t, a.gitRefs("", "refs/venom/remotes"), "nothing was fetched")
+	// With git whole again, the same push goes through.
+	a.Venom("checkpoint", "push", "--agent=a1", "--json").OK(t)
+	assert.NotEmpty(t, a.gitRefs(remote, "refs/venom"))
+}
+
 // TestShare_HostileRemote: a remote shaped by an attacker gets nothing
 // past the checks: no ref outside refs/venom/remotes/<remote>/, nothing
 // in refs/venom/checkpoints, no record in the log, and each refused ref is

@@ -191,7 +191,7 @@ var Registry = map[Code]string{
 	FailedState:               "venom's state directory could not be read or written",
 	FailedInternal:            "an unexpected failure",
 	FailedNote:                "git could not store the note under refs/notes/venom",
-	FailedRemote:              "git push, fetch or ls-remote of the remote failed",
+	FailedRemote:              "git push, fetch or ls-remote of the remote failed, or git config reading its URL",
 	FailedCopyChecks:          "a fetched copy's checkpoint no longer passes fetch's checks (its ref, its commit's trailers or its tree's paths)",
 	FailedCopyBudget:          "a fetched copy's checkpoint comes to more paths, folders deep or bytes than a venom.copyMax* key allows",
 

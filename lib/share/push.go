@@ -19,6 +19,7 @@ import (
 	"github.com/git-venom/git-venom/lib/agents"
 	"github.com/git-venom/git-venom/lib/errcode"
 	"github.com/git-venom/git-venom/lib/events"
+	"github.com/git-venom/git-venom/lib/gitcli"
 	"github.com/git-venom/git-venom/lib/interrupt"
 	"github.com/git-venom/git-venom/lib/refs"
 	"github.com/git-venom/git-venom/lib/state"
@@ -126,14 +127,23 @@ func Push(ctx context.Context, s *state.Store, a *agents.Agent, remote string) (
 }
 
 // configured refuses a remote git does not know: the name is the local
-// namespace of what is fetched from it, so a URL will not do.
+// namespace of what is fetched from it, so a URL will not do. Only git
+// config's exit 1 means the key is not set; a config git cannot read, a
+// signal or a git that did not start is that failure, not a missing remote.
 func configured(ctx context.Context, s *state.Store, remote string) error {
-	if _, err := s.Repo.Git.Run(ctx, "config", "--get", "remote."+remote+".url"); err != nil {
-		return errcode.Newf(errcode.InvalidParamsRemote, map[string]string{"remote": remote},
-			"no remote %q is configured", remote).
-			Hint("git remote add %s <url>   then run this again", remote)
+	_, err := s.Repo.Git.Run(ctx, "config", "--get", "remote."+remote+".url")
+	if err == nil {
+		return nil
 	}
-	return nil
+	if why, ok := interrupt.From(err); ok {
+		return interrupt.Coded(why, "nothing was sent or written")
+	}
+	if gitcli.ExitCode(err) != 1 {
+		return remoteErr(remote, "config", err)
+	}
+	return errcode.Newf(errcode.InvalidParamsRemote, map[string]string{"remote": remote},
+		"no remote %q is configured", remote).
+		Hint("git remote add %s <url>   then run this again", remote)
 }
 
 func remoteErr(remote, verb string, err error) error {

@@ -177,6 +177,21 @@ func (l *Lock) Release() {
 	l.f = nil
 }
 
+// Guard returns while l's command still holds it and blocks for ever
+// once ReleaseAll let it go: the command is about to exit, and what it
+// does next must not touch what another holder may already be using.
+func (l *Lock) Guard() {
+	if l == nil {
+		return
+	}
+	l.set.mu.Lock()
+	ended := l.set.ended
+	l.set.mu.Unlock()
+	if ended {
+		select {}
+	}
+}
+
 // ReleaseAll is for a command about to exit before its work is done (a
 // hook past its deadline, or told to stop): it clears the holder record of
 // every lock taken under ctx and makes other goroutines that take or

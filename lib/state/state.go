@@ -220,6 +220,8 @@ func (t *Txn) Append(typ string, payload any) (journal.Entry, error) {
 // (their refs are made: packset.Hold), and releases the lock.
 func (t *Txn) End() {
 	if t != nil {
+		// Past ReleaseAll, the next holder's files may be there.
+		t.lock.Guard()
 		_ = statefile.RemoveAll(t.Store.TmpDir())
 		if !t.readsOn {
 			packset.Release()

@@ -106,9 +106,9 @@ func TestSecurity_ScanRecordHugeCount(t *testing.T) {
 		require.NoError(t, fh.Close())
 	}
 	env.Write("README.md", "changed again\n")
-	// Memory is what is tested, not time: the capture reads the 512 MiB
-	// to its checksum, which took past the default 30 s on a loaded
-	// machine (timeout.checkpoint, twice in a dozen rest-part runs).
+	// Memory is tested here, not time: the capture reads the 512 MiB
+	// whole for its checksum, which on a loaded machine can pass the
+	// default 30 s.
 	env.SetGlobal("venom.timeout", "120s")
 	r := env.Venom("checkpoint", "--agent=a1", "--json")
 	require.NotContains(t, r.Stderr, "fatal error")

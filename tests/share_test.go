@@ -197,23 +197,23 @@ func TestShare_ConfigGitFailureIsNotAMissingRemote(t *testing.T) {
 
 	// A git whose config --get fails as on a config it cannot read: git
 	// puts its exec path first on the PATH it gives git venom-checkpoint.
-	real := a.Git("--exec-path")
+	gitExec := a.Git("--exec-path")
 	execPath := filepath.Join(a.Root, "failing-config-exec-path")
 	require.NoError(t, os.MkdirAll(execPath, 0o755))
-	script := "#!/bin/sh\nGIT_EXEC_PATH=" + real + "; export GIT_EXEC_PATH\n" +
+	script := "#!/bin/sh\nGIT_EXEC_PATH=" + gitExec + "; export GIT_EXEC_PATH\n" +
 		"case \"$*\" in *config*--get*remote.*) echo 'fatal: unable to read config' >&2; exit 128;; esac\n" +
-		"exec " + filepath.Join(real, "git") + " \"$@\"\n"
+		"exec " + filepath.Join(gitExec, "git") + " \"$@\"\n"
 	require.NoError(t, os.WriteFile(filepath.Join(execPath, "git"), []byte(script), 0o755))
-	path := []string{"GIT_EXEC_PATH=" + execPath}
+	failing := []string{"GIT_EXEC_PATH=" + execPath}
 	for _, verb := range []string{"push", "fetch"} {
 		args := []string{verb}
 		if verb == "push" {
 			args = append(args, "--agent=a1")
 		}
-		r := a.VenomIn(a.Dir, path, "checkpoint", append(args, "--json")...).Fails(t, 1, "failed.remote")
+		r := a.VenomIn(a.Dir, failing, "checkpoint", append(args, "--json")...).Fails(t, 1, "failed.remote")
 		assert.Contains(t, r.Stdout, `"step":"config"`, verb)
 		assert.NotContains(t, r.Stdout, "no remote", verb)
-		human := a.VenomIn(a.Dir, path, "checkpoint", args...)
+		human := a.VenomIn(a.Dir, failing, "checkpoint", args...)
 		assert.Equal(t, 1, human.Code, verb)
 		assert.Contains(t, human.Stderr, "unable to read config", verb)
 	}
